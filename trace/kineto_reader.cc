@@ -1,0 +1,877 @@
+#include "trace/kineto_reader.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "base/str_cat.h"
+#include <simdjson.h>
+
+#include "base/status_annotate.h"
+#include "base/status_macros.h"
+#include "trace/decimal_time.h"
+#include "trace/trace_file.h"
+
+namespace profdiff::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Kineto writes ~250-450 bytes per event; reserving for 1 per 200 bytes rarely reallocates.
+constexpr size_t kBytesPerEventEstimate = 200;
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+constexpr std::string_view kModulePrefix = "nn.Module: ";
+constexpr std::string_view kMemoryEventName = "[memory]";
+constexpr std::string_view kStreamPrefix = "stream ";
+
+// Keys of an event object.
+enum class EventField : uint8_t { kUnknown, kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kBp, kArgs };
+
+EventField ClassifyEventField(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return EventField::kPh;
+      if (key == "ts") return EventField::kTs;
+      if (key == "id") return EventField::kId;
+      if (key == "bp") return EventField::kBp;
+      break;
+    case 3:
+      if (key == "cat") return EventField::kCat;
+      if (key == "pid") return EventField::kPid;
+      if (key == "tid") return EventField::kTid;
+      if (key == "dur") return EventField::kDur;
+      break;
+    case 4:
+      if (key == "name") return EventField::kName;
+      if (key == "args") return EventField::kArgs;
+      break;
+    default:
+      break;
+  }
+  return EventField::kUnknown;
+}
+
+// Where an argument goes: a dedicated column, or a typed row of the ArgTable.
+enum class ArgSlot : uint8_t {
+  kNone,
+  kCorrelation,
+  kExternalId,
+  kSequenceNumber,
+  kForwardThreadId,
+  kPythonId,
+  kPythonParentId,
+  kInputShapes,
+  kTyped,
+};
+
+struct ArgName {
+  std::string_view json;
+  ArgSlot slot;
+  ArgKey key;
+};
+
+// Known argument names bucketed by length: a lookup compares a handful of same-length names.
+class ArgNameTable {
+ public:
+  ArgNameTable() {
+    Add({"correlation", ArgSlot::kCorrelation, ArgKey::kUnspecified});
+    Add({"External id", ArgSlot::kExternalId, ArgKey::kUnspecified});
+    Add({"external id", ArgSlot::kExternalId, ArgKey::kUnspecified});  // 2021 spelling
+    Add({"Sequence number", ArgSlot::kSequenceNumber, ArgKey::kUnspecified});
+    Add({"Fwd thread id", ArgSlot::kForwardThreadId, ArgKey::kUnspecified});
+    Add({"Python id", ArgSlot::kPythonId, ArgKey::kUnspecified});
+    Add({"Python parent id", ArgSlot::kPythonParentId, ArgKey::kUnspecified});
+    Add({"Input Dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});
+    Add({"Input dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});  // legacy spelling
+    for (int k = 1; k < kArgKeyCount; ++k) {
+      const auto key = static_cast<ArgKey>(k);
+      if (key == ArgKey::kFlowBindingEnclosing || key == ArgKey::kCounterValue) continue;
+      Add({ArgJsonName(key), ArgSlot::kTyped, key});
+    }
+  }
+
+  const ArgName* Find(std::string_view name) const {
+    if (name.size() >= buckets_.size()) return nullptr;
+    for (const ArgName& candidate : buckets_[name.size()]) {
+      if (candidate.json == name) return &candidate;
+    }
+    return nullptr;
+  }
+
+ private:
+  void Add(ArgName name) { buckets_[name.json.size()].push_back(name); }
+  std::array<std::vector<ArgName>, 32> buckets_;
+};
+
+// Maps a Chrome-trace category (any case) to a kind for complete ("X") events.
+EventKind KindOfCategory(std::string_view category) {
+  std::string lower(category);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "cpu_op" || lower == "operator") return EventKind::kCpuOp;
+  if (lower == "user_annotation") return EventKind::kUserAnnotation;
+  if (lower == "gpu_user_annotation") return EventKind::kGpuUserAnnotation;
+  if (lower == "python_function" || lower == "python") return EventKind::kPythonFunction;
+  if (lower == "cuda_runtime" || lower == "runtime" || lower == "hip_runtime" ||
+      lower == "mtia_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime") {
+    return EventKind::kRuntime;
+  }
+  if (lower == "cuda_driver" || lower == "hip_driver" || lower == "privateuse1_driver") {
+    return EventKind::kDriver;
+  }
+  if (lower == "cuda_sync") return EventKind::kSync;
+  if (lower == "kernel") return EventKind::kKernel;
+  if (lower == "gpu_memcpy" || lower == "memcpy") return EventKind::kMemcpy;
+  if (lower == "gpu_memset" || lower == "memset") return EventKind::kMemset;
+  if (lower == "overhead") return EventKind::kOverhead;
+  if (lower == "trace") return EventKind::kTraceSpan;
+  if (lower == "cpu_instant_event" || lower == "memory") return EventKind::kInstant;
+  return EventKind::kOther;
+}
+
+// Fields of the event being parsed, committed to the table once the object is done.
+struct PendingEvent {
+  std::string_view ph;
+  std::string_view category;
+  bool has_category = false;
+  std::string_view name;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t ts_ns = 0;
+  bool has_ts = false;
+  int64_t dur_ns = 0;
+  bool has_dur = false;
+  int64_t flow_id = 0;
+  bool binding_enclosing = false;
+  int64_t correlation = kNoId;
+  int64_t external_id = kNoId;
+  int64_t sequence_number = kNoSequence;
+  int64_t forward_thread_id = kNoId;
+  int64_t python_id = kNoSequence;
+  int64_t python_parent_id = kNoSequence;
+  StringId input_shapes;
+};
+
+std::string_view TrimTrailingSpace(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
+                           text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// Copies JSON text without whitespace outside strings, so "[[1, 3], []]" and "[[1,3],[]]" group
+// together whatever the writer's spacing.
+void CompactJson(std::string_view raw, std::string& out) {
+  out.clear();
+  bool in_string = false;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < raw.size()) {
+        out.push_back(raw[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      out.push_back(c);
+    }
+  }
+}
+
+// Decimal or 0x-prefixed hexadecimal integer text, all of it.
+bool ParseIntegerText(std::string_view text, int64_t* out) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  if (text.empty()) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out, base);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// Offset of the first byte that is not valid UTF-8 (only called after simdjson said so).
+size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > text.size()) return i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
+    }
+    i += len;
+  }
+  return text.size();
+}
+
+// Parses one document into a Trace. Lives for one ReadBytes call.
+class TraceParser {
+ public:
+  TraceParser(Trace& out, std::string_view json, std::string_view source,
+              const ReaderLimits& limits, const ArgNameTable& arg_names)
+      : out_(out), json_(json), source_(source), limits_(limits), arg_names_(arg_names) {}
+
+  absl::Status Parse(od::parser& parser, size_t capacity) {
+    od::document doc;
+    const simdjson::padded_string_view padded(json_.data(), json_.size(), capacity);
+    if (auto error = parser.iterate(padded).get(doc)) return DocumentError(error, nullptr);
+    doc_ = &doc;
+    od::json_type type;
+    if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
+    out_.events.Reserve(json_.size() / kBytesPerEventEstimate);
+    out_.events.arg_begin.push_back(0);
+    if (type == od::json_type::array) {
+      out_.metadata.source_format = SourceFormat::kLegacyJson;
+      od::array events;
+      if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
+      PD_RETURN_IF_ERROR(ParseEvents(events));
+    } else if (type == od::json_type::object) {
+      out_.metadata.source_format = SourceFormat::kKinetoJson;
+      PD_RETURN_IF_ERROR(ParseTopObject(doc));
+    } else {
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": expected a JSON object with \"traceEvents\" or an array of events"));
+    }
+    // current_location() is in bounds only while tokens remain after the top-level value.
+    const char* trailing = nullptr;
+    if (!doc.current_location().get(trailing)) {
+      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(trailing),
+                                                     ": unexpected content after the trace"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // --- error reporting ---------------------------------------------------------------------
+
+  size_t Offset(const char* p) const {
+    return p == nullptr ? json_.size() : static_cast<size_t>(p - json_.data());
+  }
+  size_t Offset(simdjson::simdjson_result<const char*> location) const {
+    const char* p = nullptr;
+    if (std::move(location).get(p)) return json_.size();
+    return Offset(p);
+  }
+
+  absl::Status DocumentError(simdjson::error_code error, const char* at) {
+    if (error == simdjson::UTF8_ERROR) {
+      const size_t offset = FirstInvalidUtf8(json_);
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": byte ", offset, ": invalid UTF-8 ",
+          base::QuoteBytes(json_.substr(offset, 4)), " (traces must be UTF-8 JSON)"));
+    }
+    size_t offset = at != nullptr ? Offset(at) : doc_ != nullptr ? Offset(doc_->current_location()) : 0;
+    if (error == simdjson::CAPACITY) {
+      return absl::ResourceExhaustedError(
+          base::StrCat(source_, ": JSON of ", json_.size(), " bytes is over the parser capacity"));
+    }
+    if (error == simdjson::DEPTH_ERROR) {
+      return absl::ResourceExhaustedError(base::StrCat(source_, ": byte ", offset,
+                                                       ": JSON nesting deeper than max_depth ",
+                                                       limits_.max_depth));
+    }
+    return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", offset,
+                                                   ": invalid JSON: ",
+                                                   simdjson::error_message(error)));
+  }
+
+  std::string EventPrefix(const char* at) const {
+    return base::StrCat(source_, ": event #", event_index_, " (byte ", Offset(at), ")");
+  }
+
+  absl::Status EventJsonError(simdjson::error_code error, const char* at) {
+    if (error == simdjson::DEPTH_ERROR) return DocumentError(error, at);
+    if (doc_ != nullptr) {
+      const char* here = nullptr;
+      if (!doc_->current_location().get(here)) at = here;
+    }
+    return absl::InvalidArgumentError(
+        base::StrCat(EventPrefix(at), ": invalid JSON: ", simdjson::error_message(error)));
+  }
+
+  absl::Status FieldError(std::string_view field, const char* at, std::string_view expected,
+                          std::string_view found) {
+    return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": field \"", field,
+                                                   "\": expected ", expected, ", got ",
+                                                   base::QuoteBytes(found)));
+  }
+
+  absl::Status FieldError(std::string_view field, const char* at, std::string_view expected,
+                          od::value& value) {
+    return FieldError(field, at, expected, TrimTrailingSpace(value.raw_json_token()));
+  }
+
+  absl::Status CheckLength(std::string_view field, const char* at, std::string_view text) {
+    if (text.size() <= limits_.max_string_bytes) return absl::OkStatus();
+    return absl::ResourceExhaustedError(base::StrCat(EventPrefix(at), ": field \"", field,
+                                                     "\": ", text.size(),
+                                                     " bytes, over max_string_bytes ",
+                                                     limits_.max_string_bytes));
+  }
+
+  // --- values ------------------------------------------------------------------------------
+
+  // The key text without unescaping (escaped keys never match a known name, as intended).
+  static std::string_view KeyView(od::field& field) {
+    const char* begin = field.key().raw();
+    const char* end = begin;
+    while (*end != '"') end += (*end == '\\') ? 2 : 1;
+    return {begin, static_cast<size_t>(end - begin)};
+  }
+
+  absl::Status ReadString(od::value& value, std::string_view field, const char* at,
+                          std::string_view* out) {
+    if (value.get_string().get(*out)) return FieldError(field, at, "a string", value);
+    return CheckLength(field, at, *out);
+  }
+
+  absl::Status ReadMicros(od::value& value, std::string_view field, const char* at, int64_t* ns) {
+    const std::string_view raw = TrimTrailingSpace(value.raw_json_token());
+    if (!ParseMicrosAsNanos(raw, ns)) {
+      return FieldError(field, at, "a number of microseconds within int64 nanoseconds", raw);
+    }
+    return absl::OkStatus();
+  }
+
+  // Integers; a JSON double with an integral meaning is truncated, null means absent.
+  absl::Status ReadInt(od::value& value, std::string_view field, const char* at, int64_t* out,
+                       bool* present) {
+    *present = true;
+    od::json_type type;
+    if (value.type().get(type)) return FieldError(field, at, "an integer", value);
+    if (type == od::json_type::null) {
+      *present = false;
+      return absl::OkStatus();
+    }
+    if (type == od::json_type::string) {
+      // ROCm traces quote some integers ("bytes": "256", "stream": "0x0").
+      std::string_view text;
+      if (!value.get_string().get(text) && ParseIntegerText(text, out)) return absl::OkStatus();
+      return FieldError(field, at, "an integer", value);
+    }
+    if (type == od::json_type::number) {
+      if (!value.get_int64().get(*out)) return absl::OkStatus();
+      uint64_t big;
+      if (!value.get_uint64().get(big)) {
+        *out = static_cast<int64_t>(big);  // ids above 2^63 keep their bits
+        return absl::OkStatus();
+      }
+      double d;
+      if (!value.get_double().get(d) && d > -9.2e18 && d < 9.2e18) {
+        *out = static_cast<int64_t>(d);
+        return absl::OkStatus();
+      }
+    }
+    return FieldError(field, at, "an integer", value);
+  }
+
+  // pid/tid: numbers, numeric strings, "stream N"; other strings get a stable negative id.
+  absl::Status ReadThreadId(od::value& value, std::string_view field, const char* at,
+                            int64_t* out) {
+    od::json_type type;
+    if (value.type().get(type)) return FieldError(field, at, "a number or string", value);
+    if (type == od::json_type::string) {
+      std::string_view text;
+      PD_RETURN_IF_ERROR(ReadString(value, field, at, &text));
+      std::string_view digits = text;
+      if (digits.starts_with(kStreamPrefix)) digits.remove_prefix(kStreamPrefix.size());
+      if (ParseIntegerText(digits, out)) return absl::OkStatus();
+      *out = -1 - static_cast<int64_t>(out_.strings.Intern(text).value);
+      return absl::OkStatus();
+    }
+    bool present;
+    PD_RETURN_IF_ERROR(ReadInt(value, field, at, out, &present));
+    if (!present) *out = 0;
+    return absl::OkStatus();
+  }
+
+  // Arrays and objects become compact JSON text; strings their text.
+  absl::Status ReadStringOrJson(od::value& value, std::string_view field, const char* at,
+                                StringId* out) {
+    od::json_type type;
+    if (value.type().get(type)) return FieldError(field, at, "a string or array", value);
+    std::string_view raw;
+    if (type == od::json_type::array) {
+      od::array array;
+      if (value.get_array().get(array) || array.raw_json().get(raw)) {
+        return FieldError(field, at, "an array", value);
+      }
+    } else if (type == od::json_type::object) {
+      od::object object;
+      if (value.get_object().get(object) || object.raw_json().get(raw)) {
+        return FieldError(field, at, "an object", value);
+      }
+    } else if (type == od::json_type::string) {
+      std::string_view text;
+      PD_RETURN_IF_ERROR(ReadString(value, field, at, &text));
+      *out = out_.strings.Intern(text);
+      return absl::OkStatus();
+    } else {
+      raw = TrimTrailingSpace(value.raw_json_token());
+    }
+    PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
+    CompactJson(raw, scratch_);
+    *out = out_.strings.Intern(scratch_);
+    return absl::OkStatus();
+  }
+
+  // --- events ------------------------------------------------------------------------------
+
+  absl::Status ParseTopObject(od::document& doc) {
+    od::object top;
+    if (auto error = doc.get_object().get(top)) return DocumentError(error, nullptr);
+    bool has_events = false;
+    for (auto field_result : top) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+      const std::string_view key = KeyView(field);
+      od::value value = field.value();
+      if (key == "traceEvents") {
+        od::array events;
+        if (value.get_array().get(events)) {
+          return absl::InvalidArgumentError(base::StrCat(
+              source_, ": byte ", Offset(field.key().raw()), ": \"traceEvents\" is not an array"));
+        }
+        has_events = true;
+        PD_RETURN_IF_ERROR(ParseEvents(events));
+      } else if (key == "deviceProperties") {
+        PD_RETURN_IF_ERROR(ParseDevices(value, field.key().raw()));
+      } else if (key == "distributedInfo") {
+        PD_RETURN_IF_ERROR(ParseDistributedInfo(value, field.key().raw()));
+      } else if (key == "baseTimeNanoseconds") {
+        bool present;
+        PD_RETURN_IF_ERROR(
+            TopInt(value, key, field.key().raw(), &out_.metadata.base_time_ns, &present));
+      } else if (key == "traceName") {
+        std::string_view name;
+        if (!value.get_string().get(name)) out_.metadata.trace_name = std::string(name);
+      }
+    }
+    if (!has_events) {
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": no \"traceEvents\" array in the top-level object"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status TopInt(od::value& value, std::string_view field, const char* at, int64_t* out,
+                      bool* present) {
+    const size_t saved = event_index_;
+    absl::Status status = ReadInt(value, field, at, out, present);
+    event_index_ = saved;
+    if (status.ok()) return status;
+    return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at), ": field \"",
+                                                   field, "\": expected an integer"));
+  }
+
+  absl::Status ParseDevices(od::value& value, const char* at) {
+    od::array devices;
+    if (value.get_array().get(devices)) {
+      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at),
+                                                     ": \"deviceProperties\" is not an array"));
+    }
+    for (auto device_result : devices) {
+      od::object device;
+      if (device_result.get_object().get(device)) {
+        return absl::InvalidArgumentError(base::StrCat(
+            source_, ": byte ", Offset(at), ": \"deviceProperties\" entry is not an object"));
+      }
+      DeviceInfo info;
+      for (auto field_result : device) {
+        od::field field;
+        if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+        const std::string_view key = KeyView(field);
+        od::value v = field.value();
+        const char* where = field.key().raw();
+        int64_t number = 0;
+        bool present = false;
+        if (key == "name") {
+          std::string_view name;
+          if (v.get_string().get(name)) {
+            return absl::InvalidArgumentError(base::StrCat(
+                source_, ": byte ", Offset(where), ": deviceProperties \"name\" is not a string"));
+          }
+          info.name = std::string(name);
+        } else if (key == "id") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.id, &present));
+        } else if (key == "totalGlobalMem") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.total_global_mem_bytes, &present));
+        } else if (key == "numSms") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+          info.num_sms = static_cast<int32_t>(number);
+        } else if (key == "computeMajor") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+          info.compute_major = static_cast<int32_t>(number);
+        } else if (key == "computeMinor") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+          info.compute_minor = static_cast<int32_t>(number);
+        } else if (key == "maxThreadsPerMultiprocessor") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+          info.max_threads_per_multiprocessor = static_cast<int32_t>(number);
+        } else if (key == "warpSize") {
+          PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+          info.warp_size = static_cast<int32_t>(number);
+        }
+      }
+      out_.metadata.devices.push_back(std::move(info));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseDistributedInfo(od::value& value, const char* at) {
+    od::object info;
+    if (value.get_object().get(info)) {
+      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at),
+                                                     ": \"distributedInfo\" is not an object"));
+    }
+    out_.metadata.has_distributed_info = true;
+    for (auto field_result : info) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+      const std::string_view key = KeyView(field);
+      od::value v = field.value();
+      const char* where = field.key().raw();
+      int64_t number = 0;
+      bool present = false;
+      if (key == "backend") {
+        std::string_view backend;
+        if (!v.get_string().get(backend)) out_.metadata.backend = std::string(backend);
+      } else if (key == "rank") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        out_.metadata.rank = static_cast<int32_t>(number);
+      } else if (key == "world_size") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        out_.metadata.world_size = static_cast<int32_t>(number);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseEvents(od::array& events) {
+    for (auto event_result : events) {
+      od::value event;
+      if (auto error = std::move(event_result).get(event)) return EventJsonError(error, nullptr);
+      if (out_.events.size() >= limits_.max_events) {
+        return absl::ResourceExhaustedError(base::StrCat(source_, ": more than max_events ",
+                                                         limits_.max_events, " events"));
+      }
+      PD_RETURN_IF_ERROR(ParseEvent(event));
+      ++event_index_;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseEvent(od::value& event_value) {
+    const char* event_start = event_value.raw_json_token().data();
+    od::object object;
+    if (event_value.get_object().get(object)) {
+      return FieldError("", event_start, "an event object", event_value);
+    }
+    PendingEvent p;
+    const uint32_t args_before = static_cast<uint32_t>(out_.args.size());
+    for (auto field_result : object) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field)) {
+        return EventJsonError(error, event_start);
+      }
+      const std::string_view key = KeyView(field);
+      const char* at = key.data() - 1;
+      od::value value = field.value();
+      switch (ClassifyEventField(key)) {
+        case EventField::kPh:
+          PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.ph));
+          break;
+        case EventField::kCat:
+          PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.category));
+          p.has_category = true;
+          break;
+        case EventField::kName:
+          PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.name));
+          break;
+        case EventField::kPid:
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.pid));
+          break;
+        case EventField::kTid:
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.tid));
+          break;
+        case EventField::kTs:
+          PD_RETURN_IF_ERROR(ReadMicros(value, key, at, &p.ts_ns));
+          p.has_ts = true;
+          break;
+        case EventField::kDur:
+          PD_RETURN_IF_ERROR(ReadMicros(value, key, at, &p.dur_ns));
+          p.has_dur = true;
+          break;
+        case EventField::kId:
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.flow_id));
+          break;
+        case EventField::kBp: {
+          std::string_view bp;
+          PD_RETURN_IF_ERROR(ReadString(value, key, at, &bp));
+          p.binding_enclosing = bp == "e";
+          break;
+        }
+        case EventField::kArgs:
+          PD_RETURN_IF_ERROR(ParseArgs(value, at, p));
+          break;
+        case EventField::kUnknown:
+          break;  // skipped by the iterator
+      }
+    }
+    return Commit(p, event_start, args_before);
+  }
+
+  absl::Status ParseArgs(od::value& value, const char* args_at, PendingEvent& p) {
+    od::json_type type;
+    if (value.type().get(type)) return FieldError("args", args_at, "an object", value);
+    if (type == od::json_type::null) return absl::OkStatus();
+    od::object args;
+    if (value.get_object().get(args)) return FieldError("args", args_at, "an object", value);
+    for (auto field_result : args) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field)) return EventJsonError(error, args_at);
+      const std::string_view key = KeyView(field);
+      const ArgName* name = arg_names_.Find(key);
+      if (name == nullptr) continue;
+      const char* at = key.data() - 1;
+      od::value v = field.value();
+      bool present = true;
+      switch (name->slot) {
+        case ArgSlot::kNone:
+          break;
+        case ArgSlot::kCorrelation:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.correlation, &present));
+          break;
+        case ArgSlot::kExternalId:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.external_id, &present));
+          break;
+        case ArgSlot::kSequenceNumber:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.sequence_number, &present));
+          break;
+        case ArgSlot::kForwardThreadId:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.forward_thread_id, &present));
+          break;
+        case ArgSlot::kPythonId:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.python_id, &present));
+          break;
+        case ArgSlot::kPythonParentId:
+          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.python_parent_id, &present));
+          break;
+        case ArgSlot::kInputShapes:
+          PD_RETURN_IF_ERROR(ReadStringOrJson(v, key, at, &p.input_shapes));
+          break;
+        case ArgSlot::kTyped:
+          PD_RETURN_IF_ERROR(ReadTypedArg(v, key, at, name->key));
+          break;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadTypedArg(od::value& value, std::string_view field, const char* at,
+                            ArgKey key) {
+    int64_t int_value = 0;
+    double double_value = 0;
+    StringId string_value;
+    switch (ArgTypeOf(key)) {
+      case ArgType::kInt: {
+        bool present;
+        PD_RETURN_IF_ERROR(ReadInt(value, field, at, &int_value, &present));
+        if (!present) return absl::OkStatus();
+        break;
+      }
+      case ArgType::kDouble: {
+        od::json_type type;
+        if (value.type().get(type)) return FieldError(field, at, "a number", value);
+        if (type == od::json_type::null) return absl::OkStatus();
+        if (value.get_double().get(double_value)) return FieldError(field, at, "a number", value);
+        break;
+      }
+      case ArgType::kString:
+        PD_RETURN_IF_ERROR(ReadStringOrJson(value, field, at, &string_value));
+        break;
+    }
+    AppendArg(key, int_value, double_value, string_value);
+    return absl::OkStatus();
+  }
+
+  void AppendArg(ArgKey key, int64_t int_value, double double_value, StringId string_value) {
+    out_.args.key.push_back(key);
+    out_.args.int_value.push_back(int_value);
+    out_.args.double_value.push_back(double_value);
+    out_.args.string_value.push_back(string_value);
+  }
+
+  void DropArgsFrom(uint32_t begin) {
+    out_.args.key.resize(begin);
+    out_.args.int_value.resize(begin);
+    out_.args.double_value.resize(begin);
+    out_.args.string_value.resize(begin);
+  }
+
+  EventKind KindOf(const PendingEvent& p, EventPhase phase, StringId category) {
+    switch (phase) {
+      case EventPhase::kMetadata:
+        return EventKind::kMetadata;
+      case EventPhase::kCounter:
+        return EventKind::kCounter;
+      case EventPhase::kFlowStart:
+      case EventPhase::kFlowStep:
+      case EventPhase::kFlowEnd:
+        return EventKind::kFlow;
+      case EventPhase::kInstant:
+        return p.name == kMemoryEventName ? EventKind::kMemory : EventKind::kInstant;
+      default:
+        break;
+    }
+    if (!p.has_category) return EventKind::kCpuOp;  // legacy profiler: every event is an op
+    if (category.value >= kind_of_category_.size()) {
+      kind_of_category_.resize(category.value + 1, EventKind::kUnspecified);
+    }
+    EventKind& cached = kind_of_category_[category.value];
+    if (cached == EventKind::kUnspecified) cached = KindOfCategory(p.category);
+    EventKind kind = cached;
+    if (kind == EventKind::kOther) ++out_.counters.unknown_category_events;
+    if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) &&
+        p.name.starts_with(kProfilerStepPrefix)) {
+      kind = EventKind::kProfilerStep;
+    } else if (kind == EventKind::kPythonFunction && p.name.starts_with(kModulePrefix)) {
+      kind = EventKind::kModule;
+    }
+    return kind;
+  }
+
+  absl::Status Commit(const PendingEvent& p, const char* at, uint32_t args_before) {
+    if (p.ph.empty()) {
+      return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": missing field \"ph\""));
+    }
+    EventPhase phase;
+    switch (p.ph[0]) {
+      case 'X': phase = EventPhase::kComplete; break;
+      case 'i':
+      case 'I': phase = EventPhase::kInstant; break;
+      case 's': phase = EventPhase::kFlowStart; break;
+      case 't': phase = EventPhase::kFlowStep; break;
+      case 'f': phase = EventPhase::kFlowEnd; break;
+      case 'C': phase = EventPhase::kCounter; break;
+      case 'M': phase = EventPhase::kMetadata; break;
+      default:
+        // Begin/end pairs, async and object events: not written by PyTorch; counted, not kept.
+        ++out_.counters.unsupported_phase_events;
+        DropArgsFrom(args_before);
+        return absl::OkStatus();
+    }
+    if (!p.has_ts && phase != EventPhase::kMetadata) {
+      return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": missing field \"ts\""));
+    }
+    int64_t duration_ns = p.dur_ns;
+    if (phase == EventPhase::kComplete) {
+      if (!p.has_dur) {
+        return absl::InvalidArgumentError(
+            base::StrCat(EventPrefix(at), ": missing field \"dur\" on a complete (\"X\") event"));
+      }
+      if (duration_ns < 0) {
+        return absl::InvalidArgumentError(base::StrCat(
+            EventPrefix(at), ": field \"dur\": expected a non-negative duration, got ",
+            duration_ns, " ns"));
+      }
+    } else {
+      duration_ns = 0;
+    }
+    if (p.binding_enclosing) AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
+    const StringId category = p.has_category ? out_.strings.Intern(p.category) : StringId{};
+    EventTable& t = out_.events;
+    t.kind.push_back(KindOf(p, phase, category));
+    t.phase.push_back(phase);
+    t.name.push_back(out_.strings.Intern(p.name));
+    t.category.push_back(category);
+    t.start_ns.push_back(p.ts_ns);
+    t.duration_ns.push_back(duration_ns);
+    t.pid.push_back(p.pid);
+    t.tid.push_back(p.tid);
+    t.correlation.push_back(p.correlation);
+    t.external_id.push_back(p.external_id);
+    t.sequence_number.push_back(p.sequence_number);
+    t.forward_thread_id.push_back(p.forward_thread_id);
+    t.python_id.push_back(p.python_id);
+    t.python_parent_id.push_back(p.python_parent_id);
+    t.flow_id.push_back(p.flow_id);
+    t.input_shapes.push_back(p.input_shapes);
+    t.arg_begin.push_back(static_cast<uint32_t>(out_.args.size()));
+    return absl::OkStatus();
+  }
+
+  Trace& out_;
+  std::string_view json_;
+  std::string_view source_;
+  const ReaderLimits& limits_;
+  const ArgNameTable& arg_names_;
+  od::document* doc_ = nullptr;
+  size_t event_index_ = 0;
+  std::string scratch_;
+  std::vector<EventKind> kind_of_category_;  // by category StringId; computed on first use
+};
+
+}  // namespace
+
+class KinetoReader::Impl {
+ public:
+  explicit Impl(ReaderLimits limits) : limits_(limits) {}
+
+  absl::StatusOr<Trace> ReadFile(const std::string& path) {
+    PD_RETURN_IF_ERROR(buffer_.Load(path, limits_));
+    return Parse(path);
+  }
+
+  absl::StatusOr<Trace> ReadBytes(std::string_view bytes, std::string_view source) {
+    PD_RETURN_IF_ERROR(buffer_.LoadBytes(bytes, source, limits_));
+    return Parse(source);
+  }
+
+ private:
+  absl::StatusOr<Trace> Parse(std::string_view source) {
+    Trace trace;
+    trace.metadata.source = std::string(source);
+    const std::string_view json = buffer_.json();
+    if (json.size() > parser_.capacity() || parser_.max_depth() != limits_.max_depth) {
+      if (parser_.allocate(json.size(), limits_.max_depth) != simdjson::SUCCESS) {
+        return absl::ResourceExhaustedError(
+            base::StrCat(source, ": cannot allocate a parser for ", json.size(), " bytes"));
+      }
+    }
+    TraceParser parser(trace, json, source, limits_, arg_names_);
+    PD_RETURN_IF_ERROR(parser.Parse(parser_, buffer_.capacity()));
+    return trace;
+  }
+
+  ReaderLimits limits_;
+  TraceFileBuffer buffer_;
+  od::parser parser_;
+  ArgNameTable arg_names_;
+};
+
+KinetoReader::KinetoReader(ReaderLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+KinetoReader::~KinetoReader() = default;
+
+absl::StatusOr<Trace> KinetoReader::ReadFile(const std::string& path) {
+  return impl_->ReadFile(path);
+}
+
+absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes, std::string_view source) {
+  return impl_->ReadBytes(bytes, source);
+}
+
+absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes, std::string_view source) {
+  KinetoReader reader;
+  return reader.ReadBytes(bytes, source);
+}
+
+}  // namespace profdiff::trace

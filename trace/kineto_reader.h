@@ -1,0 +1,49 @@
+// Reads PyTorch profiler traces (Kineto Chrome-trace JSON of every era, and the legacy
+// profiler's bare event array; .json or .json.gz) into a Trace.
+//
+// Design:
+// 1. One simdjson on-demand pass; each event's fields are visited once and dispatched on the key.
+// 2. The reader translates, it does not interpret: categories become kinds, times become exact
+//    nanoseconds, arguments become typed columns. Steps and trees belong to analysis/.
+// 3. Bad input is an error naming the source, the event index, the byte offset and the field.
+//    Unknown fields are skipped; unknown categories are kept as EventKind::kOther and counted.
+#ifndef PROFDIFF_TRACE_KINETO_READER_H_
+#define PROFDIFF_TRACE_KINETO_READER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <absl/status/statusor.h>
+
+#include "trace/reader_limits.h"
+#include "trace/trace.h"
+
+namespace profdiff::trace {
+
+// Reusable reader: keeps its parser and buffers between files. One per thread.
+class KinetoReader {
+ public:
+  explicit KinetoReader(ReaderLimits limits = {});
+  ~KinetoReader();
+  KinetoReader(const KinetoReader&) = delete;
+  KinetoReader& operator=(const KinetoReader&) = delete;
+
+  // Reads a trace file. Errors: NotFound, DataLoss (corrupt gzip), InvalidArgument (bad JSON or
+  // event), ResourceExhausted (a limit); every message starts with `path`.
+  absl::StatusOr<Trace> ReadFile(const std::string& path);
+
+  // Reads trace bytes (JSON, or gzip of JSON) held by the caller; `source` names them in errors.
+  absl::StatusOr<Trace> ReadBytes(std::string_view bytes, std::string_view source);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot convenience over KinetoReader::ReadBytes.
+absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes, std::string_view source);
+
+}  // namespace profdiff::trace
+
+#endif  // PROFDIFF_TRACE_KINETO_READER_H_

@@ -1,0 +1,115 @@
+// One span of profiler events in memory: a columnar EventTable, its typed arguments, the
+// interned strings, and what the file said about its worker (devices, rank, time base).
+//
+// Design:
+// 1. Columns, not structs: analysis scans a few columns of many events (STYLE.md §9).
+// 2. Times are int64 nanoseconds relative to `metadata.base_time_ns`, exactly as written.
+// 3. Arguments are sparse: event i owns rows [arg_begin[i], arg_begin[i + 1]) of `args`.
+#ifndef PROFDIFF_TRACE_TRACE_H_
+#define PROFDIFF_TRACE_TRACE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace/event_kind.h"
+#include "trace/string_pool.h"
+
+namespace profdiff::trace {
+
+// Index of an event in its EventTable.
+struct EventIndex {
+  uint32_t value = 0;
+};
+
+// "No value" markers for the optional integer columns.
+inline constexpr int64_t kNoId = 0;          // correlation, external id, fwd thread id
+inline constexpr int64_t kNoSequence = -1;   // sequence number, python ids
+
+// Events in columns; all vectors have size() entries (arg_begin has size() + 1).
+struct EventTable {
+  std::vector<EventKind> kind;
+  std::vector<EventPhase> phase;
+  std::vector<StringId> name;
+  std::vector<StringId> category;
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> duration_ns;
+  std::vector<int64_t> pid;  // OS pid on the host; device index on a device
+  std::vector<int64_t> tid;  // thread on the host; stream on a device
+  std::vector<int64_t> correlation;
+  std::vector<int64_t> external_id;
+  std::vector<int64_t> sequence_number;
+  std::vector<int64_t> forward_thread_id;
+  std::vector<int64_t> python_id;
+  std::vector<int64_t> python_parent_id;
+  std::vector<int64_t> flow_id;
+  std::vector<StringId> input_shapes;
+  std::vector<uint32_t> arg_begin;
+
+  size_t size() const { return kind.size(); }
+  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
+  void Reserve(size_t events);
+};
+
+// Typed argument rows, grouped by event in event order.
+struct ArgTable {
+  std::vector<ArgKey> key;
+  std::vector<int64_t> int_value;
+  std::vector<double> double_value;
+  std::vector<StringId> string_value;
+
+  size_t size() const { return key.size(); }
+};
+
+// A device from the trace's top-level deviceProperties.
+struct DeviceInfo {
+  int64_t id = 0;
+  std::string name;
+  int64_t total_global_mem_bytes = 0;
+  int32_t num_sms = 0;
+  int32_t compute_major = 0;
+  int32_t compute_minor = 0;
+  int32_t max_threads_per_multiprocessor = 0;
+  int32_t warp_size = 0;
+};
+
+enum class SourceFormat : uint8_t { kUnspecified, kKinetoJson, kLegacyJson, kCupti };
+
+// What the file says about the worker that wrote it.
+struct TraceMetadata {
+  std::vector<DeviceInfo> devices;
+  bool has_distributed_info = false;
+  std::string backend;
+  int32_t rank = 0;
+  int32_t world_size = 1;
+  int64_t base_time_ns = 0;
+  std::string trace_name;
+  SourceFormat source_format = SourceFormat::kUnspecified;
+  std::string source;  // file path or caller-given name, for messages
+};
+
+// Tolerated oddities, counted so nothing is dropped silently (STYLE.md §5).
+struct ReadCounters {
+  int64_t unknown_category_events = 0;  // kept as EventKind::kOther
+  int64_t unsupported_phase_events = 0; // e.g. "B"/"E" pairs: not kept
+  int64_t events_without_duration = 0;  // "X" events whose dur was absent: kept with 0
+};
+
+// One span: events, arguments, strings and metadata.
+struct Trace {
+  StringPool strings;
+  EventTable events;
+  ArgTable args;
+  TraceMetadata metadata;
+  ReadCounters counters;
+
+  // The integer/double/string value of `key` on event `i`, if present.
+  std::optional<int64_t> IntArg(size_t i, ArgKey key) const;
+  std::optional<double> DoubleArg(size_t i, ArgKey key) const;
+  std::optional<StringId> StringArg(size_t i, ArgKey key) const;
+};
+
+}  // namespace profdiff::trace
+
+#endif  // PROFDIFF_TRACE_TRACE_H_

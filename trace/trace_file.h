@@ -1,0 +1,46 @@
+// Reads a trace file from disk into memory, gunzipping `.gz` content (detected by its magic
+// bytes, not the name), into a buffer padded for simdjson.
+#ifndef PROFDIFF_TRACE_TRACE_FILE_H_
+#define PROFDIFF_TRACE_TRACE_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include <absl/status/status.h>
+
+#include "trace/reader_limits.h"
+
+namespace profdiff::trace {
+
+// Extra bytes simdjson may read past the end of the JSON text.
+inline constexpr size_t kJsonPadding = 64;
+
+// Reusable buffers for reading trace files; one per thread.
+class TraceFileBuffer {
+ public:
+  // Replaces the contents with the JSON text of `path`. Errors name the path: NotFound,
+  // ResourceExhausted (max_file_bytes / max_json_bytes), DataLoss (corrupt or truncated gzip).
+  absl::Status Load(const std::string& path, const ReaderLimits& limits);
+  // Replaces the contents with `bytes`, gunzipping them when they are gzip.
+  absl::Status LoadBytes(std::string_view bytes, std::string_view source, const ReaderLimits& limits);
+
+  // The JSON text; at least kJsonPadding bytes of capacity follow it.
+  std::string_view json() const { return {json_.data(), json_size_}; }
+  size_t capacity() const { return json_.size(); }
+  const char* data() const { return json_.data(); }
+
+ private:
+  absl::Status Gunzip(std::string_view compressed, std::string_view source,
+                      const ReaderLimits& limits);
+
+  std::string file_bytes_;
+  std::string json_;  // json_size_ bytes of text, then padding
+  size_t json_size_ = 0;
+};
+
+// True when `bytes` start with the gzip magic number.
+bool IsGzip(std::string_view bytes);
+
+}  // namespace profdiff::trace
+
+#endif  // PROFDIFF_TRACE_TRACE_FILE_H_
