@@ -103,6 +103,9 @@ struct Trace {
   ArgTable args;
   TraceMetadata metadata;
   ReadCounters counters;
+  // Event index where each span (profiling window) begins; {0} for a single file. Steps and GPU
+  // metrics are computed per span, so the gap between two windows counts for nothing.
+  std::vector<uint32_t> span_begin = {0};
 
   // The integer/double/string value of `key` on event `i`, if present.
   std::optional<int64_t> IntArg(size_t i, ArgKey key) const;

@@ -1,0 +1,49 @@
+#include "analysis/kernel_view.h"
+
+#include <algorithm>
+
+namespace profdiff::analysis {
+
+KernelTable::KernelTable(const trace::Trace& trace, const EventLinks& links,
+                         KernelGrouping grouping)
+    : trace_(trace), links_(links), grouping_(grouping) {}
+
+void KernelTable::Add(uint32_t kernel) {
+  const trace::EventTable& t = trace_.events;
+  trace::StringId op_name;
+  if (grouping_ == KernelGrouping::kNameAndOp) {
+    const uint32_t op = links_.DeviceOp(kernel);
+    if (op != kNoEvent) op_name = t.name[op];
+  }
+  const uint64_t key = (uint64_t{t.name[kernel].value} << 32) | op_name.value;
+  KernelRow& row = rows_[key];
+  const int64_t duration = t.duration_ns[kernel];
+  if (row.calls == 0) {
+    row.name = t.name[kernel];
+    row.op_name = op_name;
+    row.min_ns = duration;
+  }
+  ++row.calls;
+  row.total_ns += duration;
+  row.max_ns = std::max(row.max_ns, duration);
+  row.min_ns = std::min(row.min_ns, duration);
+  const double weight = static_cast<double>(duration);
+  row.blocks_per_sm_weighted += trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm).value_or(0) * weight;
+  row.occupancy_weighted +=
+      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct).value_or(0) * weight;
+}
+
+std::vector<KernelRow> KernelTable::Rows() const {
+  std::vector<KernelRow> rows;
+  rows.reserve(rows_.size());
+  for (const auto& [key, row] : rows_) rows.push_back(row);
+  std::sort(rows.begin(), rows.end(), [this](const KernelRow& a, const KernelRow& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    const auto an = trace_.strings.Get(a.name), bn = trace_.strings.Get(b.name);
+    if (an != bn) return an < bn;
+    return trace_.strings.Get(a.op_name) < trace_.strings.Get(b.op_name);
+  });
+  return rows;
+}
+
+}  // namespace profdiff::analysis

@@ -1,0 +1,89 @@
+#include "analysis/step_breakdown.h"
+
+#include <algorithm>
+
+#include "analysis/interval_set.h"
+
+namespace profdiff::analysis {
+namespace {
+
+using trace::EventKind;
+
+bool ContainsNccl(std::string_view name) {
+  for (size_t i = 0; i + 4 <= name.size(); ++i) {
+    if ((name[i] | 0x20) == 'n' && (name[i + 1] | 0x20) == 'c' && (name[i + 2] | 0x20) == 'c' &&
+        (name[i + 3] | 0x20) == 'l') {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsDataLoaderName(std::string_view name) {
+  return name.starts_with("enumerate(DataLoader)#") || name.starts_with("enumerate(DataPipe)#");
+}
+
+}  // namespace
+
+bool IsCollectiveOpName(std::string_view name) {
+  return name.starts_with("nccl:") || name.starts_with("gloo:") || name == "record_param_comms";
+}
+
+std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace, const EventLinks& links,
+                                                 const StepWindows& steps) {
+  const trace::EventTable& t = trace.events;
+  // Role of each event's interval (SEMANTICS.md §3); the whole trace at once, clipped per step.
+  std::array<std::vector<Interval>, kStepRoleCount> by_role;
+  for (uint32_t i = 0; i < t.size(); ++i) {
+    if (t.phase[i] != trace::EventPhase::kComplete) continue;
+    const Interval interval{t.start_ns[i], t.end_ns(i)};
+    const std::string_view name = trace.strings.Get(t.name[i]);
+    StepRole role;
+    switch (t.kind[i]) {
+      case EventKind::kKernel: {
+        const uint32_t op = links.DeviceOp(i);
+        const bool collective =
+            (op != kNoEvent && IsCollectiveOpName(trace.strings.Get(t.name[op]))) ||
+            ContainsNccl(name);
+        role = collective ? StepRole::kCommunication : StepRole::kKernel;
+        break;
+      }
+      case EventKind::kMemcpy: role = StepRole::kMemcpy; break;
+      case EventKind::kMemset: role = StepRole::kMemset; break;
+      case EventKind::kRuntime:
+      case EventKind::kDriver: role = StepRole::kRuntime; break;
+      case EventKind::kCpuOp:
+      case EventKind::kUserAnnotation:
+        role = IsDataLoaderName(name)     ? StepRole::kDataLoader
+               : IsCollectiveOpName(name) ? StepRole::kCommunication
+                                          : StepRole::kCpuExec;
+        break;
+      default:
+        continue;  // steps, python functions, device-side annotations, spans: no role
+    }
+    by_role[static_cast<int>(role)].push_back(interval);
+  }
+  std::array<std::vector<Interval>, kStepRoleCount> merged;
+  for (int r = 0; r < kStepRoleCount; ++r) merged[r] = MergeIntervals(std::move(by_role[r]));
+
+  std::vector<StepBreakdown> result;
+  result.reserve(steps.kept.size());
+  for (const StepWindow& step : steps.kept) {
+    StepBreakdown breakdown;
+    std::vector<Interval> taken;
+    int64_t assigned = 0;
+    for (int r = 0; r < static_cast<int>(StepRole::kOther); ++r) {
+      const std::vector<Interval> mine = Clip(merged[r], step.start_ns, step.end_ns);
+      const int64_t overlap = TotalLength(Intersection(mine, taken));
+      breakdown.role_ns[r] = TotalLength(mine) - overlap;
+      assigned += breakdown.role_ns[r];
+      taken = Union(taken, mine);
+    }
+    breakdown.role_ns[static_cast<int>(StepRole::kOther)] =
+        (step.end_ns - step.start_ns) - assigned;
+    result.push_back(breakdown);
+  }
+  return result;
+}
+
+}  // namespace profdiff::analysis

@@ -1,0 +1,271 @@
+#include "analysis/worker_profile.h"
+
+#include "analysis/communication_view.h"
+#include "analysis/event_links.h"
+#include "analysis/gpu_metrics.h"
+#include "analysis/memory_view.h"
+#include "analysis/module_tree.h"
+#include "analysis/step_breakdown.h"
+#include "analysis/steps.h"
+
+namespace profdiff::analysis {
+namespace {
+
+double Us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double Us(double ns) { return ns / 1000.0; }
+
+void FillWorkerInfo(const trace::Trace& trace, const WorkerIdentity& identity,
+                    v1::WorkerInfo& info) {
+  const trace::TraceMetadata& m = trace.metadata;
+  info.set_run(identity.run);
+  info.set_worker_name(identity.worker_name);
+  info.set_rank(m.rank);
+  info.set_world_size(m.world_size);
+  info.set_backend(m.backend);
+  info.set_distributed_info_present(m.has_distributed_info);
+  info.set_base_time_ns(m.base_time_ns);
+  info.set_source_path(m.source);
+  info.set_source_format(m.source_format == trace::SourceFormat::kLegacyJson
+                             ? v1::SOURCE_FORMAT_LEGACY_JSON
+                             : v1::SOURCE_FORMAT_KINETO_JSON);
+  info.set_dropped_event_count(trace.counters.unsupported_phase_events);
+  info.set_unknown_category_count(trace.counters.unknown_category_events);
+  for (const trace::DeviceInfo& d : m.devices) {
+    v1::DeviceProperties* device = info.add_devices();
+    device->set_id(d.id);
+    device->set_name(d.name);
+    device->set_total_global_mem_bytes(d.total_global_mem_bytes);
+    device->set_num_sms(d.num_sms);
+    device->set_compute_major(d.compute_major);
+    device->set_compute_minor(d.compute_minor);
+    device->set_max_threads_per_multiprocessor(d.max_threads_per_multiprocessor);
+    device->set_warp_size(d.warp_size);
+  }
+  // The OS pid of the process: the pid of its first operator.
+  for (size_t i = 0; i < trace.events.size(); ++i) {
+    if (trace.events.kind[i] == trace::EventKind::kCpuOp && trace.events.pid[i] > 0) {
+      info.set_pid(trace.events.pid[i]);
+      break;
+    }
+  }
+}
+
+void SetBreakdown(const StepBreakdown& b, v1::StepStats& s) {
+  auto role = [&b](StepRole r) { return Us(b.role_ns[static_cast<int>(r)]); };
+  s.set_kernel_us(role(StepRole::kKernel));
+  s.set_memcpy_us(role(StepRole::kMemcpy));
+  s.set_memset_us(role(StepRole::kMemset));
+  s.set_communication_us(role(StepRole::kCommunication));
+  s.set_runtime_us(role(StepRole::kRuntime));
+  s.set_dataloader_us(role(StepRole::kDataLoader));
+  s.set_cpu_exec_us(role(StepRole::kCpuExec));
+  s.set_other_us(role(StepRole::kOther));
+}
+
+void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& breakdowns,
+               v1::WorkerProfile& profile) {
+  StepBreakdown sum;
+  int64_t duration_sum = 0;
+  for (size_t s = 0; s < steps.kept.size(); ++s) {
+    const StepWindow& w = steps.kept[s];
+    v1::StepStats* stats = profile.add_steps();
+    stats->set_step(w.number);
+    stats->set_start_us(Us(w.start_ns));
+    stats->set_duration_us(Us(w.end_ns - w.start_ns));
+    stats->set_device_activity_count(w.device_activity_count);
+    SetBreakdown(breakdowns[s], *stats);
+    for (int r = 0; r < kStepRoleCount; ++r) sum.role_ns[r] += breakdowns[s].role_ns[r];
+    duration_sum += w.end_ns - w.start_ns;
+  }
+  v1::StepStats* average = profile.mutable_average_step();
+  average->set_step(-1);
+  const double n = static_cast<double>(std::max<size_t>(steps.kept.size(), 1));
+  // SEMANTICS.md §3: the run value is the mean over kept steps.
+  average->set_duration_us(Us(static_cast<double>(duration_sum) / n));
+  SetBreakdown(sum, *average);
+  average->set_kernel_us(average->kernel_us() / n);
+  average->set_memcpy_us(average->memcpy_us() / n);
+  average->set_memset_us(average->memset_us() / n);
+  average->set_communication_us(average->communication_us() / n);
+  average->set_runtime_us(average->runtime_us() / n);
+  average->set_dataloader_us(average->dataloader_us() / n);
+  average->set_cpu_exec_us(average->cpu_exec_us() / n);
+  average->set_other_us(average->other_us() / n);
+  profile.set_steps_dropped(steps.dropped);
+}
+
+void FillOperatorRows(const trace::Trace& trace, const std::vector<OperatorRow>& rows,
+                      google::protobuf::RepeatedPtrField<v1::OperatorStats>& out) {
+  out.Reserve(static_cast<int>(rows.size()));
+  for (const OperatorRow& row : rows) {
+    v1::OperatorStats* stats = out.Add();
+    stats->set_name(std::string(trace.strings.Get(row.name)));
+    stats->set_input_shapes(std::string(trace.strings.Get(row.input_shapes)));
+    stats->set_calls(row.calls);
+    stats->set_host_self_us(Us(row.host_self_ns));
+    stats->set_host_total_us(Us(row.host_total_ns));
+    stats->set_device_self_us(Us(row.device_self_ns));
+    stats->set_device_total_us(Us(row.device_total_ns));
+  }
+}
+
+void FillKernelRows(const trace::Trace& trace, const std::vector<KernelRow>& rows,
+                    google::protobuf::RepeatedPtrField<v1::KernelStats>& out) {
+  out.Reserve(static_cast<int>(rows.size()));
+  for (const KernelRow& row : rows) {
+    v1::KernelStats* stats = out.Add();
+    stats->set_name(std::string(trace.strings.Get(row.name)));
+    stats->set_op_name(std::string(trace.strings.Get(row.op_name)));
+    stats->set_calls(row.calls);
+    stats->set_total_us(Us(row.total_ns));
+    stats->set_mean_us(Us(static_cast<double>(row.total_ns) / row.calls));
+    stats->set_max_us(Us(row.max_ns));
+    stats->set_min_us(Us(row.min_ns));
+    if (row.total_ns > 0) {
+      stats->set_blocks_per_sm(row.blocks_per_sm_weighted / static_cast<double>(row.total_ns));
+      stats->set_achieved_occupancy_pct(row.occupancy_weighted / static_cast<double>(row.total_ns));
+    }
+  }
+}
+
+v1::ModuleNodeKind ProtoKind(ModuleNodeKind kind) {
+  switch (kind) {
+    case ModuleNodeKind::kRoot: return v1::MODULE_NODE_KIND_ROOT;
+    case ModuleNodeKind::kModule: return v1::MODULE_NODE_KIND_MODULE;
+    case ModuleNodeKind::kOperator: return v1::MODULE_NODE_KIND_OPERATOR;
+  }
+  return v1::MODULE_NODE_KIND_UNSPECIFIED;
+}
+
+// Context for turning the module tree into nested ModuleNode messages.
+struct ModuleFiller {
+  const trace::Trace& trace;
+  const EventLinks& links;
+  const OperatorTimes& times;
+  const ModuleTree& tree;
+  const ProfileOptions& options;
+
+  void Fill(uint32_t n, const std::string& parent_path, v1::ModuleNode& out) const {
+    const ModuleTreeNode& node = tree.nodes[n];
+    out.set_name(n == 0 ? "(root)" : node.name);
+    const std::string path = n == 0 ? "" : parent_path.empty() ? node.name : parent_path + "/" + node.name;
+    out.set_path(path);
+    out.set_kind(ProtoKind(node.kind));
+    out.set_calls(node.calls);
+    out.set_host_us(Us(node.host_ns));
+    out.set_host_self_us(Us(node.host_self_ns));
+    out.set_device_us(Us(node.device_ns));
+    out.set_device_self_us(Us(node.device_self_ns));
+    out.set_device_union_us(Us(node.device_union_ns));
+    // SEMANTICS.md §7: compare device time where the node ran device work, host time otherwise.
+    out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns) : Us(node.host_ns));
+    if (options.module_tables && n != 0) {
+      OperatorTable operators(trace, times, OperatorGrouping::kName);
+      for (uint32_t op : node.operators) operators.Add(op);
+      FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
+      KernelTable kernels(trace, links, KernelGrouping::kName);
+      for (uint32_t k : node.kernels) kernels.Add(k);
+      FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
+    }
+    for (uint32_t child : node.children) Fill(child, path, *out.add_children());
+  }
+};
+
+v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
+  switch (source) {
+    case ModuleTreeSource::kPythonModules: return v1::MODULE_TREE_SOURCE_PYTHON_MODULES;
+    case ModuleTreeSource::kAnnotations: return v1::MODULE_TREE_SOURCE_ANNOTATIONS;
+    case ModuleTreeSource::kOperators: return v1::MODULE_TREE_SOURCE_OPERATORS;
+  }
+  return v1::MODULE_TREE_SOURCE_UNSPECIFIED;
+}
+
+}  // namespace
+
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
+                                     const ProfileOptions& options) {
+  v1::WorkerProfile profile;
+  FillWorkerInfo(trace, identity, *profile.mutable_worker());
+  profile.set_span_count(identity.span_count);
+  profile.set_event_count(static_cast<int64_t>(trace.events.size()));
+
+  const EventLinks links = LinkEvents(trace);
+  profile.set_runtime_calls_linked_by_containment(links.runtime_linked_by_containment);
+  profile.set_runtime_linking(links.runtime_linked_by_containment > 0
+                                  ? v1::RUNTIME_LINKING_CONTAINMENT
+                                  : v1::RUNTIME_LINKING_EXTERNAL_ID);
+
+  const StepWindows steps = FindSteps(trace, links);
+  FillSteps(steps, ComputeStepBreakdowns(trace, links, steps), profile);
+
+  double utilization_sum = 0;
+  double sm_sum = 0;
+  double occupancy_sum = 0;
+  int sm_devices = 0;
+  int occupancy_devices = 0;
+  const std::vector<DeviceGpuMetrics> devices = ComputeGpuMetrics(trace, links, steps);
+  for (const DeviceGpuMetrics& d : devices) {
+    v1::DeviceMetrics* metrics = profile.add_devices();
+    metrics->set_device(d.device);
+    metrics->set_gpu_utilization(d.gpu_utilization);
+    metrics->set_sm_efficiency(d.sm_efficiency);
+    metrics->set_achieved_occupancy_pct(d.achieved_occupancy_pct);
+    metrics->set_kernel_us(Us(d.kernel_busy_ns));
+    metrics->set_has_sm_efficiency(d.has_sm_efficiency);
+    metrics->set_has_occupancy(d.has_occupancy);
+    utilization_sum += d.gpu_utilization;
+    if (d.has_sm_efficiency) {
+      sm_sum += d.sm_efficiency;
+      ++sm_devices;
+    }
+    if (d.has_occupancy) {
+      occupancy_sum += d.achieved_occupancy_pct;
+      ++occupancy_devices;
+    }
+  }
+  if (!devices.empty()) profile.set_gpu_utilization(utilization_sum / static_cast<double>(devices.size()));
+  if (sm_devices > 0) profile.set_sm_efficiency(sm_sum / sm_devices);
+  if (occupancy_devices > 0) profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
+
+  const OperatorTimes times = ComputeOperatorTimes(trace, links);
+  OperatorTable operators(trace, times, options.operator_grouping);
+  for (uint32_t op : links.operators) operators.Add(op);
+  profile.set_operator_grouping(options.operator_grouping == OperatorGrouping::kNameAndShape
+                                    ? v1::GROUPING_NAME_AND_SHAPE
+                                    : v1::GROUPING_NAME);
+  FillOperatorRows(trace, operators.Rows(), *profile.mutable_operators());
+
+  KernelTable kernels(trace, links, options.kernel_grouping);
+  for (uint32_t d : links.device_activities) {
+    if (trace.events.kind[d] == trace::EventKind::kKernel) kernels.Add(d);
+  }
+  profile.set_kernel_grouping(options.kernel_grouping == KernelGrouping::kNameAndOp
+                                  ? v1::GROUPING_NAME_AND_OP
+                                  : v1::GROUPING_NAME);
+  FillKernelRows(trace, kernels.Rows(), *profile.mutable_kernels());
+
+  const ModuleTree tree = BuildModuleTree(trace, links);
+  profile.set_module_source(ProtoSource(tree.source));
+  ModuleFiller{trace, links, times, tree, options}.Fill(0, "", *profile.mutable_modules());
+
+  for (const DeviceMemory& m : ComputeMemory(trace)) {
+    v1::MemoryStats* memory = profile.add_memory();
+    memory->set_device(m.device);
+    memory->set_peak_allocated_bytes(m.peak_allocated_bytes);
+    memory->set_average_allocated_bytes(m.average_allocated_bytes);
+    memory->set_peak_reserved_bytes(m.peak_reserved_bytes);
+    memory->set_event_count(m.event_count);
+  }
+  for (const CollectiveRow& c : ComputeCommunication(trace, links, times)) {
+    v1::CollectiveStats* stats = profile.add_communication();
+    stats->set_name(c.name);
+    stats->set_calls(c.calls);
+    stats->set_host_us(Us(c.host_ns));
+    stats->set_device_us(Us(c.device_ns));
+    stats->set_in_elements(c.in_elements);
+    stats->set_out_elements(c.out_elements);
+  }
+  return profile;
+}
+
+}  // namespace profdiff::analysis

@@ -1,0 +1,34 @@
+// Builds a worker's profile (protos/profdiff/v1/profile.proto) from its trace: steps and their
+// breakdown, GPU metrics, operator and kernel views, module tree, memory and communication.
+#ifndef PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
+#define PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
+
+#include <string>
+
+#include "analysis/kernel_view.h"
+#include "analysis/operator_view.h"
+#include "profdiff/v1/profile.pb.h"
+#include "trace/trace.h"
+
+namespace profdiff::analysis {
+
+struct ProfileOptions {
+  OperatorGrouping operator_grouping = OperatorGrouping::kName;
+  KernelGrouping kernel_grouping = KernelGrouping::kName;
+  bool module_tables = true;  // per-node operator and kernel tables
+};
+
+// Who the worker is, as the caller knows it (file names, run folder).
+struct WorkerIdentity {
+  std::string run;
+  std::string worker_name;
+  int32_t span_count = 1;
+};
+
+// Analyses `trace` (all spans of one worker, already merged).
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
+                                     const ProfileOptions& options);
+
+}  // namespace profdiff::analysis
+
+#endif  // PROFDIFF_ANALYSIS_WORKER_PROFILE_H_

@@ -1,0 +1,46 @@
+#include "client/command_line.h"
+
+#include "base/str_cat.h"
+
+namespace profdiff::client {
+
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::set<std::string>& valued,
+                                     const std::set<std::string>& switches) {
+  ParsedArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      parsed.positionals.insert(parsed.positionals.end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (!arg.starts_with("--")) {
+      parsed.positionals.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::string value;
+    const size_t eq = name.find('=');
+    const bool has_inline_value = eq != std::string::npos;
+    if (has_inline_value) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    if (switches.contains(name) && !has_inline_value) {
+      parsed.options[name] = "true";
+    } else if (valued.contains(name)) {
+      if (!has_inline_value) {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError(base::StrCat("--", name, " needs a value"));
+        }
+        value = args[++i];
+      }
+      parsed.options[name] = value;
+    } else {
+      return absl::InvalidArgumentError(base::StrCat("unknown option --", name));
+    }
+  }
+  return parsed;
+}
+
+}  // namespace profdiff::client

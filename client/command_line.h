@@ -1,0 +1,32 @@
+// Parses a subcommand's arguments: `--name value`, `--name=value`, `--flag`, and positionals.
+#ifndef PROFDIFF_CLIENT_COMMAND_LINE_H_
+#define PROFDIFF_CLIENT_COMMAND_LINE_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <absl/status/statusor.h>
+
+namespace profdiff::client {
+
+struct ParsedArgs {
+  std::map<std::string, std::string> options;  // without the leading "--"
+  std::vector<std::string> positionals;
+
+  std::string Get(const std::string& name, const std::string& fallback) const {
+    auto it = options.find(name);
+    return it == options.end() ? fallback : it->second;
+  }
+};
+
+// `valued` options take a value, `switches` take none; anything else starting with "--" is
+// InvalidArgument naming it. "--" ends the options.
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
+                                     const std::set<std::string>& valued,
+                                     const std::set<std::string>& switches);
+
+}  // namespace profdiff::client
+
+#endif  // PROFDIFF_CLIENT_COMMAND_LINE_H_

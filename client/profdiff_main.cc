@@ -1,0 +1,42 @@
+// The `profdiff` command: subcommands over runs and trace files.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "client/show_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: profdiff <command> [args]\n"
+    "commands:\n"
+    "  show PATH...   profile of one run (trace file or run folder): overview, steps,\n"
+    "                 operators, kernels, modules, memory\n"
+    "run 'profdiff show --help' for a command's options\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "show") {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      std::fputs(profdiff::client::ShowUsage().c_str(), stdout);
+      return 0;
+    }
+    auto output = profdiff::client::RunShowCommand(args);
+    if (!output.ok()) {
+      std::fprintf(stderr, "profdiff: error: %s\n", std::string(output.status().message()).c_str());
+      return 1;
+    }
+    std::fwrite(output->data(), 1, output->size(), stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "profdiff: error: unknown command '%s'\n%s", command.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,123 @@
+#include "client/run_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "trace/kineto_reader.h"
+#include "trace/span_merge.h"
+
+namespace profdiff::client {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsTraceFileName(const std::string& name) {
+  return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
+std::string RunNameOf(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (p.has_filename() == false) p = p.parent_path();
+  if (fs::is_directory(p)) return p.filename().string();
+  return WorkerNameOf(p.filename().string());
+}
+
+absl::StatusOr<v1::WorkerProfile> LoadWorker(const WorkerFiles& files, const std::string& run,
+                                             const analysis::ProfileOptions& options) {
+  trace::KinetoReader reader;
+  std::vector<trace::Trace> spans;
+  for (const std::string& path : files.paths) {
+    PD_ASSIGN_OR_RETURN(trace::Trace span, reader.ReadFile(path));
+    spans.push_back(std::move(span));
+  }
+  const trace::Trace merged = trace::MergeSpans(std::move(spans));
+  return analysis::BuildWorkerProfile(
+      merged, {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, options);
+}
+
+}  // namespace
+
+std::string WorkerNameOf(const std::string& file_name) {
+  std::string name = file_name;
+  for (const char* suffix : {".gz", ".json", ".pt.trace"}) {
+    if (name.ends_with(suffix)) name.resize(name.size() - std::string_view(suffix).size());
+  }
+  // "<worker>.<digits>" -> "<worker>": the digits are the profiler's timestamp.
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      std::all_of(name.begin() + dot + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    name.resize(dot);
+  }
+  return name;
+}
+
+absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths) {
+  std::map<std::string, std::vector<std::string>> by_worker;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (error || !fs::exists(status)) {
+      return absl::NotFoundError(base::StrCat(path, ": no such file or folder"));
+    }
+    if (fs::is_directory(status)) {
+      size_t found = 0;
+      for (const fs::directory_entry& entry : fs::directory_iterator(path, error)) {
+        const std::string name = entry.path().filename().string();
+        if (!entry.is_regular_file() || !IsTraceFileName(name)) continue;
+        by_worker[WorkerNameOf(name)].push_back(entry.path().string());
+        ++found;
+      }
+      if (error) return absl::UnavailableError(base::StrCat(path, ": ", error.message()));
+      if (found == 0) {
+        return absl::NotFoundError(
+            base::StrCat(path, ": no trace files (*.json, *.json.gz) in this folder"));
+      }
+    } else {
+      by_worker[WorkerNameOf(fs::path(path).filename().string())].push_back(path);
+    }
+  }
+  std::vector<WorkerFiles> workers;
+  for (auto& [name, files] : by_worker) {
+    // Spans in the order they were written: the timestamp in the name sorts with the name.
+    std::sort(files.begin(), files.end());
+    workers.push_back({name, std::move(files)});
+  }
+  return workers;
+}
+
+absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
+                                       const analysis::ProfileOptions& options) {
+  PD_ASSIGN_OR_RETURN(std::vector<WorkerFiles> workers, FindWorkerFiles(paths));
+  v1::RunProfile run;
+  run.set_run(RunNameOf(paths.front()));
+  std::vector<absl::StatusOr<v1::WorkerProfile>> results(workers.size(),
+                                                         absl::UnknownError("not loaded"));
+  {
+    // Workers are independent: one thread each, at most one per core.
+    const size_t threads = std::max<size_t>(1, std::min<size_t>(workers.size(), std::thread::hardware_concurrency()));
+    std::vector<std::jthread> pool;
+    std::atomic<size_t> next{0};
+    for (size_t k = 0; k < threads; ++k) {
+      pool.emplace_back([&] {
+        for (size_t w = next++; w < workers.size(); w = next++) {
+          results[w] = LoadWorker(workers[w], run.run(), options);
+        }
+      });
+    }
+  }
+  for (absl::StatusOr<v1::WorkerProfile>& result : results) {
+    if (!result.ok()) return result.status();
+    *run.add_workers() = std::move(result).value();
+  }
+  std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
+                   [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
+                     return a.worker().rank() < b.worker().rank();
+                   });
+  return run;
+}
+
+}  // namespace profdiff::client

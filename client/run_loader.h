@@ -1,0 +1,38 @@
+// Turns the paths a user gives into a RunProfile: a trace file is one worker; a run folder holds
+// one file per worker span (`<worker>.<ts>.pt.trace.json[.gz]`, several files of one worker are
+// its spans). Workers are read and analysed in parallel.
+#ifndef PROFDIFF_CLIENT_RUN_LOADER_H_
+#define PROFDIFF_CLIENT_RUN_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include <absl/status/statusor.h>
+
+#include "analysis/worker_profile.h"
+#include "profdiff/v1/profile.pb.h"
+
+namespace profdiff::client {
+
+// One worker's files, in span order.
+struct WorkerFiles {
+  std::string worker_name;
+  std::vector<std::string> paths;
+};
+
+// The worker name a file name encodes: "worker0" for "worker0.1623143089861.pt.trace.json.gz",
+// else the name without ".json"/".json.gz".
+std::string WorkerNameOf(const std::string& file_name);
+
+// Groups the trace files under `paths` by worker. NotFound when a path does not exist or a folder
+// holds no trace file.
+absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths);
+
+// Reads and analyses every worker; the run is named after the folder (or file) given first.
+// Errors name the file that failed.
+absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
+                                       const analysis::ProfileOptions& options);
+
+}  // namespace profdiff::client
+
+#endif  // PROFDIFF_CLIENT_RUN_LOADER_H_

@@ -1,0 +1,56 @@
+#include "client/show_command.h"
+
+#include <charconv>
+
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "client/command_line.h"
+#include "client/profile_renderer.h"
+#include "client/run_loader.h"
+
+namespace profdiff::client {
+
+std::string ShowUsage() {
+  return "usage: profdiff show PATH... [--view overview|steps|operators|kernels|modules|memory|all]\n"
+         "                    [--group-by name|shape] [--kernels-by name|op]\n"
+         "                    [--format table|json|csv] [--top N] [--sort COLUMN] [--filter REGEX]\n"
+         "  PATH: a trace file (.json / .json.gz) or a run folder of worker traces\n"
+         "  --sort: operators: name, calls, host_self, host_total, device_self, device_total;\n"
+         "          kernels: name, calls, total, mean, max, min\n";
+}
+
+absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
+                      ParseArgs(args, {"view", "group-by", "kernels-by", "format", "top", "sort", "filter"}, {}));
+  if (parsed.positionals.empty()) return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
+  ShowOptions options;
+  PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(parsed.Get("format", "table")));
+  const std::string default_view = options.format == OutputFormat::kTable ? "overview" : "all";
+  PD_ASSIGN_OR_RETURN(options.view, ParseProfileView(parsed.Get("view", default_view)));
+  options.sort = parsed.Get("sort", "");
+  options.filter = parsed.Get("filter", "");
+  const std::string top = parsed.Get("top", "0");
+  const auto [end, error] = std::from_chars(top.data(), top.data() + top.size(), options.top);
+  if (error != std::errc() || end != top.data() + top.size() || options.top < 0) {
+    return absl::InvalidArgumentError(base::StrCat("--top ", top, ": expected a number >= 0"));
+  }
+
+  analysis::ProfileOptions profile_options;
+  const std::string group_by = parsed.Get("group-by", "name");
+  if (group_by == "shape") {
+    profile_options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  } else if (group_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
+  }
+  const std::string kernels_by = parsed.Get("kernels-by", "name");
+  if (kernels_by == "op") {
+    profile_options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  } else if (kernels_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
+  }
+  PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun(parsed.positionals, profile_options));
+  PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
+  return RenderRunProfile(run, options);
+}
+
+}  // namespace profdiff::client
