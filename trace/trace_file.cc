@@ -19,6 +19,8 @@ using Decompressor = std::unique_ptr<libdeflate_decompressor, DecompressorDelete
 
 constexpr size_t kGzipTrailerBytes = 8;  // CRC32 + ISIZE
 constexpr size_t kMinGuessBytes = 1 << 16;
+// JSON traces compress 15-40x; the buffer still grows past this when needed.
+constexpr uint64_t kMaxGuessRatio = 64;
 
 }  // namespace
 
@@ -58,7 +60,8 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
   if (compressed.size() >= kGzipTrailerBytes + 10) {
     uint32_t isize;
     std::memcpy(&isize, compressed.data() + compressed.size() - 4, sizeof(isize));
-    guess = std::max<size_t>(guess, isize);
+    // A torn file's last bytes are not ISIZE: never trust them beyond a plausible ratio.
+    guess = std::max<size_t>(guess, std::min<uint64_t>(isize, compressed.size() * kMaxGuessRatio));
   }
   size_t out_size = 0;
   size_t in_offset = 0;

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, and runs every test (slow and e2e too).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/build.sh"
+build="${BUILD_DIR:-$root/build}"
+cd "$build"
+ctest --output-on-failure -j "$(nproc)" "$@"
