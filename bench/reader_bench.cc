@@ -1,0 +1,146 @@
+// Reader and profile-build throughput on the largest real traces, next to a floor measured in the
+// same binary: gunzip + a simdjson on-demand walk touching every event's fields, no conversion.
+// Counters: bytes_per_second = MB of JSON per second; items_per_second = events per second.
+// Compare a BM_Read/BM_Show time with BM_Floor on the same file: that ratio is the target
+// (show within 2x of the floor).
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <benchmark/benchmark.h>
+#include <simdjson.h>
+
+#include "analysis/worker_profile.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kTraces[] = {
+    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",                         // 87 MB, 456k events
+    "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",  // 64 MB, nn.Modules
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+};
+
+std::string TracePath(int index) {
+  const char* env = std::getenv("PROFDIFF_TRACES");
+  return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
+}
+
+// Walks every field of every event (keys and raw values), converting nothing.
+size_t WalkEvents(simdjson::ondemand::parser& parser, const profdiff::trace::TraceFileBuffer& buffer) {
+  namespace od = simdjson::ondemand;
+  size_t touched = 0;
+  od::document doc;
+  const simdjson::padded_string_view json(buffer.data(), buffer.json().size(), buffer.capacity());
+  if (parser.iterate(json).get(doc)) return 0;
+  od::object top;
+  if (doc.get_object().get(top)) return 0;
+  for (auto field : top) {
+    std::string_view key;
+    if (field.unescaped_key().get(key) || key != "traceEvents") continue;
+    od::array events;
+    if (field.value().get_array().get(events)) return 0;
+    for (auto event : events) {
+      od::object object;
+      if (event.get_object().get(object)) continue;
+      for (auto f : object) {
+        od::value v;
+        if (f.value().get(v)) continue;
+        od::object args;
+        if (v.type().value_unsafe() == od::json_type::object && !v.get_object().get(args)) {
+          for (auto a : args) {
+            od::value av;
+            if (!a.value().get(av)) touched += av.raw_json_token().size();
+          }
+        } else {
+          touched += v.raw_json_token().size();
+        }
+      }
+    }
+  }
+  return touched;
+}
+
+void BM_Floor(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::TraceFileBuffer buffer;
+  simdjson::ondemand::parser parser;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    if (!buffer.Load(path, {}).ok()) return state.SkipWithError("cannot read trace");
+    benchmark::DoNotOptimize(WalkEvents(parser, buffer));
+    bytes += buffer.json().size();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
+void BM_Read(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::KinetoReader reader;
+  size_t bytes = 0;
+  size_t events = 0;
+  for (auto _ : state) {
+    auto trace = reader.ReadFile(path);
+    if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+    events += trace->events.size();
+    benchmark::DoNotOptimize(trace->events.size());
+  }
+  // MB/s of JSON text: the gunzipped size, once per iteration.
+  profdiff::trace::TraceFileBuffer buffer;
+  if (buffer.Load(path, {}).ok()) bytes = buffer.json().size() * state.iterations();
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
+void BM_BuildProfile(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::KinetoReader reader;
+  auto trace = reader.ReadFile(path);
+  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  for (auto _ : state) {
+    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {});
+    benchmark::DoNotOptimize(profile.steps_size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
+// What `profdiff show` does for one file: read, then build the profile.
+void BM_Show(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::KinetoReader reader;
+  for (auto _ : state) {
+    auto trace = reader.ReadFile(path);
+    if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {});
+    benchmark::DoNotOptimize(profile.steps_size());
+  }
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
+BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Read)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildProfile)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Show)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::AddCustomContext("simdjson_builtin_implementation",
+                              SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));
+  benchmark::AddCustomContext("simdjson_stage1_implementation",
+                              simdjson::get_active_implementation()->name());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
