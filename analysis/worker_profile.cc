@@ -50,8 +50,9 @@ void FillWorkerInfo(const trace::Trace& trace, const WorkerIdentity& identity,
   }
 }
 
-void SetBreakdown(const StepBreakdown& b, v1::StepStats& s) {
-  auto role = [&b](StepRole r) { return Us(b.role_ns[static_cast<int>(r)]); };
+// Sets the roles of `s` to those of `b` divided by `steps` (1 for one step, n for a mean).
+void SetBreakdown(const StepBreakdown& b, double steps, v1::StepStats& s) {
+  auto role = [&](StepRole r) { return Us(static_cast<double>(b.role_ns[static_cast<int>(r)]) / steps); };
   s.set_kernel_us(role(StepRole::kKernel));
   s.set_memcpy_us(role(StepRole::kMemcpy));
   s.set_memset_us(role(StepRole::kMemset));
@@ -73,7 +74,7 @@ void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& break
     stats->set_start_us(Us(w.start_ns));
     stats->set_duration_us(Us(w.end_ns - w.start_ns));
     stats->set_device_activity_count(w.device_activity_count);
-    SetBreakdown(breakdowns[s], *stats);
+    SetBreakdown(breakdowns[s], 1, *stats);
     for (int r = 0; r < kStepRoleCount; ++r) sum.role_ns[r] += breakdowns[s].role_ns[r];
     duration_sum += w.end_ns - w.start_ns;
   }
@@ -82,15 +83,7 @@ void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& break
   const double n = static_cast<double>(std::max<size_t>(steps.kept.size(), 1));
   // SEMANTICS.md §3: the run value is the mean over kept steps.
   average->set_duration_us(Us(static_cast<double>(duration_sum) / n));
-  SetBreakdown(sum, *average);
-  average->set_kernel_us(average->kernel_us() / n);
-  average->set_memcpy_us(average->memcpy_us() / n);
-  average->set_memset_us(average->memset_us() / n);
-  average->set_communication_us(average->communication_us() / n);
-  average->set_runtime_us(average->runtime_us() / n);
-  average->set_dataloader_us(average->dataloader_us() / n);
-  average->set_cpu_exec_us(average->cpu_exec_us() / n);
-  average->set_other_us(average->other_us() / n);
+  SetBreakdown(sum, n, *average);
   profile.set_steps_dropped(steps.dropped);
 }
 

@@ -154,6 +154,19 @@ struct PendingEvent {
   StringId input_shapes;
 };
 
+// The PendingEvent field an integer-valued argument fills, or nullptr for other slots.
+int64_t* IntegerColumn(ArgSlot slot, PendingEvent& p) {
+  switch (slot) {
+    case ArgSlot::kCorrelation: return &p.correlation;
+    case ArgSlot::kExternalId: return &p.external_id;
+    case ArgSlot::kSequenceNumber: return &p.sequence_number;
+    case ArgSlot::kForwardThreadId: return &p.forward_thread_id;
+    case ArgSlot::kPythonId: return &p.python_id;
+    case ArgSlot::kPythonParentId: return &p.python_parent_id;
+    default: return nullptr;
+  }
+}
+
 std::string_view TrimTrailingSpace(std::string_view text) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
                            text.back() == '\t')) {
@@ -644,33 +657,19 @@ class TraceParser {
       const char* at = key.data() - 1;
       od::value v = field.value();
       bool present = true;
+      if (int64_t* column = IntegerColumn(name->slot, p)) {
+        PD_RETURN_IF_ERROR(ReadInt(v, key, at, column, &present));
+        continue;
+      }
       switch (name->slot) {
-        case ArgSlot::kNone:
-          break;
-        case ArgSlot::kCorrelation:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.correlation, &present));
-          break;
-        case ArgSlot::kExternalId:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.external_id, &present));
-          break;
-        case ArgSlot::kSequenceNumber:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.sequence_number, &present));
-          break;
-        case ArgSlot::kForwardThreadId:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.forward_thread_id, &present));
-          break;
-        case ArgSlot::kPythonId:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.python_id, &present));
-          break;
-        case ArgSlot::kPythonParentId:
-          PD_RETURN_IF_ERROR(ReadInt(v, key, at, &p.python_parent_id, &present));
-          break;
         case ArgSlot::kInputShapes:
           PD_RETURN_IF_ERROR(ReadStringOrJson(v, key, at, &p.input_shapes));
           break;
         case ArgSlot::kTyped:
           PD_RETURN_IF_ERROR(ReadTypedArg(v, key, at, name->key));
           break;
+        default:
+          break;  // integer columns are handled above
       }
     }
     return absl::OkStatus();
