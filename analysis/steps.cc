@@ -56,7 +56,6 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
     }
     if (lo > hi) return;  // no host activity: no step
     steps.push_back({0, lo, hi, 0, 0, 0, span});
-    result.implicit = true;
   }
 
   // Device activities launched by runtime calls that lie entirely inside a step's host range.
@@ -107,7 +106,6 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
     if (previous_end) previous_end = step.end_ns;
   }
 
-  result.uses_device = result.uses_device || any_matched;
   size_t keep = n;
   if (any_matched && n > 1) {
     while (keep > 0 && steps[keep - 1].device_activity_count == 0) --keep;
@@ -131,7 +129,6 @@ StepWindows FindSteps(const trace::Trace& trace, const EventLinks& links) {
     const uint32_t end = s + 1 < trace.span_begin.size() ? trace.span_begin[s + 1] : n;
     FindStepsInSpan(trace, links, trace.span_begin[s], end, static_cast<int32_t>(s), result);
   }
-  result.implicit = result.implicit && result.kept.size() == trace.span_begin.size();
   return result;
 }
 

@@ -25,8 +25,6 @@ struct StepWindow {
 struct StepWindows {
   std::vector<StepWindow> kept;
   int32_t dropped = 0;
-  bool implicit = false;  // no ProfilerStep in the trace: one step spans the host activity
-  bool uses_device = false;
 
   // Per span with kept steps: [first kept start, last kept end) (SEMANTICS.md §4's denominator).
   std::vector<Interval> windows;

@@ -280,7 +280,7 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const Sh
   }
   const bool csv = options.format == OutputFormat::kCsv;
   std::string out;
-  auto section = [&](const v1::RunProfile&, const v1::WorkerProfile& w, const char* title,
+  auto section = [&](const v1::WorkerProfile& w, const std::string& title,
                      const TextTable& table) {
     if (csv) {
       out += base::StrCat("# ", title, " worker=", w.worker().worker_name(), "\n", table.RenderCsv(), "\n");
@@ -292,14 +292,14 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const Sh
   const bool all = v == ProfileView::kAll;
   for (const v1::WorkerProfile& w : run.workers()) {
     if (!csv) out += WorkerHeader(run, w);
-    if (all || v == ProfileView::kOverview) section(run, w, "Overview (mean over kept steps)", OverviewTable(w));
-    if (all || v == ProfileView::kSteps) section(run, w, "Steps", StepsTable(w));
-    if (all || v == ProfileView::kOperators) section(run, w, "Operators", OperatorsTable(w));
-    if (all || v == ProfileView::kKernels) section(run, w, "Kernels", KernelsTable(w));
+    if (all || v == ProfileView::kOverview) section(w, "Overview (mean over kept steps)", OverviewTable(w));
+    if (all || v == ProfileView::kSteps) section(w, "Steps", StepsTable(w));
+    if (all || v == ProfileView::kOperators) section(w, "Operators", OperatorsTable(w));
+    if (all || v == ProfileView::kKernels) section(w, "Kernels", KernelsTable(w));
     if (all || v == ProfileView::kModules) {
-      section(run, w, csv ? "Modules" : base::StrCat("Modules, from the ", ModuleSourceText(w.module_source())).c_str(), ModulesTable(w));
+      section(w, csv ? "Modules" : base::StrCat("Modules, from the ", ModuleSourceText(w.module_source())), ModulesTable(w));
     }
-    if (all || v == ProfileView::kMemory) section(run, w, "Memory", MemoryTable(w));
+    if (all || v == ProfileView::kMemory) section(w, "Memory", MemoryTable(w));
     if (!csv) out += "\n";
   }
   return out;

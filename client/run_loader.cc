@@ -21,7 +21,7 @@ bool IsTraceFileName(const std::string& name) {
 
 std::string RunNameOf(const std::string& path) {
   fs::path p = fs::path(path).lexically_normal();
-  if (p.has_filename() == false) p = p.parent_path();
+  if (!p.has_filename()) p = p.parent_path();
   if (fs::is_directory(p)) return p.filename().string();
   return WorkerNameOf(p.filename().string());
 }

@@ -40,7 +40,6 @@ constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
     {ArgType::kString, "Input type"},
     {ArgType::kInt, "Python module id"},
     {ArgType::kInt, "bp"},
-    {ArgType::kDouble, "value"},
 }};
 
 }  // namespace

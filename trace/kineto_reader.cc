@@ -88,7 +88,7 @@ class ArgNameTable {
     Add({"Input dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});  // legacy spelling
     for (int k = 1; k < kArgKeyCount; ++k) {
       const auto key = static_cast<ArgKey>(k);
-      if (key == ArgKey::kFlowBindingEnclosing || key == ArgKey::kCounterValue) continue;
+      if (key == ArgKey::kFlowBindingEnclosing) continue;  // "bp" is an event field
       Add({ArgJsonName(key), ArgSlot::kTyped, key});
     }
   }
@@ -477,10 +477,8 @@ class TraceParser {
 
   absl::Status TopInt(od::value& value, std::string_view field, const char* at, int64_t* out,
                       bool* present) {
-    const size_t saved = event_index_;
-    absl::Status status = ReadInt(value, field, at, out, present);
-    event_index_ = saved;
-    if (status.ok()) return status;
+    // ReadInt's message speaks of an event; top-level fields get their own.
+    if (ReadInt(value, field, at, out, present).ok()) return absl::OkStatus();
     return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at), ": field \"",
                                                    field, "\": expected an integer"));
   }

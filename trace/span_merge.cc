@@ -47,7 +47,6 @@ void Append(Trace& into, const Trace& span, int64_t span_index) {
   }
   into.counters.unknown_category_events += span.counters.unknown_category_events;
   into.counters.unsupported_phase_events += span.counters.unsupported_phase_events;
-  into.counters.events_without_duration += span.counters.events_without_duration;
 }
 
 }  // namespace

@@ -16,10 +16,4 @@ StringId StringPool::Intern(std::string_view text) {
   return id;
 }
 
-StringId StringPool::Find(std::string_view text, bool* found) const {
-  auto it = ids_.find(text);
-  *found = it != ids_.end();
-  return *found ? it->second : StringId{0};
-}
-
 }  // namespace profdiff::trace

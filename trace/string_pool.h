@@ -33,8 +33,6 @@ class StringPool {
 
   // Returns the id of `text`, adding it when new.
   StringId Intern(std::string_view text);
-  // Returns the id of `text` if present, else StringId{0} with *found = false.
-  StringId Find(std::string_view text, bool* found) const;
   std::string_view Get(StringId id) const { return strings_[id.value]; }
   size_t size() const { return strings_.size(); }
 

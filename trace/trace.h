@@ -18,11 +18,6 @@
 
 namespace profdiff::trace {
 
-// Index of an event in its EventTable.
-struct EventIndex {
-  uint32_t value = 0;
-};
-
 // "No value" markers for the optional integer columns.
 inline constexpr int64_t kNoId = 0;          // correlation, external id, fwd thread id
 inline constexpr int64_t kNoSequence = -1;   // sequence number, python ids
@@ -93,7 +88,6 @@ struct TraceMetadata {
 struct ReadCounters {
   int64_t unknown_category_events = 0;  // kept as EventKind::kOther
   int64_t unsupported_phase_events = 0; // e.g. "B"/"E" pairs: not kept
-  int64_t events_without_duration = 0;  // "X" events whose dur was absent: kept with 0
 };
 
 // One span: events, arguments, strings and metadata.
