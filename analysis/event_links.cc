@@ -1,31 +1,41 @@
 #include "analysis/event_links.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
+#include <utility>
 
 #include <absl/container/flat_hash_map.h>
+
+#include "analysis/sort_unless_sorted.h"
 
 namespace profdiff::analysis {
 namespace {
 
 using trace::EventKind;
 
-// One entry of the per-thread sweep; containers sort before leaves on ties.
+// One entry of a thread's sweep; at equal start the longer (outer) first, containers before
+// leaves, then event order.
 struct SweepItem {
-  int64_t pid;
-  int64_t tid;
   int64_t start_ns;
   int64_t end_ns;
-  uint8_t is_leaf;
+  uint32_t is_leaf;
   uint32_t event;
+  friend bool operator<(const SweepItem& a, const SweepItem& b) {
+    return std::tie(a.start_ns, b.end_ns, a.is_leaf, a.event) <
+           std::tie(b.start_ns, a.end_ns, b.is_leaf, b.event);
+  }
 };
 
+bool StartsBefore(const trace::EventTable& t, uint32_t a, uint32_t b) {
+  if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
+  if (t.duration_ns[a] != t.duration_ns[b]) return t.duration_ns[a] > t.duration_ns[b];
+  return a < b;
+}
+
 void SortByStart(const trace::EventTable& t, std::vector<uint32_t>& events) {
-  std::sort(events.begin(), events.end(), [&t](uint32_t a, uint32_t b) {
-    if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
-    if (t.duration_ns[a] != t.duration_ns[b]) return t.duration_ns[a] > t.duration_ns[b];
-    return a < b;
-  });
+  SortUnlessSorted(events.begin(), events.end(),
+                   [&t](uint32_t a, uint32_t b) { return StartsBefore(t, a, b); });
 }
 
 }  // namespace
@@ -34,27 +44,49 @@ void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& conta
                    const std::vector<uint32_t>& leaves, std::vector<uint32_t>& container_parent,
                    std::vector<uint32_t>& leaf_container) {
   const trace::EventTable& t = trace.events;
-  std::vector<SweepItem> items;
-  items.reserve(containers.size() + leaves.size());
-  for (uint32_t e : containers) items.push_back({t.pid[e], t.tid[e], t.start_ns[e], t.end_ns(e), 0, e});
-  for (uint32_t e : leaves) items.push_back({t.pid[e], t.tid[e], t.start_ns[e], t.end_ns(e), 1, e});
-  // Per thread by start; at equal start the longer (outer) first, containers before leaves.
-  std::sort(items.begin(), items.end(), [](const SweepItem& a, const SweepItem& b) {
-    return std::tie(a.pid, a.tid, a.start_ns, b.end_ns, a.is_leaf, a.event) <
-           std::tie(b.pid, b.tid, b.start_ns, a.end_ns, b.is_leaf, b.event);
-  });
+  // Bucket by thread first (a stable counting sort), so each thread's items keep file order,
+  // which is nearly always time order already.
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> thread_index;
+  std::vector<uint32_t> thread_of_item;
+  thread_of_item.reserve(containers.size() + leaves.size());
+  std::vector<uint32_t> bucket_begin(1, 0);
+  auto count = [&](uint32_t e) {
+    auto [it, inserted] = thread_index.try_emplace(std::pair(t.pid[e], t.tid[e]),
+                                                   static_cast<uint32_t>(bucket_begin.size() - 1));
+    if (inserted) bucket_begin.push_back(0);
+    thread_of_item.push_back(it->second);
+    ++bucket_begin[it->second + 1];
+  };
+  for (uint32_t e : containers) count(e);
+  for (uint32_t e : leaves) count(e);
+  for (size_t b = 1; b < bucket_begin.size(); ++b) bucket_begin[b] += bucket_begin[b - 1];
+  std::vector<SweepItem> items(thread_of_item.size());
+  std::vector<uint32_t> next(bucket_begin.begin(), bucket_begin.end() - 1);
+  size_t k = 0;
+  for (uint32_t e : containers) items[next[thread_of_item[k++]]++] = {t.start_ns[e], t.end_ns(e), 0, e};
+  const std::vector<uint32_t> leaves_begin = next;  // per thread: containers, then leaves
+  for (uint32_t e : leaves) items[next[thread_of_item[k++]]++] = {t.start_ns[e], t.end_ns(e), 1, e};
+
   std::vector<const SweepItem*> stack;
-  for (size_t k = 0; k < items.size(); ++k) {
-    const SweepItem& item = items[k];
-    if (k > 0 && (items[k - 1].pid != item.pid || items[k - 1].tid != item.tid)) stack.clear();
-    // An item is inside the stack top when it ends no later (it starts no earlier by the sort).
-    while (!stack.empty() && stack.back()->end_ns < item.end_ns) stack.pop_back();
-    const uint32_t enclosing = stack.empty() ? kNoEvent : stack.back()->event;
-    if (item.is_leaf) {
-      leaf_container[item.event] = enclosing;
-    } else {
-      container_parent[item.event] = enclosing;
-      stack.push_back(&item);
+  for (size_t b = 0; b + 1 < bucket_begin.size(); ++b) {
+    const auto begin = items.begin() + bucket_begin[b];
+    const auto end = items.begin() + bucket_begin[b + 1];
+    const auto middle = items.begin() + leaves_begin[b];
+    SortUnlessSorted(begin, middle, std::less<SweepItem>());
+    SortUnlessSorted(middle, end, std::less<SweepItem>());
+    std::inplace_merge(begin, middle, end);
+    stack.clear();
+    for (auto it = begin; it != end; ++it) {
+      const SweepItem& item = *it;
+      // An item is inside the stack top when it ends no later (it starts no earlier by the sort).
+      while (!stack.empty() && stack.back()->end_ns < item.end_ns) stack.pop_back();
+      const uint32_t enclosing = stack.empty() ? kNoEvent : stack.back()->event;
+      if (item.is_leaf) {
+        leaf_container[item.event] = enclosing;
+      } else {
+        container_parent[item.event] = enclosing;
+        stack.push_back(&item);
+      }
     }
   }
 }

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "analysis/sort_unless_sorted.h"
+
 namespace profdiff::analysis {
 
 std::vector<Interval> MergeIntervals(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& x, const Interval& y) {
+  SortUnlessSorted(intervals.begin(), intervals.end(), [](const Interval& x, const Interval& y) {
     return x.start_ns < y.start_ns || (x.start_ns == y.start_ns && x.end_ns < y.end_ns);
   });
   std::vector<Interval> merged;

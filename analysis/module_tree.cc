@@ -4,6 +4,8 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "analysis/sort_unless_sorted.h"
+
 namespace profdiff::analysis {
 namespace {
 
@@ -62,7 +64,7 @@ ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links) {
   }
 
   // Merge node events into tree nodes by (parent node, name), in start order.
-  std::sort(node_events.begin(), node_events.end(), [&t](uint32_t a, uint32_t b) {
+  SortUnlessSorted(node_events.begin(), node_events.end(), [&t](uint32_t a, uint32_t b) {
     if (t.start_ns[a] != t.start_ns[b]) return t.start_ns[a] < t.start_ns[b];
     if (t.duration_ns[a] != t.duration_ns[b]) return t.duration_ns[a] > t.duration_ns[b];
     return a < b;

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include "analysis/worker_profile.h"
+#include "base/keep_freed_memory.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
 
@@ -135,6 +136,8 @@ BENCHMARK(BM_Show)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As `profdiff` does: a run folder reads one worker after another.
+  profdiff::base::KeepFreedMemoryForReuse();
   benchmark::Initialize(&argc, argv);
   benchmark::AddCustomContext("simdjson_builtin_implementation",
                               SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));

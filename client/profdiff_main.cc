@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/keep_freed_memory.h"
 #include "client/show_command.h"
 
 namespace {
@@ -17,6 +18,7 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  profdiff::base::KeepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

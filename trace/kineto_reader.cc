@@ -7,11 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "base/str_cat.h"
+#include <absl/container/flat_hash_map.h>
 #include <simdjson.h>
 
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
+#include "base/str_cat.h"
 #include "trace/decimal_time.h"
 #include "trace/trace_file.h"
 
@@ -30,28 +31,63 @@ constexpr std::string_view kStreamPrefix = "stream ";
 // Keys of an event object.
 enum class EventField : uint8_t { kUnknown, kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kBp, kArgs };
 
-EventField ClassifyEventField(std::string_view key) {
-  switch (key.size()) {
-    case 2:
-      if (key == "ph") return EventField::kPh;
-      if (key == "ts") return EventField::kTs;
-      if (key == "id") return EventField::kId;
-      if (key == "bp") return EventField::kBp;
+// Whether the raw (still escaped) key text starting at `raw` is exactly `name`. Comparing in
+// place saves scanning every key for its closing quote; `name` has no quote or backslash, so a
+// match cannot be an escape sequence. Reading past the key stays inside simdjson's padding.
+bool RawKeyIs(const char* raw, std::string_view name) {
+  return std::memcmp(raw, name.data(), name.size()) == 0 && raw[name.size()] == '"';
+}
+
+EventField ClassifyEventField(const char* raw) {
+  switch (raw[0]) {
+    case 'p':
+      if (RawKeyIs(raw, "ph")) return EventField::kPh;
+      if (RawKeyIs(raw, "pid")) return EventField::kPid;
       break;
-    case 3:
-      if (key == "cat") return EventField::kCat;
-      if (key == "pid") return EventField::kPid;
-      if (key == "tid") return EventField::kTid;
-      if (key == "dur") return EventField::kDur;
+    case 't':
+      if (RawKeyIs(raw, "ts")) return EventField::kTs;
+      if (RawKeyIs(raw, "tid")) return EventField::kTid;
       break;
-    case 4:
-      if (key == "name") return EventField::kName;
-      if (key == "args") return EventField::kArgs;
+    case 'c':
+      if (RawKeyIs(raw, "cat")) return EventField::kCat;
+      break;
+    case 'n':
+      if (RawKeyIs(raw, "name")) return EventField::kName;
+      break;
+    case 'd':
+      if (RawKeyIs(raw, "dur")) return EventField::kDur;
+      break;
+    case 'a':
+      if (RawKeyIs(raw, "args")) return EventField::kArgs;
+      break;
+    case 'i':
+      if (RawKeyIs(raw, "id")) return EventField::kId;
+      break;
+    case 'b':
+      if (RawKeyIs(raw, "bp")) return EventField::kBp;
       break;
     default:
       break;
   }
   return EventField::kUnknown;
+}
+
+// The JSON spelling of a known event field, for messages.
+std::string_view EventFieldName(EventField field) {
+  switch (field) {
+    case EventField::kPh: return "ph";
+    case EventField::kCat: return "cat";
+    case EventField::kName: return "name";
+    case EventField::kPid: return "pid";
+    case EventField::kTid: return "tid";
+    case EventField::kTs: return "ts";
+    case EventField::kDur: return "dur";
+    case EventField::kId: return "id";
+    case EventField::kBp: return "bp";
+    case EventField::kArgs: return "args";
+    case EventField::kUnknown: break;
+  }
+  return "";
 }
 
 // Where an argument goes: a dedicated column, or a typed row of the ArgTable.
@@ -93,17 +129,17 @@ class ArgNameTable {
     }
   }
 
-  const ArgName* Find(std::string_view name) const {
-    if (name.size() >= buckets_.size()) return nullptr;
-    for (const ArgName& candidate : buckets_[name.size()]) {
-      if (candidate.json == name) return &candidate;
+  // The known name that the raw key text at `raw` spells, if any.
+  const ArgName* Find(const char* raw) const {
+    for (const ArgName& candidate : buckets_[static_cast<unsigned char>(raw[0])]) {
+      if (RawKeyIs(raw, candidate.json)) return &candidate;
     }
     return nullptr;
   }
 
  private:
-  void Add(ArgName name) { buckets_[name.json.size()].push_back(name); }
-  std::array<std::vector<ArgName>, 32> buckets_;
+  void Add(ArgName name) { buckets_[static_cast<unsigned char>(name.json[0])].push_back(name); }
+  std::array<std::vector<ArgName>, 256> buckets_;  // by first byte
 };
 
 // Maps a Chrome-trace category (any case) to a kind for complete ("X") events.
@@ -342,7 +378,15 @@ class TraceParser {
 
   absl::Status ReadString(od::value& value, std::string_view field, const char* at,
                           std::string_view* out) {
-    if (value.get_string().get(*out)) return FieldError(field, at, "a string", value);
+    // Most strings have no escapes: take them from the input (stage 1 validated the UTF-8)
+    // instead of copying them out through the unescaper.
+    const std::string_view raw = TrimTrailingSpace(value.raw_json_token());
+    if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"' &&
+        std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
+      *out = raw.substr(1, raw.size() - 2);
+    } else if (value.get_string().get(*out)) {
+      return FieldError(field, at, "a string", value);
+    }
     return CheckLength(field, at, *out);
   }
 
@@ -431,8 +475,13 @@ class TraceParser {
       raw = TrimTrailingSpace(value.raw_json_token());
     }
     PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
-    CompactJson(raw, scratch_);
-    *out = out_.strings.Intern(scratch_);
+    // The same spelling repeats on many events: compact and intern it once.
+    auto [it, inserted] = id_of_raw_json_.try_emplace(raw);
+    if (inserted) {
+      CompactJson(raw, scratch_);
+      it->second = out_.strings.Intern(scratch_);
+    }
+    *out = it->second;
     return absl::OkStatus();
   }
 
@@ -593,10 +642,12 @@ class TraceParser {
       if (auto error = std::move(field_result).get(field)) {
         return EventJsonError(error, event_start);
       }
-      const std::string_view key = KeyView(field);
-      const char* at = key.data() - 1;
+      const char* raw_key = field.key().raw();
+      const EventField known = ClassifyEventField(raw_key);
+      const std::string_view key = EventFieldName(known);
+      const char* at = raw_key - 1;
       od::value value = field.value();
-      switch (ClassifyEventField(key)) {
+      switch (known) {
         case EventField::kPh:
           PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.ph));
           break;
@@ -649,10 +700,11 @@ class TraceParser {
     for (auto field_result : args) {
       od::field field;
       if (auto error = std::move(field_result).get(field)) return EventJsonError(error, args_at);
-      const std::string_view key = KeyView(field);
-      const ArgName* name = arg_names_.Find(key);
+      const char* raw_key = field.key().raw();
+      const ArgName* name = arg_names_.Find(raw_key);
       if (name == nullptr) continue;
-      const char* at = key.data() - 1;
+      const std::string_view key = name->json;
+      const char* at = raw_key - 1;
       od::value v = field.value();
       bool present = true;
       if (int64_t* column = IntegerColumn(name->slot, p)) {
@@ -746,6 +798,15 @@ class TraceParser {
     return kind;
   }
 
+  // Runs of events share a category; remembering the last one skips most hash lookups.
+  StringId InternCategory(std::string_view category) {
+    if (category != last_category_text_ || last_category_.value == 0) {
+      last_category_ = out_.strings.Intern(category);
+      last_category_text_ = out_.strings.Get(last_category_);
+    }
+    return last_category_;
+  }
+
   absl::Status Commit(const PendingEvent& p, const char* at, uint32_t args_before) {
     if (p.ph.empty()) {
       return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": missing field \"ph\""));
@@ -784,7 +845,7 @@ class TraceParser {
       duration_ns = 0;
     }
     if (p.binding_enclosing) AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
-    const StringId category = p.has_category ? out_.strings.Intern(p.category) : StringId{};
+    const StringId category = p.has_category ? InternCategory(p.category) : StringId{};
     EventTable& t = out_.events;
     t.kind.push_back(KindOf(p, phase, category));
     t.phase.push_back(phase);
@@ -814,6 +875,9 @@ class TraceParser {
   od::document* doc_ = nullptr;
   size_t event_index_ = 0;
   std::string scratch_;
+  absl::flat_hash_map<std::string_view, StringId, TextHash> id_of_raw_json_;  // views into json_
+  std::string_view last_category_text_;
+  StringId last_category_;
   std::vector<EventKind> kind_of_category_;  // by category StringId; computed on first use
 };
 

@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/hash/hash.h>
+#include <absl/strings/string_view.h>
 
 namespace profdiff::trace {
 
@@ -20,6 +22,14 @@ struct StringId {
   template <typename H>
   friend H AbslHashValue(H h, StringId id) {
     return H::combine(std::move(h), id.value);
+  }
+};
+
+// Debian's Abseil has its own string_view and hashes std::string_view through std::hash, which
+// is slower; this hashes the same bytes as an absl::string_view.
+struct TextHash {
+  size_t operator()(std::string_view text) const {
+    return absl::Hash<absl::string_view>()(absl::string_view(text.data(), text.size()));
   }
 };
 
@@ -38,7 +48,7 @@ class StringPool {
 
  private:
   std::deque<std::string> strings_;  // deque: growth never moves the strings the views point at
-  absl::flat_hash_map<std::string_view, StringId> ids_;
+  absl::flat_hash_map<std::string_view, StringId, TextHash> ids_;
 };
 
 }  // namespace profdiff::trace
