@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "analysis/step_of_event.h"
+#include "analysis/step_samples.h"
+
 namespace profdiff::analysis {
 
 KernelTable::KernelTable(const trace::Trace& trace, const EventLinks& links,
-                         KernelGrouping grouping)
-    : trace_(trace), links_(links), grouping_(grouping) {}
+                         KernelGrouping grouping, const std::vector<int32_t>* step_of_event)
+    : trace_(trace), links_(links), grouping_(grouping), step_of_event_(step_of_event) {}
 
 void KernelTable::Add(uint32_t kernel) {
   const trace::EventTable& t = trace_.events;
@@ -31,6 +34,11 @@ void KernelTable::Add(uint32_t kernel) {
   row.blocks_per_sm_weighted += trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm).value_or(0) * weight;
   row.occupancy_weighted +=
       trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct).value_or(0) * weight;
+  const int32_t step = step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep;
+  if (step == kNoStep) return;
+  KernelStepSample& sample = SampleOfStep(row.steps, step);
+  ++sample.calls;
+  sample.total_ns += duration;
 }
 
 std::vector<KernelRow> KernelTable::Rows() const {

@@ -13,6 +13,13 @@
 
 namespace profdiff::analysis {
 
+// A row's share of one kept step.
+struct KernelStepSample {
+  int32_t step = 0;  // index into StepWindows::kept
+  int32_t calls = 0;
+  int64_t total_ns = 0;
+};
+
 struct KernelRow {
   trace::StringId name;
   trace::StringId op_name;  // 0 when grouped by name, or when no operator launched it
@@ -22,6 +29,7 @@ struct KernelRow {
   int64_t min_ns = 0;
   double blocks_per_sm_weighted = 0;  // Σ blocks per SM · duration (missing counts as 0)
   double occupancy_weighted = 0;      // Σ occupancy % · duration (missing counts as 0)
+  std::vector<KernelStepSample> steps;  // by step, for steps where the row ran
 };
 
 enum class KernelGrouping : uint8_t { kName, kNameAndOp };
@@ -29,7 +37,9 @@ enum class KernelGrouping : uint8_t { kName, kNameAndOp };
 // Accumulates kernel events into rows. The trace and links must outlive it.
 class KernelTable {
  public:
-  KernelTable(const trace::Trace& trace, const EventLinks& links, KernelGrouping grouping);
+  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no step samples.
+  KernelTable(const trace::Trace& trace, const EventLinks& links, KernelGrouping grouping,
+              const std::vector<int32_t>* step_of_event = nullptr);
   void Add(uint32_t kernel);
   // Rows by total duration, descending.
   std::vector<KernelRow> Rows() const;
@@ -38,6 +48,7 @@ class KernelTable {
   const trace::Trace& trace_;
   const EventLinks& links_;
   KernelGrouping grouping_;
+  const std::vector<int32_t>* step_of_event_;
   absl::flat_hash_map<uint64_t, KernelRow> rows_;  // key: name id << 32 | op name id
 };
 

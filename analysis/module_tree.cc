@@ -5,6 +5,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "analysis/sort_unless_sorted.h"
+#include "analysis/step_of_event.h"
+#include "analysis/step_samples.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -47,7 +49,11 @@ std::string NodeName(std::string_view event_name) {
 
 }  // namespace
 
-ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links) {
+ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links,
+                           const std::vector<int32_t>* step_of_event) {
+  auto step_of = [step_of_event](uint32_t e) {
+    return step_of_event != nullptr ? (*step_of_event)[e] : kNoStep;
+  };
   const trace::EventTable& t = trace.events;
   ModuleTree tree;
   std::vector<uint32_t> node_events = SelectNodeEvents(trace, links, &tree.source);
@@ -92,6 +98,11 @@ ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links) {
     node_of_event[e] = it->second;
     ++node.calls;
     node.host_ns += t.duration_ns[e];
+    if (const int32_t step = step_of(e); step != kNoStep) {
+      ModuleStepSample& sample = SampleOfStep(node.steps, step);
+      ++sample.calls;
+      sample.host_ns += t.duration_ns[e];
+    }
   }
 
   // Device activity and operators reach their node and, inclusively, every ancestor.
@@ -101,8 +112,10 @@ ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links) {
     if (runtime == kNoEvent || leaf_node_event[runtime] == kNoEvent) continue;
     const uint32_t direct = node_of_event[leaf_node_event[runtime]];
     tree.nodes[direct].device_self_ns += t.duration_ns[d];
+    const int32_t step = step_of(d);
     for (uint32_t n = direct; n != kNoEvent; n = tree.nodes[n].parent) {
       tree.nodes[n].device_ns += t.duration_ns[d];
+      if (step != kNoStep && n != 0) SampleOfStep(tree.nodes[n].steps, step).device_ns += t.duration_ns[d];
       device_intervals[n].push_back({t.start_ns[d], t.end_ns(d)});
       if (t.kind[d] == EventKind::kKernel) tree.nodes[n].kernels.push_back(d);
     }

@@ -24,6 +24,14 @@ namespace profdiff::analysis {
 enum class ModuleTreeSource : uint8_t { kPythonModules, kAnnotations, kOperators };
 enum class ModuleNodeKind : uint8_t { kRoot, kModule, kOperator };
 
+// A node's share of one kept step.
+struct ModuleStepSample {
+  int32_t step = 0;  // index into StepWindows::kept
+  int32_t calls = 0;
+  int64_t host_ns = 0;
+  int64_t device_ns = 0;
+};
+
 struct ModuleTreeNode {
   std::string name;  // "Linear_3" (module) or the operator name; "" for the root
   ModuleNodeKind kind = ModuleNodeKind::kModule;
@@ -37,6 +45,7 @@ struct ModuleTreeNode {
   int64_t device_union_ns = 0;
   std::vector<uint32_t> operators;  // operator events inside it, children's included
   std::vector<uint32_t> kernels;    // kernel events launched from inside it, children's included
+  std::vector<ModuleStepSample> steps;  // by step, for steps where it ran (not for the root)
 };
 
 struct ModuleTree {
@@ -44,7 +53,9 @@ struct ModuleTree {
   std::vector<ModuleTreeNode> nodes;  // nodes[0] is the root; parents precede children
 };
 
-ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links);
+// `step_of_event` (from AssignEventsToSteps) may be null: then nodes carry no step samples.
+ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links,
+                           const std::vector<int32_t>* step_of_event = nullptr);
 
 }  // namespace profdiff::analysis
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "analysis/step_of_event.h"
+#include "analysis/step_samples.h"
+
 namespace profdiff::analysis {
 
 OperatorTimes ComputeOperatorTimes(const trace::Trace& trace, const EventLinks& links) {
@@ -38,8 +41,8 @@ bool IsOperatorRowName(std::string_view name) {
 }
 
 OperatorTable::OperatorTable(const trace::Trace& trace, const OperatorTimes& times,
-                             OperatorGrouping grouping)
-    : trace_(trace), times_(times), grouping_(grouping) {}
+                             OperatorGrouping grouping, const std::vector<int32_t>* step_of_event)
+    : trace_(trace), times_(times), grouping_(grouping), step_of_event_(step_of_event) {}
 
 void OperatorTable::Add(uint32_t op) {
   const trace::EventTable& t = trace_.events;
@@ -55,6 +58,14 @@ void OperatorTable::Add(uint32_t op) {
   row.host_total_ns += t.duration_ns[op];
   row.device_self_ns += times_.device_self_ns[op];
   row.device_total_ns += times_.device_total_ns[op];
+  const int32_t step = step_of_event_ != nullptr ? (*step_of_event_)[op] : kNoStep;
+  if (step == kNoStep) return;
+  OperatorStepSample& sample = SampleOfStep(row.steps, step);
+  ++sample.calls;
+  sample.host_self_ns += times_.host_self_ns[op];
+  sample.host_total_ns += t.duration_ns[op];
+  sample.device_self_ns += times_.device_self_ns[op];
+  sample.device_total_ns += times_.device_total_ns[op];
 }
 
 std::vector<OperatorRow> OperatorTable::Rows() const {

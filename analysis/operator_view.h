@@ -27,6 +27,16 @@ OperatorTimes ComputeOperatorTimes(const trace::Trace& trace, const EventLinks& 
 // DataParallel.forward, Optimizer.*).
 bool IsOperatorRowName(std::string_view name);
 
+// A row's share of one kept step.
+struct OperatorStepSample {
+  int32_t step = 0;  // index into StepWindows::kept
+  int32_t calls = 0;
+  int64_t host_self_ns = 0;
+  int64_t host_total_ns = 0;
+  int64_t device_self_ns = 0;
+  int64_t device_total_ns = 0;
+};
+
 struct OperatorRow {
   trace::StringId name;
   trace::StringId input_shapes;  // 0 when grouped by name
@@ -35,6 +45,7 @@ struct OperatorRow {
   int64_t host_total_ns = 0;
   int64_t device_self_ns = 0;
   int64_t device_total_ns = 0;
+  std::vector<OperatorStepSample> steps;  // by step, for steps where the row ran
 };
 
 enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
@@ -42,7 +53,9 @@ enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
 // Accumulates operator events into rows. The trace and times must outlive it.
 class OperatorTable {
  public:
-  OperatorTable(const trace::Trace& trace, const OperatorTimes& times, OperatorGrouping grouping);
+  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no step samples.
+  OperatorTable(const trace::Trace& trace, const OperatorTimes& times, OperatorGrouping grouping,
+                const std::vector<int32_t>* step_of_event = nullptr);
   // Adds operator event `op` (ignored when its name is not an operator row).
   void Add(uint32_t op);
   // Rows by device total, then host total, descending.
@@ -52,6 +65,7 @@ class OperatorTable {
   const trace::Trace& trace_;
   const OperatorTimes& times_;
   OperatorGrouping grouping_;
+  const std::vector<int32_t>* step_of_event_;
   absl::flat_hash_map<uint64_t, OperatorRow> rows_;  // key: name id << 32 | shapes id
 };
 

@@ -3,9 +3,11 @@
 #include "analysis/communication_view.h"
 #include "analysis/event_links.h"
 #include "analysis/gpu_metrics.h"
+#include "analysis/hta_step_ops.h"
 #include "analysis/memory_view.h"
 #include "analysis/module_tree.h"
 #include "analysis/step_breakdown.h"
+#include "analysis/step_of_event.h"
 #include "analysis/steps.h"
 
 namespace profdiff::analysis {
@@ -99,6 +101,15 @@ void FillOperatorRows(const trace::Trace& trace, const std::vector<OperatorRow>&
     stats->set_host_total_us(Us(row.host_total_ns));
     stats->set_device_self_us(Us(row.device_self_ns));
     stats->set_device_total_us(Us(row.device_total_ns));
+    for (const OperatorStepSample& step : row.steps) {
+      v1::OperatorStepSample* sample = stats->add_step_samples();
+      sample->set_step_index(step.step);
+      sample->set_calls(step.calls);
+      sample->set_host_self_us(Us(step.host_self_ns));
+      sample->set_host_total_us(Us(step.host_total_ns));
+      sample->set_device_self_us(Us(step.device_self_ns));
+      sample->set_device_total_us(Us(step.device_total_ns));
+    }
   }
 }
 
@@ -117,6 +128,12 @@ void FillKernelRows(const trace::Trace& trace, const std::vector<KernelRow>& row
     if (row.total_ns > 0) {
       stats->set_blocks_per_sm(row.blocks_per_sm_weighted / static_cast<double>(row.total_ns));
       stats->set_achieved_occupancy_pct(row.occupancy_weighted / static_cast<double>(row.total_ns));
+    }
+    for (const KernelStepSample& step : row.steps) {
+      v1::KernelStepSample* sample = stats->add_step_samples();
+      sample->set_step_index(step.step);
+      sample->set_calls(step.calls);
+      sample->set_total_us(Us(step.total_ns));
     }
   }
 }
@@ -137,6 +154,9 @@ struct ModuleFiller {
   const OperatorTimes& times;
   const ModuleTree& tree;
   const ProfileOptions& options;
+  const std::vector<int32_t>& step_of_event;
+  // The root's samples: each kept step's host duration and the device time launched in it.
+  const std::vector<ModuleStepSample>& root_steps;
 
   void Fill(uint32_t n, const std::string& parent_path, v1::ModuleNode& out) const {
     const ModuleTreeNode& node = tree.nodes[n];
@@ -152,11 +172,18 @@ struct ModuleFiller {
     out.set_device_union_us(Us(node.device_union_ns));
     // SEMANTICS.md §7: compare device time where the node ran device work, host time otherwise.
     out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns) : Us(node.host_ns));
+    for (const ModuleStepSample& step : n == 0 ? root_steps : node.steps) {
+      v1::ModuleStepSample* sample = out.add_step_samples();
+      sample->set_step_index(step.step);
+      sample->set_calls(step.calls);
+      sample->set_host_us(Us(step.host_ns));
+      sample->set_device_us(Us(step.device_ns));
+    }
     if (options.module_tables && n != 0) {
-      OperatorTable operators(trace, times, OperatorGrouping::kName);
+      OperatorTable operators(trace, times, OperatorGrouping::kName, &step_of_event);
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
-      KernelTable kernels(trace, links, KernelGrouping::kName);
+      KernelTable kernels(trace, links, KernelGrouping::kName, &step_of_event);
       for (uint32_t k : node.kernels) kernels.Add(k);
       FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
     }
@@ -220,15 +247,16 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   if (sm_devices > 0) profile.set_sm_efficiency(sm_sum / sm_devices);
   if (occupancy_devices > 0) profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
 
+  const std::vector<int32_t> step_of_event = AssignEventsToSteps(trace, links, steps);
   const OperatorTimes times = ComputeOperatorTimes(trace, links);
-  OperatorTable operators(trace, times, options.operator_grouping);
+  OperatorTable operators(trace, times, options.operator_grouping, &step_of_event);
   for (uint32_t op : links.operators) operators.Add(op);
   profile.set_operator_grouping(options.operator_grouping == OperatorGrouping::kNameAndShape
                                     ? v1::GROUPING_NAME_AND_SHAPE
                                     : v1::GROUPING_NAME);
   FillOperatorRows(trace, operators.Rows(), *profile.mutable_operators());
 
-  KernelTable kernels(trace, links, options.kernel_grouping);
+  KernelTable kernels(trace, links, options.kernel_grouping, &step_of_event);
   for (uint32_t d : links.device_activities) {
     if (trace.events.kind[d] == trace::EventKind::kKernel) kernels.Add(d);
   }
@@ -237,9 +265,31 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
                                   : v1::GROUPING_NAME);
   FillKernelRows(trace, kernels.Rows(), *profile.mutable_kernels());
 
-  const ModuleTree tree = BuildModuleTree(trace, links);
+  const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event);
   profile.set_module_source(ProtoSource(tree.source));
-  ModuleFiller{trace, links, times, tree, options}.Fill(0, "", *profile.mutable_modules());
+  std::vector<ModuleStepSample> root_steps(steps.kept.size());
+  for (size_t s = 0; s < steps.kept.size(); ++s) {
+    root_steps[s].step = static_cast<int32_t>(s);
+    root_steps[s].calls = 1;
+    root_steps[s].host_ns = steps.kept[s].host_end_ns - steps.kept[s].host_start_ns;
+  }
+  for (uint32_t d : links.device_activities) {
+    if (step_of_event[d] != kNoStep) root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
+  }
+  ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}.Fill(
+      0, "", *profile.mutable_modules());
+
+  for (const HtaStepOps& step : ComputeHtaStepOps(trace, links)) {
+    v1::HtaStep* out = profile.add_hta_steps();
+    out->set_step(step.step);
+    for (const HtaOpRow& row : step.ops) {
+      v1::HtaOpStats* op = out->add_ops();
+      op->set_name(std::string(trace.strings.Get(row.name)));
+      op->set_device(row.device);
+      op->set_count(row.count);
+      op->set_total_duration_us(row.total_duration_us);
+    }
+  }
 
   for (const DeviceMemory& m : ComputeMemory(trace)) {
     v1::MemoryStats* memory = profile.add_memory();
