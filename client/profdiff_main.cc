@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/keep_freed_memory.h"
+#include "client/diff_command.h"
 #include "client/show_command.h"
 
 namespace {
@@ -13,7 +14,9 @@ constexpr char kUsage[] =
     "commands:\n"
     "  show PATH...   profile of one run (trace file or run folder): overview, steps,\n"
     "                 operators, kernels, modules, memory\n"
-    "run 'profdiff show --help' for a command's options\n";
+    "  diff BASE EXP  what changed between two runs: overview, aligned module tree,\n"
+    "                 operators, kernels (with noise), or HTA's compare_traces\n"
+    "run 'profdiff show --help' or 'profdiff diff --help' for a command's options\n";
 
 }  // namespace
 
@@ -26,6 +29,19 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
+  if (command == "diff") {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      std::fputs(profdiff::client::DiffUsage().c_str(), stdout);
+      return 0;
+    }
+    auto output = profdiff::client::RunDiffCommand(args);
+    if (!output.ok()) {
+      std::fprintf(stderr, "profdiff: error: %s\n", std::string(output.status().message()).c_str());
+      return 1;
+    }
+    std::fwrite(output->data(), 1, output->size(), stdout);
+    return 0;
+  }
   if (command == "show") {
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
       std::fputs(profdiff::client::ShowUsage().c_str(), stdout);

@@ -3,24 +3,17 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <regex>
 
 #include <absl/strings/str_format.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "base/name_filter.h"
 #include "base/str_cat.h"
+#include "client/number_format.h"
 #include "client/text_table.h"
 
 namespace profdiff::client {
 namespace {
-
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kBytesPerMiB = 1024.0 * 1024.0;
-
-std::string Micros(double us) { return absl::StrFormat("%.1f", us); }
-std::string Percent(double part, double whole) {
-  return whole > 0 ? absl::StrFormat("%.1f%%", 100.0 * part / whole) : "-";
-}
 
 template <typename Row>
 struct SortColumn {
@@ -51,15 +44,12 @@ const std::vector<SortColumn<v1::KernelStats>>& KernelColumns() {
 }
 
 template <typename Row>
-absl::Status SortFilterTop(const ShowOptions& options, const std::regex* filter,
+absl::Status SortFilterTop(const ShowOptions& options, const base::NameFilter& filter,
                            const std::vector<SortColumn<Row>>& columns, std::string_view what,
                            google::protobuf::RepeatedPtrField<Row>& rows) {
-  if (filter != nullptr) {
-    auto kept = std::remove_if(rows.begin(), rows.end(), [filter](const Row& r) {
-      return !std::regex_search(r.name(), *filter);
-    });
-    rows.erase(kept, rows.end());
-  }
+  auto kept = std::remove_if(rows.begin(), rows.end(),
+                             [&filter](const Row& r) { return !filter.Matches(r.name()); });
+  rows.erase(kept, rows.end());
   if (!options.sort.empty() && options.sort != "name") {
     auto it = std::find_if(columns.begin(), columns.end(),
                            [&](const SortColumn<Row>& c) { return c.name == options.sort; });
@@ -244,16 +234,9 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
 }
 
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
-  std::optional<std::regex> filter;
-  if (!options.filter.empty()) {
-    // std::regex reports bad patterns by exception; this is the only place one can arise.
-    try {
-      filter.emplace(options.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(base::StrCat("--filter ", options.filter, ": ", e.what()));
-    }
-  }
-  const std::regex* pattern = filter ? &*filter : nullptr;
+  auto filter = base::NameFilter::Compile(options.filter);
+  if (!filter.ok()) return filter.status();
+  const base::NameFilter& pattern = *filter;
   const bool sorts_kernels = options.view == ProfileView::kKernels;
   for (v1::WorkerProfile& w : *run.mutable_workers()) {
     ShowOptions op_options = options;

@@ -89,35 +89,53 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::
   return workers;
 }
 
-absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
-                                       const analysis::ProfileOptions& options) {
-  PD_ASSIGN_OR_RETURN(std::vector<WorkerFiles> workers, FindWorkerFiles(paths));
-  v1::RunProfile run;
-  run.set_run(RunNameOf(paths.front()));
-  std::vector<absl::StatusOr<v1::WorkerProfile>> results(workers.size(),
+absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
+    const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options) {
+  std::vector<v1::RunProfile> profiles(runs.size());
+  // Every worker of every run is one task, so both sides of a diff load in parallel.
+  struct Task {
+    size_t run;
+    WorkerFiles files;
+  };
+  std::vector<Task> tasks;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].empty()) return absl::InvalidArgumentError("no path given for a run");
+    PD_ASSIGN_OR_RETURN(std::vector<WorkerFiles> workers, FindWorkerFiles(runs[r]));
+    profiles[r].set_run(RunNameOf(runs[r].front()));
+    for (WorkerFiles& files : workers) tasks.push_back({r, std::move(files)});
+  }
+  std::vector<absl::StatusOr<v1::WorkerProfile>> results(tasks.size(),
                                                          absl::UnknownError("not loaded"));
   {
-    // Workers are independent: one thread each, at most one per core.
-    const size_t threads = std::max<size_t>(1, std::min<size_t>(workers.size(), std::thread::hardware_concurrency()));
+    // At most one thread per core.
+    const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), std::thread::hardware_concurrency()));
     std::vector<std::jthread> pool;
     std::atomic<size_t> next{0};
     for (size_t k = 0; k < threads; ++k) {
       pool.emplace_back([&] {
-        for (size_t w = next++; w < workers.size(); w = next++) {
-          results[w] = LoadWorker(workers[w], run.run(), options);
+        for (size_t t = next++; t < tasks.size(); t = next++) {
+          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(), options);
         }
       });
     }
   }
-  for (absl::StatusOr<v1::WorkerProfile>& result : results) {
-    if (!result.ok()) return result.status();
-    *run.add_workers() = std::move(result).value();
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (!results[t].ok()) return results[t].status();
+    *profiles[tasks[t].run].add_workers() = std::move(results[t]).value();
   }
-  std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
-                   [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
-                     return a.worker().rank() < b.worker().rank();
-                   });
-  return run;
+  for (v1::RunProfile& run : profiles) {
+    std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
+                     [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
+                       return a.worker().rank() < b.worker().rank();
+                     });
+  }
+  return profiles;
+}
+
+absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
+                                       const analysis::ProfileOptions& options) {
+  PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs, LoadRuns({paths}, options));
+  return std::move(runs.front());
 }
 
 }  // namespace profdiff::client

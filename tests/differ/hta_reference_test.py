@@ -180,7 +180,8 @@ def main(argv):
             print(f"skip {base_rel} vs {exp_rel}: not found")
             continue
         for options in OPTION_SETS:
-            label = f"{base_rel} vs {exp_rel} [{' '.join(options) or 'default'}]"
+            names = f"{os.path.basename(base_rel)} vs {os.path.basename(exp_rel)}"
+            label = f"{names} [{' '.join(options) or 'default'}]"
             expected = reference(base, exp, options)
             cmd = [binary, "diff", base, exp, "--compare", "hta", "--format", "json"] + options
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

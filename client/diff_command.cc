@@ -1,0 +1,186 @@
+#include "client/diff_command.h"
+
+#include <charconv>
+
+#include <absl/strings/str_split.h>
+
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "client/command_line.h"
+#include "client/diff_renderer.h"
+#include "client/run_loader.h"
+#include "differ/differ.h"
+
+namespace profdiff::client {
+namespace {
+
+absl::StatusOr<int64_t> ParseNumber(const std::string& flag, std::string_view text) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return absl::InvalidArgumentError(base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
+  }
+  return value;
+}
+
+absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
+  if (text == "overview") return v1::DIFF_VIEW_OVERVIEW;
+  if (text == "modules") return v1::DIFF_VIEW_MODULES;
+  if (text == "operators") return v1::DIFF_VIEW_OPERATORS;
+  if (text == "kernels") return v1::DIFF_VIEW_KERNELS;
+  if (text == "ranks") return v1::DIFF_VIEW_RANKS;
+  return absl::InvalidArgumentError(base::StrCat(
+      "--view ", text, ": expected overview, modules, operators, kernels, ranks or all"));
+}
+
+}  // namespace
+
+std::string DiffUsage() {
+  return "usage: profdiff diff BASELINE EXPERIMENTAL [options]\n"
+         "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run folder of worker traces\n"
+         "  --view overview|modules|operators|kernels|ranks|all   (repeatable via commas; default all)\n"
+         "  --path P             module drill-down: child indices (0/3/1) or names (ResNet/layer3/...);\n"
+         "                       operator and kernel tables then show only what ran inside that node\n"
+         "  --group-by name|shape, --kernels-by name|op\n"
+         "  --ranks LIST|all     ranks to compare (e.g. 0,2-3; default all; HTA mode: the lowest)\n"
+         "  --per-rank           each rank's step time and breakdown, straggler marked\n"
+         "  --normalize per-step|total   (default per-step: profiling windows differ in steps)\n"
+         "  --min-change PCT     smallest change called significant or changed (default 5)\n"
+         "  --min-change-us US   and at least this per step (default 0.1% of the baseline step time)\n"
+         "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device cpu|gpu|all] [--short-names]\n"
+         "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), --depth N (table module levels, default 3)\n"
+         "  --format table|json|csv\n";
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, const std::string& text) {
+  std::vector<int64_t> out;
+  for (absl::string_view part : absl::StrSplit(base::ToAbsl(text), ',', absl::SkipEmpty())) {
+    const std::string_view item(part.data(), part.size());
+    const size_t dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      PD_ASSIGN_OR_RETURN(int64_t v, ParseNumber(flag, item));
+      out.push_back(v);
+      continue;
+    }
+    PD_ASSIGN_OR_RETURN(int64_t lo, ParseNumber(flag, item.substr(0, dash)));
+    PD_ASSIGN_OR_RETURN(int64_t hi, ParseNumber(flag, item.substr(dash + 1)));
+    if (hi < lo || hi - lo > 100000) {
+      return absl::InvalidArgumentError(base::StrCat("--", flag, " ", item, ": not a range lo-hi"));
+    }
+    for (int64_t v = lo; v <= hi; ++v) out.push_back(v);
+  }
+  if (out.empty()) return absl::InvalidArgumentError(base::StrCat("--", flag, ": empty list"));
+  return out;
+}
+
+absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(
+      ParsedArgs parsed,
+      ParseArgs(args,
+                {"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change", "min-change-us", "compare",
+                 "steps", "device", "sort", "filter", "top", "depth", "format"},
+                {"per-rank", "short-names"}));
+  if (parsed.positionals.size() != 2) {
+    return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
+                                                   parsed.positionals.size(), " paths\n", DiffUsage()));
+  }
+  v1::DiffOptions options;
+  DiffRenderOptions render;
+  PD_ASSIGN_OR_RETURN(render.format, ParseOutputFormat(parsed.Get("format", "table")));
+  const std::string views = parsed.Get("view", "all");
+  if (views != "all") {
+    for (absl::string_view v : absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
+      PD_ASSIGN_OR_RETURN(v1::DiffView view, ParseView(std::string(v)));
+      options.add_views(view);
+    }
+  }
+  options.set_path(parsed.Get("path", ""));
+  options.set_per_rank(parsed.options.contains("per-rank"));
+  options.set_sort(parsed.Get("sort", ""));
+  options.set_filter(parsed.Get("filter", ""));
+  PD_ASSIGN_OR_RETURN(int64_t top, ParseNumber("top", parsed.Get("top", render.format == OutputFormat::kTable ? "20" : "0")));
+  options.set_top(static_cast<int32_t>(std::min<int64_t>(top, INT32_MAX)));
+  PD_ASSIGN_OR_RETURN(int64_t depth, ParseNumber("depth", parsed.Get("depth", "3")));
+  render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
+  if (parsed.options.contains("min-change")) {
+    const std::string text = parsed.Get("min-change", "");
+    double pct = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pct);
+    if (error != std::errc() || end != text.data() + text.size() || pct < 0) {
+      return absl::InvalidArgumentError(base::StrCat("--min-change ", text, ": expected a percentage >= 0"));
+    }
+    options.set_min_change_pct(pct);
+  }
+  if (parsed.options.contains("min-change-us")) {
+    const std::string text = parsed.Get("min-change-us", "");
+    double us = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), us);
+    if (error != std::errc() || end != text.data() + text.size() || us < 0) {
+      return absl::InvalidArgumentError(base::StrCat("--min-change-us ", text, ": expected microseconds >= 0"));
+    }
+    options.set_min_change_us(us);
+  }
+  const std::string normalize = parsed.Get("normalize", "per-step");
+  if (normalize == "per-step") {
+    options.set_normalize(v1::NORMALIZATION_PER_STEP);
+  } else if (normalize == "total") {
+    options.set_normalize(v1::NORMALIZATION_TOTAL);
+  } else {
+    return absl::InvalidArgumentError(base::StrCat("--normalize ", normalize, ": expected per-step or total"));
+  }
+  const std::string compare = parsed.Get("compare", "profdiff");
+  if (compare == "hta") {
+    options.set_compare(v1::COMPARE_MODE_HTA);
+  } else if (compare != "profdiff") {
+    return absl::InvalidArgumentError(base::StrCat("--compare ", compare, ": expected profdiff or hta"));
+  }
+  const std::string ranks = parsed.Get("ranks", "");
+  if (ranks == "all") {
+    options.set_hta_all_ranks(true);
+  } else if (!ranks.empty()) {
+    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list, ParseNumberList("ranks", ranks));
+    for (int64_t r : list) options.add_ranks(static_cast<int32_t>(std::min<int64_t>(r, INT32_MAX)));
+  }
+  const std::string steps = parsed.Get("steps", "");
+  if (steps == "all") {
+    options.set_hta_all_steps(true);
+  } else if (!steps.empty()) {
+    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list, ParseNumberList("steps", steps));
+    for (int64_t s : list) options.add_hta_steps(s);
+  }
+  const std::string device = parsed.Get("device", "all");
+  if (device == "cpu") {
+    options.set_hta_device(v1::HTA_DEVICE_CPU);
+  } else if (device == "gpu") {
+    options.set_hta_device(v1::HTA_DEVICE_GPU);
+  } else if (device == "all") {
+    options.set_hta_device(v1::HTA_DEVICE_ALL);
+  } else {
+    return absl::InvalidArgumentError(base::StrCat("--device ", device, ": expected cpu, gpu or all"));
+  }
+  options.set_hta_short_names(parsed.options.contains("short-names"));
+  if (options.compare() != v1::COMPARE_MODE_HTA &&
+      (!steps.empty() || parsed.options.contains("device") || options.hta_short_names())) {
+    return absl::InvalidArgumentError("--steps, --device and --short-names apply to --compare hta");
+  }
+
+  analysis::ProfileOptions profile_options;
+  const std::string group_by = parsed.Get("group-by", "name");
+  if (group_by == "shape") {
+    profile_options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  } else if (group_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
+  }
+  const std::string kernels_by = parsed.Get("kernels-by", "name");
+  if (kernels_by == "op") {
+    profile_options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  } else if (kernels_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
+  }
+  PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs,
+                      LoadRuns({{parsed.positionals[0]}, {parsed.positionals[1]}}, profile_options));
+  PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));
+  return RenderDiffReport(report, render);
+}
+
+}  // namespace profdiff::client

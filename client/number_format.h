@@ -1,0 +1,29 @@
+// How numbers look in the terminal tables of `show` and `diff`.
+#ifndef PROFDIFF_CLIENT_NUMBER_FORMAT_H_
+#define PROFDIFF_CLIENT_NUMBER_FORMAT_H_
+
+#include <string>
+
+#include <absl/strings/str_format.h>
+
+namespace profdiff::client {
+
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+
+inline std::string Micros(double us) { return absl::StrFormat("%.1f", us); }
+inline std::string SignedMicros(double us) { return absl::StrFormat("%+.1f", us); }
+inline std::string Percent(double part, double whole) {
+  return whole > 0 ? absl::StrFormat("%.1f%%", 100.0 * part / whole) : "-";
+}
+// A delta in percent; "new" where the baseline was 0 and the value appeared.
+inline std::string SignedPercent(double pct, double baseline, double experimental) {
+  if (baseline == 0) return experimental == 0 ? "0.0%" : "new";
+  return absl::StrFormat("%+.1f%%", pct);
+}
+inline double DeltaPercent(double a, double b) { return a == 0 ? 0 : (b - a) / a * 100.0; }
+inline std::string Mebibytes(double bytes) { return absl::StrFormat("%.1f", bytes / kBytesPerMiB); }
+
+}  // namespace profdiff::client
+
+#endif  // PROFDIFF_CLIENT_NUMBER_FORMAT_H_

@@ -1,0 +1,309 @@
+#include "differ/module_diff.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_split.h>
+
+#include "base/str_cat.h"
+#include "differ/change_class.h"
+#include "differ/module_alignment.h"
+#include "differ/noise.h"
+
+namespace profdiff::differ {
+namespace {
+
+constexpr char kUnknownName[] = "(unknown)";
+
+// One side's node: the same path in every worker's tree.
+struct MergedNode {
+  std::string name;
+  v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_UNSPECIFIED;
+  std::vector<const v1::ModuleNode*> per_worker;  // nullptr where a worker lacks it
+  std::vector<std::unique_ptr<MergedNode>> children;  // in first-seen order
+};
+
+void MergeChildren(MergedNode& merged, size_t workers) {
+  absl::flat_hash_map<std::string, size_t> by_name;
+  for (size_t w = 0; w < workers; ++w) {
+    if (merged.per_worker[w] == nullptr) continue;
+    for (const v1::ModuleNode& child : merged.per_worker[w]->children()) {
+      auto [it, inserted] = by_name.try_emplace(child.name(), merged.children.size());
+      if (inserted) {
+        auto node = std::make_unique<MergedNode>();
+        node->name = child.name();
+        node->kind = child.kind();
+        node->per_worker.assign(workers, nullptr);
+        merged.children.push_back(std::move(node));
+      }
+      merged.children[it->second]->per_worker[w] = &child;
+    }
+  }
+  for (auto& child : merged.children) MergeChildren(*child, workers);
+}
+
+std::unique_ptr<MergedNode> MergeTrees(const Side& side) {
+  auto root = std::make_unique<MergedNode>();
+  root->kind = v1::MODULE_NODE_KIND_ROOT;
+  for (const v1::WorkerProfile* w : side.workers()) root->per_worker.push_back(&w->modules());
+  MergeChildren(*root, side.workers().size());
+  return root;
+}
+
+enum ModuleMetric { kCalls, kHost, kDevice, kModuleMetrics };
+using ModuleSeries = RowSeries<kModuleMetrics>;
+
+ModuleSeries SeriesOf(const Side& side, const MergedNode* node) {
+  ModuleSeries series(side);
+  if (node == nullptr) return series;
+  const bool root = node->kind == v1::MODULE_NODE_KIND_ROOT;
+  for (size_t w = 0; w < node->per_worker.size(); ++w) {
+    const v1::ModuleNode* n = node->per_worker[w];
+    if (n == nullptr) continue;
+    ModuleSeries::Values total = {static_cast<double>(n->calls()), n->host_us(), n->device_us()};
+    if (root) total = {0, 0, 0};  // the root's time is its steps' time: the sum of its samples
+    for (const v1::ModuleStepSample& s : n->step_samples()) {
+      const ModuleSeries::Values values = {static_cast<double>(s.calls()), s.host_us(), s.device_us()};
+      series.AddStep(side, w, s.step_index(), values);
+      if (root) {
+        for (size_t m = 0; m < kModuleMetrics; ++m) total[m] += values[m];
+      }
+    }
+    // AddTotal also fills the single slot of a worker without kept steps.
+    series.AddTotal(side, w, total);
+  }
+  return series;
+}
+
+// Time inside `parent` that none of its children covers, per worker and per slot (never < 0).
+ModuleSeries UnknownOf(const Side& side, const MergedNode* parent) {
+  ModuleSeries unknown = SeriesOf(side, parent);
+  if (parent == nullptr) return unknown;
+  for (const auto& child : parent->children) {
+    const ModuleSeries c = SeriesOf(side, child.get());
+    for (size_t w = 0; w < unknown.totals.size(); ++w) {
+      for (size_t m = kHost; m < kModuleMetrics; ++m) unknown.totals[w][m] -= c.totals[w][m];
+    }
+    for (size_t s = 0; s < unknown.slots.size(); ++s) {
+      for (size_t m = kHost; m < kModuleMetrics; ++m) unknown.slots[s][m] -= c.slots[s][m];
+    }
+  }
+  for (auto& v : unknown.totals) {
+    v[kCalls] = 0;
+    for (double& x : v) x = std::max(x, 0.0);
+  }
+  for (auto& v : unknown.slots) {
+    v[kCalls] = 0;
+    for (double& x : v) x = std::max(x, 0.0);
+  }
+  return unknown;
+}
+
+// SEMANTICS.md §7: the time a node is compared by — device time where it launched device work.
+struct SideValues {
+  v1::ModuleValues values;
+  std::vector<double> compare_samples;
+  bool present = false;
+};
+
+SideValues ValuesOf(const Side& side, const ModuleSeries& series) {
+  SideValues out;
+  out.present = series.present;
+  const double device = series.Value(side, kDevice);
+  const bool use_device = device > 0;
+  out.values.set_calls(series.Value(side, kCalls));
+  out.values.set_host_us(series.Value(side, kHost));
+  out.values.set_device_us(device);
+  out.values.set_compare_us(use_device ? device : out.values.host_us());
+  out.compare_samples = series.Samples(use_device ? kDevice : kHost);
+  return out;
+}
+
+class TreeDiffer {
+ public:
+  TreeDiffer(const Side& a, const Side& b, const ChangeThreshold& threshold)
+      : a_(a), b_(b), threshold_(threshold) {}
+
+  // `device_bound`: the parent is compared by device time on both sides.
+  void Diff(const MergedNode* na, const MergedNode* nb, const std::string& status,
+            const std::string& parent_path, const std::string& index_path, bool device_bound,
+            v1::ModuleDiffNode& out) {
+    nodes_by_index_path_[index_path] = {na, nb};
+    const MergedNode* any = nb != nullptr ? nb : na;
+    out.set_name(any->kind == v1::MODULE_NODE_KIND_ROOT ? "(root)" : any->name);
+    if (na != nullptr) out.set_baseline_name(na->name);
+    if (nb != nullptr) out.set_experimental_name(nb->name);
+    const std::string path = any->kind == v1::MODULE_NODE_KIND_ROOT ? ""
+                             : parent_path.empty()                  ? any->name
+                                                                    : parent_path + "/" + any->name;
+    out.set_path(path);
+    out.set_index_path(index_path);
+    out.set_status(status);
+    out.set_kind(any->kind);
+    Fill(SeriesOf(a_, na), SeriesOf(b_, nb), device_bound, out);
+    const bool children_device_bound = out.baseline().device_us() > 0 && out.experimental().device_us() > 0;
+
+    auto child_index = [&index_path](size_t i) {
+      return index_path.empty() ? base::StrCat(i) : base::StrCat(index_path, "/", i);
+    };
+    size_t next = 0;
+    auto add = [&](const MergedNode* ca, const MergedNode* cb, const std::string& child_status) {
+      Diff(ca, cb, child_status, path, child_index(next++), children_device_bound, *out.add_children());
+    };
+    if (na != nullptr && nb != nullptr) {
+      const std::vector<AlignItem> ka = Keys(a_, *na);
+      const std::vector<AlignItem> kb = Keys(b_, *nb);
+      for (const AlignedPair& p : AlignChildren(ka, kb)) {
+        const MergedNode* ca = p.a >= 0 ? na->children[p.a].get() : nullptr;
+        const MergedNode* cb = p.b >= 0 ? nb->children[p.b].get() : nullptr;
+        add(ca, cb, ca != nullptr && cb != nullptr ? "matched" : ca != nullptr ? "removed" : "added");
+      }
+    } else {
+      for (const auto& child : any->children) {
+        add(na != nullptr ? child.get() : nullptr, nb != nullptr ? child.get() : nullptr, status);
+      }
+    }
+    // Time outside every child module; an operator's own time is already its self time.
+    const bool module_like = any->kind == v1::MODULE_NODE_KIND_ROOT || any->kind == v1::MODULE_NODE_KIND_MODULE;
+    if (module_like && !any->children.empty()) {
+      AddUnknown(na, nb, path, child_index(next), children_device_bound, out);
+    }
+  }
+
+  const absl::flat_hash_map<std::string, std::pair<const MergedNode*, const MergedNode*>>& nodes() const {
+    return nodes_by_index_path_;
+  }
+
+ private:
+  std::vector<AlignItem> Keys(const Side& side, const MergedNode& parent) const {
+    std::vector<AlignItem> keys;
+    keys.reserve(parent.children.size());
+    for (const auto& child : parent.children) {
+      const std::string_view name = child->kind == v1::MODULE_NODE_KIND_MODULE
+                                        ? ClassName(child->name)
+                                        : std::string_view(child->name);
+      keys.push_back({base::StrCat(static_cast<int>(child->kind), ":", name),
+                      ValuesOf(side, SeriesOf(side, child.get())).values.compare_us()});
+    }
+    return keys;
+  }
+
+  void AddUnknown(const MergedNode* na, const MergedNode* nb, const std::string& path,
+                  const std::string& index_path, bool device_bound, v1::ModuleDiffNode& parent) {
+    const ModuleSeries ua = UnknownOf(a_, na);
+    const ModuleSeries ub = UnknownOf(b_, nb);
+    if (ua.Value(a_, kHost) <= 0 && ub.Value(b_, kHost) <= 0) return;
+    v1::ModuleDiffNode& out = *parent.add_children();
+    out.set_name(kUnknownName);
+    out.set_path(path.empty() ? kUnknownName : path + "/" + kUnknownName);
+    out.set_index_path(index_path);
+    out.set_status("unknown");
+    out.set_kind(v1::MODULE_NODE_KIND_UNKNOWN);
+    Fill(ua, ub, device_bound, out);
+  }
+
+  void Fill(const ModuleSeries& sa, const ModuleSeries& sb, bool device_bound,
+            v1::ModuleDiffNode& out) const {
+    const SideValues va = ValuesOf(a_, sa);
+    const SideValues vb = ValuesOf(b_, sb);
+    *out.mutable_baseline() = va.values;
+    *out.mutable_experimental() = vb.values;
+    v1::ModuleValues& d = *out.mutable_delta();
+    d.set_calls(vb.values.calls() - va.values.calls());
+    d.set_host_us(vb.values.host_us() - va.values.host_us());
+    d.set_device_us(vb.values.device_us() - va.values.device_us());
+    d.set_compare_us(vb.values.compare_us() - va.values.compare_us());
+    out.set_delta_pct(DeltaPct(va.values.compare_us(), vb.values.compare_us()));
+    *out.mutable_noise() = CompareSamples(va.compare_samples, vb.compare_samples, threshold_);
+    // Host time inside a node whose device work is what it is compared by runs off the
+    // critical path (SEMANTICS.md §7): a change there does not change the step.
+    if (device_bound && va.values.device_us() == 0 && vb.values.device_us() == 0) {
+      out.mutable_noise()->set_significant(false);
+    }
+  }
+
+  const Side& a_;
+  const Side& b_;
+  ChangeThreshold threshold_;
+  absl::flat_hash_map<std::string, std::pair<const MergedNode*, const MergedNode*>> nodes_by_index_path_;
+};
+
+bool IsIndexPath(const std::string& path) {
+  return !path.empty() && path.find_first_not_of("0123456789/") == std::string::npos;
+}
+
+// The child of `node` a path segment names: a child index, or a name on either side.
+const v1::ModuleDiffNode* FindChild(const v1::ModuleDiffNode& node, std::string_view segment,
+                                    bool by_index) {
+  if (by_index) {
+    size_t index = 0;
+    for (char c : segment) index = index * 10 + static_cast<size_t>(c - '0');
+    return index < static_cast<size_t>(node.children_size()) ? &node.children(static_cast<int>(index)) : nullptr;
+  }
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    if (child.name() == segment || child.baseline_name() == segment || child.experimental_name() == segment) {
+      return &child;
+    }
+  }
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    if (ClassName(child.name()) == segment) return &child;
+  }
+  return nullptr;
+}
+
+std::string ChildList(const v1::ModuleDiffNode& node) {
+  std::string list;
+  int shown = 0;
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    if (shown++ == 20) {
+      base::StrAppend(&list, ", ...");
+      break;
+    }
+    base::StrAppend(&list, list.empty() ? "" : ", ", child.index_path(), " ", child.name());
+  }
+  return list.empty() ? "none" : list;
+}
+
+}  // namespace
+
+absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::string& path,
+                                       const ChangeThreshold& threshold) {
+  const std::unique_ptr<MergedNode> ta = MergeTrees(a);
+  const std::unique_ptr<MergedNode> tb = MergeTrees(b);
+  TreeDiffer differ(a, b, threshold);
+  ModuleDiff result;
+  differ.Diff(ta.get(), tb.get(), "matched", "", "", false, result.node);
+  if (path.empty() || path == "/") return result;
+
+  const bool by_index = IsIndexPath(path);
+  const v1::ModuleDiffNode* node = &result.node;
+  for (absl::string_view part : absl::StrSplit(base::ToAbsl(path), '/', absl::SkipEmpty())) {
+    const std::string_view segment(part.data(), part.size());
+    const v1::ModuleDiffNode* child = FindChild(*node, segment, by_index);
+    if (child == nullptr) {
+      return absl::NotFoundError(base::StrCat(
+          "--path ", path, ": no node \"", segment,
+          "\" under \"", node->path().empty() ? "(root)" : node->path(), "\"; its children: ",
+          ChildList(*node)));
+    }
+    node = child;
+  }
+  ModuleDiff scoped;
+  scoped.node = *node;
+  auto it = differ.nodes().find(node->index_path());
+  const MergedNode* sides[2] = {nullptr, nullptr};
+  if (it != differ.nodes().end()) sides[0] = it->second.first, sides[1] = it->second.second;
+  const Side* side_of[2] = {&a, &b};
+  for (int s = 0; s < 2; ++s) {
+    for (size_t w = 0; w < side_of[s]->workers().size(); ++w) {
+      const v1::ModuleNode* n = sides[s] != nullptr ? sides[s]->per_worker[w] : nullptr;
+      scoped.operators[s].push_back(n != nullptr ? &n->operators() : nullptr);
+      scoped.kernels[s].push_back(n != nullptr ? &n->kernels() : nullptr);
+    }
+  }
+  return scoped;
+}
+
+}  // namespace profdiff::differ

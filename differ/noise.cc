@@ -1,0 +1,83 @@
+#include "differ/noise.h"
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace profdiff::differ {
+namespace {
+
+// (df, t_0.975) from the standard table; the last row is the normal limit.
+constexpr std::array<std::pair<double, double>, 34> kT975 = {{
+    {1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},  {5, 2.571},  {6, 2.447},  {7, 2.365},
+    {8, 2.306},  {9, 2.262},  {10, 2.228}, {11, 2.201}, {12, 2.179}, {13, 2.160}, {14, 2.145},
+    {15, 2.131}, {16, 2.120}, {17, 2.110}, {18, 2.101}, {19, 2.093}, {20, 2.086}, {21, 2.080},
+    {22, 2.074}, {23, 2.069}, {24, 2.064}, {25, 2.060}, {26, 2.056}, {27, 2.052}, {28, 2.048},
+    {29, 2.045}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}, {1e300, 1.960},
+}};
+
+struct Moments {
+  double mean = 0;
+  double variance = 0;  // sample variance (n - 1)
+};
+
+Moments MomentsOf(const std::vector<double>& x) {
+  Moments m;
+  if (x.empty()) return m;
+  for (double v : x) m.mean += v;
+  m.mean /= static_cast<double>(x.size());
+  if (x.size() < 2) return m;
+  for (double v : x) m.variance += (v - m.mean) * (v - m.mean);
+  m.variance /= static_cast<double>(x.size() - 1);
+  return m;
+}
+
+}  // namespace
+
+double StudentT975(double df) {
+  if (!(df > 1)) return kT975.front().second;
+  for (size_t i = 1; i < kT975.size(); ++i) {
+    if (df <= kT975[i].first) {
+      const auto [df0, t0] = kT975[i - 1];
+      const auto [df1, t1] = kT975[i];
+      // Linear in 1/df between table rows.
+      const double w = (1 / df0 - 1 / df) / (1 / df0 - 1 / df1);
+      return t0 + w * (t1 - t0);
+    }
+  }
+  return kT975.back().second;
+}
+
+v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>& b,
+                         const ChangeThreshold& threshold) {
+  v1::Noise noise;
+  noise.set_baseline_samples(static_cast<int32_t>(a.size()));
+  noise.set_experimental_samples(static_cast<int32_t>(b.size()));
+  const Moments ma = MomentsOf(a);
+  const Moments mb = MomentsOf(b);
+  noise.set_baseline_stddev(std::sqrt(ma.variance));
+  noise.set_experimental_stddev(std::sqrt(mb.variance));
+  if (a.size() < 2 || b.size() < 2) return noise;
+
+  const double delta = mb.mean - ma.mean;
+  const double va = ma.variance / static_cast<double>(a.size());
+  const double vb = mb.variance / static_cast<double>(b.size());
+  const double se2 = va + vb;
+  double half_width = 0;
+  if (se2 > 0) {
+    // Welch–Satterthwaite degrees of freedom.
+    const double df = se2 * se2 / (va * va / static_cast<double>(a.size() - 1) +
+                                   vb * vb / static_cast<double>(b.size() - 1));
+    half_width = StudentT975(df) * std::sqrt(se2);
+  }
+  noise.set_has_interval(true);
+  noise.set_ci_low(delta - half_width);
+  noise.set_ci_high(delta + half_width);
+  const bool excludes_zero = noise.ci_low() > 0 || noise.ci_high() < 0;
+  const bool large_enough = std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(ma.mean) &&
+                            std::abs(delta) >= threshold.min_abs;
+  noise.set_significant(excludes_zero && large_enough);
+  return noise;
+}
+
+}  // namespace profdiff::differ

@@ -1,0 +1,159 @@
+#include "differ/overview_diff.h"
+
+#include <array>
+#include <functional>
+#include <string>
+
+#include "differ/noise.h"
+
+namespace profdiff::differ {
+namespace {
+
+// A step metric: its overview label and how to read it from a StepStats.
+struct StepMetric {
+  const char* label;
+  double (v1::StepStats::*get)() const;
+};
+
+constexpr std::array<StepMetric, 9> kStepMetrics = {{
+    {"Average step time", &v1::StepStats::duration_us},
+    {"Kernel", &v1::StepStats::kernel_us},
+    {"Memcpy", &v1::StepStats::memcpy_us},
+    {"Memset", &v1::StepStats::memset_us},
+    {"Communication", &v1::StepStats::communication_us},
+    {"Runtime", &v1::StepStats::runtime_us},
+    {"DataLoader", &v1::StepStats::dataloader_us},
+    {"CPU Exec", &v1::StepStats::cpu_exec_us},
+    {"Other", &v1::StepStats::other_us},
+}};
+
+// Mean over the side's workers of f(worker).
+double MeanOverWorkers(const Side& side, const std::function<double(const v1::WorkerProfile&)>& f) {
+  double sum = 0;
+  for (const v1::WorkerProfile* w : side.workers()) sum += f(*w);
+  return side.workers().empty() ? 0 : sum / static_cast<double>(side.workers().size());
+}
+
+// The memory entry users look at: the first accelerator's, else the CPU's.
+const v1::MemoryStats* MainMemory(const v1::WorkerProfile& w) {
+  const v1::MemoryStats* cpu = nullptr;
+  for (const v1::MemoryStats& m : w.memory()) {
+    if (m.device() == "cpu") {
+      cpu = &m;
+    } else {
+      return &m;
+    }
+  }
+  return cpu;
+}
+
+std::string DeviceName(const Side& side) {
+  const v1::WorkerProfile& w = *side.workers().front();
+  if (w.worker().devices_size() > 0) return w.worker().devices(0).name();
+  return w.devices_size() > 0 ? "GPU (no deviceProperties)" : "CPU";
+}
+
+v1::OverviewRow& AddRow(v1::Overview& overview, const char* metric, const char* unit, double a,
+                        double b) {
+  v1::OverviewRow& row = *overview.add_rows();
+  row.set_metric(metric);
+  row.set_unit(unit);
+  row.set_baseline(a);
+  row.set_experimental(b);
+  row.set_delta(b - a);
+  row.set_delta_pct(DeltaPct(a, b));
+  return row;
+}
+
+}  // namespace
+
+v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& threshold) {
+  v1::Overview overview;
+  v1::OverviewRow& device = AddRow(overview, "Device", "", 0, 0);
+  device.set_baseline_text(DeviceName(a));
+  device.set_experimental_text(DeviceName(b));
+  auto device_memory = [](const v1::WorkerProfile& w) {
+    return w.worker().devices_size() > 0 ? static_cast<double>(w.worker().devices(0).total_global_mem_bytes()) : 0.0;
+  };
+  AddRow(overview, "Device memory", "bytes", MeanOverWorkers(a, device_memory), MeanOverWorkers(b, device_memory));
+  auto ranks = [](const Side& s) { return static_cast<double>(s.workers().size()); };
+  AddRow(overview, "Ranks", "", ranks(a), ranks(b));
+  auto steps = [](const v1::WorkerProfile& w) { return static_cast<double>(w.steps_size()); };
+  AddRow(overview, "Steps", "", MeanOverWorkers(a, steps), MeanOverWorkers(b, steps));
+  auto utilization = [](const v1::WorkerProfile& w) { return w.gpu_utilization(); };
+  AddRow(overview, "GPU utilization", "fraction", MeanOverWorkers(a, utilization), MeanOverWorkers(b, utilization));
+  auto sm = [](const v1::WorkerProfile& w) { return w.sm_efficiency(); };
+  AddRow(overview, "Est. SM efficiency", "fraction", MeanOverWorkers(a, sm), MeanOverWorkers(b, sm));
+  auto occupancy = [](const v1::WorkerProfile& w) { return w.achieved_occupancy_pct(); };
+  AddRow(overview, "Est. achieved occupancy", "%", MeanOverWorkers(a, occupancy), MeanOverWorkers(b, occupancy));
+  auto peak = [](const v1::WorkerProfile& w) {
+    const v1::MemoryStats* m = MainMemory(w);
+    return m != nullptr ? static_cast<double>(m->peak_allocated_bytes()) : 0.0;
+  };
+  AddRow(overview, "Peak memory", "bytes", MeanOverWorkers(a, peak), MeanOverWorkers(b, peak));
+  auto average = [](const v1::WorkerProfile& w) {
+    const v1::MemoryStats* m = MainMemory(w);
+    return m != nullptr ? m->average_allocated_bytes() : 0.0;
+  };
+  AddRow(overview, "Average memory", "bytes", MeanOverWorkers(a, average), MeanOverWorkers(b, average));
+
+  for (const StepMetric& metric : kStepMetrics) {
+    auto mean = [&metric](const v1::WorkerProfile& w) { return (w.average_step().*metric.get)(); };
+    auto samples = [&metric](const Side& side) {
+      std::vector<double> out;
+      for (const v1::WorkerProfile* w : side.workers()) {
+        for (const v1::StepStats& step : w->steps()) out.push_back((step.*metric.get)());
+      }
+      return out;
+    };
+    v1::OverviewRow& row = AddRow(overview, metric.label, "us", MeanOverWorkers(a, mean), MeanOverWorkers(b, mean));
+    *row.mutable_noise() = CompareSamples(samples(a), samples(b), threshold);
+  }
+  return overview;
+}
+
+std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
+  std::vector<v1::RankSteps> out;
+  for (const Side* side : {&a, &b}) {
+    const size_t first = out.size();
+    size_t slowest = first;
+    for (const v1::WorkerProfile* w : side->workers()) {
+      v1::RankSteps& rank = out.emplace_back();
+      rank.set_side(side->label());
+      rank.set_rank(w->worker().rank());
+      rank.set_worker_name(w->worker().worker_name());
+      *rank.mutable_average_step() = w->average_step();
+      rank.set_steps(w->steps_size());
+      if (out[slowest].average_step().duration_us() < rank.average_step().duration_us()) {
+        slowest = out.size() - 1;
+      }
+    }
+    if (out.size() - first > 1) out[slowest].set_straggler(true);
+  }
+  return out;
+}
+
+v1::RunSummary SummarizeSide(const Side& side) {
+  v1::RunSummary summary;
+  summary.set_run(side.run().run());
+  int32_t dropped = 0;
+  double steps = 0;
+  for (const v1::WorkerProfile* w : side.workers()) {
+    summary.add_ranks(w->worker().rank());
+    dropped += w->steps_dropped();
+    steps += w->steps_size();
+  }
+  summary.set_steps_per_rank(steps / static_cast<double>(side.workers().size()));
+  summary.set_steps_dropped(dropped);
+  summary.set_device_name(DeviceName(side));
+  const v1::WorkerProfile& first = *side.workers().front();
+  if (first.worker().devices_size() > 0) {
+    summary.set_device_memory_bytes(first.worker().devices(0).total_global_mem_bytes());
+  }
+  summary.set_module_source(first.module_source());
+  summary.set_operator_grouping(first.operator_grouping());
+  summary.set_kernel_grouping(first.kernel_grouping());
+  return summary;
+}
+
+}  // namespace profdiff::differ
