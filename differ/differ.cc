@@ -91,6 +91,15 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     return report;
   }
 
+  // One --sort may name a column of either table; the other keeps its default order.
+  v1::DiffOptions operator_order = options;
+  v1::DiffOptions kernel_order = options;
+  if (!options.sort().empty()) {
+    const bool for_operators = IsOperatorColumn(options.sort());
+    const bool for_kernels = IsKernelColumn(options.sort());
+    if (!for_operators && for_kernels) operator_order.clear_sort();
+    if (for_operators && !for_kernels) kernel_order.clear_sort();
+  }
   AddWarnings(a, b, report);
   if (Wants(options, v1::DIFF_VIEW_OVERVIEW)) *report.mutable_overview() = DiffOverview(a, b, threshold);
   if (Wants(options, v1::DIFF_VIEW_RANKS)) {
@@ -113,13 +122,13 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     for (v1::OperatorDiff& row : DiffOperators(a, operators[0], b, operators[1], threshold)) {
       *report.add_operators() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(OrderOperatorRows(options, *report.mutable_operators()));
+    PD_RETURN_IF_ERROR(OrderOperatorRows(operator_order, *report.mutable_operators()));
   }
   if (Wants(options, v1::DIFF_VIEW_KERNELS)) {
     for (v1::KernelDiff& row : DiffKernels(a, kernels[0], b, kernels[1], threshold)) {
       *report.add_kernels() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(OrderKernelRows(options, *report.mutable_kernels()));
+    PD_RETURN_IF_ERROR(OrderKernelRows(kernel_order, *report.mutable_kernels()));
   }
   return report;
 }

@@ -94,7 +94,25 @@ absl::Status Order(const v1::DiffOptions& options, const pb::Descriptor* values,
   return absl::OkStatus();
 }
 
+bool IsValueColumn(const std::string& column, const pb::Descriptor* values) {
+  if (column.empty() || column == "name" || column == "change") return true;
+  for (std::string_view prefix : {"baseline_", "experimental_", "delta_pct_", "delta_", ""}) {
+    if (std::string_view(column).starts_with(prefix) &&
+        values->FindFieldByName(column.substr(prefix.size())) != nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+bool IsOperatorColumn(const std::string& column) {
+  return IsValueColumn(column, v1::OperatorValues::descriptor());
+}
+bool IsKernelColumn(const std::string& column) {
+  return IsValueColumn(column, v1::KernelValues::descriptor());
+}
 
 absl::Status OrderOperatorRows(const v1::DiffOptions& options,
                                pb::RepeatedPtrField<v1::OperatorDiff>& rows) {

@@ -11,6 +11,10 @@
 
 namespace profdiff::differ {
 
+// Whether `column` names a column of the operator / kernel diff (a --sort may name either).
+bool IsOperatorColumn(const std::string& column);
+bool IsKernelColumn(const std::string& column);
+
 absl::Status OrderOperatorRows(const v1::DiffOptions& options,
                                google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows);
 absl::Status OrderKernelRows(const v1::DiffOptions& options,

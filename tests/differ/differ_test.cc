@@ -1,0 +1,346 @@
+// The differ on hand-built profiles (alignment through DiffRuns, normalisation, --path, row
+// controls) and on real traces from PROFDIFF_TRACES (hardware pair, repeat runs, DataLoader).
+#include "differ/differ.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "client/run_loader.h"
+
+namespace profdiff::differ {
+namespace {
+
+namespace fs = std::filesystem;
+
+// --- hand-built profiles ---------------------------------------------------------------------
+
+struct NodeSpec {
+  NodeSpec(std::string n, double host = 0, double device = 0, std::vector<NodeSpec> c = {})
+      : name(std::move(n)), host_per_step(host), device_per_step(device), children(std::move(c)) {}
+  std::string name;
+  double host_per_step;
+  double device_per_step;
+  std::vector<NodeSpec> children;
+};
+
+void FillNode(const NodeSpec& spec, int steps, v1::ModuleNode& out) {
+  out.set_name(spec.name);
+  out.set_kind(v1::MODULE_NODE_KIND_MODULE);
+  out.set_calls(steps);
+  out.set_host_us(spec.host_per_step * steps);
+  out.set_device_us(spec.device_per_step * steps);
+  for (int s = 0; s < steps; ++s) {
+    v1::ModuleStepSample* sample = out.add_step_samples();
+    sample->set_step_index(s);
+    sample->set_calls(1);
+    sample->set_host_us(spec.host_per_step);
+    sample->set_device_us(spec.device_per_step);
+  }
+  for (const NodeSpec& child : spec.children) FillNode(child, steps, *out.add_children());
+}
+
+// One worker whose steps each take `step_us` on the host and whose module tree is `top`.
+v1::RunProfile MakeRun(const std::string& name, const std::vector<NodeSpec>& top, int steps = 3,
+                   double step_us = 1000) {
+  v1::RunProfile run;
+  run.set_run(name);
+  v1::WorkerProfile& w = *run.add_workers();
+  w.mutable_worker()->set_worker_name("worker0");
+  for (int s = 0; s < steps; ++s) {
+    v1::StepStats* step = w.add_steps();
+    step->set_step(s + 1);
+    step->set_duration_us(step_us);
+    step->set_cpu_exec_us(step_us);
+  }
+  w.mutable_average_step()->set_duration_us(step_us);
+  w.mutable_average_step()->set_cpu_exec_us(step_us);
+  v1::ModuleNode& root = *w.mutable_modules();
+  root.set_name("(root)");
+  root.set_kind(v1::MODULE_NODE_KIND_ROOT);
+  for (int s = 0; s < steps; ++s) {
+    v1::ModuleStepSample* sample = root.add_step_samples();
+    sample->set_step_index(s);
+    sample->set_calls(1);
+    sample->set_host_us(step_us);
+  }
+  for (const NodeSpec& spec : top) FillNode(spec, steps, *root.add_children());
+  return run;
+}
+
+const v1::ModuleDiffNode& Child(const v1::ModuleDiffNode& node, const std::string& name) {
+  for (const v1::ModuleDiffNode& c : node.children()) {
+    if (c.name() == name) return c;
+  }
+  ADD_FAILURE() << "no child " << name << " under " << node.path();
+  return node;
+}
+
+void Walk(const v1::ModuleDiffNode& node, const std::function<void(const v1::ModuleDiffNode&)>& f) {
+  f(node);
+  for (const v1::ModuleDiffNode& c : node.children()) Walk(c, f);
+}
+
+TEST(DiffModulesTest, InstanceSuffixesThatDifferStillMatch) {
+  const auto a = MakeRun("a", {{"Linear_3", 100}, {"ReLU_4", 10}});
+  const auto b = MakeRun("b", {{"Linear_7", 120}, {"ReLU_8", 10}});
+  auto report = DiffRuns(a, b, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::ModuleDiffNode& root = report->modules();
+  ASSERT_GE(root.children_size(), 2);
+  EXPECT_EQ(root.children(0).status(), "matched");
+  EXPECT_EQ(root.children(0).baseline_name(), "Linear_3");
+  EXPECT_EQ(root.children(0).experimental_name(), "Linear_7");
+  EXPECT_DOUBLE_EQ(root.children(0).delta().compare_us(), 20);
+  EXPECT_EQ(root.children(1).status(), "matched");
+}
+
+TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
+  auto stage = [](int blocks) {
+    NodeSpec layer3("layer3");
+    for (int i = 0; i < blocks; ++i) layer3.children.push_back({"Bottleneck_" + std::to_string(i), 10});
+    layer3.host_per_step = 10.0 * blocks;
+    return NodeSpec{"ResNet_0", layer3.host_per_step, 0, {layer3}};
+  };
+  auto report = DiffRuns(MakeRun("r50", {stage(6)}), MakeRun("r152", {stage(36)}), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::ModuleDiffNode& layer3 = Child(Child(report->modules(), "ResNet_0"), "layer3");
+  int matched = 0, added = 0, removed = 0;
+  for (const v1::ModuleDiffNode& c : layer3.children()) {
+    matched += c.status() == "matched";
+    added += c.status() == "added";
+    removed += c.status() == "removed";
+  }
+  EXPECT_EQ(matched, 6);
+  EXPECT_EQ(added, 30);
+  EXPECT_EQ(removed, 0);
+}
+
+TEST(DiffModulesTest, UnknownBlockHoldsTimeOutsideEveryChild) {
+  // Steps of 1000 us; the model covers 700 of them, so 300 belong to no module.
+  auto report = DiffRuns(MakeRun("a", {{"Model_0", 700}}), MakeRun("b", {{"Model_0", 700}}), {});
+  ASSERT_TRUE(report.ok());
+  const v1::ModuleDiffNode& unknown = Child(report->modules(), "(unknown)");
+  EXPECT_EQ(unknown.status(), "unknown");
+  EXPECT_DOUBLE_EQ(unknown.baseline().host_us(), 300);
+  EXPECT_DOUBLE_EQ(unknown.delta().host_us(), 0);
+}
+
+TEST(DiffModulesTest, PathByIndexOrNameScopesTheTree) {
+  auto a = MakeRun("a", {{"Enc_0", 500, 0, {{"Attn_1", 300}, {"MLP_2", 100}}}});
+  auto b = MakeRun("b", {{"Enc_0", 600, 0, {{"Attn_1", 400}, {"MLP_2", 100}}}});
+  v1::DiffOptions options;
+  options.set_path("0/0");
+  auto by_index = DiffRuns(a, b, options);
+  ASSERT_TRUE(by_index.ok()) << by_index.status();
+  EXPECT_EQ(by_index->modules().name(), "Attn_1");
+  EXPECT_DOUBLE_EQ(by_index->modules().delta().compare_us(), 100);
+  options.set_path("Enc_0/Attn_1");
+  auto by_name = DiffRuns(a, b, options);
+  ASSERT_TRUE(by_name.ok());
+  EXPECT_EQ(by_name->modules().index_path(), "0/0");
+  options.set_path("Enc/Attn");  // class names work too
+  ASSERT_TRUE(DiffRuns(a, b, options).ok());
+  options.set_path("Enc_0/Conv_9");
+  auto missing = DiffRuns(a, b, options);
+  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("Attn_1"), std::string::npos) << missing.status();
+}
+
+TEST(DiffRunsTest, NormalizePerStepOrTotal) {
+  const auto a = MakeRun("a", {{"M_0", 100}}, /*steps=*/2);
+  const auto b = MakeRun("b", {{"M_0", 100}}, /*steps=*/4);
+  auto per_step = DiffRuns(a, b, {});
+  ASSERT_TRUE(per_step.ok());
+  EXPECT_DOUBLE_EQ(Child(per_step->modules(), "M_0").delta().host_us(), 0);
+  v1::DiffOptions total;
+  total.set_normalize(v1::NORMALIZATION_TOTAL);
+  auto totals = DiffRuns(a, b, total);
+  ASSERT_TRUE(totals.ok());
+  EXPECT_DOUBLE_EQ(Child(totals->modules(), "M_0").baseline().host_us(), 200);
+  EXPECT_DOUBLE_EQ(Child(totals->modules(), "M_0").experimental().host_us(), 400);
+}
+
+TEST(DiffRunsTest, UnknownRankIsAnError) {
+  v1::DiffOptions options;
+  options.add_ranks(3);
+  auto report = DiffRuns(MakeRun("a", {}), MakeRun("b", {}), options);
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(report.status().message().find("ranks 0"), std::string::npos) << report.status();
+}
+
+// --- real traces -----------------------------------------------------------------------------
+
+class RealTraceDiffTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    const char* env = std::getenv("PROFDIFF_TRACES");
+    root_ = env != nullptr ? env : "../shared/traces";
+    if (!fs::is_directory(root_)) GTEST_SKIP() << "no trace folder at " << root_ << " (set PROFDIFF_TRACES)";
+  }
+
+  absl::StatusOr<v1::DiffReport> Diff(const std::string& a, const std::string& b,
+                                      const v1::DiffOptions& options = {}) {
+    for (const std::string& p : {a, b}) {
+      if (!fs::exists(root_ / p)) return absl::NotFoundError("missing " + (root_ / p).string());
+    }
+    auto runs = client::LoadRuns({{(root_ / a).string()}, {(root_ / b).string()}}, {});
+    if (!runs.ok()) return runs.status();
+    return DiffRuns((*runs)[0], (*runs)[1], options);
+  }
+
+  fs::path root_;
+};
+
+constexpr char kNw0A[] = "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+constexpr char kNw4A[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
+constexpr char kNw4B[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623213129365.pt.trace.json.gz";
+
+TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
+  auto report = Diff(kNw0A, kNw0A);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const v1::OverviewRow& row : report->overview().rows()) {
+    EXPECT_EQ(row.delta(), 0) << row.metric();
+    EXPECT_FALSE(row.noise().significant()) << row.metric();
+  }
+  ASSERT_GT(report->operators_size(), 10);
+  for (const v1::OperatorDiff& row : report->operators()) {
+    EXPECT_EQ(row.delta().host_total_us(), 0) << row.name();
+    EXPECT_EQ(row.delta().device_total_us(), 0) << row.name();
+    EXPECT_EQ(row.change(), "unchanged") << row.name();
+  }
+  for (const v1::KernelDiff& row : report->kernels()) EXPECT_EQ(row.change(), "unchanged") << row.name();
+  Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
+    EXPECT_TRUE(n.status() == "matched" || n.status() == "unknown") << n.path();
+    EXPECT_EQ(n.delta().compare_us(), 0) << n.path();
+    EXPECT_FALSE(n.noise().significant()) << n.path();
+  });
+}
+
+TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
+  auto report = Diff(kNw4A, kNw4B);
+  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const v1::OverviewRow& row : report->overview().rows()) EXPECT_FALSE(row.noise().significant()) << row.metric();
+  for (const v1::OperatorDiff& row : report->operators()) EXPECT_FALSE(row.noise().significant()) << row.name();
+  for (const v1::KernelDiff& row : report->kernels()) EXPECT_FALSE(row.noise().significant()) << row.name();
+  Walk(report->modules(), [](const v1::ModuleDiffNode& n) { EXPECT_FALSE(n.noise().significant()) << n.path(); });
+}
+
+TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
+  auto report = Diff(kNw0A, kNw4A);
+  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_GT(report->operators_size(), 0);
+  EXPECT_NE(report->operators(0).name().find("DataLoader"), std::string::npos) << report->operators(0).name();
+  EXPECT_EQ(report->operators(0).change(), "deleted");
+  // Of the breakdown categories, the largest significant change is DataLoader.
+  const v1::OverviewRow* largest = nullptr;
+  for (const v1::OverviewRow& row : report->overview().rows()) {
+    if (row.unit() != "us" || row.metric() == "Average step time" || !row.noise().significant()) continue;
+    if (largest == nullptr || std::abs(row.delta()) > std::abs(largest->delta())) largest = &row;
+  }
+  ASSERT_NE(largest, nullptr);
+  EXPECT_EQ(largest->metric(), "DataLoader");
+  EXPECT_LT(largest->delta(), 0);
+}
+
+TEST_F(RealTraceDiffTest, SameModelOnH100AndMi300AlignsNearlyEveryModule) {
+  for (const char* model : {"Falconsai_nsfw_image_detection__1016002", "Qwen_Qwen1.5-0.5B-Chat__1016005",
+                            "facebook_timesformer-base-finetuned-k400__1016002",
+                            "gaunernst_bert-small-uncased__1016001"}) {
+    v1::DiffOptions options;
+    options.add_views(v1::DIFF_VIEW_MODULES);
+    auto report = Diff(std::string("tracelens/h100/") + model + ".json.gz",
+                       std::string("tracelens/mi300/") + model + ".json.gz", options);
+    if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+    ASSERT_TRUE(report.ok()) << report.status();
+    int matched = 0, nodes = 0;
+    Walk(report->modules(), [&](const v1::ModuleDiffNode& n) {
+      if (n.status() == "unknown" || n.kind() == v1::MODULE_NODE_KIND_ROOT) return;
+      ++nodes;
+      matched += n.status() == "matched";
+    });
+    EXPECT_GT(nodes, 50) << model;
+    EXPECT_GE(matched, nodes * 95 / 100) << model << ": " << matched << " of " << nodes;
+  }
+}
+
+TEST_F(RealTraceDiffTest, PathScopesOperatorAndKernelTables) {
+  v1::DiffOptions options;
+  const std::string a = "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string b = "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  auto whole = Diff(a, b);
+  if (whole.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << whole.status();
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  // A matched module holding a small share of the step.
+  const v1::ModuleDiffNode* small = nullptr;
+  const double root_host = whole->modules().baseline().host_us();
+  Walk(whole->modules(), [&](const v1::ModuleDiffNode& n) {
+    if (small == nullptr && n.kind() == v1::MODULE_NODE_KIND_MODULE && n.status() == "matched" &&
+        n.baseline().host_us() > 0 && n.baseline().host_us() < 0.2 * root_host) {
+      small = &n;
+    }
+  });
+  ASSERT_NE(small, nullptr);
+  options.set_path(small->index_path());
+  auto scoped = Diff(a, b, options);
+  ASSERT_TRUE(scoped.ok()) << scoped.status();
+  EXPECT_EQ(scoped->modules().path(), small->path());
+  ASSERT_GT(scoped->operators_size(), 0);
+  EXPECT_LT(scoped->operators_size(), whole->operators_size());
+  // Inside a node, no operator takes longer on the host than the node itself.
+  for (const v1::OperatorDiff& row : scoped->operators()) {
+    EXPECT_LE(row.baseline().host_total_us(), scoped->modules().baseline().host_us() + 1e-6) << row.name();
+  }
+}
+
+TEST_F(RealTraceDiffTest, SortFilterTopAndBadColumns) {
+  v1::DiffOptions options;
+  options.set_filter("^aten::");
+  options.set_sort("baseline_host_total_us");
+  options.set_top(5);
+  auto report = Diff(kNw0A, kNw4A, options);
+  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->operators_size(), 5);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(report->operators(i).name().rfind("aten::", 0), 0u);
+    if (i > 0) EXPECT_GE(report->operators(i - 1).baseline().host_total_us(), report->operators(i).baseline().host_total_us());
+  }
+  options.set_sort("no_such_column");
+  auto bad = Diff(kNw0A, kNw4A, options);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("host_total_us"), std::string::npos) << bad.status();
+  options.set_sort("");
+  options.set_filter("([");
+  EXPECT_EQ(Diff(kNw0A, kNw4A, options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(RealTraceDiffTest, EightRankRunPerRankAndRankSelection) {
+  const std::string dlrm = "param/dlrm_kineto";
+  v1::DiffOptions options;
+  options.set_per_rank(true);
+  auto report = Diff(dlrm, dlrm, options);
+  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->baseline().ranks_size(), 8);
+  ASSERT_EQ(report->ranks_size(), 16);
+  int stragglers = 0;
+  for (const v1::RankSteps& r : report->ranks()) stragglers += r.straggler();
+  EXPECT_EQ(stragglers, 2);  // one per side
+  options.add_ranks(0);
+  options.add_ranks(5);
+  auto two = Diff(dlrm, dlrm, options);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->baseline().ranks_size(), 2);
+  EXPECT_EQ(two->ranks_size(), 4);
+}
+
+}  // namespace
+}  // namespace profdiff::differ
