@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include "analysis/worker_profile.h"
+#include "bench/json_floor.h"
 #include "base/keep_freed_memory.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
@@ -30,41 +31,6 @@ std::string TracePath(int index) {
   return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
 }
 
-// Walks every field of every event (keys and raw values), converting nothing.
-size_t WalkEvents(simdjson::ondemand::parser& parser, const profdiff::trace::TraceFileBuffer& buffer) {
-  namespace od = simdjson::ondemand;
-  size_t touched = 0;
-  od::document doc;
-  const simdjson::padded_string_view json(buffer.data(), buffer.json().size(), buffer.capacity());
-  if (parser.iterate(json).get(doc)) return 0;
-  od::object top;
-  if (doc.get_object().get(top)) return 0;
-  for (auto field : top) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) || key != "traceEvents") continue;
-    od::array events;
-    if (field.value().get_array().get(events)) return 0;
-    for (auto event : events) {
-      od::object object;
-      if (event.get_object().get(object)) continue;
-      for (auto f : object) {
-        od::value v;
-        if (f.value().get(v)) continue;
-        od::object args;
-        if (v.type().value_unsafe() == od::json_type::object && !v.get_object().get(args)) {
-          for (auto a : args) {
-            od::value av;
-            if (!a.value().get(av)) touched += av.raw_json_token().size();
-          }
-        } else {
-          touched += v.raw_json_token().size();
-        }
-      }
-    }
-  }
-  return touched;
-}
-
 void BM_Floor(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
@@ -73,7 +39,7 @@ void BM_Floor(benchmark::State& state) {
   size_t bytes = 0;
   for (auto _ : state) {
     if (!buffer.Load(path, {}).ok()) return state.SkipWithError("cannot read trace");
-    benchmark::DoNotOptimize(WalkEvents(parser, buffer));
+    benchmark::DoNotOptimize(profdiff::bench::WalkEvents(parser, buffer));
     bytes += buffer.json().size();
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));

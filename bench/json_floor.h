@@ -1,0 +1,19 @@
+// The floor both benchmarks compare against: gunzip + a simdjson on-demand walk touching every
+// field of every event (keys and raw values), converting nothing.
+#ifndef PROFDIFF_BENCH_JSON_FLOOR_H_
+#define PROFDIFF_BENCH_JSON_FLOOR_H_
+
+#include <cstddef>
+
+#include <simdjson.h>
+
+#include "trace/trace_file.h"
+
+namespace profdiff::bench {
+
+// Returns the bytes of raw values touched (so the walk cannot be optimised away).
+size_t WalkEvents(simdjson::ondemand::parser& parser, const trace::TraceFileBuffer& buffer);
+
+}  // namespace profdiff::bench
+
+#endif  // PROFDIFF_BENCH_JSON_FLOOR_H_

@@ -1,0 +1,138 @@
+// `profdiff diff` end to end on small trace folders written by the test: formats, the JSON
+// contract, HTA mode and errors that name what was wrong.
+#include "client/diff_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
+#include <gtest/gtest.h>
+
+#include "profdiff/v1/diff.pb.h"
+
+namespace profdiff::client {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// One worker with `steps` steps of 100 us; each step runs aten::mm for `mm_us` and, when
+// `with_add`, aten::add for 5 us.
+fs::path WriteRun(const std::string& name, int mm_us, bool with_add, int steps = 3) {
+  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream out(dir / "worker0.1000.pt.trace.json");
+  out << R"({"traceEvents": [)";
+  for (int s = 0; s < steps; ++s) {
+    const int t = 1000 * s;
+    if (s > 0) out << ",";
+    out << R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" << s + 1
+        << R"(", "pid": 1, "tid": 1, "ts": )" << t << R"(, "dur": 100},)"
+        << R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )" << t + 10
+        << R"(, "dur": )" << mm_us + s << "}";
+    if (with_add) {
+      out << R"(,{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": )" << t + 80
+          << R"(, "dur": 5})";
+    }
+  }
+  out << "]}";
+  return dir;
+}
+
+v1::DiffReport ParseReport(const std::string& json) {
+  v1::DiffReport report;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &report).ok()) << json.substr(0, 200);
+  return report;
+}
+
+TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
+  const fs::path a = WriteRun("diff_a", 40, true);
+  const fs::path b = WriteRun("diff_b", 60, false);
+  auto out = RunDiffCommand({a.string(), b.string(), "--format", "json"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("\"delta_pct\""));
+  EXPECT_THAT(*out, HasSubstr("\"host_total_us\""));
+  const v1::DiffReport report = ParseReport(*out);
+  EXPECT_EQ(report.baseline().run(), "diff_a");
+  EXPECT_EQ(report.experimental().run(), "diff_b");
+  std::map<std::string, const v1::OperatorDiff*> ops;
+  for (const v1::OperatorDiff& op : report.operators()) ops[op.name()] = &op;
+  ASSERT_TRUE(ops.contains("aten::mm") && ops.contains("aten::add"));
+  // mm: 40, 41, 42 us -> 60, 61, 62 us per step: +20 us, +48.8%.
+  EXPECT_DOUBLE_EQ(ops["aten::mm"]->baseline().host_total_us(), 41);
+  EXPECT_DOUBLE_EQ(ops["aten::mm"]->delta().host_total_us(), 20);
+  EXPECT_EQ(ops["aten::mm"]->change(), "increased");
+  EXPECT_TRUE(ops["aten::mm"]->noise().significant());
+  EXPECT_EQ(ops["aten::add"]->change(), "deleted");
+  // The overview's first rows name the device; step time rows carry noise.
+  ASSERT_GT(report.overview().rows_size(), 8);
+  EXPECT_EQ(report.overview().rows(0).metric(), "Device");
+}
+
+TEST(DiffCommandTest, TableAndCsvName) {
+  const fs::path a = WriteRun("diff_ta", 40, true);
+  const fs::path b = WriteRun("diff_tb", 60, true);
+  auto table = RunDiffCommand({a.string(), b.string()});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, HasSubstr("baseline     diff_ta"));
+  EXPECT_THAT(*table, HasSubstr("Overview (mean per step)"));
+  EXPECT_THAT(*table, HasSubstr("aten::mm"));
+  auto csv = RunDiffCommand({a.string(), b.string(), "--format=csv", "--view", "operators"});
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_THAT(*csv, HasSubstr("# Operators"));
+  EXPECT_THAT(*csv, HasSubstr("operator,change,calls base"));
+}
+
+TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
+  const fs::path a = WriteRun("diff_ha", 40, true);
+  const fs::path b = WriteRun("diff_hb", 60, false);
+  auto out = RunDiffCommand({a.string(), b.string(), "--compare", "hta", "--format", "json"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const v1::DiffReport report = ParseReport(*out);
+  std::map<std::string, v1::HtaRow> rows;
+  for (const v1::HtaRow& row : report.hta_rows()) rows[row.name()] = row;
+  ASSERT_TRUE(rows.contains("aten::mm"));
+  EXPECT_EQ(rows["aten::mm"].baseline_counts(), 1);
+  EXPECT_DOUBLE_EQ(rows["aten::mm"].baseline_total_duration_us(), 40);
+  EXPECT_DOUBLE_EQ(rows["aten::mm"].diff_duration_us(), 20);
+  EXPECT_EQ(rows["aten::add"].change(), "-");
+  EXPECT_THAT(report.hta_ops_diff().deleted(), testing::ElementsAre("aten::add"));
+  auto all = RunDiffCommand({a.string(), b.string(), "--compare", "hta", "--steps", "all", "--format", "json"});
+  ASSERT_TRUE(all.ok()) << all.status();
+  const v1::DiffReport all_steps = ParseReport(*all);
+  for (const v1::HtaRow& row : all_steps.hta_rows()) {
+    if (row.name() == "aten::mm") EXPECT_EQ(row.baseline_counts(), 3);
+  }
+}
+
+TEST(DiffCommandTest, ErrorsNameTheProblem) {
+  const fs::path a = WriteRun("diff_ea", 40, true);
+  auto one = RunDiffCommand({a.string()});
+  EXPECT_THAT(one.status().message(), HasSubstr("expected BASELINE and EXPERIMENTAL"));
+  auto missing = RunDiffCommand({a.string(), "/no/such/run"});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("/no/such/run"));
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--view", "bogus"}).status().message(),
+              HasSubstr("--view bogus"));
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--steps", "1"}).status().message(),
+              HasSubstr("apply to --compare hta"));
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--compare", "hta", "--steps", "9"}).status().message(),
+              HasSubstr("no step 9"));
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--path", "nope"}).status().message(),
+              HasSubstr("no node \"nope\""));
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--ranks", "2-1"}).status().message(),
+              HasSubstr("not a range"));
+}
+
+TEST(DiffCommandTest, NumberLists) {
+  auto list = ParseNumberList("ranks", "0,2-4,7");
+  ASSERT_TRUE(list.ok());
+  EXPECT_THAT(*list, testing::ElementsAre(0, 2, 3, 4, 7));
+  EXPECT_FALSE(ParseNumberList("ranks", "x").ok());
+  EXPECT_FALSE(ParseNumberList("ranks", "").ok());
+}
+
+}  // namespace
+}  // namespace profdiff::client
