@@ -164,19 +164,8 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     return absl::InvalidArgumentError("--steps, --device and --short-names apply to --compare hta");
   }
 
-  analysis::ProfileOptions profile_options;
-  const std::string group_by = parsed.Get("group-by", "name");
-  if (group_by == "shape") {
-    profile_options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
-  } else if (group_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
-  }
-  const std::string kernels_by = parsed.Get("kernels-by", "name");
-  if (kernels_by == "op") {
-    profile_options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  } else if (kernels_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
-  }
+  PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
+                      ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
   PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs,
                       LoadRuns({{parsed.positionals[0]}, {parsed.positionals[1]}}, profile_options));
   PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));

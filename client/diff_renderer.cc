@@ -1,8 +1,8 @@
 #include "client/diff_renderer.h"
 
-#include <google/protobuf/util/json_util.h>
 
 #include "base/str_cat.h"
+#include "client/json_output.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
 
@@ -156,16 +156,7 @@ std::string SideLine(const char* label, const v1::RunSummary& s) {
 
 absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                                              const DiffRenderOptions& options) {
-  if (options.format == OutputFormat::kJson) {
-    google::protobuf::util::JsonPrintOptions json;
-    json.preserve_proto_field_names = true;
-    json.always_print_primitive_fields = true;
-    json.add_whitespace = true;
-    std::string out;
-    const auto status = google::protobuf::util::MessageToJsonString(report, &out, json);
-    if (!status.ok()) return absl::InternalError(base::StrCat("JSON output: ", status.ToString()));
-    return out;
-  }
+  if (options.format == OutputFormat::kJson) return ToJson(report);
   const bool csv = options.format == OutputFormat::kCsv;
   std::string out;
   auto section = [&](const std::string& title, const TextTable& table) {

@@ -29,25 +29,22 @@ int main(int argc, char** argv) {
   }
   const std::string command = args[0];
   args.erase(args.begin());
-  if (command == "diff") {
+  struct Command {
+    const char* name;
+    std::string (*usage)();
+    absl::StatusOr<std::string> (*run)(const std::vector<std::string>&);
+  };
+  static constexpr Command kCommands[] = {
+      {"show", &profdiff::client::ShowUsage, &profdiff::client::RunShowCommand},
+      {"diff", &profdiff::client::DiffUsage, &profdiff::client::RunDiffCommand},
+  };
+  for (const Command& c : kCommands) {
+    if (command != c.name) continue;
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      std::fputs(profdiff::client::DiffUsage().c_str(), stdout);
+      std::fputs(c.usage().c_str(), stdout);
       return 0;
     }
-    auto output = profdiff::client::RunDiffCommand(args);
-    if (!output.ok()) {
-      std::fprintf(stderr, "profdiff: error: %s\n", std::string(output.status().message()).c_str());
-      return 1;
-    }
-    std::fwrite(output->data(), 1, output->size(), stdout);
-    return 0;
-  }
-  if (command == "show") {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      std::fputs(profdiff::client::ShowUsage().c_str(), stdout);
-      return 0;
-    }
-    auto output = profdiff::client::RunShowCommand(args);
+    auto output = c.run(args);
     if (!output.ok()) {
       std::fprintf(stderr, "profdiff: error: %s\n", std::string(output.status().message()).c_str());
       return 1;

@@ -5,10 +5,10 @@
 #include <optional>
 
 #include <absl/strings/str_format.h>
-#include <google/protobuf/util/json_util.h>
 
 #include "base/name_filter.h"
 #include "base/str_cat.h"
+#include "client/json_output.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
 
@@ -251,16 +251,7 @@ absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
 }
 
 absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const ShowOptions& options) {
-  if (options.format == OutputFormat::kJson) {
-    google::protobuf::util::JsonPrintOptions json;
-    json.preserve_proto_field_names = true;
-    json.always_print_primitive_fields = true;
-    json.add_whitespace = true;
-    std::string out;
-    const auto status = google::protobuf::util::MessageToJsonString(run, &out, json);
-    if (!status.ok()) return absl::InternalError(base::StrCat("JSON output: ", status.ToString()));
-    return out;
-  }
+  if (options.format == OutputFormat::kJson) return ToJson(run);
   const bool csv = options.format == OutputFormat::kCsv;
   std::string out;
   auto section = [&](const v1::WorkerProfile& w, const std::string& title,

@@ -89,6 +89,22 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::
   return workers;
 }
 
+absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& group_by,
+                                                             const std::string& kernels_by) {
+  analysis::ProfileOptions options;
+  if (group_by == "shape") {
+    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  } else if (group_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
+  }
+  if (kernels_by == "op") {
+    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  } else if (kernels_by != "name") {
+    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
+  }
+  return options;
+}
+
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
     const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options) {
   std::vector<v1::RunProfile> profiles(runs.size());

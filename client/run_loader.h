@@ -33,6 +33,10 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::
 absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
                                        const analysis::ProfileOptions& options);
 
+// The profile options `--group-by name|shape` and `--kernels-by name|op` ask for.
+absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& group_by,
+                                                             const std::string& kernels_by);
+
 // LoadRun for several runs at once; all their workers share one thread pool.
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
     const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options);

@@ -35,19 +35,8 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args)
     return absl::InvalidArgumentError(base::StrCat("--top ", top, ": expected a number >= 0"));
   }
 
-  analysis::ProfileOptions profile_options;
-  const std::string group_by = parsed.Get("group-by", "name");
-  if (group_by == "shape") {
-    profile_options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
-  } else if (group_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
-  }
-  const std::string kernels_by = parsed.Get("kernels-by", "name");
-  if (kernels_by == "op") {
-    profile_options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  } else if (kernels_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
-  }
+  PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
+                      ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
   PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun(parsed.positionals, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   return RenderRunProfile(run, options);
