@@ -1,11 +1,12 @@
 #include "analysis/hta_step_ops.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <string_view>
 
 #include <absl/container/flat_hash_map.h>
+
+#include "analysis/steps.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -32,15 +33,6 @@ bool IsHtaHostEvent(const trace::EventTable& t, size_t i) {
   }
 }
 
-int64_t StepNumber(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  int64_t number = 0;
-  if (name.starts_with(kPrefix)) {
-    std::from_chars(name.data() + kPrefix.size(), name.data() + name.size(), number);
-  }
-  return number;
-}
-
 }  // namespace
 
 int64_t FloorMicros(int64_t ns) { return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000); }
@@ -51,7 +43,7 @@ std::vector<HtaStepOps> ComputeHtaStepOps(const trace::Trace& trace, const Event
   std::vector<HtaStepRange> steps;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t.kind[i] != EventKind::kProfilerStep || !IsHtaHostEvent(t, i)) continue;
-    steps.push_back({StepNumber(trace.strings.Get(t.name[i])), CeilMicros(t.start_ns[i]),
+    steps.push_back({ProfilerStepNumber(trace.strings.Get(t.name[i])), CeilMicros(t.start_ns[i]),
                      FloorMicros(t.end_ns(i))});
   }
   std::sort(steps.begin(), steps.end(),

@@ -15,13 +15,6 @@ using trace::EventKind;
 constexpr double kIncompleteStepRatio = 0.8;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-int64_t StepNumber(std::string_view name) {
-  name.remove_prefix(std::min(name.size(), kStepPrefix.size()));
-  int64_t number = 0;
-  std::from_chars(name.data(), name.data() + name.size(), number);
-  return number;
-}
-
 bool CountsForImplicitStep(EventKind kind) {
   return kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation ||
          kind == EventKind::kPythonFunction || kind == EventKind::kModule ||
@@ -36,7 +29,7 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
   std::vector<StepWindow> steps;
   for (uint32_t i = begin; i < end; ++i) {
     if (t.kind[i] != EventKind::kProfilerStep || t.phase[i] != trace::EventPhase::kComplete) continue;
-    steps.push_back({StepNumber(trace.strings.Get(t.name[i])), t.start_ns[i], t.end_ns(i), 0, 0, 0, span});
+    steps.push_back({ProfilerStepNumber(trace.strings.Get(t.name[i])), t.start_ns[i], t.end_ns(i), 0, 0, 0, span});
   }
   std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) {
     return a.host_start_ns < b.host_start_ns;
@@ -121,6 +114,13 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
 }
 
 }  // namespace
+
+int64_t ProfilerStepNumber(std::string_view name) {
+  name.remove_prefix(std::min(name.size(), kStepPrefix.size()));
+  int64_t number = 0;
+  std::from_chars(name.data(), name.data() + name.size(), number);
+  return number;
+}
 
 StepWindows FindSteps(const trace::Trace& trace, const EventLinks& links) {
   StepWindows result;

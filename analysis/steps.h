@@ -4,6 +4,7 @@
 #define PROFDIFF_ANALYSIS_STEPS_H_
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "analysis/event_links.h"
@@ -29,6 +30,9 @@ struct StepWindows {
   // Per span with kept steps: [first kept start, last kept end) (SEMANTICS.md §4's denominator).
   std::vector<Interval> windows;
 };
+
+// N of a "ProfilerStep#N" name (0 when the name has no number).
+int64_t ProfilerStepNumber(std::string_view name);
 
 // Finds the steps of `trace`, span by span.
 StepWindows FindSteps(const trace::Trace& trace, const EventLinks& links);

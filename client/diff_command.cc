@@ -23,6 +23,15 @@ absl::StatusOr<int64_t> ParseNumber(const std::string& flag, std::string_view te
   return value;
 }
 
+absl::StatusOr<double> ParseNonNegative(const std::string& flag, std::string_view text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return absl::InvalidArgumentError(base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
+  }
+  return value;
+}
+
 absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
   if (text == "overview") return v1::DIFF_VIEW_OVERVIEW;
   if (text == "modules") return v1::DIFF_VIEW_MODULES;
@@ -103,21 +112,11 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   PD_ASSIGN_OR_RETURN(int64_t depth, ParseNumber("depth", parsed.Get("depth", "3")));
   render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
   if (parsed.options.contains("min-change")) {
-    const std::string text = parsed.Get("min-change", "");
-    double pct = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pct);
-    if (error != std::errc() || end != text.data() + text.size() || pct < 0) {
-      return absl::InvalidArgumentError(base::StrCat("--min-change ", text, ": expected a percentage >= 0"));
-    }
+    PD_ASSIGN_OR_RETURN(double pct, ParseNonNegative("min-change", parsed.Get("min-change", "")));
     options.set_min_change_pct(pct);
   }
   if (parsed.options.contains("min-change-us")) {
-    const std::string text = parsed.Get("min-change-us", "");
-    double us = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), us);
-    if (error != std::errc() || end != text.data() + text.size() || us < 0) {
-      return absl::InvalidArgumentError(base::StrCat("--min-change-us ", text, ": expected microseconds >= 0"));
-    }
+    PD_ASSIGN_OR_RETURN(double us, ParseNonNegative("min-change-us", parsed.Get("min-change-us", "")));
     options.set_min_change_us(us);
   }
   const std::string normalize = parsed.Get("normalize", "per-step");

@@ -11,8 +11,7 @@ std::string ChangeClass(bool in_baseline, bool in_experimental, double baseline,
   const double delta = experimental - baseline;
   const bool moved = noise.has_interval()
                          ? noise.significant()
-                         : delta != 0 && std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(baseline) &&
-                               std::abs(delta) >= threshold.min_abs;
+                         : delta != 0 && LargeEnough(delta, baseline, threshold);
   if (!moved) return "unchanged";
   return delta > 0 ? "increased" : "decreased";
 }

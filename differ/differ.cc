@@ -36,12 +36,6 @@ KernelTables WorkerKernelTables(const Side& side) {
 // The default absolute threshold: this share of the baseline's mean step time.
 constexpr double kDefaultMinChangeStepShare = 0.001;
 
-double MeanStepUs(const Side& side) {
-  double sum = 0;
-  for (const v1::WorkerProfile* w : side.workers()) sum += w->average_step().duration_us();
-  return sum / static_cast<double>(side.workers().size());
-}
-
 // Differences in how the two sides were recorded that change what the numbers mean.
 void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
   const v1::RunSummary& sa = report.baseline();
@@ -81,7 +75,10 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   PD_ASSIGN_OR_RETURN(Side a, Side::Select(baseline, ranks, options.normalize(), "baseline"));
   PD_ASSIGN_OR_RETURN(Side b, Side::Select(experimental, ranks, options.normalize(), "experimental"));
   threshold.min_abs = options.has_min_change_us() ? options.min_change_us()
-                                                  : kDefaultMinChangeStepShare * MeanStepUs(a);
+                                                  : kDefaultMinChangeStepShare *
+                                                        MeanOverWorkers(a, [](const v1::WorkerProfile& w) {
+                                                          return w.average_step().duration_us();
+                                                        });
   *report.mutable_baseline() = SummarizeSide(a);
   *report.mutable_experimental() = SummarizeSide(b);
 

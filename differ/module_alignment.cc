@@ -39,15 +39,17 @@ void AlignOptimal(const std::vector<AlignItem>& a, const std::vector<AlignItem>&
   // best[i][j]: best score of a[a0 + i ..) x b[b0 + j ..), so the walk below runs forwards.
   std::vector<Score> best((n + 1) * (m + 1));
   auto at = [m](size_t i, size_t j) { return i * (m + 1) + j; };
+  // The score of matching a[a0 + i] with b[b0 + j], then aligning what follows both.
+  auto diagonal = [&](size_t i, size_t j) {
+    Score s = best[at(i + 1, j + 1)];
+    ++s.matches;
+    s.weight += a[a0 + i].weight + b[b0 + j].weight;
+    return s;
+  };
   for (size_t i = n; i-- > 0;) {
     for (size_t j = m; j-- > 0;) {
       Score s = std::max(best[at(i + 1, j)], best[at(i, j + 1)]);
-      if (a[a0 + i].key == b[b0 + j].key) {
-        Score diagonal = best[at(i + 1, j + 1)];
-        ++diagonal.matches;
-        diagonal.weight += a[a0 + i].weight + b[b0 + j].weight;
-        s = std::max(s, diagonal);
-      }
+      if (a[a0 + i].key == b[b0 + j].key) s = std::max(s, diagonal(i, j));
       best[at(i, j)] = s;
     }
   }
@@ -55,10 +57,7 @@ void AlignOptimal(const std::vector<AlignItem>& a, const std::vector<AlignItem>&
   size_t j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[a0 + i].key == b[b0 + j].key) {
-      Score diagonal = best[at(i + 1, j + 1)];
-      ++diagonal.matches;
-      diagonal.weight += a[a0 + i].weight + b[b0 + j].weight;
-      if (!(diagonal < best[at(i, j)])) {
+      if (!(diagonal(i, j) < best[at(i, j)])) {
         out.push_back({static_cast<int32_t>(a0 + i), static_cast<int32_t>(b0 + j)});
         ++i;
         ++j;

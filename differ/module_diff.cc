@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -17,12 +18,16 @@ namespace {
 
 constexpr char kUnknownName[] = "(unknown)";
 
+enum ModuleMetric { kCalls, kHost, kDevice, kModuleMetrics };
+using ModuleSeries = RowSeries<kModuleMetrics>;
+
 // One side's node: the same path in every worker's tree.
 struct MergedNode {
   std::string name;
   v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_UNSPECIFIED;
   std::vector<const v1::ModuleNode*> per_worker;  // nullptr where a worker lacks it
   std::vector<std::unique_ptr<MergedNode>> children;  // in first-seen order
+  std::optional<ModuleSeries> series;  // its values over every worker, computed once
 };
 
 void MergeChildren(MergedNode& merged, size_t workers) {
@@ -44,23 +49,11 @@ void MergeChildren(MergedNode& merged, size_t workers) {
   for (auto& child : merged.children) MergeChildren(*child, workers);
 }
 
-std::unique_ptr<MergedNode> MergeTrees(const Side& side) {
-  auto root = std::make_unique<MergedNode>();
-  root->kind = v1::MODULE_NODE_KIND_ROOT;
-  for (const v1::WorkerProfile* w : side.workers()) root->per_worker.push_back(&w->modules());
-  MergeChildren(*root, side.workers().size());
-  return root;
-}
-
-enum ModuleMetric { kCalls, kHost, kDevice, kModuleMetrics };
-using ModuleSeries = RowSeries<kModuleMetrics>;
-
-ModuleSeries SeriesOf(const Side& side, const MergedNode* node) {
+ModuleSeries SeriesOf(const Side& side, const MergedNode& node) {
   ModuleSeries series(side);
-  if (node == nullptr) return series;
-  const bool root = node->kind == v1::MODULE_NODE_KIND_ROOT;
-  for (size_t w = 0; w < node->per_worker.size(); ++w) {
-    const v1::ModuleNode* n = node->per_worker[w];
+  const bool root = node.kind == v1::MODULE_NODE_KIND_ROOT;
+  for (size_t w = 0; w < node.per_worker.size(); ++w) {
+    const v1::ModuleNode* n = node.per_worker[w];
     if (n == nullptr) continue;
     ModuleSeries::Values total = {static_cast<double>(n->calls()), n->host_us(), n->device_us()};
     if (root) total = {0, 0, 0};  // the root's time is its steps' time: the sum of its samples
@@ -77,12 +70,26 @@ ModuleSeries SeriesOf(const Side& side, const MergedNode* node) {
   return series;
 }
 
+void FillSeries(const Side& side, MergedNode& node) {
+  node.series.emplace(SeriesOf(side, node));
+  for (auto& child : node.children) FillSeries(side, *child);
+}
+
+std::unique_ptr<MergedNode> MergeTrees(const Side& side) {
+  auto root = std::make_unique<MergedNode>();
+  root->kind = v1::MODULE_NODE_KIND_ROOT;
+  for (const v1::WorkerProfile* w : side.workers()) root->per_worker.push_back(&w->modules());
+  MergeChildren(*root, side.workers().size());
+  FillSeries(side, *root);
+  return root;
+}
+
 // Time inside `parent` that none of its children covers, per worker and per slot (never < 0).
 ModuleSeries UnknownOf(const Side& side, const MergedNode* parent) {
-  ModuleSeries unknown = SeriesOf(side, parent);
-  if (parent == nullptr) return unknown;
+  if (parent == nullptr) return ModuleSeries(side);
+  ModuleSeries unknown = *parent->series;
   for (const auto& child : parent->children) {
-    const ModuleSeries c = SeriesOf(side, child.get());
+    const ModuleSeries& c = *child->series;
     for (size_t w = 0; w < unknown.totals.size(); ++w) {
       for (size_t m = kHost; m < kModuleMetrics; ++m) unknown.totals[w][m] -= c.totals[w][m];
     }
@@ -124,7 +131,7 @@ SideValues ValuesOf(const Side& side, const ModuleSeries& series) {
 class TreeDiffer {
  public:
   TreeDiffer(const Side& a, const Side& b, const ChangeThreshold& threshold)
-      : a_(a), b_(b), threshold_(threshold) {}
+      : a_(a), b_(b), threshold_(threshold), absent_{ModuleSeries(a), ModuleSeries(b)} {}
 
   // `device_bound`: the parent is compared by device time on both sides.
   void Diff(const MergedNode* na, const MergedNode* nb, const std::string& status,
@@ -142,7 +149,8 @@ class TreeDiffer {
     out.set_index_path(index_path);
     out.set_status(status);
     out.set_kind(any->kind);
-    Fill(SeriesOf(a_, na), SeriesOf(b_, nb), device_bound, out);
+    Fill(na != nullptr ? *na->series : absent_[0], nb != nullptr ? *nb->series : absent_[1],
+         device_bound, out);
     const bool children_device_bound = out.baseline().device_us() > 0 && out.experimental().device_us() > 0;
 
     auto child_index = [&index_path](size_t i) {
@@ -185,7 +193,7 @@ class TreeDiffer {
                                         ? ClassName(child->name)
                                         : std::string_view(child->name);
       keys.push_back({base::StrCat(static_cast<int>(child->kind), ":", name),
-                      ValuesOf(side, SeriesOf(side, child.get())).values.compare_us()});
+                      ValuesOf(side, *child->series).values.compare_us()});
     }
     return keys;
   }
@@ -227,6 +235,7 @@ class TreeDiffer {
   const Side& a_;
   const Side& b_;
   ChangeThreshold threshold_;
+  const ModuleSeries absent_[2];  // a side's values where it lacks the node
   absl::flat_hash_map<std::string, std::pair<const MergedNode*, const MergedNode*>> nodes_by_index_path_;
 };
 

@@ -48,6 +48,11 @@ double StudentT975(double df) {
   return kT975.back().second;
 }
 
+bool LargeEnough(double delta, double baseline, const ChangeThreshold& threshold) {
+  return std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(baseline) &&
+         std::abs(delta) >= threshold.min_abs;
+}
+
 v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>& b,
                          const ChangeThreshold& threshold) {
   v1::Noise noise;
@@ -74,9 +79,7 @@ v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>
   noise.set_ci_low(delta - half_width);
   noise.set_ci_high(delta + half_width);
   const bool excludes_zero = noise.ci_low() > 0 || noise.ci_high() < 0;
-  const bool large_enough = std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(ma.mean) &&
-                            std::abs(delta) >= threshold.min_abs;
-  noise.set_significant(excludes_zero && large_enough);
+  noise.set_significant(excludes_zero && LargeEnough(delta, ma.mean, threshold));
   return noise;
 }
 

@@ -24,6 +24,9 @@ struct ChangeThreshold {
   double min_abs = 0;
 };
 
+// Whether a change of `delta` from `baseline` is large enough to matter.
+bool LargeEnough(double delta, double baseline, const ChangeThreshold& threshold);
+
 // Welch's comparison of experimental `b` against baseline `a`.
 v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>& b,
                          const ChangeThreshold& threshold);

@@ -27,13 +27,6 @@ constexpr std::array<StepMetric, 9> kStepMetrics = {{
     {"Other", &v1::StepStats::other_us},
 }};
 
-// Mean over the side's workers of f(worker).
-double MeanOverWorkers(const Side& side, const std::function<double(const v1::WorkerProfile&)>& f) {
-  double sum = 0;
-  for (const v1::WorkerProfile* w : side.workers()) sum += f(*w);
-  return side.workers().empty() ? 0 : sum / static_cast<double>(side.workers().size());
-}
-
 // The memory entry users look at: the first accelerator's, else the CPU's.
 const v1::MemoryStats* MainMemory(const v1::WorkerProfile& w) {
   const v1::MemoryStats* cpu = nullptr;

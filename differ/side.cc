@@ -37,6 +37,12 @@ absl::StatusOr<Side> Side::Select(const v1::RunProfile& run, const std::vector<i
   return side;
 }
 
+double MeanOverWorkers(const Side& side, const std::function<double(const v1::WorkerProfile&)>& f) {
+  double sum = 0;
+  for (const v1::WorkerProfile* w : side.workers()) sum += f(*w);
+  return side.workers().empty() ? 0 : sum / static_cast<double>(side.workers().size());
+}
+
 double DeltaPct(double a, double b) { return a == 0 ? 0 : (b - a) / a * 100.0; }
 
 }  // namespace profdiff::differ

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,9 @@ struct RowSeries {
     return out;
   }
 };
+
+// Mean over the side's workers of f(worker).
+double MeanOverWorkers(const Side& side, const std::function<double(const v1::WorkerProfile&)>& f);
 
 // (b - a) / a in percent; 0 when a is 0.
 double DeltaPct(double a, double b);

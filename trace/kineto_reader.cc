@@ -38,54 +38,29 @@ bool RawKeyIs(const char* raw, std::string_view name) {
   return std::memcmp(raw, name.data(), name.size()) == 0 && raw[name.size()] == '"';
 }
 
+// Known event fields, the most frequent first (every event has ph, name, pid, tid, ts).
+struct KnownEventField {
+  std::string_view json;
+  EventField field;
+};
+constexpr KnownEventField kEventFields[] = {
+    {"ph", EventField::kPh},   {"cat", EventField::kCat},   {"name", EventField::kName},
+    {"pid", EventField::kPid}, {"tid", EventField::kTid},   {"ts", EventField::kTs},
+    {"dur", EventField::kDur}, {"args", EventField::kArgs}, {"id", EventField::kId},
+    {"bp", EventField::kBp},
+};
+
 EventField ClassifyEventField(const char* raw) {
-  switch (raw[0]) {
-    case 'p':
-      if (RawKeyIs(raw, "ph")) return EventField::kPh;
-      if (RawKeyIs(raw, "pid")) return EventField::kPid;
-      break;
-    case 't':
-      if (RawKeyIs(raw, "ts")) return EventField::kTs;
-      if (RawKeyIs(raw, "tid")) return EventField::kTid;
-      break;
-    case 'c':
-      if (RawKeyIs(raw, "cat")) return EventField::kCat;
-      break;
-    case 'n':
-      if (RawKeyIs(raw, "name")) return EventField::kName;
-      break;
-    case 'd':
-      if (RawKeyIs(raw, "dur")) return EventField::kDur;
-      break;
-    case 'a':
-      if (RawKeyIs(raw, "args")) return EventField::kArgs;
-      break;
-    case 'i':
-      if (RawKeyIs(raw, "id")) return EventField::kId;
-      break;
-    case 'b':
-      if (RawKeyIs(raw, "bp")) return EventField::kBp;
-      break;
-    default:
-      break;
+  for (const KnownEventField& known : kEventFields) {
+    if (known.json[0] == raw[0] && RawKeyIs(raw, known.json)) return known.field;
   }
   return EventField::kUnknown;
 }
 
 // The JSON spelling of a known event field, for messages.
 std::string_view EventFieldName(EventField field) {
-  switch (field) {
-    case EventField::kPh: return "ph";
-    case EventField::kCat: return "cat";
-    case EventField::kName: return "name";
-    case EventField::kPid: return "pid";
-    case EventField::kTid: return "tid";
-    case EventField::kTs: return "ts";
-    case EventField::kDur: return "dur";
-    case EventField::kId: return "id";
-    case EventField::kBp: return "bp";
-    case EventField::kArgs: return "args";
-    case EventField::kUnknown: break;
+  for (const KnownEventField& known : kEventFields) {
+    if (known.field == field) return known.json;
   }
   return "";
 }
