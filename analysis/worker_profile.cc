@@ -9,6 +9,7 @@
 #include "analysis/step_breakdown.h"
 #include "analysis/step_of_event.h"
 #include "analysis/steps.h"
+#include "trace/worker_info.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -18,30 +19,12 @@ double Us(double ns) { return ns / 1000.0; }
 
 void FillWorkerInfo(const trace::Trace& trace, const WorkerIdentity& identity,
                     v1::WorkerInfo& info) {
-  const trace::TraceMetadata& m = trace.metadata;
+  info = trace::WorkerInfoOf(trace);
   info.set_run(identity.run);
   info.set_worker_name(identity.worker_name);
-  info.set_rank(m.rank);
-  info.set_world_size(m.world_size);
-  info.set_backend(m.backend);
-  info.set_distributed_info_present(m.has_distributed_info);
-  info.set_base_time_ns(m.base_time_ns);
-  info.set_source_path(m.source);
-  info.set_source_format(m.source_format == trace::SourceFormat::kLegacyJson
-                             ? v1::SOURCE_FORMAT_LEGACY_JSON
-                             : v1::SOURCE_FORMAT_KINETO_JSON);
-  info.set_dropped_event_count(trace.counters.unsupported_phase_events);
-  info.set_unknown_category_count(trace.counters.unknown_category_events);
-  for (const trace::DeviceInfo& d : m.devices) {
-    v1::DeviceProperties* device = info.add_devices();
-    device->set_id(d.id);
-    device->set_name(d.name);
-    device->set_total_global_mem_bytes(d.total_global_mem_bytes);
-    device->set_num_sms(d.num_sms);
-    device->set_compute_major(d.compute_major);
-    device->set_compute_minor(d.compute_minor);
-    device->set_max_threads_per_multiprocessor(d.max_threads_per_multiprocessor);
-    device->set_warp_size(d.warp_size);
+  // The reader only knows these two formats; CUPTI spans say so themselves.
+  if (info.source_format() == v1::SOURCE_FORMAT_UNSPECIFIED) {
+    info.set_source_format(v1::SOURCE_FORMAT_KINETO_JSON);
   }
   // The OS pid of the process: the pid of its first operator.
   for (size_t i = 0; i < trace.events.size(); ++i) {

@@ -6,17 +6,20 @@
 #include "base/keep_freed_memory.h"
 #include "client/diff_command.h"
 #include "client/show_command.h"
+#include "client/store_commands.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: profdiff <command> [args]\n"
     "commands:\n"
-    "  show PATH...   profile of one run (trace file or run folder): overview, steps,\n"
-    "                 operators, kernels, modules, memory\n"
+    "  show PATH...|RUN  profile of one run (trace file, run folder, or a run id on the\n"
+    "                 aggregator): overview, steps, operators, kernels, modules, memory\n"
     "  diff BASE EXP  what changed between two runs: overview, aligned module tree,\n"
     "                 operators, kernels (with noise), or HTA's compare_traces\n"
-    "run 'profdiff show --help' or 'profdiff diff --help' for a command's options\n";
+    "  runs           the runs stored on the aggregator (--server ADDR)\n"
+    "  export RUN     one worker's stored events as a Chrome trace file\n"
+    "run 'profdiff <command> --help' for a command's options\n";
 
 }  // namespace
 
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
   static constexpr Command kCommands[] = {
       {"show", &profdiff::client::ShowUsage, &profdiff::client::RunShowCommand},
       {"diff", &profdiff::client::DiffUsage, &profdiff::client::RunDiffCommand},
+      {"runs", &profdiff::client::RunsUsage, &profdiff::client::RunRunsCommand},
+      {"export", &profdiff::client::ExportUsage, &profdiff::client::RunExportCommand},
   };
   for (const Command& c : kCommands) {
     if (command != c.name) continue;

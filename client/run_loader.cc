@@ -9,15 +9,14 @@
 #include "base/str_cat.h"
 #include "trace/kineto_reader.h"
 #include "trace/span_merge.h"
+#include "trace/trace_file_name.h"
 
 namespace profdiff::client {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool IsTraceFileName(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz");
-}
+using trace::IsTraceFileName;
+using trace::WorkerNameOf;
 
 std::string RunNameOf(const std::string& path) {
   fs::path p = fs::path(path).lexically_normal();
@@ -40,20 +39,6 @@ absl::StatusOr<v1::WorkerProfile> LoadWorker(const WorkerFiles& files, const std
 }
 
 }  // namespace
-
-std::string WorkerNameOf(const std::string& file_name) {
-  std::string name = file_name;
-  for (const char* suffix : {".gz", ".json", ".pt.trace"}) {
-    if (name.ends_with(suffix)) name.resize(name.size() - std::string_view(suffix).size());
-  }
-  // "<worker>.<digits>" -> "<worker>": the digits are the profiler's timestamp.
-  const size_t dot = name.rfind('.');
-  if (dot != std::string::npos && dot + 1 < name.size() &&
-      std::all_of(name.begin() + dot + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    name.resize(dot);
-  }
-  return name;
-}
 
 absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths) {
   std::map<std::string, std::vector<std::string>> by_worker;

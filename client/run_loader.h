@@ -20,10 +20,6 @@ struct WorkerFiles {
   std::vector<std::string> paths;
 };
 
-// The worker name a file name encodes: "worker0" for "worker0.1623143089861.pt.trace.json.gz",
-// else the name without ".json"/".json.gz".
-std::string WorkerNameOf(const std::string& file_name);
-
 // Groups the trace files under `paths` by worker. NotFound when a path does not exist or a folder
 // holds no trace file.
 absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths);

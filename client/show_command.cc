@@ -7,21 +7,24 @@
 #include "client/command_line.h"
 #include "client/profile_renderer.h"
 #include "client/run_loader.h"
+#include "client/run_source.h"
+#include "client/run_store_client.h"
 
 namespace profdiff::client {
 
 std::string ShowUsage() {
-  return "usage: profdiff show PATH... [--view overview|steps|operators|kernels|modules|memory|all]\n"
+  return "usage: profdiff show PATH...|RUN [--server ADDR] [--view overview|steps|operators|kernels|modules|memory|all]\n"
          "                    [--group-by name|shape] [--kernels-by name|op]\n"
          "                    [--format table|json|csv] [--top N] [--sort COLUMN] [--filter REGEX]\n"
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker traces\n"
+         "  RUN: a run id on the aggregator at --server (default $PROFDIFF_SERVER or 127.0.0.1:50052)\n"
          "  --sort: operators: name, calls, host_self, host_total, device_self, device_total;\n"
          "          kernels: name, calls, total, mean, max, min\n";
 }
 
 absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args) {
   PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args, {"view", "group-by", "kernels-by", "format", "top", "sort", "filter"}, {}));
+                      ParseArgs(args, {"view", "group-by", "kernels-by", "format", "top", "sort", "filter", "server"}, {}));
   if (parsed.positionals.empty()) return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
   ShowOptions options;
   PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(parsed.Get("format", "table")));
@@ -37,7 +40,10 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args)
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
                       ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
-  PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun(parsed.positionals, profile_options));
+  PD_ASSIGN_OR_RETURN(v1::RunProfile run,
+                      LoadRunFromPathsOrServer(parsed.positionals,
+                                               parsed.Get("server", DefaultServerAddress()),
+                                               profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   return RenderRunProfile(run, options);
 }

@@ -88,6 +88,16 @@ void AppendArgs(const Trace& trace, size_t i, std::string& out) {
   out.push_back('}');
 }
 
+// A pid/tid: the number, or for the negative ids the reader gives named ones (kineto_reader.cc),
+// the name again, so the written trace reads back the same.
+void AppendProcessOrThread(const Trace& trace, int64_t id, std::string& out) {
+  if (id >= 0 || static_cast<uint64_t>(-1 - id) >= trace.strings.size()) {
+    base::StrAppend(&out, id);
+    return;
+  }
+  AppendJsonString(trace.strings.Get(StringId{static_cast<uint32_t>(-1 - id)}), out);
+}
+
 void AppendMetadata(const TraceMetadata& metadata, std::string& out) {
   out.append("\"schemaVersion\":1");
   if (!metadata.devices.empty()) {
@@ -161,7 +171,11 @@ void WriteChromeTrace(const Trace& trace, std::string& out) {
     }
     out.append(",\"name\":");
     AppendJsonString(trace.strings.Get(t.name[i]), out);
-    base::StrAppend(&out, ",\"pid\":", t.pid[i], ",\"tid\":", t.tid[i], ",\"ts\":");
+    out.append(",\"pid\":");
+    AppendProcessOrThread(trace, t.pid[i], out);
+    out.append(",\"tid\":");
+    AppendProcessOrThread(trace, t.tid[i], out);
+    out.append(",\"ts\":");
     AppendNanosAsMicros(t.start_ns[i], out);
     if (t.phase[i] == EventPhase::kComplete) {
       out.append(",\"dur\":");

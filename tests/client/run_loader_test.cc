@@ -6,16 +6,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "trace/trace_file_name.h"
+
 namespace profdiff::client {
 namespace {
 
 namespace fs = std::filesystem;
 
 TEST(RunLoaderTest, WorkerNameDropsTimestampAndSuffixes) {
-  EXPECT_EQ(WorkerNameOf("worker0.1623143089861.pt.trace.json.gz"), "worker0");
-  EXPECT_EQ(WorkerNameOf("host_123.1752181589589738346.pt.trace.json"), "host_123");
-  EXPECT_EQ(WorkerNameOf("trace.json.gz"), "trace");
-  EXPECT_EQ(WorkerNameOf("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "rank-0.Apr_03_18_51_38");
+  EXPECT_EQ(trace::WorkerNameOf("worker0.1623143089861.pt.trace.json.gz"), "worker0");
+  EXPECT_EQ(trace::WorkerNameOf("host_123.1752181589589738346.pt.trace.json"), "host_123");
+  EXPECT_EQ(trace::WorkerNameOf("trace.json.gz"), "trace");
+  EXPECT_EQ(trace::WorkerNameOf("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "rank-0.Apr_03_18_51_38");
 }
 
 TEST(RunLoaderTest, FolderFilesGroupByWorkerAsSpans) {

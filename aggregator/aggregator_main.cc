@@ -1,0 +1,99 @@
+// profdiff-aggregator: receives spans from agents (Collector) and serves what it stored
+// (RunStore). Stops on SIGINT/SIGTERM.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <absl/flags/flag.h>
+#include <absl/flags/parse.h>
+#include <absl/flags/usage.h>
+#include <absl/time/time.h>
+
+#include "aggregator/aggregator_server.h"
+#include "base/atomic_file.h"
+#include "base/flag_names.h"
+#include "base/log.h"
+#include "base/str_cat.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve Collector and RunStore on");
+ABSL_FLAG(std::string, data_dir, "",
+          "run store folder (default $XDG_STATE_HOME/profdiff-aggregator or "
+          "~/.local/state/profdiff-aggregator)");
+ABSL_FLAG(absl::Duration, partial_after, absl::Minutes(10),
+          "a run missing workers turns PARTIAL after this long without activity");
+ABSL_FLAG(int, io_threads, 4, "threads for disk work (fsync, reads, profile builds)");
+ABSL_FLAG(int, build_threads, 1, "threads building profiles when spans close (CPU-bound)");
+ABSL_FLAG(uint64_t, max_span_bytes, uint64_t{16} << 30, "stored bytes one span may take");
+ABSL_FLAG(std::string, port_file, "", "write the bound port here once serving (for scripts)");
+ABSL_FLAG(int, v, 0, "log verbosity");
+
+namespace {
+
+std::string DefaultDataDir() {
+  if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state != '\0') {
+    return profdiff::base::StrCat(state, "/profdiff-aggregator");
+  }
+  const char* home = std::getenv("HOME");
+  return profdiff::base::StrCat(home != nullptr ? home : ".", "/.local/state/profdiff-aggregator");
+}
+
+int Run() {
+  using profdiff::aggregator::AggregatorOptions;
+  using profdiff::aggregator::AggregatorServer;
+  profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
+  AggregatorOptions options;
+  options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.store.data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (options.store.data_dir.empty()) options.store.data_dir = DefaultDataDir();
+  options.store.partial_after = absl::GetFlag(FLAGS_partial_after);
+  options.store.max_span_bytes = absl::GetFlag(FLAGS_max_span_bytes);
+  options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
+  options.build_threads = std::max(1, absl::GetFlag(FLAGS_build_threads));
+
+  // Signals are taken by sigwait below, so block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "profdiff-aggregator: error: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  for (const std::string& note : (*server)->store().recovery_notes()) {
+    PD_LOG(WARNING, "recovery %s", note);
+  }
+  PD_LOG(INFO, "serving address=%s port=%d data_dir=%s", options.listen_address, (*server)->port(),
+         options.store.data_dir);
+  if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
+    if (absl::Status status = profdiff::base::WriteFileAtomically(
+            port_file, profdiff::base::StrCat((*server)->port(), "\n"));
+        !status.ok()) {
+      std::fprintf(stderr, "profdiff-aggregator: error: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  PD_LOG(INFO, "shutting down signal=%d", signal);
+  (*server)->Shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "profdiff-aggregator --listen HOST:PORT --data-dir DIR\n"
+      "Receives profiler spans from profdiff-agent and serves the runs it stored.");
+  std::vector<std::string> args = profdiff::base::UnderscoreFlagNames(argc, argv);
+  std::vector<char*> argv_underscored = profdiff::base::ArgvOf(args);
+  absl::ParseCommandLine(static_cast<int>(args.size()), argv_underscored.data());
+  return Run();
+}

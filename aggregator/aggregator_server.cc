@@ -1,0 +1,52 @@
+#include "aggregator/aggregator_server.h"
+
+#include <chrono>
+
+#include "aggregator/collector_service.h"
+#include "aggregator/io_thread_pool.h"
+#include "aggregator/run_store_service.h"
+#include "base/status_macros.h"
+#include "rpc/server.h"
+
+namespace profdiff::aggregator {
+
+// Destroyed in reverse order: the server stops before the pool and the store it calls into.
+struct AggregatorServer::Parts {
+  std::unique_ptr<LocalStore> store;
+  std::unique_ptr<IoThreadPool> pool;
+  std::unique_ptr<IoThreadPool> build_pool;
+  std::unique_ptr<CollectorService> collector;
+  std::unique_ptr<RunStoreService> run_store;
+  rpc::RunningServer server;
+};
+
+AggregatorServer::AggregatorServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+AggregatorServer::~AggregatorServer() { Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(AggregatorOptions options) {
+  auto parts = std::make_unique<Parts>();
+  PD_ASSIGN_OR_RETURN(parts->store, LocalStore::Open(std::move(options.store)));
+  parts->pool = std::make_unique<IoThreadPool>(options.io_threads);
+  parts->build_pool = std::make_unique<IoThreadPool>(options.build_threads);
+  parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
+                                                        parts->build_pool.get());
+  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->pool.get());
+  PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
+                                                      {parts->collector.get(), parts->run_store.get()}));
+  return std::make_unique<AggregatorServer>(std::move(parts));
+}
+
+int AggregatorServer::port() const { return parts_->server.port; }
+const LocalStore& AggregatorServer::store() const { return *parts_->store; }
+
+void AggregatorServer::Wait() { parts_->server.server->Wait(); }
+
+void AggregatorServer::Shutdown() {
+  constexpr auto kGrace = std::chrono::seconds(2);
+  if (parts_ && parts_->server.server) {
+    parts_->server.server->Shutdown(std::chrono::system_clock::now() + kGrace);
+  }
+}
+
+}  // namespace profdiff::aggregator

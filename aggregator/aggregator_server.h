@@ -1,0 +1,49 @@
+// profdiff-aggregator assembled: the local store, the I/O threads and the Collector and
+// RunStore services on one gRPC server. The binary and the tests run this same object.
+#ifndef PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
+#define PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include <absl/status/statusor.h>
+
+#include "aggregator/local_store.h"
+
+namespace profdiff::aggregator {
+
+struct AggregatorOptions {
+  std::string listen_address = "127.0.0.1:50052";
+  LocalStoreOptions store;
+  int io_threads = 4;     // disk-bound: chunk appends (fsync), reads
+  int build_threads = 1;  // CPU-bound: profile builds when spans close
+};
+
+class AggregatorServer {
+ public:
+  // Opens the store (recovering what it holds) and starts serving. Unavailable when the address
+  // cannot be bound or the data folder cannot be used.
+  static absl::StatusOr<std::unique_ptr<AggregatorServer>> Start(AggregatorOptions options);
+  // Shuts down: refuses new calls, cancels those still running after a short grace period.
+  ~AggregatorServer();
+
+  int port() const;
+  const LocalStore& store() const;
+  // Blocks until the server is shut down (from another thread).
+  void Wait();
+  void Shutdown();
+
+ private:
+  struct Parts;
+
+ public:
+  // Use Start(); `Parts` cannot be named outside.
+  explicit AggregatorServer(std::unique_ptr<Parts> parts);
+
+ private:
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_

@@ -1,0 +1,35 @@
+// The Collector gRPC service: one reactor per Upload stream, adapting UploadMessages to the
+// LocalStore's OpenSpan / AppendChunk / CloseSpan.
+#ifndef PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
+#define PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
+
+#include "aggregator/io_thread_pool.h"
+#include "aggregator/local_store.h"
+#include "profdiff/v1/collector.grpc.pb.h"
+
+namespace profdiff::aggregator {
+
+// Protocol (protos/profdiff/v1/collector.proto): header, chunks, end. Headers and chunks are
+// handled on `io_pool`, a span's end (which builds the worker's profile, CPU-heavy) on
+// `build_pool`, so acks of other streams never wait behind a profile build. Each message is
+// answered with an UploadAck once durable; one message is in flight per stream,
+// so a stream's messages are handled in order. A bad message ends the stream with
+// INVALID_ARGUMENT / RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it.
+// `store` and the pools must outlive the service.
+class CollectorService final : public v1::Collector::CallbackService {
+ public:
+  CollectorService(LocalStore* store, IoThreadPool* io_pool, IoThreadPool* build_pool)
+      : store_(store), io_pool_(io_pool), build_pool_(build_pool) {}
+
+  grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* Upload(
+      grpc::CallbackServerContext* context) override;
+
+ private:
+  LocalStore* store_;
+  IoThreadPool* io_pool_;
+  IoThreadPool* build_pool_;
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_

@@ -1,0 +1,683 @@
+#include "aggregator/local_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "aggregator/run_state.h"
+#include "aggregator/segment_log.h"
+#include "aggregator/store_ids.h"
+#include "analysis/worker_profile.h"
+#include "base/atomic_file.h"
+#include "base/file_reader.h"
+#include "base/status_annotate.h"
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "profdiff/v1/store.pb.h"
+#include "trace/chrome_trace_writer.h"
+#include "trace/span_merge.h"
+#include "trace/worker_info.h"
+
+namespace profdiff::aggregator {
+
+namespace fs = std::filesystem;
+
+// Index entries. Fields are guarded by LocalStore::mu_, except `writer` and `scan`, which only
+// the holder of the span's lease touches.
+struct LocalStore::SpanEntry {
+  std::string dir;
+  v1::SpanManifest manifest;
+  int64_t durable_sequence = -1;
+  int64_t event_count = 0;
+  uint64_t stored_bytes = 0;
+  bool leased = false;
+  std::string problem;  // set when start-up found a closed span damaged (INCOMPLETE)
+  SpanScan scan;        // segments found at start-up, for the first writer
+  std::optional<SegmentWriter> writer;
+
+  bool closed() const { return manifest.state() == v1::SPAN_STATE_CLOSED && problem.empty(); }
+};
+
+struct LocalStore::WorkerEntry {
+  std::string dir;
+  v1::WorkerInfo info;  // from the latest span header
+  std::map<std::string, SpanEntry> spans;
+  uint64_t next_generation = 1;
+  uint64_t profile_generation = 0;  // 0 = no stored profile
+  std::vector<std::string> profile_spans;
+  int32_t step_count = 0;
+};
+
+struct LocalStore::RunEntry {
+  std::string dir;
+  v1::RunManifest manifest;
+  std::map<std::string, WorkerEntry> workers;  // by "<rank>.<worker name>"
+  absl::Time last_activity;
+};
+
+LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker,
+                                 SpanEntry* span)
+    : store_(store), run_(std::move(run)), worker_(worker), span_(span) {}
+
+LocalStore::SpanLease::~SpanLease() { store_->ReleaseLease(span_); }
+
+namespace {
+
+int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
+
+std::string WorkerKey(int32_t rank, const std::string& name) { return base::StrCat(rank, ".", name); }
+
+absl::Status WriteProto(const std::string& path, const google::protobuf::MessageLite& message) {
+  return base::WriteFileAtomically(path, message.SerializeAsString());
+}
+
+// Reads a small proto file; DataLoss when it does not parse.
+absl::Status ReadProto(const std::string& path, google::protobuf::MessageLite& message) {
+  constexpr uint64_t kMaxManifestBytes = 64 << 20;
+  std::string bytes;
+  PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxManifestBytes, bytes));
+  if (!message.ParseFromString(bytes)) {
+    return absl::DataLossError(base::StrCat(path, ": does not parse as ", message.GetTypeName()));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> SubFolders(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ProfilePath(const std::string& worker_dir, uint64_t generation) {
+  return base::StrCat(worker_dir, "/profile-", generation, ".pb");
+}
+
+// The generations of the profile files in a worker folder.
+std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
+  std::vector<uint64_t> generations;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(worker_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("profile-") || !name.ends_with(".pb")) continue;
+    const std::string digits = name.substr(8, name.size() - 11);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) continue;
+    generations.push_back(std::stoull(digits));
+  }
+  std::sort(generations.begin(), generations.end());
+  return generations;
+}
+
+// A closed span to read back: where it is and who wrote it.
+struct ClosedSpan {
+  std::string id;
+  std::string dir;
+  v1::WorkerInfo worker;
+};
+
+// Rebuilds the Trace of one stored span.
+absl::Status LoadSpan(const ClosedSpan& span, const trace::EventBatchLimits& limits,
+                      trace::Trace& trace) {
+  v1::EventBatch batch;
+  PD_RETURN_IF_ERROR(base::Annotate(
+      ReadSpanSegments(span.dir,
+                       [&](uint64_t sequence, std::string_view bytes) -> absl::Status {
+                         if (!batch.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+                           return absl::DataLossError(
+                               base::StrCat("chunk ", sequence, " does not parse as EventBatch"));
+                         }
+                         return trace::AppendEventBatch(batch, limits, trace);
+                       }),
+      base::StrCat("span ", span.id)));
+  trace::ApplyWorkerInfo(span.worker, trace);
+  return absl::OkStatus();
+}
+
+// All closed spans of a worker, merged as `profdiff show` merges a worker's files.
+absl::StatusOr<trace::Trace> LoadSpans(const std::vector<ClosedSpan>& spans,
+                                       const trace::EventBatchLimits& limits) {
+  std::vector<trace::Trace> traces(spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) PD_RETURN_IF_ERROR(LoadSpan(spans[i], limits, traces[i]));
+  return trace::MergeSpans(std::move(traces));
+}
+
+absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
+                                               const std::vector<ClosedSpan>& spans,
+                                               const trace::EventBatchLimits& limits,
+                                               const analysis::ProfileOptions& options) {
+  PD_ASSIGN_OR_RETURN(trace::Trace merged, LoadSpans(spans, limits));
+  const v1::WorkerInfo& latest = spans.back().worker;
+  v1::WorkerProfile profile = analysis::BuildWorkerProfile(
+      merged, {run, latest.worker_name(), static_cast<int32_t>(spans.size())}, options);
+  // What only the agent knows about the worker.
+  profile.mutable_worker()->set_hostname(latest.hostname());
+  return profile;
+}
+
+std::vector<ClosedSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
+  std::vector<ClosedSpan> spans;
+  for (const auto& [id, span] : worker.spans) {
+    if (span.closed()) spans.push_back({id, span.dir, span.manifest.header().worker()});
+  }
+  return spans;
+}
+
+}  // namespace
+
+LocalStore::LocalStore(Passkey, LocalStoreOptions options) : options_(std::move(options)) {}
+LocalStore::~LocalStore() = default;
+
+absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(LocalStoreOptions options) {
+  if (options.data_dir.empty()) return absl::InvalidArgumentError("--data-dir is empty");
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(options.data_dir + "/runs"));
+  auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options));
+  PD_RETURN_IF_ERROR(store->Recover());
+  return store;
+}
+
+absl::Status LocalStore::Recover() {
+  const std::string runs_dir = options_.data_dir + "/runs";
+  for (const std::string& run : SubFolders(runs_dir)) {
+    if (absl::Status status = ValidateStoreId("run folder", run); !status.ok()) {
+      recovery_notes_.push_back(base::StrCat(runs_dir, ": skipped: ", status.message()));
+      continue;
+    }
+    if (absl::Status status = RecoverRun(base::StrCat(runs_dir, "/", run), run); !status.ok()) {
+      recovery_notes_.push_back(base::StrCat("run ", run, ": not served: ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::string& run_id) {
+  auto run = std::make_unique<RunEntry>();
+  run->dir = run_dir;
+  PD_RETURN_IF_ERROR(ReadProto(run_dir + "/run.pb", run->manifest));
+  // An agent gets the whole idle timeout again after a restart before its run turns PARTIAL.
+  run->last_activity = absl::Now();
+  for (const std::string& worker_name : SubFolders(run_dir + "/workers")) {
+    WorkerEntry worker;
+    worker.dir = base::StrCat(run_dir, "/workers/", worker_name);
+    for (const std::string& span_id : SubFolders(worker.dir + "/spans")) {
+      SpanEntry span;
+      span.dir = base::StrCat(worker.dir, "/spans/", span_id);
+      if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest); !status.ok()) {
+        // A folder made just before a crash, with no manifest yet: nothing was acknowledged.
+        recovery_notes_.push_back(base::StrCat(span.dir, ": skipped: ", status.message()));
+        continue;
+      }
+      PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
+      span.durable_sequence = span.scan.last_sequence;
+      span.event_count = span.scan.event_count;
+      span.stored_bytes = span.scan.stored_bytes;
+      if (!span.scan.problem.empty()) {
+        recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
+      }
+      const v1::SpanManifest& m = span.manifest;
+      if (m.state() == v1::SPAN_STATE_CLOSED &&
+          (static_cast<uint64_t>(span.durable_sequence + 1) != m.chunk_count() ||
+           span.event_count != m.event_count())) {
+        span.problem = base::StrCat("closed with ", m.chunk_count(), " chunks and ", m.event_count(),
+                                    " events, but only ", span.durable_sequence + 1, " chunks and ",
+                                    span.event_count, " events are intact (",
+                                    span.scan.problem.empty() ? "segments missing" : span.scan.problem,
+                                    "); not served until its agent sends it again");
+        recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
+      }
+      worker.info = m.header().worker();
+      worker.spans.emplace(span_id, std::move(span));
+    }
+    if (worker.spans.empty()) continue;
+    // Keep the newest profile that covers exactly the closed spans; rebuild otherwise.
+    const std::vector<ClosedSpan> closed = ClosedSpansOf(worker);
+    std::vector<std::string> closed_ids;
+    for (const ClosedSpan& span : closed) closed_ids.push_back(span.id);
+    const std::vector<uint64_t> generations = ProfileGenerations(worker.dir);
+    if (!generations.empty()) worker.next_generation = generations.back() + 1;
+    for (auto it = generations.rbegin(); it != generations.rend() && worker.profile_generation == 0; ++it) {
+      v1::StoredWorkerProfile stored;
+      if (!ReadProto(ProfilePath(worker.dir, *it), stored).ok()) continue;
+      if (std::vector<std::string>(stored.spans().begin(), stored.spans().end()) != closed_ids) break;
+      worker.profile_generation = *it;
+      worker.profile_spans = closed_ids;
+      worker.step_count = stored.profile().steps_size();
+    }
+    for (uint64_t generation : generations) {
+      if (generation != worker.profile_generation) {
+        std::error_code error;
+        fs::remove(ProfilePath(worker.dir, generation), error);
+      }
+    }
+    const std::string key = fs::path(worker.dir).filename().string();
+    WorkerEntry* entry = &run->workers.emplace(key, std::move(worker)).first->second;
+    if (!closed.empty() && entry->profile_generation == 0) {
+      const uint64_t generation = entry->next_generation++;
+      if (absl::Status status = StoreWorkerProfile(run_id, entry, generation); !status.ok()) {
+        recovery_notes_.push_back(
+            base::StrCat(entry->dir, ": profile not rebuilt: ", status.message()));
+      }
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  runs_[run_id] = std::move(run);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHeader& header) {
+  const v1::WorkerInfo& info = header.worker();
+  PD_RETURN_IF_ERROR(ValidateStoreId("run", header.run()));
+  PD_RETURN_IF_ERROR(ValidateStoreId("span", header.span()));
+  PD_RETURN_IF_ERROR(ValidateStoreId("worker name", info.worker_name()));
+  if (info.rank() < 0) {
+    return absl::InvalidArgumentError(base::StrCat("worker rank ", info.rank(), ": must be >= 0"));
+  }
+  if (info.world_size() < 1 || info.rank() >= info.world_size()) {
+    return absl::InvalidArgumentError(base::StrCat("worker world_size ", info.world_size(),
+                                                   ": must be >= 1 and > rank ", info.rank()));
+  }
+  const std::string worker_key = WorkerKey(info.rank(), info.worker_name());
+  const absl::Time now = absl::Now();
+
+  absl::MutexLock create_lock(&create_mu_);
+  RunEntry* run = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    auto run_it = runs_.find(header.run());
+    if (run_it != runs_.end()) {
+      run = run_it->second.get();
+      run->last_activity = now;  // a late span reopens a PARTIAL run
+      auto worker_it = run->workers.find(worker_key);
+      if (worker_it != run->workers.end()) {
+        WorkerEntry& worker = worker_it->second;
+        auto span_it = worker.spans.find(header.span());
+        if (span_it != worker.spans.end()) {
+          SpanEntry& span = span_it->second;
+          if (span.closed()) return OpenedSpan{nullptr, span.durable_sequence, true};
+          if (span.leased) {
+            return absl::AbortedError(base::StrCat(
+                "span ", header.span(), " of run ", header.run(),
+                " is being uploaded by another stream; retry when it has ended"));
+          }
+          span.leased = true;
+          worker.info = info;
+          return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &span),
+                            span.durable_sequence, false};
+        }
+      }
+    }
+  }
+  // A new span (and maybe a new run and worker): make its folders and manifests first, so
+  // whatever is in the index exists on disk.
+  const std::string run_dir = base::StrCat(options_.data_dir, "/runs/", header.run());
+  if (run == nullptr) {
+    PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(run_dir + "/workers"));
+    auto entry = std::make_unique<RunEntry>();
+    entry->dir = run_dir;
+    entry->manifest.set_run(header.run());
+    entry->manifest.set_created_unix_ms(UnixMillis(now));
+    entry->last_activity = now;
+    PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", entry->manifest));
+    absl::MutexLock lock(&mu_);
+    run = entry.get();
+    runs_[header.run()] = std::move(entry);
+  }
+  const std::string worker_dir = base::StrCat(run_dir, "/workers/", worker_key);
+  SpanEntry span;
+  span.dir = base::StrCat(worker_dir, "/spans/", header.span());
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(span.dir));
+  span.manifest.mutable_header()->CopyFrom(header);
+  span.manifest.set_state(v1::SPAN_STATE_OPEN);
+  span.manifest.set_opened_unix_ms(UnixMillis(now));
+  PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", span.manifest));
+  PD_ASSIGN_OR_RETURN(SegmentWriter writer,
+                      SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+  span.writer.emplace(std::move(writer));
+  span.leased = true;
+
+  absl::MutexLock lock(&mu_);
+  WorkerEntry& worker = run->workers[worker_key];
+  worker.dir = worker_dir;
+  worker.info = info;
+  SpanEntry& stored = worker.spans[header.span()] = std::move(span);
+  return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &stored), -1, false};
+}
+
+void LocalStore::ReleaseLease(SpanEntry* span) {
+  absl::MutexLock lock(&mu_);
+  span->leased = false;
+}
+
+absl::StatusOr<int64_t> LocalStore::AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) {
+  SpanEntry& span = *lease.span_;
+  const int64_t sequence = static_cast<int64_t>(chunk.sequence());
+  int64_t durable;
+  uint64_t stored_bytes;
+  {
+    absl::MutexLock lock(&mu_);
+    if (span.closed()) {
+      return absl::FailedPreconditionError(
+          base::StrCat("span ", span.manifest.header().span(), " is closed; chunk ", sequence,
+                       " refused"));
+    }
+    durable = span.durable_sequence;
+    stored_bytes = span.stored_bytes;
+  }
+  if (sequence <= durable) return durable;  // a duplicate: already durable
+  if (sequence != durable + 1) {
+    return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
+                                                   " is out of order: expected ", durable + 1));
+  }
+  PD_RETURN_IF_ERROR(base::Annotate(trace::ValidateEventBatch(chunk.events(), options_.batch_limits),
+                                    base::StrCat("chunk ", sequence)));
+  chunk.events().SerializeToString(&lease.batch_bytes_);
+  if (stored_bytes + lease.batch_bytes_.size() > options_.max_span_bytes) {
+    return absl::ResourceExhaustedError(base::StrCat(
+        "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
+        "); ", stored_bytes, " bytes stored"));
+  }
+  if (!span.writer.has_value()) {
+    PD_ASSIGN_OR_RETURN(SegmentWriter writer,
+                        SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+    span.writer.emplace(std::move(writer));
+  }
+  const uint32_t events = static_cast<uint32_t>(chunk.events().kind_size());
+  PD_ASSIGN_OR_RETURN(const uint64_t record_bytes,
+                      span.writer->Append(chunk.sequence(), events, lease.batch_bytes_));
+  absl::MutexLock lock(&mu_);
+  span.durable_sequence = sequence;
+  span.event_count += events;
+  span.stored_bytes += record_bytes;
+  runs_[lease.run_]->last_activity = absl::Now();
+  return sequence;
+}
+
+absl::Status LocalStore::CloseSpan(SpanLease& lease, const v1::SpanEnd& end) {
+  SpanEntry& span = *lease.span_;
+  v1::SpanManifest manifest;
+  {
+    absl::MutexLock lock(&mu_);
+    if (span.closed()) return absl::OkStatus();
+    const uint64_t chunks = static_cast<uint64_t>(span.durable_sequence + 1);
+    if (end.chunk_count() != chunks || end.event_count() != span.event_count) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "span end says ", end.chunk_count(), " chunks and ", end.event_count(),
+          " events, but ", chunks, " chunks and ", span.event_count, " events are stored"));
+    }
+    manifest = span.manifest;
+  }
+  manifest.set_state(v1::SPAN_STATE_CLOSED);
+  manifest.set_chunk_count(end.chunk_count());
+  manifest.set_event_count(end.event_count());
+  manifest.set_closed_unix_ms(UnixMillis(absl::Now()));
+  {
+    absl::MutexLock create_lock(&create_mu_);
+    PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", manifest));
+  }
+  uint64_t generation;
+  {
+    absl::MutexLock lock(&mu_);
+    span.manifest = manifest;
+    span.problem.clear();
+    span.writer.reset();
+    generation = lease.worker_->next_generation++;
+    runs_[lease.run_]->last_activity = absl::Now();
+  }
+  return StoreWorkerProfile(lease.run_, lease.worker_, generation);
+}
+
+absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry* worker,
+                                            uint64_t generation) {
+  std::vector<ClosedSpan> spans;
+  std::string dir;
+  {
+    absl::MutexLock lock(&mu_);
+    spans = ClosedSpansOf(*worker);
+    dir = worker->dir;
+  }
+  if (spans.empty()) return absl::OkStatus();
+  PD_ASSIGN_OR_RETURN(v1::WorkerProfile profile,
+                      BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
+  v1::StoredWorkerProfile stored;
+  for (const ClosedSpan& span : spans) stored.add_spans(span.id);
+  const int32_t steps = profile.steps_size();
+  *stored.mutable_profile() = std::move(profile);
+  const std::string path = ProfilePath(dir, generation);
+  PD_RETURN_IF_ERROR(WriteProto(path, stored));
+  std::string stale;
+  {
+    absl::MutexLock lock(&mu_);
+    if (generation > worker->profile_generation) {
+      if (worker->profile_generation != 0) stale = ProfilePath(dir, worker->profile_generation);
+      worker->profile_generation = generation;
+      worker->profile_spans.assign(stored.spans().begin(), stored.spans().end());
+      worker->step_count = steps;
+    } else {
+      stale = path;  // a newer build won the race
+    }
+  }
+  if (!stale.empty()) {
+    std::error_code error;
+    fs::remove(stale, error);
+  }
+  return absl::OkStatus();
+}
+
+const LocalStore::RunEntry* LocalStore::FindRun(const std::string& run) const {
+  auto it = runs_.find(run);
+  return it == runs_.end() ? nullptr : it->second.get();
+}
+
+namespace {
+
+absl::Status UnknownRun(const std::string& run, size_t stored) {
+  return absl::NotFoundError(base::StrCat("run ", run, ": no such run (", stored, " runs stored)"));
+}
+
+v1::SpanState SpanStateOf(const LocalStore::SpanEntry& span) {
+  if (!span.problem.empty()) return v1::SPAN_STATE_INCOMPLETE;
+  return span.manifest.state() == v1::SPAN_STATE_CLOSED ? v1::SPAN_STATE_CLOSED : v1::SPAN_STATE_OPEN;
+}
+
+}  // namespace
+
+v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl::Time now) const {
+  v1::StoredRun out;
+  out.set_run(run.manifest.run());
+  out.set_created_unix_ms(run.manifest.created_unix_ms());
+  out.set_updated_unix_ms(UnixMillis(run.last_activity));
+  RunActivity activity;
+  activity.last_activity = run.last_activity;
+  for (const auto& [key, worker] : run.workers) {
+    activity.world_size = std::max(activity.world_size, worker.info.world_size());
+    bool has_closed = false;
+    v1::WorkerSummary* summary = with_workers ? out.add_workers() : nullptr;
+    for (const auto& [id, span] : worker.spans) {
+      out.set_event_count(out.event_count() + span.event_count);
+      has_closed |= span.closed();
+      if (span.problem.empty() && !span.closed()) ++activity.open_spans;
+      if (summary == nullptr) continue;
+      v1::SpanSummary* s = summary->add_spans();
+      s->set_span(id);
+      s->set_agent_id(span.manifest.header().agent_id());
+      s->set_state(SpanStateOf(span));
+      s->set_durable_sequence(span.durable_sequence);
+      s->set_event_count(span.event_count);
+      s->set_stored_bytes(static_cast<int64_t>(span.stored_bytes));
+      s->set_opened_unix_ms(span.manifest.opened_unix_ms());
+      s->set_closed_unix_ms(span.manifest.closed_unix_ms());
+      s->set_problem(span.problem);
+    }
+    if (has_closed) ++activity.closed_workers;
+    if (summary != nullptr) {
+      *summary->mutable_worker() = worker.info;
+      summary->mutable_worker()->set_run(run.manifest.run());
+      summary->set_profile_ready(worker.profile_generation != 0);
+      summary->set_step_count(worker.step_count);
+    }
+  }
+  out.set_world_size(activity.world_size);
+  out.set_worker_count(static_cast<int32_t>(run.workers.size()));
+  out.set_closed_worker_count(activity.closed_workers);
+  out.set_state(RunStateOf(activity, now, options_.partial_after));
+  return out;
+}
+
+absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(const v1::ListRunsRequest& request) const {
+  constexpr int kDefaultPageSize = 100;
+  constexpr int kMaxPageSize = 1000;
+  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
+    return absl::InvalidArgumentError(
+        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
+  }
+  const int page_size = request.page_size() == 0 ? kDefaultPageSize : request.page_size();
+  const absl::Time now = absl::Now();
+  v1::ListRunsResponse response;
+  absl::MutexLock lock(&mu_);
+  // The page token is the last run id of the previous page; runs are listed by id.
+  for (auto it = runs_.upper_bound(request.page_token()); it != runs_.end(); ++it) {
+    if (!request.filter().empty() && it->first.find(request.filter()) == std::string::npos) continue;
+    if (response.runs_size() == page_size) {
+      response.set_next_page_token(response.runs(page_size - 1).run());
+      break;
+    }
+    *response.add_runs() = Summarize(*it->second, /*with_workers=*/false, now);
+  }
+  return response;
+}
+
+absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
+  absl::MutexLock lock(&mu_);
+  const RunEntry* entry = FindRun(run);
+  if (entry == nullptr) return UnknownRun(run, runs_.size());
+  return Summarize(*entry, /*with_workers=*/true, absl::Now());
+}
+
+namespace {
+
+bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info) {
+  if (selector.has_rank() && selector.rank() != info.rank()) return false;
+  return selector.worker_name().empty() || selector.worker_name() == info.worker_name();
+}
+
+std::string DescribeSelector(const v1::WorkerSelector& selector) {
+  std::string text;
+  if (selector.has_rank()) text = base::StrCat("rank ", selector.rank());
+  if (!selector.worker_name().empty()) {
+    base::StrAppend(&text, text.empty() ? "" : " ", "name ", selector.worker_name());
+  }
+  return text.empty() ? "all workers" : text;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileRequest& request) const {
+  const bool stored_grouping =
+      request.operator_grouping() == v1::OPERATOR_GROUPING_REQUEST_NAME &&
+      request.kernel_grouping() == v1::KERNEL_GROUPING_REQUEST_NAME;
+  struct Wanted {
+    int32_t rank;
+    std::string name;
+    std::string profile_path;
+    std::vector<ClosedSpan> spans;
+  };
+  std::vector<Wanted> wanted;
+  {
+    absl::MutexLock lock(&mu_);
+    const RunEntry* run = FindRun(request.run());
+    if (run == nullptr) return UnknownRun(request.run(), runs_.size());
+    size_t matched = 0;
+    for (const auto& [key, worker] : run->workers) {
+      if (!Selected(request.workers(), worker.info)) continue;
+      ++matched;
+      if (worker.profile_generation == 0) continue;
+      wanted.push_back({worker.info.rank(), worker.info.worker_name(),
+                        ProfilePath(worker.dir, worker.profile_generation), ClosedSpansOf(worker)});
+    }
+    if (matched == 0) {
+      return absl::NotFoundError(base::StrCat("run ", request.run(), ": no worker matches ",
+                                              DescribeSelector(request.workers())));
+    }
+    if (wanted.empty()) {
+      return absl::FailedPreconditionError(base::StrCat(
+          "run ", request.run(), ": no selected worker has a closed span yet"));
+    }
+  }
+  std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
+    return std::tie(a.rank, a.name) < std::tie(b.rank, b.name);
+  });
+  v1::RunProfile profile;
+  profile.set_run(request.run());
+  analysis::ProfileOptions options;
+  if (request.operator_grouping() == v1::OPERATOR_GROUPING_REQUEST_NAME_AND_SHAPE) {
+    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  }
+  if (request.kernel_grouping() == v1::KERNEL_GROUPING_REQUEST_NAME_AND_OP) {
+    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  }
+  for (const Wanted& worker : wanted) {
+    v1::StoredWorkerProfile stored;
+    // A newer generation may replace the file between the lookup and the read: then rebuild.
+    if (stored_grouping && ReadProto(worker.profile_path, stored).ok()) {
+      *profile.add_workers() = std::move(*stored.mutable_profile());
+      continue;
+    }
+    PD_ASSIGN_OR_RETURN(*profile.add_workers(),
+                        BuildProfile(request.run(), worker.spans, options_.batch_limits, options));
+  }
+  return profile;
+}
+
+absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest& request) const {
+  std::vector<ClosedSpan> spans;
+  {
+    absl::MutexLock lock(&mu_);
+    const RunEntry* run = FindRun(request.run());
+    if (run == nullptr) return UnknownRun(request.run(), runs_.size());
+    std::vector<const WorkerEntry*> matched;
+    std::string names;
+    for (const auto& [key, worker] : run->workers) {
+      base::StrAppend(&names, names.empty() ? "" : ", ", key);
+      if (Selected(request.worker(), worker.info)) matched.push_back(&worker);
+    }
+    if (matched.size() != 1) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "run ", request.run(), ": ", DescribeSelector(request.worker()), " selects ",
+          matched.size(), " workers, expected exactly one (workers: ", names, ")"));
+    }
+    const WorkerEntry& worker = *matched.front();
+    if (request.span().empty()) {
+      spans = ClosedSpansOf(worker);
+      if (spans.empty()) {
+        return absl::FailedPreconditionError(
+            base::StrCat("run ", request.run(), " worker ", worker.info.worker_name(),
+                         ": no closed span to export yet"));
+      }
+    } else {
+      auto it = worker.spans.find(request.span());
+      if (it == worker.spans.end()) {
+        return absl::NotFoundError(base::StrCat("run ", request.run(), ": no span ", request.span()));
+      }
+      const SpanEntry& span = it->second;
+      if (!span.problem.empty()) {
+        return absl::DataLossError(base::StrCat("span ", request.span(), ": ", span.problem));
+      }
+      if (!span.closed()) {
+        return absl::FailedPreconditionError(
+            base::StrCat("span ", request.span(), " is still being uploaded"));
+      }
+      spans.push_back({it->first, span.dir, span.manifest.header().worker()});
+    }
+  }
+  PD_ASSIGN_OR_RETURN(trace::Trace trace, LoadSpans(spans, options_.batch_limits));
+  std::string json;
+  trace::WriteChromeTrace(trace, json);
+  return json;
+}
+
+}  // namespace profdiff::aggregator

@@ -1,0 +1,144 @@
+// The embedded run store: a data folder holding every uploaded span durably, the profiles built
+// from them, and the reads RunStore serves.
+//
+// Design:
+// 1. Layout: <data>/runs/<run>/run.pb, .../workers/<rank>.<worker>/spans/<span>/{span.pb,
+//    seg-*.log} and .../workers/<rank>.<worker>/profile-<generation>.pb. Manifests are replaced
+//    atomically (temp, fsync, rename); events go to segment logs (aggregator/segment_log.h).
+// 2. A chunk is acknowledged only after its record is fdatasync'd; the durable sequence of a span
+//    is what its segments hold, re-read at start-up, so nothing acknowledged is ever lost and
+//    nothing unacknowledged is ever counted.
+// 3. Start-up scans every span: a torn or damaged segment is cut back to its valid prefix; a
+//    closed span that lost chunks becomes INCOMPLETE (not served; its agent may re-send it) and
+//    the other spans and runs are served as usual.
+// 4. One writer per span: OpenSpan hands out a SpanLease; a second stream for a leased span is
+//    ABORTED (its agent retries once the first stream is gone). Appends run without any store
+//    lock held; `mu_` guards only the in-memory index.
+// 5. A worker's profile is rebuilt from all its closed spans when one closes, written under a new
+//    generation number, so a slow build never overwrites a newer one.
+#ifndef PROFDIFF_AGGREGATOR_LOCAL_STORE_H_
+#define PROFDIFF_AGGREGATOR_LOCAL_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <absl/base/thread_annotations.h>
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+#include <absl/synchronization/mutex.h>
+#include <absl/time/time.h>
+
+#include "profdiff/v1/collector.pb.h"
+#include "profdiff/v1/profile.pb.h"
+#include "profdiff/v1/run_store.pb.h"
+#include "trace/event_batch.h"
+
+namespace profdiff::aggregator {
+
+struct LocalStoreOptions {
+  std::string data_dir;
+  uint64_t max_segment_bytes = 64 << 20;
+  uint64_t max_span_bytes = uint64_t{16} << 30;  // stored (compressed) bytes of one span
+  absl::Duration partial_after = absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
+  trace::EventBatchLimits batch_limits;
+};
+
+class LocalStore {
+ public:
+  struct RunEntry;
+  struct WorkerEntry;
+  struct SpanEntry;
+
+ private:
+  struct Passkey {};  // only the store makes stores and leases
+
+ public:
+  // The right to append to one span; the span is free again when the lease is destroyed.
+  // Used by one upload stream at a time (not thread-safe itself).
+  class SpanLease {
+   public:
+    SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker, SpanEntry* span);
+    ~SpanLease();
+    SpanLease(const SpanLease&) = delete;
+    SpanLease& operator=(const SpanLease&) = delete;
+
+   private:
+    friend class LocalStore;
+
+    LocalStore* store_;
+    std::string run_;
+    WorkerEntry* worker_;
+    SpanEntry* span_;
+    std::string batch_bytes_;  // reused serialisation buffer
+  };
+
+  // Opens (creating when missing) the data folder and recovers every stored run. A damaged run
+  // or span is recorded in recovery_notes() and skipped; only I/O errors on the data folder
+  // itself fail (Unavailable).
+  static absl::StatusOr<std::unique_ptr<LocalStore>> Open(LocalStoreOptions options);
+  LocalStore(Passkey, LocalStoreOptions options);
+  ~LocalStore();
+
+  // What start-up found and repaired, one line each, for the log.
+  const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
+
+  struct OpenedSpan {
+    std::unique_ptr<SpanLease> lease;  // null when the span is already closed
+    int64_t durable_sequence = -1;
+    bool closed = false;
+  };
+  // Starts or resumes the span `header` names. InvalidArgument for bad ids/ranks; Aborted when
+  // another stream holds the span.
+  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Stores `chunk` durably and returns the span's durable sequence. A chunk at or below it is a
+  // duplicate and ignored. InvalidArgument: out-of-order sequence, a batch that does not
+  // decode; ResourceExhausted: batch or span limits; FailedPrecondition: the span is closed.
+  // On error nothing stored changes.
+  absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
+  // event counts differ), then rebuilds and stores its worker's profile. Idempotent.
+  absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for bad requests.
+  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const ABSL_LOCKS_EXCLUDED(mu_);
+  // The profiles of the selected workers with a closed span, by rank; FailedPrecondition when
+  // none has one yet.
+  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The Chrome-trace JSON of one worker's closed spans (or of one span). DataLoss when stored
+  // events are damaged; FailedPrecondition for a span still uploading.
+  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+
+ private:
+  absl::Status Recover();
+  absl::Status RecoverRun(const std::string& run_dir, const std::string& run);
+  void ReleaseLease(SpanEntry* span) ABSL_LOCKS_EXCLUDED(mu_);
+  // Builds the worker's profile from its closed spans and stores it as generation `generation`.
+  absl::Status StoreWorkerProfile(const std::string& run, WorkerEntry* worker, uint64_t generation)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  const RunEntry* FindRun(const std::string& run) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  v1::StoredRun Summarize(const RunEntry& run, bool with_workers, absl::Time now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const LocalStoreOptions options_;
+  std::vector<std::string> recovery_notes_;
+  // Serialises creating folders and writing span manifests (rare: once per span open/close).
+  // Lock order: create_mu_ before mu_.
+  absl::Mutex create_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<RunEntry>> runs_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_LOCAL_STORE_H_

@@ -1,0 +1,38 @@
+// The RunStore gRPC service: ListRuns, GetRun, GetProfile and ExportTrace over a LocalStore.
+#ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
+#define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
+
+#include "aggregator/io_thread_pool.h"
+#include "aggregator/local_store.h"
+#include "profdiff/v1/run_store.grpc.pb.h"
+
+namespace profdiff::aggregator {
+
+// Every read runs on `pool` (it may read segments and build profiles). ExportTrace streams the
+// JSON in pieces of at most kExportPieceBytes. `store` and `pool` must outlive the service.
+class RunStoreService final : public v1::RunStore::CallbackService {
+ public:
+  static constexpr size_t kExportPieceBytes = 1 << 20;
+
+  RunStoreService(const LocalStore* store, IoThreadPool* pool) : store_(store), pool_(pool) {}
+
+  grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
+                                     const v1::ListRunsRequest* request,
+                                     v1::ListRunsResponse* response) override;
+  grpc::ServerUnaryReactor* GetRun(grpc::CallbackServerContext* context,
+                                   const v1::GetRunRequest* request,
+                                   v1::StoredRun* response) override;
+  grpc::ServerUnaryReactor* GetProfile(grpc::CallbackServerContext* context,
+                                       const v1::GetProfileRequest* request,
+                                       v1::RunProfile* response) override;
+  grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
+      grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
+
+ private:
+  const LocalStore* store_;
+  IoThreadPool* pool_;
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_

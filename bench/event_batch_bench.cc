@@ -1,0 +1,91 @@
+// EventBatch conversion throughput on real traces: what the agent pays per uploaded event
+// (EncodeEventBatch in 16384-event batches; 256-event batches show the per-batch cost of the
+// StringId map, which is O(string pool)) and the aggregator per received event
+// (AppendEventBatch, validation included). items_per_second = events per second.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "profdiff/v1/trace.pb.h"
+#include "trace/event_batch.h"
+#include "trace/kineto_reader.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The agent's chunk size, and a small one.
+constexpr int64_t kEventsPerBatch = 16384;
+constexpr int64_t kSmallEventsPerBatch = 256;
+
+const char* const kTraces[] = {
+    "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz",  // small, many kernels
+    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",                    // 456k events
+};
+
+std::string TracePath(int index) {
+  const char* env = std::getenv("PROFDIFF_TRACES");
+  return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
+}
+
+void BM_EncodeEventBatch(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::KinetoReader reader;
+  auto trace = reader.ReadFile(path);
+  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  const size_t events = trace->events.size();
+  const size_t per_batch = static_cast<size_t>(state.range(1));
+  profdiff::v1::EventBatch batch;  // reused across chunks, as the agent does
+  size_t bytes = 0;
+  for (auto _ : state) {
+    for (size_t begin = 0; begin < events; begin += per_batch) {
+      profdiff::trace::EncodeEventBatch(*trace, begin, std::min(begin + per_batch, events), batch);
+      bytes += batch.ByteSizeLong();
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(events * state.iterations()));
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));  // encoded proto bytes
+  state.SetLabel(std::string(kTraces[state.range(0)]) +
+                 " strings=" + std::to_string(trace->strings.size()));
+}
+
+void BM_AppendEventBatch(benchmark::State& state) {
+  const std::string path = TracePath(static_cast<int>(state.range(0)));
+  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  profdiff::trace::KinetoReader reader;
+  auto trace = reader.ReadFile(path);
+  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  const size_t events = trace->events.size();
+  std::vector<profdiff::v1::EventBatch> batches;
+  const size_t per_batch = static_cast<size_t>(kEventsPerBatch);
+  for (size_t begin = 0; begin < events; begin += per_batch) {
+    profdiff::trace::EncodeEventBatch(*trace, begin, std::min(begin + per_batch, events),
+                                      batches.emplace_back());
+  }
+  for (auto _ : state) {
+    profdiff::trace::Trace out;
+    for (const auto& batch : batches) {
+      if (!profdiff::trace::AppendEventBatch(batch, {}, out).ok()) {
+        return state.SkipWithError("a batch was refused");
+      }
+    }
+    benchmark::DoNotOptimize(out.events.size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(events * state.iterations()));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
+BENCHMARK(BM_EncodeEventBatch)
+    ->ArgsProduct({{0, 1}, {kEventsPerBatch, kSmallEventsPerBatch}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AppendEventBatch)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

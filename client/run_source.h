@@ -1,0 +1,26 @@
+// Where a run comes from on the command line: "A path argument (an existing file or folder) is
+// read offline; anything else is a run id on the server."
+#ifndef PROFDIFF_CLIENT_RUN_SOURCE_H_
+#define PROFDIFF_CLIENT_RUN_SOURCE_H_
+
+#include <string>
+#include <vector>
+
+#include <absl/status/statusor.h>
+
+#include "analysis/worker_profile.h"
+#include "profdiff/v1/profile.pb.h"
+
+namespace profdiff::client {
+
+// Reads the trace files when every argument names an existing file or folder, or when a missing
+// one cannot be a run id (has a '/', or a trace file name: NotFound from the reader). Otherwise
+// the single argument is a run id fetched from `server` (RunStore.GetProfile). InvalidArgument
+// for several arguments that are not all paths.
+absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::string>& args,
+                                                        const std::string& server,
+                                                        const analysis::ProfileOptions& options);
+
+}  // namespace profdiff::client
+
+#endif  // PROFDIFF_CLIENT_RUN_SOURCE_H_

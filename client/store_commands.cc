@@ -1,0 +1,94 @@
+#include "client/store_commands.h"
+
+#include <absl/time/time.h>
+
+#include "base/atomic_file.h"
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "client/command_line.h"
+#include "client/json_output.h"
+#include "client/run_store_client.h"
+#include "client/text_table.h"
+#include "profdiff/v1/run_store.pb.h"
+
+namespace profdiff::client {
+namespace {
+
+std::string StateName(v1::RunState state) {
+  switch (state) {
+    case v1::RUN_STATE_OPEN: return "open";
+    case v1::RUN_STATE_COMPLETE: return "complete";
+    case v1::RUN_STATE_PARTIAL: return "partial";
+    default: break;
+  }
+  return "unknown";
+}
+
+std::string FormatUnixMillis(int64_t millis) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(millis), absl::UTCTimeZone());
+}
+
+}  // namespace
+
+std::string RunsUsage() {
+  return "usage: profdiff runs [--server ADDR] [--filter TEXT] [--format table|json|csv]\n"
+         "  the runs the aggregator stored: state, workers with closed spans / world size,\n"
+         "  events, last activity (UTC)\n";
+}
+
+std::string ExportUsage() {
+  return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server ADDR] -o FILE\n"
+         "  writes one worker's stored events back as a Chrome trace (Perfetto, TensorBoard)\n";
+}
+
+absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, {"server", "filter", "format"}, {}));
+  if (!parsed.positionals.empty()) {
+    return absl::InvalidArgumentError(base::StrCat("runs: unexpected argument ",
+                                                   parsed.positionals.front(), "\n", RunsUsage()));
+  }
+  RunStoreClient client(parsed.Get("server", DefaultServerAddress()));
+  PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs, client.ListRuns(parsed.Get("filter", "")));
+  const std::string format = parsed.Get("format", "table");
+  if (format == "json") {
+    v1::ListRunsResponse all;
+    for (v1::StoredRun& run : runs) *all.add_runs() = std::move(run);
+    return ToJson(all);
+  }
+  if (format != "table" && format != "csv") {
+    return absl::InvalidArgumentError(base::StrCat("--format ", format, ": expected table, json or csv"));
+  }
+  TextTable table({{"run", Align::kLeft},
+                   {"state", Align::kLeft},
+                   {"workers"},
+                   {"world"},
+                   {"events"},
+                   {"updated (UTC)", Align::kLeft}});
+  for (const v1::StoredRun& run : runs) {
+    table.AddRow({run.run(), StateName(run.state()),
+                  base::StrCat(run.closed_worker_count(), "/", run.worker_count()),
+                  base::StrCat(run.world_size()), base::StrCat(run.event_count()),
+                  FormatUnixMillis(run.updated_unix_ms())});
+  }
+  if (format == "csv") return table.RenderCsv();
+  return base::StrCat(table.RenderText(120), runs.size(), " runs\n");
+}
+
+absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, {"server", "worker", "span", "o", "output"}, {}));
+  if (parsed.positionals.size() != 1) {
+    return absl::InvalidArgumentError(base::StrCat("export: expected one RUN\n", ExportUsage()));
+  }
+  const std::string output = parsed.Get("o", parsed.Get("output", ""));
+  const std::string worker = parsed.Get("worker", "");
+  if (output.empty() || worker.empty()) {
+    return absl::InvalidArgumentError(base::StrCat("export: --worker and -o are required\n", ExportUsage()));
+  }
+  RunStoreClient client(parsed.Get("server", DefaultServerAddress()));
+  PD_ASSIGN_OR_RETURN(std::string json,
+                      client.ExportTrace(parsed.positionals.front(), worker, parsed.Get("span", "")));
+  PD_RETURN_IF_ERROR(base::WriteFileAtomically(output, json));
+  return base::StrCat("wrote ", output, " (", json.size(), " bytes)\n");
+}
+
+}  // namespace profdiff::client

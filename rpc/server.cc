@@ -1,0 +1,27 @@
+#include "rpc/server.h"
+
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
+
+#include "base/str_cat.h"
+#include "rpc/limits.h"
+
+namespace profdiff::rpc {
+
+absl::StatusOr<RunningServer> StartServer(const std::string& address,
+                                          const std::vector<grpc::Service*>& services) {
+  grpc::ServerBuilder builder;
+  RunningServer running;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &running.port);
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxReplyBytes);
+  for (grpc::Service* service : services) builder.RegisterService(service);
+  running.server = builder.BuildAndStart();
+  if (running.server == nullptr || running.port == 0) {
+    return absl::UnavailableError(base::StrCat("cannot listen on ", address,
+                                               " (address in use, or not HOST:PORT?)"));
+  }
+  return running;
+}
+
+}  // namespace profdiff::rpc

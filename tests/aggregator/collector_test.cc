@@ -1,0 +1,404 @@
+// The aggregator as agents and users meet it: a real server on 127.0.0.1, real DLRM traces.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "aggregator/aggregator_server.h"
+#include "client/run_loader.h"
+#include "profdiff/v1/run_store.grpc.pb.h"
+#include "rpc/channel.h"
+#include "tests/aggregator/upload_test_client.h"
+#include "trace/kineto_reader.h"
+
+namespace profdiff::aggregator {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::PrepareSpan;
+using testing::PreparedSpan;
+using testing::UploadSpan;
+using testing::UploadStream;
+
+std::string DlrmDir() {
+  const char* env = std::getenv("PROFDIFF_TRACES");
+  return std::string(env != nullptr ? env : "../shared/traces") + "/param/dlrm_kineto";
+}
+
+std::vector<std::string> DlrmFiles() {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(DlrmDir(), error)) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    files_ = DlrmFiles();
+    if (files_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces in " << DlrmDir();
+    data_dir_ = fs::path(::testing::TempDir()) /
+                ("collector_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(data_dir_);
+    StartServer();
+  }
+
+  void StartServer() {
+    AggregatorOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.store.data_dir = data_dir_;
+    absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(server).value();
+    channel_ = rpc::MakeChannel("127.0.0.1:" + std::to_string(server_->port()));
+    run_store_ = v1::RunStore::NewStub(channel_);
+  }
+
+  void RestartServer() {
+    server_.reset();
+    StartServer();
+  }
+
+  v1::StoredRun GetRun(const std::string& run, grpc::Status* status_out = nullptr) {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(30));
+    v1::GetRunRequest request;
+    request.set_run(run);
+    v1::StoredRun response;
+    grpc::Status status = run_store_->GetRun(&context, request, &response);
+    if (status_out != nullptr) {
+      *status_out = status;
+    } else {
+      EXPECT_TRUE(status.ok()) << status.error_message();
+    }
+    return response;
+  }
+
+  grpc::Status GetProfile(const std::string& run, v1::RunProfile& profile) {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    v1::GetProfileRequest request;
+    request.set_run(run);
+    return run_store_->GetProfile(&context, request, &profile);
+  }
+
+  grpc::Status Export(const std::string& run, int rank, std::string& json, const std::string& span = "") {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    v1::ExportTraceRequest request;
+    request.set_run(run);
+    request.mutable_worker()->set_rank(rank);
+    request.set_span(span);
+    auto reader = run_store_->ExportTrace(&context, request);
+    v1::ExportTraceChunk piece;
+    while (reader->Read(&piece)) json += piece.json();
+    return reader->Finish();
+  }
+
+  std::vector<std::string> files_;
+  fs::path data_dir_;
+  std::unique_ptr<AggregatorServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::RunStore::Stub> run_store_;
+};
+
+TEST_F(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
+  for (const std::string& file : files_) {
+    const PreparedSpan span = PrepareSpan(file, "dlrm_kineto", 2000);
+    const grpc::Status status = UploadSpan(channel_, span);
+    ASSERT_TRUE(status.ok()) << file << ": " << status.error_message();
+  }
+  const v1::StoredRun run = GetRun("dlrm_kineto");
+  EXPECT_EQ(run.state(), v1::RUN_STATE_COMPLETE);
+  EXPECT_EQ(run.world_size(), 8);
+  EXPECT_EQ(run.worker_count(), 8);
+  EXPECT_EQ(run.closed_worker_count(), 8);
+
+  v1::RunProfile stored;
+  const grpc::Status status = GetProfile("dlrm_kineto", stored);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  absl::StatusOr<v1::RunProfile> offline = client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
+  ASSERT_TRUE(offline.ok()) << offline.status();
+  // The agent adds what only it knows: the host.
+  for (v1::WorkerProfile& worker : *stored.mutable_workers()) {
+    EXPECT_EQ(worker.worker().hostname(), "test-host");
+    worker.mutable_worker()->clear_hostname();
+  }
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string report;
+  differencer.ReportDifferencesToString(&report);
+  EXPECT_TRUE(differencer.Compare(*offline, stored)) << report.substr(0, 4000);
+}
+
+TEST_F(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
+  const PreparedSpan span = PrepareSpan(files_[0], "resume", 500);
+  ASSERT_GE(span.chunks.size(), 5u);
+  // The first stream stores chunks 0..2 and breaks off.
+  EXPECT_EQ(UploadSpan(channel_, span, 3).error_code(), grpc::StatusCode::CANCELLED);
+
+  UploadStream stream(channel_);
+  v1::UploadAck ack;
+  ASSERT_TRUE(stream.WriteHeader(span.header));
+  ASSERT_TRUE(stream.ReadAck(ack));
+  EXPECT_EQ(ack.durable_sequence(), 2);
+  EXPECT_FALSE(ack.span_closed());
+  // Chunk 1 again: already durable, ignored, acknowledged with the durable sequence.
+  ASSERT_TRUE(stream.WriteChunk(span.chunks[1]));
+  ASSERT_TRUE(stream.ReadAck(ack));
+  EXPECT_EQ(ack.durable_sequence(), 2);
+  for (size_t k = 3; k < span.chunks.size(); ++k) {
+    ASSERT_TRUE(stream.WriteChunk(span.chunks[k]));
+    ASSERT_TRUE(stream.ReadAck(ack));
+    EXPECT_EQ(ack.durable_sequence(), static_cast<int64_t>(k));
+  }
+  ASSERT_TRUE(stream.WriteEnd(span.chunks.size(), span.event_count));
+  ASSERT_TRUE(stream.ReadAck(ack));
+  EXPECT_TRUE(ack.span_closed());
+  EXPECT_TRUE(stream.Finish().ok());
+
+  const v1::StoredRun run = GetRun("resume");
+  ASSERT_EQ(run.workers_size(), 1);
+  ASSERT_EQ(run.workers(0).spans_size(), 1);
+  EXPECT_EQ(run.workers(0).spans(0).event_count(), span.event_count);
+  EXPECT_EQ(run.workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  // A closed span answers a new stream at once.
+  UploadStream again(channel_);
+  ASSERT_TRUE(again.WriteHeader(span.header));
+  ASSERT_TRUE(again.ReadAck(ack));
+  EXPECT_TRUE(ack.span_closed());
+  EXPECT_TRUE(again.Finish().ok());
+}
+
+TEST_F(CollectorTest, ResumeSurvivesAnAggregatorRestart) {
+  const PreparedSpan span = PrepareSpan(files_[1], "restart", 500);
+  EXPECT_EQ(UploadSpan(channel_, span, 4).error_code(), grpc::StatusCode::CANCELLED);
+  RestartServer();
+  EXPECT_EQ(GetRun("restart").workers(0).spans(0).durable_sequence(), 3);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  const v1::StoredRun run = GetRun("restart");
+  EXPECT_EQ(run.workers(0).spans(0).event_count(), span.event_count);
+  EXPECT_EQ(run.workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+}
+
+// Sends the header and chunks 0..1 of `span`, then `bad`; returns the stream's status.
+grpc::Status SendAfterTwoChunks(const std::shared_ptr<grpc::Channel>& channel,
+                                const PreparedSpan& span, const v1::UploadMessage& bad) {
+  UploadStream stream(channel);
+  v1::UploadAck ack;
+  EXPECT_TRUE(stream.WriteHeader(span.header));
+  EXPECT_TRUE(stream.ReadAck(ack));
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_TRUE(stream.WriteChunk(span.chunks[k]));
+    EXPECT_TRUE(stream.ReadAck(ack));
+  }
+  stream.Write(bad);
+  EXPECT_FALSE(stream.ReadAck(ack));
+  return stream.Finish();
+}
+
+void ExpectTwoChunksStored(const v1::StoredRun& run, const PreparedSpan& span) {
+  ASSERT_EQ(run.workers_size(), 1);
+  EXPECT_EQ(run.workers(0).spans(0).durable_sequence(), 1);
+  EXPECT_EQ(run.workers(0).spans(0).event_count(),
+            span.chunks[0].events().kind_size() + span.chunks[1].events().kind_size());
+}
+
+TEST_F(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
+  const PreparedSpan span = PrepareSpan(files_[0], "order", 500);
+  v1::UploadMessage bad;
+  *bad.mutable_chunk() = span.chunks[3];
+  const grpc::Status status = SendAfterTwoChunks(channel_, span, bad);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("chunk sequence 3 is out of order: expected 2"));
+  ExpectTwoChunksStored(GetRun("order"), span);
+  // The span goes on from where it was.
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+}
+
+TEST_F(CollectorTest, InvalidUtf8NameIsInvalidArgument) {
+  const PreparedSpan span = PrepareSpan(files_[0], "utf8", 500);
+  v1::UploadMessage bad;
+  *bad.mutable_chunk() = span.chunks[2];
+  ASSERT_GT(bad.chunk().events().strings_size(), 1);
+  bad.mutable_chunk()->mutable_events()->set_strings(1, "bad \xff\xfe name");
+  const grpc::Status status = SendAfterTwoChunks(channel_, span, bad);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("chunk 2"));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("UTF-8"));
+  ExpectTwoChunksStored(GetRun("utf8"), span);
+}
+
+TEST_F(CollectorTest, ChunkThatDoesNotDecodeIsInvalidArgument) {
+  const PreparedSpan span = PrepareSpan(files_[0], "decode", 500);
+  v1::UploadMessage bad;
+  *bad.mutable_chunk() = span.chunks[2];
+  bad.mutable_chunk()->mutable_events()->mutable_duration_ns()->RemoveLast();
+  const grpc::Status status = SendAfterTwoChunks(channel_, span, bad);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("duration_ns"));
+  ExpectTwoChunksStored(GetRun("decode"), span);
+}
+
+TEST_F(CollectorTest, OversizedMessageIsResourceExhausted) {
+  const PreparedSpan span = PrepareSpan(files_[0], "oversized", 500);
+  v1::UploadMessage bad;
+  *bad.mutable_chunk() = span.chunks[2];
+  bad.mutable_chunk()->mutable_events()->add_strings(std::string(9 << 20, 'x'));
+  const grpc::Status status = SendAfterTwoChunks(channel_, span, bad);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  ExpectTwoChunksStored(GetRun("oversized"), span);
+}
+
+TEST_F(CollectorTest, ChunkBeforeHeaderIsInvalidArgument) {
+  const PreparedSpan span = PrepareSpan(files_[0], "noheader", 500);
+  UploadStream stream(channel_);
+  ASSERT_TRUE(stream.WriteChunk(span.chunks[0]));
+  v1::UploadAck ack;
+  EXPECT_FALSE(stream.ReadAck(ack));
+  const grpc::Status status = stream.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("unknown span"));
+}
+
+TEST_F(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
+  PreparedSpan span = PrepareSpan(files_[0], "../../etc", 500);
+  const grpc::Status status = UploadSpan(channel_, span);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("run \"../../etc\""));
+  EXPECT_FALSE(fs::exists(data_dir_ / "etc"));
+}
+
+TEST_F(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {
+  const PreparedSpan span = PrepareSpan(files_[0], "end", 5000);
+  UploadStream stream(channel_);
+  v1::UploadAck ack;
+  ASSERT_TRUE(stream.WriteHeader(span.header));
+  ASSERT_TRUE(stream.ReadAck(ack));
+  for (const v1::TraceChunk& chunk : span.chunks) {
+    ASSERT_TRUE(stream.WriteChunk(chunk));
+    ASSERT_TRUE(stream.ReadAck(ack));
+  }
+  ASSERT_TRUE(stream.WriteEnd(span.chunks.size(), span.event_count + 1));
+  EXPECT_FALSE(stream.ReadAck(ack));
+  const grpc::Status status = stream.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("events are stored"));
+}
+
+TEST_F(CollectorTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
+  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], "damaged", 500)).ok());
+  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[1], "healthy", 500)).ok());
+  server_.reset();
+  // Cut the damaged run's only segment in the middle of a record.
+  fs::path segment;
+  for (const auto& entry : fs::recursive_directory_iterator(data_dir_ / "runs" / "damaged")) {
+    if (entry.path().filename() == "seg-000000.log") segment = entry.path();
+  }
+  ASSERT_FALSE(segment.empty());
+  const auto size = fs::file_size(segment);
+  fs::resize_file(segment, size / 2);
+  StartServer();
+
+  const v1::StoredRun damaged = GetRun("damaged");
+  ASSERT_EQ(damaged.workers_size(), 1);
+  EXPECT_EQ(damaged.workers(0).spans(0).state(), v1::SPAN_STATE_INCOMPLETE);
+  EXPECT_THAT(damaged.workers(0).spans(0).problem(), ::testing::HasSubstr("cut short"));
+  EXPECT_FALSE(damaged.workers(0).profile_ready());
+  EXPECT_NE(damaged.state(), v1::RUN_STATE_COMPLETE);
+  std::string json;
+  EXPECT_EQ(Export("damaged", 0, json, damaged.workers(0).spans(0).span()).error_code(),
+            grpc::StatusCode::DATA_LOSS);
+  v1::RunProfile profile;
+  EXPECT_EQ(GetProfile("damaged", profile).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+
+  EXPECT_EQ(GetRun("healthy").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  EXPECT_TRUE(GetProfile("healthy", profile).ok());
+  EXPECT_EQ(profile.workers_size(), 1);
+}
+
+// A pid/tid as the trace file wrote it: a number, or the name the reader gave a negative id.
+std::string ProcessOrThread(const trace::Trace& trace, int64_t id) {
+  if (id >= 0) return std::to_string(id);
+  return std::string(trace.strings.Get(trace::StringId{static_cast<uint32_t>(-1 - id)}));
+}
+
+// Compares two traces event by event, strings by text.
+void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  ASSERT_EQ(a.args.size(), b.args.size());
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(a.events.kind[i], b.events.kind[i]);
+    EXPECT_EQ(a.events.phase[i], b.events.phase[i]);
+    EXPECT_EQ(a.strings.Get(a.events.name[i]), b.strings.Get(b.events.name[i]));
+    EXPECT_EQ(a.strings.Get(a.events.category[i]), b.strings.Get(b.events.category[i]));
+    EXPECT_EQ(a.events.start_ns[i], b.events.start_ns[i]);
+    EXPECT_EQ(a.events.duration_ns[i], b.events.duration_ns[i]);
+    EXPECT_EQ(ProcessOrThread(a, a.events.pid[i]), ProcessOrThread(b, b.events.pid[i]));
+    EXPECT_EQ(ProcessOrThread(a, a.events.tid[i]), ProcessOrThread(b, b.events.tid[i]));
+    EXPECT_EQ(a.events.correlation[i], b.events.correlation[i]);
+    EXPECT_EQ(a.events.external_id[i], b.events.external_id[i]);
+    EXPECT_EQ(a.events.sequence_number[i], b.events.sequence_number[i]);
+    EXPECT_EQ(a.events.forward_thread_id[i], b.events.forward_thread_id[i]);
+    EXPECT_EQ(a.events.flow_id[i], b.events.flow_id[i]);
+    EXPECT_EQ(a.strings.Get(a.events.input_shapes[i]), b.strings.Get(b.events.input_shapes[i]));
+    EXPECT_EQ(a.events.arg_begin[i], b.events.arg_begin[i]);
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (size_t k = 0; k < a.args.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(a.args.key[k], b.args.key[k]);
+    EXPECT_EQ(a.args.int_value[k], b.args.int_value[k]);
+    EXPECT_EQ(a.args.double_value[k], b.args.double_value[k]);
+    EXPECT_EQ(a.strings.Get(a.args.string_value[k]), b.strings.Get(b.args.string_value[k]));
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(a.metadata.rank, b.metadata.rank);
+  EXPECT_EQ(a.metadata.world_size, b.metadata.world_size);
+  EXPECT_EQ(a.metadata.base_time_ns, b.metadata.base_time_ns);
+  EXPECT_EQ(a.metadata.devices.size(), b.metadata.devices.size());
+}
+
+TEST_F(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
+  const PreparedSpan span = PrepareSpan(files_[2], "export", 700);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  std::string json;
+  const grpc::Status status = Export("export", span.trace.metadata.rank, json);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "exported");
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ExpectSameEvents(span.trace, *exported);
+}
+
+TEST_F(CollectorTest, ListRunsFiltersAndPages) {
+  for (const char* run : {"alpha-1", "alpha-2", "beta-1"}) {
+    ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], run, 5000)).ok());
+  }
+  v1::ListRunsRequest request;
+  request.set_filter("alpha");
+  request.set_page_size(1);
+  std::vector<std::string> seen;
+  do {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(10));
+    v1::ListRunsResponse response;
+    ASSERT_TRUE(run_store_->ListRuns(&context, request, &response).ok());
+    for (const v1::StoredRun& run : response.runs()) seen.push_back(run.run());
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  EXPECT_THAT(seen, ::testing::ElementsAre("alpha-1", "alpha-2"));
+}
+
+TEST_F(CollectorTest, UnknownRunIsNotFound) {
+  grpc::Status status;
+  GetRun("never-uploaded", &status);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("never-uploaded"));
+}
+
+}  // namespace
+}  // namespace profdiff::aggregator

@@ -1,0 +1,116 @@
+#include "aggregator/segment_log.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "aggregator/run_state.h"
+#include "aggregator/store_ids.h"
+
+namespace profdiff::aggregator {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SegmentLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("segments_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  // Appends records "payload-0" .. "payload-<n-1>" with event counts 10, 11, ...
+  void Write(int n, uint64_t max_segment_bytes = 64 << 20) {
+    absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
+    ASSERT_TRUE(scan.ok()) << scan.status();
+    absl::StatusOr<SegmentWriter> writer = SegmentWriter::Open(dir_, *scan, max_segment_bytes);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (int k = scan->last_sequence + 1; k < scan->last_sequence + 1 + n; ++k) {
+      ASSERT_TRUE(writer->Append(k, 10 + k, "payload-" + std::to_string(k)).ok());
+    }
+  }
+
+  std::vector<std::string> ReadAll(absl::Status* status = nullptr) {
+    std::vector<std::string> payloads;
+    absl::Status read = ReadSpanSegments(dir_, [&](uint64_t, std::string_view bytes) {
+      payloads.emplace_back(bytes);
+      return absl::OkStatus();
+    });
+    if (status != nullptr) *status = read;
+    return payloads;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SegmentLogTest, RecordsReadBackInOrderAcrossSegments) {
+  // A 1-byte bound rolls a new segment after every record.
+  Write(3, /*max_segment_bytes=*/1);
+  Write(2, /*max_segment_bytes=*/1);
+  EXPECT_TRUE(fs::exists(dir_ / "seg-000004.log"));
+  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2", "payload-3",
+                                                "payload-4"));
+  absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->last_sequence, 4);
+  EXPECT_EQ(scan->event_count, 10 + 11 + 12 + 13 + 14);
+  EXPECT_TRUE(scan->problem.empty());
+}
+
+TEST_F(SegmentLogTest, TornTailIsCutAndAppendsContinueAfterIt) {
+  Write(3);
+  const fs::path segment = dir_ / "seg-000000.log";
+  fs::resize_file(segment, fs::file_size(segment) - 3);  // the last record loses 3 bytes
+  absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->last_sequence, 1);
+  EXPECT_THAT(scan->problem, ::testing::HasSubstr("payload cut short"));
+  Write(2);  // sequences 2 and 3, after the cut
+  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2", "payload-3"));
+}
+
+TEST_F(SegmentLogTest, FlippedByteIsCrcMismatchAndEverythingAfterIsCut) {
+  Write(3, /*max_segment_bytes=*/1);
+  {
+    std::fstream file(dir_ / "seg-000001.log", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(40);  // inside the payload of record 1
+    file.put('#');
+  }
+  absl::Status read;
+  ReadAll(&read);
+  EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(read.message(), ::testing::HasSubstr("seg-000001.log: byte 0: record CRC mismatch"));
+  absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->last_sequence, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "seg-000002.log"));
+  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0"));
+}
+
+TEST(StoreIdsTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
+  EXPECT_TRUE(ValidateStoreId("run", "dlrm_kineto-2.v1").ok());
+  EXPECT_EQ(ValidateStoreId("run", "").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateStoreId("run", "..").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ValidateStoreId("run", "a/b").message(), ::testing::HasSubstr("byte 1"));
+  EXPECT_THAT(ValidateStoreId("run", std::string(129, 'a')).message(),
+              ::testing::HasSubstr("129 bytes, the limit is 128"));
+}
+
+TEST(RunStateTest, CompleteOpenPartialAndReopened) {
+  const absl::Time now = absl::FromUnixSeconds(1000);
+  const absl::Duration idle = absl::Minutes(10);
+  RunActivity activity{.world_size = 2, .closed_workers = 1, .open_spans = 0, .last_activity = now};
+  EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
+  EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_PARTIAL);
+  activity.closed_workers = 2;
+  EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_COMPLETE);
+  activity.open_spans = 1;  // a late span
+  EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
+}
+
+}  // namespace
+}  // namespace profdiff::aggregator
