@@ -577,9 +577,15 @@ std::string DescribeSelector(const v1::WorkerSelector& selector) {
 }  // namespace
 
 absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileRequest& request) const {
-  const bool stored_grouping =
-      request.operator_grouping() == v1::OPERATOR_GROUPING_REQUEST_NAME &&
-      request.kernel_grouping() == v1::KERNEL_GROUPING_REQUEST_NAME;
+  analysis::ProfileOptions options;
+  if (request.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE) {
+    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  }
+  if (request.kernel_grouping() == v1::GROUPING_NAME_AND_OP) {
+    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  }
+  const bool stored_grouping = options.operator_grouping == analysis::OperatorGrouping::kName &&
+                               options.kernel_grouping == analysis::KernelGrouping::kName;
   struct Wanted {
     int32_t rank;
     std::string name;
@@ -613,13 +619,6 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
   });
   v1::RunProfile profile;
   profile.set_run(request.run());
-  analysis::ProfileOptions options;
-  if (request.operator_grouping() == v1::OPERATOR_GROUPING_REQUEST_NAME_AND_SHAPE) {
-    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
-  }
-  if (request.kernel_grouping() == v1::KERNEL_GROUPING_REQUEST_NAME_AND_OP) {
-    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  }
   for (const Wanted& worker : wanted) {
     v1::StoredWorkerProfile stored;
     // A newer generation may replace the file between the lookup and the read: then rebuild.

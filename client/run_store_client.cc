@@ -77,10 +77,10 @@ absl::StatusOr<v1::RunProfile> RunStoreClient::GetProfile(const std::string& run
   v1::GetProfileRequest request;
   request.set_run(run);
   if (options.operator_grouping == analysis::OperatorGrouping::kNameAndShape) {
-    request.set_operator_grouping(v1::OPERATOR_GROUPING_REQUEST_NAME_AND_SHAPE);
+    request.set_operator_grouping(v1::GROUPING_NAME_AND_SHAPE);
   }
   if (options.kernel_grouping == analysis::KernelGrouping::kNameAndOp) {
-    request.set_kernel_grouping(v1::KERNEL_GROUPING_REQUEST_NAME_AND_OP);
+    request.set_kernel_grouping(v1::GROUPING_NAME_AND_OP);
   }
   v1::RunProfile response;
   if (absl::Status status = rpc::FromGrpcStatus(stub_->GetProfile(&context, request, &response));

@@ -9,6 +9,8 @@
 
 #include "aggregator/aggregator_server.h"
 #include "client/run_loader.h"
+#include "client/show_command.h"
+#include "client/store_commands.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -132,6 +134,29 @@ TEST_F(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   std::string report;
   differencer.ReportDifferencesToString(&report);
   EXPECT_TRUE(differencer.Compare(*offline, stored)) << report.substr(0, 4000);
+}
+
+TEST_F(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {
+  for (const std::string& file : files_) {
+    PreparedSpan span = PrepareSpan(file, "dlrm_kineto", 1500);
+    span.header.mutable_worker()->clear_hostname();  // the files do not know the host
+    ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  }
+  const std::string server = "127.0.0.1:" + std::to_string(server_->port());
+  for (const char* group_by : {"name", "shape"}) {
+    absl::StatusOr<std::string> stored = client::RunShowCommand(
+        {"dlrm_kineto", "--server", server, "--format", "json", "--group-by", group_by});
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    absl::StatusOr<std::string> offline =
+        client::RunShowCommand({DlrmDir(), "--format", "json", "--group-by", group_by});
+    ASSERT_TRUE(offline.ok()) << offline.status();
+    EXPECT_EQ(*stored, *offline) << "--group-by " << group_by;
+  }
+  absl::StatusOr<std::string> runs = client::RunRunsCommand({"--server", server});
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_THAT(*runs, ::testing::HasSubstr("dlrm_kineto"));
+  EXPECT_THAT(*runs, ::testing::HasSubstr("complete"));
+  EXPECT_THAT(*runs, ::testing::HasSubstr("8/8"));
 }
 
 TEST_F(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
