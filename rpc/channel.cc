@@ -1,5 +1,7 @@
 #include "rpc/channel.h"
 
+#include <algorithm>
+
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
@@ -8,10 +10,30 @@
 
 namespace profdiff::rpc {
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+namespace {
+
+grpc::ChannelArguments LimitedArguments() {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReplyBytes);
   arguments.SetMaxSendMessageSize(kMaxMessageBytes);
+  return arguments;
+}
+
+int PositiveMillis(absl::Duration duration) {
+  return static_cast<int>(std::max<int64_t>(1, absl::ToInt64Milliseconds(duration)));
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), LimitedArguments());
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ReconnectBackoff& backoff) {
+  grpc::ChannelArguments arguments = LimitedArguments();
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.initial));
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.max));
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
 }
 

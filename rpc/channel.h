@@ -15,6 +15,15 @@ namespace profdiff::rpc {
 // A plaintext channel to "HOST:PORT". Connects lazily; nothing fails here.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
 
+// gRPC's reconnect backoff for a channel whose owner retries on its own schedule: gRPC's default
+// grows to 120 s and would keep failing the owner's attempts long after the server is back.
+struct ReconnectBackoff {
+  absl::Duration initial = absl::Seconds(1);
+  absl::Duration max = absl::Seconds(120);
+};
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ReconnectBackoff& backoff);
+
 // Sets `context`'s deadline to now + `timeout`.
 void SetTimeout(grpc::ClientContext& context, absl::Duration timeout);
 

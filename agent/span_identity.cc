@@ -1,0 +1,143 @@
+#include "agent/span_identity.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include <absl/strings/numbers.h>
+
+#include "agent/stable_hash.h"
+#include "base/status_annotate.h"
+#include "base/str_cat.h"
+#include "trace/trace_file_name.h"
+
+namespace profdiff::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A shortened id: head, '-', 16 hex digits = 128 characters.
+constexpr size_t kHashHexDigits = 16;
+constexpr size_t kShortenedHeadBytes = kMaxIdBytes - 1 - kHashHexDigits;
+
+bool IsIdChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+std::string EnvOrEmpty(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+// The base name of a folder path, ignoring trailing separators ("/a/b/" -> "b").
+std::string FolderName(const fs::path& folder) {
+  fs::path normal = folder.lexically_normal();
+  if (!normal.has_filename()) normal = normal.parent_path();
+  return normal.filename().string();
+}
+
+// Where the run id came from, for the error message.
+struct RunChoice {
+  std::string run;
+  std::string source;
+};
+
+RunChoice ChooseRun(std::string_view logdir, std::string_view path,
+                    const IdentitySources& sources) {
+  if (!sources.run_flag.empty()) return {sources.run_flag, "--run"};
+  if (!sources.torchelastic_run_id.empty()) {
+    return {sources.torchelastic_run_id, "environment TORCHELASTIC_RUN_ID"};
+  }
+  const fs::path file = fs::path(path).lexically_normal();
+  fs::path dir = logdir.empty() ? file.parent_path() : fs::path(logdir).lexically_normal();
+  if (!dir.has_filename() && dir.has_relative_path())
+    dir = dir.parent_path();  // "/logs/" -> "/logs"
+  const fs::path relative = file.lexically_relative(dir);
+  // A file below a sub-folder of DIR: the sub-folder is the run (TensorBoard convention).
+  if (!relative.empty() && *relative.begin() != ".." &&
+      std::distance(relative.begin(), relative.end()) > 1) {
+    return {relative.begin()->string(), base::StrCat("the sub-folder of ", dir.string())};
+  }
+  return {FolderName(dir), base::StrCat("the name of the folder ", dir.string())};
+}
+
+}  // namespace
+
+IdentitySources IdentitySourcesFromEnvironment(std::string run_flag) {
+  return {.run_flag = std::move(run_flag),
+          .torchelastic_run_id = EnvOrEmpty("TORCHELASTIC_RUN_ID"),
+          .rank_env = EnvOrEmpty("RANK")};
+}
+
+bool IsValidId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdBytes) return false;
+  for (const char c : id) {
+    if (!IsIdChar(c)) return false;
+  }
+  return true;
+}
+
+std::string SanitizeId(std::string_view name) {
+  std::string id(name);
+  for (char& c : id) {
+    if (!IsIdChar(c)) c = '_';
+  }
+  if (id.size() > kMaxIdBytes) {
+    id.resize(kShortenedHeadBytes);
+    base::StrAppend(&id, "-", StableHashHex(name));
+  }
+  return id;
+}
+
+std::string SpanIdOf(std::string_view file_name, uint32_t revision) {
+  if (revision == 0) return SanitizeId(file_name);
+  return SanitizeId(base::StrCat(file_name, ".r", revision));
+}
+
+absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::string_view path,
+                                                 const IdentitySources& sources,
+                                                 uint32_t revision) {
+  const std::string file_name = fs::path(path).filename().string();
+  RunChoice run = ChooseRun(logdir, path, sources);
+  if (!IsValidId(run.run)) {
+    return absl::InvalidArgumentError(
+        base::StrCat(path, ": run id ", base::QuoteBytes(run.run), " (from ", run.source,
+                     ") must match [A-Za-z0-9._-]{1,128}; pass --run or set TORCHELASTIC_RUN_ID"));
+  }
+  std::string worker_name = SanitizeId(trace::WorkerNameOf(file_name));
+  if (worker_name.empty()) {
+    return absl::InvalidArgumentError(base::StrCat(
+        path,
+        ": the file name gives an empty worker name (expected <worker>.<ts>.pt.trace.json[.gz])"));
+  }
+  return SpanIdentity{.run = std::move(run.run),
+                      .span = SpanIdOf(file_name, revision),
+                      .worker_name = std::move(worker_name)};
+}
+
+absl::StatusOr<int32_t> ResolveRank(const v1::WorkerInfo& worker, std::string_view rank_env,
+                                    std::string_view worker_name) {
+  if (worker.distributed_info_present()) return worker.rank();
+  if (!rank_env.empty()) {
+    int32_t rank = 0;
+    if (!absl::SimpleAtoi(base::ToAbsl(rank_env), &rank) || rank < 0) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "environment RANK=", base::QuoteBytes(rank_env), ": expected an integer in [0, 2^31)"));
+    }
+    return rank;
+  }
+  // "worker3" -> 3, "node1_rank12" -> 1: the first run of digits; 0 when it exceeds int32.
+  size_t i = 0;
+  while (i < worker_name.size() && (worker_name[i] < '0' || worker_name[i] > '9')) ++i;
+  int64_t rank = 0;
+  bool any = false;
+  for (; i < worker_name.size() && worker_name[i] >= '0' && worker_name[i] <= '9'; ++i) {
+    any = true;
+    rank = rank * 10 + (worker_name[i] - '0');
+    if (rank > std::numeric_limits<int32_t>::max()) return 0;
+  }
+  return any ? static_cast<int32_t>(rank) : 0;
+}
+
+}  // namespace profdiff::agent

@@ -1,0 +1,93 @@
+// Uploads one read trace file as one span and keeps the file's AgentFileState: what the watch
+// mode and `profdiff-agent upload` do for each file, and the one log line per file.
+//
+// Design:
+// 1. State machine per (path, size, mtime): none -> UPLOADING (fsync'd before the first byte
+//    goes out) -> DONE (only after the aggregator acknowledged the span closed) or FAILED (the
+//    aggregator refused it, or the file is not a usable trace). A stop or the `upload` timeout
+//    leaves UPLOADING, which the next start resumes with the run, span, rank and chunking it
+//    recorded, so a resumed span is cut exactly as before.
+// 2. The watch mode never reads a DONE or FAILED version again (ShouldRead). `upload FILE`
+//    offers a DONE span again under its recorded identity with resume = true: the aggregator
+//    that has it answers span_closed and nothing is sent, while a different or emptied one
+//    (the state does not know which aggregator acknowledged) gets the span it lacks.
+// 3. A file whose size or mtime changed is new content. When an earlier version had opened a
+//    span, the new one gets the next revision (span id suffix ".r<N>") instead of landing in
+//    the earlier span.
+#ifndef PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
+#define PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
+
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+#include <absl/status/status.h>
+
+#include "agent/agent_state_store.h"
+#include "agent/file_version.h"
+#include "agent/span_identity.h"
+#include "agent/span_uploader.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace.h"
+
+namespace profdiff::agent {
+
+struct TraceFileUploaderOptions {
+  // The watched log dir, for the run-from-sub-folder rule; empty in `upload` mode (the run then
+  // falls back to each file's own folder name).
+  std::string logdir = {};
+  IdentitySources identity = {};
+  std::string hostname = {};                    // WorkerInfo.hostname
+  uint32_t chunk_events = kDefaultChunkEvents;  // for spans not started before
+};
+
+// Uploads trace files through one SpanUploader and records their state in one store. Not
+// thread-safe: one file at a time (the state of one path is written by one thread).
+class TraceFileUploader {
+ public:
+  TraceFileUploader(AgentStateStore store, TraceFileUploaderOptions options,
+                    std::unique_ptr<SpanUploader> uploader);
+
+  // False when the state says `version` of `path` is DONE or FAILED already, so it need not be
+  // read. An unreadable state record is logged and counts as none.
+  bool ShouldRead(const std::string& path, const FileVersion& version) const;
+
+  // Uploads `trace`, read from `path` at `version` (absolute path), and records the outcome.
+  // OK once the span is acknowledged closed. A DONE or UPLOADING version resumes its recorded
+  // span; a FAILED version is tried again (ShouldRead keeps the watch mode from asking either;
+  // `upload` of a named file means try again).
+  // Otherwise the status says why: Cancelled / DeadlineExceeded (stopped or out of time; state
+  // stays UPLOADING and resumes), InvalidArgument for an unusable identity (bad run id, RANK), the
+  // aggregator's refusal, or a state dir write error; every failure is logged with the file's line.
+  absl::Status UploadFile(const std::string& path, const FileVersion& version,
+                          const trace::Trace& trace, const std::stop_token& stop);
+
+  // `profdiff-agent upload` of one file: makes `path` absolute, reads it with `reader` and
+  // uploads it as UploadFile does. OK when the span is acknowledged closed; otherwise the stat,
+  // read or upload error (logged with the file's line; an unreadable file is recorded FAILED).
+  absl::Status UploadPath(const std::string& path, trace::KinetoReader& reader,
+                          const std::stop_token& stop);
+
+  // Records `path` at `version` as FAILED because it could not be read (`error`, the reader's),
+  // and logs the file's line.
+  void RecordUnreadable(const std::string& path, const FileVersion& version,
+                        const absl::Status& error);
+
+ private:
+  // Marks `state` FAILED with `error`, writes it, logs; returns `error`.
+  absl::Status Fail(v1::AgentFileState& state, const absl::Status& error,
+                    const SpanUploadStats& stats);
+  // The one line per file: counts, rate, result (OK or the status code's name), error.
+  void LogFileLine(const v1::AgentFileState& state, const SpanUploadStats& stats,
+                   const absl::Status& result) const;
+
+  AgentStateStore store_;
+  TraceFileUploaderOptions options_;
+  std::unique_ptr<SpanUploader> uploader_;
+};
+
+}  // namespace profdiff::agent
+
+#endif  // PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_

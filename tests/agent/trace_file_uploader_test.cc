@@ -1,0 +1,181 @@
+// The per-file state machine in a real state dir against an in-memory Collector: a DONE span
+// sends no chunk again, a rewritten file is a new revision, a refusal or a bad run id is FAILED,
+// and a stopped upload stays UPLOADING and resumes.
+#include "agent/trace_file_uploader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/str_cat.h"
+#include "rpc/server.h"
+#include "tests/agent/fake_collector.h"
+#include "tests/agent/temp_dir.h"
+#include "trace/kineto_reader.h"
+
+namespace profdiff::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kTraceJson[] = R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 4242, "tid": 1, "ts": 10, "dur": 5},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 2},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 4242, "tid": 1, "ts": 20, "dur": 1}]})";
+
+class TraceFileUploaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {&collector_});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    absl::StatusOr<trace::Trace> trace = trace::ReadKinetoTrace(kTraceJson, "inline.json");
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    trace_ = *std::move(trace);
+  }
+  void TearDown() override { server_.server->Shutdown(); }
+
+  // A trace file at `relative` below the log dir, and its version.
+  std::string WriteTrace(const std::string& relative) {
+    const std::string path = base::StrCat(logdir_.path(), "/", relative);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << kTraceJson;
+    return path;
+  }
+
+  std::unique_ptr<TraceFileUploader> MakeUploader() {
+    absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
+    EXPECT_TRUE(store.ok()) << store.status();
+    SpanUploaderOptions upload;
+    upload.agent_id = "test-agent";
+    upload.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
+    upload.deadline = absl::Now() + absl::Seconds(60);
+    return std::make_unique<TraceFileUploader>(
+        *std::move(store), TraceFileUploaderOptions{.logdir = logdir_.path(), .hostname = "node-a"},
+        std::make_unique<SpanUploader>(base::StrCat("127.0.0.1:", server_.port), upload));
+  }
+
+  v1::AgentFileState StateOf(const std::string& path) {
+    absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
+    EXPECT_TRUE(store.ok());
+    absl::StatusOr<std::optional<v1::AgentFileState>> state = store->Read(path);
+    EXPECT_TRUE(state.ok() && state->has_value());
+    return state.ok() && state->has_value() ? **state : v1::AgentFileState();
+  }
+
+  FakeCollector collector_;
+  rpc::RunningServer server_;
+  TempDir logdir_;
+  TempDir state_dir_;
+  trace::Trace trace_;
+  const FileVersion version_{.size_bytes = 100, .mtime_ns = 1};
+};
+
+TEST_F(TraceFileUploaderTest, UploadedFileIsDoneAndNotReadAgain) {
+  const std::string path = WriteTrace("run1/worker3.1700000000000.pt.trace.json");
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  ASSERT_TRUE(uploader->ShouldRead(path, version_));
+  ASSERT_TRUE(uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
+
+  const v1::AgentFileState state = StateOf(path);
+  EXPECT_EQ(state.state(), v1::UPLOAD_STATE_DONE);
+  EXPECT_EQ(state.run(), "run1");
+  EXPECT_EQ(state.span(), "worker3.1700000000000.pt.trace.json");
+  EXPECT_EQ(state.worker_name(), "worker3");
+  EXPECT_EQ(state.rank(), 3);            // no distributedInfo, no RANK: the digits of "worker3"
+  EXPECT_EQ(state.acked_sequence(), 0);  // three events make one chunk
+  EXPECT_FALSE(uploader->ShouldRead(path, version_));
+
+  const std::vector<FakeStream> streams = collector_.streams();
+  ASSERT_EQ(streams.size(), 1u);
+  const v1::WorkerInfo& worker = streams[0].header.worker();
+  EXPECT_EQ(worker.run(), "run1");
+  EXPECT_EQ(worker.rank(), 3);
+  EXPECT_EQ(worker.worker_name(), "worker3");
+  EXPECT_EQ(worker.hostname(), "node-a");
+  EXPECT_EQ(worker.pid(), 4242);  // the first cpu_op's pid
+  EXPECT_EQ(worker.source_path(), path);
+}
+
+TEST_F(TraceFileUploaderTest, DoneFileOfferedAgainSendsNoChunk) {
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  // `upload` of a DONE file by a restarted agent (same state dir): the same span is offered
+  // with resume, the aggregator answers that it is closed, and no chunk goes out.
+  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  const std::vector<FakeStream> streams = collector_.streams();
+  ASSERT_EQ(streams.size(), 2u);
+  EXPECT_TRUE(streams[1].header.resume());
+  EXPECT_EQ(streams[1].header.span(), streams[0].header.span());
+  EXPECT_EQ(streams[1].first_chunk, -1);
+  EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_DONE);
+}
+
+TEST_F(TraceFileUploaderTest, RewrittenFileIsTheNextRevision) {
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  ASSERT_TRUE(uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  const FileVersion rewritten{.size_bytes = version_.size_bytes + 1, .mtime_ns = 2};
+  EXPECT_TRUE(uploader->ShouldRead(path, rewritten));
+  ASSERT_TRUE(uploader->UploadFile(path, rewritten, trace_, std::stop_token()).ok());
+  EXPECT_EQ(StateOf(path).span(), "worker0.1.pt.trace.json.r1");
+  EXPECT_EQ(StateOf(path).revision(), 1u);
+}
+
+TEST_F(TraceFileUploaderTest, RefusedFileIsFailedWithTheReason) {
+  collector_.RefuseWith(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad worker"));
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+            absl::StatusCode::kInvalidArgument);
+  const v1::AgentFileState state = StateOf(path);
+  EXPECT_EQ(state.state(), v1::UPLOAD_STATE_FAILED);
+  EXPECT_THAT(state.error(), HasSubstr("bad worker"));
+  EXPECT_FALSE(uploader->ShouldRead(path, version_));
+}
+
+TEST_F(TraceFileUploaderTest, InvalidRunIdIsFailedWithoutContactingTheAggregator) {
+  const std::string path = WriteTrace("my run/worker0.1.pt.trace.json");
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_FAILED);
+  EXPECT_THAT(StateOf(path).error(), HasSubstr("[A-Za-z0-9._-]{1,128}"));
+  EXPECT_TRUE(collector_.streams().empty());
+}
+
+TEST_F(TraceFileUploaderTest, StoppedUploadStaysUploadingAndResumes) {
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  std::stop_source stopped;
+  stopped.request_stop();
+  EXPECT_EQ(MakeUploader()->UploadFile(path, version_, trace_, stopped.get_token()).code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_UPLOADING);
+
+  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  const std::vector<FakeStream> streams = collector_.streams();
+  ASSERT_EQ(streams.size(), 1u);
+  EXPECT_TRUE(streams[0].header.resume());
+  EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_DONE);
+}
+
+TEST_F(TraceFileUploaderTest, UploadPathReadsTheFileAndRecordsAnUnreadableOne) {
+  const std::string good = WriteTrace("run1/worker0.1.pt.trace.json");
+  const std::string bad = base::StrCat(logdir_.path(), "/run1/worker1.1.pt.trace.json");
+  std::ofstream(bad) << "{\"traceEvents\": [";
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  trace::KinetoReader reader;
+  EXPECT_TRUE(uploader->UploadPath(good, reader, std::stop_token()).ok());
+  EXPECT_FALSE(uploader->UploadPath(bad, reader, std::stop_token()).ok());
+  EXPECT_EQ(StateOf(bad).state(), v1::UPLOAD_STATE_FAILED);
+  EXPECT_EQ(
+      uploader->UploadPath(base::StrCat(logdir_.path(), "/none.json"), reader, std::stop_token())
+          .code(),
+      absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace profdiff::agent

@@ -1,0 +1,92 @@
+#include "tests/e2e/child_process.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+extern char** environ;
+
+namespace profdiff::testing {
+
+ChildProcess::ChildProcess(std::vector<std::string> argv, std::vector<std::string> env) {
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
+  environment.insert(environment.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data()) != 0) pid_ = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  const int read_fd = fds[0];
+  reader_ = std::jthread([this, read_fd] { ReadOutput(read_fd); });
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !exit_code_.has_value()) {
+    kill(pid_, SIGKILL);
+    Wait();
+  }
+}
+
+void ChildProcess::ReadOutput(int fd) {
+  FILE* file = fdopen(fd, "r");
+  char buffer[8192];
+  while (std::fgets(buffer, sizeof(buffer), file) != nullptr) {
+    absl::MutexLock lock(&mu_);
+    lines_.emplace_back(buffer);
+  }
+  std::fclose(file);
+  absl::MutexLock lock(&mu_);
+  output_closed_ = true;
+}
+
+std::optional<std::string> ChildProcess::WaitForLine(const std::string& text, absl::Duration timeout) {
+  size_t checked = 0;
+  std::optional<std::string> found;
+  auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (; checked < lines_.size(); ++checked) {
+      if (lines_[checked].find(text) != std::string::npos) {
+        found = lines_[checked];
+        return true;
+      }
+    }
+    return output_closed_;
+  };
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&seen), timeout);
+  return found;
+}
+
+void ChildProcess::Signal(int signal) {
+  if (pid_ > 0 && !exit_code_.has_value()) kill(pid_, signal);
+}
+
+int ChildProcess::Wait() {
+  if (exit_code_.has_value()) return *exit_code_;
+  int status = 0;
+  if (pid_ <= 0 || waitpid(pid_, &status, 0) != pid_) return -1;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return *exit_code_;
+}
+
+std::string ChildProcess::Output() {
+  absl::MutexLock lock(&mu_);
+  std::string all;
+  for (const std::string& line : lines_) all += line;
+  return all;
+}
+
+}  // namespace profdiff::testing
