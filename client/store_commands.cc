@@ -37,7 +37,7 @@ std::string RunsUsage() {
 }
 
 std::string ExportUsage() {
-  return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server ADDR] -o FILE\n"
+  return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server ADDR] -o|--output FILE\n"
          "  writes one worker's stored events back as a Chrome trace (Perfetto, TensorBoard)\n";
 }
 
@@ -75,11 +75,16 @@ absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args)
 }
 
 absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, {"server", "worker", "span", "o", "output"}, {}));
+  // `-o FILE` is the one short option; the parser knows long ones.
+  std::vector<std::string> spelled = args;
+  for (std::string& arg : spelled) {
+    if (arg == "-o") arg = "--output";
+  }
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(spelled, {"server", "worker", "span", "output"}, {}));
   if (parsed.positionals.size() != 1) {
     return absl::InvalidArgumentError(base::StrCat("export: expected one RUN\n", ExportUsage()));
   }
-  const std::string output = parsed.Get("o", parsed.Get("output", ""));
+  const std::string output = parsed.Get("output", "");
   const std::string worker = parsed.Get("worker", "");
   if (output.empty() || worker.empty()) {
     return absl::InvalidArgumentError(base::StrCat("export: --worker and -o are required\n", ExportUsage()));

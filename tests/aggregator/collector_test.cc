@@ -399,6 +399,19 @@ TEST_F(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
   ExpectSameEvents(span.trace, *exported);
 }
 
+TEST_F(CollectorTest, ExportCommandWritesTheTraceFile) {
+  const PreparedSpan span = PrepareSpan(files_[3], "export_cli", 2000);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  const std::string output = (data_dir_ / "rank.json").string();
+  absl::StatusOr<std::string> printed = client::RunExportCommand(
+      {"export_cli", "--worker", std::to_string(span.trace.metadata.rank), "--server",
+       "127.0.0.1:" + std::to_string(server_->port()), "-o", output});
+  ASSERT_TRUE(printed.ok()) << printed.status();
+  absl::StatusOr<trace::Trace> exported = trace::KinetoReader().ReadFile(output);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  ExpectSameEvents(span.trace, *exported);
+}
+
 TEST_F(CollectorTest, ListRunsFiltersAndPages) {
   for (const char* run : {"alpha-1", "alpha-2", "beta-1"}) {
     ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], run, 5000)).ok());
