@@ -8,6 +8,7 @@
 #include <absl/strings/numbers.h>
 
 #include "agent/span_identity.h"
+#include "base/id_rules.h"
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
 
@@ -174,7 +175,7 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
   if (line.mode == AgentMode::kUpload && line.files.empty()) {
     return absl::InvalidArgumentError("upload: at least one FILE is required");
   }
-  if (!line.run.empty() && !IsValidId(line.run)) {
+  if (!line.run.empty() && !base::IsValidId(line.run)) {
     return BadValue("run", line.run, "an id matching [A-Za-z0-9._-]{1,128}");
   }
   if (line.backoff_max < line.backoff_initial) {

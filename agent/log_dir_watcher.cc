@@ -61,11 +61,11 @@ absl::StatusOr<std::unique_ptr<LogDirWatcher>> LogDirWatcher::Start(
   if (!fs::is_directory(dir, error)) {
     return absl::FailedPreconditionError(base::StrCat(root, ": log dir is not a folder"));
   }
-  ScopedFd inotify_fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  base::ScopedFd inotify_fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (!inotify_fd.valid()) {
     return absl::ErrnoToStatus(errno, base::ToAbsl(base::StrCat(root, ": inotify_init1")));
   }
-  ScopedFd wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  base::ScopedFd wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!wake_fd.valid())
     return absl::ErrnoToStatus(errno, base::ToAbsl(base::StrCat(root, ": eventfd")));
   // The root must be watchable; folders below that are not are logged and retried on rescans.
@@ -83,8 +83,8 @@ absl::StatusOr<std::unique_ptr<LogDirWatcher>> LogDirWatcher::Start(
 }
 
 LogDirWatcher::LogDirWatcher(PrivateTag, std::string logdir, LogDirWatcherOptions options,
-                             LogDirWatcherCallbacks callbacks, ScopedFd inotify_fd,
-                             ScopedFd wake_fd)
+                             LogDirWatcherCallbacks callbacks, base::ScopedFd inotify_fd,
+                             base::ScopedFd wake_fd)
     : logdir_(std::move(logdir)),
       options_(std::move(options)),
       callbacks_(std::move(callbacks)),

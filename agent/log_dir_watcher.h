@@ -32,7 +32,7 @@
 #include <absl/time/time.h>
 
 #include "agent/file_version.h"
-#include "agent/scoped_fd.h"
+#include "base/scoped_fd.h"
 #include "trace/kineto_reader.h"
 #include "trace/reader_limits.h"
 #include "trace/trace.h"
@@ -93,7 +93,7 @@ class LogDirWatcher {
     explicit PrivateTag() = default;
   };
   LogDirWatcher(PrivateTag, std::string logdir, LogDirWatcherOptions options,
-                LogDirWatcherCallbacks callbacks, ScopedFd inotify_fd, ScopedFd wake_fd);
+                LogDirWatcherCallbacks callbacks, base::ScopedFd inotify_fd, base::ScopedFd wake_fd);
 
  private:
   // A trace file waiting to be complete.
@@ -118,8 +118,8 @@ class LogDirWatcher {
   const std::string logdir_;
   const LogDirWatcherOptions options_;
   const LogDirWatcherCallbacks callbacks_;
-  const ScopedFd inotify_fd_;
-  const ScopedFd wake_fd_;  // eventfd: Stop() makes it readable to end the poll
+  const base::ScopedFd inotify_fd_;
+  const base::ScopedFd wake_fd_;  // eventfd: Stop() makes it readable to end the poll
 
   // The rest belongs to the thread once it runs (Start fills it before starting the thread).
   absl::flat_hash_map<int, std::string> watched_dirs_;      // watch descriptor -> folder

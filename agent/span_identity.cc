@@ -7,6 +7,7 @@
 #include <absl/strings/numbers.h>
 
 #include "agent/stable_hash.h"
+#include "base/id_rules.h"
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
 #include "trace/trace_file_name.h"
@@ -18,12 +19,7 @@ namespace fs = std::filesystem;
 
 // A shortened id: head, '-', 16 hex digits = 128 characters.
 constexpr size_t kHashHexDigits = 16;
-constexpr size_t kShortenedHeadBytes = kMaxIdBytes - 1 - kHashHexDigits;
-
-bool IsIdChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-';
-}
+constexpr size_t kShortenedHeadBytes = base::kMaxIdBytes - 1 - kHashHexDigits;
 
 std::string EnvOrEmpty(const char* name) {
   const char* value = std::getenv(name);
@@ -70,20 +66,12 @@ IdentitySources IdentitySourcesFromEnvironment(std::string run_flag) {
           .rank_env = EnvOrEmpty("RANK")};
 }
 
-bool IsValidId(std::string_view id) {
-  if (id.empty() || id.size() > kMaxIdBytes) return false;
-  for (const char c : id) {
-    if (!IsIdChar(c)) return false;
-  }
-  return true;
-}
-
 std::string SanitizeId(std::string_view name) {
   std::string id(name);
   for (char& c : id) {
-    if (!IsIdChar(c)) c = '_';
+    if (!base::IsIdChar(c)) c = '_';
   }
-  if (id.size() > kMaxIdBytes) {
+  if (id.size() > base::kMaxIdBytes) {
     id.resize(kShortenedHeadBytes);
     base::StrAppend(&id, "-", StableHashHex(name));
   }
@@ -100,7 +88,7 @@ absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::s
                                                  uint32_t revision) {
   const std::string file_name = fs::path(path).filename().string();
   RunChoice run = ChooseRun(logdir, path, sources);
-  if (!IsValidId(run.run)) {
+  if (!base::IsValidId(run.run)) {
     return absl::InvalidArgumentError(
         base::StrCat(path, ": run id ", base::QuoteBytes(run.run), " (from ", run.source,
                      ") must match [A-Za-z0-9._-]{1,128}; pass --run or set TORCHELASTIC_RUN_ID"));

@@ -25,9 +25,6 @@
 
 namespace profdiff::agent {
 
-// Longest run, span or worker name the aggregator accepts.
-inline constexpr size_t kMaxIdBytes = 128;
-
 // Where identity comes from besides the file itself. Empty means "not given".
 struct IdentitySources {
   std::string run_flag = {};             // --run
@@ -44,9 +41,6 @@ struct SpanIdentity {
 
 // IdentitySources with the environment values of this process and `run_flag`.
 IdentitySources IdentitySourcesFromEnvironment(std::string run_flag);
-
-// True when `id` matches [A-Za-z0-9._-]{1,128}.
-bool IsValidId(std::string_view id);
 
 // `name` with every character outside [A-Za-z0-9._-] replaced by '_'; when longer than 128, its
 // first 111 characters, '-', and 16 hex digits of a stable hash of `name`. Empty stays empty.

@@ -9,9 +9,9 @@
 
 #include "aggregator/run_state.h"
 #include "aggregator/segment_log.h"
-#include "aggregator/store_ids.h"
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
+#include "base/id_rules.h"
 #include "base/file_reader.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -184,7 +184,7 @@ absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(LocalStoreOptions o
 absl::Status LocalStore::Recover() {
   const std::string runs_dir = options_.data_dir + "/runs";
   for (const std::string& run : SubFolders(runs_dir)) {
-    if (absl::Status status = ValidateStoreId("run folder", run); !status.ok()) {
+    if (absl::Status status = base::ValidateId("run folder", run); !status.ok()) {
       recovery_notes_.push_back(base::StrCat(runs_dir, ": skipped: ", status.message()));
       continue;
     }
@@ -271,9 +271,9 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
 
 absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHeader& header) {
   const v1::WorkerInfo& info = header.worker();
-  PD_RETURN_IF_ERROR(ValidateStoreId("run", header.run()));
-  PD_RETURN_IF_ERROR(ValidateStoreId("span", header.span()));
-  PD_RETURN_IF_ERROR(ValidateStoreId("worker name", info.worker_name()));
+  PD_RETURN_IF_ERROR(base::ValidateId("run", header.run()));
+  PD_RETURN_IF_ERROR(base::ValidateId("span", header.span()));
+  PD_RETURN_IF_ERROR(base::ValidateId("worker name", info.worker_name()));
   if (info.rank() < 0) {
     return absl::InvalidArgumentError(base::StrCat("worker rank ", info.rank(), ": must be >= 0"));
   }

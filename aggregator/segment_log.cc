@@ -1,12 +1,14 @@
 #include "aggregator/segment_log.h"
 
-#include <libdeflate.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+
+#include <absl/strings/str_format.h>
+#include <libdeflate.h>
+#include <zstd.h>
 
 #include "base/file_reader.h"
 #include "base/status_annotate.h"
@@ -41,10 +43,7 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
   return libdeflate_crc32(crc, payload.data(), payload.size());
 }
 
-std::string SegmentName(int index) {
-  std::string digits = std::to_string(index);
-  return base::StrCat("seg-", std::string(6 - std::min<size_t>(6, digits.size()), '0'), digits, ".log");
-}
+std::string SegmentName(int index) { return absl::StrFormat("seg-%06d.log", index); }
 
 // Segment files of a span folder, by index.
 std::vector<std::string> ListSegments(const std::string& span_dir) {

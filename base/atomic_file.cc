@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "base/scoped_fd.h"
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
 
@@ -19,20 +20,6 @@ namespace {
 absl::Status ErrnoError(std::string_view call, const std::string& path) {
   return absl::UnavailableError(StrCat(path, ": ", call, ": ", std::strerror(errno)));
 }
-
-// Closes a descriptor on scope exit.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-
- private:
-  int fd_;
-};
 
 absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   while (!bytes.empty()) {
@@ -54,10 +41,9 @@ std::string ParentOf(const std::string& path) {
 }  // namespace
 
 absl::Status SyncDirectory(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("open folder", path);
-  FdCloser closer(fd);
-  if (::fsync(fd) != 0) return ErrnoError("fsync folder", path);
+  const ScopedFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoError("open folder", path);
+  if (::fsync(fd.get()) != 0) return ErrnoError("fsync folder", path);
   return absl::OkStatus();
 }
 
@@ -77,11 +63,10 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
   static std::atomic<uint64_t> counter{0};
   const std::string temp = StrCat(path, ".tmp.", ::getpid(), ".", counter++);
   {
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return ErrnoError("open", temp);
-    FdCloser closer(fd);
-    absl::Status status = WriteAll(fd, bytes, temp);
-    if (status.ok() && ::fsync(fd) != 0) status = ErrnoError("fsync", temp);
+    const ScopedFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd.valid()) return ErrnoError("open", temp);
+    absl::Status status = WriteAll(fd.get(), bytes, temp);
+    if (status.ok() && ::fsync(fd.get()) != 0) status = ErrnoError("fsync", temp);
     if (!status.ok()) {
       ::unlink(temp.c_str());
       return status;
@@ -96,38 +81,15 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
 }
 
 absl::StatusOr<AppendOnlyFile> AppendOnlyFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("open", path);
+  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd.valid()) return ErrnoError("open", path);
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    absl::Status status = ErrnoError("fstat", path);
-    ::close(fd);
-    return status;
-  }
-  return AppendOnlyFile(fd, path, static_cast<uint64_t>(st.st_size));
-}
-
-AppendOnlyFile::AppendOnlyFile(AppendOnlyFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      path_(std::move(other.path_)),
-      size_bytes_(other.size_bytes_) {}
-
-AppendOnlyFile& AppendOnlyFile::operator=(AppendOnlyFile&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-    path_ = std::move(other.path_);
-    size_bytes_ = other.size_bytes_;
-  }
-  return *this;
-}
-
-AppendOnlyFile::~AppendOnlyFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (::fstat(fd.get(), &st) != 0) return ErrnoError("fstat", path);
+  return AppendOnlyFile(std::move(fd), path, static_cast<uint64_t>(st.st_size));
 }
 
 absl::Status AppendOnlyFile::Append(std::string_view bytes) {
-  if (absl::Status status = WriteAll(fd_, bytes, path_); !status.ok()) {
+  if (absl::Status status = WriteAll(fd_.get(), bytes, path_); !status.ok()) {
     // Cut a partial write off, so the next append does not follow torn bytes.
     if (absl::Status cut = CutBackTo(size_bytes_); !cut.ok()) {
       return Annotate(status, std::string_view(cut.message().data(), cut.message().size()));
@@ -139,13 +101,13 @@ absl::Status AppendOnlyFile::Append(std::string_view bytes) {
 }
 
 absl::Status AppendOnlyFile::CutBackTo(uint64_t size_bytes) {
-  if (::ftruncate(fd_, static_cast<off_t>(size_bytes)) != 0) return ErrnoError("ftruncate", path_);
+  if (::ftruncate(fd_.get(), static_cast<off_t>(size_bytes)) != 0) return ErrnoError("ftruncate", path_);
   size_bytes_ = size_bytes;
   return absl::OkStatus();
 }
 
 absl::Status AppendOnlyFile::Sync() {
-  if (::fdatasync(fd_) != 0) return ErrnoError("fdatasync", path_);
+  if (::fdatasync(fd_.get()) != 0) return ErrnoError("fdatasync", path_);
   return absl::OkStatus();
 }
 

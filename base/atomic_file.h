@@ -10,6 +10,8 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
+#include "base/scoped_fd.h"
+
 namespace profdiff::base {
 
 // Replaces the file at `path` with `bytes` so that after a crash it holds either the old or the
@@ -24,18 +26,13 @@ absl::Status SyncDirectory(const std::string& path);
 // Creates `path` and its missing parents, fsyncing each folder that gained an entry.
 absl::Status CreateDirectoriesDurably(const std::string& path);
 
-// A file opened for appending. Appended bytes are durable once Sync() returns OK. Move-only;
-// closes its descriptor when destroyed. Not thread-safe.
+// A file opened for appending. Appended bytes are durable once Sync() returns OK. Move-only
+// (its descriptor closes with it). Not thread-safe.
 class AppendOnlyFile {
  public:
   // Opens (creating when missing) `path` for appending. Unavailable on failure.
   static absl::StatusOr<AppendOnlyFile> Open(const std::string& path);
 
-  AppendOnlyFile(AppendOnlyFile&& other) noexcept;
-  AppendOnlyFile& operator=(AppendOnlyFile&& other) noexcept;
-  AppendOnlyFile(const AppendOnlyFile&) = delete;
-  AppendOnlyFile& operator=(const AppendOnlyFile&) = delete;
-  ~AppendOnlyFile();
 
   // Writes all of `bytes` at the end of the file; on failure the file is cut back to its size
   // before the call.
@@ -49,10 +46,10 @@ class AppendOnlyFile {
   const std::string& path() const { return path_; }
 
  private:
-  AppendOnlyFile(int fd, std::string path, uint64_t size_bytes)
-      : fd_(fd), path_(std::move(path)), size_bytes_(size_bytes) {}
+  AppendOnlyFile(ScopedFd fd, std::string path, uint64_t size_bytes)
+      : fd_(std::move(fd)), path_(std::move(path)), size_bytes_(size_bytes) {}
 
-  int fd_ = -1;
+  ScopedFd fd_;
   std::string path_;
   uint64_t size_bytes_ = 0;
 };

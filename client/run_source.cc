@@ -1,9 +1,8 @@
 #include "client/run_source.h"
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 
+#include "base/id_rules.h"
 #include "base/str_cat.h"
 #include "client/run_loader.h"
 #include "client/run_store_client.h"
@@ -19,12 +18,9 @@ absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::s
     std::error_code error;
     if (!std::filesystem::exists(arg, error)) missing.push_back(arg);
   }
-  // What cannot be a run id ([A-Za-z0-9._-], not a trace file name) is a path that is missing.
+  // What cannot be a run id (base/id_rules.h, not a trace file name) is a missing path.
   const auto could_be_run_id = [](const std::string& arg) {
-    return !arg.empty() && !trace::IsTraceFileName(arg) &&
-           std::all_of(arg.begin(), arg.end(), [](char c) {
-             return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-           });
+    return !trace::IsTraceFileName(arg) && base::IsValidId(arg);
   };
   if (missing.empty() || !could_be_run_id(missing.front())) return LoadRun(args, options);
   if (args.size() > 1) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/agent/temp_dir.h"
+#include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::agent {
@@ -25,10 +26,7 @@ constexpr absl::Duration kTestSettle = absl::Milliseconds(20);
 constexpr absl::Duration kAwaitLimit = absl::Seconds(30);
 constexpr char kRealTrace[] = "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
 
-std::string TracePath(const char* relative) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return std::string(env != nullptr ? env : "../shared/traces") + "/" + relative;
-}
+std::string TracePath(const char* relative) { return (test_support::TracesDir() / relative).string(); }
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

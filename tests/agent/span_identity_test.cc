@@ -1,6 +1,8 @@
 // Run, span, worker name and rank of a trace file: each precedence rule and each refusal.
 #include "agent/span_identity.h"
 
+#include "base/id_rules.h"
+
 #include <string>
 
 #include <gmock/gmock.h>
@@ -80,7 +82,7 @@ TEST(SpanIdentityTest, LongSpanIdsKeepTheirHeadAndEndInDistinctHashes) {
   ASSERT_EQ(id_b.size(), 128u);
   EXPECT_EQ(id_a.substr(0, 112), std::string(111, 'x') + "-");
   EXPECT_NE(id_a, id_b);
-  EXPECT_TRUE(IsValidId(id_a));
+  EXPECT_TRUE(base::IsValidId(id_a));
 }
 
 TEST(SpanIdentityTest, RevisionIsASuffixOfTheSpanId) {

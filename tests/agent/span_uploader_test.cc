@@ -14,6 +14,7 @@
 #include "base/str_cat.h"
 #include "rpc/server.h"
 #include "tests/agent/fake_collector.h"
+#include "tests/support/trace_comparison.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::agent {
@@ -37,15 +38,7 @@ trace::Trace MakeTrace(int n) {
   return trace.ok() ? *std::move(trace) : trace::Trace{};
 }
 
-// Event i of `stored` is event i of `sent`: same name and start.
-void ExpectSameEvents(const trace::Trace& sent, const trace::Trace& stored) {
-  ASSERT_EQ(stored.events.size(), sent.events.size());
-  for (size_t i = 0; i < sent.events.size(); ++i) {
-    EXPECT_EQ(stored.strings.Get(stored.events.name[i]), sent.strings.Get(sent.events.name[i]))
-        << i;
-    EXPECT_EQ(stored.events.start_ns[i], sent.events.start_ns[i]) << i;
-  }
-}
+using ::profdiff::test_support::ExpectSameEvents;
 
 SpanHeader Header(uint32_t chunk_events) {
   SpanHeader header;

@@ -14,21 +14,21 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/trace_comparison.h"
+#include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::aggregator {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::ExpectSameEvents;
 using testing::PrepareSpan;
 using testing::PreparedSpan;
 using testing::UploadSpan;
 using testing::UploadStream;
 
-std::string DlrmDir() {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return std::string(env != nullptr ? env : "../shared/traces") + "/param/dlrm_kineto";
-}
+std::string DlrmDir() { return (test_support::TracesDir() / "param/dlrm_kineto").string(); }
 
 std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
@@ -345,43 +345,8 @@ TEST_F(CollectorTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
   EXPECT_EQ(profile.workers_size(), 1);
 }
 
-// A pid/tid as the trace file wrote it: a number, or the name the reader gave a negative id.
-std::string ProcessOrThread(const trace::Trace& trace, int64_t id) {
-  if (id >= 0) return std::to_string(id);
-  return std::string(trace.strings.Get(trace::StringId{static_cast<uint32_t>(-1 - id)}));
-}
-
-// Compares two traces event by event, strings by text.
-void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b) {
-  ASSERT_EQ(a.events.size(), b.events.size());
-  ASSERT_EQ(a.args.size(), b.args.size());
-  for (size_t i = 0; i < a.events.size(); ++i) {
-    SCOPED_TRACE(i);
-    EXPECT_EQ(a.events.kind[i], b.events.kind[i]);
-    EXPECT_EQ(a.events.phase[i], b.events.phase[i]);
-    EXPECT_EQ(a.strings.Get(a.events.name[i]), b.strings.Get(b.events.name[i]));
-    EXPECT_EQ(a.strings.Get(a.events.category[i]), b.strings.Get(b.events.category[i]));
-    EXPECT_EQ(a.events.start_ns[i], b.events.start_ns[i]);
-    EXPECT_EQ(a.events.duration_ns[i], b.events.duration_ns[i]);
-    EXPECT_EQ(ProcessOrThread(a, a.events.pid[i]), ProcessOrThread(b, b.events.pid[i]));
-    EXPECT_EQ(ProcessOrThread(a, a.events.tid[i]), ProcessOrThread(b, b.events.tid[i]));
-    EXPECT_EQ(a.events.correlation[i], b.events.correlation[i]);
-    EXPECT_EQ(a.events.external_id[i], b.events.external_id[i]);
-    EXPECT_EQ(a.events.sequence_number[i], b.events.sequence_number[i]);
-    EXPECT_EQ(a.events.forward_thread_id[i], b.events.forward_thread_id[i]);
-    EXPECT_EQ(a.events.flow_id[i], b.events.flow_id[i]);
-    EXPECT_EQ(a.strings.Get(a.events.input_shapes[i]), b.strings.Get(b.events.input_shapes[i]));
-    EXPECT_EQ(a.events.arg_begin[i], b.events.arg_begin[i]);
-    if (::testing::Test::HasFailure()) return;
-  }
-  for (size_t k = 0; k < a.args.size(); ++k) {
-    SCOPED_TRACE(k);
-    EXPECT_EQ(a.args.key[k], b.args.key[k]);
-    EXPECT_EQ(a.args.int_value[k], b.args.int_value[k]);
-    EXPECT_EQ(a.args.double_value[k], b.args.double_value[k]);
-    EXPECT_EQ(a.strings.Get(a.args.string_value[k]), b.strings.Get(b.args.string_value[k]));
-    if (::testing::Test::HasFailure()) return;
-  }
+// What an export carries besides the events: the worker's metadata.
+void ExpectSameMetadata(const trace::Trace& a, const trace::Trace& b) {
   EXPECT_EQ(a.metadata.rank, b.metadata.rank);
   EXPECT_EQ(a.metadata.world_size, b.metadata.world_size);
   EXPECT_EQ(a.metadata.base_time_ns, b.metadata.base_time_ns);
@@ -397,6 +362,7 @@ TEST_F(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
   absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "exported");
   ASSERT_TRUE(exported.ok()) << exported.status();
   ExpectSameEvents(span.trace, *exported);
+  ExpectSameMetadata(span.trace, *exported);
 }
 
 TEST_F(CollectorTest, ExportCommandWritesTheTraceFile) {
@@ -410,6 +376,7 @@ TEST_F(CollectorTest, ExportCommandWritesTheTraceFile) {
   absl::StatusOr<trace::Trace> exported = trace::KinetoReader().ReadFile(output);
   ASSERT_TRUE(exported.ok()) << exported.status();
   ExpectSameEvents(span.trace, *exported);
+  ExpectSameMetadata(span.trace, *exported);
 }
 
 TEST_F(CollectorTest, ListRunsFiltersAndPages) {

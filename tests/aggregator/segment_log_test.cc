@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/run_state.h"
-#include "aggregator/store_ids.h"
+#include "base/id_rules.h"
 
 namespace profdiff::aggregator {
 namespace {
@@ -91,12 +91,12 @@ TEST_F(SegmentLogTest, FlippedByteIsCrcMismatchAndEverythingAfterIsCut) {
   EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0"));
 }
 
-TEST(StoreIdsTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
-  EXPECT_TRUE(ValidateStoreId("run", "dlrm_kineto-2.v1").ok());
-  EXPECT_EQ(ValidateStoreId("run", "").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateStoreId("run", "..").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(ValidateStoreId("run", "a/b").message(), ::testing::HasSubstr("byte 1"));
-  EXPECT_THAT(ValidateStoreId("run", std::string(129, 'a')).message(),
+TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
+  EXPECT_TRUE(base::ValidateId("run", "dlrm_kineto-2.v1").ok());
+  EXPECT_EQ(base::ValidateId("run", "").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(base::ValidateId("run", "..").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(base::ValidateId("run", "a/b").message(), ::testing::HasSubstr("byte 1"));
+  EXPECT_THAT(base::ValidateId("run", std::string(129, 'a')).message(),
               ::testing::HasSubstr("129 bytes, the limit is 128"));
 }
 

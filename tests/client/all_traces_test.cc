@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "client/show_command.h"
+#include "tests/support/traces_dir.h"
 
 namespace profdiff::client {
 namespace {
@@ -12,8 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(AllTracesTest, EveryTraceShowsEveryView) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  const fs::path root = env != nullptr ? env : "../shared/traces";
+  const fs::path root = profdiff::test_support::TracesDir();
   if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
   int files = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "client/run_loader.h"
+#include "tests/support/traces_dir.h"
 
 namespace profdiff::differ {
 namespace {
@@ -179,8 +180,7 @@ TEST(DiffRunsTest, UnknownRankIsAnError) {
 class RealTraceDiffTest : public testing::Test {
  protected:
   void SetUp() override {
-    const char* env = std::getenv("PROFDIFF_TRACES");
-    root_ = env != nullptr ? env : "../shared/traces";
+    root_ = profdiff::test_support::TracesDir();
     if (!fs::is_directory(root_)) GTEST_SKIP() << "no trace folder at " << root_ << " (set PROFDIFF_TRACES)";
   }
 

@@ -13,6 +13,7 @@
 #include "client/run_loader.h"
 #include "client/run_store_client.h"
 #include "tests/e2e/child_process.h"
+#include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::testing {
@@ -26,7 +27,7 @@ std::string Env(const char* name, const char* fallback = "") {
   return value != nullptr ? value : fallback;
 }
 
-fs::path Traces() { return Env("PROFDIFF_TRACES", "../shared/traces"); }
+fs::path Traces() { return test_support::TracesDir(); }
 
 std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
@@ -197,12 +198,25 @@ TEST_F(PipelineE2eTest, AgentKilledMidUploadResumesFromItsStateDirAndNeverUpload
   EXPECT_EQ(span.event_count(), static_cast<int64_t>(source->events.size()));
   EXPECT_EQ(ExportedEventCount("watched"), source->events.size());
 
-  // A third start finds the span acknowledged in its state dir and does not upload it again.
-  agent = StartAgent(watch);
+  // A third start finds the span acknowledged in its state dir and does not upload it again:
+  // it says so when its scan reaches the file, and the aggregator sees no third stream.
+  std::vector<std::string> verbose = watch;
+  verbose.insert(verbose.end(), {"--v", "1"});
+  agent = StartAgent(verbose);
   ASSERT_TRUE(agent->WaitForLine("done=1", kStepTimeout).has_value()) << agent->Output();
+  const std::optional<std::string> skipped = agent->WaitForLine("skipping trace file", kStepTimeout);
+  ASSERT_TRUE(skipped.has_value()) << agent->Output();
+  EXPECT_THAT(*skipped, ::testing::HasSubstr("UPLOAD_STATE_DONE"));
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0) << agent->Output();
   EXPECT_THAT(agent->Output(), ::testing::Not(::testing::HasSubstr("file done")));
+  const std::string aggregator_log = aggregator_->Output();
+  size_t streams = 0;
+  for (size_t at = aggregator_log.find("span open"); at != std::string::npos;
+       at = aggregator_log.find("span open", at + 1)) {
+    ++streams;
+  }
+  EXPECT_EQ(streams, 2u) << aggregator_log;  // the killed agent's and the restarted agent's
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::trace {
@@ -65,8 +66,7 @@ TEST(ChromeTraceWriterTest, RoundTripsEscapesAndFractions) {
 }
 
 TEST(ChromeTraceWriterTest, RoundTripsRealTraces) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  const std::filesystem::path root = env != nullptr ? env : "../shared/traces";
+  const std::filesystem::path root = profdiff::test_support::TracesDir();
   const std::filesystem::path files[] = {
       root / "kineto/tb_plugin_samples_2020/resnet50_num_workers_4/worker0.v7bd25bd.pt.trace.json.gz",
       root / "torch_profiling_tutorial/log/transformer/dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz",

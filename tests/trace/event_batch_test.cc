@@ -8,11 +8,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/trace_comparison.h"
+#include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::trace {
 namespace {
 
+using ::profdiff::test_support::ExpectSameEvents;
+using ::profdiff::test_support::IdText;
 using ::testing::HasSubstr;
 
 // Kernels, a memcpy and a memory event with typed args, a flow pair with "bp": "e", metadata
@@ -54,49 +58,6 @@ Trace MustRead(std::string_view json) {
   absl::StatusOr<Trace> trace = ReadKinetoTrace(json, "test.json");
   EXPECT_TRUE(trace.ok()) << trace.status();
   return trace.ok() ? std::move(*trace) : Trace{};
-}
-
-// pid/tid/flow id as text when it names a string (-1 - StringId), else as the number.
-std::string IdText(const Trace& trace, int64_t value) {
-  if (value < 0 && static_cast<uint64_t>(-1 - value) < trace.strings.size()) {
-    return "string " + std::string(trace.strings.Get(StringId{static_cast<uint32_t>(-1 - value)}));
-  }
-  return std::to_string(value);
-}
-
-// Every column of two traces is equal; strings compare by text.
-void ExpectSameEvents(const Trace& a, const Trace& b) {
-  const EventTable& x = a.events;
-  const EventTable& y = b.events;
-  ASSERT_EQ(x.size(), y.size());
-  ASSERT_EQ(x.arg_begin, y.arg_begin);
-  for (size_t i = 0; i < x.size(); ++i) {
-    SCOPED_TRACE(testing::Message() << "event " << i);
-    ASSERT_EQ(x.kind[i], y.kind[i]);
-    ASSERT_EQ(x.phase[i], y.phase[i]);
-    ASSERT_EQ(a.strings.Get(x.name[i]), b.strings.Get(y.name[i]));
-    ASSERT_EQ(a.strings.Get(x.category[i]), b.strings.Get(y.category[i]));
-    ASSERT_EQ(x.start_ns[i], y.start_ns[i]);
-    ASSERT_EQ(x.duration_ns[i], y.duration_ns[i]);
-    ASSERT_EQ(IdText(a, x.pid[i]), IdText(b, y.pid[i]));
-    ASSERT_EQ(IdText(a, x.tid[i]), IdText(b, y.tid[i]));
-    ASSERT_EQ(x.correlation[i], y.correlation[i]);
-    ASSERT_EQ(x.external_id[i], y.external_id[i]);
-    ASSERT_EQ(x.sequence_number[i], y.sequence_number[i]);
-    ASSERT_EQ(x.forward_thread_id[i], y.forward_thread_id[i]);
-    ASSERT_EQ(x.python_id[i], y.python_id[i]);
-    ASSERT_EQ(x.python_parent_id[i], y.python_parent_id[i]);
-    ASSERT_EQ(IdText(a, x.flow_id[i]), IdText(b, y.flow_id[i]));
-    ASSERT_EQ(a.strings.Get(x.input_shapes[i]), b.strings.Get(y.input_shapes[i]));
-  }
-  ASSERT_EQ(a.args.size(), b.args.size());
-  for (size_t r = 0; r < a.args.size(); ++r) {
-    SCOPED_TRACE(testing::Message() << "argument row " << r);
-    ASSERT_EQ(a.args.key[r], b.args.key[r]);
-    ASSERT_EQ(a.args.int_value[r], b.args.int_value[r]);
-    ASSERT_EQ(a.args.double_value[r], b.args.double_value[r]);
-    ASSERT_EQ(a.strings.Get(a.args.string_value[r]), b.strings.Get(b.args.string_value[r]));
-  }
 }
 
 // Encodes `trace` in batches of `events_per_batch`, sends each through the wire format, and
@@ -154,10 +115,8 @@ TEST(EventBatchTest, StringTableHoldsOnlyTheBatchStringsInFirstUseOrder) {
 }
 
 TEST(EventBatchTest, RoundTripsRealTraceInChunksOfThousand) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
   const std::filesystem::path path =
-      std::filesystem::path(env != nullptr ? env : "../shared/traces") /
-      "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
+      profdiff::test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
   if (!std::filesystem::exists(path)) {
     GTEST_SKIP() << "trace not found: " << path << " (set PROFDIFF_TRACES)";
   }

@@ -1,8 +1,8 @@
-#include "agent/scoped_fd.h"
+#include "base/scoped_fd.h"
 
 #include <unistd.h>
 
-namespace profdiff::agent {
+namespace profdiff::base {
 
 ScopedFd::~ScopedFd() {
   if (fd_ >= 0) ::close(fd_);
@@ -22,4 +22,4 @@ int ScopedFd::Release() {
   return fd;
 }
 
-}  // namespace profdiff::agent
+}  // namespace profdiff::base

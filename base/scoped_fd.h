@@ -1,8 +1,8 @@
 // Ownership of a POSIX file descriptor: closed exactly once, when its owner goes away.
-#ifndef PROFDIFF_AGENT_SCOPED_FD_H_
-#define PROFDIFF_AGENT_SCOPED_FD_H_
+#ifndef PROFDIFF_BASE_SCOPED_FD_H_
+#define PROFDIFF_BASE_SCOPED_FD_H_
 
-namespace profdiff::agent {
+namespace profdiff::base {
 
 // Owns `fd` (negative = none) and closes it on destruction. Move-only.
 class ScopedFd {
@@ -25,6 +25,6 @@ class ScopedFd {
   int fd_ = -1;
 };
 
-}  // namespace profdiff::agent
+}  // namespace profdiff::base
 
-#endif  // PROFDIFF_AGENT_SCOPED_FD_H_
+#endif  // PROFDIFF_BASE_SCOPED_FD_H_

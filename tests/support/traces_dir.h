@@ -1,0 +1,13 @@
+// Where tests find the real traces: $PROFDIFF_TRACES (ctest sets it), else ../shared/traces.
+#ifndef PROFDIFF_TESTS_SUPPORT_TRACES_DIR_H_
+#define PROFDIFF_TESTS_SUPPORT_TRACES_DIR_H_
+
+#include <filesystem>
+
+namespace profdiff::test_support {
+
+std::filesystem::path TracesDir();
+
+}  // namespace profdiff::test_support
+
+#endif  // PROFDIFF_TESTS_SUPPORT_TRACES_DIR_H_
