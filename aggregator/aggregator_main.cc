@@ -9,8 +9,6 @@
 #include <vector>
 
 #include <absl/flags/flag.h>
-#include <absl/flags/parse.h>
-#include <absl/flags/usage.h>
 #include <absl/time/time.h>
 
 #include "aggregator/aggregator_server.h"
@@ -89,11 +87,8 @@ int Run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  profdiff::base::ParseFlags(argc, argv,
       "profdiff-aggregator --listen HOST:PORT --data-dir DIR\n"
       "Receives profiler spans from profdiff-agent and serves the runs it stored.");
-  std::vector<std::string> args = profdiff::base::UnderscoreFlagNames(argc, argv);
-  std::vector<char*> argv_underscored = profdiff::base::ArgvOf(args);
-  absl::ParseCommandLine(static_cast<int>(args.size()), argv_underscored.data());
   return Run();
 }

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "aggregator/collector_service.h"
-#include "aggregator/io_thread_pool.h"
+#include "base/thread_pool.h"
 #include "aggregator/run_store_service.h"
 #include "base/status_macros.h"
 #include "rpc/server.h"
@@ -13,8 +13,8 @@ namespace profdiff::aggregator {
 // Destroyed in reverse order: the server stops before the pool and the store it calls into.
 struct AggregatorServer::Parts {
   std::unique_ptr<LocalStore> store;
-  std::unique_ptr<IoThreadPool> pool;
-  std::unique_ptr<IoThreadPool> build_pool;
+  std::unique_ptr<base::ThreadPool> pool;
+  std::unique_ptr<base::ThreadPool> build_pool;
   std::unique_ptr<CollectorService> collector;
   std::unique_ptr<RunStoreService> run_store;
   rpc::RunningServer server;
@@ -27,8 +27,8 @@ AggregatorServer::~AggregatorServer() { Shutdown(); }
 absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(AggregatorOptions options) {
   auto parts = std::make_unique<Parts>();
   PD_ASSIGN_OR_RETURN(parts->store, LocalStore::Open(std::move(options.store)));
-  parts->pool = std::make_unique<IoThreadPool>(options.io_threads);
-  parts->build_pool = std::make_unique<IoThreadPool>(options.build_threads);
+  parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
+  parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
   parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
                                                         parts->build_pool.get());
   parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->pool.get());

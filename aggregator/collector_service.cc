@@ -16,7 +16,7 @@ namespace {
 // members need no lock.
 class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck> {
  public:
-  UploadReactor(LocalStore* store, IoThreadPool* io_pool, IoThreadPool* build_pool)
+  UploadReactor(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool)
       : store_(store), io_pool_(io_pool), build_pool_(build_pool) {
     StartRead(&message_);
   }
@@ -30,7 +30,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
                                          "upload ended before the span's end; resume it"));
       return;
     }
-    IoThreadPool* pool = message_.has_end() ? build_pool_ : io_pool_;
+    base::ThreadPool* pool = message_.has_end() ? build_pool_ : io_pool_;
     pool->Post([this] { HandleMessage(); });
   }
 
@@ -112,8 +112,8 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   }
 
   LocalStore* store_;
-  IoThreadPool* io_pool_;
-  IoThreadPool* build_pool_;
+  base::ThreadPool* io_pool_;
+  base::ThreadPool* build_pool_;
   v1::UploadMessage message_;
   v1::UploadAck ack_;
   std::string span_;  // "run R worker K span S", once the header came

@@ -3,7 +3,7 @@
 #ifndef PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 
-#include "aggregator/io_thread_pool.h"
+#include "base/thread_pool.h"
 #include "aggregator/local_store.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 
@@ -18,7 +18,7 @@ namespace profdiff::aggregator {
 // `store` and the pools must outlive the service.
 class CollectorService final : public v1::Collector::CallbackService {
  public:
-  CollectorService(LocalStore* store, IoThreadPool* io_pool, IoThreadPool* build_pool)
+  CollectorService(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool)
       : store_(store), io_pool_(io_pool), build_pool_(build_pool) {}
 
   grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* Upload(
@@ -26,8 +26,8 @@ class CollectorService final : public v1::Collector::CallbackService {
 
  private:
   LocalStore* store_;
-  IoThreadPool* io_pool_;
-  IoThreadPool* build_pool_;
+  base::ThreadPool* io_pool_;
+  base::ThreadPool* build_pool_;
 };
 
 }  // namespace profdiff::aggregator

@@ -9,7 +9,7 @@ namespace {
 
 // Runs `read` on the pool and finishes the unary call with its result.
 template <typename Response, typename Read>
-grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, IoThreadPool* pool,
+grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, base::ThreadPool* pool,
                                        Response* response, Read read) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   pool->Post([reactor, response, read = std::move(read)]() mutable {
@@ -23,7 +23,7 @@ grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, IoT
 // Streams a finished JSON document in pieces; one write in flight.
 class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
  public:
-  ExportReactor(const LocalStore* store, IoThreadPool* pool, const v1::ExportTraceRequest* request) {
+  ExportReactor(const LocalStore* store, base::ThreadPool* pool, const v1::ExportTraceRequest* request) {
     pool->Post([this, store, request] {
       absl::StatusOr<std::string> json = store->ExportTrace(*request);
       if (!json.ok()) {

@@ -2,7 +2,7 @@
 #ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 
-#include "aggregator/io_thread_pool.h"
+#include "base/thread_pool.h"
 #include "aggregator/local_store.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 
@@ -14,7 +14,7 @@ class RunStoreService final : public v1::RunStore::CallbackService {
  public:
   static constexpr size_t kExportPieceBytes = 1 << 20;
 
-  RunStoreService(const LocalStore* store, IoThreadPool* pool) : store_(store), pool_(pool) {}
+  RunStoreService(const LocalStore* store, base::ThreadPool* pool) : store_(store), pool_(pool) {}
 
   grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
                                      const v1::ListRunsRequest* request,
@@ -30,7 +30,7 @@ class RunStoreService final : public v1::RunStore::CallbackService {
 
  private:
   const LocalStore* store_;
-  IoThreadPool* pool_;
+  base::ThreadPool* pool_;
 };
 
 }  // namespace profdiff::aggregator

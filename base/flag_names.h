@@ -15,6 +15,11 @@ std::vector<std::string> UnderscoreFlagNames(int argc, char** argv);
 // Pointers into `args` for absl::ParseCommandLine; valid while `args` lives unchanged.
 std::vector<char*> ArgvOf(std::vector<std::string>& args);
 
+// What a binary's main calls: sets `usage`, makes `--help` list the flags defined in files named
+// `*_main.cc` (Abseil's default matches only a file named after the binary, which ours are not),
+// and parses argv with dashes in flag names accepted. Exits on --help or a bad flag.
+void ParseFlags(int argc, char** argv, const char* usage);
+
 }  // namespace profdiff::base
 
 #endif  // PROFDIFF_BASE_FLAG_NAMES_H_

@@ -1,14 +1,14 @@
-#include "aggregator/io_thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <utility>
 
-namespace profdiff::aggregator {
+namespace profdiff::base {
 
-IoThreadPool::IoThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { RunWorker(); });
 }
 
-IoThreadPool::~IoThreadPool() {
+ThreadPool::~ThreadPool() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -16,18 +16,18 @@ IoThreadPool::~IoThreadPool() {
   threads_.clear();  // joins
 }
 
-void IoThreadPool::Post(absl::AnyInvocable<void() &&> work) {
+void ThreadPool::Post(absl::AnyInvocable<void() &&> work) {
   absl::MutexLock lock(&mu_);
   queue_.push_back(std::move(work));
 }
 
-void IoThreadPool::RunWorker() {
+void ThreadPool::RunWorker() {
   while (true) {
     absl::AnyInvocable<void() &&> work;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
-          +[](IoThreadPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
+          +[](ThreadPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
             return pool->stopping_ || !pool->queue_.empty();
           },
           this));
@@ -39,4 +39,4 @@ void IoThreadPool::RunWorker() {
   }
 }
 
-}  // namespace profdiff::aggregator
+}  // namespace profdiff::base

@@ -1,0 +1,40 @@
+#include "differ/service/run_completeness.h"
+
+#include <set>
+
+#include "base/str_cat.h"
+
+namespace profdiff::differ {
+namespace {
+
+const char* StateName(v1::RunState state) {
+  switch (state) {
+    case v1::RUN_STATE_OPEN: return "OPEN";
+    case v1::RUN_STATE_PARTIAL: return "PARTIAL";
+    case v1::RUN_STATE_COMPLETE: return "COMPLETE";
+    default: return "in an unknown state";
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
+  if (run.state() == v1::RUN_STATE_COMPLETE) return std::nullopt;
+  std::set<int32_t> stored;  // ranks with a profile the diff can use
+  for (const v1::WorkerSummary& worker : run.workers()) {
+    if (worker.profile_ready()) stored.insert(worker.worker().rank());
+  }
+  std::string missing;
+  for (int32_t rank = 0; rank < run.world_size(); ++rank) {
+    if (stored.contains(rank)) continue;
+    base::StrAppend(&missing, missing.empty() ? "" : ", ", rank);
+  }
+  std::string warning = base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
+                                     stored.size(), " of ", run.world_size(), " ranks stored");
+  if (!missing.empty()) base::StrAppend(&warning, ", missing ranks ", missing);
+  base::StrAppend(&warning, run.state() == v1::RUN_STATE_OPEN ? " (spans still arriving)" : "",
+                  "; the diff covers the stored ranks only");
+  return warning;
+}
+
+}  // namespace profdiff::differ

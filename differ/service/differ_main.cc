@@ -1,0 +1,80 @@
+// profdiff-differ: answers Differ.Diff for runs stored on an aggregator, and forwards the
+// RunStore reads to it, so users need one address. Stops on SIGINT/SIGTERM.
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include <absl/flags/flag.h>
+#include <absl/time/time.h>
+
+#include "base/atomic_file.h"
+#include "base/flag_names.h"
+#include "base/log.h"
+#include "base/str_cat.h"
+#include "differ/service/differ_server.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve Differ and RunStore on");
+ABSL_FLAG(std::string, store, "127.0.0.1:50052", "HOST:PORT of the profdiff-aggregator");
+ABSL_FLAG(int, threads, 2, "diffs computed at once (each takes a core while it runs)");
+ABSL_FLAG(uint64_t, cache_bytes, uint64_t{1} << 30,
+          "memory for the profiles of COMPLETE runs, kept for the next diff");
+ABSL_FLAG(absl::Duration, store_timeout, absl::Minutes(2),
+          "deadline of each call to the aggregator (a client's shorter deadline wins)");
+ABSL_FLAG(std::string, port_file, "", "write the bound port here once serving (for scripts)");
+ABSL_FLAG(int, v, 0, "log verbosity");
+
+namespace {
+
+int Run() {
+  using profdiff::differ::DifferOptions;
+  using profdiff::differ::DifferServer;
+  profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
+  DifferOptions options;
+  options.listen_address = absl::GetFlag(FLAGS_listen);
+  options.store_address = absl::GetFlag(FLAGS_store);
+  options.threads = std::max(1, absl::GetFlag(FLAGS_threads));
+  options.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
+  options.store_timeout = absl::GetFlag(FLAGS_store_timeout);
+  if (options.store_timeout <= absl::ZeroDuration()) {
+    std::fprintf(stderr, "profdiff-differ: error: --store-timeout must be positive\n");
+    return 2;
+  }
+
+  // Signals are taken by sigwait below, so block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<DifferServer>> server = DifferServer::Start(options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "profdiff-differ: error: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  PD_LOG(INFO, "serving address=%s port=%d store=%s", options.listen_address, (*server)->port(),
+         options.store_address);
+  if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
+    if (absl::Status status = profdiff::base::WriteFileAtomically(
+            port_file, profdiff::base::StrCat((*server)->port(), "\n"));
+        !status.ok()) {
+      std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
+      return 1;
+    }
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  PD_LOG(INFO, "shutting down signal=%d", signal);
+  (*server)->Shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  profdiff::base::ParseFlags(argc, argv,
+      "profdiff-differ --listen HOST:PORT --store AGGREGATOR_HOST:PORT\n"
+      "Diffs runs stored on a profdiff-aggregator, and serves that aggregator's runs.");
+  return Run();
+}

@@ -1,0 +1,50 @@
+// profdiff-differ assembled: the profile cache, the aggregator client, the diff threads, and
+// the Differ and forwarding RunStore services on one gRPC server. The binary and the tests run
+// this same object.
+#ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
+#define PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include <absl/status/statusor.h>
+#include <absl/time/time.h>
+
+#include "differ/service/profile_cache.h"
+
+namespace profdiff::differ {
+
+struct DifferOptions {
+  std::string listen_address = "127.0.0.1:50051";
+  std::string store_address = "127.0.0.1:50052";  // the aggregator
+  int threads = 2;                                 // concurrent diffs (CPU-bound)
+  size_t cache_bytes = size_t{1} << 30;            // profiles of COMPLETE runs
+  absl::Duration store_timeout = absl::Minutes(2); // longest call to the aggregator
+};
+
+class DifferServer {
+ public:
+  // Starts serving; Unavailable when the address cannot be bound. The aggregator is not
+  // contacted here: it may start later, and each call reports it when it does not answer.
+  static absl::StatusOr<std::unique_ptr<DifferServer>> Start(DifferOptions options);
+  ~DifferServer();
+
+  int port() const;
+  ProfileCacheStats cache_stats() const;
+  void Shutdown();
+
+ private:
+  struct Parts;
+
+ public:
+  // Use Start(); `Parts` cannot be named outside.
+  explicit DifferServer(std::unique_ptr<Parts> parts);
+
+ private:
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_

@@ -1,0 +1,22 @@
+// Differ.Diff's work: both runs' profiles from the aggregator (in parallel, cached when
+// COMPLETE), then the differ library, with a warning for each run that is not COMPLETE.
+#ifndef PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
+#define PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
+
+#include <absl/status/statusor.h>
+#include <absl/time/time.h>
+
+#include "differ/service/stored_profiles.h"
+#include "profdiff/v1/diff.pb.h"
+#include "profdiff/v1/differ.pb.h"
+
+namespace profdiff::differ {
+
+// InvalidArgument for a run id that breaks base/id_rules.h (naming the field) or options the
+// differ refuses; the store's errors otherwise (NotFound naming the run).
+absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
+                                              const v1::DiffRequest& request, absl::Time deadline);
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
