@@ -3,13 +3,18 @@
 #include <charconv>
 
 #include <absl/strings/str_split.h>
+#include <absl/time/time.h>
 
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
 #include "client/diff_renderer.h"
+#include "client/differ_client.h"
 #include "client/run_loader.h"
+#include "client/run_source.h"
+#include "client/run_store_client.h"
 #include "differ/differ.h"
+#include "differ/run_completeness.h"
 
 namespace profdiff::client {
 namespace {
@@ -46,7 +51,9 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
 
 std::string DiffUsage() {
   return "usage: profdiff diff BASELINE EXPERIMENTAL [options]\n"
-         "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run folder of worker traces\n"
+         "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run folder of worker traces,\n"
+         "                       read here; anything else is a run id on the server, and two run\n"
+         "                       ids are diffed by the server's differ\n"
          "  --view overview|modules|operators|kernels|ranks|all   (repeatable via commas; default all)\n"
          "  --path P             module drill-down: child indices (0/3/1) or names (ResNet/layer3/...);\n"
          "                       operator and kernel tables then show only what ran inside that node\n"
@@ -58,7 +65,9 @@ std::string DiffUsage() {
          "  --min-change-us US   and at least this per step (default 0.1% of the baseline step time)\n"
          "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device cpu|gpu|all] [--short-names]\n"
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), --depth N (table module levels, default 3)\n"
-         "  --format table|json|csv\n";
+         "  --format table|json|csv\n"
+         "  --server HOST:PORT   the profdiff-differ (default $PROFDIFF_SERVER, else localhost:50051)\n"
+         "  --timeout D          deadline of the server call (default 5m)\n";
 }
 
 absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, const std::string& text) {
@@ -87,7 +96,7 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
       ParsedArgs parsed,
       ParseArgs(args,
                 {"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change", "min-change-us", "compare",
-                 "steps", "device", "sort", "filter", "top", "depth", "format"},
+                 "steps", "device", "sort", "filter", "top", "depth", "format", "server", "timeout"},
                 {"per-rank", "short-names"}));
   if (parsed.positionals.size() != 2) {
     return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
@@ -165,9 +174,46 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
                       ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
-  PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs,
-                      LoadRuns({{parsed.positionals[0]}, {parsed.positionals[1]}}, profile_options));
+  absl::Duration timeout;
+  if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) || timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        base::StrCat("--timeout ", parsed.Get("timeout", ""), ": expected a duration such as 30s or 5m"));
+  }
+  const std::string& baseline = parsed.positionals[0];
+  const std::string& experimental = parsed.positionals[1];
+  const std::string server = parsed.Get("server", DefaultServerAddress());
+  const bool baseline_stored = IsRunIdArgument(baseline);
+  const bool experimental_stored = IsRunIdArgument(experimental);
+  if (baseline_stored && experimental_stored) {
+    // Both runs live on the server: the differ diffs them next to the store.
+    v1::DiffRequest request;
+    request.set_baseline_run(baseline);
+    request.set_experimental_run(experimental);
+    *request.mutable_options() = options;
+    const RequestGroupings groupings = GroupingsOf(profile_options);
+    request.set_operator_grouping(groupings.operators);
+    request.set_kernel_grouping(groupings.kernels);
+    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffOnServer(server, request, timeout));
+    return RenderDiffReport(report, render);
+  }
+  std::vector<v1::RunProfile> runs;
+  std::vector<std::string> warnings;
+  if (!baseline_stored && !experimental_stored) {
+    PD_ASSIGN_OR_RETURN(runs, LoadRuns({{baseline}, {experimental}}, profile_options));
+  } else {
+    // One side is a path, the other a stored run: fetch its profile, diff here.
+    for (const std::string& side : {baseline, experimental}) {
+      PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRunFromPathsOrServer({side}, server, profile_options));
+      runs.push_back(std::move(run));
+    }
+    RunStoreClient client(server, timeout);
+    PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(baseline_stored ? baseline : experimental));
+    if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
+      warnings.push_back(*std::move(warning));
+    }
+  }
   PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));
+  for (std::string& warning : warnings) report.add_warnings(std::move(warning));
   return RenderDiffReport(report, render);
 }
 

@@ -1,4 +1,5 @@
 // The `profdiff` command: subcommands over runs and trace files.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,12 +15,21 @@ constexpr char kUsage[] =
     "usage: profdiff <command> [args]\n"
     "commands:\n"
     "  show PATH...|RUN  profile of one run (trace file, run folder, or a run id on the\n"
-    "                 aggregator): overview, steps, operators, kernels, modules, memory\n"
-    "  diff BASE EXP  what changed between two runs: overview, aligned module tree,\n"
-    "                 operators, kernels (with noise), or HTA's compare_traces\n"
-    "  runs           the runs stored on the aggregator (--server ADDR)\n"
+    "                 server): overview, steps, operators, kernels, modules, memory\n"
+    "  diff BASE EXP  what changed between two runs (paths, or run ids on the server):\n"
+    "                 overview, aligned module tree, operators, kernels (with noise),\n"
+    "                 or HTA's compare_traces\n"
+    "  runs           the runs stored on the server (--server ADDR: the differ or aggregator)\n"
     "  export RUN     one worker's stored events as a Chrome trace file\n"
     "run 'profdiff <command> --help' for a command's options\n";
+
+// 2 when the server could not be reached (nothing was wrong with the request), 1 otherwise.
+int ExitCodeOf(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable ||
+                 status.code() == absl::StatusCode::kDeadlineExceeded
+             ? 2
+             : 1;
+}
 
 }  // namespace
 
@@ -51,8 +61,11 @@ int main(int argc, char** argv) {
     }
     auto output = c.run(args);
     if (!output.ok()) {
-      std::fprintf(stderr, "profdiff: error: %s\n", std::string(output.status().message()).c_str());
-      return 1;
+      // One line, whatever the server's message held.
+      std::string message(output.status().message());
+      std::replace(message.begin(), message.end(), '\n', ' ');
+      std::fprintf(stderr, "profdiff: error: %s\n", message.c_str());
+      return ExitCodeOf(output.status());
     }
     std::fwrite(output->data(), 1, output->size(), stdout);
     return 0;

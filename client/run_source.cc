@@ -1,5 +1,6 @@
 #include "client/run_source.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "base/id_rules.h"
@@ -10,23 +11,21 @@
 
 namespace profdiff::client {
 
+bool IsRunIdArgument(const std::string& arg) {
+  std::error_code error;
+  return !std::filesystem::exists(arg, error) && !trace::IsTraceFileName(arg) && base::IsValidId(arg);
+}
+
 absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::string>& args,
                                                         const std::string& server,
                                                         const analysis::ProfileOptions& options) {
-  std::vector<std::string> missing;
-  for (const std::string& arg : args) {
-    std::error_code error;
-    if (!std::filesystem::exists(arg, error)) missing.push_back(arg);
-  }
-  // What cannot be a run id (base/id_rules.h, not a trace file name) is a missing path.
-  const auto could_be_run_id = [](const std::string& arg) {
-    return !trace::IsTraceFileName(arg) && base::IsValidId(arg);
-  };
-  if (missing.empty() || !could_be_run_id(missing.front())) return LoadRun(args, options);
+  const auto run_id = std::find_if(args.begin(), args.end(), IsRunIdArgument);
+  // What cannot be a run id is read as a path (a missing one: NotFound from the reader).
+  if (run_id == args.end()) return LoadRun(args, options);
   if (args.size() > 1) {
     return absl::InvalidArgumentError(base::StrCat(
-        missing.front(), ": no such file or folder (several arguments must all be trace paths; "
-                         "a run on the server is named by one run id)"));
+        *run_id, ": no such file or folder (several arguments must all be trace paths; "
+                 "a run on the server is named by one run id)"));
   }
   RunStoreClient client(server);
   absl::StatusOr<v1::RunProfile> profile = client.GetProfile(args.front(), options);

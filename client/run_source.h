@@ -13,6 +13,10 @@
 
 namespace profdiff::client {
 
+// True when `arg` names a run on the server rather than a trace path: no such file or folder
+// exists, and it can be a run id (base/id_rules.h; not a trace file name).
+bool IsRunIdArgument(const std::string& arg);
+
 // Reads the trace files when every argument names an existing file or folder, or when a missing
 // one cannot be a run id (has a '/', or a trace file name: NotFound from the reader). Otherwise
 // the single argument is a run id fetched from `server` (RunStore.GetProfile). InvalidArgument

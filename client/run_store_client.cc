@@ -11,8 +11,8 @@
 namespace profdiff::client {
 namespace {
 
-// The aggregator's own default (aggregator/aggregator_server.h).
-constexpr char kDefaultServer[] = "127.0.0.1:50052";
+// The differ's default (differ/service/differ_server.h).
+constexpr char kDefaultServer[] = "localhost:50051";
 
 // A worker given as a number is a rank, else a worker name.
 void SelectWorker(const std::string& worker, v1::WorkerSelector& selector) {
@@ -30,6 +30,17 @@ void SelectWorker(const std::string& worker, v1::WorkerSelector& selector) {
 std::string DefaultServerAddress() {
   const char* env = std::getenv("PROFDIFF_SERVER");
   return env != nullptr && *env != '\0' ? env : kDefaultServer;
+}
+
+RequestGroupings GroupingsOf(const analysis::ProfileOptions& options) {
+  RequestGroupings groupings;
+  if (options.operator_grouping == analysis::OperatorGrouping::kNameAndShape) {
+    groupings.operators = v1::GROUPING_NAME_AND_SHAPE;
+  }
+  if (options.kernel_grouping == analysis::KernelGrouping::kNameAndOp) {
+    groupings.kernels = v1::GROUPING_NAME_AND_OP;
+  }
+  return groupings;
 }
 
 RunStoreClient::RunStoreClient(const std::string& address, absl::Duration timeout)
@@ -76,12 +87,9 @@ absl::StatusOr<v1::RunProfile> RunStoreClient::GetProfile(const std::string& run
   rpc::SetTimeout(context, timeout_);
   v1::GetProfileRequest request;
   request.set_run(run);
-  if (options.operator_grouping == analysis::OperatorGrouping::kNameAndShape) {
-    request.set_operator_grouping(v1::GROUPING_NAME_AND_SHAPE);
-  }
-  if (options.kernel_grouping == analysis::KernelGrouping::kNameAndOp) {
-    request.set_kernel_grouping(v1::GROUPING_NAME_AND_OP);
-  }
+  const RequestGroupings groupings = GroupingsOf(options);
+  request.set_operator_grouping(groupings.operators);
+  request.set_kernel_grouping(groupings.kernels);
   v1::RunProfile response;
   if (absl::Status status = rpc::FromGrpcStatus(stub_->GetProfile(&context, request, &response));
       !status.ok()) {

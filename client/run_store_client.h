@@ -15,8 +15,16 @@
 
 namespace profdiff::client {
 
-// The server `--server` names when not given: $PROFDIFF_SERVER, else the aggregator's default.
+// The server `--server` names when not given: $PROFDIFF_SERVER, else the differ's default
+// address (the differ answers the RunStore reads too; an aggregator's address works as well).
 std::string DefaultServerAddress();
+
+// The request fields for `--group-by` / `--kernels-by` (GetProfileRequest, DiffRequest).
+struct RequestGroupings {
+  v1::Grouping operators = v1::GROUPING_NAME;
+  v1::Grouping kernels = v1::GROUPING_NAME;
+};
+RequestGroupings GroupingsOf(const analysis::ProfileOptions& options);
 
 // Every call has a deadline of `timeout`; errors are the server's status (NOT_FOUND for an
 // unknown run, UNAVAILABLE when nothing answers) with "server ADDR: " in front.

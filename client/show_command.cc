@@ -17,7 +17,7 @@ std::string ShowUsage() {
          "                    [--group-by name|shape] [--kernels-by name|op]\n"
          "                    [--format table|json|csv] [--top N] [--sort COLUMN] [--filter REGEX]\n"
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker traces\n"
-         "  RUN: a run id on the aggregator at --server (default $PROFDIFF_SERVER or 127.0.0.1:50052)\n"
+         "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, else localhost:50051)\n"
          "  --sort: operators: name, calls, host_self, host_total, device_self, device_total;\n"
          "          kernels: name, calls, total, mean, max, min\n";
 }

@@ -32,7 +32,7 @@ std::string FormatUnixMillis(int64_t millis) {
 
 std::string RunsUsage() {
   return "usage: profdiff runs [--server ADDR] [--filter TEXT] [--format table|json|csv]\n"
-         "  the runs the aggregator stored: state, workers with closed spans / world size,\n"
+         "  the runs the server (differ or aggregator) holds: state, workers with closed spans / world size,\n"
          "  events, last activity (UTC)\n";
 }
 

@@ -1,4 +1,4 @@
-#include "differ/service/run_completeness.h"
+#include "differ/run_completeness.h"
 
 #include <set>
 

@@ -1,6 +1,6 @@
 // What a diff of a run that is not COMPLETE should tell the user: which ranks it lacks.
-#ifndef PROFDIFF_DIFFER_SERVICE_RUN_COMPLETENESS_H_
-#define PROFDIFF_DIFFER_SERVICE_RUN_COMPLETENESS_H_
+#ifndef PROFDIFF_DIFFER_RUN_COMPLETENESS_H_
+#define PROFDIFF_DIFFER_RUN_COMPLETENESS_H_
 
 #include <optional>
 #include <string>
@@ -15,4 +15,4 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run);
 
 }  // namespace profdiff::differ
 
-#endif  // PROFDIFF_DIFFER_SERVICE_RUN_COMPLETENESS_H_
+#endif  // PROFDIFF_DIFFER_RUN_COMPLETENESS_H_

@@ -12,10 +12,14 @@ absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
                                               const v1::DiffRequest& request, absl::Time deadline) {
   PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
   PD_RETURN_IF_ERROR(base::ValidateId("experimental_run", request.experimental_run()));
-  const auto key = [&request](const std::string& run) {
+  // UNSPECIFIED groups by name: one cache entry for both spellings.
+  const auto by_name_if_unset = [](v1::Grouping grouping) {
+    return grouping == v1::GROUPING_UNSPECIFIED ? v1::GROUPING_NAME : grouping;
+  };
+  const auto key = [&](const std::string& run) {
     return ProfileKey{.run = run,
-                      .operator_grouping = request.operator_grouping(),
-                      .kernel_grouping = request.kernel_grouping()};
+                      .operator_grouping = by_name_if_unset(request.operator_grouping()),
+                      .kernel_grouping = by_name_if_unset(request.kernel_grouping())};
   };
   // Two fetches wait on the network (and a cold profile build on the aggregator): overlap them.
   absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");

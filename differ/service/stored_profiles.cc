@@ -4,7 +4,7 @@
 
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
-#include "differ/service/run_completeness.h"
+#include "differ/run_completeness.h"
 #include "rpc/channel.h"
 #include "rpc/status_conversion.h"
 

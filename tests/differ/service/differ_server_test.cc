@@ -1,0 +1,327 @@
+// profdiff-differ as users meet it: a real aggregator and a real differ on 127.0.0.1, real
+// traces uploaded as runs, and the CLI asking the differ.
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include "aggregator/aggregator_server.h"
+#include "base/scoped_fd.h"
+#include "client/diff_command.h"
+#include "client/show_command.h"
+#include "client/store_commands.h"
+#include "differ/service/differ_server.h"
+#include "profdiff/v1/differ.grpc.pb.h"
+#include "rpc/channel.h"
+#include "tests/aggregator/upload_test_client.h"
+#include "tests/support/traces_dir.h"
+
+namespace profdiff::differ {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::PrepareSpan;
+using testing::PreparedSpan;
+using testing::UploadSpan;
+
+constexpr char kResNetNw0[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+constexpr char kResNetNw4[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
+constexpr char kDlrm[] = "param/dlrm_kineto";
+
+std::vector<std::string> FilesIn(const fs::path& dir) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The report with what differs by construction removed: the run names (a folder's name
+// offline, the run id on the server).
+std::string ComparableReport(const std::string& json) {
+  v1::DiffReport report;
+  const auto status = google::protobuf::util::JsonStringToMessage(json, &report);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  report.mutable_baseline()->clear_run();
+  report.mutable_experimental()->clear_run();
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  (void)google::protobuf::util::MessageToJsonString(report, &out, options);
+  return out;
+}
+
+class DifferServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const fs::path traces = test_support::TracesDir();
+    if (!fs::exists(traces / kResNetNw0) || !fs::exists(traces / kResNetNw4) ||
+        FilesIn(traces / kDlrm).size() != 8) {
+      GTEST_SKIP() << "needs the ResNet50 and DLRM traces under " << traces;
+    }
+    dir_ = fs::path(::testing::TempDir()) /
+           ("differ_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    aggregator::AggregatorOptions aggregator_options;
+    aggregator_options.listen_address = "127.0.0.1:0";
+    aggregator_options.store.data_dir = dir_ / "store";
+    auto aggregator = aggregator::AggregatorServer::Start(aggregator_options);
+    ASSERT_TRUE(aggregator.ok()) << aggregator.status();
+    aggregator_ = std::move(aggregator).value();
+    aggregator_address_ = "127.0.0.1:" + std::to_string(aggregator_->port());
+    StartDiffer(aggregator_address_, absl::Minutes(1));
+  }
+
+  void StartDiffer(const std::string& store, absl::Duration store_timeout) {
+    DifferOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.store_address = store;
+    options.store_timeout = store_timeout;
+    auto differ = DifferServer::Start(options);
+    ASSERT_TRUE(differ.ok()) << differ.status();
+    differ_ = std::move(differ).value();
+    differ_address_ = "127.0.0.1:" + std::to_string(differ_->port());
+  }
+
+  // Uploads `files` as the spans of run `run`, the way an agent would.
+  void Upload(const std::string& run, const std::vector<std::string>& files) {
+    const std::shared_ptr<grpc::Channel> channel = rpc::MakeChannel(aggregator_address_);
+    for (const std::string& file : files) {
+      PreparedSpan span = PrepareSpan(file, run, 4096);
+      span.header.mutable_worker()->clear_hostname();  // the files do not know the host
+      const grpc::Status status = UploadSpan(channel, span);
+      ASSERT_TRUE(status.ok()) << file << ": " << status.error_message();
+    }
+  }
+
+  // A run folder holding `file` (a link: the traces are never copied).
+  std::string RunFolder(const std::string& name, const std::string& file) {
+    const fs::path folder = dir_ / name;
+    fs::create_directories(folder);
+    fs::create_symlink(test_support::TracesDir() / file, folder / fs::path(file).filename());
+    return folder.string();
+  }
+
+  grpc::Status Diff(const v1::DiffRequest& request, v1::DiffReport& report) {
+    auto stub = v1::Differ::NewStub(rpc::MakeChannel(differ_address_));
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    return stub->Diff(&context, request, &report);
+  }
+
+  std::string DiffJson(std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    absl::StatusOr<std::string> json = client::RunDiffCommand(args);
+    EXPECT_TRUE(json.ok()) << json.status();
+    return json.ok() ? *json : "";
+  }
+
+  fs::path dir_;
+  std::unique_ptr<aggregator::AggregatorServer> aggregator_;
+  std::string aggregator_address_;
+  std::unique_ptr<DifferServer> differ_;
+  std::string differ_address_;
+};
+
+TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
+  const std::string a_dir = RunFolder("a_dir", kResNetNw0);
+  const std::string b_dir = RunFolder("b_dir", kResNetNw4);
+  Upload("A", FilesIn(a_dir));
+  Upload("B", FilesIn(b_dir));
+  const std::vector<std::vector<std::string>> option_sets = {
+      {},
+      {"--view", "operators,kernels", "--group-by", "shape", "--kernels-by", "op", "--sort",
+       "delta_host_self_us", "--top", "7", "--normalize", "total"},
+      {"--path", "0/1", "--filter", "conv", "--min-change", "2"},
+      {"--compare", "hta", "--steps", "all", "--device", "gpu"},
+  };
+  for (const std::vector<std::string>& options : option_sets) {
+    std::vector<std::string> offline = {a_dir, b_dir};
+    std::vector<std::string> stored = {"A", "B", "--server", differ_address_};
+    offline.insert(offline.end(), options.begin(), options.end());
+    stored.insert(stored.end(), options.begin(), options.end());
+    const std::string offline_json = DiffJson(offline);
+    ASSERT_THAT(offline_json, HasSubstr("\"baseline\""));
+    EXPECT_EQ(ComparableReport(offline_json), ComparableReport(DiffJson(stored)))
+        << ::testing::PrintToString(options);
+  }
+}
+
+TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
+  const std::string dlrm = (test_support::TracesDir() / kDlrm).string();
+  Upload("dlrm_a", FilesIn(dlrm));
+  Upload("dlrm_b", FilesIn(dlrm));
+  for (const std::vector<std::string>& options :
+       std::vector<std::vector<std::string>>{{"--per-rank"}, {"--ranks", "1,3-5", "--view", "modules"}}) {
+    std::vector<std::string> offline = {dlrm, dlrm};
+    std::vector<std::string> stored = {"dlrm_a", "dlrm_b", "--server", differ_address_};
+    offline.insert(offline.end(), options.begin(), options.end());
+    stored.insert(stored.end(), options.begin(), options.end());
+    EXPECT_EQ(ComparableReport(DiffJson(offline)), ComparableReport(DiffJson(stored)))
+        << ::testing::PrintToString(options);
+  }
+}
+
+TEST_F(DifferServerTest, CompleteRunsAreCachedAndStillDiffedWhileTheAggregatorIsDown) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("B");
+  v1::DiffReport first;
+  ASSERT_TRUE(Diff(request, first).ok());
+  EXPECT_EQ(differ_->cache_stats().entries, 2);
+  EXPECT_EQ(differ_->cache_stats().hits, 0);
+  v1::DiffReport second;
+  ASSERT_TRUE(Diff(request, second).ok());
+  EXPECT_EQ(differ_->cache_stats().hits, 2);
+  EXPECT_TRUE(second.warnings().empty()) << second.warnings(0);
+
+  aggregator_.reset();
+  v1::DiffReport offline;
+  const grpc::Status status = Diff(request, offline);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(offline.overview().SerializeAsString(), first.overview().SerializeAsString());
+  ASSERT_EQ(offline.warnings_size(), 2);
+  EXPECT_THAT(offline.warnings(0), HasSubstr("aggregator " + aggregator_address_ + " did not answer"));
+
+  // A run never cached cannot be served without the aggregator: UNAVAILABLE naming it.
+  request.set_experimental_run("never_cached");
+  const grpc::Status unavailable = Diff(request, offline);
+  EXPECT_EQ(unavailable.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(unavailable.error_message(), HasSubstr("aggregator " + aggregator_address_));
+}
+
+TEST_F(DifferServerTest, RunMissingRanksIsDiffedWithAWarningNamingThemAndIsNotCached) {
+  const std::vector<std::string> dlrm = FilesIn(test_support::TracesDir() / kDlrm);
+  Upload("full", dlrm);
+  Upload("growing", {dlrm.begin(), dlrm.begin() + 6});
+  absl::StatusOr<std::string> table =
+      client::RunDiffCommand({"full", "growing", "--server", differ_address_});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, HasSubstr("warning: run growing is OPEN: 6 of 8 ranks stored, missing ranks 6, 7"));
+  EXPECT_EQ(differ_->cache_stats().entries, 1);  // only the COMPLETE run
+
+  Upload("growing", {dlrm.begin() + 6, dlrm.end()});
+  v1::DiffRequest request;
+  request.set_baseline_run("full");
+  request.set_experimental_run("growing");
+  v1::DiffReport report;
+  ASSERT_TRUE(Diff(request, report).ok());
+  EXPECT_THAT(report.warnings(), ::testing::Not(::testing::Contains(HasSubstr("growing"))));
+  EXPECT_EQ(report.experimental().ranks_size(), 8);
+  EXPECT_EQ(differ_->cache_stats().entries, 2);
+}
+
+TEST_F(DifferServerTest, UnknownRunIsNotFoundNamingTheRun) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("no_such_run");
+  v1::DiffReport report;
+  const grpc::Status status = Diff(request, report);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("run no_such_run: no such run"));
+
+  absl::StatusOr<std::string> cli = client::RunDiffCommand({"A", "no_such_run", "--server", differ_address_});
+  EXPECT_EQ(cli.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(cli.status().message(), HasSubstr("server " + differ_address_));
+}
+
+TEST_F(DifferServerTest, BadRequestsAreInvalidArgumentNamingTheField) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  v1::DiffRequest request;
+  request.set_baseline_run("../etc");
+  request.set_experimental_run("A");
+  v1::DiffReport report;
+  grpc::Status status = Diff(request, report);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("baseline_run"));
+
+  request.set_baseline_run("A");
+  request.mutable_options()->set_sort("no_such_column");
+  status = Diff(request, report);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("no_such_column"));
+}
+
+TEST_F(DifferServerTest, RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAnswers) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"runs"}, {"show", "A"}, {"show", "B", "--group-by", "shape"}}) {
+    auto run = [&](const std::string& server) {
+      std::vector<std::string> args(command.begin() + 1, command.end());
+      args.insert(args.end(), {"--server", server, "--format", "json"});
+      absl::StatusOr<std::string> out =
+          command[0] == "runs" ? client::RunRunsCommand(args) : client::RunShowCommand(args);
+      EXPECT_TRUE(out.ok()) << out.status();
+      return out.ok() ? *out : "";
+    };
+    const std::string via_differ = run(differ_address_);
+    EXPECT_FALSE(via_differ.empty());
+    EXPECT_EQ(via_differ, run(aggregator_address_)) << command[0];
+  }
+  // The export is several MiB: it streams through the differ in many pieces.
+  const fs::path via_differ = dir_ / "via_differ.json";
+  const fs::path via_aggregator = dir_ / "via_aggregator.json";
+  ASSERT_TRUE(client::RunExportCommand({"A", "--worker", "0", "--server", differ_address_, "-o", via_differ}).ok());
+  ASSERT_TRUE(
+      client::RunExportCommand({"A", "--worker", "0", "--server", aggregator_address_, "-o", via_aggregator}).ok());
+  EXPECT_GT(fs::file_size(via_differ), 4u << 20);
+  EXPECT_EQ(fs::file_size(via_differ), fs::file_size(via_aggregator));
+
+  absl::StatusOr<std::string> missing = client::RunShowCommand({"no_such_run", "--server", differ_address_});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("aggregator " + aggregator_address_));
+}
+
+TEST_F(DifferServerTest, UnreachableServerIsUnavailableNamingTheAddress) {
+  absl::StatusOr<std::string> out = client::RunDiffCommand({"A", "B", "--server", "127.0.0.1:1"});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(out.status().message(), HasSubstr("server 127.0.0.1:1"));
+}
+
+// An aggregator that accepts connections and never answers: every call still ends by its
+// deadline (the differ's --store-timeout), naming the aggregator.
+TEST_F(DifferServerTest, SilentAggregatorEndsCallsAtTheStoreTimeout) {
+  base::ScopedFd listener(socket(AF_INET, SOCK_STREAM, 0));
+  ASSERT_TRUE(listener.valid());
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(listener.get(), 16), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string silent = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  StartDiffer(silent, absl::Seconds(1));
+
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("B");
+  v1::DiffReport report;
+  const absl::Time start = absl::Now();
+  const grpc::Status status = Diff(request, report);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(20));
+  EXPECT_THAT(status.error_code(), ::testing::AnyOf(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                                    grpc::StatusCode::UNAVAILABLE));
+  EXPECT_THAT(status.error_message(), HasSubstr("aggregator " + silent));
+
+  absl::StatusOr<std::string> runs = client::RunRunsCommand({"--server", differ_address_});
+  EXPECT_THAT(runs.status().code(), ::testing::AnyOf(absl::StatusCode::kDeadlineExceeded,
+                                                     absl::StatusCode::kUnavailable));
+  EXPECT_THAT(runs.status().message(), HasSubstr("aggregator " + silent));
+}
+
+}  // namespace
+}  // namespace profdiff::differ
