@@ -756,7 +756,13 @@ class TraceParser {
       default:
         break;
     }
-    if (!p.has_category) return EventKind::kCpuOp;  // legacy profiler: every event is an op
+    if (!p.has_category) {
+      // Legacy profiler: every event is an op, except the record_function ranges that stand in
+      // for what Kineto writes itself (examples/workloads records them this way).
+      if (p.name.starts_with(kProfilerStepPrefix)) return EventKind::kProfilerStep;
+      if (p.name.starts_with(kModulePrefix)) return EventKind::kUserAnnotation;
+      return EventKind::kCpuOp;
+    }
     if (category.value >= kind_of_category_.size()) {
       kind_of_category_.resize(category.value + 1, EventKind::kUnspecified);
     }

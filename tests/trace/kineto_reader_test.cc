@@ -124,6 +124,20 @@ TEST(KinetoReaderTest, ReadsLegacyBareArray) {
   EXPECT_EQ(trace.metadata.source_format, SourceFormat::kLegacyJson);
 }
 
+// torch without Kineto writes no ProfilerStep or module events; record_function ranges named
+// like them (a step loop, global nn.Module hooks) take their roles.
+TEST(KinetoReaderTest, LegacyRecordFunctionRangesNamedLikeStepsAndModulesTakeTheirRoles) {
+  const Trace trace = MustRead(R"({"traceEvents": [
+    {"name": "ProfilerStep#3", "ph": "X", "ts": 10, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "nn.Module: Linear_1", "ph": "X", "ts": 12, "dur": 10, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::addmm", "ph": "X", "ts": 13, "dur": 8, "tid": 1, "pid": "CPU functions", "args": {}}
+  ], "distributedInfo": {"rank": 1, "world_size": 2, "backend": "gloo"}})");
+  ASSERT_EQ(trace.events.size(), 3u);
+  EXPECT_EQ(trace.events.kind[0], EventKind::kProfilerStep);
+  EXPECT_EQ(trace.events.kind[1], EventKind::kUserAnnotation);
+  EXPECT_EQ(trace.events.kind[2], EventKind::kCpuOp);
+}
+
 TEST(KinetoReaderTest, QuotedIntegersFromRocmTracesAreRead) {
   const Trace trace = MustRead(R"({"traceEvents": [
     {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 2, "tid": 0, "ts": 1, "dur": 1,
