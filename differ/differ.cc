@@ -5,6 +5,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/hta_diff.h"
+#include "differ/module_comparability.h"
 #include "differ/module_diff.h"
 #include "differ/noise.h"
 #include "differ/overview_diff.h"
@@ -112,6 +113,9 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
         operators[s] = std::move(modules.operators[s]);
         kernels[s] = std::move(modules.kernels[s]);
       }
+    }
+    for (std::string& warning : IncomparableSubtreeWarnings(modules.node)) {
+      report.add_warnings(std::move(warning));
     }
     if (Wants(options, v1::DIFF_VIEW_MODULES)) *report.mutable_modules() = std::move(modules.node);
   }
