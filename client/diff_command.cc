@@ -193,8 +193,15 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     const RequestGroupings groupings = GroupingsOf(profile_options);
     request.set_operator_grouping(groupings.operators);
     request.set_kernel_grouping(groupings.kernels);
-    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffOnServer(server, request, timeout));
-    return RenderDiffReport(report, render);
+    absl::StatusOr<v1::DiffReport> report = DiffOnServer(server, request, timeout);
+    if (report.status().code() == absl::StatusCode::kUnavailable) {
+      // Maybe a mistyped path rather than a run id: say both.
+      return absl::UnavailableError(base::StrCat(baseline, ", ", experimental,
+                                                 ": not files or folders here, and ",
+                                                 report.status().message()));
+    }
+    if (!report.ok()) return report.status();
+    return RenderDiffReport(*report, render);
   }
   std::vector<v1::RunProfile> runs;
   std::vector<std::string> warnings;
