@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  python3-torch python3-torchvision python3-yaml
 )
 
 missing=()

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""Real PyTorch DDP training runs for the six comparisons profdiff is built for.
+
+    train.py --scenario S --variant baseline|experimental --ranks N --steps K --out DIR
+
+runs N processes (gloo, this machine), trains `--warmup` steps, profiles the next K steps on
+each rank, and writes DIR/<run>/rank<R>.<ts>.pt.trace.json (run: --run, default
+"<scenario>-<variant>").
+
+Debian's torch 1.13 has no Kineto: its profiler writes the legacy Chrome trace (a bare array,
+no module or step events). What Kineto would record is recorded the way the profiler's own
+design intends: global nn.Module forward hooks open and close a record_function named
+"nn.Module: <Class>_<n>", a record_function "ProfilerStep#<N>" wraps each step, and the trace
+is written as an object with the events and `distributedInfo` (rank, world_size, backend).
+"""
+
+import argparse
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.autograd.profiler import record_function
+
+SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "module-impl")
+VARIANTS = ("baseline", "experimental")
+
+
+# ---------------------------------------------------------------- models and steps per scenario
+class Mlp(nn.Module):
+    def __init__(self, widths):
+        super().__init__()
+        layers = []
+        for i, (a, b) in enumerate(zip(widths, widths[1:])):
+            layers.append(nn.Linear(a, b))
+            if i + 2 < len(widths):
+                layers.append(nn.ReLU())
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class FlatMlp(nn.Module):
+    """The same function as Mlp, written as one module with its own parameters."""
+
+    def __init__(self, widths):
+        super().__init__()
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for a, b in zip(widths, widths[1:]):
+            reference = nn.Linear(a, b)
+            self.weights.append(nn.Parameter(reference.weight.detach().clone()))
+            self.biases.append(nn.Parameter(reference.bias.detach().clone()))
+
+    def forward(self, x):
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = F.linear(x, w, b)
+            if i < last:
+                x = torch.relu(x)
+        return x
+
+
+def hand_written_gelu(x):
+    return 0.5 * x * (1.0 + torch.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
+def hand_written_layer_norm(x, weight, bias, eps=1e-5):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) * (x - mean)).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+
+
+class FeedForward(nn.Module):
+    """LayerNorm -> Linear -> GELU -> Linear, with the norm and activation fused or not."""
+
+    def __init__(self, width, fused):
+        super().__init__()
+        self.fused = fused
+        self.norm_weight = nn.Parameter(torch.ones(width))
+        self.norm_bias = nn.Parameter(torch.zeros(width))
+        self.up = nn.Linear(width, 4 * width)
+        self.down = nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        if self.fused:
+            h = F.layer_norm(x, (x.shape[-1],), self.norm_weight, self.norm_bias)
+            return x + self.down(F.gelu(self.up(h), approximate="tanh"))
+        h = hand_written_layer_norm(x, self.norm_weight, self.norm_bias)
+        return x + self.down(hand_written_gelu(self.up(h)))
+
+
+def hand_written_cross_entropy(logits, target):
+    shifted = logits - logits.max(dim=1, keepdim=True).values
+    exp = torch.exp(shifted)
+    probs = exp / exp.sum(dim=1, keepdim=True)
+    return -torch.log(probs.gather(1, target.unsqueeze(1))).mean()
+
+
+class Scenario:
+    """A model, a batch and a loss for one variant; `autocast` for the precision scenario."""
+
+    def __init__(self, name, variant, seed):
+        torch.manual_seed(seed)
+        experimental = variant == "experimental"
+        self.autocast = False
+        self.loss = F.cross_entropy
+        if name == "linear-dim":
+            width = 4096 if experimental else 100
+            self.model = Mlp([128, width, 10])
+            self.batch = (torch.randn(256, 128), torch.randint(0, 10, (256,)))
+        elif name == "precision":
+            self.model = Mlp([256, 512, 512, 10])
+            self.batch = (torch.randn(256, 256), torch.randint(0, 10, (256,)))
+            self.autocast = experimental
+        elif name == "resnet-depth":
+            import torchvision
+
+            build = torchvision.models.resnet152 if experimental else torchvision.models.resnet50
+            self.model = build(num_classes=10)
+            self.batch = (torch.randn(2, 3, 64, 64), torch.randint(0, 10, (2,)))
+        elif name == "loss":
+            self.model = Mlp([256, 512, 1000])
+            self.batch = (torch.randn(128, 256), torch.randint(0, 1000, (128,)))
+            self.loss = F.cross_entropy if experimental else hand_written_cross_entropy
+        elif name == "fused-op":
+            self.model = nn.Sequential(FeedForward(256, fused=experimental), nn.Linear(256, 10))
+            self.batch = (torch.randn(256, 256), torch.randint(0, 10, (256,)))
+        elif name == "module-impl":
+            widths = [256, 512, 512, 10]
+            self.model = FlatMlp(widths) if experimental else Mlp(widths)
+            self.batch = (torch.randn(256, 256), torch.randint(0, 10, (256,)))
+        else:
+            raise ValueError(f"unknown scenario {name}")
+
+
+# ------------------------------------------------------------ what Kineto would have recorded
+class ModuleRanges:
+    """Global forward hooks: each module's forward runs inside "nn.Module: <Class>_<n>", n
+    counting the instances of a class in the order they first run (as Kineto names them)."""
+
+    def __init__(self):
+        self.ids = {}
+        self.per_class = {}
+        self.open = []
+        self.handles = []
+
+    def name(self, module):
+        key = id(module)
+        if key not in self.ids:
+            cls = type(module).__name__
+            self.ids[key] = f"nn.Module: {cls}_{self.per_class.get(cls, 0)}"
+            self.per_class[cls] = self.per_class.get(cls, 0) + 1
+        return self.ids[key]
+
+    def pre(self, module, inputs):
+        rf = record_function(self.name(module))
+        rf.__enter__()
+        self.open.append(rf)
+
+    def post(self, module, inputs, output):
+        self.open.pop().__exit__(None, None, None)
+
+    def __enter__(self):
+        hooks = torch.nn.modules.module
+        self.handles = [hooks.register_module_forward_pre_hook(self.pre),
+                        hooks.register_module_forward_hook(self.post)]
+        return self
+
+    def __exit__(self, *exc):
+        for handle in self.handles:
+            handle.remove()
+
+
+def write_trace(prof, path, rank, world_size):
+    with tempfile.NamedTemporaryFile("r", suffix=".json", dir=os.path.dirname(path), delete=False) as raw:
+        raw_path = raw.name
+    try:
+        prof.export_chrome_trace(raw_path)
+        with open(raw_path) as f:
+            events = json.load(f)
+    finally:
+        os.unlink(raw_path)
+    document = {
+        "schemaVersion": 1,
+        "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world_size},
+        "traceName": os.path.basename(path),
+        "traceEvents": events,
+    }
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(document, f)
+    os.rename(tmp, path)  # the agent never sees a half-written trace under the final name
+
+
+# ----------------------------------------------------------------------------------- one rank
+def run_rank(rank, args, port):
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    torch.set_num_threads(args.threads)
+    # One core per rank (round robin): no migrations, and two runs started side by side share
+    # each core evenly, so neither sees a busier machine than the other.
+    cores = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cores[rank % len(cores)]})
+    dist.init_process_group("gloo", rank=rank, world_size=args.ranks)
+    scenario = Scenario(args.scenario, args.variant, seed=args.seed + rank)
+    model = nn.parallel.DistributedDataParallel(scenario.model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    inputs, target = scenario.batch
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=scenario.autocast):
+            output = model(inputs)
+        loss = scenario.loss(output.float(), target)
+        loss.backward()
+        optimizer.step()
+
+    for _ in range(args.warmup):
+        step()
+    dist.barrier()
+    with ModuleRanges(), torch.autograd.profiler.profile(record_shapes=True) as prof:
+        for n in range(args.warmup, args.warmup + args.steps):
+            with record_function(f"ProfilerStep#{n}"):
+                step()
+    run_dir = os.path.join(args.out, args.run)
+    os.makedirs(run_dir, exist_ok=True)
+    path = os.path.join(run_dir, f"rank{rank}.{int(time.time() * 1000)}.pt.trace.json")
+    write_trace(prof, path, rank, args.ranks)
+    dist.barrier()
+    dist.destroy_process_group()
+    if rank == 0:
+        print(f"train.py: {args.run}: {args.ranks} ranks x {args.steps} steps -> {run_dir}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenario", required=True, choices=SCENARIOS)
+    parser.add_argument("--variant", required=True, choices=VARIANTS)
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=5, help="profiled steps per rank")
+    parser.add_argument("--warmup", type=int, default=2, help="steps before profiling")
+    parser.add_argument("--out", required=True, help="log dir; the run is a folder in it")
+    parser.add_argument("--run", help='run name (default "<scenario>-<variant>")')
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per rank")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.ranks < 1 or args.steps < 1 or args.warmup < 0:
+        parser.error("--ranks and --steps must be >= 1, --warmup >= 0")
+    args.run = args.run or f"{args.scenario}-{args.variant}"
+    mp.spawn(run_rank, args=(args, free_port()), nprocs=args.ranks, join=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
