@@ -1,7 +1,5 @@
 // profdiff-aggregator: receives spans from agents (Collector) and serves what it stored
 // (RunStore). Stops on SIGINT/SIGTERM.
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,10 +10,10 @@
 #include <absl/time/time.h>
 
 #include "aggregator/aggregator_server.h"
-#include "base/atomic_file.h"
 #include "base/flag_names.h"
 #include "base/log.h"
 #include "base/str_cat.h"
+#include "base/termination_signals.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve Collector and RunStore on");
 ABSL_FLAG(std::string, data_dir, "",
@@ -52,12 +50,7 @@ int Run() {
   options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
   options.build_threads = std::max(1, absl::GetFlag(FLAGS_build_threads));
 
-  // Signals are taken by sigwait below, so block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const profdiff::base::TerminationSignals signals;  // before any thread starts
 
   absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
   if (!server.ok()) {
@@ -69,17 +62,13 @@ int Run() {
   }
   PD_LOG(INFO, "serving address=%s port=%d data_dir=%s", options.listen_address, (*server)->port(),
          options.store.data_dir);
-  if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
-    if (absl::Status status = profdiff::base::WriteFileAtomically(
-            port_file, profdiff::base::StrCat((*server)->port(), "\n"));
-        !status.ok()) {
-      std::fprintf(stderr, "profdiff-aggregator: error: %s\n", status.ToString().c_str());
-      return 1;
-    }
+  if (absl::Status status =
+          profdiff::base::WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
+      !status.ok()) {
+    std::fprintf(stderr, "profdiff-aggregator: error: %s\n", status.ToString().c_str());
+    return 1;
   }
-  int signal = 0;
-  sigwait(&signals, &signal);
-  PD_LOG(INFO, "shutting down signal=%d", signal);
+  PD_LOG(INFO, "shutting down signal=%d", signals.Wait());
   (*server)->Shutdown();
   return 0;
 }

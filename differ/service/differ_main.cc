@@ -1,17 +1,14 @@
 // profdiff-differ: answers Differ.Diff for runs stored on an aggregator, and forwards the
 // RunStore reads to it, so users need one address. Stops on SIGINT/SIGTERM.
-#include <signal.h>
-
 #include <cstdio>
 #include <string>
 
 #include <absl/flags/flag.h>
 #include <absl/time/time.h>
 
-#include "base/atomic_file.h"
 #include "base/flag_names.h"
 #include "base/log.h"
-#include "base/str_cat.h"
+#include "base/termination_signals.h"
 #include "differ/service/differ_server.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve Differ and RunStore on");
@@ -41,12 +38,7 @@ int Run() {
     return 2;
   }
 
-  // Signals are taken by sigwait below, so block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const profdiff::base::TerminationSignals signals;  // before any thread starts
 
   absl::StatusOr<std::unique_ptr<DifferServer>> server = DifferServer::Start(options);
   if (!server.ok()) {
@@ -55,17 +47,13 @@ int Run() {
   }
   PD_LOG(INFO, "serving address=%s port=%d store=%s", options.listen_address, (*server)->port(),
          options.store_address);
-  if (const std::string port_file = absl::GetFlag(FLAGS_port_file); !port_file.empty()) {
-    if (absl::Status status = profdiff::base::WriteFileAtomically(
-            port_file, profdiff::base::StrCat((*server)->port(), "\n"));
-        !status.ok()) {
-      std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
-      return 1;
-    }
+  if (absl::Status status =
+          profdiff::base::WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
+      !status.ok()) {
+    std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
+    return 1;
   }
-  int signal = 0;
-  sigwait(&signals, &signal);
-  PD_LOG(INFO, "shutting down signal=%d", signal);
+  PD_LOG(INFO, "shutting down signal=%d", signals.Wait());
   (*server)->Shutdown();
   return 0;
 }
