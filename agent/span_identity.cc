@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 
+#include <absl/strings/ascii.h>
 #include <absl/strings/numbers.h>
 
 #include "agent/stable_hash.h"
@@ -115,17 +116,25 @@ absl::StatusOr<int32_t> ResolveRank(const v1::WorkerInfo& worker, std::string_vi
     }
     return rank;
   }
-  // "worker3" -> 3, "node1_rank12" -> 1: the first run of digits; 0 when it exceeds int32.
-  size_t i = 0;
-  while (i < worker_name.size() && (worker_name[i] < '0' || worker_name[i] > '9')) ++i;
-  int64_t rank = 0;
-  bool any = false;
-  for (; i < worker_name.size() && worker_name[i] >= '0' && worker_name[i] <= '9'; ++i) {
-    any = true;
-    rank = rank * 10 + (worker_name[i] - '0');
-    if (rank > std::numeric_limits<int32_t>::max()) return 0;
+  // The number after "rank" or "worker" ("worker3" -> 3, "node1_rank12" -> 12, "worker0_step_12"
+  // -> 0); else 0. Other digits are not a rank: Kineto's default worker name is
+  // "<hostname>_<pid>" ("dc3b0e7228dd_851").
+  const std::string lower = absl::AsciiStrToLower(base::ToAbsl(worker_name));
+  for (std::string_view word : {"rank", "worker"}) {
+    for (size_t at = lower.find(word); at != std::string::npos; at = lower.find(word, at + 1)) {
+      size_t i = at + word.size();
+      if (i < lower.size() && (lower[i] == '_' || lower[i] == '-')) ++i;
+      int64_t rank = 0;
+      bool any = false;
+      for (; i < lower.size() && lower[i] >= '0' && lower[i] <= '9'; ++i) {
+        any = true;
+        rank = rank * 10 + (lower[i] - '0');
+        if (rank > std::numeric_limits<int32_t>::max()) return 0;
+      }
+      if (any) return static_cast<int32_t>(rank);
+    }
   }
-  return any ? static_cast<int32_t>(rank) : 0;
+  return 0;
 }
 
 }  // namespace profdiff::agent

@@ -115,6 +115,10 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
   header.chunk_events = state.chunk_events();
   header.worker.set_run(state.run());
   header.worker.set_rank(state.rank());
+  // Without distributedInfo the world size is unknown: at least this rank's.
+  if (!header.worker.distributed_info_present()) {
+    header.worker.set_world_size(std::max(header.worker.world_size(), state.rank() + 1));
+  }
   header.worker.set_worker_name(state.worker_name());
   header.worker.set_hostname(options_.hostname);
   header.worker.set_pid(ProcessIdOf(trace));

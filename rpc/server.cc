@@ -13,6 +13,9 @@ absl::StatusOr<RunningServer> StartServer(const std::string& address,
   grpc::ServerBuilder builder;
   RunningServer running;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &running.port);
+  // gRPC binds with SO_REUSEPORT by default: a second server on a busy port would start and
+  // share its connections instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxReplyBytes);
   for (grpc::Service* service : services) builder.RegisterService(service);

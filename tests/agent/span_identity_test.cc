@@ -108,8 +108,12 @@ TEST(SpanIdentityTest, RankFromEnvironmentWithoutDistributedInfo) {
   EXPECT_EQ(ResolveRank(worker, "5", "worker7").value_or(-1), 5);
 }
 
-TEST(SpanIdentityTest, RankFromFirstIntegerInWorkerName) {
+TEST(SpanIdentityTest, RankFromTheNumberAfterRankOrWorkerInTheWorkerName) {
   EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "worker12_step_3").value_or(-1), 12);
+  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "node1_rank12").value_or(-1), 12);
+  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "Rank-4").value_or(-1), 4);
+  // Kineto's default "<hostname>_<pid>": digits that are no rank.
+  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "dc3b0e7228dd_851").value_or(-1), 0);
 }
 
 TEST(SpanIdentityTest, RankDefaultsToZero) {

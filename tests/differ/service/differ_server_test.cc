@@ -285,6 +285,15 @@ TEST_F(DifferServerTest, RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAns
   EXPECT_THAT(missing.status().message(), HasSubstr("aggregator " + aggregator_address_));
 }
 
+TEST_F(DifferServerTest, SecondServerOnABusyPortFailsToStart) {
+  DifferOptions options;
+  options.listen_address = differ_address_;
+  options.store_address = aggregator_address_;
+  absl::StatusOr<std::unique_ptr<DifferServer>> second = DifferServer::Start(options);
+  EXPECT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), HasSubstr(differ_address_));
+}
+
 TEST_F(DifferServerTest, UnreachableServerIsUnavailableNamingTheAddress) {
   absl::StatusOr<std::string> out = client::RunDiffCommand({"A", "B", "--server", "127.0.0.1:1"});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
