@@ -13,6 +13,7 @@
 #include "base/flag_names.h"
 #include "base/log.h"
 #include "base/str_cat.h"
+#include "base/port_file.h"
 #include "base/termination_signals.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve Collector and RunStore on");

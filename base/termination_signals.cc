@@ -2,8 +2,6 @@
 
 #include <pthread.h>
 
-#include "base/atomic_file.h"
-#include "base/str_cat.h"
 
 namespace profdiff::base {
 
@@ -18,11 +16,6 @@ int TerminationSignals::Wait() const {
   int signal = 0;
   sigwait(&signals_, &signal);
   return signal;
-}
-
-absl::Status WritePortFile(const std::string& path, int port) {
-  if (path.empty()) return absl::OkStatus();
-  return WriteFileAtomically(path, StrCat(port, "\n"));
 }
 
 }  // namespace profdiff::base

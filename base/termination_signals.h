@@ -5,10 +5,6 @@
 
 #include <signal.h>
 
-#include <string>
-
-#include <absl/status/status.h>
-
 namespace profdiff::base {
 
 class TerminationSignals {
@@ -22,10 +18,6 @@ class TerminationSignals {
  private:
   sigset_t signals_;
 };
-
-// Writes "<port>\n" to `path` atomically, for scripts that start a server on port 0; OK and
-// nothing written when `path` is empty.
-absl::Status WritePortFile(const std::string& path, int port);
 
 }  // namespace profdiff::base
 

@@ -13,8 +13,7 @@
 
 namespace profdiff::base {
 
-// A fixed set of threads running posted work in FIFO order. Thread-safe. For disk-bound work
-// more threads than cores pays off: most of it waits on fsync.
+// A fixed set of threads running posted work in FIFO order. Thread-safe.
 class ThreadPool {
  public:
   explicit ThreadPool(int threads);

@@ -208,15 +208,21 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   if (!baseline_stored && !experimental_stored) {
     PD_ASSIGN_OR_RETURN(runs, LoadRuns({{baseline}, {experimental}}, profile_options));
   } else {
-    // One side is a path, the other a stored run: fetch its profile, diff here.
-    for (const std::string& side : {baseline, experimental}) {
-      PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRunFromPathsOrServer({side}, server, profile_options));
-      runs.push_back(std::move(run));
-    }
+    // One side is a path, the other a stored run: its state, then its profile (so the warning
+    // describes the profile or an older state), then the diff here.
     RunStoreClient client(server, timeout);
-    PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(baseline_stored ? baseline : experimental));
-    if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
-      warnings.push_back(*std::move(warning));
+    for (const std::string& side : {baseline, experimental}) {
+      if (!IsRunIdArgument(side)) {
+        PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun({side}, profile_options));
+        runs.push_back(std::move(run));
+        continue;
+      }
+      PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
+      PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, profile_options));
+      runs.push_back(std::move(run));
+      if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
+        warnings.push_back(*std::move(warning));
+      }
     }
   }
   PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));

@@ -13,7 +13,7 @@ namespace profdiff::differ {
 
 // One warning per matched node that has removed and added sub-modules and no matched one,
 // e.g. "modules: below DistributedDataParallel_0 nothing aligns (baseline Mlp_0; experimental
-// FlatMlp_0): only DistributedDataParallel_0 and what is above it are comparable". `(unknown)`
+// FlatMlp_0): only DistributedDataParallel_0 and what is above it can be compared". `(unknown)`
 // blocks are not sub-modules.
 std::vector<std::string> IncomparableSubtreeWarnings(const v1::ModuleDiffNode& root);
 

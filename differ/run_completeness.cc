@@ -30,7 +30,12 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
     base::StrAppend(&missing, missing.empty() ? "" : ", ", rank);
   }
   std::string warning = base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
-                                     stored.size(), " of ", run.world_size(), " ranks stored");
+                                     stored.size(), " of ");
+  if (run.world_size() > 0) {
+    base::StrAppend(&warning, run.world_size(), " ranks stored");
+  } else {
+    base::StrAppend(&warning, "an unknown number of ranks stored");
+  }
   if (!missing.empty()) base::StrAppend(&warning, ", missing ranks ", missing);
   base::StrAppend(&warning, run.state() == v1::RUN_STATE_OPEN ? " (spans still arriving)" : "",
                   "; the diff covers the stored ranks only");

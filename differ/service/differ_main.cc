@@ -8,6 +8,7 @@
 
 #include "base/flag_names.h"
 #include "base/log.h"
+#include "base/port_file.h"
 #include "base/termination_signals.h"
 #include "differ/service/differ_server.h"
 
@@ -30,11 +31,12 @@ int Run() {
   DifferOptions options;
   options.listen_address = absl::GetFlag(FLAGS_listen);
   options.store_address = absl::GetFlag(FLAGS_store);
-  options.threads = std::max(1, absl::GetFlag(FLAGS_threads));
+  options.threads = absl::GetFlag(FLAGS_threads);
   options.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
   options.store_timeout = absl::GetFlag(FLAGS_store_timeout);
-  if (options.store_timeout <= absl::ZeroDuration()) {
-    std::fprintf(stderr, "profdiff-differ: error: --store-timeout must be positive\n");
+  if (options.threads < 1 || options.store_timeout <= absl::ZeroDuration()) {
+    std::fprintf(stderr, "profdiff-differ: error: --threads %d, --store-timeout %s: both must be positive\n",
+                 options.threads, absl::FormatDuration(options.store_timeout).c_str());
     return 2;
   }
 

@@ -11,13 +11,14 @@
 
 namespace profdiff::differ {
 
-// Destroyed in reverse order: the server stops before the pool, the services and the cache.
+// Destroyed in reverse order: the server stops, then the pool runs out what it holds, and only
+// then go the services its work calls into, the aggregator client and the cache.
 struct DifferServer::Parts {
   std::unique_ptr<ProfileCache> cache;
   std::unique_ptr<StoredProfiles> store;
-  std::unique_ptr<base::ThreadPool> pool;
   std::unique_ptr<DifferService> differ;
   std::unique_ptr<RunStoreForwarder> run_store;
+  std::unique_ptr<base::ThreadPool> pool;
   rpc::RunningServer server;
 };
 
@@ -29,7 +30,7 @@ absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(DifferOptions 
   auto parts = std::make_unique<Parts>();
   parts->cache = std::make_unique<ProfileCache>(options.cache_bytes);
   parts->store = std::make_unique<StoredProfiles>(options.store_address, parts->cache.get());
-  parts->pool = std::make_unique<base::ThreadPool>(std::max(1, options.threads));
+  parts->pool = std::make_unique<base::ThreadPool>(options.threads);
   parts->differ = std::make_unique<DifferService>(parts->store.get(), parts->pool.get(),
                                                   options.store_timeout);
   parts->run_store = std::make_unique<RunStoreForwarder>(parts->store.get(), options.store_timeout);

@@ -18,7 +18,7 @@ namespace profdiff::differ {
 struct DifferOptions {
   std::string listen_address = "127.0.0.1:50051";
   std::string store_address = "127.0.0.1:50052";  // the aggregator
-  int threads = 2;                                 // concurrent diffs (CPU-bound)
+  int threads = 2;                                 // concurrent diffs (CPU-bound), >= 1
   size_t cache_bytes = size_t{1} << 30;            // profiles of COMPLETE runs
   absl::Duration store_timeout = absl::Minutes(2); // longest call to the aggregator
 };

@@ -4,6 +4,9 @@
 #ifndef PROFDIFF_DIFFER_SERVICE_STORE_CALL_DEADLINE_H_
 #define PROFDIFF_DIFFER_SERVICE_STORE_CALL_DEADLINE_H_
 
+#include <algorithm>
+
+#include <absl/time/clock.h>
 #include <absl/time/time.h>
 #include <grpcpp/server_context.h>
 

@@ -4,22 +4,37 @@
 
 #include "base/id_rules.h"
 #include "base/status_macros.h"
+#include "base/str_cat.h"
 #include "differ/differ.h"
 
 namespace profdiff::differ {
+namespace {
+
+// NAME (UNSPECIFIED means it too, one cache entry for both spellings) or `other`, the one
+// other grouping the table has; InvalidArgument naming the field otherwise.
+absl::StatusOr<v1::Grouping> CheckedGrouping(std::string_view field, v1::Grouping grouping,
+                                             v1::Grouping other) {
+  if (grouping == v1::GROUPING_UNSPECIFIED || grouping == v1::GROUPING_NAME) return v1::GROUPING_NAME;
+  if (grouping == other) return grouping;
+  return absl::InvalidArgumentError(base::StrCat(field, ": expected GROUPING_NAME or ",
+                                                 v1::Grouping_Name(other), ", got ",
+                                                 static_cast<int>(grouping)));
+}
+
+}  // namespace
 
 absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
                                               const v1::DiffRequest& request, absl::Time deadline) {
   PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
   PD_RETURN_IF_ERROR(base::ValidateId("experimental_run", request.experimental_run()));
-  // UNSPECIFIED groups by name: one cache entry for both spellings.
-  const auto by_name_if_unset = [](v1::Grouping grouping) {
-    return grouping == v1::GROUPING_UNSPECIFIED ? v1::GROUPING_NAME : grouping;
-  };
+  PD_ASSIGN_OR_RETURN(const v1::Grouping operator_grouping,
+                      CheckedGrouping("operator_grouping", request.operator_grouping(),
+                                      v1::GROUPING_NAME_AND_SHAPE));
+  PD_ASSIGN_OR_RETURN(const v1::Grouping kernel_grouping,
+                      CheckedGrouping("kernel_grouping", request.kernel_grouping(),
+                                      v1::GROUPING_NAME_AND_OP));
   const auto key = [&](const std::string& run) {
-    return ProfileKey{.run = run,
-                      .operator_grouping = by_name_if_unset(request.operator_grouping()),
-                      .kernel_grouping = by_name_if_unset(request.kernel_grouping())};
+    return ProfileKey{.run = run, .operator_grouping = operator_grouping, .kernel_grouping = kernel_grouping};
   };
   // Two fetches wait on the network (and a cold profile build on the aggregator): overlap them.
   absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");

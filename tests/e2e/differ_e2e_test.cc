@@ -75,15 +75,16 @@ TEST_F(DifferE2eTest, AgentsUploadTwoRunsAndTheCliDiffsThemThroughTheDifferAlone
   ASSERT_TRUE(line.has_value()) << differ.Output();
   const std::string differ_address = "127.0.0.1:" + std::to_string(PortFrom(*line));
 
-  for (const auto& [run, file] : {std::pair{"base", base}, std::pair{"exp", exp}}) {
-    ChildProcess agent({agent_bin_, "upload", "--aggregator", aggregator_address, "--run", run, file.string()});
+  for (const auto& [run, file] : {std::pair{"e2e_base", base}, std::pair{"e2e_exp", exp}}) {
+    ChildProcess agent({agent_bin_, "upload", "--aggregator", aggregator_address, "--run", run,
+                        "--state-dir", (root_ / "agent-state").string(), file.string()});
     ASSERT_EQ(agent.Wait(), 0) << agent.Output();
   }
   // One address for everything: the differ's.
   EXPECT_EQ(Cli({"runs", "--server", differ_address}), 0);
-  EXPECT_EQ(Cli({"diff", "base", "exp", "--server", differ_address, "--view", "overview"}), 0);
+  EXPECT_EQ(Cli({"diff", "e2e_base", "e2e_exp", "--server", differ_address, "--view", "overview", "--timeout", "60s"}), 0);
   std::vector<std::string> errors;
-  EXPECT_EQ(Cli({"diff", "base", "nope", "--server", differ_address}, &errors), 1);
+  EXPECT_EQ(Cli({"diff", "e2e_base", "nope", "--server", differ_address, "--timeout", "60s"}, &errors), 1);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_THAT(errors[0], ::testing::HasSubstr("run nope: no such run"));
 
@@ -95,7 +96,7 @@ TEST_F(DifferE2eTest, AgentsUploadTwoRunsAndTheCliDiffsThemThroughTheDifferAlone
 
 TEST_F(DifferE2eTest, UnreachableServerIsOneLineNamingTheAddressAndExitCodeTwo) {
   std::vector<std::string> errors;
-  EXPECT_EQ(Cli({"diff", "run_a", "run_b", "--server", "127.0.0.1:1"}, &errors), 2);
+  EXPECT_EQ(Cli({"diff", "run_a", "run_b", "--server", "127.0.0.1:1", "--timeout", "60s"}, &errors), 2);
   ASSERT_EQ(errors.size(), 1u) << ::testing::PrintToString(errors);
   EXPECT_THAT(errors[0], ::testing::HasSubstr("server 127.0.0.1:1"));
   EXPECT_EQ(Cli({"runs", "--server", "127.0.0.1:1"}, &errors), 2);

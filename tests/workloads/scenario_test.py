@@ -92,12 +92,13 @@ def check_precision(args, check):
     report = diff(args, *pair(args, "precision"))
     ops = operators(report)
     to_copy = ops.get("aten::_to_copy", {})
-    check.that(to_copy.get("change") == "increased",
+    calls = [to_copy.get(side, {}).get("calls", 0) for side in ("baseline", "experimental")]
+    check.that(calls[1] > calls[0],
                "autocast casts: aten::_to_copy calls "
                f"{to_copy.get('baseline', {}).get('calls')} -> {to_copy.get('experimental', {}).get('calls')}")
     check.that(ops.get("ToCopyBackward0", {}).get("change") == "added", "ToCopyBackward0 appears in backward")
     step = next(r for r in report["overview"]["rows"] if r["metric"].startswith("Average step time"))
-    check.that(step["delta"] != 0, f"step time moved: {step.get('delta_pct', 0):+.1f}%")
+    check.that(significant(step), f"step time changed, significant: {step.get('delta_pct', 0):+.1f}%")
 
 
 def check_resnet_depth(args, check):
@@ -150,11 +151,11 @@ def check_module_impl(args, check):
 
 def check_repeat(args, check):
     # Two runs of one variant, trained side by side (each rank pinned to a core) so both see
-    # the same machine. On this shared 2-core machine one process's small matmuls drift by up
-    # to ~35% against another's (measured: aten::mm in backward, within-run spread ~2%), which
-    # Welch's test on per-step samples rightly calls a real difference between the runs. The
-    # overview (step time and its breakdown) must show nothing, at a practical threshold of 1%
-    # of the step time; module and operator rows that drift are printed, not failed.
+    # the same machine. What must hold: the same structure (every module node matched, no
+    # operator added or deleted, equal call counts). Timing significance is printed, not
+    # asserted: on this shared 2-core machine one process's step time and small matmuls drift
+    # by 10-35% against another's while each run's own per-step spread is ~2%, and Welch's test
+    # rightly calls that a real difference between the two processes.
     runs = [train(args, "linear-dim", "baseline", run, background=True) for run in ("repeat-a", "repeat-b")]
     for process in runs:
         if process.wait() != 0:
@@ -163,12 +164,18 @@ def check_repeat(args, check):
     step = next(r for r in first["overview"]["rows"] if r["metric"].startswith("Average step time"))
     threshold = 0.01 * step["baseline"]
     report = diff(args, "repeat-a", "repeat-b", "--min-change-us", f"{threshold:.1f}")
-    overview = [r["metric"] for r in report["overview"]["rows"] if r.get("significant")]
+    unmatched = [n["path"] for n in walk(report["modules"]) if n["status"] not in ("matched", "unknown")]
+    check.that(not unmatched, f"every module node matched: {unmatched}")
+    changed = [r["name"] for r in report.get("operators", []) if r.get("change") in ("added", "deleted")]
+    check.that(not changed, f"no operator added or deleted: {changed}")
+    calls = [r["name"] for r in report.get("operators", [])
+             if abs(r["baseline"].get("calls", 0) - r["experimental"].get("calls", 0)) > 0.5]
+    check.that(not calls, f"equal call counts per step: {calls}")
+    overview = [r["metric"] for r in report["overview"]["rows"] if significant(r)]
     modules = [n["path"] for n in walk(report["modules"]) if n.get("noise", {}).get("significant")]
-    check.that(not overview, f"overview: nothing significant between two runs of one variant: {overview}")
     drifted = [r["name"] for r in report.get("operators", []) if significant(r)]
-    log(f"info module nodes that drifted between the two processes: {modules or 'none'}")
-    log(f"info operator rows that drifted between the two processes: {drifted or 'none'}")
+    log(f"info significant at {threshold:.0f} us per step: overview {overview or 'none'}, "
+        f"modules {modules or 'none'}, operators {drifted or 'none'}")
 
 
 CHECKS = {

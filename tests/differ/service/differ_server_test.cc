@@ -248,6 +248,12 @@ TEST_F(DifferServerTest, BadRequestsAreInvalidArgumentNamingTheField) {
   EXPECT_THAT(status.error_message(), HasSubstr("baseline_run"));
 
   request.set_baseline_run("A");
+  request.set_operator_grouping(v1::GROUPING_NAME_AND_OP);  // a kernel grouping
+  status = Diff(request, report);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("operator_grouping"));
+
+  request.clear_operator_grouping();
   request.mutable_options()->set_sort("no_such_column");
   status = Diff(request, report);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
