@@ -15,9 +15,11 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// A two-rank gloo run: rank 1 is slower (its step is 30 µs longer).
+// A two-rank gloo run: rank 1 is slower (its step is 30 µs longer). Under a folder of the
+// test's own: ctest runs the tests of this file as parallel processes.
 fs::path WriteRun() {
-  const fs::path dir = fs::path(testing::TempDir()) / "show_run";
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       testing::UnitTest::GetInstance()->current_test_info()->name() / "show_run";
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (int rank = 0; rank < 2; ++rank) {
