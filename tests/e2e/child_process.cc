@@ -79,6 +79,10 @@ int ChildProcess::Wait() {
   int status = 0;
   if (pid_ <= 0 || waitpid(pid_, &status, 0) != pid_) return -1;
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // The reader thread may still hold the last lines: let it reach the end of the pipe (bounded,
+  // since a process the child started could keep the pipe open).
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&output_closed_), absl::Seconds(10));
   return *exit_code_;
 }
 

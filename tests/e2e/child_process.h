@@ -31,7 +31,8 @@ class ChildProcess {
   std::optional<std::string> WaitForLine(const std::string& text, absl::Duration timeout);
   // Sends `signal`; with SIGKILL this is the crash the tests need.
   void Signal(int signal);
-  // Waits for the process to exit and returns its exit code (128 + signal when killed).
+  // Waits for the process to exit and for its stderr to be read to the end; returns its exit
+  // code (128 + signal when killed).
   int Wait();
   // Everything it wrote to stderr so far.
   std::string Output();
