@@ -13,7 +13,6 @@
 #include "base/flag_names.h"
 #include "base/log.h"
 #include "base/str_cat.h"
-#include "base/port_file.h"
 #include "base/termination_signals.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve Collector and RunStore on");
@@ -63,15 +62,8 @@ int Run() {
   }
   PD_LOG(INFO, "serving address=%s port=%d data_dir=%s", options.listen_address, (*server)->port(),
          options.store.data_dir);
-  if (absl::Status status =
-          profdiff::base::WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
-      !status.ok()) {
-    std::fprintf(stderr, "profdiff-aggregator: error: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  PD_LOG(INFO, "shutting down signal=%d", signals.Wait());
-  (*server)->Shutdown();
-  return 0;
+  return signals.ServeUntilSignal("profdiff-aggregator", (*server)->port(), absl::GetFlag(FLAGS_port_file),
+                                  [&] { (*server)->Shutdown(); });
 }
 
 }  // namespace

@@ -2,6 +2,11 @@
 
 #include <pthread.h>
 
+#include <cstdio>
+
+#include "base/log.h"
+#include "base/port_file.h"
+
 
 namespace profdiff::base {
 
@@ -10,6 +15,17 @@ TerminationSignals::TerminationSignals() {
   sigaddset(&signals_, SIGINT);
   sigaddset(&signals_, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+}
+
+int TerminationSignals::ServeUntilSignal(const char* program, int port, const std::string& port_file,
+                                         absl::FunctionRef<void()> shutdown) const {
+  if (absl::Status status = WritePortFile(port_file, port); !status.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", program, status.ToString().c_str());
+    return 1;
+  }
+  PD_LOG(INFO, "shutting down signal=%d", Wait());
+  shutdown();
+  return 0;
 }
 
 int TerminationSignals::Wait() const {

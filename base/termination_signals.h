@@ -5,6 +5,10 @@
 
 #include <signal.h>
 
+#include <string>
+
+#include <absl/functional/function_ref.h>
+
 namespace profdiff::base {
 
 class TerminationSignals {
@@ -14,6 +18,12 @@ class TerminationSignals {
   TerminationSignals();
   // Waits for one of them; returns its number.
   int Wait() const;
+
+  // The rest of a server binary's life once it serves on `port`: writes the port file (when
+  // `port_file` is set), waits for a signal, logs it, calls `shutdown`. Returns the exit code:
+  // 0, or 1 (said on stderr as "<program>: error: ...") when the port file cannot be written.
+  int ServeUntilSignal(const char* program, int port, const std::string& port_file,
+                       absl::FunctionRef<void()> shutdown) const;
 
  private:
   sigset_t signals_;

@@ -8,7 +8,6 @@
 
 #include "base/flag_names.h"
 #include "base/log.h"
-#include "base/port_file.h"
 #include "base/termination_signals.h"
 #include "differ/service/differ_server.h"
 
@@ -49,15 +48,8 @@ int Run() {
   }
   PD_LOG(INFO, "serving address=%s port=%d store=%s", options.listen_address, (*server)->port(),
          options.store_address);
-  if (absl::Status status =
-          profdiff::base::WritePortFile(absl::GetFlag(FLAGS_port_file), (*server)->port());
-      !status.ok()) {
-    std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  PD_LOG(INFO, "shutting down signal=%d", signals.Wait());
-  (*server)->Shutdown();
-  return 0;
+  return signals.ServeUntilSignal("profdiff-differ", (*server)->port(), absl::GetFlag(FLAGS_port_file),
+                                  [&] { (*server)->Shutdown(); });
 }
 
 }  // namespace

@@ -6,8 +6,6 @@
 
 #include <grpcpp/client_context.h>
 
-#include "base/status_annotate.h"
-#include "base/str_cat.h"
 #include "differ/service/store_call_deadline.h"
 #include "rpc/status_conversion.h"
 
@@ -26,8 +24,7 @@ std::unique_ptr<grpc::ClientContext> ForwardedContext(const grpc::CallbackServer
 
 grpc::Status FromAggregator(const StoredProfiles& store, const grpc::Status& status) {
   if (status.ok()) return status;
-  return rpc::ToGrpcStatus(
-      base::Annotate(rpc::FromGrpcStatus(status), base::StrCat("aggregator ", store.store_address())));
+  return rpc::ToGrpcStatus(store.Annotate(rpc::FromGrpcStatus(status)));
 }
 
 // Forwards one unary call; `call` starts it on the stub's callback API.

@@ -31,11 +31,10 @@ class StoredProfiles {
   absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key, absl::Time deadline) const;
 
   v1::RunStore::Stub& stub() const { return *stub_; }
-  const std::string& store_address() const { return store_address_; }
-
- private:
+  // `status` (an error from the aggregator) with "aggregator ADDR: " in front.
   absl::Status Annotate(const absl::Status& status) const;
 
+ private:
   std::string store_address_;
   std::unique_ptr<v1::RunStore::Stub> stub_;
   ProfileCache* cache_;

@@ -5,52 +5,22 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::trace {
 namespace {
 
-// Two traces hold the same events: every column, every argument, every string by text.
-void ExpectSameEvents(const Trace& a, const Trace& b) {
-  ASSERT_EQ(a.events.size(), b.events.size());
-  const EventTable& x = a.events;
-  const EventTable& y = b.events;
-  for (size_t i = 0; i < x.size(); ++i) {
-    SCOPED_TRACE(testing::Message() << "event " << i);
-    ASSERT_EQ(x.kind[i], y.kind[i]);
-    ASSERT_EQ(x.phase[i], y.phase[i]);
-    ASSERT_EQ(a.strings.Get(x.name[i]), b.strings.Get(y.name[i]));
-    ASSERT_EQ(a.strings.Get(x.category[i]), b.strings.Get(y.category[i]));
-    ASSERT_EQ(x.start_ns[i], y.start_ns[i]);
-    ASSERT_EQ(x.duration_ns[i], y.duration_ns[i]);
-    ASSERT_EQ(x.correlation[i], y.correlation[i]);
-    ASSERT_EQ(x.external_id[i], y.external_id[i]);
-    ASSERT_EQ(x.sequence_number[i], y.sequence_number[i]);
-    ASSERT_EQ(x.python_id[i], y.python_id[i]);
-    ASSERT_EQ(x.flow_id[i], y.flow_id[i]);
-    ASSERT_EQ(a.strings.Get(x.input_shapes[i]), b.strings.Get(y.input_shapes[i]));
-    ASSERT_EQ(x.arg_begin[i + 1] - x.arg_begin[i], y.arg_begin[i + 1] - y.arg_begin[i]);
-    for (uint32_t k = 0; k < x.arg_begin[i + 1] - x.arg_begin[i]; ++k) {
-      const uint32_t p = x.arg_begin[i] + k;
-      const uint32_t q = y.arg_begin[i] + k;
-      ASSERT_EQ(a.args.key[p], b.args.key[q]);
-      ASSERT_EQ(a.args.int_value[p], b.args.int_value[q]);
-      ASSERT_EQ(a.args.double_value[p], b.args.double_value[q]);
-      ASSERT_EQ(a.strings.Get(a.args.string_value[p]), b.strings.Get(b.args.string_value[q]));
-    }
-  }
-  EXPECT_EQ(a.metadata.base_time_ns, b.metadata.base_time_ns);
-  EXPECT_EQ(a.metadata.rank, b.metadata.rank);
-  EXPECT_EQ(a.metadata.devices.size(), b.metadata.devices.size());
-}
-
 void ExpectRoundTrip(const Trace& original) {
   std::string json;
   WriteChromeTrace(original, json);
   absl::StatusOr<Trace> again = ReadKinetoTrace(json, "written.json");
   ASSERT_TRUE(again.ok()) << again.status();
-  ExpectSameEvents(original, *again);
+  test_support::ExpectSameEvents(original, *again);
+  EXPECT_EQ(original.metadata.base_time_ns, again->metadata.base_time_ns);
+  EXPECT_EQ(original.metadata.rank, again->metadata.rank);
+  EXPECT_EQ(original.metadata.devices.size(), again->metadata.devices.size());
 }
 
 TEST(ChromeTraceWriterTest, RoundTripsEscapesAndFractions) {
