@@ -5,11 +5,13 @@
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
+#include "base/atomic_file.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
+#include "client/html_report.h"
 #include "client/run_loader.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
@@ -47,6 +49,76 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
       "--view ", text, ": expected overview, modules, operators, kernels, ranks or all"));
 }
 
+// What `profdiff diff` compares: two paths, two run ids, or one of each.
+struct DiffSides {
+  std::string baseline;
+  std::string experimental;
+  std::string server;
+  absl::Duration timeout;
+};
+
+// One diff of the two sides with these options and groupings: two run ids go to the server's
+// differ; paths are read here, and a stored run's profile is fetched to be diffed here.
+absl::StatusOr<v1::DiffReport> DiffSidesOnce(const DiffSides& sides, const v1::DiffOptions& options,
+                                             const analysis::ProfileOptions& profile_options) {
+  const bool baseline_stored = IsRunIdArgument(sides.baseline);
+  const bool experimental_stored = IsRunIdArgument(sides.experimental);
+  if (baseline_stored && experimental_stored) {
+    // Both runs live on the server: the differ diffs them next to the store.
+    v1::DiffRequest request;
+    request.set_baseline_run(sides.baseline);
+    request.set_experimental_run(sides.experimental);
+    *request.mutable_options() = options;
+    const RequestGroupings groupings = GroupingsOf(profile_options);
+    request.set_operator_grouping(groupings.operators);
+    request.set_kernel_grouping(groupings.kernels);
+    absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server, request, sides.timeout);
+    if (report.status().code() == absl::StatusCode::kUnavailable) {
+      // Maybe a mistyped path rather than a run id: say both.
+      return absl::UnavailableError(base::StrCat(sides.baseline, ", ", sides.experimental,
+                                                 ": not files or folders here, and ",
+                                                 report.status().message()));
+    }
+    return report;
+  }
+  std::vector<v1::RunProfile> runs;
+  std::vector<std::string> warnings;
+  if (!baseline_stored && !experimental_stored) {
+    PD_ASSIGN_OR_RETURN(runs, LoadRuns({{sides.baseline}, {sides.experimental}}, profile_options));
+  } else {
+    // One side is a path, the other a stored run: its state, then its profile (so the warning
+    // describes the profile or an older state), then the diff here.
+    RunStoreClient client(sides.server, sides.timeout);
+    for (const std::string& side : {sides.baseline, sides.experimental}) {
+      if (!IsRunIdArgument(side)) {
+        PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun({side}, profile_options));
+        runs.push_back(std::move(run));
+        continue;
+      }
+      PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
+      PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, profile_options));
+      runs.push_back(std::move(run));
+      if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
+        warnings.push_back(*std::move(warning));
+      }
+    }
+  }
+  PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));
+  for (std::string& warning : warnings) report.add_warnings(std::move(warning));
+  return report;
+}
+
+// The groupings the HTML page's toggle switches to.
+analysis::ProfileOptions OtherGroupings(analysis::ProfileOptions options) {
+  options.operator_grouping = options.operator_grouping == analysis::OperatorGrouping::kName
+                                  ? analysis::OperatorGrouping::kNameAndShape
+                                  : analysis::OperatorGrouping::kName;
+  options.kernel_grouping = options.kernel_grouping == analysis::KernelGrouping::kName
+                                ? analysis::KernelGrouping::kNameAndOp
+                                : analysis::KernelGrouping::kName;
+  return options;
+}
+
 }  // namespace
 
 std::string DiffUsage() {
@@ -65,7 +137,9 @@ std::string DiffUsage() {
          "  --min-change-us US   and at least this per step (default 0.1% of the baseline step time)\n"
          "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device cpu|gpu|all] [--short-names]\n"
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), --depth N (table module levels, default 3)\n"
-         "  --format table|json|csv\n"
+         "  --format table|json|csv|html   html: one self-contained page (module timeline with zoom,\n"
+         "                       charts, sortable tables that follow the selected module)\n"
+         "  -o, --output FILE    write to FILE instead of standard output\n"
          "  --server HOST:PORT   the profdiff-differ (default $PROFDIFF_SERVER, else localhost:50051)\n"
          "  --timeout D          deadline of the server call (default 5m)\n";
 }
@@ -92,11 +166,16 @@ absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, co
 }
 
 absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args) {
+  // `-o FILE` is the one short option; the parser knows long ones.
+  std::vector<std::string> spelled = args;
+  for (std::string& arg : spelled) {
+    if (arg == "-o") arg = "--output";
+  }
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
-      ParseArgs(args,
+      ParseArgs(spelled,
                 {"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change", "min-change-us", "compare",
-                 "steps", "device", "sort", "filter", "top", "depth", "format", "server", "timeout"},
+                 "steps", "device", "sort", "filter", "top", "depth", "format", "server", "timeout", "output"},
                 {"per-rank", "short-names"}));
   if (parsed.positionals.size() != 2) {
     return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
@@ -104,7 +183,15 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   }
   v1::DiffOptions options;
   DiffRenderOptions render;
-  PD_ASSIGN_OR_RETURN(render.format, ParseOutputFormat(parsed.Get("format", "table")));
+  const bool html = parsed.Get("format", "table") == "html";
+  if (!html) {
+    absl::StatusOr<OutputFormat> format = ParseOutputFormat(parsed.Get("format", "table"));
+    if (!format.ok()) {
+      return absl::InvalidArgumentError(
+          base::StrCat("--format ", parsed.Get("format", ""), ": expected table, json, csv or html"));
+    }
+    render.format = *format;
+  }
   const std::string views = parsed.Get("view", "all");
   if (views != "all") {
     for (absl::string_view v : absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
@@ -116,7 +203,7 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   options.set_per_rank(parsed.options.contains("per-rank"));
   options.set_sort(parsed.Get("sort", ""));
   options.set_filter(parsed.Get("filter", ""));
-  PD_ASSIGN_OR_RETURN(int64_t top, ParseNumber("top", parsed.Get("top", render.format == OutputFormat::kTable ? "20" : "0")));
+  PD_ASSIGN_OR_RETURN(int64_t top, ParseNumber("top", parsed.Get("top", !html && render.format == OutputFormat::kTable ? "20" : "0")));
   options.set_top(static_cast<int32_t>(std::min<int64_t>(top, INT32_MAX)));
   PD_ASSIGN_OR_RETURN(int64_t depth, ParseNumber("depth", parsed.Get("depth", "3")));
   render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
@@ -179,55 +266,35 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     return absl::InvalidArgumentError(
         base::StrCat("--timeout ", parsed.Get("timeout", ""), ": expected a duration such as 30s or 5m"));
   }
-  const std::string& baseline = parsed.positionals[0];
-  const std::string& experimental = parsed.positionals[1];
-  const std::string server = parsed.Get("server", DefaultServerAddress());
-  const bool baseline_stored = IsRunIdArgument(baseline);
-  const bool experimental_stored = IsRunIdArgument(experimental);
-  if (baseline_stored && experimental_stored) {
-    // Both runs live on the server: the differ diffs them next to the store.
-    v1::DiffRequest request;
-    request.set_baseline_run(baseline);
-    request.set_experimental_run(experimental);
-    *request.mutable_options() = options;
-    const RequestGroupings groupings = GroupingsOf(profile_options);
-    request.set_operator_grouping(groupings.operators);
-    request.set_kernel_grouping(groupings.kernels);
-    absl::StatusOr<v1::DiffReport> report = DiffOnServer(server, request, timeout);
-    if (report.status().code() == absl::StatusCode::kUnavailable) {
-      // Maybe a mistyped path rather than a run id: say both.
-      return absl::UnavailableError(base::StrCat(baseline, ", ", experimental,
-                                                 ": not files or folders here, and ",
-                                                 report.status().message()));
-    }
-    if (!report.ok()) return report.status();
-    return RenderDiffReport(*report, render);
+  if (html && options.compare() == v1::COMPARE_MODE_HTA) {
+    return absl::InvalidArgumentError("--format html shows profdiff's comparison; HTA mode prints table, json or csv");
   }
-  std::vector<v1::RunProfile> runs;
-  std::vector<std::string> warnings;
-  if (!baseline_stored && !experimental_stored) {
-    PD_ASSIGN_OR_RETURN(runs, LoadRuns({{baseline}, {experimental}}, profile_options));
+  const DiffSides sides{parsed.positionals[0], parsed.positionals[1], parsed.Get("server", DefaultServerAddress()),
+                        timeout};
+  std::string output;
+  if (html) {
+    // The page's tables follow the selected module, and its group-by toggle shows the other
+    // grouping: each comes from the differ, with its own noise and significance.
+    options.set_node_tables(true);
+    options.set_per_rank(true);  // the page shows ranks only when a side has several
+    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffSidesOnce(sides, options, profile_options));
+    v1::DiffOptions other_options = options;
+    other_options.clear_views();
+    other_options.add_views(v1::DIFF_VIEW_MODULES);
+    other_options.add_views(v1::DIFF_VIEW_OPERATORS);
+    other_options.add_views(v1::DIFF_VIEW_KERNELS);
+    other_options.set_per_rank(false);
+    PD_ASSIGN_OR_RETURN(v1::DiffReport other,
+                        DiffSidesOnce(sides, other_options, OtherGroupings(profile_options)));
+    output = RenderHtmlReport(report, &other);
   } else {
-    // One side is a path, the other a stored run: its state, then its profile (so the warning
-    // describes the profile or an older state), then the diff here.
-    RunStoreClient client(server, timeout);
-    for (const std::string& side : {baseline, experimental}) {
-      if (!IsRunIdArgument(side)) {
-        PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun({side}, profile_options));
-        runs.push_back(std::move(run));
-        continue;
-      }
-      PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
-      PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, profile_options));
-      runs.push_back(std::move(run));
-      if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
-        warnings.push_back(*std::move(warning));
-      }
-    }
+    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffSidesOnce(sides, options, profile_options));
+    PD_ASSIGN_OR_RETURN(output, RenderDiffReport(report, render));
   }
-  PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));
-  for (std::string& warning : warnings) report.add_warnings(std::move(warning));
-  return RenderDiffReport(report, render);
+  const std::string path = parsed.Get("output", "");
+  if (path.empty()) return output;
+  PD_RETURN_IF_ERROR(base::WriteFileAtomically(path, output));
+  return base::StrCat("wrote ", path, " (", output.size(), " bytes)\n");
 }
 
 }  // namespace profdiff::client

@@ -106,7 +106,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   OperatorTables operators[2] = {WorkerOperatorTables(a), WorkerOperatorTables(b)};
   KernelTables kernels[2] = {WorkerKernelTables(a), WorkerKernelTables(b)};
   if (Wants(options, v1::DIFF_VIEW_MODULES) || !options.path().empty()) {
-    PD_ASSIGN_OR_RETURN(ModuleDiff modules, DiffModules(a, b, options.path(), threshold));
+    PD_ASSIGN_OR_RETURN(ModuleDiff modules, DiffModules(a, b, options.path(), threshold, options.node_tables()));
     if (!options.path().empty()) {
       // The operator and kernel tables show only what ran inside the node.
       for (int s = 0; s < 2; ++s) {

@@ -8,10 +8,12 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/strings/str_split.h>
 
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/change_class.h"
 #include "differ/module_alignment.h"
 #include "differ/noise.h"
+#include "differ/row_order.h"
 
 namespace profdiff::differ {
 namespace {
@@ -275,15 +277,52 @@ std::string ChildList(const v1::ModuleDiffNode& node) {
   return list.empty() ? "none" : list;
 }
 
+
+// A side's per-worker tables of a merged node (nullptr for workers that lack it, or no node).
+void TablesOf(const Side& side, const MergedNode* node, OperatorTables& operators, KernelTables& kernels) {
+  for (size_t w = 0; w < side.workers().size(); ++w) {
+    const v1::ModuleNode* n = node != nullptr ? node->per_worker[w] : nullptr;
+    operators.push_back(n != nullptr ? &n->operators() : nullptr);
+    kernels.push_back(n != nullptr ? &n->kernels() : nullptr);
+  }
+}
+
+// options.node_tables: each node below the root gets the diffs of what ran inside it, in the
+// default order (the report's page sorts and filters them itself).
+absl::Status AttachNodeTables(const Side& a, const Side& b, const TreeDiffer& differ,
+                              const ChangeThreshold& threshold, v1::ModuleDiffNode& node) {
+  auto it = differ.nodes().find(node.index_path());
+  if (node.kind() != v1::MODULE_NODE_KIND_ROOT && it != differ.nodes().end()) {
+    OperatorTables operators[2];
+    KernelTables kernels[2];
+    TablesOf(a, it->second.first, operators[0], kernels[0]);
+    TablesOf(b, it->second.second, operators[1], kernels[1]);
+    const v1::DiffOptions default_order;
+    for (v1::OperatorDiff& row : DiffOperators(a, operators[0], b, operators[1], threshold)) {
+      *node.add_operators() = std::move(row);
+    }
+    PD_RETURN_IF_ERROR(OrderOperatorRows(default_order, *node.mutable_operators()));
+    for (v1::KernelDiff& row : DiffKernels(a, kernels[0], b, kernels[1], threshold)) {
+      *node.add_kernels() = std::move(row);
+    }
+    PD_RETURN_IF_ERROR(OrderKernelRows(default_order, *node.mutable_kernels()));
+  }
+  for (v1::ModuleDiffNode& child : *node.mutable_children()) {
+    PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, child));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::string& path,
-                                       const ChangeThreshold& threshold) {
+                                       const ChangeThreshold& threshold, bool node_tables) {
   const std::unique_ptr<MergedNode> ta = MergeTrees(a);
   const std::unique_ptr<MergedNode> tb = MergeTrees(b);
   TreeDiffer differ(a, b, threshold);
   ModuleDiff result;
   differ.Diff(ta.get(), tb.get(), "matched", "", "", false, result.node);
+  if (node_tables) PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, result.node));
   if (path.empty() || path == "/") return result;
 
   const bool by_index = IsIndexPath(path);
@@ -304,14 +343,8 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::
   auto it = differ.nodes().find(node->index_path());
   const MergedNode* sides[2] = {nullptr, nullptr};
   if (it != differ.nodes().end()) sides[0] = it->second.first, sides[1] = it->second.second;
-  const Side* side_of[2] = {&a, &b};
-  for (int s = 0; s < 2; ++s) {
-    for (size_t w = 0; w < side_of[s]->workers().size(); ++w) {
-      const v1::ModuleNode* n = sides[s] != nullptr ? sides[s]->per_worker[w] : nullptr;
-      scoped.operators[s].push_back(n != nullptr ? &n->operators() : nullptr);
-      scoped.kernels[s].push_back(n != nullptr ? &n->kernels() : nullptr);
-    }
-  }
+  TablesOf(a, sides[0], scoped.operators[0], scoped.kernels[0]);
+  TablesOf(b, sides[1], scoped.operators[1], scoped.kernels[1]);
   return scoped;
 }
 

@@ -25,8 +25,9 @@ struct ModuleDiff {
 
 // `path` is "" (the root), child indices ("0/3/1") or node names ("ResNet/layer3/Bottleneck_2",
 // either side's names or class names); an unknown path is NOT_FOUND naming what exists there.
+// `node_tables`: every node below the root carries its own operator and kernel diffs.
 absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::string& path,
-                                       const ChangeThreshold& threshold);
+                                       const ChangeThreshold& threshold, bool node_tables = false);
 
 }  // namespace profdiff::differ
 

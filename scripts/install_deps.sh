@@ -9,7 +9,12 @@ packages=(
   libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision python3-yaml
+  chromium
 )
+# The HTML report's browser test runs playwright-core on Node.js; a Node.js that is already
+# installed (say from NodeSource, which bundles npm) is used as it is.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -300,6 +300,45 @@ TEST_F(RealTraceDiffTest, PathScopesOperatorAndKernelTables) {
   }
 }
 
+// The HTML report's per-node tables are exactly what `--path NODE` would answer for that node.
+TEST_F(RealTraceDiffTest, NodeTablesEqualPathScopedTables) {
+  const std::string a = "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string b = "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  v1::DiffOptions options;
+  options.set_node_tables(true);
+  auto with_tables = Diff(a, b, options);
+  if (with_tables.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << with_tables.status();
+  ASSERT_TRUE(with_tables.ok()) << with_tables.status();
+  EXPECT_EQ(with_tables->modules().operators_size(), 0) << "the root's tables are the report's";
+  std::vector<const v1::ModuleDiffNode*> nodes;
+  Walk(with_tables->modules(), [&](const v1::ModuleDiffNode& n) {
+    if (n.kind() != v1::MODULE_NODE_KIND_ROOT) nodes.push_back(&n);
+  });
+  ASSERT_GT(nodes.size(), 20u);
+  int checked = 0;
+  for (size_t i = 0; i < nodes.size(); i += nodes.size() / 20) {
+    const v1::ModuleDiffNode& node = *nodes[i];
+    if (node.kind() == v1::MODULE_NODE_KIND_UNKNOWN) {
+      EXPECT_EQ(node.operators_size() + node.kernels_size(), 0) << node.path();
+      continue;
+    }
+    v1::DiffOptions scoped_options;
+    scoped_options.set_path(node.index_path());
+    auto scoped = Diff(a, b, scoped_options);
+    ASSERT_TRUE(scoped.ok()) << scoped.status();
+    ASSERT_EQ(node.operators_size(), scoped->operators_size()) << node.path();
+    ASSERT_EQ(node.kernels_size(), scoped->kernels_size()) << node.path();
+    for (int r = 0; r < node.operators_size(); ++r) {
+      EXPECT_EQ(node.operators(r).SerializeAsString(), scoped->operators(r).SerializeAsString()) << node.path();
+    }
+    for (int r = 0; r < node.kernels_size(); ++r) {
+      EXPECT_EQ(node.kernels(r).SerializeAsString(), scoped->kernels(r).SerializeAsString()) << node.path();
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);
+}
+
 TEST_F(RealTraceDiffTest, SortFilterTopAndBadColumns) {
   v1::DiffOptions options;
   options.set_filter("^aten::");

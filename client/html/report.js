@@ -1,0 +1,421 @@
+// profdiff HTML report. Reads the JSON in #profdiff-data (client/html_report_data.h describes it)
+// and draws every view; nothing is fetched. Names are inserted as text (esc), never as markup.
+"use strict";
+(function () {
+  const D = JSON.parse(document.getElementById("profdiff-data").textContent);
+  const S = D.strings;
+  const $ = (id) => document.getElementById(id);
+
+  // ---- formatting ----------------------------------------------------------------------------
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  function fmtUs(us) {
+    if (us === null || us === undefined || Number.isNaN(us)) return "";
+    const a = Math.abs(us);
+    if (a >= 1e6) return (us / 1e6).toFixed(3) + " s";
+    if (a >= 1e3) return (us / 1e3).toFixed(3) + " ms";
+    if (a >= 100) return us.toFixed(1) + " µs";
+    return us.toFixed(2) + " µs";
+  }
+  function signed(text, v) { return v > 0 ? "+" + text : text; }
+  function fmtDeltaUs(us) { return signed(fmtUs(us), us); }
+  function fmtCount(n) { return Number.isInteger(n) ? String(n) : n.toFixed(2); }
+  function fmtPct(p) { return p === null || !Number.isFinite(p) ? "" : signed(p.toFixed(1) + "%", p); }
+  function deltaPct(b, e) { return b === 0 ? 0 : ((e - b) / b) * 100; }
+  function fmtValue(v, unit) {
+    if (unit === "us") return fmtUs(v);
+    if (unit === "fraction") return (v * 100).toFixed(1) + "%";
+    if (unit === "%") return v.toFixed(1) + "%";
+    if (unit === "bytes") return fmtBytes(v);
+    return fmtCount(v);
+  }
+  function fmtBytes(b) {
+    const a = Math.abs(b);
+    if (a >= 1 << 30) return (b / (1 << 30)).toFixed(2) + " GiB";
+    if (a >= 1 << 20) return (b / (1 << 20)).toFixed(2) + " MiB";
+    if (a >= 1 << 10) return (b / (1 << 10)).toFixed(1) + " KiB";
+    return b + " B";
+  }
+  // Whether a larger value of an overview metric is better (utilization) or worse (time, memory).
+  function higherIsBetter(metric) { return /utilization|efficiency|occupancy/i.test(metric); }
+  // worse / better / same for a change: by sign, coloured only when significant.
+  function tone(delta, significant, betterWhenHigher) {
+    if (!significant || delta === 0) return "same";
+    return (delta > 0) === !!betterWhenHigher ? "better" : "worse";
+  }
+
+  // ---- header ------------------------------------------------------------------------------
+  function sideText(s, cls, label) {
+    const ranks = s.ranks.length > 1 ? s.ranks.length + " ranks" : "rank " + (s.ranks[0] ?? 0);
+    return `<span class="side ${cls}"><b>${label}</b> ${esc(s.run)} &middot; ${esc(s.device || "CPU")} &middot; ${ranks} &middot; ${s.steps_per_rank.toFixed(1)} steps/rank</span>`;
+  }
+  function drawHeader() {
+    $("runs").innerHTML = sideText(D.baseline, "base", "baseline") + sideText(D.experimental, "exp", "experimental");
+    document.title = "profdiff: " + D.baseline.run + " vs " + D.experimental.run;
+    $("warnings").innerHTML = D.warnings.map((w) => `<li>${esc(w)}</li>`).join("");
+  }
+
+  // ---- overview ----------------------------------------------------------------------------
+  function drawOverview() {
+    if (!D.overview.length) { $("overview-section").hidden = true; return; }
+    let html = "<thead><tr><th class=name>Metric</th><th>Baseline</th><th>Experimental</th><th>Δ</th><th>Δ%</th><th>95% interval of Δ</th></tr></thead><tbody>";
+    for (const r of D.overview) {
+      const [metric, unit, b, e, d, dp, sig, hasCi, lo, hi, bt, et] = r;
+      if (bt || et) {
+        html += `<tr class=same><td class=name>${esc(metric)}</td><td>${esc(bt)}</td><td>${esc(et)}</td><td></td><td></td><td></td></tr>`;
+        continue;
+      }
+      const t = tone(d, sig, higherIsBetter(metric));
+      const ci = hasCi ? `${fmtValue(lo, unit)} … ${fmtValue(hi, unit)}` : "";
+      const dText = unit === "us" ? fmtDeltaUs(d) : signed(fmtValue(d, unit), d);
+      html += `<tr class="${t}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class=delta>${dText}</td><td class=delta>${fmtPct(dp)}</td><td>${ci}</td></tr>`;
+    }
+    $("overview").innerHTML = html + "</tbody>";
+  }
+
+  // ---- module tree ---------------------------------------------------------------------------
+  const root = D.modules || null;
+  (function link(node, parent) {
+    if (!node) return;
+    node.parent = parent;
+    for (const c of node.c) link(c, node);
+  })(root, null);
+  let selected = root;
+
+  function nodeTone(n) {
+    if (n.s === "unknown") return "unknown";
+    return tone(n.e[3] - n.b[3], n.noise[0], false);
+  }
+  function nodeTitle(n, side) {
+    const v = side === "b" ? n.b : n.e;
+    return `${n.p || "(root)"}\n${side === "b" ? "baseline" : "experimental"}: ${fmtUs(v[3])} (host ${fmtUs(v[1])}, device ${fmtUs(v[2])}, ${fmtCount(v[0])} calls)\nΔ ${fmtDeltaUs(n.e[3] - n.b[3])} (${fmtPct(deltaPct(n.b[3], n.e[3]))})${n.noise[0] ? ", significant" : ""} — ${n.s}`;
+  }
+  function lane(label, blocks, total, scale, side) {
+    let html = `<div class="lane" data-side="${side}"><div class="lane-label">${label}<br>${fmtUs(total)}</div><div class="lane-track">`;
+    for (const { n, idx } of blocks) {
+      const v = side === "b" ? n.b[3] : n.e[3];
+      const width = scale > 0 ? (v / scale) * 100 : 0;
+      const cls = ["block", nodeTone(n)];
+      if (n.s === "added") cls.push("added");
+      if (n.s === "removed") cls.push("removed");
+      if (n.s === "unknown") cls.push("leaf");
+      const name = side === "b" ? n.bn || n.n : n.en || n.n;
+      html += `<div class="${cls.join(" ")}" style="flex:0 0 ${width.toFixed(4)}%" data-child="${idx}" title="${esc(nodeTitle(n, side))}">${esc(name)}</div>`;
+    }
+    if (scale > total) html += `<div style="flex:0 0 ${(((scale - total) / scale) * 100).toFixed(4)}%"></div>`;
+    return html + "</div></div>";
+  }
+  function drawTimeline() {
+    const kids = selected.c.length ? selected.c : [selected];
+    const base = [], exp = [];
+    let tb = 0, te = 0;
+    kids.forEach((n, idx) => {
+      if (n.s !== "added") { base.push({ n, idx }); tb += n.b[3]; }
+      if (n.s !== "removed") { exp.push({ n, idx }); te += n.e[3]; }
+    });
+    const scale = Math.max(tb, te);
+    const t = $("timeline");
+    t.innerHTML = lane("baseline", base, tb, scale, "b") + lane("experimental", exp, te, scale, "e");
+    t.onclick = (ev) => {
+      const el = ev.target.closest(".block");
+      if (!el || !selected.c.length) return;
+      const child = selected.c[Number(el.dataset.child)];
+      if (child.s !== "unknown") select(child);
+    };
+    // Hovering a block highlights its aligned partner in the other lane.
+    t.onmouseover = (ev) => {
+      const el = ev.target.closest(".block");
+      t.querySelectorAll(".block.hover").forEach((b) => b.classList.remove("hover"));
+      if (el) t.querySelectorAll(`.block[data-child="${el.dataset.child}"]`).forEach((b) => b.classList.add("hover"));
+    };
+  }
+  function drawCrumbs() {
+    const chain = [];
+    for (let n = selected; n; n = n.parent) chain.unshift(n);
+    $("crumbs").innerHTML = chain
+      .map((n, i) => (i === chain.length - 1 ? `<b>${esc(n.n)}</b>` : `<a data-depth="${i}">${esc(n.n)}</a>`))
+      .join('<span class="sep">›</span>');
+    $("crumbs").onclick = (ev) => {
+      const a = ev.target.closest("a");
+      if (a) select(chain[Number(a.dataset.depth)]);
+    };
+    const d = selected.e[3] - selected.b[3];
+    $("selected").innerHTML = `${esc(selected.p || "(root)")}: baseline ${fmtUs(selected.b[3])}, experimental ${fmtUs(selected.e[3])}, ` +
+      `<span class="${tone(d, selected.noise[0], false)}">Δ ${fmtDeltaUs(d)} (${fmtPct(deltaPct(selected.b[3], selected.e[3]))})</span>` +
+      (selected.noise[0] ? " significant" : " within noise") + (selected.b[2] > 0 || selected.e[2] > 0 ? " · compared by device time" : " · compared by host time");
+  }
+  function drawChildren() {
+    const kids = selected.c;
+    if (!kids.length) { $("children").innerHTML = `<tbody><tr><td class="name empty">no sub-modules</td></tr></tbody>`; return; }
+    let html = "<thead><tr><th>#</th><th class=name>Block</th><th>Status</th><th>Baseline</th><th>Experimental</th><th>Δ</th><th>Δ%</th><th>Calls B / E</th></tr></thead><tbody>";
+    kids.forEach((n, i) => {
+      const d = n.e[3] - n.b[3];
+      const cls = [tone(d, n.noise[0], false)];
+      if (n.c.length) cls.push("clickable");
+      html += `<tr class="${cls.join(" ")}" data-child="${i}"><td>${i}</td><td class=name title="${esc(n.p)}">${esc(n.n)}</td><td>${n.s}</td><td>${fmtUs(n.b[3])}</td><td>${fmtUs(n.e[3])}</td><td class=delta>${fmtDeltaUs(d)}</td><td class=delta>${fmtPct(deltaPct(n.b[3], n.e[3]))}</td><td>${fmtCount(n.b[0])} / ${fmtCount(n.e[0])}</td></tr>`;
+    });
+    $("children").innerHTML = html + "</tbody>";
+    $("children").onclick = (ev) => {
+      const tr = ev.target.closest("tr[data-child]");
+      if (tr && kids[Number(tr.dataset.child)].c.length) select(kids[Number(tr.dataset.child)]);
+    };
+  }
+
+  // ---- charts (SVG) ------------------------------------------------------------------------
+  const W = 1000, H = 250, PAD_L = 64, PAD_R = 64, PAD_T = 26, PAD_B = 56;
+  function labelOf(n) { return n.n.length > 18 ? n.n.slice(0, 17) + "…" : n.n; }
+  function axisLabels(kids, x, step) {
+    // At most ~40 labels, rotated.
+    const every = Math.max(1, Math.ceil(kids.length / 40));
+    let out = "";
+    kids.forEach((n, i) => {
+      if (i % every) return;
+      const cx = x(i) + step / 2;
+      out += `<text transform="translate(${cx.toFixed(1)},${H - PAD_B + 10}) rotate(35)">${esc(labelOf(n))}</text>`;
+    });
+    return out;
+  }
+  function polyline(values, x, y, step, color, dash) {
+    const pts = values.map((v, i) => `${(x(i) + step / 2).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    return `<polyline fill="none" stroke="${color}" stroke-width="2" ${dash ? 'stroke-dasharray="5 3"' : ""} points="${pts}"/>`;
+  }
+  function yTicks(lo, hi, y, side) {
+    let out = "";
+    for (let k = 0; k <= 4; ++k) {
+      const v = lo + ((hi - lo) * k) / 4;
+      const ty = y(v);
+      out += side === "l"
+        ? `<text x="${PAD_L - 6}" y="${ty + 4}" text-anchor="end">${fmtUs(v)}</text><line class="axis" x1="${PAD_L - 3}" x2="${PAD_L}" y1="${ty}" y2="${ty}"/>`
+        : `<text x="${W - PAD_R + 6}" y="${ty + 4}">${fmtUs(v)}</text>`;
+    }
+    return out;
+  }
+  function drawComparisonChart() {
+    const kids = selected.c.length ? selected.c : [selected];
+    const n = kids.length;
+    const step = (W - PAD_L - PAD_R) / n;
+    const x = (i) => PAD_L + i * step;
+    let maxBar = 0, accB = 0, accE = 0;
+    const cumB = [], cumE = [];
+    for (const k of kids) {
+      maxBar = Math.max(maxBar, k.b[3], k.e[3]);
+      cumB.push((accB += k.b[3]));
+      cumE.push((accE += k.e[3]));
+    }
+    const maxAcc = Math.max(accB, accE) || 1;
+    maxBar = maxBar || 1;
+    const y = (v) => H - PAD_B - (v / maxBar) * (H - PAD_T - PAD_B);
+    const ya = (v) => H - PAD_B - (v / maxAcc) * (H - PAD_T - PAD_B);
+    const bw = Math.max(0.5, step * 0.4);
+    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="execution comparison"><line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${H - PAD_B}" y2="${H - PAD_B}"/>`;
+    svg += yTicks(0, maxBar, y, "l") + yTicks(0, maxAcc, ya, "r");
+    kids.forEach((k, i) => {
+      const title = `<title>${esc(k.n)}: baseline ${fmtUs(k.b[3])}, experimental ${fmtUs(k.e[3])}</title>`;
+      svg += `<rect class="bar-b" x="${(x(i) + step * 0.1).toFixed(2)}" y="${y(k.b[3]).toFixed(2)}" width="${bw.toFixed(2)}" height="${(H - PAD_B - y(k.b[3])).toFixed(2)}" fill="var(--base)">${title}</rect>`;
+      svg += `<rect class="bar-e" x="${(x(i) + step * 0.5).toFixed(2)}" y="${y(k.e[3]).toFixed(2)}" width="${bw.toFixed(2)}" height="${(H - PAD_B - y(k.e[3])).toFixed(2)}" fill="var(--exp)">${title}</rect>`;
+    });
+    svg += polyline(cumB, x, ya, step, "var(--base)", true) + polyline(cumE, x, ya, step, "var(--exp)", true);
+    svg += axisLabels(kids, x, step);
+    svg += `<text x="${PAD_L}" y="12">bars: time per block (left axis) · dashed: accumulated (right axis) · blue baseline, orange experimental</text></svg>`;
+    $("comparison-chart").innerHTML = svg;
+  }
+  function drawDifferenceChart() {
+    const kids = selected.c.length ? selected.c : [selected];
+    const n = kids.length;
+    const step = (W - PAD_L - PAD_R) / n;
+    const x = (i) => PAD_L + i * step;
+    const diffs = kids.map((k) => k.e[3] - k.b[3]);
+    let acc = 0;
+    const cum = diffs.map((d) => (acc += d));
+    const lo = Math.min(0, ...diffs, ...cum), hi = Math.max(0, ...diffs, ...cum);
+    const span = hi - lo || 1;
+    const y = (v) => H - PAD_B - ((v - lo) / span) * (H - PAD_T - PAD_B);
+    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="execution difference"><line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${y(0)}" y2="${y(0)}"/>`;
+    svg += yTicks(lo, hi, y, "l");
+    const bw = Math.max(0.5, step * 0.7);
+    kids.forEach((k, i) => {
+      const d = diffs[i];
+      const top = Math.min(y(d), y(0)), h = Math.abs(y(d) - y(0));
+      const color = tone(d, k.noise[0], false) === "same" ? "var(--same)" : d > 0 ? "var(--worse)" : "var(--better)";
+      svg += `<rect class="bar-d" x="${(x(i) + step * 0.15).toFixed(2)}" y="${top.toFixed(2)}" width="${bw.toFixed(2)}" height="${Math.max(h, 0.5).toFixed(2)}" fill="${color}"><title>${esc(k.n)}: Δ ${fmtDeltaUs(d)}</title></rect>`;
+    });
+    svg += polyline(cum, x, y, step, "var(--ink)", true);
+    svg += axisLabels(kids, x, step);
+    svg += `<text x="${PAD_L}" y="12">bars: experimental − baseline per block · dashed: accumulated difference</text></svg>`;
+    $("difference-chart").innerHTML = svg;
+  }
+
+  // ---- operator and kernel tables ---------------------------------------------------------------
+  // Row arrays: D.layout.row then (baseline, experimental) pairs of the table's values.
+  const PAIRS = 8;
+  const val = (r, k, side) => r[PAIRS + 2 * k + side];
+  function tableSpec(kind) {
+    const ops = kind === "operators";
+    const names = ops ? D.layout.operator_values : D.layout.kernel_values;
+    const labels = ops
+      ? ["Calls", "Host self", "Host total", "Device self", "Device total"]
+      : ["Calls", "Total", "Mean", "Min", "Max"];
+    const cols = [
+      { key: "name", label: ops ? "Operator" : "Kernel", text: true, get: (r) => S[r[0]], cls: "name" },
+    ];
+    cols.push({ key: "detail", label: ops ? "Input shapes" : "Launching op", text: true, get: (r) => S[r[1]], cls: "name", detail: true });
+    cols.push({ key: "change", label: "Change", text: true, get: (r) => S[r[2]] });
+    cols.push({ key: "significant", label: "Sig.", get: (r) => r[4], show: (v) => (v ? "●" : "") });
+    names.forEach((name, k) => {
+      const time = name !== "calls";
+      const fmt = time ? fmtUs : fmtCount;
+      cols.push({ key: "baseline_" + name, label: labels[k] + " B", get: (r) => val(r, k, 0), show: fmt });
+      cols.push({ key: "experimental_" + name, label: labels[k] + " E", get: (r) => val(r, k, 1), show: fmt });
+      if (time && (ops || name === "total_us" || name === "mean_us")) {
+        cols.push({ key: "delta_" + name, label: "Δ " + labels[k].toLowerCase(), get: (r) => val(r, k, 1) - val(r, k, 0), show: fmtDeltaUs, delta: true, magnitude: true });
+      }
+    });
+    const comparedIndex = (r) => Math.max(0, names.indexOf(S[r[3]]));
+    cols.push({ key: "delta_pct", label: "Δ% compared", get: (r) => deltaPct(val(r, comparedIndex(r), 0), val(r, comparedIndex(r), 1)), show: fmtPct, delta: true, magnitude: true });
+    return { kind, cols, comparedIndex };
+  }
+
+  // Each table's state: which grouping, sort, filter, top-N.
+  function makeTable(kind) {
+    const spec = tableSpec(kind);
+    const state = { other: false, sort: null, desc: true, filter: "", top: 50 };
+    const primaryGrouping = kind === "operators" ? D.baseline.operator_grouping : D.baseline.kernel_grouping;
+    const otherGrouping = kind === "operators" ? D.other_operator_grouping : D.other_kernel_grouping;
+    const fine = kind === "operators" ? "GROUPING_NAME_AND_SHAPE" : "GROUPING_NAME_AND_OP";
+    const groupingLabel = (g) => kind === "operators"
+      ? (g === fine ? "operator + input shapes" : "operator")
+      : (g === fine ? "kernel + launching op" : "kernel");
+    const controls = $(kind + "-controls");
+    const groupOptions = [`<option value="0">${groupingLabel(primaryGrouping)}</option>`];
+    if (otherGrouping) groupOptions.push(`<option value="1">${groupingLabel(otherGrouping)}</option>`);
+    controls.innerHTML =
+      `<label>Filter <input type="search" class="filter" placeholder="name, shapes or op contains…"></label>` +
+      `<label>Group by <select class="group-by">${groupOptions.join("")}</select></label>` +
+      `<label>Top <select class="top"><option>20</option><option selected>50</option><option>100</option><option>500</option><option value="0">all</option></select></label>` +
+      `<span class="count"></span>`;
+    const table = $(kind);
+    const wrap = document.createElement("div");
+    wrap.className = "table-wrap";
+    table.parentNode.insertBefore(wrap, table);
+    wrap.appendChild(table);
+    let filterTimer = 0;
+    controls.querySelector(".filter").addEventListener("input", (ev) => {
+      clearTimeout(filterTimer);
+      const text = ev.target.value;
+      filterTimer = setTimeout(() => { state.filter = text.toLowerCase(); render(); }, 60);
+    });
+    controls.querySelector(".group-by").addEventListener("change", (ev) => { state.other = ev.target.value === "1"; render(); });
+    controls.querySelector(".top").addEventListener("change", (ev) => { state.top = Number(ev.target.value); render(); });
+    table.addEventListener("click", (ev) => {
+      const th = ev.target.closest("th[data-col]");
+      if (!th) return;
+      const key = th.dataset.col;
+      if (state.sort === key) state.desc = !state.desc;
+      else { state.sort = key; state.desc = !spec.cols.find((c) => c.key === key).text; }
+      render();
+    });
+
+    function rowsOf(node) {
+      const index = kind === "operators" ? 0 : 1;
+      if (!root || node === root) return (state.other ? D.other_tables : D.tables)[index];
+      const t = state.other ? node.u : node.t;
+      return t ? t[index] : [];
+    }
+    function render() {
+      const all = rowsOf(selected);
+      const grouping = state.other ? otherGrouping : primaryGrouping;
+      const cols = spec.cols.filter((c) => !c.detail || grouping === fine);
+      let rows = all;
+      if (state.filter) {
+        const f = state.filter;
+        rows = rows.filter((r) => S[r[0]].toLowerCase().includes(f) || S[r[1]].toLowerCase().includes(f));
+      }
+      if (state.sort) {
+        const col = spec.cols.find((c) => c.key === state.sort);
+        if (col) {
+          const dir = state.desc ? -1 : 1;
+          const key = col.magnitude ? (r) => Math.abs(col.get(r)) : col.get;
+          rows = rows.slice().sort((a, b) => {
+            const x = key(a), y = key(b);
+            return (x < y ? -1 : x > y ? 1 : 0) * dir;
+          });
+        }
+      }
+      const shown = state.top > 0 ? rows.slice(0, state.top) : rows;
+      let html = "<thead><tr>" + cols.map((c) => {
+        const sorted = state.sort === c.key ? (state.desc ? " sorted-desc" : " sorted-asc") : "";
+        return `<th data-col="${c.key}" class="${c.cls || ""}${sorted}">${esc(c.label)}</th>`;
+      }).join("") + "</tr></thead><tbody>";
+      for (const r of shown) {
+        const k = spec.comparedIndex(r);
+        const t = tone(val(r, k, 1) - val(r, k, 0), r[4], false);
+        html += `<tr class="${t}">` + cols.map((c) => {
+          const v = c.get(r);
+          const text = c.show ? c.show(v) : v;
+          return c.cls === "name" ? `<td class="name" title="${esc(v)}">${esc(text)}</td>` : `<td${c.delta ? ' class="delta"' : ""}${typeof v === "number" ? ` data-v="${v}"` : ""}>${esc(text)}</td>`;
+        }).join("") + "</tr>";
+      }
+      if (!shown.length) html += `<tr><td class="name empty" colspan="${cols.length}">${selected.s === "unknown" ? "(unknown) time runs in no module" : "no rows"}</td></tr>`;
+      table.innerHTML = html + "</tbody>";
+      controls.querySelector(".count").textContent =
+        `showing ${shown.length} of ${rows.length} rows` + (rows.length !== all.length ? ` (filtered from ${all.length})` : "");
+      $(kind + "-scope").textContent = selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
+      table.dataset.rows = String(rows.length);
+    }
+    return { render };
+  }
+
+  // ---- per-rank steps ------------------------------------------------------------------------
+  function drawRanks() {
+    const rows = D.ranks;
+    const sides = new Set(rows.map((r) => r[0]));
+    const perSide = (s) => rows.filter((r) => r[0] === s).length;
+    if (!rows.length || ![...sides].some((s) => perSide(s) > 1)) { $("ranks-section").hidden = true; return; }
+    let html = "<thead><tr><th class=name>Side</th><th>Rank</th><th class=name>Worker</th><th>Steps</th><th>Step time</th><th>Kernel</th><th>Communication</th><th>CPU exec</th><th>Other</th><th></th></tr></thead><tbody>";
+    for (const r of rows) {
+      html += `<tr${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td>${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td>${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
+    }
+    $("ranks").innerHTML = html + "</tbody>";
+    const max = Math.max(...rows.map((r) => r[5])) || 1;
+    const h = 22 * rows.length + 24;
+    let svg = `<svg viewBox="0 0 ${W} ${h}" role="img" aria-label="per-rank step time">`;
+    rows.forEach((r, i) => {
+      const y = 8 + i * 22, w = (r[5] / max) * (W - 300);
+      const color = r[0] === "baseline" ? "var(--base)" : "var(--exp)";
+      svg += `<text x="4" y="${y + 14}">${esc(r[0])} rank ${r[1]}</text>`;
+      svg += `<rect class="rank-bar${r[4] ? " straggler-bar" : ""}" x="160" y="${y}" width="${w.toFixed(1)}" height="16" fill="${color}" ${r[4] ? 'stroke="var(--worse)" stroke-width="3"' : ""}><title>${fmtUs(r[5])}</title></rect>`;
+      svg += `<text x="${166 + w}" y="${y + 13}">${fmtUs(r[5])}${r[4] ? " ◀ straggler" : ""}</text>`;
+    });
+    $("ranks-chart").innerHTML = svg + "</svg>";
+  }
+
+  // ---- selection -----------------------------------------------------------------------------
+  let tables = [];
+  function select(node) {
+    selected = node;
+    drawCrumbs();
+    drawTimeline();
+    drawComparisonChart();
+    drawDifferenceChart();
+    drawChildren();
+    for (const t of tables) t.render();
+  }
+
+  drawHeader();
+  drawOverview();
+  drawRanks();
+  tables = [makeTable("operators"), makeTable("kernels")];
+  if (root) {
+    select(root);
+  } else {
+    $("modules-section").hidden = true;
+    selected = { c: [], s: "", p: "" };
+    for (const t of tables) t.render();
+  }
+  if (!D.tables[0].length && !(D.other_tables && D.other_tables[0].length)) $("operators-section").hidden = true;
+  if (!D.tables[1].length && !(D.other_tables && D.other_tables[1].length)) $("kernels-section").hidden = true;
+  // Tests and users can tell when the page is ready (and how long it took).
+  window.profdiffReadyMs = performance.now();
+  document.body.dataset.ready = "1";
+})();

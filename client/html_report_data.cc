@@ -1,0 +1,325 @@
+#include "client/html_report_data.h"
+
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/node_hash_map.h>
+#include <absl/strings/str_format.h>
+
+#include "base/str_cat.h"
+#include "trace/chrome_trace_writer.h"
+
+namespace profdiff::client {
+namespace {
+
+// Column layouts, written into the document for the page (design note 3).
+constexpr char kLayout[] =
+    R"({"row":["name","detail","change","compared","significant","has_interval","ci_low","ci_high"],)"
+    R"("operator_values":["calls","host_self_us","host_total_us","device_self_us","device_total_us"],)"
+    R"("kernel_values":["calls","total_us","mean_us","min_us","max_us"],)"
+    R"("module_values":["calls","host_us","device_us","compare_us"],)"
+    R"("overview":["metric","unit","baseline","experimental","delta","delta_pct","significant",)"
+    R"("has_interval","ci_low","ci_high","baseline_text","experimental_text"],)"
+    R"("rank":["side","rank","worker","steps","straggler","duration_us","kernel_us","memcpy_us",)"
+    R"("memset_us","communication_us","runtime_us","dataloader_us","cpu_exec_us","other_us"]})";
+
+class Writer {
+ public:
+  void Number(double v) {
+    if (!std::isfinite(v)) {
+      out_.append("null");
+    } else if (v == std::floor(v) && std::fabs(v) < 1e15) {
+      base::StrAppend(&out_, static_cast<int64_t>(v));
+    } else {
+      absl::StrAppendFormat(&out_, "%.6g", v);
+    }
+  }
+  void Bool(bool v) { out_.push_back(v ? '1' : '0'); }
+  void String(std::string_view text) { trace::AppendJsonString(text, out_); }
+  // An index into the string table.
+  void Interned(const std::string& text) {
+    auto [it, inserted] = ids_.try_emplace(text, static_cast<int64_t>(strings_.size()));
+    if (inserted) strings_.push_back(&it->first);
+    base::StrAppend(&out_, it->second);
+  }
+  void Raw(std::string_view text) { out_.append(text); }
+  void Comma(bool& first) {
+    if (!first) out_.push_back(',');
+    first = false;
+  }
+
+  void Noise(const v1::Noise& noise) {
+    Bool(noise.significant());
+    Raw(",");
+    Bool(noise.has_interval());
+    Raw(",");
+    Number(noise.ci_low());
+    Raw(",");
+    Number(noise.ci_high());
+  }
+
+  template <typename Values, typename... Fields>
+  void Pairs(const Values& b, const Values& e, Fields... fields) {
+    ((Raw(","), Number((b.*fields)()), Raw(","), Number((e.*fields)())), ...);
+  }
+
+  void Operators(const google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows) {
+    Raw("[");
+    bool first = true;
+    for (const v1::OperatorDiff& r : rows) {
+      Comma(first);
+      Raw("[");
+      Interned(r.name());
+      Raw(",");
+      Interned(r.input_shapes());
+      Raw(",");
+      Interned(r.change());
+      Raw(",");
+      Interned(r.compared());
+      Raw(",");
+      Noise(r.noise());
+      using V = v1::OperatorValues;
+      Pairs(r.baseline(), r.experimental(), &V::calls, &V::host_self_us, &V::host_total_us,
+            &V::device_self_us, &V::device_total_us);
+      Raw("]");
+    }
+    Raw("]");
+  }
+
+  void Kernels(const google::protobuf::RepeatedPtrField<v1::KernelDiff>& rows) {
+    Raw("[");
+    bool first = true;
+    for (const v1::KernelDiff& r : rows) {
+      Comma(first);
+      Raw("[");
+      Interned(r.name());
+      Raw(",");
+      Interned(r.op_name());
+      Raw(",");
+      Interned(r.change());
+      Raw(",");
+      Interned("total_us");
+      Raw(",");
+      Noise(r.noise());
+      using V = v1::KernelValues;
+      Pairs(r.baseline(), r.experimental(), &V::calls, &V::total_us, &V::mean_us, &V::min_us, &V::max_us);
+      Raw("]");
+    }
+    Raw("]");
+  }
+
+  template <typename Node>
+  void Tables(const Node& node) {
+    Raw("[");
+    Operators(node.operators());
+    Raw(",");
+    Kernels(node.kernels());
+    Raw("]");
+  }
+
+  void ModuleValues(const v1::ModuleValues& v) {
+    Raw("[");
+    Number(v.calls());
+    Raw(",");
+    Number(v.host_us());
+    Raw(",");
+    Number(v.device_us());
+    Raw(",");
+    Number(v.compare_us());
+    Raw("]");
+  }
+
+  // `other`: the same node in the other grouping's report (null when there is none).
+  void Module(const v1::ModuleDiffNode& node, const v1::ModuleDiffNode* other) {
+    Raw(R"({"n":)");
+    String(node.name());
+    Raw(R"(,"bn":)");
+    String(node.baseline_name());
+    Raw(R"(,"en":)");
+    String(node.experimental_name());
+    Raw(R"(,"p":)");
+    String(node.path());
+    Raw(R"(,"i":)");
+    String(node.index_path());
+    Raw(R"(,"s":)");
+    String(node.status());
+    Raw(R"(,"k":)");
+    String(v1::ModuleNodeKind_Name(node.kind()));
+    Raw(R"(,"b":)");
+    ModuleValues(node.baseline());
+    Raw(R"(,"e":)");
+    ModuleValues(node.experimental());
+    Raw(R"(,"noise":[)");
+    Noise(node.noise());
+    Raw("]");
+    if (node.operators_size() + node.kernels_size() > 0) {
+      Raw(R"(,"t":)");
+      Tables(node);
+    }
+    if (other != nullptr && other->operators_size() + other->kernels_size() > 0) {
+      Raw(R"(,"u":)");
+      Tables(*other);
+    }
+    Raw(R"(,"c":[)");
+    bool first = true;
+    for (int c = 0; c < node.children_size(); ++c) {
+      Comma(first);
+      // Both reports align the same trees, so children line up by position.
+      const v1::ModuleDiffNode* other_child =
+          other != nullptr && c < other->children_size() && other->children(c).path() == node.children(c).path()
+              ? &other->children(c)
+              : nullptr;
+      Module(node.children(c), other_child);
+    }
+    Raw("]}");
+  }
+
+  // The string table, then the document: `strings` must come first for one-pass readers.
+  std::string Finish(const std::string& body) {
+    std::string doc = R"({"strings":[)";
+    for (size_t i = 0; i < strings_.size(); ++i) {
+      if (i > 0) doc.push_back(',');
+      trace::AppendJsonString(*strings_[i], doc);
+    }
+    doc.append("],");
+    doc.append(body);
+    doc.push_back('}');
+    // Design note 2: `<` only occurs inside JSON strings, where \u003c means the same.
+    std::string escaped;
+    escaped.reserve(doc.size());
+    for (char c : doc) {
+      if (c == '<') {
+        escaped.append("\\u003c");
+      } else {
+        escaped.push_back(c);
+      }
+    }
+    return escaped;
+  }
+
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+  absl::node_hash_map<std::string, int64_t> ids_;  // node-stable: strings_ points at its keys
+  std::vector<const std::string*> strings_;
+};
+
+void Summary(Writer& w, const v1::RunSummary& s) {
+  w.Raw(R"({"run":)");
+  w.String(s.run());
+  w.Raw(R"(,"ranks":[)");
+  bool first = true;
+  for (int32_t r : s.ranks()) {
+    w.Comma(first);
+    w.Number(r);
+  }
+  w.Raw(R"(],"steps_per_rank":)");
+  w.Number(s.steps_per_rank());
+  w.Raw(R"(,"steps_dropped":)");
+  w.Number(s.steps_dropped());
+  w.Raw(R"(,"device":)");
+  w.String(s.device_name());
+  w.Raw(R"(,"module_source":)");
+  w.String(v1::ModuleTreeSource_Name(s.module_source()));
+  w.Raw(R"(,"operator_grouping":)");
+  w.String(v1::Grouping_Name(s.operator_grouping()));
+  w.Raw(R"(,"kernel_grouping":)");
+  w.String(v1::Grouping_Name(s.kernel_grouping()));
+  w.Raw("}");
+}
+
+void Overview(Writer& w, const v1::Overview& overview) {
+  w.Raw("[");
+  bool first = true;
+  for (const v1::OverviewRow& r : overview.rows()) {
+    w.Comma(first);
+    w.Raw("[");
+    w.String(r.metric());
+    w.Raw(",");
+    w.String(r.unit());
+    for (double v : {r.baseline(), r.experimental(), r.delta(), r.delta_pct()}) {
+      w.Raw(",");
+      w.Number(v);
+    }
+    w.Raw(",");
+    w.Noise(r.noise());
+    w.Raw(",");
+    w.String(r.baseline_text());
+    w.Raw(",");
+    w.String(r.experimental_text());
+    w.Raw("]");
+  }
+  w.Raw("]");
+}
+
+void Ranks(Writer& w, const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks) {
+  w.Raw("[");
+  bool first = true;
+  for (const v1::RankSteps& r : ranks) {
+    w.Comma(first);
+    w.Raw("[");
+    w.String(r.side());
+    w.Raw(",");
+    w.Number(r.rank());
+    w.Raw(",");
+    w.String(r.worker_name());
+    w.Raw(",");
+    w.Number(r.steps());
+    w.Raw(",");
+    w.Bool(r.straggler());
+    const v1::StepStats& s = r.average_step();
+    for (double v : {s.duration_us(), s.kernel_us(), s.memcpy_us(), s.memset_us(), s.communication_us(),
+                     s.runtime_us(), s.dataloader_us(), s.cpu_exec_us(), s.other_us()}) {
+      w.Raw(",");
+      w.Number(v);
+    }
+    w.Raw("]");
+  }
+  w.Raw("]");
+}
+
+}  // namespace
+
+std::string HtmlReportData(const v1::DiffReport& report, const v1::DiffReport* other_grouping) {
+  Writer w;
+  w.Raw(R"("layout":)");
+  w.Raw(kLayout);
+  w.Raw(R"(,"baseline":)");
+  Summary(w, report.baseline());
+  w.Raw(R"(,"experimental":)");
+  Summary(w, report.experimental());
+  if (other_grouping != nullptr) {
+    w.Raw(R"(,"other_operator_grouping":)");
+    w.String(v1::Grouping_Name(other_grouping->baseline().operator_grouping()));
+    w.Raw(R"(,"other_kernel_grouping":)");
+    w.String(v1::Grouping_Name(other_grouping->baseline().kernel_grouping()));
+  }
+  w.Raw(R"(,"warnings":[)");
+  bool first = true;
+  for (const std::string& warning : report.warnings()) {
+    w.Comma(first);
+    w.String(warning);
+  }
+  w.Raw(R"(],"overview":)");
+  Overview(w, report.overview());
+  w.Raw(R"(,"ranks":)");
+  Ranks(w, report.ranks());
+  w.Raw(R"(,"tables":)");
+  w.Tables(report);
+  if (other_grouping != nullptr) {
+    w.Raw(R"(,"other_tables":)");
+    w.Tables(*other_grouping);
+  }
+  if (report.has_modules()) {
+    w.Raw(R"(,"modules":)");
+    w.Module(report.modules(), other_grouping != nullptr && other_grouping->has_modules()
+                                   ? &other_grouping->modules()
+                                   : nullptr);
+  }
+  const std::string body = std::move(w.out());
+  return w.Finish(body);
+}
+
+}  // namespace profdiff::client

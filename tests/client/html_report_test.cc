@@ -1,0 +1,210 @@
+// The HTML report's page and data: self-contained, no name can break out of the data element,
+// and the data carries every node and row of the reports it was made from.
+#include "client/html_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "client/diff_command.h"
+#include "client/html_report_data.h"
+#include "client/run_loader.h"
+#include "differ/differ.h"
+#include "tests/support/traces_dir.h"
+
+namespace profdiff::client {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The JSON between the data element's tags.
+std::string DataOf(const std::string& page) {
+  const std::string open = R"(<script id="profdiff-data" type="application/json">)";
+  const size_t begin = page.find(open);
+  EXPECT_NE(begin, std::string::npos);
+  const size_t end = page.find("</script>", begin);
+  return page.substr(begin + open.size(), end - begin - open.size());
+}
+
+v1::DiffReport HostileReport() {
+  v1::DiffReport report;
+  report.mutable_baseline()->set_run("</script><script>alert(1)</script>");
+  report.mutable_experimental()->set_run("b\"\\\n<!--");
+  v1::ModuleDiffNode& root = *report.mutable_modules();
+  root.set_name("(root)");
+  root.set_kind(v1::MODULE_NODE_KIND_ROOT);
+  v1::ModuleDiffNode& child = *root.add_children();
+  child.set_name("</SCRIPT>Evil_0");
+  child.set_index_path("0");
+  child.set_path("</SCRIPT>Evil_0");
+  v1::OperatorDiff& op = *child.add_operators();
+  op.set_name("aten::<b>mm</b>");
+  op.mutable_baseline()->set_host_self_us(1.5);
+  op.mutable_experimental()->set_host_self_us(std::numeric_limits<double>::quiet_NaN());
+  *report.add_operators() = op;
+  return report;
+}
+
+TEST(HtmlReportTest, NamesCannotEndTheDataElementAndTheDataStillParses) {
+  const std::string page = RenderHtmlReport(HostileReport(), nullptr);
+  // Only the page's own two script elements end.
+  EXPECT_EQ(Count(page, "</script>"), 2u);
+  EXPECT_THAT(page, Not(HasSubstr("</SCRIPT>")));
+  EXPECT_THAT(page, Not(HasSubstr("<!--")));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(DataOf(page)).get(doc), simdjson::SUCCESS);
+  std::string_view run;
+  ASSERT_EQ(doc["baseline"]["run"].get(run), simdjson::SUCCESS);
+  EXPECT_EQ(run, "</script><script>alert(1)</script>");
+  ASSERT_EQ(doc["experimental"]["run"].get(run), simdjson::SUCCESS);
+  EXPECT_EQ(run, "b\"\\\n<!--");
+  // A value that is not a number is written as null, not as "nan".
+  simdjson::dom::array row;
+  ASSERT_EQ(doc["modules"]["c"].at(0)["t"].at(0).at(0).get(row), simdjson::SUCCESS);
+  EXPECT_TRUE(row.at(11).is_null());  // experimental host_self_us
+}
+
+TEST(HtmlReportTest, PageIsSelfContained) {
+  const std::string page = RenderHtmlReport(HostileReport(), nullptr);
+  EXPECT_FALSE(std::regex_search(page, std::regex("https?://"))) << "the page must not refer to a network";
+  EXPECT_THAT(page, Not(HasSubstr("<link")));
+  EXPECT_THAT(page, Not(HasSubstr(" src=")));
+  EXPECT_THAT(page, Not(HasSubstr("@DATA@")));
+  EXPECT_THAT(page, Not(HasSubstr("/*@SCRIPT@*/")));
+  EXPECT_THAT(page, HasSubstr("function drawTimeline"));
+}
+
+// The size of an array element, or a failure and SIZE_MAX.
+size_t ArraySize(simdjson::simdjson_result<simdjson::dom::element> element) {
+  simdjson::dom::array array;
+  if (element.get(array) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "not an array";
+    return SIZE_MAX;
+  }
+  return array.size();
+}
+
+size_t NodeCount(const v1::ModuleDiffNode& node) {
+  size_t n = 1;
+  for (const v1::ModuleDiffNode& c : node.children()) n += NodeCount(c);
+  return n;
+}
+
+// Walks the data's module tree next to the report's: same paths, same table sizes.
+void ExpectSameTree(const v1::ModuleDiffNode& node, const v1::ModuleDiffNode& other,
+                    simdjson::dom::element data, size_t& nodes) {
+  ++nodes;
+  std::string_view path;
+  ASSERT_EQ(data["p"].get(path), simdjson::SUCCESS);
+  ASSERT_EQ(path, node.path());
+  simdjson::dom::array tables;
+  if (node.operators_size() + node.kernels_size() > 0) {
+    ASSERT_EQ(data["t"].get(tables), simdjson::SUCCESS) << node.path();
+    EXPECT_EQ(ArraySize(tables.at(0)), static_cast<size_t>(node.operators_size())) << node.path();
+    EXPECT_EQ(ArraySize(tables.at(1)), static_cast<size_t>(node.kernels_size())) << node.path();
+  }
+  if (other.operators_size() + other.kernels_size() > 0) {
+    ASSERT_EQ(data["u"].get(tables), simdjson::SUCCESS) << node.path();
+    EXPECT_EQ(ArraySize(tables.at(0)), static_cast<size_t>(other.operators_size())) << node.path();
+  }
+  simdjson::dom::array children;
+  ASSERT_EQ(data["c"].get(children), simdjson::SUCCESS);
+  ASSERT_EQ(children.size(), static_cast<size_t>(node.children_size()));
+  for (int c = 0; c < node.children_size(); ++c) {
+    simdjson::dom::element child;
+    ASSERT_EQ(children.at(static_cast<size_t>(c)).get(child), simdjson::SUCCESS);
+    ExpectSameTree(node.children(c), other.children(c), child, nodes);
+  }
+}
+
+TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
+  const fs::path root = test_support::TracesDir();
+  const fs::path a = root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const fs::path b = root / "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  if (!fs::exists(a) || !fs::exists(b)) GTEST_SKIP() << "missing " << a << " or " << b;
+  v1::DiffOptions options;
+  options.set_node_tables(true);
+  analysis::ProfileOptions by_name;
+  analysis::ProfileOptions by_shape;
+  by_shape.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
+  by_shape.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
+  auto named = LoadRuns({{a.string()}, {b.string()}}, by_name);
+  auto shaped = LoadRuns({{a.string()}, {b.string()}}, by_shape);
+  ASSERT_TRUE(named.ok() && shaped.ok());
+  auto report = differ::DiffRuns((*named)[0], (*named)[1], options);
+  auto other = differ::DiffRuns((*shaped)[0], (*shaped)[1], options);
+  ASSERT_TRUE(report.ok() && other.ok());
+  ASSERT_GT(other->operators_size(), report->operators_size()) << "shapes split operators";
+
+  const std::string page = RenderHtmlReport(*report, &*other);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(DataOf(page)).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(ArraySize(doc["tables"].at(0)), static_cast<size_t>(report->operators_size()));
+  EXPECT_EQ(ArraySize(doc["tables"].at(1)), static_cast<size_t>(report->kernels_size()));
+  EXPECT_EQ(ArraySize(doc["other_tables"].at(0)), static_cast<size_t>(other->operators_size()));
+  std::string_view grouping;
+  ASSERT_EQ(doc["other_operator_grouping"].get(grouping), simdjson::SUCCESS);
+  EXPECT_EQ(grouping, "GROUPING_NAME_AND_SHAPE");
+  // Row 0 of the operator table: its name through the string table, its two sides' host self.
+  simdjson::dom::array strings;
+  ASSERT_EQ(doc["strings"].get(strings), simdjson::SUCCESS);
+  simdjson::dom::array first;
+  ASSERT_EQ(doc["tables"].at(0).at(0).get(first), simdjson::SUCCESS);
+  uint64_t name_index = 0;
+  ASSERT_EQ(first.at(0).get(name_index), simdjson::SUCCESS);
+  std::string_view name;
+  ASSERT_EQ(strings.at(name_index).get(name), simdjson::SUCCESS);
+  EXPECT_EQ(name, report->operators(0).name());
+  double host_self = 0;
+  ASSERT_EQ(first.at(10).get(host_self), simdjson::SUCCESS);
+  EXPECT_NEAR(host_self, report->operators(0).baseline().host_self_us(),
+              1e-5 * (1 + report->operators(0).baseline().host_self_us()));
+  size_t nodes = 0;
+  simdjson::dom::element modules;
+  ASSERT_EQ(doc["modules"].get(modules), simdjson::SUCCESS);
+  ExpectSameTree(report->modules(), other->modules(), modules, nodes);
+  EXPECT_EQ(nodes, NodeCount(report->modules()));
+}
+
+TEST(HtmlReportTest, DiffWritesTheReportToAFileAndRejectsWhatItCannotShow) {
+  const fs::path root = test_support::TracesDir();
+  const fs::path a = root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  if (!fs::exists(a)) GTEST_SKIP() << "missing " << a;
+  const fs::path out = fs::path(::testing::TempDir()) / "html_report_test" / "report.html";
+  fs::create_directories(out.parent_path());
+  fs::remove(out);
+  auto written = RunDiffCommand({a.string(), a.string(), "--format", "html", "-o", out.string()});
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_THAT(*written, HasSubstr("wrote " + out.string()));
+  std::ifstream in(out);
+  std::stringstream page;
+  page << in.rdbuf();
+  EXPECT_THAT(page.str(), HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(page.str(), HasSubstr("\"other_tables\""));
+
+  auto bad_format = RunDiffCommand({a.string(), a.string(), "--format", "xml"});
+  EXPECT_THAT(bad_format.status().message(), HasSubstr("table, json, csv or html"));
+  auto hta = RunDiffCommand({a.string(), a.string(), "--format", "html", "--compare", "hta"});
+  EXPECT_EQ(hta.status().code(), absl::StatusCode::kInvalidArgument);
+  auto unwritable = RunDiffCommand({a.string(), a.string(), "--format", "html", "-o", "/proc/no/such/dir/x.html"});
+  EXPECT_FALSE(unwritable.ok());
+  EXPECT_THAT(unwritable.status().message(), HasSubstr("/proc/no/such/dir/x.html"));
+}
+
+}  // namespace
+}  // namespace profdiff::client

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# ctest html_report.browser: makes HTML reports from real trace pairs with the built `profdiff`
+# and drives Debian's chromium over them (report_browser_test.mjs). Exit 77 = skipped, with why.
+#   browser_test.sh PROFDIFF_BIN NODE_MODULES_DIR OUT_DIR
+set -euo pipefail
+profdiff="$1" node_modules="$2" out="$3"
+here="$(cd "$(dirname "$0")" && pwd)"
+traces="${PROFDIFF_TRACES:?set PROFDIFF_TRACES}"
+skip() { echo "SKIPPED: $*"; exit 77; }
+
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "no ${CHROMIUM:-/usr/bin/chromium} (scripts/install_deps.sh installs Debian's chromium)"
+command -v node >/dev/null || skip "no node (scripts/install_deps.sh installs Debian's nodejs)"
+[ -d "$node_modules/playwright-core" ] ||
+  skip "playwright-core is not under $node_modules (scripts/build.sh runs npm ci there; was the npm registry reachable?)"
+
+# The interactive pair: one model on two GPUs (module tree, CUDA against ROCm). The large pair:
+# the two largest traces that share a model (xDiT Flux, ~900 aligned modules, 20k+ table rows).
+# The DDP run: 8-rank DLRM, against itself (both sides have a straggler to mark).
+interactive_a="$traces/tracelens/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+interactive_b="$traces/tracelens/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+large_a="$traces/tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz"
+large_b="$traces/tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz"
+ranks_run="$traces/param/dlrm_kineto"
+for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run"; do
+  [ -e "$f" ] || skip "missing trace $f"
+done
+
+mkdir -p "$out"
+"$profdiff" diff "$interactive_a" "$interactive_b" --format html -o "$out/interactive.html"
+"$profdiff" diff "$large_a" "$large_b" --format html -o "$out/large.html"
+"$profdiff" diff "$ranks_run" "$ranks_run" --format html -o "$out/ranks.html"
+
+# Self-contained: no reference to anything on a network.
+for f in "$out"/*.html; do
+  if grep -n -o -E "https?://[^\"' )]*" "$f" | head -5 | grep .; then
+    echo "FAIL: $f refers to the network (above)"
+    exit 1
+  fi
+done
+echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) reports"
+
+PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
+  --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
+  --out "$out/screenshots"

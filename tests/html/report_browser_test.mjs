@@ -1,0 +1,211 @@
+// Drives Debian's chromium (headless, through playwright-core) over HTML reports made by
+// `profdiff diff --format html` from real traces, and checks what a user does with the page:
+// zoom into a module block and back, sort, filter, switch grouping and top-N, per-rank
+// stragglers; that nothing is fetched; and how fast the largest report becomes interactive.
+//
+//   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --out DIR
+// Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
+);
+const require = createRequire(path.join(process.env.PROFDIFF_NODE_MODULES, "noop.js"));
+const { chromium } = require("playwright-core");
+fs.mkdirSync(args.out, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox"],
+});
+const results = {};
+let failures = 0;
+
+// Opens a report; fails the check on any page error or any request that leaves the file.
+async function open(file) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push("page error: " + e.message));
+  page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text()); });
+  page.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) problems.push("request: " + r.url()); });
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+  return { page, problems };
+}
+
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    console.log(`PASS ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e.stack || e}`);
+  }
+}
+
+const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
+const rowCount = (page, table) => page.$$eval(`#${table} tbody tr`, (trs) => trs.filter((tr) => !tr.querySelector(".empty")).length);
+const columnValues = (page, table, col) =>
+  page.$$eval(`#${table} thead th`, (ths, col) => ths.findIndex((th) => th.dataset.col === col), col).then((index) =>
+    page.$$eval(`#${table} tbody tr`, (trs, index) => trs.map((tr) => tr.children[index]).filter(Boolean).map((td) => td.dataset.v ?? td.textContent), index),
+  );
+
+await check("interactive report: zoom, breadcrumbs, tables follow the selection", async () => {
+  const { page, problems } = await open(args.interactive);
+  await page.screenshot({ path: path.join(args.out, "report-root.png"), fullPage: true });
+  assert.ok((await rowCount(page, "overview")) >= 5, "overview rows");
+  assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 0, "at the root there is no crumb link");
+  const wholeRows = await page.$eval("#operators", (t) => Number(t.dataset.rows));
+  const wholeFirst = await columnValues(page, "operators", "name");
+  assert.equal(await text(page, "#operators-scope"), "(everything the diff covers)");
+  // The widest experimental block that has sub-modules.
+  const child = await page.$$eval("#children tbody tr.clickable", (trs) => trs[0]?.dataset.child);
+  assert.ok(child !== undefined, "a block with sub-modules");
+  const childName = await page.$eval(`#children tbody tr[data-child="${child}"] td.name`, (td) => td.textContent);
+  const blocksAtRoot = await page.$$eval(".lane[data-side=e] .block", (b) => b.length);
+  await page.click(`.lane[data-side=e] .block[data-child="${child}"]`);
+  assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 1, "one crumb back to the root");
+  assert.equal(await text(page, "#crumbs b"), childName, "the crumb names the block clicked");
+  assert.match(await text(page, "#operators-scope"), new RegExp("^inside .*" + childName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  assert.match(await text(page, "#kernels-scope"), /^inside /);
+  const zoomedRows = await page.$eval("#operators", (t) => Number(t.dataset.rows));
+  const zoomedFirst = await columnValues(page, "operators", "name");
+  assert.ok(zoomedRows < wholeRows || JSON.stringify(zoomedFirst) !== JSON.stringify(wholeFirst),
+    `the operator table changed with the selection (${wholeRows} -> ${zoomedRows} rows)`);
+  const blocksInside = await page.$$eval(".lane[data-side=e] .block", (b) => b.length);
+  const barsInside = await page.$$eval("#comparison-chart rect.bar-e", (r) => r.length);
+  assert.equal(barsInside, await page.$$eval("#children tbody tr[data-child]", (r) => r.length), "one comparison bar pair per aligned block");
+  assert.equal(await page.$$eval("#difference-chart rect.bar-d", (r) => r.length), barsInside);
+  await page.screenshot({ path: path.join(args.out, "report-zoomed.png"), fullPage: true });
+  results.zoom = { block: childName, blocks_at_root: blocksAtRoot, blocks_inside: blocksInside, operator_rows_whole: wholeRows, operator_rows_inside: zoomedRows };
+  await page.click("#crumbs a");
+  assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 0, "back at the root");
+  assert.equal(await text(page, "#operators-scope"), "(everything the diff covers)");
+  assert.equal(await page.$eval("#operators", (t) => Number(t.dataset.rows)), wholeRows);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+await check("interactive report: sort by every kind of column, filter, group-by, top-N", async () => {
+  const { page, problems } = await open(args.interactive);
+  // A delta column sorts by magnitude, largest first, then smallest first.
+  await page.click("#operators th[data-col=delta_host_self_us]");
+  let v = (await columnValues(page, "operators", "delta_host_self_us")).map((x) => Math.abs(Number(x)));
+  assert.ok(v.length > 5, "rows to sort");
+  for (let i = 1; i < v.length; ++i) assert.ok(v[i - 1] >= v[i], `descending |Δ| at row ${i}: ${v[i - 1]} < ${v[i]}`);
+  await page.click("#operators th[data-col=delta_host_self_us]");
+  v = (await columnValues(page, "operators", "delta_host_self_us")).map((x) => Math.abs(Number(x)));
+  for (let i = 1; i < v.length; ++i) assert.ok(v[i - 1] <= v[i], `ascending |Δ| at row ${i}`);
+  assert.ok(await page.$("#operators th.sorted-asc[data-col=delta_host_self_us]"), "the header shows the order");
+  // A value column and a text column.
+  await page.click("#kernels th[data-col=experimental_total_us]");
+  const totals = (await columnValues(page, "kernels", "experimental_total_us")).map(Number);
+  for (let i = 1; i < totals.length; ++i) assert.ok(totals[i - 1] >= totals[i], `kernel totals descending at ${i}`);
+  await page.click("#operators th[data-col=name]");
+  const names = await columnValues(page, "operators", "name");
+  for (let i = 1; i < names.length; ++i) assert.ok(names[i - 1] <= names[i], `names ascending at ${i}: ${names[i - 1]} > ${names[i]}`);
+  await page.screenshot({ path: path.join(args.out, "report-sorted.png"), fullPage: true });
+
+  // Filter: every row left matches, and fewer rows than before.
+  await page.selectOption("#operators-controls .top", "0");
+  const before = await rowCount(page, "operators");
+  assert.equal(before, await page.$eval("#operators", (t) => Number(t.dataset.rows)), "top = all shows every row");
+  await page.fill("#operators-controls .filter", "aten::add");
+  await page.waitForFunction((n) => document.querySelectorAll("#operators tbody tr").length !== n, before);
+  const filtered = await columnValues(page, "operators", "name");
+  assert.ok(filtered.length > 0 && filtered.length < before, `filter kept ${filtered.length} of ${before}`);
+  for (const n of filtered) assert.ok(n.toLowerCase().includes("aten::add"), `row ${n} matches the filter`);
+  assert.match(await text(page, "#operators-controls .count"), /filtered from/);
+  await page.screenshot({ path: path.join(args.out, "report-filtered.png"), fullPage: true });
+  await page.fill("#operators-controls .filter", "");
+  await page.waitForFunction((n) => document.querySelectorAll("#operators tbody tr").length === n, before);
+
+  // Group-by: name + input shapes adds the shapes column and splits rows.
+  const hadShapes = await page.$("#operators th[data-col=detail]");
+  await page.selectOption("#operators-controls .group-by", "1");
+  const shapes = await page.$("#operators th[data-col=detail]");
+  assert.notEqual(!!hadShapes, !!shapes, "the shapes column follows the grouping");
+  const regrouped = await rowCount(page, "operators");
+  assert.ok(hadShapes ? regrouped < before : regrouped > before, `grouping changed the rows (${before} -> ${regrouped})`);
+  const kernelsHadOps = !!(await page.$("#kernels th[data-col=detail]"));
+  await page.selectOption("#kernels-controls .group-by", "1");
+  assert.notEqual(!!(await page.$("#kernels th[data-col=detail]")), kernelsHadOps, "the launching-op column follows the grouping");
+  // Top-N.
+  await page.selectOption("#operators-controls .top", "20");
+  assert.equal(await rowCount(page, "operators"), Math.min(20, regrouped));
+  results.tables = { operator_rows: before, filtered_rows: filtered.length, regrouped_rows: regrouped };
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+if (args.ranks) {
+  await check("DDP report: per-rank step times with the straggler marked", async () => {
+    const { page, problems } = await open(args.ranks);
+    assert.equal(await page.$eval("#ranks-section", (s) => s.hidden), false, "ranks shown for a multi-rank run");
+    const rows = await rowCount(page, "ranks");
+    assert.ok(rows >= 4, `rank rows: ${rows}`);
+    const stragglers = await page.$$eval("#ranks tbody tr.straggler-row", (r) => r.map((tr) => tr.children[0].textContent));
+    assert.ok(stragglers.length >= 1 && stragglers.length <= 2, `one straggler per side: ${stragglers}`);
+    assert.equal(new Set(stragglers).size, stragglers.length, "at most one per side");
+    assert.equal(await page.$$eval("#ranks-chart rect.straggler-bar", (r) => r.length), stragglers.length);
+    // The straggler is the slowest rank of its side.
+    const table = await page.$$eval("#ranks tbody tr", (trs) => trs.map((tr) => ({ side: tr.children[0].textContent, straggler: tr.classList.contains("straggler-row"), time: tr.children[4].textContent })));
+    results.ranks = { rows, stragglers };
+    await page.locator("#ranks-section").screenshot({ path: path.join(args.out, "report-ranks.png") });
+    assert.ok(table.length === rows);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+await check("largest report: interactive in under 1 s", async () => {
+  const loads = [];
+  for (let i = 0; i < 3; ++i) {
+    const { page, problems } = await open(args.large);
+    loads.push(await page.evaluate(() => window.profdiffReadyMs));
+    if (i === 0) {
+      results.large_rows = await page.evaluate(() => {
+        const d = JSON.parse(document.getElementById("profdiff-data").textContent);
+        let rows = d.tables[0].length + d.tables[1].length + (d.other_tables ? d.other_tables[0].length + d.other_tables[1].length : 0);
+        let nodes = 0;
+        (function walk(n) {
+          nodes++;
+          for (const k of ["t", "u"]) if (n[k]) rows += n[k][0].length + n[k][1].length;
+          n.c.forEach(walk);
+        })(d.modules);
+        return { table_rows: rows, module_nodes: nodes };
+      });
+      // A click into a block and a sort, timed inside the page (the work is synchronous).
+      results.large_click_ms = await page.evaluate(() => {
+        const row = document.querySelector("#children tbody tr.clickable");
+        const t0 = performance.now();
+        document.querySelector(`.lane[data-side=e] .block[data-child="${row.dataset.child}"]`).click();
+        return performance.now() - t0;
+      });
+      results.large_sort_ms = await page.evaluate(() => {
+        const t0 = performance.now();
+        document.querySelector("#operators th[data-col=delta_pct]").click();
+        return performance.now() - t0;
+      });
+      await page.screenshot({ path: path.join(args.out, "report-large.png") });
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+  loads.sort((a, b) => a - b);
+  results.large_ready_ms = loads;
+  results.large_bytes = fs.statSync(args.large).size;
+  assert.ok(results.large_rows.table_rows >= 10000, `the large report has ${results.large_rows.table_rows} rows`);
+  assert.ok(loads[1] < 1000, `median time to interactive ${loads[1].toFixed(0)} ms (runs: ${loads.map((x) => x.toFixed(0))})`);
+});
+
+await browser.close();
+fs.writeFileSync(path.join(args.out, "results.json"), JSON.stringify(results, null, 2));
+console.log(JSON.stringify(results, null, 2));
+process.exit(failures ? 1 : 0);
