@@ -62,6 +62,9 @@ step "profdiff diff $base $exp (asked of the differ at $PROFDIFF_SERVER)"
 "$profdiff" diff "$base" "$exp" --view overview
 "$profdiff" diff "$base" "$exp" --view modules --depth 3
 "$profdiff" diff "$base" "$exp" --view operators --top 10
+report="$build/demo-report.html"
+"$profdiff" diff "$base" "$exp" --format html -o "$report"
+echo "open $report in a browser: module timeline with zoom, charts, sortable tables"
 
 step "stop"
 kill "$agent_pid"

@@ -163,7 +163,7 @@
   }
 
   // ---- charts (SVG) ------------------------------------------------------------------------
-  const W = 1000, H = 250, PAD_L = 64, PAD_R = 64, PAD_T = 26, PAD_B = 56;
+  const W = 1000, H = 250, PAD_L = 72, PAD_R = 72, PAD_T = 26, PAD_B = 56;
   function labelOf(n) { return n.n.length > 18 ? n.n.slice(0, 17) + "…" : n.n; }
   function axisLabels(kids, x, step) {
     // At most ~40 labels, rotated.
@@ -180,14 +180,20 @@
     const pts = values.map((v, i) => `${(x(i) + step / 2).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
     return `<polyline fill="none" stroke="${color}" stroke-width="2" ${dash ? 'stroke-dasharray="5 3"' : ""} points="${pts}"/>`;
   }
+  // Axis labels: three significant digits, so they fit the margin.
+  function fmtAxis(us) {
+    const a = Math.abs(us);
+    const [scale, unit] = a >= 1e6 ? [1e6, " s"] : a >= 1e3 ? [1e3, " ms"] : [1, " µs"];
+    return us === 0 ? "0" : Number((us / scale).toPrecision(3)) + unit;
+  }
   function yTicks(lo, hi, y, side) {
     let out = "";
     for (let k = 0; k <= 4; ++k) {
       const v = lo + ((hi - lo) * k) / 4;
       const ty = y(v);
       out += side === "l"
-        ? `<text x="${PAD_L - 6}" y="${ty + 4}" text-anchor="end">${fmtUs(v)}</text><line class="axis" x1="${PAD_L - 3}" x2="${PAD_L}" y1="${ty}" y2="${ty}"/>`
-        : `<text x="${W - PAD_R + 6}" y="${ty + 4}">${fmtUs(v)}</text>`;
+        ? `<text x="${PAD_L - 6}" y="${ty + 4}" text-anchor="end">${fmtAxis(v)}</text><line class="axis" x1="${PAD_L - 3}" x2="${PAD_L}" y1="${ty}" y2="${ty}"/>`
+        : `<text x="${W - PAD_R + 6}" y="${ty + 4}">${fmtAxis(v)}</text>`;
     }
     return out;
   }
@@ -374,7 +380,7 @@
     if (!rows.length || ![...sides].some((s) => perSide(s) > 1)) { $("ranks-section").hidden = true; return; }
     let html = "<thead><tr><th class=name>Side</th><th>Rank</th><th class=name>Worker</th><th>Steps</th><th>Step time</th><th>Kernel</th><th>Communication</th><th>CPU exec</th><th>Other</th><th></th></tr></thead><tbody>";
     for (const r of rows) {
-      html += `<tr${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td>${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td>${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
+      html += `<tr${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td>${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
     }
     $("ranks").innerHTML = html + "</tbody>";
     const max = Math.max(...rows.map((r) => r[5])) || 1;

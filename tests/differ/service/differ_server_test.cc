@@ -157,6 +157,22 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
   }
 }
 
+// The HTML report through the differ (two Diff calls: with node tables, and the other grouping)
+// is byte for byte the page made offline from folders named like the runs.
+TEST_F(DifferServerTest, HtmlReportOfStoredRunsEqualsTheOfflineReport) {
+  const std::string a_dir = RunFolder("A", kResNetNw0);
+  const std::string b_dir = RunFolder("B", kResNetNw4);
+  Upload("A", FilesIn(a_dir));
+  Upload("B", FilesIn(b_dir));
+  absl::StatusOr<std::string> offline = client::RunDiffCommand({a_dir, b_dir, "--format", "html"});
+  absl::StatusOr<std::string> stored =
+      client::RunDiffCommand({"A", "B", "--server", differ_address_, "--format", "html"});
+  ASSERT_TRUE(offline.ok()) << offline.status();
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_THAT(*offline, HasSubstr("\"other_tables\""));
+  EXPECT_TRUE(*offline == *stored) << "offline " << offline->size() << " bytes, stored " << stored->size();
+}
+
 TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
   const std::string dlrm = (test_support::TracesDir() / kDlrm).string();
   Upload("dlrm_a", FilesIn(dlrm));
