@@ -38,6 +38,14 @@ void SortByStart(const trace::EventTable& t, std::vector<uint32_t>& events) {
                    [&t](uint32_t a, uint32_t b) { return StartsBefore(t, a, b); });
 }
 
+// Whether every start and duration of `events` is a whole microsecond.
+bool WholeMicroseconds(const trace::EventTable& t, const std::vector<uint32_t>& events) {
+  for (uint32_t e : events) {
+    if (t.start_ns[e] % 1000 != 0 || t.duration_ns[e] % 1000 != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& containers,
@@ -67,6 +75,15 @@ void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& conta
   const std::vector<uint32_t> leaves_begin = next;  // per thread: containers, then leaves
   for (uint32_t e : leaves) items[next[thread_of_item[k++]]++] = {t.start_ns[e], t.end_ns(e), 1, e};
 
+  // The legacy profiler and older Kineto print start and duration as whole microseconds, each
+  // rounded on its own, so a child can end up to 1 us after its parent: in such a trace it still
+  // nests when it starts before the parent ends (else its time would come off the grandparent's
+  // self time, which then goes negative).
+  const int64_t rounding_slack_ns = WholeMicroseconds(t, containers) ? 1000 : 0;
+  auto inside = [rounding_slack_ns](const SweepItem& parent, const SweepItem& item) {
+    return item.end_ns <= parent.end_ns ||
+           (item.start_ns < parent.end_ns && item.end_ns <= parent.end_ns + rounding_slack_ns);
+  };
   std::vector<const SweepItem*> stack;
   for (size_t b = 0; b + 1 < bucket_begin.size(); ++b) {
     const auto begin = items.begin() + bucket_begin[b];
@@ -79,7 +96,7 @@ void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& conta
     for (auto it = begin; it != end; ++it) {
       const SweepItem& item = *it;
       // An item is inside the stack top when it ends no later (it starts no earlier by the sort).
-      while (!stack.empty() && stack.back()->end_ns < item.end_ns) stack.pop_back();
+      while (!stack.empty() && !inside(*stack.back(), item)) stack.pop_back();
       const uint32_t enclosing = stack.empty() ? kNoEvent : stack.back()->event;
       if (item.is_leaf) {
         leaf_container[item.event] = enclosing;

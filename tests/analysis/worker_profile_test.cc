@@ -202,6 +202,27 @@ TEST(OperatorViewTest, UnmatchedExternalIdFallsBackToEnclosingOperator) {
   EXPECT_DOUBLE_EQ(FindOperator(p, "aten::relu")->device_self_us(), 4);
 }
 
+TEST(OperatorViewTest, WholeMicrosecondTracesNestAChildEndingOneMicrosecondLate) {
+  // From a torch 1.13 CPU trace: start and duration are rounded to whole microseconds on their
+  // own, so _slow_conv2d_forward ends 1 us after thnn_conv2d, which holds it. Strict containment
+  // would make it _convolution's child and that node's self time -2653 us.
+  const std::string events = R"(
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_convolution", "pid": 1, "tid": 1, "ts": 1837278, "dur": 2665},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::thnn_conv2d", "pid": 1, "tid": 1, "ts": 1837281, "dur": 2660},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_slow_conv2d_forward", "pid": 1, "tid": 1, "ts": 1837284, "dur": 2658},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 1839943, "dur": 1})";
+  const v1::WorkerProfile p = Profile(R"({"traceEvents": [)" + events + "]}");
+  EXPECT_DOUBLE_EQ(FindOperator(p, "aten::_convolution")->host_self_us(), 2665 - 2660);
+  EXPECT_DOUBLE_EQ(FindOperator(p, "aten::thnn_conv2d")->host_self_us(), 2660 - 2658);
+  // A sibling that starts when _convolution has ended is not pulled inside.
+  EXPECT_DOUBLE_EQ(FindOperator(p, "aten::empty")->host_self_us(), 1);
+  // With nanosecond times, containment is exact: the same child 1 ns late is a sibling.
+  const v1::WorkerProfile exact = Profile(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::thnn_conv2d", "pid": 1, "tid": 1, "ts": 10.000, "dur": 20.000},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_slow_conv2d_forward", "pid": 1, "tid": 1, "ts": 12.500, "dur": 17.501}]})");
+  EXPECT_DOUBLE_EQ(FindOperator(exact, "aten::thnn_conv2d")->host_self_us(), 20);
+}
+
 TEST(KernelViewTest, StatsByNameAndByLaunchingOp) {
   const v1::WorkerProfile p = Profile(Fixture(true), {OperatorGrouping::kName, KernelGrouping::kNameAndOp, true});
   ASSERT_EQ(p.kernels_size(), 2);
