@@ -21,6 +21,30 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
+// The deepest nesting of brackets in JSON text `raw` (brackets inside strings do not count).
+uint32_t NestingDepth(std::string_view raw) {
+  uint32_t depth = 0;
+  uint32_t deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 // Kineto writes ~250-450 bytes per event; reserving for 1 per 200 bytes rarely reallocates.
 constexpr size_t kBytesPerEventEstimate = 200;
 constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
@@ -450,6 +474,14 @@ class TraceParser {
       raw = TrimTrailingSpace(value.raw_json_token());
     }
     PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
+    if (type == od::json_type::array || type == od::json_type::object) {
+      // Taken whole as text, so simdjson never descended into it: check its depth here.
+      if (NestingDepth(raw) > limits_.max_depth) {
+        return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": field \"", field,
+                                                       "\": JSON nesting deeper than max_depth ",
+                                                       limits_.max_depth));
+      }
+    }
     // The same spelling repeats on many events: compact and intern it once.
     auto [it, inserted] = id_of_raw_json_.try_emplace(raw);
     if (inserted) {

@@ -21,6 +21,8 @@ constexpr size_t kGzipTrailerBytes = 8;  // CRC32 + ISIZE
 constexpr size_t kMinGuessBytes = 1 << 16;
 // JSON traces compress 15-40x; the buffer still grows past this when needed.
 constexpr uint64_t kMaxGuessRatio = 64;
+// Below this many gunzipped bytes the max_gzip_ratio guard does not apply: the cost is bounded.
+constexpr uint64_t kBombFloorBytes = uint64_t{64} << 20;
 
 }  // namespace
 
@@ -65,7 +67,9 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
   }
   size_t out_size = 0;
   size_t in_offset = 0;
-  size_t capacity = std::min<uint64_t>(guess, limits.max_json_bytes);
+  const uint64_t max_json_bytes = std::min<uint64_t>(
+      limits.max_json_bytes, std::max<uint64_t>(kBombFloorBytes, compressed.size() * limits.max_gzip_ratio));
+  size_t capacity = std::min<uint64_t>(guess, max_json_bytes);
   json_.resize(std::max(json_.size(), capacity + kJsonPadding));
   // Members are decompressed one after another (gzip allows concatenation).
   while (in_offset < compressed.size()) {
@@ -77,11 +81,17 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
         json_.data() + out_size, avail, &in_used, &out_used);
     if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
       const uint64_t grown = uint64_t{2} * (json_.size() - kJsonPadding);
-      if (json_.size() - kJsonPadding >= limits.max_json_bytes) {
+      if (json_.size() - kJsonPadding >= max_json_bytes) {
+        if (max_json_bytes < limits.max_json_bytes) {
+          return absl::ResourceExhaustedError(base::StrCat(
+              source, ": gunzipped JSON is over ", max_json_bytes, " bytes, max_gzip_ratio ",
+              limits.max_gzip_ratio, " times its ", compressed.size(),
+              " compressed bytes (real traces compress 5-30x): a decompression bomb?"));
+        }
         return absl::ResourceExhaustedError(base::StrCat(
             source, ": gunzipped JSON is over max_json_bytes ", limits.max_json_bytes));
       }
-      json_.resize(std::min<uint64_t>(grown, limits.max_json_bytes) + kJsonPadding);
+      json_.resize(std::min<uint64_t>(grown, max_json_bytes) + kJsonPadding);
       continue;
     }
     if (result != LIBDEFLATE_SUCCESS) {
