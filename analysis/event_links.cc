@@ -95,13 +95,17 @@ void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& conta
     stack.clear();
     for (auto it = begin; it != end; ++it) {
       const SweepItem& item = *it;
-      // An item is inside the stack top when it ends no later (it starts no earlier by the sort).
+      // An item is inside the stack top when it ends no later, or within the rounding slack (it
+      // starts no earlier by the sort).
       while (!stack.empty() && !inside(*stack.back(), item)) stack.pop_back();
       const uint32_t enclosing = stack.empty() ? kNoEvent : stack.back()->event;
       if (item.is_leaf) {
         leaf_container[item.event] = enclosing;
       } else {
         container_parent[item.event] = enclosing;
+        // A child nested by the rounding slack ends where its parent does, so its late end
+        // cannot pull the parent's next sibling inside it.
+        if (!stack.empty() && item.end_ns > stack.back()->end_ns) it->end_ns = stack.back()->end_ns;
         stack.push_back(&item);
       }
     }

@@ -1,11 +1,14 @@
 #include "client/diff_command.h"
 
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
 #include "base/atomic_file.h"
+#include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
@@ -139,7 +142,8 @@ std::string DiffUsage() {
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), --depth N (table module levels, default 3)\n"
          "  --format table|json|csv|html   html: one self-contained page (module timeline with zoom,\n"
          "                       charts, sortable tables that follow the selected module)\n"
-         "  -o, --output FILE    write to FILE instead of standard output\n"
+         "                       (html shows every view; the page sorts, filters and cuts its tables)\n"
+         "  -o, --output FILE    write to FILE instead of standard output (- is standard output)\n"
          "  --server HOST:PORT   the profdiff-differ (default $PROFDIFF_SERVER, else localhost:50051)\n"
          "  --timeout D          deadline of the server call (default 5m)\n";
 }
@@ -277,6 +281,12 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     // grouping: each comes from the differ, with its own noise and significance.
     options.set_node_tables(true);
     options.set_per_rank(true);  // the page shows ranks only when a side has several
+    // The page shows every view and sorts, filters and cuts its tables itself; the report's
+    // own tables must hold every row so they agree with the per-module tables.
+    options.clear_views();
+    options.clear_sort();
+    options.clear_filter();
+    options.clear_top();
     PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffSidesOnce(sides, options, profile_options));
     v1::DiffOptions other_options = options;
     other_options.clear_views();
@@ -292,8 +302,18 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     PD_ASSIGN_OR_RETURN(output, RenderDiffReport(report, render));
   }
   const std::string path = parsed.Get("output", "");
-  if (path.empty()) return output;
-  PD_RETURN_IF_ERROR(base::WriteFileAtomically(path, output));
+  if (path.empty() || path == "-") return output;
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename would replace it.
+    std::ofstream out(path, std::ios::binary);
+    out.write(output.data(), static_cast<std::streamsize>(output.size()));
+    if (!out.flush()) return absl::UnavailableError(base::StrCat("-o ", path, ": cannot write"));
+    return std::string();
+  }
+  if (absl::Status written = base::WriteFileAtomically(path, output); !written.ok()) {
+    return base::Annotate(written, base::StrCat("-o ", path));
+  }
   return base::StrCat("wrote ", path, " (", output.size(), " bytes)\n");
 }
 

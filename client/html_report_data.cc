@@ -1,11 +1,11 @@
 #include "client/html_report_data.h"
 
+#include <charconv>
 #include <cmath>
 #include <string_view>
 #include <vector>
 
 #include <absl/container/node_hash_map.h>
-#include <absl/strings/str_format.h>
 
 #include "base/str_cat.h"
 #include "trace/chrome_trace_writer.h"
@@ -32,7 +32,11 @@ class Writer {
     } else if (v == std::floor(v) && std::fabs(v) < 1e15) {
       base::StrAppend(&out_, static_cast<int64_t>(v));
     } else {
-      absl::StrAppendFormat(&out_, "%.6g", v);
+      // Shortest text that reads back as the same double: the page computes deltas from the
+      // two sides, so rounding here would change them.
+      char text[32];
+      const auto [end, error] = std::to_chars(text, text + sizeof(text), v);
+      out_.append(text, error == std::errc() ? end : text);
     }
   }
   void Bool(bool v) { out_.push_back(v ? '1' : '0'); }

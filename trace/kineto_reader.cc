@@ -476,10 +476,10 @@ class TraceParser {
     PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
     if (type == od::json_type::array || type == od::json_type::object) {
       // Taken whole as text, so simdjson never descended into it: check its depth here.
-      if (NestingDepth(raw) > limits_.max_depth) {
-        return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": field \"", field,
-                                                       "\": JSON nesting deeper than max_depth ",
-                                                       limits_.max_depth));
+      if (const uint32_t depth = NestingDepth(raw); depth > limits_.max_depth) {
+        return absl::ResourceExhaustedError(base::StrCat(EventPrefix(at), ": field \"", field,
+                                                         "\": JSON nesting ", depth,
+                                                         " deep, over max_depth ", limits_.max_depth));
       }
     }
     // The same spelling repeats on many events: compact and intern it once.

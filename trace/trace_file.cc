@@ -75,7 +75,8 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
   while (in_offset < compressed.size()) {
     size_t in_used = 0;
     size_t out_used = 0;
-    const size_t avail = json_.size() - kJsonPadding - out_size;
+    // The buffer may be larger from an earlier file: never inflate past this file's limit.
+    const size_t avail = std::min<uint64_t>(json_.size() - kJsonPadding, max_json_bytes) - out_size;
     const libdeflate_result result = libdeflate_gzip_decompress_ex(
         decompressor.get(), compressed.data() + in_offset, compressed.size() - in_offset,
         json_.data() + out_size, avail, &in_used, &out_used);

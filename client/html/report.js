@@ -21,8 +21,9 @@
   function signed(text, v) { return v > 0 ? "+" + text : text; }
   function fmtDeltaUs(us) { return signed(fmtUs(us), us); }
   function fmtCount(n) { return Number.isInteger(n) ? String(n) : n.toFixed(2); }
-  function fmtPct(p) { return p === null || !Number.isFinite(p) ? "" : signed(p.toFixed(1) + "%", p); }
-  function deltaPct(b, e) { return b === 0 ? 0 : ((e - b) / b) * 100; }
+  function fmtPct(p) { return p === null ? "new" : !Number.isFinite(p) ? "" : signed(p.toFixed(1) + "%", p); }
+  // null where the baseline is 0 (a new row): shown as "new", sorted as the largest change.
+  function deltaPct(b, e) { return b === 0 ? (e === 0 ? 0 : null) : ((e - b) / b) * 100; }
   function fmtValue(v, unit) {
     if (unit === "us") return fmtUs(v);
     if (unit === "fraction") return (v * 100).toFixed(1) + "%";
@@ -254,7 +255,7 @@
 
   // ---- operator and kernel tables ---------------------------------------------------------------
   // Row arrays: D.layout.row then (baseline, experimental) pairs of the table's values.
-  const PAIRS = 8;
+  const PAIRS = D.layout.row.length;
   const val = (r, k, side) => r[PAIRS + 2 * k + side];
   function tableSpec(kind) {
     const ops = kind === "operators";
@@ -341,7 +342,7 @@
         const col = spec.cols.find((c) => c.key === state.sort);
         if (col) {
           const dir = state.desc ? -1 : 1;
-          const key = col.magnitude ? (r) => Math.abs(col.get(r)) : col.get;
+          const key = col.magnitude ? (r) => { const v = col.get(r); return v === null ? Infinity : Math.abs(v); } : col.get;
           rows = rows.slice().sort((a, b) => {
             const x = key(a), y = key(b);
             return (x < y ? -1 : x > y ? 1 : 0) * dir;
@@ -366,7 +367,7 @@
       table.innerHTML = html + "</tbody>";
       controls.querySelector(".count").textContent =
         `showing ${shown.length} of ${rows.length} rows` + (rows.length !== all.length ? ` (filtered from ${all.length})` : "");
-      $(kind + "-scope").textContent = selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
+      $(kind + "-scope").textContent = !root || selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
       table.dataset.rows = String(rows.length);
     }
     return { render };

@@ -216,6 +216,13 @@ TEST(OperatorViewTest, WholeMicrosecondTracesNestAChildEndingOneMicrosecondLate)
   EXPECT_DOUBLE_EQ(FindOperator(p, "aten::thnn_conv2d")->host_self_us(), 2660 - 2658);
   // A sibling that starts when _convolution has ended is not pulled inside.
   EXPECT_DOUBLE_EQ(FindOperator(p, "aten::empty")->host_self_us(), 1);
+  // A child nested by the slack does not pull its parent's next sibling inside it.
+  const v1::WorkerProfile next = Profile(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "P", "pid": 1, "tid": 1, "ts": 100, "dur": 10},
+    {"ph": "X", "cat": "cpu_op", "name": "C", "pid": 1, "tid": 1, "ts": 105, "dur": 6},
+    {"ph": "X", "cat": "cpu_op", "name": "D", "pid": 1, "tid": 1, "ts": 110, "dur": 2}]})");
+  EXPECT_DOUBLE_EQ(FindOperator(next, "C")->host_self_us(), 6);
+  EXPECT_DOUBLE_EQ(FindOperator(next, "P")->host_self_us(), 4);
   // With nanosecond times, containment is exact: the same child 1 ns late is a sibling.
   const v1::WorkerProfile exact = Profile(R"({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "aten::thnn_conv2d", "pid": 1, "tid": 1, "ts": 10.000, "dur": 20.000},

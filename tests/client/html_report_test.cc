@@ -172,8 +172,7 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   EXPECT_EQ(name, report->operators(0).name());
   double host_self = 0;
   ASSERT_EQ(first.at(10).get(host_self), simdjson::SUCCESS);
-  EXPECT_NEAR(host_self, report->operators(0).baseline().host_self_us(),
-              1e-5 * (1 + report->operators(0).baseline().host_self_us()));
+  EXPECT_DOUBLE_EQ(host_self, report->operators(0).baseline().host_self_us()) << "numbers read back exactly";
   size_t nodes = 0;
   simdjson::dom::element modules;
   ASSERT_EQ(doc["modules"].get(modules), simdjson::SUCCESS);

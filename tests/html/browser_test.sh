@@ -5,8 +5,9 @@
 set -euo pipefail
 profdiff="$1" node_modules="$2" out="$3"
 here="$(cd "$(dirname "$0")" && pwd)"
-traces="${PROFDIFF_TRACES:?set PROFDIFF_TRACES}"
 skip() { echo "SKIPPED: $*"; exit 77; }
+traces="${PROFDIFF_TRACES:-}"
+[ -n "$traces" ] || skip "PROFDIFF_TRACES is not set"
 
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "no ${CHROMIUM:-/usr/bin/chromium} (scripts/install_deps.sh installs Debian's chromium)"
 command -v node >/dev/null || skip "no node (scripts/install_deps.sh installs Debian's nodejs)"
@@ -32,8 +33,10 @@ mkdir -p "$out"
 
 # Self-contained: no reference to anything on a network.
 for f in "$out"/*.html; do
-  if grep -n -o -E "https?://[^\"' )]*" "$f" | head -5 | grep .; then
-    echo "FAIL: $f refers to the network (above)"
+  refs="$(grep -c -E "https?://" "$f" || true)"
+  if [ "$refs" != 0 ]; then
+    grep -o -E "https?://[^\"' )]{0,60}" "$f" | sort -u | sed -n 1,5p || true
+    echo "FAIL: $f refers to the network on $refs lines (above)"
     exit 1
   fi
 done

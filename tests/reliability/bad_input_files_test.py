@@ -91,6 +91,8 @@ def main():
                 problem = f"exit code {code} (want 1; a negative code is a signal)"
             elif name not in message:
                 problem = "the message does not name the file"
+            elif name == "bomb.json.gz" and "max_gzip_ratio" not in message:
+                problem = "the bomb was not stopped by the max_gzip_ratio guard"
             elif message.count("\n") != 0:
                 problem = "the message is more than one line"
             verdict = "FAIL" if problem else "PASS"
