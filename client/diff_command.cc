@@ -60,55 +60,76 @@ struct DiffSides {
   absl::Duration timeout;
 };
 
-// One diff of the two sides with these options and groupings: two run ids go to the server's
-// differ; paths are read here, and a stored run's profile is fetched to be diffed here.
-absl::StatusOr<v1::DiffReport> DiffSidesOnce(const DiffSides& sides, const v1::DiffOptions& options,
-                                             const analysis::ProfileOptions& profile_options) {
+// What one diff is asked: the differ's options and the profiles' groupings.
+struct DiffAsk {
+  v1::DiffOptions options;
+  analysis::ProfileOptions profile_options;
+};
+
+// One diff of the two sides per ask: two run ids go to the server's differ; paths are read here
+// once for every ask, and a stored run's profile is fetched to be diffed here.
+absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides,
+                                                          const std::vector<DiffAsk>& asks) {
   const bool baseline_stored = IsRunIdArgument(sides.baseline);
   const bool experimental_stored = IsRunIdArgument(sides.experimental);
+  std::vector<v1::DiffReport> reports;
   if (baseline_stored && experimental_stored) {
     // Both runs live on the server: the differ diffs them next to the store.
-    v1::DiffRequest request;
-    request.set_baseline_run(sides.baseline);
-    request.set_experimental_run(sides.experimental);
-    *request.mutable_options() = options;
-    const RequestGroupings groupings = GroupingsOf(profile_options);
-    request.set_operator_grouping(groupings.operators);
-    request.set_kernel_grouping(groupings.kernels);
-    absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server, request, sides.timeout);
-    if (report.status().code() == absl::StatusCode::kUnavailable) {
-      // Maybe a mistyped path rather than a run id: say both.
-      return absl::UnavailableError(base::StrCat(sides.baseline, ", ", sides.experimental,
-                                                 ": not files or folders here, and ",
-                                                 report.status().message()));
+    for (const DiffAsk& ask : asks) {
+      v1::DiffRequest request;
+      request.set_baseline_run(sides.baseline);
+      request.set_experimental_run(sides.experimental);
+      *request.mutable_options() = ask.options;
+      const RequestGroupings groupings = GroupingsOf(ask.profile_options);
+      request.set_operator_grouping(groupings.operators);
+      request.set_kernel_grouping(groupings.kernels);
+      absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server, request, sides.timeout);
+      if (report.status().code() == absl::StatusCode::kUnavailable) {
+        // Maybe a mistyped path rather than a run id: say both.
+        return absl::UnavailableError(base::StrCat(sides.baseline, ", ", sides.experimental,
+                                                   ": not files or folders here, and ",
+                                                   report.status().message()));
+      }
+      if (!report.ok()) return report.status();
+      reports.push_back(*std::move(report));
     }
-    return report;
+    return reports;
   }
-  std::vector<v1::RunProfile> runs;
+  std::vector<analysis::ProfileOptions> groupings;
+  for (const DiffAsk& ask : asks) groupings.push_back(ask.profile_options);
+  // runs[a] = {baseline, experimental} for ask a.
+  std::vector<std::vector<v1::RunProfile>> runs;
   std::vector<std::string> warnings;
   if (!baseline_stored && !experimental_stored) {
-    PD_ASSIGN_OR_RETURN(runs, LoadRuns({{sides.baseline}, {sides.experimental}}, profile_options));
+    PD_ASSIGN_OR_RETURN(runs, LoadRunsWithEachOptions({{sides.baseline}, {sides.experimental}}, groupings));
   } else {
     // One side is a path, the other a stored run: its state, then its profile (so the warning
     // describes the profile or an older state), then the diff here.
+    runs.resize(asks.size());
     RunStoreClient client(sides.server, sides.timeout);
     for (const std::string& side : {sides.baseline, sides.experimental}) {
       if (!IsRunIdArgument(side)) {
-        PD_ASSIGN_OR_RETURN(v1::RunProfile run, LoadRun({side}, profile_options));
-        runs.push_back(std::move(run));
+        PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> local,
+                            LoadRunsWithEachOptions({{side}}, groupings));
+        for (size_t a = 0; a < asks.size(); ++a) runs[a].push_back(std::move(local[a].front()));
         continue;
       }
       PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
-      PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, profile_options));
-      runs.push_back(std::move(run));
+      for (size_t a = 0; a < asks.size(); ++a) {
+        PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, groupings[a]));
+        runs[a].push_back(std::move(run));
+      }
       if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
         warnings.push_back(*std::move(warning));
       }
     }
   }
-  PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[0], runs[1], options));
-  for (std::string& warning : warnings) report.add_warnings(std::move(warning));
-  return report;
+  for (size_t a = 0; a < asks.size(); ++a) {
+    PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[a][0], runs[a][1], asks[a].options));
+    for (const std::string& warning : warnings) report.add_warnings(warning);
+    reports.push_back(std::move(report));
+  }
+  return reports;
 }
 
 // The groupings the HTML page's toggle switches to.
@@ -287,19 +308,19 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     options.clear_sort();
     options.clear_filter();
     options.clear_top();
-    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffSidesOnce(sides, options, profile_options));
     v1::DiffOptions other_options = options;
     other_options.clear_views();
     other_options.add_views(v1::DIFF_VIEW_MODULES);
     other_options.add_views(v1::DIFF_VIEW_OPERATORS);
     other_options.add_views(v1::DIFF_VIEW_KERNELS);
     other_options.set_per_rank(false);
-    PD_ASSIGN_OR_RETURN(v1::DiffReport other,
-                        DiffSidesOnce(sides, other_options, OtherGroupings(profile_options)));
-    output = RenderHtmlReport(report, &other);
+    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
+                        DiffSidesEach(sides, {{options, profile_options},
+                                              {other_options, OtherGroupings(profile_options)}}));
+    output = RenderHtmlReport(reports[0], &reports[1]);
   } else {
-    PD_ASSIGN_OR_RETURN(v1::DiffReport report, DiffSidesOnce(sides, options, profile_options));
-    PD_ASSIGN_OR_RETURN(output, RenderDiffReport(report, render));
+    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports, DiffSidesEach(sides, {{options, profile_options}}));
+    PD_ASSIGN_OR_RETURN(output, RenderDiffReport(reports.front(), render));
   }
   const std::string path = parsed.Get("output", "");
   if (path.empty() || path == "-") return output;

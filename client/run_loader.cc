@@ -25,8 +25,9 @@ std::string RunNameOf(const std::string& path) {
   return WorkerNameOf(p.filename().string());
 }
 
-absl::StatusOr<v1::WorkerProfile> LoadWorker(const WorkerFiles& files, const std::string& run,
-                                             const analysis::ProfileOptions& options) {
+// One profile per entry of `options`, from one read of the worker's files.
+absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
+    const WorkerFiles& files, const std::string& run, const std::vector<analysis::ProfileOptions>& options) {
   trace::KinetoReader reader;
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
@@ -34,8 +35,12 @@ absl::StatusOr<v1::WorkerProfile> LoadWorker(const WorkerFiles& files, const std
     spans.push_back(std::move(span));
   }
   const trace::Trace merged = trace::MergeSpans(std::move(spans));
-  return analysis::BuildWorkerProfile(
-      merged, {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, options);
+  std::vector<v1::WorkerProfile> profiles;
+  for (const analysis::ProfileOptions& o : options) {
+    profiles.push_back(analysis::BuildWorkerProfile(
+        merged, {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, o));
+  }
+  return profiles;
 }
 
 }  // namespace
@@ -92,6 +97,13 @@ absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& 
 
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
     const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options) {
+  PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> by_options,
+                      LoadRunsWithEachOptions(runs, {options}));
+  return std::move(by_options.front());
+}
+
+absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions(
+    const std::vector<std::vector<std::string>>& runs, const std::vector<analysis::ProfileOptions>& options) {
   std::vector<v1::RunProfile> profiles(runs.size());
   // Every worker of every run is one task, so both sides of a diff load in parallel.
   struct Task {
@@ -105,8 +117,8 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
     profiles[r].set_run(RunNameOf(runs[r].front()));
     for (WorkerFiles& files : workers) tasks.push_back({r, std::move(files)});
   }
-  std::vector<absl::StatusOr<v1::WorkerProfile>> results(tasks.size(),
-                                                         absl::UnknownError("not loaded"));
+  std::vector<absl::StatusOr<std::vector<v1::WorkerProfile>>> results(tasks.size(),
+                                                                      absl::UnknownError("not loaded"));
   {
     // At most one thread per core.
     const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), std::thread::hardware_concurrency()));
@@ -120,17 +132,22 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
       });
     }
   }
+  std::vector<std::vector<v1::RunProfile>> by_options(options.size(), profiles);
   for (size_t t = 0; t < tasks.size(); ++t) {
     if (!results[t].ok()) return results[t].status();
-    *profiles[tasks[t].run].add_workers() = std::move(results[t]).value();
+    for (size_t o = 0; o < options.size(); ++o) {
+      *by_options[o][tasks[t].run].add_workers() = std::move((*results[t])[o]);
+    }
   }
-  for (v1::RunProfile& run : profiles) {
-    std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
-                     [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
-                       return a.worker().rank() < b.worker().rank();
-                     });
+  for (std::vector<v1::RunProfile>& runs_of_options : by_options) {
+    for (v1::RunProfile& run : runs_of_options) {
+      std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
+                       [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
+                         return a.worker().rank() < b.worker().rank();
+                       });
+    }
   }
-  return profiles;
+  return by_options;
 }
 
 absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,

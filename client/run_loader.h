@@ -37,6 +37,11 @@ absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& 
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
     const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options);
 
+// LoadRuns once per entry of `options` (one profile of each run per grouping), reading every
+// trace file once: the HTML report's two groupings cost one read.
+absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions(
+    const std::vector<std::vector<std::string>>& runs, const std::vector<analysis::ProfileOptions>& options);
+
 }  // namespace profdiff::client
 
 #endif  // PROFDIFF_CLIENT_RUN_LOADER_H_
