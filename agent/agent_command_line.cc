@@ -74,6 +74,10 @@ std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
       {"run", {Modes::kBoth, text(&AgentCommandLine::run)}},
       {"state-dir", {Modes::kBoth, text(&AgentCommandLine::state_dir)}},
       {"agent-id", {Modes::kBoth, text(&AgentCommandLine::agent_id)}},
+      {"tls-ca-file", {Modes::kBoth, text(&AgentCommandLine::tls_ca_file)}},
+      {"tls-cert-file", {Modes::kBoth, text(&AgentCommandLine::tls_cert_file)}},
+      {"tls-key-file", {Modes::kBoth, text(&AgentCommandLine::tls_key_file)}},
+      {"auth-token-file", {Modes::kBoth, text(&AgentCommandLine::auth_token_file)}},
       {"settle", {Modes::kWatchOnly, duration("settle", &AgentCommandLine::settle, true)}},
       {"give-up-after",
        {Modes::kWatchOnly, duration("give-up-after", &AgentCommandLine::give_up_after, true)}},
@@ -143,6 +147,10 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
       line.help = true;
       return line;
     }
+    if (arg == "--tls") {  // the one flag without a value
+      line.tls = true;
+      continue;
+    }
     std::string_view name = arg.substr(arg.starts_with("--") ? 2 : 1);
     std::string_view value;
     bool has_value = false;
@@ -200,6 +208,11 @@ exits 0 when every span was acknowledged, 1 otherwise, 2 on usage errors.
                            file is in (upload: the file's folder), else DIR's name
   --state-dir DIR          default $XDG_STATE_HOME/profdiff-agent or ~/.local/state/profdiff-agent
   --agent-id ID            sent with each upload (default: the hostname)
+  --tls                    connect with TLS, trusting the system's CA roots
+  --tls-ca-file FILE       connect with TLS, trusting this PEM CA ($PROFDIFF_TLS_CA_FILE)
+  --tls-cert-file FILE     client certificate for mutual TLS, with --tls-key-file FILE
+                           ($PROFDIFF_TLS_CERT_FILE, $PROFDIFF_TLS_KEY_FILE)
+  --auth-token-file FILE   send the bearer token in FILE; implies TLS ($PROFDIFF_TOKEN_FILE)
   --settle D               a file is complete when unchanged this long and readable (2s)
   --give-up-after D        an unchanged file that stays unreadable this long fails (60s)
   --rescan-interval D      full rescan of DIR, for file systems without inotify events (30s)

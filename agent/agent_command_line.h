@@ -23,6 +23,11 @@ struct AgentCommandLine {
   std::string run;                           // --run ID
   std::string state_dir;                     // --state-dir DIR (default DefaultAgentStateDir)
   std::string agent_id;                      // --agent-id ID (default the hostname)
+  std::string tls_ca_file;                   // --tls-ca-file (else $PROFDIFF_TLS_CA_FILE)
+  std::string tls_cert_file;                 // --tls-cert-file (else $PROFDIFF_TLS_CERT_FILE)
+  std::string tls_key_file;                  // --tls-key-file (else $PROFDIFF_TLS_KEY_FILE)
+  std::string auth_token_file;               // --auth-token-file (else $PROFDIFF_TOKEN_FILE)
+  bool tls = false;                          // --tls: TLS with the system's CA roots
   absl::Duration settle = absl::Seconds(2);  // --settle
   absl::Duration give_up_after = absl::Seconds(60);          // --give-up-after
   absl::Duration rescan_interval = absl::Seconds(30);        // --rescan-interval

@@ -19,6 +19,7 @@
 #include "agent/span_identity.h"
 #include "agent/span_uploader.h"
 #include "agent/trace_file_uploader.h"
+#include "rpc/credentials.h"
 #include "base/log.h"
 #include "trace/kineto_reader.h"
 
@@ -49,9 +50,11 @@ int Fail(int code, absl::string_view message) {
 }
 
 profdiff::agent::SpanUploaderOptions UploadOptions(const AgentCommandLine& line,
-                                                   std::string agent_id) {
+                                                   std::string agent_id,
+                                                   profdiff::rpc::ChannelSecurity security) {
   profdiff::agent::SpanUploaderOptions options;
   options.agent_id = std::move(agent_id);
+  options.security = std::move(security);
   options.window_chunks = line.window;
   options.stream_timeout = line.rpc_timeout;
   options.backoff.initial_delay = line.backoff_initial;
@@ -69,11 +72,12 @@ profdiff::agent::TraceFileUploaderOptions FileOptions(const AgentCommandLine& li
 }
 
 int RunUpload(const AgentCommandLine& line, const std::string& state_dir,
-              const std::string& hostname, const std::string& agent_id) {
+              const std::string& hostname, const std::string& agent_id,
+              const profdiff::rpc::ChannelSecurity& security) {
   absl::StatusOr<profdiff::agent::AgentStateStore> store =
       profdiff::agent::AgentStateStore::Open(state_dir);
   if (!store.ok()) return Fail(kExitFailed, store.status().message());
-  profdiff::agent::SpanUploaderOptions upload = UploadOptions(line, agent_id);
+  profdiff::agent::SpanUploaderOptions upload = UploadOptions(line, agent_id, security);
   upload.deadline = absl::Now() + line.timeout;  // bounds every file's retries together
   profdiff::agent::TraceFileUploader uploader(
       *std::move(store), FileOptions(line, hostname),
@@ -93,7 +97,8 @@ int RunUpload(const AgentCommandLine& line, const std::string& state_dir,
 }
 
 int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
-             const std::string& hostname, const std::string& agent_id) {
+             const std::string& hostname, const std::string& agent_id,
+             const profdiff::rpc::ChannelSecurity& security) {
   // Blocked before any thread starts, so every thread inherits the mask and sigwait below is
   // the only receiver.
   sigset_t signals;
@@ -107,7 +112,7 @@ int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
   options.logdir = line.logdir;
   options.state_dir = state_dir;
   options.files = FileOptions(line, hostname);
-  options.upload = UploadOptions(line, agent_id);
+  options.upload = UploadOptions(line, agent_id, security);
   options.watch.settle = line.settle;
   options.watch.give_up_after = line.give_up_after;
   options.watch.rescan_interval = line.rescan_interval;
@@ -146,9 +151,17 @@ int main(int argc, char** argv) {
     if (state_dir.empty())
       return Fail(kExitUsage, "no --state-dir, and neither XDG_STATE_HOME nor HOME is set");
   }
+  absl::StatusOr<profdiff::rpc::ChannelSecurity> security =
+      profdiff::rpc::ChannelSecurity::Load(profdiff::rpc::WithEnvironmentDefaults(
+          {.tls_ca_file = line->tls_ca_file,
+           .tls_cert_file = line->tls_cert_file,
+           .tls_key_file = line->tls_key_file,
+           .token_file = line->auth_token_file,
+           .tls = line->tls}));
+  if (!security.ok()) return Fail(kExitUsage, security.status().message());
   const std::string hostname = LocalHostname();
   const std::string agent_id = line->agent_id.empty() ? hostname : line->agent_id;
   return line->mode == profdiff::agent::AgentMode::kUpload
-             ? RunUpload(*line, state_dir, hostname, agent_id)
-             : RunWatch(*line, state_dir, hostname, agent_id);
+             ? RunUpload(*line, state_dir, hostname, agent_id, *security)
+             : RunWatch(*line, state_dir, hostname, agent_id, *security);
 }

@@ -177,7 +177,7 @@ bool IsRetryableUploadError(const absl::Status& status) {
 SpanUploader::SpanUploader(const std::string& address, SpanUploaderOptions options)
     : options_(std::move(options)),
       stub_(v1::Collector::NewStub(rpc::MakeChannel(
-          address, rpc::ReconnectBackoff{options_.backoff.initial_delay, options_.backoff.max_delay}))) {}
+          address, options_.security, rpc::ReconnectBackoff{options_.backoff.initial_delay, options_.backoff.max_delay}))) {}
 
 SpanUploader::~SpanUploader() = default;
 

@@ -29,6 +29,7 @@
 #include "agent/backoff.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/trace.pb.h"
+#include "rpc/credentials.h"
 #include "rpc/limits.h"
 #include "trace/trace.h"
 
@@ -41,6 +42,7 @@ inline constexpr uint32_t kDefaultChunkEvents = 1 << 16;
 
 struct SpanUploaderOptions {
   std::string agent_id;  // UploadHeader.agent_id
+  rpc::ChannelSecurity security;  // plaintext unless TLS (and a token) were configured
   size_t max_chunk_bytes = rpc::kMaxChunkBytes - kChunkEnvelopeSlackBytes;
   int window_chunks = 8;                             // unacknowledged chunks in flight, >= 1
   absl::Duration stream_timeout = absl::Minutes(5);  // deadline of one Upload stream

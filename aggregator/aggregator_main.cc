@@ -14,8 +14,11 @@
 #include "base/log.h"
 #include "base/str_cat.h"
 #include "base/termination_signals.h"
+#include "rpc/server_security_flags.h"
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve Collector and RunStore on");
+ABSL_FLAG(std::string, listen, "",
+          "HOST:PORT to serve Collector and RunStore on (default 127.0.0.1:50052 in plaintext, "
+          "0.0.0.0:50052 with TLS)");
 ABSL_FLAG(std::string, data_dir, "",
           "run store folder (default $XDG_STATE_HOME/profdiff-aggregator or "
           "~/.local/state/profdiff-aggregator)");
@@ -23,6 +26,7 @@ ABSL_FLAG(absl::Duration, partial_after, absl::Minutes(10),
           "a run missing workers turns PARTIAL after this long without activity");
 ABSL_FLAG(int, io_threads, 4, "threads for disk work (fsync, reads, profile builds)");
 ABSL_FLAG(int, build_threads, 1, "threads building profiles when spans close (CPU-bound)");
+ABSL_FLAG(int, max_streams_per_agent, 64, "Upload streams one agent id may hold open at once");
 ABSL_FLAG(uint64_t, max_span_bytes, uint64_t{16} << 30, "stored bytes one span may take");
 ABSL_FLAG(std::string, port_file, "", "write the bound port here once serving (for scripts)");
 ABSL_FLAG(int, v, 0, "log verbosity");
@@ -42,13 +46,23 @@ int Run() {
   using profdiff::aggregator::AggregatorServer;
   profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
   AggregatorOptions options;
+  absl::StatusOr<profdiff::rpc::ServerSecurity> security = profdiff::rpc::ServerSecurityFromFlags();
+  if (!security.ok()) {
+    std::fprintf(stderr, "profdiff-aggregator: error: %s\n", security.status().ToString().c_str());
+    return 2;
+  }
+  options.security = *std::move(security);
   options.listen_address = absl::GetFlag(FLAGS_listen);
+  if (options.listen_address.empty()) {
+    options.listen_address = profdiff::rpc::DefaultListenAddress(options.security, 50052);
+  }
   options.store.data_dir = absl::GetFlag(FLAGS_data_dir);
   if (options.store.data_dir.empty()) options.store.data_dir = DefaultDataDir();
   options.store.partial_after = absl::GetFlag(FLAGS_partial_after);
   options.store.max_span_bytes = absl::GetFlag(FLAGS_max_span_bytes);
   options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
   options.build_threads = std::max(1, absl::GetFlag(FLAGS_build_threads));
+  options.max_streams_per_agent = std::max(1, absl::GetFlag(FLAGS_max_streams_per_agent));
 
   const profdiff::base::TerminationSignals signals;  // before any thread starts
 
@@ -60,8 +74,9 @@ int Run() {
   for (const std::string& note : (*server)->store().recovery_notes()) {
     PD_LOG(WARNING, "recovery %s", note);
   }
-  PD_LOG(INFO, "serving address=%s port=%d data_dir=%s", options.listen_address, (*server)->port(),
-         options.store.data_dir);
+  PD_LOG(INFO, "serving address=%s port=%d data_dir=%s security=%s", options.listen_address,
+         (*server)->port(), options.store.data_dir, options.security.Describe());
+  PD_LOG(INFO, "%s", profdiff::rpc::DescribeListening(options.listen_address, options.security));
   return signals.ServeUntilSignal("profdiff-aggregator", (*server)->port(), absl::GetFlag(FLAGS_port_file),
                                   [&] { (*server)->Shutdown(); });
 }

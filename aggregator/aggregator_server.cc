@@ -30,10 +30,12 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(Aggreg
   parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
   parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
-                                                        parts->build_pool.get());
+                                                        parts->build_pool.get(),
+                                                        options.max_streams_per_agent);
   parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->pool.get());
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
-                                                      {parts->collector.get(), parts->run_store.get()}));
+                                                      {parts->collector.get(), parts->run_store.get()},
+                                                      options.security));
   return std::make_unique<AggregatorServer>(std::move(parts));
 }
 

@@ -9,14 +9,17 @@
 #include <absl/status/statusor.h>
 
 #include "aggregator/local_store.h"
+#include "rpc/credentials.h"
 
 namespace profdiff::aggregator {
 
 struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
+  rpc::ServerSecurity security;  // plaintext unless TLS files were given
   LocalStoreOptions store;
   int io_threads = 4;     // disk-bound: chunk appends (fsync), reads
   int build_threads = 1;  // CPU-bound: profile builds when spans close
+  int max_streams_per_agent = 64;  // open Upload streams of one agent id
 };
 
 class AggregatorServer {

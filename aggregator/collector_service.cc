@@ -1,6 +1,7 @@
 #include "aggregator/collector_service.h"
 
 #include <memory>
+#include <optional>
 
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -16,8 +17,9 @@ namespace {
 // members need no lock.
 class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck> {
  public:
-  UploadReactor(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool)
-      : store_(store), io_pool_(io_pool), build_pool_(build_pool) {
+  UploadReactor(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
+                OpenStreams* open_streams)
+      : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(open_streams) {
     StartRead(&message_);
   }
 
@@ -68,6 +70,8 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
         const v1::UploadHeader& header = message_.header();
         span_ = base::StrCat("run ", header.run(), " worker ", header.worker().rank(), ".",
                              header.worker().worker_name(), " span ", header.span());
+        PD_ASSIGN_OR_RETURN(OpenStreams::Slot slot, open_streams_->Acquire(header.agent_id()));
+        slot_.emplace(std::move(slot));
         PD_ASSIGN_OR_RETURN(LocalStore::OpenedSpan opened, store_->OpenSpan(header));
         lease_ = std::move(opened.lease);
         span_closed_ = opened.closed;
@@ -114,6 +118,8 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   LocalStore* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
+  OpenStreams* open_streams_;
+  std::optional<OpenStreams::Slot> slot_;  // held from the header until the reactor is done
   v1::UploadMessage message_;
   v1::UploadAck ack_;
   std::string span_;  // "run R worker K span S", once the header came
@@ -126,7 +132,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
 grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* CollectorService::Upload(
     grpc::CallbackServerContext* /*context*/) {
   // gRPC owns the reactor until OnDone (STYLE.md §8: the only new/delete this in the code).
-  return new UploadReactor(store_, io_pool_, build_pool_);
+  return new UploadReactor(store_, io_pool_, build_pool_, &open_streams_);
 }
 
 }  // namespace profdiff::aggregator

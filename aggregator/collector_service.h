@@ -5,6 +5,7 @@
 
 #include "base/thread_pool.h"
 #include "aggregator/local_store.h"
+#include "aggregator/open_streams.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 
 namespace profdiff::aggregator {
@@ -15,11 +16,13 @@ namespace profdiff::aggregator {
 // answered with an UploadAck once durable; one message is in flight per stream,
 // so a stream's messages are handled in order. A bad message ends the stream with
 // INVALID_ARGUMENT / RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it.
+// An agent may hold `max_streams_per_agent` streams open at once (counted from the header on).
 // `store` and the pools must outlive the service.
 class CollectorService final : public v1::Collector::CallbackService {
  public:
-  CollectorService(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool)
-      : store_(store), io_pool_(io_pool), build_pool_(build_pool) {}
+  CollectorService(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
+                   int max_streams_per_agent)
+      : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(max_streams_per_agent) {}
 
   grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* Upload(
       grpc::CallbackServerContext* context) override;
@@ -28,6 +31,7 @@ class CollectorService final : public v1::Collector::CallbackService {
   LocalStore* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
+  OpenStreams open_streams_;
 };
 
 }  // namespace profdiff::aggregator

@@ -34,7 +34,9 @@ void ParseFlags(int argc, char** argv, const char* usage) {
   absl::SetProgramUsageMessage(
       StrCat(usage, "\nFlag names may be written with '-' or '_' (--data-dir = --data_dir)."));
   absl::FlagsUsageConfig config;
-  config.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "_main.cc"); };
+  config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "_main.cc") || absl::EndsWith(file, "_flags.cc");
+  };
   config.contains_helpshort_flags = config.contains_help_flags;
   absl::SetFlagsUsageConfig(config);
   std::vector<std::string> args = UnderscoreFlagNames(argc, argv);

@@ -16,7 +16,7 @@ std::vector<std::string> UnderscoreFlagNames(int argc, char** argv);
 std::vector<char*> ArgvOf(std::vector<std::string>& args);
 
 // What a binary's main calls: sets `usage`, makes `--help` list the flags defined in files named
-// `*_main.cc` (Abseil's default matches only a file named after the binary, which ours are not),
+// `*_main.cc` or `*_flags.cc` (Abseil's default matches only a file named after the binary, which ours are not),
 // and parses argv with dashes in flag names accepted. Exits on --help or a bad flag.
 void ParseFlags(int argc, char** argv, const char* usage);
 

@@ -18,6 +18,7 @@
 #include "client/run_loader.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
+#include "client/server_connection.h"
 #include "differ/differ.h"
 #include "differ/run_completeness.h"
 
@@ -56,7 +57,7 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
 struct DiffSides {
   std::string baseline;
   std::string experimental;
-  std::string server;
+  ServerConnection server;
   absl::Duration timeout;
 };
 
@@ -83,7 +84,7 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
       const RequestGroupings groupings = GroupingsOf(ask.profile_options);
       request.set_operator_grouping(groupings.operators);
       request.set_kernel_grouping(groupings.kernels);
-      absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server, request, sides.timeout);
+      absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server.address, sides.server.security, request, sides.timeout);
       if (report.status().code() == absl::StatusCode::kUnavailable) {
         // Maybe a mistyped path rather than a run id: say both.
         return absl::UnavailableError(base::StrCat(sides.baseline, ", ", sides.experimental,
@@ -106,7 +107,7 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
     // One side is a path, the other a stored run: its state, then its profile (so the warning
     // describes the profile or an older state), then the diff here.
     runs.resize(asks.size());
-    RunStoreClient client(sides.server, sides.timeout);
+    RunStoreClient client(sides.server.address, sides.server.security, sides.timeout);
     for (const std::string& side : {sides.baseline, sides.experimental}) {
       if (!IsRunIdArgument(side)) {
         PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> local,
@@ -165,8 +166,8 @@ std::string DiffUsage() {
          "                       charts, sortable tables that follow the selected module)\n"
          "                       (html shows every view; the page sorts, filters and cuts its tables)\n"
          "  -o, --output FILE    write to FILE instead of standard output (- is standard output)\n"
-         "  --server HOST:PORT   the profdiff-differ (default $PROFDIFF_SERVER, else localhost:50051)\n"
-         "  --timeout D          deadline of the server call (default 5m)\n";
+         "  --timeout D          deadline of the server call (default 5m)\n" +
+         std::string(ConnectionUsage());
 }
 
 absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, const std::string& text) {
@@ -199,9 +200,10 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
       ParseArgs(spelled,
-                {"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change", "min-change-us", "compare",
-                 "steps", "device", "sort", "filter", "top", "depth", "format", "server", "timeout", "output"},
-                {"per-rank", "short-names"}));
+                WithConnectionOptions({"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change",
+                                       "min-change-us", "compare", "steps", "device", "sort", "filter", "top",
+                                       "depth", "format", "timeout", "output"}),
+                WithConnectionSwitches({"per-rank", "short-names"})));
   if (parsed.positionals.size() != 2) {
     return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
                                                    parsed.positionals.size(), " paths\n", DiffUsage()));
@@ -294,8 +296,8 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError("--format html shows profdiff's comparison; HTA mode prints table, json or csv");
   }
-  const DiffSides sides{parsed.positionals[0], parsed.positionals[1], parsed.Get("server", DefaultServerAddress()),
-                        timeout};
+  PD_ASSIGN_OR_RETURN(ServerConnection server, ServerConnectionOf(parsed));
+  const DiffSides sides{parsed.positionals[0], parsed.positionals[1], std::move(server), timeout};
   std::string output;
   if (html) {
     // The page's tables follow the selected module, and its group-by toggle shows the other

@@ -10,9 +10,10 @@
 
 namespace profdiff::client {
 
-absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address, const v1::DiffRequest& request,
-                                            absl::Duration timeout) {
-  std::unique_ptr<v1::Differ::Stub> stub = v1::Differ::NewStub(rpc::MakeChannel(address));
+absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address,
+                                            const rpc::ChannelSecurity& security,
+                                            const v1::DiffRequest& request, absl::Duration timeout) {
+  std::unique_ptr<v1::Differ::Stub> stub = v1::Differ::NewStub(rpc::MakeChannel(address, security));
   grpc::ClientContext context;
   rpc::SetTimeout(context, timeout);
   v1::DiffReport report;

@@ -9,13 +9,15 @@
 
 #include "profdiff/v1/diff.pb.h"
 #include "profdiff/v1/differ.pb.h"
+#include "rpc/credentials.h"
 
 namespace profdiff::client {
 
 // The call has a deadline of `timeout`. Errors are the differ's (NOT_FOUND naming an unknown
 // run; UNAVAILABLE when nothing answers) with "server ADDR: " in front.
-absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address, const v1::DiffRequest& request,
-                                            absl::Duration timeout);
+absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address,
+                                            const rpc::ChannelSecurity& security,
+                                            const v1::DiffRequest& request, absl::Duration timeout);
 
 }  // namespace profdiff::client
 

@@ -17,7 +17,7 @@ bool IsRunIdArgument(const std::string& arg) {
 }
 
 absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::string>& args,
-                                                        const std::string& server,
+                                                        const ServerConnection& server,
                                                         const analysis::ProfileOptions& options) {
   const auto run_id = std::find_if(args.begin(), args.end(), IsRunIdArgument);
   // What cannot be a run id is read as a path (a missing one: NotFound from the reader).
@@ -27,7 +27,7 @@ absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::s
         *run_id, ": no such file or folder (several arguments must all be trace paths; "
                  "a run on the server is named by one run id)"));
   }
-  RunStoreClient client(server);
+  RunStoreClient client(server.address, server.security);
   absl::StatusOr<v1::RunProfile> profile = client.GetProfile(args.front(), options);
   if (!profile.ok() && profile.status().code() == absl::StatusCode::kUnavailable) {
     return absl::UnavailableError(base::StrCat(args.front(), ": not a file or folder here, and ",

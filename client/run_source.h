@@ -9,6 +9,7 @@
 #include <absl/status/statusor.h>
 
 #include "analysis/worker_profile.h"
+#include "client/server_connection.h"
 #include "profdiff/v1/profile.pb.h"
 
 namespace profdiff::client {
@@ -22,7 +23,7 @@ bool IsRunIdArgument(const std::string& arg);
 // the single argument is a run id fetched from `server` (RunStore.GetProfile). InvalidArgument
 // for several arguments that are not all paths.
 absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::string>& args,
-                                                        const std::string& server,
+                                                        const ServerConnection& server,
                                                         const analysis::ProfileOptions& options);
 
 }  // namespace profdiff::client

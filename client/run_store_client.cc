@@ -43,8 +43,11 @@ RequestGroupings GroupingsOf(const analysis::ProfileOptions& options) {
   return groupings;
 }
 
-RunStoreClient::RunStoreClient(const std::string& address, absl::Duration timeout)
-    : address_(address), timeout_(timeout), stub_(v1::RunStore::NewStub(rpc::MakeChannel(address))) {}
+RunStoreClient::RunStoreClient(const std::string& address, const rpc::ChannelSecurity& security,
+                               absl::Duration timeout)
+    : address_(address),
+      timeout_(timeout),
+      stub_(v1::RunStore::NewStub(rpc::MakeChannel(address, security))) {}
 
 absl::Status RunStoreClient::Annotate(const absl::Status& status) const {
   return base::Annotate(status, base::StrCat("server ", address_));

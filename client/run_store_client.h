@@ -12,6 +12,7 @@
 #include "analysis/worker_profile.h"
 #include "profdiff/v1/profile.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
+#include "rpc/credentials.h"
 
 namespace profdiff::client {
 
@@ -30,7 +31,9 @@ RequestGroupings GroupingsOf(const analysis::ProfileOptions& options);
 // unknown run, UNAVAILABLE when nothing answers) with "server ADDR: " in front.
 class RunStoreClient {
  public:
-  explicit RunStoreClient(const std::string& address, absl::Duration timeout = absl::Minutes(2));
+  explicit RunStoreClient(const std::string& address,
+                          const rpc::ChannelSecurity& security = rpc::ChannelSecurity(),
+                          absl::Duration timeout = absl::Minutes(2));
 
   // All runs whose id contains `filter`, every page.
   absl::StatusOr<std::vector<v1::StoredRun>> ListRuns(const std::string& filter);

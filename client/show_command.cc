@@ -9,6 +9,7 @@
 #include "client/run_loader.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
+#include "client/server_connection.h"
 
 namespace profdiff::client {
 
@@ -19,12 +20,15 @@ std::string ShowUsage() {
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker traces\n"
          "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, else localhost:50051)\n"
          "  --sort: operators: name, calls, host_self, host_total, device_self, device_total;\n"
-         "          kernels: name, calls, total, mean, max, min\n";
+         "          kernels: name, calls, total, mean, max, min\n"
+         "  with RUN, how to reach the server:\n" +
+         std::string(ConnectionUsage());
 }
 
 absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args) {
   PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args, {"view", "group-by", "kernels-by", "format", "top", "sort", "filter", "server"}, {}));
+                      ParseArgs(args, WithConnectionOptions({"view", "group-by", "kernels-by", "format", "top", "sort", "filter"}),
+                                WithConnectionSwitches({})));
   if (parsed.positionals.empty()) return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
   ShowOptions options;
   PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(parsed.Get("format", "table")));
@@ -40,10 +44,9 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args)
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
                       ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
+  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
   PD_ASSIGN_OR_RETURN(v1::RunProfile run,
-                      LoadRunFromPathsOrServer(parsed.positionals,
-                                               parsed.Get("server", DefaultServerAddress()),
-                                               profile_options));
+                      LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   return RenderRunProfile(run, options);
 }

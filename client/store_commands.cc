@@ -8,6 +8,7 @@
 #include "client/command_line.h"
 #include "client/json_output.h"
 #include "client/run_store_client.h"
+#include "client/server_connection.h"
 #include "client/text_table.h"
 #include "profdiff/v1/run_store.pb.h"
 
@@ -33,21 +34,24 @@ std::string FormatUnixMillis(int64_t millis) {
 std::string RunsUsage() {
   return "usage: profdiff runs [--server ADDR] [--filter TEXT] [--format table|json|csv]\n"
          "  the runs the server (differ or aggregator) holds: state, workers with closed spans / world size,\n"
-         "  events, last activity (UTC)\n";
+         "  events, last activity (UTC)\n" +
+         std::string(ConnectionUsage());
 }
 
 std::string ExportUsage() {
   return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server ADDR] -o|--output FILE\n"
-         "  writes one worker's stored events back as a Chrome trace (Perfetto, TensorBoard)\n";
+         "  writes one worker's stored events back as a Chrome trace (Perfetto, TensorBoard)\n" +
+         std::string(ConnectionUsage());
 }
 
 absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, {"server", "filter", "format"}, {}));
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, WithConnectionOptions({"filter", "format"}), WithConnectionSwitches({})));
   if (!parsed.positionals.empty()) {
     return absl::InvalidArgumentError(base::StrCat("runs: unexpected argument ",
                                                    parsed.positionals.front(), "\n", RunsUsage()));
   }
-  RunStoreClient client(parsed.Get("server", DefaultServerAddress()));
+  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
+  RunStoreClient client(server.address, server.security);
   PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs, client.ListRuns(parsed.Get("filter", "")));
   const std::string format = parsed.Get("format", "table");
   if (format == "json") {
@@ -80,7 +84,8 @@ absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& arg
   for (std::string& arg : spelled) {
     if (arg == "-o") arg = "--output";
   }
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(spelled, {"server", "worker", "span", "output"}, {}));
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(spelled, WithConnectionOptions({"worker", "span", "output"}),
+                                                     WithConnectionSwitches({})));
   if (parsed.positionals.size() != 1) {
     return absl::InvalidArgumentError(base::StrCat("export: expected one RUN\n", ExportUsage()));
   }
@@ -89,7 +94,8 @@ absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& arg
   if (output.empty() || worker.empty()) {
     return absl::InvalidArgumentError(base::StrCat("export: --worker and -o are required\n", ExportUsage()));
   }
-  RunStoreClient client(parsed.Get("server", DefaultServerAddress()));
+  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
+  RunStoreClient client(server.address, server.security);
   PD_ASSIGN_OR_RETURN(std::string json,
                       client.ExportTrace(parsed.positionals.front(), worker, parsed.Get("span", "")));
   PD_RETURN_IF_ERROR(base::WriteFileAtomically(output, json));

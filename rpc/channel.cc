@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
 #include "rpc/limits.h"
@@ -25,16 +24,18 @@ int PositiveMillis(absl::Duration duration) {
 
 }  // namespace
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), LimitedArguments());
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ChannelSecurity& security) {
+  return grpc::CreateCustomChannel(address, security.credentials(), LimitedArguments());
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ChannelSecurity& security,
                                            const ReconnectBackoff& backoff) {
   grpc::ChannelArguments arguments = LimitedArguments();
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.initial));
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.max));
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  return grpc::CreateCustomChannel(address, security.credentials(), arguments);
 }
 
 void SetTimeout(grpc::ClientContext& context, absl::Duration timeout) {

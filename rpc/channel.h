@@ -10,10 +10,14 @@
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
 
+#include "rpc/credentials.h"
+
 namespace profdiff::rpc {
 
-// A plaintext channel to "HOST:PORT". Connects lazily; nothing fails here.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
+// A channel to "HOST:PORT", plaintext unless `security` says TLS. Connects lazily; nothing
+// fails here.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ChannelSecurity& security = ChannelSecurity());
 
 // gRPC's reconnect backoff for a channel whose owner retries on its own schedule: gRPC's default
 // grows to 120 s and would keep failing the owner's attempts long after the server is back.
@@ -22,6 +26,7 @@ struct ReconnectBackoff {
   absl::Duration max = absl::Seconds(120);
 };
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                           const ChannelSecurity& security,
                                            const ReconnectBackoff& backoff);
 
 // Sets `context`'s deadline to now + `timeout`.

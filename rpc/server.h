@@ -10,6 +10,8 @@
 #include <absl/status/statusor.h>
 #include <grpcpp/server.h>
 
+#include "rpc/credentials.h"
+
 namespace grpc {
 class Service;
 }
@@ -21,11 +23,12 @@ struct RunningServer {
   int port = 0;  // the port bound, also when the address asked for 0
 };
 
-// Serves `services` (not owned; they must outlive the server) on `address` ("HOST:PORT").
-// Unavailable when the address cannot be bound. Plaintext: the aggregator is meant for a
-// cluster's private network; DESIGN.md keeps credentials here for when that changes.
+// Serves `services` (not owned; they must outlive the server) on `address` ("HOST:PORT"), in
+// plaintext or with the TLS and token checks of `security`. Unavailable when the address cannot
+// be bound (or, with TLS, when gRPC refuses the certificate and key).
 absl::StatusOr<RunningServer> StartServer(const std::string& address,
-                                          const std::vector<grpc::Service*>& services);
+                                          const std::vector<grpc::Service*>& services,
+                                          const ServerSecurity& security = ServerSecurity());
 
 }  // namespace profdiff::rpc
 

@@ -10,9 +10,18 @@
 #include "base/log.h"
 #include "base/termination_signals.h"
 #include "differ/service/differ_server.h"
+#include "rpc/server_security_flags.h"
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve Differ and RunStore on");
+ABSL_FLAG(std::string, listen, "",
+          "HOST:PORT to serve Differ and RunStore on (default 127.0.0.1:50051 in plaintext, "
+          "0.0.0.0:50051 with TLS)");
 ABSL_FLAG(std::string, store, "127.0.0.1:50052", "HOST:PORT of the profdiff-aggregator");
+ABSL_FLAG(std::string, store_tls_ca_file, "",
+          "reach the aggregator over TLS, trusting this PEM CA (TLS with the system's roots when "
+          "only --store-auth-token-file or a client certificate is given)");
+ABSL_FLAG(std::string, store_tls_cert_file, "", "client certificate for an aggregator with mutual TLS");
+ABSL_FLAG(std::string, store_tls_key_file, "", "PEM private key of --store-tls-cert-file");
+ABSL_FLAG(std::string, store_auth_token_file, "", "bearer token the aggregator wants (needs TLS)");
 ABSL_FLAG(int, threads, 2, "diffs computed at once (each takes a core while it runs)");
 ABSL_FLAG(uint64_t, cache_bytes, uint64_t{1} << 30,
           "memory for the profiles of COMPLETE runs, kept for the next diff");
@@ -28,7 +37,24 @@ int Run() {
   using profdiff::differ::DifferServer;
   profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
   DifferOptions options;
+  absl::StatusOr<profdiff::rpc::ServerSecurity> security = profdiff::rpc::ServerSecurityFromFlags();
+  absl::StatusOr<profdiff::rpc::ChannelSecurity> store_security = profdiff::rpc::ChannelSecurity::Load(
+      {.tls_ca_file = absl::GetFlag(FLAGS_store_tls_ca_file),
+       .tls_cert_file = absl::GetFlag(FLAGS_store_tls_cert_file),
+       .tls_key_file = absl::GetFlag(FLAGS_store_tls_key_file),
+       .token_file = absl::GetFlag(FLAGS_store_auth_token_file)});
+  for (const absl::Status& status : {security.status(), store_security.status()}) {
+    if (!status.ok()) {
+      std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
+      return 2;
+    }
+  }
+  options.security = *std::move(security);
+  options.store_security = *std::move(store_security);
   options.listen_address = absl::GetFlag(FLAGS_listen);
+  if (options.listen_address.empty()) {
+    options.listen_address = profdiff::rpc::DefaultListenAddress(options.security, 50051);
+  }
   options.store_address = absl::GetFlag(FLAGS_store);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
@@ -46,8 +72,10 @@ int Run() {
     std::fprintf(stderr, "profdiff-differ: error: %s\n", server.status().ToString().c_str());
     return 1;
   }
-  PD_LOG(INFO, "serving address=%s port=%d store=%s", options.listen_address, (*server)->port(),
-         options.store_address);
+  PD_LOG(INFO, "serving address=%s port=%d store=%s security=%s store_tls=%d",
+         options.listen_address, (*server)->port(), options.store_address,
+         options.security.Describe(), options.store_security.tls());
+  PD_LOG(INFO, "%s", profdiff::rpc::DescribeListening(options.listen_address, options.security));
   return signals.ServeUntilSignal("profdiff-differ", (*server)->port(), absl::GetFlag(FLAGS_port_file),
                                   [&] { (*server)->Shutdown(); });
 }

@@ -29,13 +29,15 @@ DifferServer::~DifferServer() { Shutdown(); }
 absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(DifferOptions options) {
   auto parts = std::make_unique<Parts>();
   parts->cache = std::make_unique<ProfileCache>(options.cache_bytes);
-  parts->store = std::make_unique<StoredProfiles>(options.store_address, parts->cache.get());
+  parts->store = std::make_unique<StoredProfiles>(options.store_address, options.store_security,
+                                                  parts->cache.get());
   parts->pool = std::make_unique<base::ThreadPool>(options.threads);
   parts->differ = std::make_unique<DifferService>(parts->store.get(), parts->pool.get(),
                                                   options.store_timeout);
   parts->run_store = std::make_unique<RunStoreForwarder>(parts->store.get(), options.store_timeout);
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
-                                                      {parts->differ.get(), parts->run_store.get()}));
+                                                      {parts->differ.get(), parts->run_store.get()},
+                                                      options.security));
   return std::make_unique<DifferServer>(std::move(parts));
 }
 

@@ -12,12 +12,15 @@
 #include <absl/time/time.h>
 
 #include "differ/service/profile_cache.h"
+#include "rpc/credentials.h"
 
 namespace profdiff::differ {
 
 struct DifferOptions {
   std::string listen_address = "127.0.0.1:50051";
+  rpc::ServerSecurity security;                    // how clients reach this server
   std::string store_address = "127.0.0.1:50052";  // the aggregator
+  rpc::ChannelSecurity store_security;             // how this server reaches the aggregator
   int threads = 2;                                 // concurrent diffs (CPU-bound), >= 1
   size_t cache_bytes = size_t{1} << 30;            // profiles of COMPLETE runs
   absl::Duration store_timeout = absl::Minutes(2); // longest call to the aggregator

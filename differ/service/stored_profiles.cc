@@ -18,9 +18,10 @@ bool StoreUnreachable(const absl::Status& status) {
 
 }  // namespace
 
-StoredProfiles::StoredProfiles(const std::string& store_address, ProfileCache* cache)
+StoredProfiles::StoredProfiles(const std::string& store_address,
+                               const rpc::ChannelSecurity& security, ProfileCache* cache)
     : store_address_(store_address),
-      stub_(v1::RunStore::NewStub(rpc::MakeChannel(store_address))),
+      stub_(v1::RunStore::NewStub(rpc::MakeChannel(store_address, security))),
       cache_(cache) {}
 
 absl::Status StoredProfiles::Annotate(const absl::Status& status) const {

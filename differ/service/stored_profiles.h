@@ -11,6 +11,7 @@
 #include <absl/time/time.h>
 
 #include "differ/service/profile_cache.h"
+#include "rpc/credentials.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 
 namespace profdiff::differ {
@@ -24,7 +25,8 @@ struct StoredProfile {
 class StoredProfiles {
  public:
   // `store_address` is the aggregator; `cache` must outlive this.
-  StoredProfiles(const std::string& store_address, ProfileCache* cache);
+  StoredProfiles(const std::string& store_address, const rpc::ChannelSecurity& security,
+                 ProfileCache* cache);
 
   // NotFound naming the run when the aggregator does not hold it; Unavailable naming the
   // aggregator when it does not answer and no profile of the run is cached.

@@ -1,6 +1,7 @@
 // The aggregator as agents and users meet it: a real server on 127.0.0.1, real DLRM traces.
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/aggregator_server.h"
+#include "base/str_cat.h"
 #include "client/run_loader.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
@@ -50,7 +52,7 @@ class CollectorTest : public ::testing::Test {
   }
 
   void StartServer() {
-    AggregatorOptions options;
+    AggregatorOptions options = options_;
     options.listen_address = "127.0.0.1:0";
     options.store.data_dir = data_dir_;
     absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
@@ -64,6 +66,14 @@ class CollectorTest : public ::testing::Test {
     server_.reset();
     StartServer();
   }
+
+  // Restarts the server with `options` (its address and data dir are the test's).
+  void RestartWith(const AggregatorOptions& options) {
+    options_ = options;
+    RestartServer();
+  }
+
+  AggregatorOptions options_;
 
   v1::StoredRun GetRun(const std::string& run, grpc::Status* status_out = nullptr) {
     grpc::ClientContext context;
@@ -295,6 +305,94 @@ TEST_F(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("run \"../../etc\""));
   EXPECT_FALSE(fs::exists(data_dir_ / "etc"));
+}
+
+TEST_F(CollectorTest, OverlongRunIdIsInvalidArgumentNamingTheLimit) {
+  PreparedSpan span = PrepareSpan(files_[0], std::string(200, 'r'), 500);
+  const grpc::Status status = UploadSpan(channel_, span);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("is 200 bytes, the limit is"));
+}
+
+TEST_F(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStored) {
+  const PreparedSpan span = PrepareSpan(files_[0], "span-bytes", 500);
+  ASSERT_GT(span.chunks.size(), 3u);
+  // Room for a few chunks: the limit counts stored (compressed) bytes, against the next batch's
+  // encoded size.
+  const uint64_t limit = span.chunks[0].events().ByteSizeLong() + span.chunks[1].events().ByteSizeLong() + 64;
+  AggregatorOptions options;
+  options.store.max_span_bytes = limit;
+  RestartWith(options);
+  const grpc::Status status = UploadSpan(channel_, span);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat("max_span_bytes (", limit, ")")));
+  // What was acknowledged stays, every event of it.
+  const v1::StoredRun run = GetRun("span-bytes");
+  ASSERT_EQ(run.workers_size(), 1);
+  const int64_t durable = run.workers(0).spans(0).durable_sequence();
+  ASSERT_GE(durable, 1);
+  ASSERT_LT(durable, static_cast<int64_t>(span.chunks.size()) - 1);
+  int64_t events = 0;
+  for (int64_t k = 0; k <= durable; ++k) events += span.chunks[k].events().kind_size();
+  EXPECT_EQ(run.workers(0).spans(0).event_count(), events);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat("chunk ", durable + 1, ":")));
+}
+
+TEST_F(CollectorTest, BatchPastMaxEventsIsResourceExhaustedNamingTheLimit) {
+  AggregatorOptions options;
+  options.store.batch_limits.max_events = 100;
+  RestartWith(options);
+  const PreparedSpan span = PrepareSpan(files_[0], "batch-events", 500);
+  const grpc::Status status = UploadSpan(channel_, span);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("100"));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("events"));
+}
+
+TEST_F(CollectorTest, BatchPastMaxStringsIsResourceExhaustedNamingTheLimit) {
+  AggregatorOptions options;
+  options.store.batch_limits.max_strings = 10;
+  RestartWith(options);
+  const PreparedSpan span = PrepareSpan(files_[0], "batch-strings", 500);
+  const grpc::Status status = UploadSpan(channel_, span);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("strings"));
+}
+
+TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreResourceExhausted) {
+  AggregatorOptions options;
+  options.max_streams_per_agent = 2;
+  RestartWith(options);
+  std::vector<std::unique_ptr<UploadStream>> streams;
+  v1::UploadAck ack;
+  for (int i = 0; i < 2; ++i) {
+    PreparedSpan span = PrepareSpan(files_[i], "streams", 500);
+    span.header.set_agent_id("node-a");
+    streams.push_back(std::make_unique<UploadStream>(channel_));
+    ASSERT_TRUE(streams.back()->WriteHeader(span.header));
+    ASSERT_TRUE(streams.back()->ReadAck(ack));
+  }
+  PreparedSpan third = PrepareSpan(files_[2], "streams", 500);
+  third.header.set_agent_id("node-a");
+  UploadStream refused(channel_);
+  ASSERT_TRUE(refused.WriteHeader(third.header));
+  EXPECT_FALSE(refused.ReadAck(ack));
+  const grpc::Status status = refused.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("the limit is 2 (--max-streams-per-agent)"));
+  // Another agent is not held back, and a closed stream frees its place.
+  third.header.set_agent_id("node-b");
+  EXPECT_TRUE(UploadSpan(channel_, third).ok());
+  EXPECT_EQ(streams.back()->Cancel().error_code(), grpc::StatusCode::CANCELLED);
+  third.header.set_agent_id("node-a");
+  third.header.set_resume(true);
+  for (int attempt = 0; attempt < 50; ++attempt) {  // the server sees the cancel shortly
+    const grpc::Status again = UploadSpan(channel_, third);
+    if (again.ok()) break;
+    ASSERT_EQ(again.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << again.error_message();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(GetRun("streams").workers_size(), 3);
 }
 
 TEST_F(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {

@@ -69,6 +69,11 @@ bool UploadStream::WriteEnd(uint64_t chunk_count, int64_t event_count) {
 
 bool UploadStream::ReadAck(v1::UploadAck& ack) { return stream_->Read(&ack); }
 
+grpc::Status UploadStream::Cancel() {
+  context_.TryCancel();
+  return Finish();
+}
+
 grpc::Status UploadStream::Finish() {
   stream_->WritesDone();
   v1::UploadAck ignored;

@@ -37,6 +37,8 @@ class UploadStream {
   // Reads the next ack; false when the server ended the stream.
   bool ReadAck(v1::UploadAck& ack);
   grpc::Status Finish();
+  // Cancels the stream (as an agent that dies would), then waits for its status.
+  grpc::Status Cancel();
 
  private:
   std::unique_ptr<v1::Collector::Stub> stub_;
