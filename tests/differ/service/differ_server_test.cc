@@ -277,6 +277,31 @@ TEST_F(DifferServerTest, BadRequestsAreInvalidArgumentNamingTheField) {
   EXPECT_THAT(status.error_message(), HasSubstr("no_such_column"));
 }
 
+// A client's filter runs on the server: patterns that make a backtracking engine take
+// exponential time or recurse once per byte must be answered at once, and bad ones refused.
+TEST_F(DifferServerTest, HostileFilterPatternsAreAnsweredNotHungOn) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("A");
+  const std::vector<std::string> answered = {"(a*)*b", "(a|aa)*c", "(.*)*$x", "^(([a-z])+.)+[A-Z]([a-z])+$",
+                                             std::string(900, '(') + std::string(900, ')')};
+  for (const std::string& pattern : answered) {
+    request.mutable_options()->set_filter(pattern);
+    v1::DiffReport report;
+    const grpc::Status status = Diff(request, report);
+    EXPECT_TRUE(status.ok()) << pattern.substr(0, 20) << ": " << status.error_message();
+  }
+  const std::vector<std::string> refused = {"(", "a{2,1}", std::string(5000, 'a')};
+  for (const std::string& pattern : refused) {
+    request.mutable_options()->set_filter(pattern);
+    v1::DiffReport report;
+    const grpc::Status status = Diff(request, report);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << pattern.substr(0, 20);
+    EXPECT_THAT(status.error_message(), HasSubstr("--filter"));
+  }
+}
+
 TEST_F(DifferServerTest, RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAnswers) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
