@@ -25,6 +25,11 @@ absl::StatusOr<v1::Grouping> CheckedGrouping(std::string_view field, v1::Groupin
 
 absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
                                               const v1::DiffRequest& request, absl::Time deadline) {
+  return DiffFetchedRuns(request, [&](const ProfileKey& key) { return store.Fetch(key, deadline); });
+}
+
+absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
+                                               const ProfileFetcher& fetch) {
   PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
   PD_RETURN_IF_ERROR(base::ValidateId("experimental_run", request.experimental_run()));
   PD_ASSIGN_OR_RETURN(const v1::Grouping operator_grouping,
@@ -38,8 +43,8 @@ absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
   };
   // Two fetches wait on the network (and a cold profile build on the aggregator): overlap them.
   absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");
-  std::jthread fetch_baseline([&] { baseline = store.Fetch(key(request.baseline_run()), deadline); });
-  absl::StatusOr<StoredProfile> experimental = store.Fetch(key(request.experimental_run()), deadline);
+  std::jthread fetch_baseline([&] { baseline = fetch(key(request.baseline_run())); });
+  absl::StatusOr<StoredProfile> experimental = fetch(key(request.experimental_run()));
   fetch_baseline.join();
   PD_RETURN_IF_ERROR(baseline.status());
   PD_RETURN_IF_ERROR(experimental.status());

@@ -3,6 +3,8 @@
 #ifndef PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 #define PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 
+#include <functional>
+
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
@@ -16,6 +18,12 @@ namespace profdiff::differ {
 // differ refuses; the store's errors otherwise (NotFound naming the run).
 absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
                                               const v1::DiffRequest& request, absl::Time deadline);
+
+// DiffStoredRuns with the profiles from `fetch` (called from two threads at once), so that the
+// request handling runs without an aggregator (tests/fuzz/diff_request_fuzzer.cc).
+using ProfileFetcher = std::function<absl::StatusOr<StoredProfile>(const ProfileKey& key)>;
+absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
+                                               const ProfileFetcher& fetch);
 
 }  // namespace profdiff::differ
 

@@ -1,0 +1,3 @@
+
+tf2tf1
+SimpleTransformerLayer_0
