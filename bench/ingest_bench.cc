@@ -1,10 +1,14 @@
 // Aggregator ingest under load: N concurrent agents upload real traces (pre-cut into chunks, as
-// the agent cuts them) to a real profdiff-aggregator process with durable acks, for several
-// rounds (a new run per round, as a new training job would be). Prints events/s and MB/s in total, ack latency percentiles, and the aggregator's RSS
-// after each round (the target: RSS does not grow with the events uploaded).
+// the agent cuts them) to a real profdiff-aggregator process with durable acks.
+// - Rounds (default): every agent uploads one span per round, a new run per round (as a new
+//   training job would be). Prints events/s and MB/s in total, ack latency percentiles, and the
+//   aggregator's RSS after each round (the target: RSS does not grow with the events uploaded).
+// - Load (--duration D): the agents upload spans back to back for D, the aggregator's RSS is
+//   sampled every --sample-every, and at the end the events the aggregator stored are checked
+//   against the events it acknowledged (lost must be 0).
 //
 //   ingest_bench --aggregator build/aggregator/profdiff-aggregator [--agents 8] [--rounds 3]
-//                [--window 8] [--chunk-events 16384]
+//                [--window 8] [--chunk-events 16384] [--duration 60s --sample-every 5s]
 //
 // A harness rather than Google Benchmark: the subject is another process and the figures
 // (throughput, latency percentiles, RSS) are not a per-iteration time.
@@ -31,6 +35,7 @@
 
 #include "base/str_cat.h"
 #include "profdiff/v1/collector.grpc.pb.h"
+#include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "trace/event_batch.h"
 #include "trace/kineto_reader.h"
@@ -41,6 +46,8 @@ ABSL_FLAG(int, agents, 8, "concurrent upload streams");
 ABSL_FLAG(int, rounds, 3, "rounds; every agent uploads one span per round");
 ABSL_FLAG(int, window, 8, "chunks in flight per stream, as the agent keeps");
 ABSL_FLAG(int, chunk_events, 16384, "events per chunk (the agent's default)");
+ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(), "load mode: upload back to back this long");
+ABSL_FLAG(absl::Duration, sample_every, absl::Seconds(5), "load mode: RSS sampling period");
 
 namespace {
 
@@ -93,7 +100,8 @@ struct StreamResult {
 
 // Uploads one span with up to `window` chunks in flight; records each chunk's write-to-ack time.
 StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, const Prepared& span,
-                             const std::string& run, const std::string& span_id, int rank, int window) {
+                             const std::string& run, const std::string& span_id, int rank, int window,
+                             const std::string& agent_id) {
   StreamResult result;
   auto stub = v1::Collector::NewStub(channel);
   grpc::ClientContext context;
@@ -102,10 +110,10 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
   v1::UploadMessage header;
   header.mutable_header()->set_run(run);
   header.mutable_header()->set_span(span_id);
-  header.mutable_header()->set_agent_id("ingest-bench");
+  header.mutable_header()->set_agent_id(agent_id);
   *header.mutable_header()->mutable_worker() = span.worker;
   header.mutable_header()->mutable_worker()->set_rank(rank);
-  header.mutable_header()->mutable_worker()->set_world_size(absl::GetFlag(FLAGS_agents));
+  header.mutable_header()->mutable_worker()->set_world_size(std::max(rank + 1, absl::GetFlag(FLAGS_agents)));
   header.mutable_header()->mutable_worker()->set_worker_name(profdiff::base::StrCat("agent", rank));
   v1::UploadAck ack;
   if (!stream->Write(header) || !stream->Read(&ack)) {
@@ -210,6 +218,95 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
 }
 
+// Load mode: `agents` threads upload spans back to back until `duration` has passed (a span
+// under way is finished), each span rank 0 of its own one-worker run "load-AGENT-I".
+int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator, const std::string& address,
+            int agents, absl::Duration duration) {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point stop_at = start + absl::ToChronoNanoseconds(duration);
+  std::vector<std::vector<double>> latencies(agents);
+  std::vector<int64_t> acked_events(agents, 0), spans(agents, 0);
+  std::vector<std::string> errors(agents);
+  std::vector<std::pair<double, double>> rss_samples;  // (seconds, MiB)
+  {
+    std::jthread sampler([&](std::stop_token stop) {
+      const auto period = absl::ToChronoNanoseconds(absl::GetFlag(FLAGS_sample_every));
+      for (Clock::time_point next = Clock::now(); !stop.stop_requested(); next += period) {
+        rss_samples.emplace_back(std::chrono::duration<double>(Clock::now() - start).count(),
+                                 aggregator.RssMib().first);
+        while (!stop.stop_requested() && Clock::now() < next + period) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      }
+    });
+    std::vector<std::jthread> threads;
+    for (int a = 0; a < agents; ++a) {
+      threads.emplace_back([&, a] {
+        const std::shared_ptr<grpc::Channel> channel = profdiff::rpc::MakeChannel(address);
+        for (int64_t i = 0; Clock::now() < stop_at; ++i) {
+          const Prepared& span = prepared[(a + i) % prepared.size()];
+          // A run per span, as a new job's worker (its profile is built once, when it closes).
+          StreamResult result = UploadPipelined(channel, span, profdiff::base::StrCat("load-", a, "-", i), "s0",
+                                                0, absl::GetFlag(FLAGS_window),
+                                                profdiff::base::StrCat("ingest-bench-", a));
+          if (!result.ok) {
+            errors[a] = result.error;
+            return;
+          }
+          latencies[a].insert(latencies[a].end(), result.ack_latency_ms.begin(), result.ack_latency_ms.end());
+          acked_events[a] += span.events;
+          ++spans[a];
+        }
+      });
+    }
+    threads.clear();  // joins the agents; the sampler stops when it goes out of scope
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  int64_t events = 0, span_count = 0;
+  for (int a = 0; a < agents; ++a) {
+    if (!errors[a].empty()) {
+      std::fprintf(stderr, "error: agent %d: %s\n", a, errors[a].c_str());
+      return 1;
+    }
+    all.insert(all.end(), latencies[a].begin(), latencies[a].end());
+    events += acked_events[a];
+    span_count += spans[a];
+  }
+  // What the aggregator stored must be what it acknowledged: every span is its own run.
+  auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
+  int64_t stored = 0, stored_spans = 0;
+  v1::ListRunsRequest request;
+  request.set_filter("load-");
+  request.set_page_size(1000);
+  do {
+    grpc::ClientContext context;
+    profdiff::rpc::SetTimeout(context, absl::Minutes(2));
+    v1::ListRunsResponse response;
+    if (const grpc::Status status = store->ListRuns(&context, request, &response); !status.ok()) {
+      std::fprintf(stderr, "error: ListRuns: %s\n", status.error_message().c_str());
+      return 1;
+    }
+    for (const v1::StoredRun& run : response.runs()) {
+      stored += run.event_count();
+      stored_spans += run.closed_worker_count();
+    }
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  const auto [rss, hwm] = aggregator.RssMib();
+  std::printf("load: agents=%d seconds=%.1f spans=%lld events=%lld events_per_s=%.0f ack_ms_p50=%.2f "
+              "p99=%.2f max=%.2f stored_events=%lld stored_closed_spans=%lld events_lost=%lld "
+              "aggregator_rss_mib=%.1f peak_mib=%.1f\n",
+              agents, seconds, static_cast<long long>(span_count), static_cast<long long>(events),
+              events / seconds, Percentile(all, 0.5), Percentile(all, 0.99), Percentile(all, 1.0),
+              static_cast<long long>(stored), static_cast<long long>(stored_spans),
+              static_cast<long long>(events - stored), rss, hwm);
+  std::printf("rss_mib_over_time:");
+  for (const auto& [at, mib] : rss_samples) std::printf(" %.0fs=%.1f", at, mib);
+  std::printf("\n");
+  return stored == events && stored_spans == span_count ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,6 +335,12 @@ int main(int argc, char** argv) {
   const auto address = profdiff::base::StrCat("127.0.0.1:", aggregator.port());
   std::printf("aggregator port=%d agents=%d window=%d rss_at_start_mib=%.1f\n", aggregator.port(),
               agents, absl::GetFlag(FLAGS_window), aggregator.RssMib().first);
+  if (absl::GetFlag(FLAGS_duration) > absl::ZeroDuration()) {
+    const int code = RunLoad(prepared, aggregator, address, agents, absl::GetFlag(FLAGS_duration));
+    std::error_code error;
+    fs::remove_all(data_dir, error);
+    return code;
+  }
   int64_t total_events = 0;
   for (int round = 0; round < absl::GetFlag(FLAGS_rounds); ++round) {
     std::vector<StreamResult> results(agents);
@@ -254,7 +357,7 @@ int main(int argc, char** argv) {
           // One channel per agent, as separate agent processes would have.
           results[a] = UploadPipelined(profdiff::rpc::MakeChannel(address), prepared[a % prepared.size()],
                                        profdiff::base::StrCat("ingest-r", round), "span", a,
-                                       absl::GetFlag(FLAGS_window));
+                                       absl::GetFlag(FLAGS_window), profdiff::base::StrCat("ingest-bench-", a));
         });
       }
     }
