@@ -122,8 +122,9 @@ absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions
   {
     // At most one thread per core.
     const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), std::thread::hardware_concurrency()));
-    std::vector<std::jthread> pool;
+    // `next` is declared before the pool: the pool's destructor joins threads that still read it.
     std::atomic<size_t> next{0};
+    std::vector<std::jthread> pool;
     for (size_t k = 0; k < threads; ++k) {
       pool.emplace_back([&] {
         for (size_t t = next++; t < tasks.size(); t = next++) {
