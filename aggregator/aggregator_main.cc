@@ -76,7 +76,7 @@ int Run() {
   }
   PD_LOG(INFO, "serving address=%s port=%d data_dir=%s security=%s", options.listen_address,
          (*server)->port(), options.store.data_dir, options.security.Describe());
-  PD_LOG(INFO, "%s", profdiff::rpc::DescribeListening(options.listen_address, options.security));
+  profdiff::rpc::LogListening(options.listen_address, options.security);
   return signals.ServeUntilSignal("profdiff-aggregator", (*server)->port(), absl::GetFlag(FLAGS_port_file),
                                   [&] { (*server)->Shutdown(); });
 }

@@ -1,5 +1,7 @@
-// Counts the open Upload streams of each agent, so that one agent (a bug, or a restart storm that
-// leaves half-open streams behind) cannot take every stream the aggregator serves.
+// Counts the open Upload streams of each agent id, so that one agent (a bug, or a restart storm
+// that leaves half-open streams behind) cannot take every stream the aggregator serves. The id is
+// what the client says: this guards against faulty agents, not hostile clients (those are kept
+// out by TLS and tokens).
 #ifndef PROFDIFF_AGGREGATOR_OPEN_STREAMS_H_
 #define PROFDIFF_AGGREGATOR_OPEN_STREAMS_H_
 
@@ -31,8 +33,8 @@ class OpenStreams {
 
   explicit OpenStreams(int max_per_agent) : max_per_agent_(max_per_agent) {}
 
-  // A slot for one more stream of `agent_id`; ResourceExhausted naming the limit when the agent
-  // holds max_per_agent already. The slots must not outlive this object.
+  // A slot for one more stream of `agent_id`; Unavailable naming the limit (retry later) when the
+  // agent holds max_per_agent already. The slots must not outlive this object.
   absl::StatusOr<Slot> Acquire(const std::string& agent_id);
   int open(const std::string& agent_id) const;
 

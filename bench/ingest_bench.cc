@@ -101,7 +101,7 @@ struct StreamResult {
 // Uploads one span with up to `window` chunks in flight; records each chunk's write-to-ack time.
 StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, const Prepared& span,
                              const std::string& run, const std::string& span_id, int rank, int window,
-                             const std::string& agent_id) {
+                             const std::string& agent_id, int world_size) {
   StreamResult result;
   auto stub = v1::Collector::NewStub(channel);
   grpc::ClientContext context;
@@ -113,7 +113,7 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
   header.mutable_header()->set_agent_id(agent_id);
   *header.mutable_header()->mutable_worker() = span.worker;
   header.mutable_header()->mutable_worker()->set_rank(rank);
-  header.mutable_header()->mutable_worker()->set_world_size(std::max(rank + 1, absl::GetFlag(FLAGS_agents)));
+  header.mutable_header()->mutable_worker()->set_world_size(world_size);
   header.mutable_header()->mutable_worker()->set_worker_name(profdiff::base::StrCat("agent", rank));
   v1::UploadAck ack;
   if (!stream->Write(header) || !stream->Read(&ack)) {
@@ -248,7 +248,7 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
           // A run per span, as a new job's worker (its profile is built once, when it closes).
           StreamResult result = UploadPipelined(channel, span, profdiff::base::StrCat("load-", a, "-", i), "s0",
                                                 0, absl::GetFlag(FLAGS_window),
-                                                profdiff::base::StrCat("ingest-bench-", a));
+                                                profdiff::base::StrCat("ingest-bench-", a), 1);
           if (!result.ok) {
             errors[a] = result.error;
             return;
@@ -357,7 +357,8 @@ int main(int argc, char** argv) {
           // One channel per agent, as separate agent processes would have.
           results[a] = UploadPipelined(profdiff::rpc::MakeChannel(address), prepared[a % prepared.size()],
                                        profdiff::base::StrCat("ingest-r", round), "span", a,
-                                       absl::GetFlag(FLAGS_window), profdiff::base::StrCat("ingest-bench-", a));
+                                       absl::GetFlag(FLAGS_window), profdiff::base::StrCat("ingest-bench-", a),
+                                       agents);
         });
       }
     }

@@ -296,7 +296,11 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError("--format html shows profdiff's comparison; HTA mode prints table, json or csv");
   }
-  PD_ASSIGN_OR_RETURN(ServerConnection server, ServerConnectionOf(parsed));
+  // Two trace paths are diffed here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must not get in the way.
+  ServerConnection server;
+  if (IsRunIdArgument(parsed.positionals[0]) || IsRunIdArgument(parsed.positionals[1])) {
+    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
+  }
   const DiffSides sides{parsed.positionals[0], parsed.positionals[1], std::move(server), timeout};
   std::string output;
   if (html) {

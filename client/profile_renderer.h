@@ -18,7 +18,7 @@ struct ShowOptions {
   OutputFormat format = OutputFormat::kTable;
   int top = 0;           // rows per table; 0 = all
   std::string sort;      // operator/kernel column; empty = the view's default
-  std::string filter;    // ECMAScript regex on operator/kernel names; empty = all
+  std::string filter;    // RE2 regex on operator/kernel names (base/name_filter.h); empty = all
 };
 
 // Parses "--view"/"--format" values; InvalidArgument lists the accepted values.

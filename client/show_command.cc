@@ -1,5 +1,6 @@
 #include "client/show_command.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "base/status_macros.h"
@@ -44,7 +45,11 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args)
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
                       ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
-  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
+  // Trace paths are read here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must not get in the way.
+  ServerConnection server;
+  if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(), IsRunIdArgument)) {
+    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
+  }
   PD_ASSIGN_OR_RETURN(v1::RunProfile run,
                       LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "base/file_reader.h"
+#include "base/log.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -168,15 +169,16 @@ std::string DefaultListenAddress(const ServerSecurity& security, int port) {
   return base::StrCat(security.tls() ? "0.0.0.0" : "127.0.0.1", ":", port);
 }
 
-std::string DescribeListening(const std::string& address, const ServerSecurity& security) {
-  if (security.tls()) return base::StrCat(security.Describe(), " on ", address);
-  if (IsLoopbackHost(address)) {
-    return base::StrCat("plaintext on ", address,
-                        ": loopback only; give --tls-cert-file and --tls-key-file to serve other hosts");
+void LogListening(const std::string& address, const ServerSecurity& security) {
+  if (security.tls()) {
+    PD_LOG(INFO, "%s on %s", security.Describe(), address);
+  } else if (IsLoopbackHost(address)) {
+    PD_LOG(INFO, "plaintext on %s: loopback only; give --tls-cert-file and --tls-key-file to serve "
+           "other hosts", address);
+  } else {
+    PD_LOG(WARNING, "plaintext on %s: anyone who reaches it can call every method and read every "
+           "run; give --tls-cert-file and --tls-key-file (and --auth-token-file)", address);
   }
-  return base::StrCat("WARNING plaintext on ", address,
-                      ": anyone who reaches it can upload and read runs; give --tls-cert-file and "
-                      "--tls-key-file (and --auth-token-file)");
 }
 
 }  // namespace profdiff::rpc

@@ -75,9 +75,9 @@ class ChannelSecurity {
 // the loopback without (plaintext must not reach other hosts by accident).
 std::string DefaultListenAddress(const ServerSecurity& security, int port);
 
-// A line for the start-up log: how `address` is served, and a warning when a plaintext server
-// listens beyond the loopback.
-std::string DescribeListening(const std::string& address, const ServerSecurity& security);
+// Logs how `address` is served: INFO, or a WARNING when a plaintext server listens beyond the
+// loopback (anyone who reaches it can upload and read runs).
+void LogListening(const std::string& address, const ServerSecurity& security);
 
 }  // namespace profdiff::rpc
 

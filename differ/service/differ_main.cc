@@ -19,6 +19,7 @@ ABSL_FLAG(std::string, store, "127.0.0.1:50052", "HOST:PORT of the profdiff-aggr
 ABSL_FLAG(std::string, store_tls_ca_file, "",
           "reach the aggregator over TLS, trusting this PEM CA (TLS with the system's roots when "
           "only --store-auth-token-file or a client certificate is given)");
+ABSL_FLAG(bool, store_tls, false, "reach the aggregator over TLS, trusting the system's CA roots");
 ABSL_FLAG(std::string, store_tls_cert_file, "", "client certificate for an aggregator with mutual TLS");
 ABSL_FLAG(std::string, store_tls_key_file, "", "PEM private key of --store-tls-cert-file");
 ABSL_FLAG(std::string, store_auth_token_file, "", "bearer token the aggregator wants (needs TLS)");
@@ -42,7 +43,8 @@ int Run() {
       {.tls_ca_file = absl::GetFlag(FLAGS_store_tls_ca_file),
        .tls_cert_file = absl::GetFlag(FLAGS_store_tls_cert_file),
        .tls_key_file = absl::GetFlag(FLAGS_store_tls_key_file),
-       .token_file = absl::GetFlag(FLAGS_store_auth_token_file)});
+       .token_file = absl::GetFlag(FLAGS_store_auth_token_file),
+       .tls = absl::GetFlag(FLAGS_store_tls)});
   for (const absl::Status& status : {security.status(), store_security.status()}) {
     if (!status.ok()) {
       std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
@@ -75,7 +77,7 @@ int Run() {
   PD_LOG(INFO, "serving address=%s port=%d store=%s security=%s store_tls=%d",
          options.listen_address, (*server)->port(), options.store_address,
          options.security.Describe(), options.store_security.tls());
-  PD_LOG(INFO, "%s", profdiff::rpc::DescribeListening(options.listen_address, options.security));
+  profdiff::rpc::LogListening(options.listen_address, options.security);
   return signals.ServeUntilSignal("profdiff-differ", (*server)->port(), absl::GetFlag(FLAGS_port_file),
                                   [&] { (*server)->Shutdown(); });
 }

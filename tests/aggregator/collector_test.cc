@@ -359,7 +359,7 @@ TEST_F(CollectorTest, BatchPastMaxStringsIsResourceExhaustedNamingTheLimit) {
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("strings"));
 }
 
-TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreResourceExhausted) {
+TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   AggregatorOptions options;
   options.max_streams_per_agent = 2;
   RestartWith(options);
@@ -378,7 +378,7 @@ TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreResourceExhausted) {
   ASSERT_TRUE(refused.WriteHeader(third.header));
   EXPECT_FALSE(refused.ReadAck(ack));
   const grpc::Status status = refused.Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);  // the agent retries it
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("the limit is 2 (--max-streams-per-agent)"));
   // Another agent is not held back, and a closed stream frees its place.
   third.header.set_agent_id("node-b");
@@ -386,10 +386,13 @@ TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreResourceExhausted) {
   EXPECT_EQ(streams.back()->Cancel().error_code(), grpc::StatusCode::CANCELLED);
   third.header.set_agent_id("node-a");
   third.header.set_resume(true);
-  for (int attempt = 0; attempt < 50; ++attempt) {  // the server sees the cancel shortly
+  // The server sees the cancel shortly; a busy machine may take a while.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
     const grpc::Status again = UploadSpan(channel_, third);
     if (again.ok()) break;
-    ASSERT_EQ(again.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << again.error_message();
+    ASSERT_EQ(again.error_code(), grpc::StatusCode::UNAVAILABLE) << again.error_message();
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the cancelled stream kept its place";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(GetRun("streams").workers_size(), 3);

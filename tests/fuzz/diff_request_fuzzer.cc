@@ -25,14 +25,14 @@ using profdiff::differ::StoredProfile;
 
 // Run id -> trace files, relative to the traces folder.
 const std::map<std::string, std::vector<std::string>>& RunFiles() {
-  static const auto* files = new std::map<std::string, std::vector<std::string>>{
+  static const std::map<std::string, std::vector<std::string>> files = {
       {"base", {"hta/trace_compare/base/base.json.gz"}},
       {"test", {"hta/trace_compare/test/test.json.gz"}},
       {"tf1", {"torch_profiling_tutorial/log/transformer/dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz"}},
       {"tf2", {"torch_profiling_tutorial/log/transformer/dc3b0e7228dd_851.1752215574025896717.pt.trace.json.gz"}},
       {"dlrm", {"param/dlrm_kineto"}},
   };
-  return *files;
+  return files;
 }
 
 fs::path TracesDir() {
@@ -88,11 +88,11 @@ class Profiles {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const Profiles* profiles = new Profiles();
+  static const Profiles profiles;
   profdiff::v1::DiffRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
   const absl::StatusOr<profdiff::v1::DiffReport> report = profdiff::differ::DiffFetchedRuns(
-      request, [](const ProfileKey& key) { return profiles->Fetch(key); });
+      request, [](const ProfileKey& key) { return profiles.Fetch(key); });
   static const bool verbose = std::getenv("PROFDIFF_FUZZ_VERBOSE") != nullptr;
   if (verbose) std::fprintf(stderr, "%s\n", report.ok() ? "report" : report.status().ToString().c_str());
   // The report must serialize (a later gRPC reply); an error must say something.

@@ -43,9 +43,20 @@ DEADLINE_S = 900
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port below the ephemeral range: the aggregator restarts on it 50 times, and a port the
+    kernel also hands out to outgoing connections could be taken in between."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    rng = random.Random()
+    for _ in range(1000):
+        port = rng.randrange(max(1024, low - 20000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def wait_for_port(port, timeout_s=30):
@@ -62,15 +73,16 @@ def wait_for_port(port, timeout_s=30):
 class Aggregator:
     """profdiff-aggregator on a fixed port and data dir, restartable."""
 
-    def __init__(self, binary, data_dir, port, log_dir, env=None):
+    def __init__(self, binary, data_dir, port, log_dir, env=None, name="aggregator"):
         self.binary, self.data_dir, self.port, self.log_dir = binary, data_dir, port, log_dir
+        self.name = name
         self.env = env or os.environ.copy()
         self.proc = None
         self.starts = 0
 
     def start(self):
         self.starts += 1
-        log = open(os.path.join(self.log_dir, f"aggregator.{self.starts}.log"), "wb")
+        log = open(os.path.join(self.log_dir, f"{self.name}.{self.starts}.log"), "wb")
         self.proc = subprocess.Popen(
             [self.binary, f"--listen=127.0.0.1:{self.port}", f"--data-dir={self.data_dir}",
              "--partial-after=1h"], stdout=log, stderr=log, env=self.env)
@@ -84,7 +96,10 @@ class Aggregator:
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(timeout=30)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
 
 
 class Agent:
@@ -109,6 +124,11 @@ class Agent:
     def running(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def kill(self):
+        if self.running():
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
 
 class Proxy:
     """A TCP proxy 127.0.0.1:port -> 127.0.0.1:target that can cut every connection, or throttle."""
@@ -121,7 +141,7 @@ class Proxy:
         self.server.listen(128)
         self.port = self.server.getsockname()[1]
         self.lock = threading.Lock()
-        self.live = []
+        self.live = set()  # (client, upstream) pairs whose pumps still run
         self.connections = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -136,13 +156,22 @@ class Proxy:
             except OSError:
                 client.close()
                 continue
+            pair = (client, upstream)
             with self.lock:
-                self.live += [client, upstream]
+                self.live.add(pair)
                 self.connections += 1
+            done = threading.Barrier(2, action=lambda pair=pair: self._close(pair))
             for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+                threading.Thread(target=self._pump, args=(a, b, done), daemon=True).start()
 
-    def _pump(self, source, sink):
+    def _close(self, pair):
+        """Both directions ended: the pair is closed and no longer live."""
+        with self.lock:
+            self.live.discard(pair)
+        for s in pair:
+            s.close()
+
+    def _pump(self, source, sink, done):
         try:
             while True:
                 data = source.recv(65536)
@@ -158,17 +187,19 @@ class Proxy:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        done.wait()
 
     def cut_all(self):
+        """Cuts every live connection; returns how many there were."""
         with self.lock:
-            live, self.live = self.live, []
-        for s in live:
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-                s.close()
-            except OSError:
-                pass
-        return len(live) // 2
+            live = list(self.live)
+        for pair in live:
+            for s in pair:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        return len(live)
 
 
 def run_json(profdiff, args):
@@ -197,9 +228,10 @@ def reference(bins, traces, out):
     """Each file uploaded once without faults: its event count and export digest."""
     data = os.path.join(out, "reference-store")
     port = free_port()
-    aggregator = Aggregator(bins["aggregator"], data, port, os.path.join(out, "logs"))
+    aggregator = Aggregator(bins["aggregator"], data, port, os.path.join(out, "logs"), name="reference-aggregator")
     aggregator.start()
     address = f"127.0.0.1:{port}"
+    agents = []
     try:
         agents = [Agent(bins["agent"], address, f"ref-{i}", path, out) for i, path in enumerate(traces)]
         for agent in agents:
@@ -211,6 +243,8 @@ def reference(bins, traces, out):
         return {agent.path: (int(runs[agent.run]["event_count"]),
                              export_digest(bins["profdiff"], address, agent.run, out)) for agent in agents}
     finally:
+        for agent in agents:
+            agent.kill()
         aggregator.stop()
 
 
@@ -240,7 +274,7 @@ def check(bins, address, prefix, agents, expected, out):
 
 
 def scenario(name, bins, traces, expected, args, out):
-    data = os.path.join(out, "store")
+    data = os.path.realpath(os.path.join(out, "store"))  # the shim compares resolved paths
     port = free_port()
     env = os.environ.copy()
     flag = os.path.join(out, "disk-is-full")
@@ -273,7 +307,8 @@ def scenario(name, bins, traces, expected, args, out):
                 time.sleep(args.disk_full_s)
                 os.remove(flag)
                 figures["disk_full_s"] = round(time.time() - full_since, 1)
-                figures["runs_listed_while_full"] = len(served)
+                figures["list_runs_answered_while_full"] = True
+                figures["runs_stored_when_full"] = len(served)
                 faults += 1
             while any(a.running() for a in agents):
                 if time.time() - start > DEADLINE_S:
@@ -318,6 +353,8 @@ def scenario(name, bins, traces, expected, args, out):
                 problems.append("no write failed with ENOSPC: the fault never happened")
         return problems, figures
     finally:
+        for agent in agents_all:
+            agent.kill()
         aggregator.stop()
 
 
