@@ -338,25 +338,21 @@ TEST_F(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStore
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat("chunk ", durable + 1, ":")));
 }
 
-TEST_F(CollectorTest, BatchPastMaxEventsIsResourceExhaustedNamingTheLimit) {
-  AggregatorOptions options;
-  options.store.batch_limits.max_events = 100;
-  RestartWith(options);
-  const PreparedSpan span = PrepareSpan(files_[0], "batch-events", 500);
-  const grpc::Status status = UploadSpan(channel_, span);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("100"));
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("events"));
-}
-
-TEST_F(CollectorTest, BatchPastMaxStringsIsResourceExhaustedNamingTheLimit) {
-  AggregatorOptions options;
-  options.store.batch_limits.max_strings = 10;
-  RestartWith(options);
-  const PreparedSpan span = PrepareSpan(files_[0], "batch-strings", 500);
-  const grpc::Status status = UploadSpan(channel_, span);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("strings"));
+// Each batch limit, set below what a 500-event chunk of a real trace holds, refuses the chunk.
+TEST_F(CollectorTest, BatchPastEachLimitIsResourceExhaustedNamingIt) {
+  const PreparedSpan span = PrepareSpan(files_[0], "batch-limits", 500);
+  trace::EventBatchLimits few_events;
+  few_events.max_events = 100;
+  trace::EventBatchLimits few_strings;
+  few_strings.max_strings = 10;
+  for (const auto& [limits, named] : {std::pair{few_events, "events"}, std::pair{few_strings, "strings"}}) {
+    AggregatorOptions options;
+    options.store.batch_limits = limits;
+    RestartWith(options);
+    const grpc::Status status = UploadSpan(channel_, span);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << named;
+    EXPECT_THAT(status.error_message(), ::testing::HasSubstr(named));
+  }
 }
 
 TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
