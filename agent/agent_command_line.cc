@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <string_view>
+#include <type_traits>
 
 #include <absl/strings/numbers.h>
 
@@ -68,6 +69,15 @@ std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
       return ParseDurationFlag(flag, value, allow_zero, line.*field);
     };
   };
+  // An integer flag in [low, high] stored into a field of any integer type.
+  auto integer = [](std::string_view flag, auto AgentCommandLine::*field, int64_t low, int64_t high) {
+    return [flag, field, low, high](std::string_view value, AgentCommandLine& line) {
+      int64_t n = 0;
+      absl::Status status = ParseIntFlag(flag, value, low, high, n);
+      line.*field = static_cast<std::remove_reference_t<decltype(line.*field)>>(n);
+      return status;
+    };
+  };
   return {
       {"aggregator", {Modes::kBoth, text(&AgentCommandLine::aggregator)}},
       {"logdir", {Modes::kWatchOnly, text(&AgentCommandLine::logdir)}},
@@ -90,30 +100,10 @@ std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
        {Modes::kBoth, duration("backoff-initial", &AgentCommandLine::backoff_initial, false)}},
       {"backoff-max",
        {Modes::kBoth, duration("backoff-max", &AgentCommandLine::backoff_max, false)}},
-      {"window",
-       {Modes::kBoth,
-        [](std::string_view value, AgentCommandLine& line) {
-          int64_t n = 0;
-          absl::Status status = ParseIntFlag("window", value, 1, kMaxWindowChunks, n);
-          line.window = static_cast<int>(n);
-          return status;
-        }}},
+      {"window", {Modes::kBoth, integer("window", &AgentCommandLine::window, 1, kMaxWindowChunks)}},
       {"chunk-events",
-       {Modes::kBoth,
-        [](std::string_view value, AgentCommandLine& line) {
-          int64_t n = 0;
-          absl::Status status = ParseIntFlag("chunk-events", value, 1, kMaxChunkEvents, n);
-          line.chunk_events = static_cast<uint32_t>(n);
-          return status;
-        }}},
-      {"v",
-       {Modes::kBoth,
-        [](std::string_view value, AgentCommandLine& line) {
-          int64_t n = 0;
-          absl::Status status = ParseIntFlag("v", value, 0, kMaxVerbosity, n);
-          line.verbosity = static_cast<int>(n);
-          return status;
-        }}},
+       {Modes::kBoth, integer("chunk-events", &AgentCommandLine::chunk_events, 1, kMaxChunkEvents)}},
+      {"v", {Modes::kBoth, integer("v", &AgentCommandLine::verbosity, 0, kMaxVerbosity)}},
   };
 }
 

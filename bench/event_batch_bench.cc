@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,25 @@ std::string TracePath(int index) {
   return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
 }
 
-void BM_EncodeEventBatch(benchmark::State& state) {
+// The trace state.range(0) names, or nothing (the benchmark skipped, saying why).
+std::optional<profdiff::trace::Trace> TraceOrSkip(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  if (!fs::exists(path)) {
+    state.SkipWithError(("trace not found: " + path).c_str());
+    return std::nullopt;
+  }
   profdiff::trace::KinetoReader reader;
-  auto trace = reader.ReadFile(path);
-  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  absl::StatusOr<profdiff::trace::Trace> trace = reader.ReadFile(path);
+  if (!trace.ok()) {
+    state.SkipWithError(std::string(trace.status().message()).c_str());
+    return std::nullopt;
+  }
+  return *std::move(trace);
+}
+
+void BM_EncodeEventBatch(benchmark::State& state) {
+  std::optional<profdiff::trace::Trace> trace = TraceOrSkip(state);
+  if (!trace) return;
   const size_t events = trace->events.size();
   const size_t per_batch = static_cast<size_t>(state.range(1));
   profdiff::v1::EventBatch batch;  // reused across chunks, as the agent does
@@ -56,11 +70,8 @@ void BM_EncodeEventBatch(benchmark::State& state) {
 }
 
 void BM_AppendEventBatch(benchmark::State& state) {
-  const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::KinetoReader reader;
-  auto trace = reader.ReadFile(path);
-  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  std::optional<profdiff::trace::Trace> trace = TraceOrSkip(state);
+  if (!trace) return;
   const size_t events = trace->events.size();
   std::vector<profdiff::v1::EventBatch> batches;
   const size_t per_batch = static_cast<size_t>(kEventsPerBatch);
