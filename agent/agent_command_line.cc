@@ -81,6 +81,7 @@ std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
   return {
       {"aggregator", {Modes::kBoth, text(&AgentCommandLine::aggregator)}},
       {"logdir", {Modes::kWatchOnly, text(&AgentCommandLine::logdir)}},
+      {"listen-unix", {Modes::kWatchOnly, text(&AgentCommandLine::listen_unix)}},
       {"run", {Modes::kBoth, text(&AgentCommandLine::run)}},
       {"state-dir", {Modes::kBoth, text(&AgentCommandLine::state_dir)}},
       {"agent-id", {Modes::kBoth, text(&AgentCommandLine::agent_id)}},
@@ -167,8 +168,8 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
   }
   if (line.aggregator.empty())
     return absl::InvalidArgumentError("--aggregator HOST:PORT is required");
-  if (line.mode == AgentMode::kWatch && line.logdir.empty()) {
-    return absl::InvalidArgumentError("--logdir DIR is required");
+  if (line.mode == AgentMode::kWatch && line.logdir.empty() && line.listen_unix.empty()) {
+    return absl::InvalidArgumentError("--logdir DIR or --listen-unix PATH is required");
   }
   if (line.mode == AgentMode::kUpload && line.files.empty()) {
     return absl::InvalidArgumentError("upload: at least one FILE is required");
@@ -183,7 +184,7 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
 }
 
 std::string AgentUsage() {
-  return R"(usage: profdiff-agent --aggregator HOST:PORT --logdir DIR [options]
+  return R"(usage: profdiff-agent --aggregator HOST:PORT [--logdir DIR] [--listen-unix PATH] [options]
        profdiff-agent upload --aggregator HOST:PORT [--run ID] [--timeout D] [options] FILE...
 
 Watch mode: watches DIR recursively for PyTorch profiler traces (*.pt.trace.json[.gz], *.json[.gz]),
@@ -193,7 +194,10 @@ upload: uploads the given files once, retrying while the aggregator is away for 
 exits 0 when every span was acknowledged, 1 otherwise, 2 on usage errors.
 
   --aggregator HOST:PORT   the profdiff-aggregator (required)
-  --logdir DIR             folder to watch (watch mode, required)
+  --logdir DIR             folder to watch (watch mode)
+  --listen-unix PATH       serve the node's CUPTI injection libraries (libprofdiff_cupti.so) on
+                           this unix socket and relay their spans to the aggregator; with
+                           --logdir or alone (one of the two is required)
   --run ID                 run id; default $TORCHELASTIC_RUN_ID, else the sub-folder of DIR the
                            file is in (upload: the file's folder), else DIR's name
   --state-dir DIR          default $XDG_STATE_HOME/profdiff-agent or ~/.local/state/profdiff-agent

@@ -19,7 +19,8 @@ struct AgentCommandLine {
   AgentMode mode = AgentMode::kWatch;
   bool help = false;                         // --help / -h: print AgentUsage() and exit 0
   std::string aggregator;                    // --aggregator HOST:PORT (required)
-  std::string logdir;                        // --logdir DIR (watch mode, required)
+  std::string logdir;                        // --logdir DIR (watch mode)
+  std::string listen_unix;                   // --listen-unix PATH (watch mode; this or logdir)
   std::string run;                           // --run ID
   std::string state_dir;                     // --state-dir DIR (default DefaultAgentStateDir)
   std::string agent_id;                      // --agent-id ID (default the hostname)

@@ -1,9 +1,14 @@
 // profdiff-agent: uploads PyTorch profiler traces from a watched log dir (or given files) to the
 // profdiff aggregator. Parses flags, builds the agent/ objects and runs them (STYLE.md §1).
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <stop_token>
@@ -15,11 +20,13 @@
 
 #include "agent/agent_command_line.h"
 #include "agent/agent_state_store.h"
+#include "agent/collector_relay.h"
 #include "agent/log_dir_agent.h"
 #include "agent/span_identity.h"
 #include "agent/span_uploader.h"
 #include "agent/trace_file_uploader.h"
 #include "rpc/credentials.h"
+#include "rpc/server.h"
 #include "base/log.h"
 #include "trace/kineto_reader.h"
 
@@ -96,6 +103,26 @@ int RunUpload(const AgentCommandLine& line, const std::string& state_dir,
   return failed.empty() ? kExitOk : kExitFailed;
 }
 
+absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> StartWatcher(
+    const AgentCommandLine& line, const std::string& state_dir, const std::string& hostname,
+    const std::string& agent_id, const profdiff::rpc::ChannelSecurity& security);
+
+// Removes a socket an earlier agent left (killed before it could). A socket some process still
+// accepts on, or anything that is not a socket, is left alone: binding then fails and says so.
+void RemoveStaleSocket(const std::string& path) {
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;
+  sockaddr_un address = {};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) return;
+  std::memcpy(address.sun_path, path.c_str(), path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  const bool live = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  if (!live) ::unlink(path.c_str());
+}
+
 int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
              const std::string& hostname, const std::string& agent_id,
              const profdiff::rpc::ChannelSecurity& security) {
@@ -107,6 +134,40 @@ int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // The relay for CUPTI injection libraries: a unix socket, so only this node reaches it.
+  std::unique_ptr<profdiff::agent::CollectorRelay> relay;
+  profdiff::rpc::RunningServer relay_server;
+  if (!line.listen_unix.empty()) {
+    RemoveStaleSocket(line.listen_unix);
+    relay = std::make_unique<profdiff::agent::CollectorRelay>(line.aggregator, security, agent_id);
+    absl::StatusOr<profdiff::rpc::RunningServer> started =
+        profdiff::rpc::StartServer("unix:" + line.listen_unix, {relay.get()});
+    if (!started.ok()) return Fail(kExitFailed, started.status().message());
+    relay_server = *std::move(started);
+    PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s", line.listen_unix, line.aggregator);
+  }
+  std::unique_ptr<profdiff::agent::LogDirAgent> watcher;
+  if (!line.logdir.empty()) {
+    absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> started =
+        StartWatcher(line, state_dir, hostname, agent_id, security);
+    if (!started.ok()) return Fail(kExitFailed, started.status().message());
+    watcher = *std::move(started);
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  PD_LOG(INFO, "stopping signal=%d", signal);
+  if (watcher != nullptr) watcher->Stop();
+  // Open relay streams are cancelled after a grace period; their libraries resume elsewhere.
+  if (relay_server.server != nullptr) {
+    relay_server.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+  if (!line.listen_unix.empty()) RemoveStaleSocket(line.listen_unix);
+  return kExitOk;
+}
+
+absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> StartWatcher(
+    const AgentCommandLine& line, const std::string& state_dir, const std::string& hostname,
+    const std::string& agent_id, const profdiff::rpc::ChannelSecurity& security) {
   profdiff::agent::LogDirAgentOptions options;
   options.aggregator = line.aggregator;
   options.logdir = line.logdir;
@@ -116,14 +177,7 @@ int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
   options.watch.settle = line.settle;
   options.watch.give_up_after = line.give_up_after;
   options.watch.rescan_interval = line.rescan_interval;
-  absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> agent =
-      profdiff::agent::LogDirAgent::Start(std::move(options));
-  if (!agent.ok()) return Fail(kExitFailed, agent.status().message());
-  int signal = 0;
-  sigwait(&signals, &signal);
-  PD_LOG(INFO, "stopping signal=%d", signal);
-  (*agent)->Stop();
-  return kExitOk;
+  return profdiff::agent::LogDirAgent::Start(std::move(options));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "base/str_cat.h"
 #include "rpc/server.h"
 #include "tests/agent/fake_collector.h"
+#include "tests/agent/numbered_ops_trace.h"
 #include "tests/support/trace_comparison.h"
 #include "trace/kineto_reader.h"
 
@@ -25,18 +26,7 @@ using ::testing::HasSubstr;
 constexpr char kRun[] = "run1";
 constexpr char kSpan[] = "worker0.1.pt.trace.json";
 
-// `n` operators "op<i>" at ts = i us, so order and completeness are visible per event.
-trace::Trace MakeTrace(int n) {
-  std::string json = R"({"traceEvents": [)";
-  for (int i = 0; i < n; ++i) {
-    base::StrAppend(&json, i == 0 ? "" : ",", R"({"ph": "X", "cat": "cpu_op", "name": "op)", i,
-                    R"(", "pid": 4242, "tid": 1, "ts": )", i, R"(, "dur": 1})");
-  }
-  json += "]}";
-  absl::StatusOr<trace::Trace> trace = trace::ReadKinetoTrace(json, "inline.json");
-  EXPECT_TRUE(trace.ok()) << trace.status();
-  return trace.ok() ? *std::move(trace) : trace::Trace{};
-}
+trace::Trace MakeTrace(int n) { return NumberedOpsTrace(n); }
 
 using ::profdiff::test_support::ExpectSameEvents;
 

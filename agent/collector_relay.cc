@@ -1,0 +1,87 @@
+#include "agent/collector_relay.h"
+
+#include <atomic>
+#include <thread>
+
+#include "agent/span_uploader.h"
+#include "base/log.h"
+#include "rpc/channel.h"
+
+namespace profdiff::agent {
+
+CollectorRelay::CollectorRelay(const std::string& aggregator,
+                               const rpc::ChannelSecurity& security, std::string agent_id)
+    : stub_(v1::Collector::NewStub(rpc::MakeChannel(
+          aggregator, security, rpc::ReconnectBackoff{absl::Milliseconds(100), absl::Seconds(10)}))),
+      agent_id_(std::move(agent_id)) {}
+
+grpc::Status CollectorRelay::Upload(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream) {
+  grpc::ClientContext upstream_context;
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    upstream_context.set_deadline(context->deadline());
+  }
+  std::unique_ptr<grpc::ClientReaderWriter<v1::UploadMessage, v1::UploadAck>> upstream =
+      stub_->Upload(&upstream_context);
+  std::atomic<bool> client_done{false};
+  std::atomic<bool> upstream_ended{false};
+  // Acknowledgements down. When the aggregator ends first, the client's stream is cancelled so
+  // the Read below returns (design note 2).
+  std::jthread acks([&] {
+    v1::UploadAck ack;
+    while (upstream->Read(&ack)) {
+      if (!stream->Write(ack)) break;
+    }
+    upstream_ended.store(true);
+    if (!client_done.load()) context->TryCancel();
+  });
+  std::string span;
+  v1::UploadMessage message;
+  std::optional<grpc::Status> refusal;
+  while (stream->Read(&message)) {
+    if (message.has_header()) {
+      if (message.header().agent_id().empty()) message.mutable_header()->set_agent_id(agent_id_);
+      span = message.header().run() + "/" + message.header().worker().worker_name() + "/" +
+             message.header().span();
+      if ((refusal = Refusal(span))) break;  // answered below, before anything goes up
+    }
+    if (!upstream->Write(message)) break;
+  }
+  if (refusal.has_value()) {
+    client_done.store(true);  // so the ack pump does not cancel the client's call
+    upstream_context.TryCancel();
+    acks.join();
+    upstream->Finish();
+    return *refusal;
+  }
+  client_done.store(true);
+  // The client went away first: end the aggregator's stream too (it resumes on reconnect).
+  if (context->IsCancelled() && !upstream_ended.load()) upstream_context.TryCancel();
+  upstream->WritesDone();
+  acks.join();
+  const grpc::Status status = upstream->Finish();
+  if (!status.ok()) {
+    PD_LOG(WARNING, "relayed upload ended span=%s code=%d error=%s", span,
+           static_cast<int>(status.error_code()), status.error_message());
+    const absl::Status as_absl(static_cast<absl::StatusCode>(status.error_code()),
+                               status.error_message());
+    if (!span.empty() && !IsRetryableUploadError(as_absl)) RememberRefusal(span, status);
+  }
+  return status;
+}
+
+std::optional<grpc::Status> CollectorRelay::Refusal(const std::string& span) {
+  absl::MutexLock lock(&mu_);
+  auto it = refused_.find(span);
+  if (it == refused_.end()) return std::nullopt;
+  return it->second;
+}
+
+void CollectorRelay::RememberRefusal(const std::string& span, const grpc::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (refused_.size() >= 4096) refused_.clear();
+  refused_.insert_or_assign(span, status);
+}
+
+}  // namespace profdiff::agent

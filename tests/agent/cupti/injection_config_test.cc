@@ -1,0 +1,99 @@
+// InjectionConfigFromEnvironment: defaults, every variable, and errors that name the variable.
+#include "agent/cupti/injection_config.h"
+
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace profdiff::agent::cupti {
+namespace {
+
+using ::testing::HasSubstr;
+
+EnvironmentLookup Env(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+    auto it = values.find(std::string(name));
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(InjectionConfigTest, DefaultsSendToTheAgentSocketAndNameTheWorkerAfterHostAndPid) {
+  absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(Env({}), "node-7", 4242);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->target, "unix:/run/profdiff/agent.sock");
+  EXPECT_EQ(config->capture.mode, CaptureMode::kAlways);
+  EXPECT_EQ(config->worker_name, "node-7_4242");
+  EXPECT_EQ(config->run, "cupti-node-7-4242");
+  EXPECT_EQ(config->rank, 0);
+  EXPECT_EQ(config->world_size, 1);
+  EXPECT_EQ(config->max_buffered_events, 2'000'000);
+  EXPECT_EQ(config->activity_buffer_bytes, size_t{4} << 20);
+}
+
+TEST(InjectionConfigTest, EveryVariableIsRead) {
+  absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(
+      Env({{"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"},
+           {"PROFDIFF_CAPTURE", "steps:10-20"},
+           {"TORCHELASTIC_RUN_ID", "elastic-1"},
+           {"RANK", "3"},
+           {"WORLD_SIZE", "8"},
+           {"PROFDIFF_BUFFER_EVENTS", "1000"},
+           {"PROFDIFF_CUPTI_BUFFERS", "4"},
+           {"PROFDIFF_CUPTI_BUFFER_KB", "256"},
+           {"PROFDIFF_FLUSH_MS", "250"},
+           {"PROFDIFF_SPAN_SECONDS", "10"},
+           {"PROFDIFF_EXIT_TIMEOUT_SECONDS", "5"},
+           {"PROFDIFF_TOKEN_FILE", "/etc/token"}}),
+      "h", 1);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->target, "unix:/tmp/a.sock");
+  EXPECT_EQ(config->capture.first, 10);
+  EXPECT_EQ(config->run, "elastic-1");
+  EXPECT_EQ(config->rank, 3);
+  EXPECT_EQ(config->world_size, 8);
+  EXPECT_EQ(config->max_buffered_events, 1000);
+  EXPECT_EQ(config->activity_buffers, 4u);
+  EXPECT_EQ(config->activity_buffer_bytes, size_t{256} << 10);
+  EXPECT_EQ(config->flush_period, absl::Milliseconds(250));
+  EXPECT_EQ(config->span_period, absl::Seconds(10));
+  EXPECT_EQ(config->exit_timeout, absl::Seconds(5));
+  EXPECT_EQ(config->security.token_file, "/etc/token");
+}
+
+TEST(InjectionConfigTest, RunIdAndAggregatorTakePrecedence) {
+  absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(
+      Env({{"PROFDIFF_RUN_ID", "mine"},
+           {"TORCHELASTIC_RUN_ID", "elastic"},
+           {"PROFDIFF_AGGREGATOR", "10.0.0.1:50051"},
+           {"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"}}),
+      "h", 1);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->run, "mine");
+  EXPECT_EQ(config->target, "10.0.0.1:50051");
+}
+
+TEST(InjectionConfigTest, BadValuesNameTheVariableAndTheRange) {
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::string expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{{"RANK", "x"}}, "RANK=\"x\": expected an integer"},
+           {{{"RANK", "8"}, {"WORLD_SIZE", "8"}}, "RANK=8 is not below WORLD_SIZE=8"},
+           {{{"PROFDIFF_CUPTI_BUFFERS", "0"}}, "PROFDIFF_CUPTI_BUFFERS=\"0\""},
+           {{{"PROFDIFF_CUPTI_BUFFERS", "1024"}, {"PROFDIFF_CUPTI_BUFFER_KB", "1048576"}},
+            "more than 1 GiB"},
+           {{{"PROFDIFF_RUN_ID", "a/b"}}, "PROFDIFF_RUN_ID=\"a/b\": a run id is"},
+           {{{"PROFDIFF_CAPTURE", "steps:9-1"}}, "PROFDIFF_CAPTURE"},
+       }) {
+    absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(Env(c.env), "h", 1);
+    ASSERT_FALSE(config.ok()) << c.expected;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(config.status().message(), HasSubstr(c.expected));
+  }
+}
+
+}  // namespace
+}  // namespace profdiff::agent::cupti
