@@ -53,6 +53,14 @@ class CollectorRelayTest : public ::testing::Test {
     return uploader.Upload(trace, header, std::stop_token(), stats);
   }
 
+  // The span the fake aggregator stored: closed, with all `events`.
+  void ExpectStoredComplete(const std::string& span, size_t events) {
+    const FakeSpan* stored = collector_.span("run1", span);
+    ASSERT_NE(stored, nullptr);
+    EXPECT_TRUE(stored->closed);
+    EXPECT_EQ(stored->events.events.size(), events);
+  }
+
   TempDir dir_;
   FakeCollector collector_;
   rpc::RunningServer upstream_;
@@ -64,11 +72,8 @@ class CollectorRelayTest : public ::testing::Test {
 TEST_F(CollectorRelayTest, SpanThroughTheRelayArrivesCompleteWithTheRelaysAgentId) {
   const trace::Trace trace = NumberedOpsTrace(95);
   ASSERT_TRUE(Upload(trace, "cupti.0", absl::Seconds(30)).ok());
-  const FakeSpan* stored = collector_.span("run1", "cupti.0");
-  ASSERT_NE(stored, nullptr);
-  EXPECT_TRUE(stored->closed);
-  EXPECT_EQ(stored->events.events.size(), 95u);
-  EXPECT_EQ(stored->end.chunk_count(), 10u);  // 95 events, 10 per chunk
+  ExpectStoredComplete("cupti.0", 95);
+  EXPECT_EQ(collector_.span("run1", "cupti.0")->end.chunk_count(), 10u);  // 95 events, 10 a chunk
   ASSERT_FALSE(collector_.streams().empty());
   EXPECT_EQ(collector_.streams()[0].header.agent_id(), "node-agent");
 }
@@ -77,10 +82,7 @@ TEST_F(CollectorRelayTest, AStreamTheAggregatorBreaksResumesThroughTheRelay) {
   collector_.BreakAfterChunk(4);  // chunks 0..4 stored, then UNAVAILABLE
   const trace::Trace trace = NumberedOpsTrace(95);
   ASSERT_TRUE(Upload(trace, "cupti.1", absl::Seconds(30)).ok());
-  const FakeSpan* stored = collector_.span("run1", "cupti.1");
-  ASSERT_NE(stored, nullptr);
-  EXPECT_TRUE(stored->closed);
-  EXPECT_EQ(stored->events.events.size(), 95u);
+  ExpectStoredComplete("cupti.1", 95);
   ASSERT_GE(collector_.streams().size(), 2u);
   EXPECT_EQ(collector_.streams()[1].first_chunk, 5);  // resumed after chunk 4, the last durable
 }
