@@ -27,6 +27,7 @@
 #include "agent/trace_file_uploader.h"
 #include "rpc/credentials.h"
 #include "rpc/server.h"
+#include "base/hostname.h"
 #include "base/log.h"
 #include "trace/kineto_reader.h"
 
@@ -41,13 +42,6 @@ constexpr int kExitUsage = 2;
 std::string EnvOrEmpty(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
-}
-
-std::string LocalHostname() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof(name)) != 0) return "unknown-host";
-  name[HOST_NAME_MAX] = '\0';
-  return name;
 }
 
 int Fail(int code, absl::string_view message) {
@@ -213,7 +207,7 @@ int main(int argc, char** argv) {
            .token_file = line->auth_token_file,
            .tls = line->tls}));
   if (!security.ok()) return Fail(kExitUsage, security.status().message());
-  const std::string hostname = LocalHostname();
+  const std::string hostname = profdiff::base::LocalHostname();
   const std::string agent_id = line->agent_id.empty() ? hostname : line->agent_id;
   return line->mode == profdiff::agent::AgentMode::kUpload
              ? RunUpload(*line, state_dir, hostname, agent_id, *security)

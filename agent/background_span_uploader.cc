@@ -67,13 +67,11 @@ void BackgroundSpanUploader::Run(const std::stop_token& stop) {
       };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
-      busy_ = true;
       span = &queue_.front();  // deque: stays put while others are appended
     }
     SpanUploadStats upload;
     const absl::Status status = uploader_->Upload(span->trace, span->header, stop, upload);
     absl::MutexLock lock(&mu_);
-    busy_ = false;
     if (status.ok()) {
       ++stats_.spans_acknowledged;
       stats_.events_acknowledged += upload.events;

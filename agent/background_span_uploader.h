@@ -74,8 +74,8 @@ class BackgroundSpanUploader {
   std::unique_ptr<SpanUploader> uploader_;  // used by the thread only
   const int64_t max_queued_events_;
   mutable absl::Mutex mu_;
-  std::deque<FinishedSpan> queue_ ABSL_GUARDED_BY(mu_);  // front() is in flight when busy_
-  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  // front() is the span in flight (the thread alone pops it, once its upload ended).
+  std::deque<FinishedSpan> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t queued_events_ ABSL_GUARDED_BY(mu_) = 0;
   BackgroundUploadStats stats_ ABSL_GUARDED_BY(mu_);

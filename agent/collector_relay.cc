@@ -6,6 +6,7 @@
 #include "agent/span_uploader.h"
 #include "base/log.h"
 #include "rpc/channel.h"
+#include "rpc/status_conversion.h"
 
 namespace profdiff::agent {
 
@@ -64,9 +65,9 @@ grpc::Status CollectorRelay::Upload(
   if (!status.ok()) {
     PD_LOG(WARNING, "relayed upload ended span=%s code=%d error=%s", span,
            static_cast<int>(status.error_code()), status.error_message());
-    const absl::Status as_absl(static_cast<absl::StatusCode>(status.error_code()),
-                               status.error_message());
-    if (!span.empty() && !IsRetryableUploadError(as_absl)) RememberRefusal(span, status);
+    if (!span.empty() && !IsRetryableUploadError(rpc::FromGrpcStatus(status))) {
+      RememberRefusal(span, status);
+    }
   }
   return status;
 }

@@ -140,6 +140,22 @@ std::string WithoutVersionSuffix(std::string name) {
 
 }  // namespace
 
+bool CarriesEvent(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const char* MemcpyKindName(uint8_t kind) {
   switch (kind) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
@@ -196,18 +212,12 @@ void CuptiRecordTranslator::Translate(const CUpti_Activity& record, const TimeWi
       external_id_[external.correlationId] = external.externalId;
       return;
     }
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER:
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-    case CUPTI_ACTIVITY_KIND_OVERHEAD:
-      break;
     default:
-      ++counters_.unsupported;
-      return;
+      break;
+  }
+  if (!CarriesEvent(record.kind)) {
+    ++counters_.unsupported;
+    return;
   }
   const bool device = record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
                       record.kind == CUPTI_ACTIVITY_KIND_KERNEL ||
@@ -268,12 +278,12 @@ void CuptiRecordTranslator::AddKernel(const CUpti_ActivityKernel10& kernel, trac
       .String(ArgKey::kGrid, Dim3(kernel.gridX, kernel.gridY, kernel.gridZ))
       .String(ArgKey::kBlock, Dim3(kernel.blockX, kernel.blockY, kernel.blockZ));
   // Kineto's estimates, which need the device's SM count (its record comes first).
-  if (auto it = devices_.find(kernel.deviceId); it != devices_.end() && it->second.info.num_sms) {
-    const Device& device = it->second;
+  if (auto it = devices_.find(kernel.deviceId); it != devices_.end() && it->second.num_sms) {
+    const trace::DeviceInfo& device = it->second;
     const double blocks = static_cast<double>(kernel.gridX) * kernel.gridY * kernel.gridZ;
     const int64_t threads = int64_t{kernel.blockX} * kernel.blockY * kernel.blockZ;
-    const int64_t warp = device.info.warp_size > 0 ? device.info.warp_size : 32;
-    const double blocks_per_sm = blocks / device.info.num_sms;
+    const int64_t warp = device.warp_size > 0 ? device.warp_size : 32;
+    const double blocks_per_sm = blocks / device.num_sms;
     event.Double(ArgKey::kBlocksPerSm, blocks_per_sm)
         .Double(ArgKey::kWarpsPerSm, blocks_per_sm * static_cast<double>((threads + warp - 1) / warp));
   }
@@ -344,17 +354,16 @@ void CuptiRecordTranslator::AddOverhead(const CUpti_ActivityOverhead3& overhead,
 }
 
 void CuptiRecordTranslator::AddDevice(const CUpti_ActivityDevice5& device) {
-  Device& d = devices_[device.id];
-  d.info.id = device.id;
-  d.info.name = device.name == nullptr ? "" : device.name;
-  d.info.total_global_mem_bytes = static_cast<int64_t>(device.globalMemorySize);
-  d.info.num_sms = static_cast<int32_t>(device.numMultiprocessors);
-  d.info.compute_major = static_cast<int32_t>(device.computeCapabilityMajor);
-  d.info.compute_minor = static_cast<int32_t>(device.computeCapabilityMinor);
-  d.info.warp_size = static_cast<int32_t>(device.numThreadsPerWarp);
-  d.info.max_threads_per_multiprocessor =
+  trace::DeviceInfo& d = devices_[device.id];
+  d.id = device.id;
+  d.name = device.name == nullptr ? "" : device.name;
+  d.total_global_mem_bytes = static_cast<int64_t>(device.globalMemorySize);
+  d.num_sms = static_cast<int32_t>(device.numMultiprocessors);
+  d.compute_major = static_cast<int32_t>(device.computeCapabilityMajor);
+  d.compute_minor = static_cast<int32_t>(device.computeCapabilityMinor);
+  d.warp_size = static_cast<int32_t>(device.numThreadsPerWarp);
+  d.max_threads_per_multiprocessor =
       static_cast<int32_t>(device.maxWarpsPerMultiprocessor * device.numThreadsPerWarp);
-  d.max_warps_per_sm = device.maxWarpsPerMultiprocessor;
 }
 
 const std::string& CuptiRecordTranslator::ApiName(CUpti_CallbackDomain domain,
@@ -401,7 +410,7 @@ void CuptiRecordTranslator::FinishSpan(trace::Trace& trace) {
   // Correlation ids only grow; the next span's calls never need this span's map.
   external_id_.clear();
   trace.metadata.devices.clear();
-  for (const auto& [id, device] : devices_) trace.metadata.devices.push_back(device.info);
+  for (const auto& [id, device] : devices_) trace.metadata.devices.push_back(device);
   std::sort(trace.metadata.devices.begin(), trace.metadata.devices.end(),
             [](const trace::DeviceInfo& a, const trace::DeviceInfo& b) { return a.id < b.id; });
   trace.metadata.source_format = trace::SourceFormat::kCupti;

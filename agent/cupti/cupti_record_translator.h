@@ -74,11 +74,6 @@ class CuptiRecordTranslator {
   const TranslationCounters& counters() const { return counters_; }
 
  private:
-  struct Device {
-    trace::DeviceInfo info;
-    uint32_t max_warps_per_sm = 0;
-  };
-
   void AddKernel(const CUpti_ActivityKernel10& kernel, trace::Trace& trace);
   void AddMemcpy(const CUpti_ActivityMemcpy6& memcpy, trace::Trace& trace);
   void AddMemset(const CUpti_ActivityMemset4& memset, trace::Trace& trace);
@@ -91,7 +86,7 @@ class CuptiRecordTranslator {
 
   CallbackNameFunction callback_name_;
   TranslationCounters counters_;
-  absl::flat_hash_map<uint32_t, Device> devices_;         // by device id
+  absl::flat_hash_map<uint32_t, trace::DeviceInfo> devices_;  // by device id
   absl::flat_hash_map<uint32_t, uint32_t> context_device_;  // context id -> device id
   absl::flat_hash_map<uint32_t, uint64_t> external_id_;     // correlation id -> external id
   absl::flat_hash_map<uint64_t, std::string> api_names_;    // (domain << 32 | cbid) -> name
@@ -100,6 +95,10 @@ class CuptiRecordTranslator {
   // Correlation ids of launches kept in the window whose device activity has not come yet.
   absl::flat_hash_set<uint32_t> launched_in_window_;
 };
+
+// True for the record kinds that become events; DEVICE, CONTEXT and EXTERNAL_CORRELATION
+// records are state, and other kinds are not translated.
+bool CarriesEvent(CUpti_ActivityKind kind);
 
 // The Kineto spelling of a memcpy kind (CUPTI_ACTIVITY_MEMCPY_KIND_*) and a memory kind
 // (CUPTI_ACTIVITY_MEMORY_KIND_*): "HtoD", "Pageable". "Unknown" outside the enums.

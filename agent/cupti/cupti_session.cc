@@ -58,11 +58,6 @@ std::string CallbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return name;
 }
 
-bool CarriesEvent(const CUpti_Activity& record) {
-  return record.kind != CUPTI_ACTIVITY_KIND_DEVICE && record.kind != CUPTI_ACTIVITY_KIND_CONTEXT &&
-         record.kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-}
-
 }  // namespace
 
 CuptiSession::CuptiSession(InjectionConfig config, std::string hostname, int64_t pid,
@@ -170,7 +165,7 @@ void CuptiSession::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t
     const TimeWindow window = Window();
     for (const CUpti_Activity* r : records) {
       if (window_done_) break;  // the window's span is gone: nothing more is kept
-      if (CarriesEvent(*r) && !Room(queued)) continue;
+      if (CarriesEvent(r->kind) && !Room(queued)) continue;
       translator_.Translate(*r, window, span_);
     }
     dropped_ += static_cast<int64_t>(cupti_dropped);

@@ -7,13 +7,13 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 
 #include "agent/cupti/cupti_session.h"
 #include "agent/cupti/injection_config.h"
+#include "base/hostname.h"
 #include "base/log.h"
 
 namespace {
@@ -72,14 +72,8 @@ void PointNvtxAtCupti() {
   }
 }
 
-std::string Hostname() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (gethostname(name, sizeof(name)) != 0) return "unknown-host";
-  name[HOST_NAME_MAX] = '\0';
-  return name;
-}
-
 int Initialize() {
+  const std::string hostname = profdiff::base::LocalHostname();
   absl::StatusOr<profdiff::agent::cupti::InjectionConfig> config =
       profdiff::agent::cupti::InjectionConfigFromEnvironment(
           [](std::string_view name) -> std::optional<std::string> {
@@ -87,7 +81,7 @@ int Initialize() {
             if (value == nullptr) return std::nullopt;
             return std::string(value);
           },
-          Hostname(), getpid());
+          hostname, getpid());
   if (!config.ok()) {
     PD_LOG(ERROR, "profdiff CUPTI injection disabled: %s", config.status().message());
     return 0;
@@ -97,7 +91,7 @@ int Initialize() {
   uint64_t now = 0;
   cuptiGetTimestamp(&now);
   Holder();  // constructed before std::atexit below: see Holder
-  auto session = std::make_unique<CuptiSession>(*std::move(config), Hostname(), getpid(), now);
+  auto session = std::make_unique<CuptiSession>(*std::move(config), hostname, getpid(), now);
   g_session.store(session.get(), std::memory_order_release);
   if (absl::Status started = session->Begin(BufferRequested, BufferCompleted); !started.ok()) {
     g_session.store(nullptr, std::memory_order_release);
