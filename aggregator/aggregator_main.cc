@@ -22,6 +22,12 @@ ABSL_FLAG(std::string, listen, "",
 ABSL_FLAG(std::string, data_dir, "",
           "run store folder (default $XDG_STATE_HOME/profdiff-aggregator or "
           "~/.local/state/profdiff-aggregator)");
+ABSL_FLAG(std::string, store, "local",
+          "where runs are stored: \"local\" (--data-dir) or "
+          "clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one address per shard, for "
+          "stateless replicas over a ClickHouse cluster");
+ABSL_FLAG(std::string, clickhouse_cluster, "profdiff",
+          "the remote_servers cluster of the ClickHouse servers (its shards in --store order)");
 ABSL_FLAG(absl::Duration, partial_after, absl::Minutes(10),
           "a run missing workers turns PARTIAL after this long without activity");
 ABSL_FLAG(int, io_threads, 4, "threads for disk work (fsync, reads, profile builds)");
@@ -56,8 +62,23 @@ int Run() {
   if (options.listen_address.empty()) {
     options.listen_address = profdiff::rpc::DefaultListenAddress(options.security, 50052);
   }
-  options.store.data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (options.store.data_dir.empty()) options.store.data_dir = DefaultDataDir();
+  const std::string store = absl::GetFlag(FLAGS_store);
+  if (store != "local") {
+    if (!store.starts_with("clickhouse://")) {
+      std::fprintf(stderr, "profdiff-aggregator: error: --store \"%s\": must be local or clickhouse://...\n",
+                   store.c_str());
+      return 2;
+    }
+    if (!absl::GetFlag(FLAGS_data_dir).empty()) {
+      std::fprintf(stderr, "profdiff-aggregator: error: --data-dir is for --store local only\n");
+      return 2;
+    }
+    options.store.clickhouse_url = store;
+    options.store.clickhouse_cluster = absl::GetFlag(FLAGS_clickhouse_cluster);
+  } else {
+    options.store.data_dir = absl::GetFlag(FLAGS_data_dir);
+    if (options.store.data_dir.empty()) options.store.data_dir = DefaultDataDir();
+  }
   options.store.partial_after = absl::GetFlag(FLAGS_partial_after);
   options.store.max_span_bytes = absl::GetFlag(FLAGS_max_span_bytes);
   options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
@@ -74,8 +95,8 @@ int Run() {
   for (const std::string& note : (*server)->store().recovery_notes()) {
     PD_LOG(WARNING, "recovery %s", note);
   }
-  PD_LOG(INFO, "serving address=%s port=%d data_dir=%s security=%s", options.listen_address,
-         (*server)->port(), options.store.data_dir, options.security.Describe());
+  PD_LOG(INFO, "serving address=%s port=%d store=%s security=%s", options.listen_address,
+         (*server)->port(), (*server)->store().Describe(), options.security.Describe());
   profdiff::rpc::LogListening(options.listen_address, options.security);
   return signals.ServeUntilSignal("profdiff-aggregator", (*server)->port(), absl::GetFlag(FLAGS_port_file),
                                   [&] { (*server)->Shutdown(); });
@@ -85,7 +106,7 @@ int Run() {
 
 int main(int argc, char** argv) {
   profdiff::base::ParseFlags(argc, argv,
-      "profdiff-aggregator --listen HOST:PORT --data-dir DIR\n"
+      "profdiff-aggregator --listen HOST:PORT [--data-dir DIR | --store clickhouse://H:P[,H:P...]/DB]\n"
       "Receives profiler spans from profdiff-agent and serves the runs it stored.");
   return Run();
 }

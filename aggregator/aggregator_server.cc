@@ -12,7 +12,7 @@ namespace profdiff::aggregator {
 
 // Destroyed in reverse order: the server stops before the pool and the store it calls into.
 struct AggregatorServer::Parts {
-  std::unique_ptr<LocalStore> store;
+  std::unique_ptr<Store> store;
   std::unique_ptr<base::ThreadPool> pool;
   std::unique_ptr<base::ThreadPool> build_pool;
   std::unique_ptr<CollectorService> collector;
@@ -26,7 +26,7 @@ AggregatorServer::~AggregatorServer() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(AggregatorOptions options) {
   auto parts = std::make_unique<Parts>();
-  PD_ASSIGN_OR_RETURN(parts->store, LocalStore::Open(std::move(options.store)));
+  PD_ASSIGN_OR_RETURN(parts->store, OpenStore(options.store));
   parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
   parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
@@ -40,7 +40,7 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(Aggreg
 }
 
 int AggregatorServer::port() const { return parts_->server.port; }
-const LocalStore& AggregatorServer::store() const { return *parts_->store; }
+const Store& AggregatorServer::store() const { return *parts_->store; }
 
 void AggregatorServer::Wait() { parts_->server.server->Wait(); }
 

@@ -1,4 +1,4 @@
-// profdiff-aggregator assembled: the local store, the I/O threads and the Collector and
+// profdiff-aggregator assembled: the store (local or ClickHouse), the I/O threads and the Collector and
 // RunStore services on one gRPC server. The binary and the tests run this same object.
 #ifndef PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
 #define PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
@@ -8,7 +8,7 @@
 
 #include <absl/status/statusor.h>
 
-#include "aggregator/local_store.h"
+#include "aggregator/store.h"
 #include "rpc/credentials.h"
 
 namespace profdiff::aggregator {
@@ -16,7 +16,7 @@ namespace profdiff::aggregator {
 struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
   rpc::ServerSecurity security;  // plaintext unless TLS files were given
-  LocalStoreOptions store;
+  StoreOptions store;
   int io_threads = 4;     // disk-bound: chunk appends (fsync), reads
   int build_threads = 1;  // CPU-bound: profile builds when spans close
   int max_streams_per_agent = 64;  // open Upload streams of one agent id
@@ -31,7 +31,7 @@ class AggregatorServer {
   ~AggregatorServer();
 
   int port() const;
-  const LocalStore& store() const;
+  const Store& store() const;
   // Blocks until the server is shut down (from another thread).
   void Wait();
   void Shutdown();

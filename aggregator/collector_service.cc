@@ -17,7 +17,7 @@ namespace {
 // members need no lock.
 class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck> {
  public:
-  UploadReactor(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
+  UploadReactor(Store* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
                 OpenStreams* open_streams)
       : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(open_streams) {
     StartRead(&message_);
@@ -72,7 +72,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
                              header.worker().worker_name(), " span ", header.span());
         PD_ASSIGN_OR_RETURN(OpenStreams::Slot slot, open_streams_->Acquire(header.agent_id()));
         slot_.emplace(std::move(slot));
-        PD_ASSIGN_OR_RETURN(LocalStore::OpenedSpan opened, store_->OpenSpan(header));
+        PD_ASSIGN_OR_RETURN(Store::OpenedSpan opened, store_->OpenSpan(header));
         lease_ = std::move(opened.lease);
         span_closed_ = opened.closed;
         ack_.set_durable_sequence(opened.durable_sequence);
@@ -115,7 +115,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
     return absl::OkStatus();
   }
 
-  LocalStore* store_;
+  Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
   OpenStreams* open_streams_;
@@ -123,7 +123,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   v1::UploadMessage message_;
   v1::UploadAck ack_;
   std::string span_;  // "run R worker K span S", once the header came
-  std::unique_ptr<LocalStore::SpanLease> lease_;
+  std::unique_ptr<Store::SpanLease> lease_;
   bool span_closed_ = false;
 };
 

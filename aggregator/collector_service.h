@@ -1,10 +1,10 @@
 // The Collector gRPC service: one reactor per Upload stream, adapting UploadMessages to the
-// LocalStore's OpenSpan / AppendChunk / CloseSpan.
+// Store's OpenSpan / AppendChunk / CloseSpan.
 #ifndef PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 
 #include "base/thread_pool.h"
-#include "aggregator/local_store.h"
+#include "aggregator/store.h"
 #include "aggregator/open_streams.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 
@@ -20,7 +20,7 @@ namespace profdiff::aggregator {
 // `store` and the pools must outlive the service.
 class CollectorService final : public v1::Collector::CallbackService {
  public:
-  CollectorService(LocalStore* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
+  CollectorService(Store* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
                    int max_streams_per_agent)
       : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(max_streams_per_agent) {}
 
@@ -28,7 +28,7 @@ class CollectorService final : public v1::Collector::CallbackService {
       grpc::CallbackServerContext* context) override;
 
  private:
-  LocalStore* store_;
+  Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
   OpenStreams open_streams_;

@@ -9,6 +9,7 @@
 
 #include "aggregator/run_state.h"
 #include "aggregator/segment_log.h"
+#include "aggregator/stored_spans.h"
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
 #include "base/id_rules.h"
@@ -68,8 +69,6 @@ namespace {
 
 int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
 
-std::string WorkerKey(int32_t rank, const std::string& name) { return base::StrCat(rank, ".", name); }
-
 absl::Status WriteProto(const std::string& path, const google::protobuf::MessageLite& message) {
   return base::WriteFileAtomically(path, message.SerializeAsString());
 }
@@ -114,66 +113,26 @@ std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
   return generations;
 }
 
-// A closed span to read back: where it is and who wrote it.
-struct ClosedSpan {
-  std::string id;
-  std::string dir;
-  v1::WorkerInfo worker;
-};
-
-// Rebuilds the Trace of one stored span.
-absl::Status LoadSpan(const ClosedSpan& span, const trace::EventBatchLimits& limits,
-                      trace::Trace& trace) {
-  v1::EventBatch batch;
-  PD_RETURN_IF_ERROR(base::Annotate(
-      ReadSpanSegments(span.dir,
-                       [&](uint64_t sequence, std::string_view bytes) -> absl::Status {
-                         if (!batch.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-                           return absl::DataLossError(
-                               base::StrCat("chunk ", sequence, " does not parse as EventBatch"));
-                         }
-                         return trace::AppendEventBatch(batch, limits, trace);
-                       }),
-      base::StrCat("span ", span.id)));
-  trace::ApplyWorkerInfo(span.worker, trace);
-  return absl::OkStatus();
+// A span of the data folder, read from its segments.
+StoredSpan SegmentSpan(const std::string& id, const LocalStore::SpanEntry& span) {
+  return {id, span.manifest.header().worker(),
+          [dir = span.dir](BatchVisitor visit) { return ReadSpanSegments(dir, visit); }};
 }
 
-// All closed spans of a worker, merged as `profdiff show` merges a worker's files.
-absl::StatusOr<trace::Trace> LoadSpans(const std::vector<ClosedSpan>& spans,
-                                       const trace::EventBatchLimits& limits) {
-  std::vector<trace::Trace> traces(spans.size());
-  for (size_t i = 0; i < spans.size(); ++i) PD_RETURN_IF_ERROR(LoadSpan(spans[i], limits, traces[i]));
-  return trace::MergeSpans(std::move(traces));
-}
-
-absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
-                                               const std::vector<ClosedSpan>& spans,
-                                               const trace::EventBatchLimits& limits,
-                                               const analysis::ProfileOptions& options) {
-  PD_ASSIGN_OR_RETURN(trace::Trace merged, LoadSpans(spans, limits));
-  const v1::WorkerInfo& latest = spans.back().worker;
-  v1::WorkerProfile profile = analysis::BuildWorkerProfile(
-      merged, {run, latest.worker_name(), static_cast<int32_t>(spans.size())}, options);
-  // What only the agent knows about the worker.
-  profile.mutable_worker()->set_hostname(latest.hostname());
-  return profile;
-}
-
-std::vector<ClosedSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
-  std::vector<ClosedSpan> spans;
+std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
+  std::vector<StoredSpan> spans;
   for (const auto& [id, span] : worker.spans) {
-    if (span.closed()) spans.push_back({id, span.dir, span.manifest.header().worker()});
+    if (span.closed()) spans.push_back(SegmentSpan(id, span));
   }
   return spans;
 }
 
 }  // namespace
 
-LocalStore::LocalStore(Passkey, LocalStoreOptions options) : options_(std::move(options)) {}
+LocalStore::LocalStore(Passkey, StoreOptions options) : options_(std::move(options)) {}
 LocalStore::~LocalStore() = default;
 
-absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(LocalStoreOptions options) {
+absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(StoreOptions options) {
   if (options.data_dir.empty()) return absl::InvalidArgumentError("--data-dir is empty");
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(options.data_dir + "/runs"));
   auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options));
@@ -235,9 +194,9 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
     }
     if (worker.spans.empty()) continue;
     // Keep the newest profile that covers exactly the closed spans; rebuild otherwise.
-    const std::vector<ClosedSpan> closed = ClosedSpansOf(worker);
+    const std::vector<StoredSpan> closed = ClosedSpansOf(worker);
     std::vector<std::string> closed_ids;
-    for (const ClosedSpan& span : closed) closed_ids.push_back(span.id);
+    for (const StoredSpan& span : closed) closed_ids.push_back(span.id);
     const std::vector<uint64_t> generations = ProfileGenerations(worker.dir);
     if (!generations.empty()) worker.next_generation = generations.back() + 1;
     for (auto it = generations.rbegin(); it != generations.rend() && worker.profile_generation == 0; ++it) {
@@ -271,16 +230,7 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
 
 absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHeader& header) {
   const v1::WorkerInfo& info = header.worker();
-  PD_RETURN_IF_ERROR(base::ValidateId("run", header.run()));
-  PD_RETURN_IF_ERROR(base::ValidateId("span", header.span()));
-  PD_RETURN_IF_ERROR(base::ValidateId("worker name", info.worker_name()));
-  if (info.rank() < 0) {
-    return absl::InvalidArgumentError(base::StrCat("worker rank ", info.rank(), ": must be >= 0"));
-  }
-  if (info.world_size() < 1 || info.rank() >= info.world_size()) {
-    return absl::InvalidArgumentError(base::StrCat("worker world_size ", info.world_size(),
-                                                   ": must be >= 1 and > rank ", info.rank()));
-  }
+  PD_RETURN_IF_ERROR(ValidateUploadHeader(header));
   const std::string worker_key = WorkerKey(info.rank(), info.worker_name());
   const absl::Time now = absl::Now();
 
@@ -353,7 +303,8 @@ void LocalStore::ReleaseLease(SpanEntry* span) {
   span->leased = false;
 }
 
-absl::StatusOr<int64_t> LocalStore::AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) {
+absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, const v1::TraceChunk& chunk) {
+  SpanLease& lease = static_cast<SpanLease&>(any_lease);  // leases come from OpenSpan
   SpanEntry& span = *lease.span_;
   const int64_t sequence = static_cast<int64_t>(chunk.sequence());
   int64_t durable;
@@ -397,7 +348,8 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(SpanLease& lease, const v1::Trac
   return sequence;
 }
 
-absl::Status LocalStore::CloseSpan(SpanLease& lease, const v1::SpanEnd& end) {
+absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEnd& end) {
+  SpanLease& lease = static_cast<SpanLease&>(any_lease);
   SpanEntry& span = *lease.span_;
   v1::SpanManifest manifest;
   {
@@ -433,7 +385,7 @@ absl::Status LocalStore::CloseSpan(SpanLease& lease, const v1::SpanEnd& end) {
 
 absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry* worker,
                                             uint64_t generation) {
-  std::vector<ClosedSpan> spans;
+  std::vector<StoredSpan> spans;
   std::string dir;
   {
     absl::MutexLock lock(&mu_);
@@ -444,7 +396,7 @@ absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry*
   PD_ASSIGN_OR_RETURN(v1::WorkerProfile profile,
                       BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
   v1::StoredWorkerProfile stored;
-  for (const ClosedSpan& span : spans) stored.add_spans(span.id);
+  for (const StoredSpan& span : spans) stored.add_spans(span.id);
   const int32_t steps = profile.steps_size();
   *stored.mutable_profile() = std::move(profile);
   const std::string path = ProfilePath(dir, generation);
@@ -558,39 +510,14 @@ absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
   return Summarize(*entry, /*with_workers=*/true, absl::Now());
 }
 
-namespace {
-
-bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info) {
-  if (selector.has_rank() && selector.rank() != info.rank()) return false;
-  return selector.worker_name().empty() || selector.worker_name() == info.worker_name();
-}
-
-std::string DescribeSelector(const v1::WorkerSelector& selector) {
-  std::string text;
-  if (selector.has_rank()) text = base::StrCat("rank ", selector.rank());
-  if (!selector.worker_name().empty()) {
-    base::StrAppend(&text, text.empty() ? "" : " ", "name ", selector.worker_name());
-  }
-  return text.empty() ? "all workers" : text;
-}
-
-}  // namespace
-
 absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileRequest& request) const {
-  analysis::ProfileOptions options;
-  if (request.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE) {
-    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
-  }
-  if (request.kernel_grouping() == v1::GROUPING_NAME_AND_OP) {
-    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  }
-  const bool stored_grouping = options.operator_grouping == analysis::OperatorGrouping::kName &&
-                               options.kernel_grouping == analysis::KernelGrouping::kName;
+  bool stored_grouping = false;
+  const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
   struct Wanted {
     int32_t rank;
     std::string name;
     std::string profile_path;
-    std::vector<ClosedSpan> spans;
+    std::vector<StoredSpan> spans;
   };
   std::vector<Wanted> wanted;
   {
@@ -633,7 +560,7 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
 }
 
 absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest& request) const {
-  std::vector<ClosedSpan> spans;
+  std::vector<StoredSpan> spans;
   {
     absl::MutexLock lock(&mu_);
     const RunEntry* run = FindRun(request.run());
@@ -670,7 +597,7 @@ absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest
         return absl::FailedPreconditionError(
             base::StrCat("span ", request.span(), " is still being uploaded"));
       }
-      spans.push_back({it->first, span.dir, span.manifest.header().worker()});
+      spans.push_back(SegmentSpan(it->first, span));
     }
   }
   PD_ASSIGN_OR_RETURN(trace::Trace trace, LoadSpans(spans, options_.batch_limits));

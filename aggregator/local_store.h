@@ -31,22 +31,12 @@
 #include <absl/synchronization/mutex.h>
 #include <absl/time/time.h>
 
-#include "profdiff/v1/collector.pb.h"
+#include "aggregator/store.h"
 #include "profdiff/v1/profile.pb.h"
-#include "profdiff/v1/run_store.pb.h"
-#include "trace/event_batch.h"
 
 namespace profdiff::aggregator {
 
-struct LocalStoreOptions {
-  std::string data_dir;
-  uint64_t max_segment_bytes = 64 << 20;
-  uint64_t max_span_bytes = uint64_t{16} << 30;  // stored (compressed) bytes of one span
-  absl::Duration partial_after = absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
-  trace::EventBatchLimits batch_limits;
-};
-
-class LocalStore {
+class LocalStore final : public Store {
  public:
   struct RunEntry;
   struct WorkerEntry;
@@ -58,10 +48,10 @@ class LocalStore {
  public:
   // The right to append to one span; the span is free again when the lease is destroyed.
   // Used by one upload stream at a time (not thread-safe itself).
-  class SpanLease {
+  class SpanLease final : public Store::SpanLease {
    public:
     SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker, SpanEntry* span);
-    ~SpanLease();
+    ~SpanLease() override;
     SpanLease(const SpanLease&) = delete;
     SpanLease& operator=(const SpanLease&) = delete;
 
@@ -78,46 +68,26 @@ class LocalStore {
   // Opens (creating when missing) the data folder and recovers every stored run. A damaged run
   // or span is recorded in recovery_notes() and skipped; only I/O errors on the data folder
   // itself fail (Unavailable).
-  static absl::StatusOr<std::unique_ptr<LocalStore>> Open(LocalStoreOptions options);
-  LocalStore(Passkey, LocalStoreOptions options);
-  ~LocalStore();
+  static absl::StatusOr<std::unique_ptr<LocalStore>> Open(StoreOptions options);
+  LocalStore(Passkey, StoreOptions options);
+  ~LocalStore() override;
 
-  // What start-up found and repaired, one line each, for the log.
-  const std::vector<std::string>& recovery_notes() const { return recovery_notes_; }
+  const std::vector<std::string>& recovery_notes() const override { return recovery_notes_; }
+  std::string Describe() const override { return "local " + options_.data_dir; }
 
-  struct OpenedSpan {
-    std::unique_ptr<SpanLease> lease;  // null when the span is already closed
-    int64_t durable_sequence = -1;
-    bool closed = false;
-  };
-  // Starts or resumes the span `header` names. InvalidArgument for bad ids/ranks; Aborted when
-  // another stream holds the span.
-  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) ABSL_LOCKS_EXCLUDED(mu_);
-
-  // Stores `chunk` durably and returns the span's durable sequence. A chunk at or below it is a
-  // duplicate and ignored. InvalidArgument: out-of-order sequence, a batch that does not
-  // decode; ResourceExhausted: batch or span limits; FailedPrecondition: the span is closed.
-  // On error nothing stored changes.
-  absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk)
+  // Store (aggregator/store.h). Local specifics: a chunk is durable once fdatasync'd; reads
+  // skip INCOMPLETE spans found at start-up.
+  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<int64_t> AppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk) override
       ABSL_LOCKS_EXCLUDED(mu_);
-
-  // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
-  // event counts differ), then rebuilds and stores its worker's profile. Idempotent.
-  absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) ABSL_LOCKS_EXCLUDED(mu_);
-
-  // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for bad requests.
-  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const
+  absl::Status CloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const ABSL_LOCKS_EXCLUDED(mu_);
-  // The profiles of the selected workers with a closed span, by rank; FailedPrecondition when
-  // none has one yet.
-  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The Chrome-trace JSON of one worker's closed spans (or of one span). DataLoss when stored
-  // events are damaged; FailedPrecondition for a span still uploading.
-  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const
+  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const override
       ABSL_LOCKS_EXCLUDED(mu_);
-
 
  private:
   absl::Status Recover();
@@ -130,7 +100,7 @@ class LocalStore {
   v1::StoredRun Summarize(const RunEntry& run, bool with_workers, absl::Time now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const LocalStoreOptions options_;
+  const StoreOptions options_;
   std::vector<std::string> recovery_notes_;
   // Serialises creating folders and writing span manifests (rare: once per span open/close).
   // Lock order: create_mu_ before mu_.

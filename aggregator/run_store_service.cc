@@ -23,7 +23,7 @@ grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, bas
 // Streams a finished JSON document in pieces; one write in flight.
 class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
  public:
-  ExportReactor(const LocalStore* store, base::ThreadPool* pool, const v1::ExportTraceRequest* request) {
+  ExportReactor(const Store* store, base::ThreadPool* pool, const v1::ExportTraceRequest* request) {
     pool->Post([this, store, request] {
       absl::StatusOr<std::string> json = store->ExportTrace(*request);
       if (!json.ok()) {

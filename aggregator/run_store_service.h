@@ -1,9 +1,9 @@
-// The RunStore gRPC service: ListRuns, GetRun, GetProfile and ExportTrace over a LocalStore.
+// The RunStore gRPC service: ListRuns, GetRun, GetProfile and ExportTrace over a Store (any backend).
 #ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 
 #include "base/thread_pool.h"
-#include "aggregator/local_store.h"
+#include "aggregator/store.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 
 namespace profdiff::aggregator {
@@ -14,7 +14,7 @@ class RunStoreService final : public v1::RunStore::CallbackService {
  public:
   static constexpr size_t kExportPieceBytes = 1 << 20;
 
-  RunStoreService(const LocalStore* store, base::ThreadPool* pool) : store_(store), pool_(pool) {}
+  RunStoreService(const Store* store, base::ThreadPool* pool) : store_(store), pool_(pool) {}
 
   grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
                                      const v1::ListRunsRequest* request,
@@ -29,7 +29,7 @@ class RunStoreService final : public v1::RunStore::CallbackService {
       grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
 
  private:
-  const LocalStore* store_;
+  const Store* store_;
   base::ThreadPool* pool_;
 };
 

@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcurl4-openssl-dev clickhouse-server clickhouse-client
   python3-torch python3-torchvision python3-yaml
   chromium
 )
@@ -26,5 +27,15 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Tests start their own ClickHouse servers; without systemd, keep the package's postinst from
+# starting the system service (with systemd it is stopped and disabled below).
+if [[ " ${missing[*]} " == *" clickhouse-server "* && ! -d /run/systemd/system && ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+  $sudo chmod +x /usr/sbin/policy-rc.d
+  trap '$sudo rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [[ " ${missing[*]} " == *" clickhouse-server "* && -d /run/systemd/system ]]; then
+  $sudo systemctl disable --now clickhouse-server >/dev/null 2>&1 || true
+fi

@@ -1,4 +1,6 @@
 // The aggregator as agents and users meet it: a real server on 127.0.0.1, real DLRM traces.
+// The RunStore contract tests (TEST_P) run unchanged against both backends: the local data
+// folder and a two-shard ClickHouse cluster of real servers.
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "client/store_commands.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
+#include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
@@ -40,14 +43,40 @@ std::vector<std::string> DlrmFiles() {
   return files;
 }
 
-class CollectorTest : public ::testing::Test {
+// One two-shard cluster for the whole test binary (started on first use, SIGKILLed at exit).
+absl::StatusOr<testing::ClickHouseCluster*> SharedCluster() {
+  static absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster =
+      testing::ClickHouseCluster::Start((fs::path(::testing::TempDir()) / "collector_clickhouse").string(), 2);
+  if (!cluster.ok()) return cluster.status();
+  return cluster->get();
+}
+
+// A test's name as a ClickHouse database name (at most 64 characters, kept apart by a hash).
+std::string DatabaseName(std::string name) {
+  const size_t hash = std::hash<std::string>{}(name) % 1000000;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return "t_" + name.substr(name.size() > 48 ? name.size() - 48 : 0) + "_" + std::to_string(hash);
+}
+
+class StoreFixture : public ::testing::Test {
  protected:
+  explicit StoreFixture(std::string backend) : backend_(std::move(backend)) {}
+
   void SetUp() override {
     files_ = DlrmFiles();
     if (files_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces in " << DlrmDir();
-    data_dir_ = fs::path(::testing::TempDir()) /
-                ("collector_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name = std::string(test->test_suite_name()) + "_" + test->name();
+    data_dir_ = fs::path(::testing::TempDir()) / ("collector_" + DatabaseName(name));
     fs::remove_all(data_dir_);
+    fs::create_directories(data_dir_);  // the test's own files go here too
+    if (backend_ == "clickhouse") {
+      absl::StatusOr<testing::ClickHouseCluster*> cluster = SharedCluster();
+      if (!cluster.ok()) GTEST_SKIP() << "no ClickHouse: " << cluster.status();
+      clickhouse_url_ = (*cluster)->Url(DatabaseName(name));
+    }
     StartServer();
   }
 
@@ -55,6 +84,7 @@ class CollectorTest : public ::testing::Test {
     AggregatorOptions options = options_;
     options.listen_address = "127.0.0.1:0";
     options.store.data_dir = data_dir_;
+    options.store.clickhouse_url = clickhouse_url_;
     absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(server).value();
@@ -111,6 +141,8 @@ class CollectorTest : public ::testing::Test {
     return reader->Finish();
   }
 
+  const std::string backend_;
+  std::string clickhouse_url_;  // empty: the local store
   std::vector<std::string> files_;
   fs::path data_dir_;
   std::unique_ptr<AggregatorServer> server_;
@@ -118,7 +150,21 @@ class CollectorTest : public ::testing::Test {
   std::unique_ptr<v1::RunStore::Stub> run_store_;
 };
 
-TEST_F(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
+class CollectorTest : public StoreFixture, public ::testing::WithParamInterface<std::string> {
+ protected:
+  CollectorTest() : StoreFixture(GetParam()) {}
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, CollectorTest, ::testing::Values("local", "clickhouse"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// What only the local store has: segment files on disk.
+class LocalStoreTest : public StoreFixture {
+ protected:
+  LocalStoreTest() : StoreFixture("local") {}
+};
+
+TEST_P(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   for (const std::string& file : files_) {
     const PreparedSpan span = PrepareSpan(file, "dlrm_kineto", 2000);
     const grpc::Status status = UploadSpan(channel_, span);
@@ -146,7 +192,7 @@ TEST_F(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   EXPECT_TRUE(differencer.Compare(*offline, stored)) << report.substr(0, 4000);
 }
 
-TEST_F(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {
+TEST_P(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {
   for (const std::string& file : files_) {
     PreparedSpan span = PrepareSpan(file, "dlrm_kineto", 1500);
     span.header.mutable_worker()->clear_hostname();  // the files do not know the host
@@ -169,7 +215,7 @@ TEST_F(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {
   EXPECT_THAT(*runs, ::testing::HasSubstr("8/8"));
 }
 
-TEST_F(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
+TEST_P(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
   const PreparedSpan span = PrepareSpan(files_[0], "resume", 500);
   ASSERT_GE(span.chunks.size(), 5u);
   // The first stream stores chunks 0..2 and breaks off.
@@ -208,7 +254,7 @@ TEST_F(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnore
   EXPECT_TRUE(again.Finish().ok());
 }
 
-TEST_F(CollectorTest, ResumeSurvivesAnAggregatorRestart) {
+TEST_P(CollectorTest, ResumeSurvivesAnAggregatorRestart) {
   const PreparedSpan span = PrepareSpan(files_[1], "restart", 500);
   EXPECT_EQ(UploadSpan(channel_, span, 4).error_code(), grpc::StatusCode::CANCELLED);
   RestartServer();
@@ -242,7 +288,7 @@ void ExpectTwoChunksStored(const v1::StoredRun& run, const PreparedSpan& span) {
             span.chunks[0].events().kind_size() + span.chunks[1].events().kind_size());
 }
 
-TEST_F(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
+TEST_P(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
   const PreparedSpan span = PrepareSpan(files_[0], "order", 500);
   v1::UploadMessage bad;
   *bad.mutable_chunk() = span.chunks[3];
@@ -254,7 +300,7 @@ TEST_F(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
 }
 
-TEST_F(CollectorTest, InvalidUtf8NameIsInvalidArgument) {
+TEST_P(CollectorTest, InvalidUtf8NameIsInvalidArgument) {
   const PreparedSpan span = PrepareSpan(files_[0], "utf8", 500);
   v1::UploadMessage bad;
   *bad.mutable_chunk() = span.chunks[2];
@@ -267,7 +313,7 @@ TEST_F(CollectorTest, InvalidUtf8NameIsInvalidArgument) {
   ExpectTwoChunksStored(GetRun("utf8"), span);
 }
 
-TEST_F(CollectorTest, ChunkThatDoesNotDecodeIsInvalidArgument) {
+TEST_P(CollectorTest, ChunkThatDoesNotDecodeIsInvalidArgument) {
   const PreparedSpan span = PrepareSpan(files_[0], "decode", 500);
   v1::UploadMessage bad;
   *bad.mutable_chunk() = span.chunks[2];
@@ -278,7 +324,7 @@ TEST_F(CollectorTest, ChunkThatDoesNotDecodeIsInvalidArgument) {
   ExpectTwoChunksStored(GetRun("decode"), span);
 }
 
-TEST_F(CollectorTest, OversizedMessageIsResourceExhausted) {
+TEST_P(CollectorTest, OversizedMessageIsResourceExhausted) {
   const PreparedSpan span = PrepareSpan(files_[0], "oversized", 500);
   v1::UploadMessage bad;
   *bad.mutable_chunk() = span.chunks[2];
@@ -288,7 +334,7 @@ TEST_F(CollectorTest, OversizedMessageIsResourceExhausted) {
   ExpectTwoChunksStored(GetRun("oversized"), span);
 }
 
-TEST_F(CollectorTest, ChunkBeforeHeaderIsInvalidArgument) {
+TEST_P(CollectorTest, ChunkBeforeHeaderIsInvalidArgument) {
   const PreparedSpan span = PrepareSpan(files_[0], "noheader", 500);
   UploadStream stream(channel_);
   ASSERT_TRUE(stream.WriteChunk(span.chunks[0]));
@@ -299,7 +345,7 @@ TEST_F(CollectorTest, ChunkBeforeHeaderIsInvalidArgument) {
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("unknown span"));
 }
 
-TEST_F(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
+TEST_P(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
   PreparedSpan span = PrepareSpan(files_[0], "../../etc", 500);
   const grpc::Status status = UploadSpan(channel_, span);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -307,14 +353,14 @@ TEST_F(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
   EXPECT_FALSE(fs::exists(data_dir_ / "etc"));
 }
 
-TEST_F(CollectorTest, OverlongRunIdIsInvalidArgumentNamingTheLimit) {
+TEST_P(CollectorTest, OverlongRunIdIsInvalidArgumentNamingTheLimit) {
   PreparedSpan span = PrepareSpan(files_[0], std::string(200, 'r'), 500);
   const grpc::Status status = UploadSpan(channel_, span);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("is 200 bytes, the limit is"));
 }
 
-TEST_F(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStored) {
+TEST_P(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStored) {
   const PreparedSpan span = PrepareSpan(files_[0], "span-bytes", 500);
   ASSERT_GT(span.chunks.size(), 3u);
   // Room for a few chunks: the limit counts stored (compressed) bytes, against the next batch's
@@ -339,7 +385,7 @@ TEST_F(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStore
 }
 
 // Each batch limit, set below what a 500-event chunk of a real trace holds, refuses the chunk.
-TEST_F(CollectorTest, BatchPastEachLimitIsResourceExhaustedNamingIt) {
+TEST_P(CollectorTest, BatchPastEachLimitIsResourceExhaustedNamingIt) {
   const PreparedSpan span = PrepareSpan(files_[0], "batch-limits", 500);
   trace::EventBatchLimits few_events;
   few_events.max_events = 100;
@@ -355,7 +401,7 @@ TEST_F(CollectorTest, BatchPastEachLimitIsResourceExhaustedNamingIt) {
   }
 }
 
-TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
+TEST_P(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   AggregatorOptions options;
   options.max_streams_per_agent = 2;
   RestartWith(options);
@@ -394,7 +440,7 @@ TEST_F(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   EXPECT_EQ(GetRun("streams").workers_size(), 3);
 }
 
-TEST_F(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {
+TEST_P(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {
   const PreparedSpan span = PrepareSpan(files_[0], "end", 5000);
   UploadStream stream(channel_);
   v1::UploadAck ack;
@@ -411,7 +457,7 @@ TEST_F(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {
   EXPECT_THAT(status.error_message(), ::testing::HasSubstr("events are stored"));
 }
 
-TEST_F(CollectorTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
+TEST_F(LocalStoreTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
   ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], "damaged", 500)).ok());
   ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[1], "healthy", 500)).ok());
   server_.reset();
@@ -450,7 +496,7 @@ void ExpectSameMetadata(const trace::Trace& a, const trace::Trace& b) {
   EXPECT_EQ(a.metadata.devices.size(), b.metadata.devices.size());
 }
 
-TEST_F(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
+TEST_P(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
   const PreparedSpan span = PrepareSpan(files_[2], "export", 700);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   std::string json;
@@ -462,7 +508,7 @@ TEST_F(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
   ExpectSameMetadata(span.trace, *exported);
 }
 
-TEST_F(CollectorTest, ExportCommandWritesTheTraceFile) {
+TEST_P(CollectorTest, ExportCommandWritesTheTraceFile) {
   const PreparedSpan span = PrepareSpan(files_[3], "export_cli", 2000);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   const std::string output = (data_dir_ / "rank.json").string();
@@ -476,7 +522,7 @@ TEST_F(CollectorTest, ExportCommandWritesTheTraceFile) {
   ExpectSameMetadata(span.trace, *exported);
 }
 
-TEST_F(CollectorTest, ListRunsFiltersAndPages) {
+TEST_P(CollectorTest, ListRunsFiltersAndPages) {
   for (const char* run : {"alpha-1", "alpha-2", "beta-1"}) {
     ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], run, 5000)).ok());
   }
@@ -495,7 +541,7 @@ TEST_F(CollectorTest, ListRunsFiltersAndPages) {
   EXPECT_THAT(seen, ::testing::ElementsAre("alpha-1", "alpha-2"));
 }
 
-TEST_F(CollectorTest, UnknownRunIsNotFound) {
+TEST_P(CollectorTest, UnknownRunIsNotFound) {
   grpc::Status status;
   GetRun("never-uploaded", &status);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);

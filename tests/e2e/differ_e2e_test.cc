@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/e2e/child_process.h"
+#include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::testing {

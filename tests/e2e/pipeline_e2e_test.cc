@@ -12,7 +12,7 @@
 
 #include "client/run_loader.h"
 #include "client/run_store_client.h"
-#include "tests/e2e/child_process.h"
+#include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 

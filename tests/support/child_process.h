@@ -1,7 +1,7 @@
 // A binary under test in its own process, its stderr captured line by line, so a test can wait
 // for what the process says (not for time) and kill it with any signal.
-#ifndef PROFDIFF_TESTS_E2E_CHILD_PROCESS_H_
-#define PROFDIFF_TESTS_E2E_CHILD_PROCESS_H_
+#ifndef PROFDIFF_TESTS_SUPPORT_CHILD_PROCESS_H_
+#define PROFDIFF_TESTS_SUPPORT_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -50,4 +50,4 @@ class ChildProcess {
 
 }  // namespace profdiff::testing
 
-#endif  // PROFDIFF_TESTS_E2E_CHILD_PROCESS_H_
+#endif  // PROFDIFF_TESTS_SUPPORT_CHILD_PROCESS_H_

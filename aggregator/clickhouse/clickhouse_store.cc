@@ -1,0 +1,799 @@
+#include "aggregator/clickhouse/clickhouse_store.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include <absl/random/random.h>
+
+#include "aggregator/clickhouse/clickhouse_url.h"
+#include "aggregator/clickhouse/row_binary.h"
+#include "aggregator/clickhouse/schema.h"
+#include "aggregator/run_state.h"
+#include "base/log.h"
+#include "base/status_annotate.h"
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "trace/chrome_trace_writer.h"
+
+namespace profdiff::aggregator {
+
+using clickhouse::HttpClient;
+using clickhouse::RowBinaryReader;
+using clickhouse::RowBinaryWriter;
+using clickhouse::Settings;
+
+namespace {
+
+constexpr absl::Duration kQueryTimeout = absl::Seconds(120);
+// Write-path lookups may skip a shard that is down: they can only make an agent resend chunks.
+const Settings kSkipUnreachableShards = {"skip_unavailable_shards=1"};
+
+// A SQL string literal. Ids are already [A-Za-z0-9._-]; user text (a filter) is escaped.
+std::string Quote(std::string_view text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') quoted.push_back('\\');
+    quoted.push_back(c);
+  }
+  quoted.push_back('\'');
+  return quoted;
+}
+
+std::string QuotedList(const std::vector<std::string>& values) {
+  std::string list;
+  for (const std::string& value : values) base::StrAppend(&list, list.empty() ? "" : ", ", Quote(value));
+  return list;
+}
+
+// Stable across processes and replicas (std::hash and absl::Hash are not).
+uint64_t NameId(std::string_view name) {
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : name) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+int64_t NowMillis() { return absl::ToUnixMillis(absl::Now()); }
+
+}  // namespace
+
+// One span as the spans table has it (its latest state).
+struct ClickHouseStore::SpanRow {
+  std::string run;
+  std::string worker;
+  std::string span;
+  v1::UploadHeader header;
+  uint8_t state = 0;
+  int64_t chunk_count = 0;
+  int64_t event_count = 0;
+  int64_t opened_ms = 0;
+  int64_t closed_ms = 0;
+
+  bool closed() const { return state == clickhouse::kSpanClosed; }
+};
+
+// What the ledger holds of one span (each chunk once).
+struct ClickHouseStore::ChunkTotals {
+  int64_t chunks = 0;
+  int64_t events = 0;
+  int64_t bytes = 0;
+  int64_t last_ms = 0;
+};
+
+struct ClickHouseStore::RunRows {
+  struct Profile {
+    uint64_t generation = 0;
+    std::vector<std::string> spans;
+    int32_t step_count = 0;
+  };
+  std::vector<SpanRow> spans;  // by run, worker, span
+  std::map<std::tuple<std::string, std::string, std::string>, ChunkTotals> chunks;
+  std::map<std::pair<std::string, std::string>, Profile> profiles;
+};
+
+// The state of one upload stream: where its span's rows go and what the ledger holds of it.
+class ClickHouseStore::Lease final : public Store::SpanLease {
+ public:
+  Lease(ClickHouseStore* store, std::string key) : store_(store), key_(std::move(key)) {}
+  ~Lease() override { store_->ReleaseLease(key_); }
+
+  ClickHouseStore* store_;
+  std::string key_;
+  v1::UploadHeader header;
+  std::string run, worker, span;
+  size_t home = 0;
+  int64_t durable = -1;
+  int64_t events = 0;
+  uint64_t bytes = 0;
+  int64_t opened_ms = 0;
+  std::string batch_bytes;  // reused buffers
+  std::string event_rows;
+  std::string name_rows;
+  absl::BitGen bits;
+};
+
+ClickHouseStore::ClickHouseStore(Passkey, StoreOptions options,
+                                 std::vector<std::unique_ptr<HttpClient>> shards)
+    : options_(std::move(options)), shards_(std::move(shards)) {}
+
+ClickHouseStore::~ClickHouseStore() = default;
+
+absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const StoreOptions& options) {
+  PD_ASSIGN_OR_RETURN(const clickhouse::ClickHouseUrl url,
+                      clickhouse::ParseClickHouseUrl(options.clickhouse_url));
+  std::vector<std::unique_ptr<HttpClient>> shards;
+  for (const std::string& address : url.shards) {
+    HttpClient bootstrap(address, "", kQueryTimeout);
+    PD_RETURN_IF_ERROR(bootstrap.Query(base::StrCat("CREATE DATABASE IF NOT EXISTS ", url.database)).status());
+    for (const std::string& statement : clickhouse::SchemaStatements(url.database, options.clickhouse_cluster)) {
+      PD_RETURN_IF_ERROR(base::Annotate(bootstrap.Query(statement).status(), "creating the schema"));
+    }
+    shards.push_back(std::make_unique<HttpClient>(address, url.database, kQueryTimeout));
+  }
+  // The cluster the Distributed tables read must be these shards, in this order, or reads would
+  // miss (or double) data.
+  PD_ASSIGN_OR_RETURN(
+      const std::string cluster,
+      shards.front()->Query(base::StrCat("SELECT count() FROM system.clusters WHERE cluster = ",
+                                         Quote(options.clickhouse_cluster), " FORMAT TSV")));
+  if (std::stoll(cluster) != static_cast<int64_t>(url.shards.size())) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "clickhouse ", url.shards.front(), ": cluster \"", options.clickhouse_cluster, "\" has ",
+        std::stoll(cluster), " replicas in remote_servers, but --store names ", url.shards.size(),
+        " shards (give one address per shard, or --clickhouse-cluster NAME)"));
+  }
+  return std::make_unique<ClickHouseStore>(Passkey{}, options, std::move(shards));
+}
+
+std::string ClickHouseStore::Describe() const {
+  return base::StrCat("clickhouse ", options_.clickhouse_url, " cluster ", options_.clickhouse_cluster);
+}
+
+absl::StatusOr<std::string> ClickHouseStore::Read(const std::string& sql, const Settings& settings) const {
+  absl::Status last;
+  for (const auto& shard : shards_) {
+    absl::StatusOr<std::string> answer = shard->Query(sql, settings);
+    if (answer.ok() || !absl::IsUnavailable(answer.status())) return answer;
+    last = answer.status();
+    // Another shard can run the read when this one is down; a read that needs the down shard
+    // fails there too, naming it.
+  }
+  return absl::UnavailableError(base::StrCat(last.message(),
+                                             " (no answer with every shard: refusing a partial read)"));
+}
+
+absl::StatusOr<size_t> ClickHouseStore::HomeShard(const std::string& run, const std::string& worker) const {
+  PD_ASSIGN_OR_RETURN(const std::string answer,
+                      Read(base::StrCat("SELECT cityHash64(", Quote(run), ", ", Quote(worker), ") % ",
+                                        shards_.size(), " FORMAT TSV"),
+                           kSkipUnreachableShards));
+  return static_cast<size_t>(std::stoull(answer));
+}
+
+absl::StatusOr<size_t> ClickHouseStore::InsertFailingOver(size_t shard, const std::string& table,
+                                                          const std::string& data) const {
+  absl::Status last;
+  for (size_t tried = 0; tried < shards_.size(); ++tried) {
+    const size_t index = (shard + tried) % shards_.size();
+    absl::Status status = shards_[index]->Insert(
+        base::StrCat("INSERT INTO ", table, "_local FORMAT RowBinary"), data);
+    if (status.ok()) return index;
+    if (!absl::IsUnavailable(status)) return status;
+    last = status;
+  }
+  return absl::UnavailableError(base::StrCat("no shard takes writes: ", last.message()));
+}
+
+void ClickHouseStore::ReleaseLease(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  leased_.erase(key);
+}
+
+absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHeader& header) {
+  PD_RETURN_IF_ERROR(ValidateUploadHeader(header));
+  const std::string worker = WorkerKey(header.worker().rank(), header.worker().worker_name());
+  const std::string where = base::StrCat("run = ", Quote(header.run()), " AND worker = ", Quote(worker),
+                                         " AND span = ", Quote(header.span()));
+  auto lease = std::make_unique<Lease>(this, base::StrCat(header.run(), "/", worker, "/", header.span()));
+  {
+    absl::MutexLock lock(&mu_);
+    if (!leased_.insert(lease->key_).second) {
+      lease->key_.clear();  // not ours to release
+      return absl::AbortedError(base::StrCat("span ", header.span(), " of run ", header.run(),
+                                             " is being uploaded by another stream; retry when it has ended"));
+    }
+  }
+  // The span's state, then what the ledger holds of it: the contiguous chunks from 0.
+  PD_ASSIGN_OR_RETURN(const std::string state_rows,
+                      Read(base::StrCat("SELECT max(state), argMax(chunk_count, state), min(opened_ms) FROM spans WHERE ",
+                                        where, " FORMAT RowBinary"),
+                           kSkipUnreachableShards));
+  RowBinaryReader state(state_rows);
+  const uint8_t stored_state = state.Number<uint8_t>();
+  const int64_t closed_chunks = state.Number<int64_t>();
+  const int64_t opened_ms = state.Number<int64_t>();
+  PD_RETURN_IF_ERROR(state.status("the span state lookup"));
+  if (stored_state == clickhouse::kSpanClosed) return OpenedSpan{nullptr, closed_chunks - 1, true};
+
+  PD_ASSIGN_OR_RETURN(const std::string chunk_rows,
+                      Read(base::StrCat("SELECT seq, argMax(event_count, attempt), argMax(batch_bytes, attempt) "
+                                        "FROM chunks WHERE ", where, " GROUP BY seq ORDER BY seq FORMAT RowBinary"),
+                           kSkipUnreachableShards));
+  RowBinaryReader chunks(chunk_rows);
+  while (!chunks.done()) {
+    const int64_t seq = chunks.Number<int64_t>();
+    const uint32_t events = chunks.Number<uint32_t>();
+    const uint64_t bytes = chunks.Number<uint64_t>();
+    if (!chunks.ok() || seq != lease->durable + 1) break;
+    lease->durable = seq;
+    lease->events += events;
+    lease->bytes += bytes;
+  }
+  PD_RETURN_IF_ERROR(chunks.status("the ledger lookup"));
+
+  lease->header = header;
+  lease->run = header.run();
+  lease->worker = worker;
+  lease->span = header.span();
+  PD_ASSIGN_OR_RETURN(lease->home, HomeShard(header.run(), worker));
+  lease->opened_ms = stored_state == clickhouse::kSpanOpen ? opened_ms : NowMillis();
+  if (stored_state != clickhouse::kSpanOpen) {
+    std::string row;
+    RowBinaryWriter writer(row);
+    writer.String(lease->run);
+    writer.String(lease->worker);
+    writer.String(lease->span);
+    writer.Number<int32_t>(header.worker().rank());
+    writer.Number<int32_t>(header.worker().world_size());
+    writer.String(header.worker().worker_name());
+    writer.String(header.agent_id());
+    writer.String(header.SerializeAsString());
+    writer.Number<uint8_t>(clickhouse::kSpanOpen);
+    writer.Number<int64_t>(0);
+    writer.Number<int64_t>(0);
+    writer.Number<int64_t>(lease->opened_ms);
+    writer.Number<int64_t>(0);
+    PD_RETURN_IF_ERROR(InsertFailingOver(lease->home, "spans", row).status());
+  }
+  const int64_t durable = lease->durable;
+  return OpenedSpan{std::move(lease), durable, false};
+}
+
+absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease, const v1::TraceChunk& chunk) {
+  Lease& lease = static_cast<Lease&>(any_lease);  // leases come from OpenSpan
+  const int64_t sequence = static_cast<int64_t>(chunk.sequence());
+  if (sequence <= lease.durable) return lease.durable;  // a duplicate: already durable
+  if (sequence != lease.durable + 1) {
+    return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
+                                                   " is out of order: expected ", lease.durable + 1));
+  }
+  const v1::EventBatch& batch = chunk.events();
+  PD_RETURN_IF_ERROR(base::Annotate(trace::ValidateEventBatch(batch, options_.batch_limits),
+                                    base::StrCat("chunk ", sequence)));
+  batch.SerializeToString(&lease.batch_bytes);
+  if (lease.bytes + lease.batch_bytes.size() > options_.max_span_bytes) {
+    return absl::ResourceExhaustedError(base::StrCat(
+        "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
+        "); ", lease.bytes, " bytes stored"));
+  }
+  const uint64_t attempt = absl::Uniform<uint64_t>(lease.bits);
+  const int events = batch.kind_size();
+
+  // The chunk's rows: its strings, its events, its ledger entry.
+  lease.name_rows.clear();
+  RowBinaryWriter names(lease.name_rows);
+  std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
+  for (int i = 0; i < batch.strings_size(); ++i) {
+    ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
+    names.String(lease.run);
+    names.String(lease.worker);
+    names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
+    names.String(batch.strings(i));
+  }
+  lease.event_rows.clear();
+  RowBinaryWriter rows(lease.event_rows);
+  int64_t start = 0;
+  for (int i = 0; i < events; ++i) {
+    start += batch.start_delta_ns(i);
+    rows.String(lease.run);
+    rows.String(lease.worker);
+    rows.String(lease.span);
+    rows.Number<int64_t>(sequence);
+    rows.Number<uint64_t>(attempt);
+    rows.Number<uint32_t>(static_cast<uint32_t>(i));
+    rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
+    rows.Number<uint64_t>(ids[batch.name(i)]);
+    rows.Number<int64_t>(start);
+    rows.Number<int64_t>(batch.duration_ns(i));
+    rows.Number<int64_t>(batch.device(i));
+    rows.Number<int64_t>(batch.thread(i));
+    rows.Number<int64_t>(batch.correlation(i));
+    rows.Number<int64_t>(batch.external_id(i));
+    rows.Number<int64_t>(batch.sequence_number(i));
+    rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
+  }
+  std::string ledger_row;
+  RowBinaryWriter ledger(ledger_row);
+  ledger.String(lease.run);
+  ledger.String(lease.worker);
+  ledger.String(lease.span);
+  ledger.Number<int64_t>(sequence);
+  ledger.Number<uint64_t>(attempt);
+  ledger.Number<uint32_t>(static_cast<uint32_t>(events));
+  ledger.Number<uint64_t>(lease.batch_bytes.size());
+  ledger.Number<int64_t>(NowMillis());
+  ledger.String(lease.batch_bytes);
+
+  // All three on one shard (the ledger row last: it makes the chunk count), moving on to the
+  // next shard, whole, when one does not answer.
+  absl::Status last;
+  for (size_t tried = 0; tried < shards_.size(); ++tried) {
+    const size_t shard = (lease.home + tried) % shards_.size();
+    absl::Status status = shards_[shard]->Insert("INSERT INTO names_local FORMAT RowBinary", lease.name_rows);
+    if (status.ok()) status = shards_[shard]->Insert("INSERT INTO events_local FORMAT RowBinary", lease.event_rows);
+    if (status.ok()) status = shards_[shard]->Insert("INSERT INTO chunks_local FORMAT RowBinary", ledger_row);
+    if (status.ok()) {
+      if (shard != lease.home) {
+        PD_LOG(WARNING, "chunk %d of %s/%s/%s stored on shard %d: its home shard %d did not answer",
+               sequence, lease.run, lease.worker, lease.span, shard, lease.home);
+      }
+      lease.durable = sequence;
+      lease.events += events;
+      lease.bytes += lease.batch_bytes.size();
+      return sequence;
+    }
+    if (!absl::IsUnavailable(status)) return base::Annotate(status, base::StrCat("chunk ", sequence));
+    last = status;
+  }
+  return absl::UnavailableError(base::StrCat("chunk ", sequence, ": no shard takes writes: ", last.message()));
+}
+
+absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEnd& end) {
+  Lease& lease = static_cast<Lease&>(any_lease);
+  const uint64_t chunks = static_cast<uint64_t>(lease.durable + 1);
+  if (end.chunk_count() != chunks || end.event_count() != lease.events) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "span end says ", end.chunk_count(), " chunks and ", end.event_count(), " events, but ",
+        chunks, " chunks and ", lease.events, " events are stored"));
+  }
+  std::string row;
+  RowBinaryWriter writer(row);
+  const v1::WorkerInfo& info = lease.header.worker();
+  writer.String(lease.run);
+  writer.String(lease.worker);
+  writer.String(lease.span);
+  writer.Number<int32_t>(info.rank());
+  writer.Number<int32_t>(info.world_size());
+  writer.String(info.worker_name());
+  writer.String(lease.header.agent_id());
+  writer.String(lease.header.SerializeAsString());
+  writer.Number<uint8_t>(clickhouse::kSpanClosed);
+  writer.Number<int64_t>(static_cast<int64_t>(end.chunk_count()));
+  writer.Number<int64_t>(end.event_count());
+  writer.Number<int64_t>(lease.opened_ms);
+  writer.Number<int64_t>(NowMillis());
+  PD_RETURN_IF_ERROR(InsertFailingOver(lease.home, "spans", row).status());
+  absl::Status built = StoreWorkerProfile(lease.run, lease.worker, lease.home);
+  if (absl::IsUnavailable(built)) {
+    // The span is closed; its profile is rebuilt by the first read once every shard answers.
+    PD_LOG(WARNING, "profile of %s/%s not built now: %s", lease.run, lease.worker, built.message());
+    return absl::OkStatus();
+  }
+  return built;
+}
+
+absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::vector<std::string>& runs) const {
+  RunRows rows;
+  if (runs.empty()) return rows;
+  const std::string in = base::StrCat("run IN (", QuotedList(runs), ")");
+  PD_ASSIGN_OR_RETURN(
+      const std::string span_rows,
+      Read(base::StrCat("SELECT run, worker, span, argMax(header, state), max(state), argMax(chunk_count, state), "
+                        "argMax(event_count, state), min(opened_ms), max(closed_ms) FROM spans WHERE ",
+                        in, " GROUP BY run, worker, span ORDER BY run, worker, span FORMAT RowBinary")));
+  RowBinaryReader spans(span_rows);
+  while (!spans.done() && spans.ok()) {
+    SpanRow row;
+    row.run = spans.String();
+    row.worker = spans.String();
+    row.span = spans.String();
+    const std::string_view header = spans.String();
+    row.state = spans.Number<uint8_t>();
+    row.chunk_count = spans.Number<int64_t>();
+    row.event_count = spans.Number<int64_t>();
+    row.opened_ms = spans.Number<int64_t>();
+    row.closed_ms = spans.Number<int64_t>();
+    if (!row.header.ParseFromArray(header.data(), static_cast<int>(header.size()))) {
+      return absl::DataLossError(base::StrCat("run ", row.run, " span ", row.span, ": stored header does not parse"));
+    }
+    rows.spans.push_back(std::move(row));
+  }
+  PD_RETURN_IF_ERROR(spans.status("the spans read"));
+
+  PD_ASSIGN_OR_RETURN(
+      const std::string chunk_rows,
+      Read(base::StrCat("SELECT run, worker, span, count(), sum(events), sum(bytes), max(ms) FROM ("
+                        "SELECT run, worker, span, seq, argMax(event_count, attempt) AS events, "
+                        "argMax(batch_bytes, attempt) AS bytes, max(stored_ms) AS ms FROM chunks WHERE ",
+                        in, " GROUP BY run, worker, span, seq) GROUP BY run, worker, span FORMAT RowBinary")));
+  RowBinaryReader chunks(chunk_rows);
+  while (!chunks.done() && chunks.ok()) {
+    std::string run(chunks.String()), worker(chunks.String()), span(chunks.String());
+    ChunkTotals& totals = rows.chunks[{run, worker, span}];
+    totals.chunks = static_cast<int64_t>(chunks.Number<uint64_t>());
+    totals.events = static_cast<int64_t>(chunks.Number<uint64_t>());
+    totals.bytes = static_cast<int64_t>(chunks.Number<uint64_t>());
+    totals.last_ms = chunks.Number<int64_t>();
+  }
+  PD_RETURN_IF_ERROR(chunks.status("the ledger read"));
+
+  PD_ASSIGN_OR_RETURN(
+      const std::string profile_rows,
+      Read(base::StrCat("SELECT run, worker, max(generation), argMax(spans, generation), "
+                        "argMax(step_count, generation) FROM profiles WHERE ",
+                        in, " GROUP BY run, worker FORMAT RowBinary")));
+  RowBinaryReader profiles(profile_rows);
+  while (!profiles.done() && profiles.ok()) {
+    std::string run(profiles.String()), worker(profiles.String());
+    RunRows::Profile& profile = rows.profiles[{run, worker}];
+    profile.generation = profiles.Number<uint64_t>();
+    profile.spans = profiles.StringArray();
+    profile.step_count = profiles.Number<int32_t>();
+  }
+  PD_RETURN_IF_ERROR(profiles.status("the profiles read"));
+  return rows;
+}
+
+v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& rows, bool with_workers,
+                                         absl::Time now) const {
+  v1::StoredRun out;
+  out.set_run(run);
+  RunActivity activity;
+  int64_t created_ms = 0;
+  int64_t last_ms = 0;
+  int32_t workers = 0;
+  auto begin = std::find_if(rows.spans.begin(), rows.spans.end(), [&](const SpanRow& r) { return r.run == run; });
+  for (auto it = begin; it != rows.spans.end() && it->run == run;) {
+    const std::string& worker = it->worker;
+    ++workers;
+    bool has_closed = false;
+    v1::WorkerSummary* summary = with_workers ? out.add_workers() : nullptr;
+    std::vector<std::string> closed_ids;
+    const SpanRow* latest = &*it;
+    for (; it != rows.spans.end() && it->run == run && it->worker == worker; ++it) {
+      const SpanRow& span = *it;
+      if (span.opened_ms >= latest->opened_ms) latest = &span;
+      auto totals_it = rows.chunks.find({run, worker, span.span});
+      const ChunkTotals totals = totals_it == rows.chunks.end() ? ChunkTotals{} : totals_it->second;
+      const int64_t events = span.closed() ? span.event_count : totals.events;
+      out.set_event_count(out.event_count() + events);
+      created_ms = created_ms == 0 ? span.opened_ms : std::min(created_ms, span.opened_ms);
+      last_ms = std::max({last_ms, span.opened_ms, span.closed_ms, totals.last_ms});
+      has_closed |= span.closed();
+      if (span.closed()) closed_ids.push_back(span.span);
+      if (!span.closed()) ++activity.open_spans;
+      if (summary == nullptr) continue;
+      v1::SpanSummary* s = summary->add_spans();
+      s->set_span(span.span);
+      s->set_agent_id(span.header.agent_id());
+      s->set_state(span.closed() ? v1::SPAN_STATE_CLOSED : v1::SPAN_STATE_OPEN);
+      s->set_durable_sequence(totals.chunks - 1);
+      s->set_event_count(events);
+      s->set_stored_bytes(totals.bytes);
+      s->set_opened_unix_ms(span.opened_ms);
+      s->set_closed_unix_ms(span.closed_ms);
+    }
+    activity.world_size = std::max(activity.world_size, latest->header.worker().world_size());
+    if (has_closed) ++activity.closed_workers;
+    if (summary != nullptr) {
+      *summary->mutable_worker() = latest->header.worker();
+      summary->mutable_worker()->set_run(run);
+      auto profile = rows.profiles.find({run, worker});
+      const bool ready = profile != rows.profiles.end() && !closed_ids.empty() && profile->second.spans == closed_ids;
+      summary->set_profile_ready(ready);
+      summary->set_step_count(ready ? profile->second.step_count : 0);
+    }
+  }
+  activity.last_activity = absl::FromUnixMillis(last_ms);
+  out.set_created_unix_ms(created_ms);
+  out.set_updated_unix_ms(last_ms);
+  out.set_world_size(activity.world_size);
+  out.set_worker_count(workers);
+  out.set_closed_worker_count(activity.closed_workers);
+  out.set_state(RunStateOf(activity, now, options_.partial_after));
+  return out;
+}
+
+absl::StatusOr<v1::ListRunsResponse> ClickHouseStore::ListRuns(const v1::ListRunsRequest& request) const {
+  constexpr int kDefaultPageSize = 100;
+  constexpr int kMaxPageSize = 1000;
+  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
+    return absl::InvalidArgumentError(
+        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
+  }
+  const int page_size = request.page_size() == 0 ? kDefaultPageSize : request.page_size();
+  std::string sql = base::StrCat("SELECT DISTINCT run FROM spans WHERE run > ", Quote(request.page_token()));
+  if (!request.filter().empty()) base::StrAppend(&sql, " AND position(run, ", Quote(request.filter()), ") > 0");
+  base::StrAppend(&sql, " ORDER BY run LIMIT ", page_size + 1, " FORMAT RowBinary");
+  PD_ASSIGN_OR_RETURN(const std::string answer, Read(sql));
+  std::vector<std::string> runs;
+  RowBinaryReader reader(answer);
+  while (!reader.done() && reader.ok()) runs.emplace_back(reader.String());
+  PD_RETURN_IF_ERROR(reader.status("the runs list"));
+  v1::ListRunsResponse response;
+  const bool more = runs.size() > static_cast<size_t>(page_size);
+  if (more) runs.resize(static_cast<size_t>(page_size));
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns(runs));
+  const absl::Time now = absl::Now();
+  for (const std::string& run : runs) *response.add_runs() = Summarize(run, rows, /*with_workers=*/false, now);
+  if (more) response.set_next_page_token(runs.back());
+  return response;
+}
+
+absl::StatusOr<v1::StoredRun> ClickHouseStore::GetRun(const std::string& run) const {
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
+  if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", run, ": no such run"));
+  return Summarize(run, rows, /*with_workers=*/true, absl::Now());
+}
+
+absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(const std::string& run,
+                                                                 const std::vector<SpanRow>& spans) const {
+  std::vector<std::string> ids;
+  for (const SpanRow& span : spans) ids.push_back(span.span);
+  const std::string& worker = spans.front().worker;
+  PD_ASSIGN_OR_RETURN(
+      std::string answer,
+      Read(base::StrCat("SELECT span, seq, argMax(batch, attempt) FROM chunks WHERE run = ", Quote(run),
+                        " AND worker = ", Quote(worker), " AND span IN (", QuotedList(ids),
+                        ") GROUP BY span, seq ORDER BY span, seq FORMAT RowBinary")));
+  // The answer is kept alive by the spans' readers, which visit views into it.
+  auto shared = std::make_shared<const std::string>(std::move(answer));
+  std::map<std::string, std::vector<std::pair<uint64_t, std::string_view>>> batches;
+  RowBinaryReader reader(*shared);
+  while (!reader.done() && reader.ok()) {
+    const std::string_view span = reader.String();
+    const int64_t seq = reader.Number<int64_t>();
+    const std::string_view batch = reader.String();
+    batches[std::string(span)].emplace_back(static_cast<uint64_t>(seq), batch);
+  }
+  PD_RETURN_IF_ERROR(reader.status("the batches read"));
+  std::vector<StoredSpan> out;
+  for (const SpanRow& span : spans) {
+    std::vector<std::pair<uint64_t, std::string_view>> chunks = std::move(batches[span.span]);
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      if (chunks[k].first != k) {
+        return absl::DataLossError(base::StrCat("span ", span.span, ": the ledger has no chunk ", k));
+      }
+    }
+    if (span.closed() && static_cast<int64_t>(chunks.size()) != span.chunk_count) {
+      return absl::DataLossError(base::StrCat("span ", span.span, ": closed with ", span.chunk_count,
+                                              " chunks, the ledger holds ", chunks.size()));
+    }
+    out.push_back({span.span, span.header.worker(),
+                   [shared, chunks = std::move(chunks)](BatchVisitor visit) -> absl::Status {
+                     for (const auto& [seq, bytes] : chunks) PD_RETURN_IF_ERROR(visit(seq, bytes));
+                     return absl::OkStatus();
+                   }});
+  }
+  return out;
+}
+
+absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::string& worker, size_t shard,
+                                            const v1::WorkerProfile& profile,
+                                            const std::vector<std::string>& span_ids) const {
+  const uint64_t generation = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
+  std::string operators, kernels, row;
+  RowBinaryWriter op_rows(operators);
+  for (const v1::OperatorStats& op : profile.operators()) {
+    op_rows.String(run);
+    op_rows.String(worker);
+    op_rows.Number<uint64_t>(generation);
+    op_rows.String(op.name());
+    op_rows.String(op.input_shapes());
+    op_rows.Number<int64_t>(op.calls());
+    op_rows.Number<double>(op.host_self_us());
+    op_rows.Number<double>(op.host_total_us());
+    op_rows.Number<double>(op.device_self_us());
+    op_rows.Number<double>(op.device_total_us());
+  }
+  RowBinaryWriter kernel_rows(kernels);
+  for (const v1::KernelStats& kernel : profile.kernels()) {
+    kernel_rows.String(run);
+    kernel_rows.String(worker);
+    kernel_rows.Number<uint64_t>(generation);
+    kernel_rows.String(kernel.name());
+    kernel_rows.String(kernel.op_name());
+    kernel_rows.Number<int64_t>(kernel.calls());
+    kernel_rows.Number<double>(kernel.total_us());
+    kernel_rows.Number<double>(kernel.max_us());
+    kernel_rows.Number<double>(kernel.min_us());
+  }
+  RowBinaryWriter writer(row);
+  writer.String(run);
+  writer.String(worker);
+  writer.Number<uint64_t>(generation);
+  writer.StringArray(span_ids);
+  writer.Number<int32_t>(profile.steps_size());
+  writer.String(profile.SerializeAsString());
+  // The table rows first: a generation's rows count only once its profile row exists.
+  if (!operators.empty()) {
+    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "operators", operators));
+  }
+  if (!kernels.empty()) {
+    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "kernels", kernels));
+  }
+  return InsertFailingOver(shard, "profiles", row).status();
+}
+
+absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const std::string& worker,
+                                                 size_t shard) const {
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
+  std::vector<SpanRow> closed;
+  std::vector<std::string> ids;
+  for (const SpanRow& span : rows.spans) {
+    if (span.worker == worker && span.closed()) {
+      closed.push_back(span);
+      ids.push_back(span.span);
+    }
+  }
+  if (closed.empty()) return absl::OkStatus();
+  PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(run, closed));
+  PD_ASSIGN_OR_RETURN(const v1::WorkerProfile profile,
+                      BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
+  return InsertProfile(run, worker, shard, profile, ids);
+}
+
+absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileRequest& request) const {
+  bool stored_grouping = false;
+  const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
+  if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
+  struct Wanted {
+    int32_t rank;
+    std::string name;
+    std::string worker;
+    std::vector<SpanRow> closed;
+    bool stored = false;  // a stored profile covers exactly the closed spans
+  };
+  std::vector<Wanted> wanted;
+  size_t matched = 0;
+  for (auto it = rows.spans.begin(); it != rows.spans.end();) {
+    const std::string worker = it->worker;
+    Wanted entry;
+    const SpanRow* latest = &*it;
+    std::vector<std::string> ids;
+    for (; it != rows.spans.end() && it->worker == worker; ++it) {
+      if (it->opened_ms >= latest->opened_ms) latest = &*it;
+      if (it->closed()) {
+        entry.closed.push_back(*it);
+        ids.push_back(it->span);
+      }
+    }
+    if (!Selected(request.workers(), latest->header.worker())) continue;
+    ++matched;
+    if (entry.closed.empty()) continue;
+    entry.rank = latest->header.worker().rank();
+    entry.name = latest->header.worker().worker_name();
+    entry.worker = worker;
+    auto profile = rows.profiles.find({request.run(), worker});
+    entry.stored = stored_grouping && profile != rows.profiles.end() && profile->second.spans == ids;
+    wanted.push_back(std::move(entry));
+  }
+  if (matched == 0) {
+    return absl::NotFoundError(base::StrCat("run ", request.run(), ": no worker matches ",
+                                            DescribeSelector(request.workers())));
+  }
+  if (wanted.empty()) {
+    return absl::FailedPreconditionError(
+        base::StrCat("run ", request.run(), ": no selected worker has a closed span yet"));
+  }
+  std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
+    return std::tie(a.rank, a.name) < std::tie(b.rank, b.name);
+  });
+  std::vector<std::string> stored_workers;
+  for (const Wanted& entry : wanted) {
+    if (entry.stored) stored_workers.push_back(entry.worker);
+  }
+  std::map<std::string, v1::WorkerProfile> stored;
+  if (!stored_workers.empty()) {
+    PD_ASSIGN_OR_RETURN(const std::string answer,
+                        Read(base::StrCat("SELECT worker, argMax(profile, generation) FROM profiles WHERE run = ",
+                                          Quote(request.run()), " AND worker IN (", QuotedList(stored_workers),
+                                          ") GROUP BY worker FORMAT RowBinary")));
+    RowBinaryReader reader(answer);
+    while (!reader.done() && reader.ok()) {
+      const std::string worker(reader.String());
+      const std::string_view bytes = reader.String();
+      if (!stored[worker].ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+        return absl::DataLossError(base::StrCat("run ", request.run(), " worker ", worker,
+                                                ": stored profile does not parse"));
+      }
+    }
+    PD_RETURN_IF_ERROR(reader.status("the profiles read"));
+  }
+  v1::RunProfile profile;
+  profile.set_run(request.run());
+  for (Wanted& entry : wanted) {
+    auto found = stored.find(entry.worker);
+    if (entry.stored && found != stored.end()) {
+      *profile.add_workers() = std::move(found->second);
+      continue;
+    }
+    PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(request.run(), entry.closed));
+    PD_ASSIGN_OR_RETURN(*profile.add_workers(), BuildProfile(request.run(), spans, options_.batch_limits, options));
+    if (stored_grouping) {
+      // Cache it for the next read; a failure here only costs that read a rebuild.
+      std::vector<std::string> ids;
+      for (const SpanRow& span : entry.closed) ids.push_back(span.span);
+      absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
+      if (home.ok()) {
+        absl::Status cached = InsertProfile(request.run(), entry.worker, *home,
+                                            profile.workers(profile.workers_size() - 1), ids);
+        if (!cached.ok()) PD_LOG(WARNING, "profile of %s/%s not cached: %s", request.run(), entry.worker, cached.message());
+      }
+    }
+  }
+  return profile;
+}
+
+absl::StatusOr<std::string> ClickHouseStore::ExportTrace(const v1::ExportTraceRequest& request) const {
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
+  if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
+  std::vector<std::vector<SpanRow>> matched;
+  std::string names;
+  for (auto it = rows.spans.begin(); it != rows.spans.end();) {
+    const std::string worker = it->worker;
+    std::vector<SpanRow> spans;
+    const SpanRow* latest = &*it;
+    for (; it != rows.spans.end() && it->worker == worker; ++it) {
+      if (it->opened_ms >= latest->opened_ms) latest = &*it;
+      spans.push_back(*it);
+    }
+    base::StrAppend(&names, names.empty() ? "" : ", ", worker);
+    if (Selected(request.worker(), latest->header.worker())) matched.push_back(std::move(spans));
+  }
+  if (matched.size() != 1) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "run ", request.run(), ": ", DescribeSelector(request.worker()), " selects ", matched.size(),
+        " workers, expected exactly one (workers: ", names, ")"));
+  }
+  std::vector<SpanRow> chosen;
+  for (const SpanRow& span : matched.front()) {
+    if (request.span().empty() ? span.closed() : span.span == request.span()) chosen.push_back(span);
+  }
+  if (chosen.empty()) {
+    if (!request.span().empty()) {
+      return absl::NotFoundError(base::StrCat("run ", request.run(), ": no span ", request.span()));
+    }
+    return absl::FailedPreconditionError(base::StrCat("run ", request.run(), " worker ",
+                                                      matched.front().front().worker, ": no closed span to export yet"));
+  }
+  if (!chosen.front().closed()) {
+    return absl::FailedPreconditionError(base::StrCat("span ", request.span(), " is still being uploaded"));
+  }
+  PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(request.run(), chosen));
+  PD_ASSIGN_OR_RETURN(trace::Trace trace, LoadSpans(spans, options_.batch_limits));
+  std::string json;
+  trace::WriteChromeTrace(trace, json);
+  return json;
+}
+
+absl::StatusOr<std::vector<int64_t>> ClickHouseStore::EventsPerShard(const std::string& run) const {
+  std::vector<int64_t> counts;
+  for (const auto& shard : shards_) {
+    PD_ASSIGN_OR_RETURN(
+        const std::string answer,
+        shard->Query(base::StrCat("SELECT count() FROM events_local WHERE run = ", Quote(run),
+                                  " AND (worker, span, seq, attempt) GLOBAL IN (SELECT worker, span, seq, "
+                                  "max(attempt) FROM chunks WHERE run = ", Quote(run),
+                                  " GROUP BY worker, span, seq) FORMAT TSV")));
+    counts.push_back(std::stoll(answer));
+  }
+  return counts;
+}
+
+}  // namespace profdiff::aggregator

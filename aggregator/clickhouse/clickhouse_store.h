@@ -1,0 +1,108 @@
+// The run store on a sharded ClickHouse cluster, for aggregator replicas that keep no run state
+// of their own (schema: aggregator/clickhouse/schema.h; contract: aggregator/store.h).
+//
+// Design:
+// 1. Exactly-once by ledger, not by merges. A chunk is written as two all-or-nothing inserts to
+//    one shard: its event rows, then its ledger row (`chunks`), both tagged with a fresh random
+//    `attempt`. It is acknowledged after the ledger row is stored. Every read counts a chunk
+//    once, through the ledger: per (run, worker, span, seq) the ledger row with the largest
+//    attempt, and only the event rows of that attempt. A retried insert, an aggregator that
+//    died between the two inserts, or two replicas racing on one span leave extra rows that no
+//    read counts. (ReplacingMergeTree alone would deduplicate only when ClickHouse happens to
+//    merge parts, and never across shards, so queries would need FINAL everywhere.) The ledger
+//    is ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
+// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence from the ledger, run
+//    state derives from the spans and chunks rows (aggregator/run_state.h), and a span lease is
+//    the state of one stream. Any replica serves any agent and any read.
+// 3. Shard down, writes fail over: a worker's rows go to its home shard; when that shard does not
+//    answer, the whole chunk (events and ledger row) goes to the next shard that does, and the
+//    ack waits for that. Reads are through the Distributed tables and fail (Unavailable, naming
+//    the shard) while any shard is down, since ClickHouse would otherwise answer from part of the
+//    data. Only the write path's durable-sequence lookup skips an unreachable shard: it can only
+//    make an agent send chunks again, which the ledger counts once.
+// 4. Profiles are a cache: built when a span closes and stored with the span ids they cover;
+//    a read whose stored profile does not cover exactly the closed spans (say it could not be
+//    built while a shard was down) rebuilds it from the ledger's batches.
+#ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
+#define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <absl/base/thread_annotations.h>
+#include <absl/synchronization/mutex.h>
+
+#include "aggregator/clickhouse/http_client.h"
+#include "aggregator/store.h"
+#include "aggregator/stored_spans.h"
+#include "profdiff/v1/profile.pb.h"
+
+namespace profdiff::aggregator {
+
+class ClickHouseStore final : public Store {
+ public:
+  class Lease;
+
+  // Connects to every shard of `options.clickhouse_url` and creates the database and tables
+  // where missing. Unavailable when a shard does not answer.
+  static absl::StatusOr<std::unique_ptr<ClickHouseStore>> Open(const StoreOptions& options);
+  ~ClickHouseStore() override;
+
+  const std::vector<std::string>& recovery_notes() const override { return notes_; }
+  std::string Describe() const override;
+
+  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<int64_t> AppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk) override;
+  absl::Status CloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end) override;
+  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override;
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
+  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override;
+  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const override;
+
+  // How many event rows of `run` each shard holds, counted through the ledger (for tests and
+  // operators checking the spread).
+  absl::StatusOr<std::vector<int64_t>> EventsPerShard(const std::string& run) const;
+
+ private:
+  struct Passkey {};
+
+ public:
+  ClickHouseStore(Passkey, StoreOptions options, std::vector<std::unique_ptr<clickhouse::HttpClient>> shards);
+
+ private:
+  struct SpanRow;
+  struct ChunkTotals;
+  struct RunRows;
+
+  // Inserts `data` into `table`_local on `shard`, or the next shards in turn while one is
+  // unreachable; returns the shard that took it.
+  absl::StatusOr<size_t> InsertFailingOver(size_t shard, const std::string& table,
+                                           const std::string& data) const;
+  absl::StatusOr<size_t> HomeShard(const std::string& run, const std::string& worker) const;
+  // A read through the Distributed tables, on the first shard that answers.
+  absl::StatusOr<std::string> Read(const std::string& sql, const clickhouse::Settings& settings = {}) const;
+  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs) const;
+  v1::StoredRun Summarize(const std::string& run, const RunRows& rows, bool with_workers,
+                          absl::Time now) const;
+  // Builds the worker's profile from its closed spans and stores it (with its table rows).
+  absl::Status StoreWorkerProfile(const std::string& run, const std::string& worker, size_t shard) const;
+  // The closed (or named) spans of one worker, with their batches read from the ledger.
+  absl::StatusOr<std::vector<StoredSpan>> ReadSpans(const std::string& run,
+                                                    const std::vector<SpanRow>& spans) const;
+  absl::Status InsertProfile(const std::string& run, const std::string& worker, size_t shard,
+                             const v1::WorkerProfile& profile,
+                             const std::vector<std::string>& span_ids) const;
+  void ReleaseLease(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const StoreOptions options_;
+  const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
+  std::vector<std::string> notes_;
+  mutable absl::Mutex mu_;
+  std::set<std::string> leased_ ABSL_GUARDED_BY(mu_);  // spans this replica is writing
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_

@@ -1,0 +1,76 @@
+#include "aggregator/clickhouse/schema.h"
+
+#include <google/protobuf/descriptor.h>
+
+#include "base/str_cat.h"
+#include "profdiff/v1/trace.pb.h"
+
+namespace profdiff::aggregator::clickhouse {
+namespace {
+
+// Enum8('CPU_OP' = 1, ...) from the proto's EventKind, so SQL reads kinds by name.
+std::string KindEnum() {
+  const google::protobuf::EnumDescriptor* kinds = v1::EventKind_descriptor();
+  std::string values;
+  for (int i = 0; i < kinds->value_count(); ++i) {
+    const google::protobuf::EnumValueDescriptor* value = kinds->value(i);
+    std::string name = value->name();
+    if (name.starts_with("EVENT_KIND_")) name = name.substr(11);
+    base::StrAppend(&values, i == 0 ? "" : ", ", "'", name, "' = ", value->number());
+  }
+  return base::StrCat("Enum8(", values, ")");
+}
+
+struct Table {
+  const char* name;
+  std::string columns;
+  std::string engine;
+};
+
+}  // namespace
+
+std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster) {
+  const std::string key = "run String, worker String, ";
+  const std::vector<Table> tables = {
+      {"chunks",
+       key + "span String, seq Int64, attempt UInt64, event_count UInt32, batch_bytes UInt64, "
+             "stored_ms Int64, batch String",
+       "ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)"},
+      {"events",
+       key + "span String, seq Int64, attempt UInt64, idx UInt32, kind " + KindEnum() +
+           ", name_id UInt64, start_ns Int64, duration_ns Int64, device Int64, thread Int64, "
+           "correlation Int64, external_id Int64, sequence_number Int64, input_shapes_id UInt64",
+       "MergeTree ORDER BY (run, worker, span, seq, idx)"},
+      {"names", key + "name_id UInt64, name String",
+       "ReplacingMergeTree ORDER BY (run, worker, name_id)"},
+      {"spans",
+       key + "span String, rank Int32, world_size Int32, worker_name String, agent_id String, "
+             "header String, state UInt8, chunk_count Int64, event_count Int64, opened_ms Int64, "
+             "closed_ms Int64",
+       "ReplacingMergeTree(state) ORDER BY (run, worker, span)"},
+      {"profiles", key + "generation UInt64, spans Array(String), step_count Int32, profile String",
+       "ReplacingMergeTree(generation) ORDER BY (run, worker)"},
+      {"operators",
+       key + "generation UInt64, name String, input_shapes String, calls Int64, host_self_us Float64, "
+             "host_total_us Float64, device_self_us Float64, device_total_us Float64",
+       "MergeTree ORDER BY (run, worker, generation, name)"},
+      {"kernels",
+       key + "generation UInt64, name String, op_name String, calls Int64, total_us Float64, "
+             "max_us Float64, min_us Float64",
+       "MergeTree ORDER BY (run, worker, generation, name)"},
+  };
+  std::vector<std::string> statements;
+  for (const Table& table : tables) {
+    statements.push_back(base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name,
+                                      "_local (", table.columns, ") ENGINE = ", table.engine));
+  }
+  for (const Table& table : tables) {
+    statements.push_back(base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name, " AS ",
+                                      database, ".", table.name, "_local ENGINE = Distributed(",
+                                      cluster, ", ", database, ", ", table.name,
+                                      "_local, cityHash64(run, worker))"));
+  }
+  return statements;
+}
+
+}  // namespace profdiff::aggregator::clickhouse

@@ -1,0 +1,38 @@
+// profdiff's tables in ClickHouse. Each table exists twice: `<name>_local` (MergeTree family) on
+// every shard, holding the rows written to that shard, and `<name>`, a Distributed table over
+// the cluster for reads. Rows of one worker are written to its home shard,
+// cityHash64(run, worker) % shards (the Distributed tables' sharding key, so inserts through them
+// agree), or, while it is down, to the next shard that answers (see clickhouse_store.h).
+//
+//   chunks    the ledger: one row per stored chunk (run, worker, span, seq, attempt, events,
+//             bytes, time) with the chunk's EventBatch, for exact rebuilds and exports.
+//             ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq).
+//   events    one row per event (kind as Enum8, name id, start, duration, device, thread or
+//             stream, correlation, external id, sequence number, input-shapes id), with the
+//             (seq, attempt) that wrote it; for SQL over events. MergeTree.
+//   names     the strings events refer to, per run: (run, name_id = FNV-1a 64 of the string).
+//   spans     one row per span and state (open = 1, closed = 2): header, counts, times.
+//             ReplacingMergeTree(state) ORDER BY (run, worker, span).
+//   profiles  serialized WorkerProfiles with the span ids they cover, by generation.
+//             ReplacingMergeTree(generation) ORDER BY (run, worker).
+//   operators / kernels  the rows of each stored profile's operator and kernel tables, so a
+//             run's (or many runs') aggregates are one GROUP BY, without shipping profiles.
+#ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
+#define PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
+
+#include <string>
+#include <vector>
+
+namespace profdiff::aggregator::clickhouse {
+
+// Every CREATE TABLE IF NOT EXISTS statement for one shard, local tables first; `cluster` is the
+// remote_servers cluster the Distributed tables read.
+std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster);
+
+// Span states as stored.
+inline constexpr uint8_t kSpanOpen = 1;
+inline constexpr uint8_t kSpanClosed = 2;
+
+}  // namespace profdiff::aggregator::clickhouse
+
+#endif  // PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_

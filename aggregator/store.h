@@ -1,0 +1,99 @@
+// The contract every run store keeps, whichever backend holds the data: the local data folder
+// (aggregator/local_store.h) or a sharded ClickHouse cluster (aggregator/clickhouse/
+// clickhouse_store.h). The Collector and RunStore services talk only to this interface.
+//
+// Contract (tests/aggregator/collector_test.cc runs it against both backends):
+// 1. A chunk is acknowledged (AppendChunk returns) only once it is durable in the store; the
+//    durable sequence OpenSpan reports is the store's, so an agent resumes after its last
+//    acknowledged chunk even on another aggregator replica.
+// 2. A chunk at or below the durable sequence is a duplicate and ignored; a retried write
+//    never counts an event twice.
+// 3. A refused chunk (bad batch, a limit, out of order) changes nothing stored.
+// 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored (aggregator/run_state.h).
+// 5. Reads never answer with part of a run: when some of it cannot be read they fail.
+#ifndef PROFDIFF_AGGREGATOR_STORE_H_
+#define PROFDIFF_AGGREGATOR_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+#include <absl/time/time.h>
+
+#include "profdiff/v1/collector.pb.h"
+#include "profdiff/v1/run_store.pb.h"
+#include "trace/event_batch.h"
+
+namespace profdiff::aggregator {
+
+struct StoreOptions {
+  // Backend: the local data folder, unless `clickhouse_url` is set
+  // (clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one address per shard).
+  std::string data_dir;
+  std::string clickhouse_url;
+  std::string clickhouse_cluster = "profdiff";  // the servers' remote_servers cluster
+  uint64_t max_segment_bytes = 64 << 20;           // local: segment files roll at this size
+  uint64_t max_span_bytes = uint64_t{16} << 30;    // stored bytes of one span
+  absl::Duration partial_after = absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
+  trace::EventBatchLimits batch_limits;
+};
+
+class Store {
+ public:
+  // The right to append to one span, held by one upload stream; released when destroyed.
+  class SpanLease {
+   public:
+    virtual ~SpanLease() = default;
+  };
+
+  struct OpenedSpan {
+    std::unique_ptr<SpanLease> lease;  // null when the span is already closed
+    int64_t durable_sequence = -1;
+    bool closed = false;
+  };
+
+  virtual ~Store() = default;
+
+  // What opening the store found and repaired, one line each, for the log.
+  virtual const std::vector<std::string>& recovery_notes() const = 0;
+  // Where the data is, for the log.
+  virtual std::string Describe() const = 0;
+
+  // Starts or resumes the span `header` names. InvalidArgument for bad ids/ranks; Aborted when
+  // another stream holds the span.
+  virtual absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) = 0;
+  // Stores `chunk` durably and returns the span's durable sequence (see the contract above).
+  // InvalidArgument: out-of-order sequence, a batch that does not decode; ResourceExhausted:
+  // batch or span limits; FailedPrecondition: the span is closed; Unavailable: the store cannot
+  // be written now (the agent retries).
+  virtual absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) = 0;
+  // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
+  // event counts differ), then rebuilds and stores its worker's profile. Idempotent.
+  virtual absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) = 0;
+
+  // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for bad requests.
+  virtual absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const = 0;
+  virtual absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const = 0;
+  // The profiles of the selected workers with a closed span, by rank; FailedPrecondition when
+  // none has one yet.
+  virtual absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const = 0;
+  // The Chrome-trace JSON of one worker's closed spans (or of one span). DataLoss when stored
+  // events are damaged; FailedPrecondition for a span still uploading.
+  virtual absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const = 0;
+};
+
+// Opens the backend `options` names.
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
+
+// The checks every backend makes of an upload header: ids, rank and world size.
+absl::Status ValidateUploadHeader(const v1::UploadHeader& header);
+
+// "<rank>.<worker name>": a worker's key within its run.
+std::string WorkerKey(int32_t rank, const std::string& name);
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_STORE_H_

@@ -1,0 +1,56 @@
+// Reading closed spans back, whichever store holds their batches: the merged trace of a
+// worker's spans and the WorkerProfile built from it, as `profdiff show` builds it from files.
+#ifndef PROFDIFF_AGGREGATOR_STORED_SPANS_H_
+#define PROFDIFF_AGGREGATOR_STORED_SPANS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/functional/function_ref.h>
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+
+#include "analysis/worker_profile.h"
+#include "profdiff/v1/profile.pb.h"
+#include "profdiff/v1/run_store.pb.h"
+#include "trace/event_batch.h"
+#include "trace/trace.h"
+
+namespace profdiff::aggregator {
+
+using BatchVisitor = absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view bytes)>;
+
+// A closed span to read back: its id, who wrote it, and how to visit its stored EventBatches
+// (serialized) in sequence order.
+struct StoredSpan {
+  std::string id;
+  v1::WorkerInfo worker;
+  std::function<absl::Status(BatchVisitor)> read_batches;
+};
+
+// All of a worker's spans, merged as `profdiff show` merges a worker's files. DataLoss when a
+// stored batch does not parse.
+absl::StatusOr<trace::Trace> LoadSpans(const std::vector<StoredSpan>& spans,
+                                       const trace::EventBatchLimits& limits);
+
+// The worker's profile from its closed spans (`spans` not empty), with what only the agent
+// knows (the host) from the latest span's header.
+absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
+                                               const std::vector<StoredSpan>& spans,
+                                               const trace::EventBatchLimits& limits,
+                                               const analysis::ProfileOptions& options);
+
+// The profile options a GetProfile request asks for; `stored` tells whether they are the ones
+// profiles are stored with (by name), so a stored profile answers it.
+analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request, bool& stored);
+
+// Whether `selector` picks the worker `info`, and the selector in words for messages.
+bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info);
+std::string DescribeSelector(const v1::WorkerSelector& selector);
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_STORED_SPANS_H_
