@@ -7,8 +7,14 @@
 //   sampled every --sample-every, and at the end the events the aggregator stored are checked
 //   against the events it acknowledged (lost must be 0).
 //
+// - With --clickhouse_shards N, the aggregator stores into N real ClickHouse servers started on
+//   127.0.0.1 (Debian's clickhouse-server) instead of its data folder; the same figures follow.
+// After two or more rounds it times a diff answered from the store: both runs' profiles fetched
+// with GetProfile (8 workers each), then diffed.
+//
 //   ingest_bench --aggregator build/aggregator/profdiff-aggregator [--agents 8] [--rounds 3]
 //                [--window 8] [--chunk-events 16384] [--duration 60s --sample-every 5s]
+//                [--clickhouse_shards 2]
 //
 // A harness rather than Google Benchmark: the subject is another process and the figures
 // (throughput, latency percentiles, RSS) are not a per-iteration time.
@@ -34,6 +40,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include "base/str_cat.h"
+#include "differ/differ.h"
+#include "tests/aggregator/clickhouse_cluster.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
@@ -47,6 +55,8 @@ ABSL_FLAG(int, rounds, 3, "rounds; every agent uploads one span per round");
 ABSL_FLAG(int, window, 8, "chunks in flight per stream, as the agent keeps");
 ABSL_FLAG(int, chunk_events, 16384, "events per chunk (the agent's default)");
 ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(), "load mode: upload back to back this long");
+ABSL_FLAG(std::vector<std::string>, aggregator_flags, {}, "extra flags for the aggregator (comma-separated)");
+ABSL_FLAG(int, clickhouse_shards, 0, "store into this many ClickHouse shards (0: the local store)");
 ABSL_FLAG(absl::Duration, sample_every, absl::Seconds(5), "load mode: RSS sampling period");
 
 namespace {
@@ -154,14 +164,16 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
 // The aggregator under test, in its own process; stderr is drained by a thread.
 class AggregatorProcess {
  public:
-  bool Start(const std::string& binary, const std::string& data_dir) {
+  // `store_flag` is --data-dir=DIR or --store=clickhouse://...
+  bool Start(const std::string& binary, const std::string& store_flag) {
     int pipe_fds[2];
     if (pipe(pipe_fds) != 0) return false;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    std::vector<std::string> args = {binary, "--listen=127.0.0.1:0", "--data-dir=" + data_dir};
+    std::vector<std::string> args = {binary, "--listen=127.0.0.1:0", store_flag};
+    for (const std::string& flag : absl::GetFlag(FLAGS_aggregator_flags)) args.push_back(flag);
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -326,8 +338,21 @@ int main(int argc, char** argv) {
   }
   const fs::path data_dir = fs::temp_directory_path() / profdiff::base::StrCat("ingest_bench_", getpid());
   fs::remove_all(data_dir);
+  std::string store_flag = "--data-dir=" + data_dir.string();
+  std::unique_ptr<profdiff::testing::ClickHouseCluster> cluster;
+  if (const int shards = absl::GetFlag(FLAGS_clickhouse_shards); shards > 0) {
+    absl::StatusOr<std::unique_ptr<profdiff::testing::ClickHouseCluster>> started =
+        profdiff::testing::ClickHouseCluster::Start((data_dir / "clickhouse").string(), shards);
+    if (!started.ok()) {
+      std::fprintf(stderr, "SKIPPED: %s\n", std::string(started.status().message()).c_str());
+      return 0;
+    }
+    cluster = std::move(started).value();
+    store_flag = "--store=" + cluster->Url("ingest_bench");
+  }
+  std::printf("store %s\n", store_flag.c_str());
   AggregatorProcess aggregator;
-  if (!aggregator.Start(absl::GetFlag(FLAGS_aggregator), data_dir.string())) {
+  if (!aggregator.Start(absl::GetFlag(FLAGS_aggregator), store_flag)) {
     std::fprintf(stderr, "error: could not start %s\n", absl::GetFlag(FLAGS_aggregator).c_str());
     return 1;
   }
@@ -381,6 +406,34 @@ int main(int argc, char** argv) {
         Percentile(latencies, 0.5), Percentile(latencies, 0.99), Percentile(latencies, 1.0), rss, hwm,
         static_cast<long long>(total_events));
     std::fflush(stdout);
+  }
+  if (absl::GetFlag(FLAGS_rounds) >= 2) {
+    // A diff answered from the store: both runs' profiles over gRPC, then the diff itself.
+    auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
+    const Clock::time_point start = Clock::now();
+    v1::RunProfile profiles[2];
+    for (int r = 0; r < 2; ++r) {
+      grpc::ClientContext context;
+      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
+      v1::GetProfileRequest request;
+      request.set_run(profdiff::base::StrCat("ingest-r", r));
+      if (const grpc::Status status = store->GetProfile(&context, request, &profiles[r]); !status.ok()) {
+        std::fprintf(stderr, "error: GetProfile: %s\n", status.error_message().c_str());
+        return 1;
+      }
+    }
+    const Clock::time_point fetched = Clock::now();
+    absl::StatusOr<v1::DiffReport> report = profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
+    if (!report.ok()) {
+      std::fprintf(stderr, "error: diff: %s\n", report.status().ToString().c_str());
+      return 1;
+    }
+    const Clock::time_point diffed = Clock::now();
+    std::printf("diff_from_store: workers=%d+%d get_profiles_ms=%.1f diff_ms=%.1f total_ms=%.1f\n",
+                profiles[0].workers_size(), profiles[1].workers_size(),
+                std::chrono::duration<double, std::milli>(fetched - start).count(),
+                std::chrono::duration<double, std::milli>(diffed - fetched).count(),
+                std::chrono::duration<double, std::milli>(diffed - start).count());
   }
   std::error_code error;
   fs::remove_all(data_dir, error);

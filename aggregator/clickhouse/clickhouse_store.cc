@@ -111,14 +111,15 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   uint64_t bytes = 0;
   int64_t opened_ms = 0;
   std::string batch_bytes;  // reused buffers
-  std::string event_rows;
-  std::string name_rows;
+  clickhouse::ChunkRows rows;
   absl::BitGen bits;
 };
 
 ClickHouseStore::ClickHouseStore(Passkey, StoreOptions options,
                                  std::vector<std::unique_ptr<HttpClient>> shards)
-    : options_(std::move(options)), shards_(std::move(shards)) {}
+    : options_(std::move(options)), shards_(std::move(shards)) {
+  for (const auto& shard : shards_) writers_.push_back(std::make_unique<clickhouse::ShardWriter>(shard.get()));
+}
 
 ClickHouseStore::~ClickHouseStore() = default;
 
@@ -284,8 +285,8 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
   const int events = batch.kind_size();
 
   // The chunk's rows: its strings, its events, its ledger entry.
-  lease.name_rows.clear();
-  RowBinaryWriter names(lease.name_rows);
+  lease.rows.names.clear();
+  RowBinaryWriter names(lease.rows.names);
   std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
   for (int i = 0; i < batch.strings_size(); ++i) {
     ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
@@ -294,8 +295,8 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
     names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
     names.String(batch.strings(i));
   }
-  lease.event_rows.clear();
-  RowBinaryWriter rows(lease.event_rows);
+  lease.rows.events.clear();
+  RowBinaryWriter rows(lease.rows.events);
   int64_t start = 0;
   for (int i = 0; i < events; ++i) {
     start += batch.start_delta_ns(i);
@@ -316,8 +317,8 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
     rows.Number<int64_t>(batch.sequence_number(i));
     rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
   }
-  std::string ledger_row;
-  RowBinaryWriter ledger(ledger_row);
+  lease.rows.ledger.clear();
+  RowBinaryWriter ledger(lease.rows.ledger);
   ledger.String(lease.run);
   ledger.String(lease.worker);
   ledger.String(lease.span);
@@ -328,14 +329,12 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
   ledger.Number<int64_t>(NowMillis());
   ledger.String(lease.batch_bytes);
 
-  // All three on one shard (the ledger row last: it makes the chunk count), moving on to the
-  // next shard, whole, when one does not answer.
+  // All three on one shard, with other streams' chunks (group commit), moving on to the next
+  // shard, whole, when one does not answer.
   absl::Status last;
   for (size_t tried = 0; tried < shards_.size(); ++tried) {
     const size_t shard = (lease.home + tried) % shards_.size();
-    absl::Status status = shards_[shard]->Insert("INSERT INTO names_local FORMAT RowBinary", lease.name_rows);
-    if (status.ok()) status = shards_[shard]->Insert("INSERT INTO events_local FORMAT RowBinary", lease.event_rows);
-    if (status.ok()) status = shards_[shard]->Insert("INSERT INTO chunks_local FORMAT RowBinary", ledger_row);
+    absl::Status status = writers_[shard]->Write(lease.rows);
     if (status.ok()) {
       if (shard != lease.home) {
         PD_LOG(WARNING, "chunk %d of %s/%s/%s stored on shard %d: its home shard %d did not answer",

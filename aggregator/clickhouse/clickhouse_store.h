@@ -35,6 +35,7 @@
 #include <absl/synchronization/mutex.h>
 
 #include "aggregator/clickhouse/http_client.h"
+#include "aggregator/clickhouse/shard_writer.h"
 #include "aggregator/store.h"
 #include "aggregator/stored_spans.h"
 #include "profdiff/v1/profile.pb.h"
@@ -98,6 +99,7 @@ class ClickHouseStore final : public Store {
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
+  std::vector<std::unique_ptr<clickhouse::ShardWriter>> writers_;  // one per shard, group commit
   std::vector<std::string> notes_;
   mutable absl::Mutex mu_;
   std::set<std::string> leased_ ABSL_GUARDED_BY(mu_);  // spans this replica is writing
