@@ -1,0 +1,156 @@
+// What only the ClickHouse store has: its --store grammar, its wire format, and exactly-once
+// when two replicas write the same chunk (the contract tests in collector_test.cc cover the rest).
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "aggregator/clickhouse/clickhouse_store.h"
+#include "aggregator/clickhouse/clickhouse_url.h"
+#include "aggregator/clickhouse/row_binary.h"
+#include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/aggregator/upload_test_client.h"
+#include "tests/support/traces_dir.h"
+
+namespace profdiff::aggregator {
+namespace {
+
+namespace fs = std::filesystem;
+using clickhouse::ParseClickHouseUrl;
+
+TEST(ClickHouseUrlTest, ShardsInOrderAndTheDatabase) {
+  absl::StatusOr<clickhouse::ClickHouseUrl> url = ParseClickHouseUrl("clickhouse://a:8123,10.0.0.2:18123/prof_db");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_THAT(url->shards, ::testing::ElementsAre("a:8123", "10.0.0.2:18123"));
+  EXPECT_EQ(url->database, "prof_db");
+}
+
+TEST(ClickHouseUrlTest, EachBadPartIsNamed) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"http://a:1/db", "must start with clickhouse://"},
+      {"clickhouse://a:1", "no /DATABASE"},
+      {"clickhouse://a:1/1db", "database \"1db\""},
+      {"clickhouse://a:1/db;drop", "database \"db;drop\""},
+      {"clickhouse://a/db", "shard address \"a\""},
+      {"clickhouse://a:1,b:99999/db", "shard address \"b:99999\""},
+      {"clickhouse://a:1,/db", "shard address \"\""},
+  };
+  for (const auto& [text, message] : cases) {
+    absl::StatusOr<clickhouse::ClickHouseUrl> url = ParseClickHouseUrl(text);
+    ASSERT_FALSE(url.ok()) << text;
+    EXPECT_EQ(url.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(url.status().message(), ::testing::HasSubstr(message)) << text;
+  }
+}
+
+TEST(RowBinaryTest, NumbersStringsAndArraysReadBackAsWritten) {
+  std::string data;
+  clickhouse::RowBinaryWriter writer(data);
+  writer.Number<int64_t>(-5);
+  writer.Number<uint8_t>(2);
+  writer.String(std::string(300, 'x'));  // a two-byte length
+  writer.String(std::string("a\0b", 3));
+  writer.StringArray({"s1", "", "s3"});
+  writer.Number<double>(1.5);
+  clickhouse::RowBinaryReader reader(data);
+  EXPECT_EQ(reader.Number<int64_t>(), -5);
+  EXPECT_EQ(reader.Number<uint8_t>(), 2);
+  EXPECT_EQ(reader.String(), std::string(300, 'x'));
+  EXPECT_EQ(reader.String(), std::string("a\0b", 3));
+  EXPECT_THAT(reader.StringArray(), ::testing::ElementsAre("s1", "", "s3"));
+  EXPECT_EQ(reader.Number<double>(), 1.5);
+  EXPECT_TRUE(reader.done());
+  EXPECT_TRUE(reader.ok());
+}
+
+TEST(RowBinaryTest, AnAnswerCutShortIsDataLossNotAGuess) {
+  std::string data;
+  clickhouse::RowBinaryWriter writer(data);
+  writer.String("complete");
+  writer.String("cut here");
+  data.resize(data.size() - 3);
+  clickhouse::RowBinaryReader reader(data);
+  EXPECT_EQ(reader.String(), "complete");
+  EXPECT_EQ(reader.String(), "");
+  EXPECT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status("the test").code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(reader.status("the test").message(), ::testing::HasSubstr("cut short"));
+}
+
+class ClickHouseStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    file_ = (test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz").string();
+    if (!fs::exists(file_)) GTEST_SKIP() << "needs " << file_;
+    absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster = testing::ClickHouseCluster::Start(
+        (fs::path(::testing::TempDir()) / "clickhouse_store_test").string(), 2);
+    if (!cluster.ok()) GTEST_SKIP() << "no ClickHouse: " << cluster.status();
+    cluster_ = std::move(cluster).value();
+    options_.clickhouse_url = cluster_->Url("store_test");
+  }
+
+  std::unique_ptr<ClickHouseStore> Open() {
+    absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+
+  std::string file_;
+  std::unique_ptr<testing::ClickHouseCluster> cluster_;
+  StoreOptions options_;
+};
+
+// Two replicas each believe they hold the span (a network split: no lease spans replicas) and
+// both store chunks 3 and 4: every read still counts each chunk once.
+TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "race", 300);
+  ASSERT_GE(span.chunks.size(), 6u);
+  std::unique_ptr<ClickHouseStore> a = Open(), b = Open();
+  ASSERT_TRUE(a && b);
+  absl::StatusOr<Store::OpenedSpan> on_a = a->OpenSpan(span.header);
+  ASSERT_TRUE(on_a.ok()) << on_a.status();
+  for (size_t k = 0; k < 3; ++k) ASSERT_TRUE(a->AppendChunk(*on_a->lease, span.chunks[k]).ok());
+  absl::StatusOr<Store::OpenedSpan> on_b = b->OpenSpan(span.header);
+  ASSERT_TRUE(on_b.ok()) << on_b.status();
+  EXPECT_EQ(on_b->durable_sequence, 2);  // the ledger's, not a replica's memory
+  for (size_t k = 3; k < 5; ++k) {
+    ASSERT_TRUE(a->AppendChunk(*on_a->lease, span.chunks[k]).ok());
+    ASSERT_TRUE(b->AppendChunk(*on_b->lease, span.chunks[k]).ok());
+  }
+  for (size_t k = 5; k < span.chunks.size(); ++k) ASSERT_TRUE(b->AppendChunk(*on_b->lease, span.chunks[k]).ok());
+  v1::SpanEnd end;
+  end.set_chunk_count(span.chunks.size());
+  end.set_event_count(span.event_count);
+  ASSERT_TRUE(b->CloseSpan(*on_b->lease, end).ok());
+
+  absl::StatusOr<v1::StoredRun> run = a->GetRun("race");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->event_count(), span.event_count);
+  ASSERT_EQ(run->workers_size(), 1);
+  EXPECT_EQ(run->workers(0).spans(0).durable_sequence(), static_cast<int64_t>(span.chunks.size()) - 1);
+  absl::StatusOr<std::vector<int64_t>> per_shard = a->EventsPerShard("race");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+  v1::GetProfileRequest request;
+  request.set_run("race");
+  absl::StatusOr<v1::RunProfile> profile = a->GetProfile(request);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->workers(0).event_count(), span.event_count);
+}
+
+TEST_F(ClickHouseStoreTest, ShardsThatAreNotTheClusterAreRefusedAtStart) {
+  options_.clickhouse_url = "clickhouse://" + options_.clickhouse_url.substr(13, options_.clickhouse_url.find(',') - 13) +
+                            "/store_test";  // one shard of a two-shard cluster
+  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("--clickhouse-cluster"));
+  options_.clickhouse_cluster = "nope";
+  options_.clickhouse_url = cluster_->Url("store_test");
+  store = ClickHouseStore::Open(options_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("nope"));
+}
+
+}  // namespace
+}  // namespace profdiff::aggregator
