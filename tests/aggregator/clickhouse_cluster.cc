@@ -100,7 +100,11 @@ absl::Status ClickHouseCluster::Launch(Server& server) {
 }
 
 ClickHouseCluster::~ClickHouseCluster() {
-  for (Server& server : servers_) server.process.reset();
+  for (Server& server : servers_) {
+    server.process.reset();
+    std::error_code error;
+    fs::remove_all(server.dir, error);
+  }
 }
 
 std::string ClickHouseCluster::Url(const std::string& database) const {

@@ -20,7 +20,7 @@ class ClickHouseCluster {
 
   // Starts `shards` servers under `dir` (emptied first) and waits until each answers.
   static absl::StatusOr<std::unique_ptr<ClickHouseCluster>> Start(const std::string& dir, int shards);
-  ~ClickHouseCluster();  // SIGKILLs the servers
+  ~ClickHouseCluster();  // SIGKILLs the servers and removes their folders
 
   // clickhouse://127.0.0.1:HTTP1,127.0.0.1:HTTP2/<database>
   std::string Url(const std::string& database) const;

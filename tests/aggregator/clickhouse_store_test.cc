@@ -1,5 +1,7 @@
 // What only the ClickHouse store has: its --store grammar, its wire format, and exactly-once
 // when two replicas write the same chunk (the contract tests in collector_test.cc cover the rest).
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gmock/gmock.h>
@@ -83,7 +85,7 @@ class ClickHouseStoreTest : public ::testing::Test {
     file_ = (test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz").string();
     if (!fs::exists(file_)) GTEST_SKIP() << "needs " << file_;
     absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster = testing::ClickHouseCluster::Start(
-        (fs::path(::testing::TempDir()) / "clickhouse_store_test").string(), 2);
+        (fs::path(::testing::TempDir()) / ("clickhouse_store_test_" + std::to_string(getpid()))).string(), 2);
     if (!cluster.ok()) GTEST_SKIP() << "no ClickHouse: " << cluster.status();
     cluster_ = std::move(cluster).value();
     options_.clickhouse_url = cluster_->Url("store_test");

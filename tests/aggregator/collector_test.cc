@@ -1,6 +1,8 @@
 // The aggregator as agents and users meet it: a real server on 127.0.0.1, real DLRM traces.
 // The RunStore contract tests (TEST_P) run unchanged against both backends: the local data
 // folder and a two-shard ClickHouse cluster of real servers.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -46,7 +48,8 @@ std::vector<std::string> DlrmFiles() {
 // One two-shard cluster for the whole test binary (started on first use, SIGKILLed at exit).
 absl::StatusOr<testing::ClickHouseCluster*> SharedCluster() {
   static absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster =
-      testing::ClickHouseCluster::Start((fs::path(::testing::TempDir()) / "collector_clickhouse").string(), 2);
+      testing::ClickHouseCluster::Start(
+          (fs::path(::testing::TempDir()) / ("collector_clickhouse_" + std::to_string(getpid()))).string(), 2);
   if (!cluster.ok()) return cluster.status();
   return cluster->get();
 }
