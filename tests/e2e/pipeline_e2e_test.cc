@@ -112,8 +112,11 @@ TEST_F(PipelineE2eTest, TwoAgentsUploadEightDlrmRanksIntoOneCompleteRun) {
   const std::vector<std::string> files = DlrmFiles();
   if (files.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces under " << Traces();
   ASSERT_NE(StartAggregator(), 0);
-  std::vector<std::string> first = {"upload", "--aggregator", Address(), "--run", "dlrm_kineto"};
+  // Each agent with its own state dir: the default one may remember these files from another run.
+  std::vector<std::string> first = {"upload", "--aggregator", Address(), "--run", "dlrm_kineto",
+                                    "--state-dir", (root_ / "state-a").string()};
   std::vector<std::string> second = first;
+  second[6] = (root_ / "state-b").string();
   first.insert(first.end(), files.begin(), files.begin() + 4);
   second.insert(second.end(), files.begin() + 4, files.end());
   std::unique_ptr<ChildProcess> agent_a = StartAgent(first);
@@ -152,7 +155,8 @@ TEST_F(PipelineE2eTest, AggregatorKilledMidUploadResumesWithoutLossOrDuplicates)
   const int port = StartAggregator();
   ASSERT_NE(port, 0);
   std::unique_ptr<ChildProcess> agent =
-      StartAgent({"upload", "--aggregator", Address(), "--run", "crash", "--chunk-events", "2000",
+      StartAgent({"upload", "--aggregator", Address(), "--run", "crash", "--state-dir", (root_ / "state").string(),
+                  "--chunk-events", "2000",
                   "--backoff-max", "200ms", BigTrace().string()});
   ASSERT_TRUE(aggregator_->WaitForLine("sequence=10", kStepTimeout).has_value())
       << aggregator_->Output() << agent->Output();
