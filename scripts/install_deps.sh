@@ -21,10 +21,18 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
+# With systemd, the package's own service would hold ports 8123/9000; tests start their own.
+stop_system_clickhouse() {
+  if [ -d /run/systemd/system ] && systemctl is-enabled clickhouse-server >/dev/null 2>&1; then
+    $sudo systemctl disable --now clickhouse-server >/dev/null 2>&1 || true
+  fi
+}
+if [ ${#missing[@]} -eq 0 ]; then
+  stop_system_clickhouse
+  exit 0
+fi
 echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Tests start their own ClickHouse servers; without systemd, keep the package's postinst from
@@ -36,6 +44,4 @@ if [[ " ${missing[*]} " == *" clickhouse-server "* && ! -d /run/systemd/system &
 fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-if [[ " ${missing[*]} " == *" clickhouse-server "* && -d /run/systemd/system ]]; then
-  $sudo systemctl disable --now clickhouse-server >/dev/null 2>&1 || true
-fi
+stop_system_clickhouse

@@ -12,6 +12,7 @@
 #include "aggregator/clickhouse/schema.h"
 #include "aggregator/run_state.h"
 #include "base/log.h"
+#include "base/parse_int.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -27,8 +28,16 @@ using clickhouse::Settings;
 namespace {
 
 constexpr absl::Duration kQueryTimeout = absl::Seconds(120);
+// Every read pins what makes an answer whole, whatever the server's default profile says: no
+// shard skipped, no result cut at a row limit, the error (not a 200 and half the rows) when a
+// query fails midway, and a row for an aggregate over nothing.
+const Settings kWholeAnswer = {"skip_unavailable_shards=0", "wait_end_of_query=1",
+                               "empty_result_for_aggregation_by_empty_set=0", "result_overflow_mode=throw",
+                               "max_result_rows=0"};
 // Write-path lookups may skip a shard that is down: they can only make an agent resend chunks.
-const Settings kSkipUnreachableShards = {"skip_unavailable_shards=1"};
+const Settings kSkipUnreachableShards = {"skip_unavailable_shards=1", "wait_end_of_query=1",
+                                         "empty_result_for_aggregation_by_empty_set=0",
+                                         "result_overflow_mode=throw", "max_result_rows=0"};
 
 // A SQL string literal. Ids are already [A-Za-z0-9._-]; user text (a filter) is escaped.
 std::string Quote(std::string_view text) {
@@ -59,6 +68,16 @@ uint64_t NameId(std::string_view name) {
 
 int64_t NowMillis() { return absl::ToUnixMillis(absl::Now()); }
 
+// Profile generations: nanoseconds since the epoch, so builds on different replicas order by
+// when they started.
+uint64_t NewGeneration() { return static_cast<uint64_t>(absl::ToUnixNanos(absl::Now())); }
+
+// A one-value TSV answer without its line end.
+std::string_view StripNewline(std::string_view answer) {
+  while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) answer.remove_suffix(1);
+  return answer;
+}
+
 }  // namespace
 
 // One span as the spans table has it (its latest state).
@@ -86,7 +105,6 @@ struct ClickHouseStore::ChunkTotals {
 
 struct ClickHouseStore::RunRows {
   struct Profile {
-    uint64_t generation = 0;
     std::vector<std::string> spans;
     int32_t step_count = 0;
   };
@@ -115,6 +133,32 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   absl::BitGen bits;
 };
 
+namespace {
+
+// A spans row (schema.cc's column order) for the lease's span in `state`.
+std::string SpanStateRow(const ClickHouseStore::Lease& lease, uint8_t state, int64_t chunks,
+                         int64_t events, int64_t closed_ms) {
+  std::string row;
+  RowBinaryWriter writer(row);
+  const v1::WorkerInfo& info = lease.header.worker();
+  writer.String(lease.run);
+  writer.String(lease.worker);
+  writer.String(lease.span);
+  writer.Number<int32_t>(info.rank());
+  writer.Number<int32_t>(info.world_size());
+  writer.String(info.worker_name());
+  writer.String(lease.header.agent_id());
+  writer.String(lease.header.SerializeAsString());
+  writer.Number<uint8_t>(state);
+  writer.Number<int64_t>(chunks);
+  writer.Number<int64_t>(events);
+  writer.Number<int64_t>(lease.opened_ms);
+  writer.Number<int64_t>(closed_ms);
+  return row;
+}
+
+}  // namespace
+
 ClickHouseStore::ClickHouseStore(Passkey, StoreOptions options,
                                  std::vector<std::unique_ptr<HttpClient>> shards)
     : options_(std::move(options)), shards_(std::move(shards)) {
@@ -135,17 +179,20 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const Sto
     }
     shards.push_back(std::make_unique<HttpClient>(address, url.database, kQueryTimeout));
   }
-  // The cluster the Distributed tables read must be these shards, in this order, or reads would
-  // miss (or double) data.
+  // The cluster the Distributed tables read must have these shards, or reads would miss data.
   PD_ASSIGN_OR_RETURN(
       const std::string cluster,
-      shards.front()->Query(base::StrCat("SELECT count() FROM system.clusters WHERE cluster = ",
+      shards.front()->Query(base::StrCat("SELECT uniqExact(shard_num) FROM system.clusters WHERE cluster = ",
                                          Quote(options.clickhouse_cluster), " FORMAT TSV")));
-  if (std::stoll(cluster) != static_cast<int64_t>(url.shards.size())) {
+  int64_t cluster_shards = 0;
+  if (!base::ParseInt64(StripNewline(cluster), cluster_shards)) {
+    return absl::DataLossError(base::StrCat("clickhouse ", url.shards.front(), ": a shard count that is not a number"));
+  }
+  if (cluster_shards != static_cast<int64_t>(url.shards.size())) {
     return absl::FailedPreconditionError(base::StrCat(
         "clickhouse ", url.shards.front(), ": cluster \"", options.clickhouse_cluster, "\" has ",
-        std::stoll(cluster), " replicas in remote_servers, but --store names ", url.shards.size(),
-        " shards (give one address per shard, or --clickhouse-cluster NAME)"));
+        cluster_shards, " shards in remote_servers, but --store names ", url.shards.size(),
+        " (give one address per shard, or --clickhouse-cluster NAME)"));
   }
   return std::make_unique<ClickHouseStore>(Passkey{}, options, std::move(shards));
 }
@@ -154,15 +201,16 @@ std::string ClickHouseStore::Describe() const {
   return base::StrCat("clickhouse ", options_.clickhouse_url, " cluster ", options_.clickhouse_cluster);
 }
 
-absl::StatusOr<std::string> ClickHouseStore::Read(const std::string& sql, const Settings& settings) const {
+absl::StatusOr<std::string> ClickHouseStore::Read(const std::string& sql, bool skip_unreachable) const {
   absl::Status last;
   for (const auto& shard : shards_) {
-    absl::StatusOr<std::string> answer = shard->Query(sql, settings);
+    absl::StatusOr<std::string> answer = shard->Query(sql, skip_unreachable ? kSkipUnreachableShards : kWholeAnswer);
     if (answer.ok() || !absl::IsUnavailable(answer.status())) return answer;
     last = answer.status();
     // Another shard can run the read when this one is down; a read that needs the down shard
     // fails there too, naming it.
   }
+  if (skip_unreachable) return absl::UnavailableError(base::StrCat("no shard answers: ", last.message()));
   return absl::UnavailableError(base::StrCat(last.message(),
                                              " (no answer with every shard: refusing a partial read)"));
 }
@@ -171,8 +219,12 @@ absl::StatusOr<size_t> ClickHouseStore::HomeShard(const std::string& run, const 
   PD_ASSIGN_OR_RETURN(const std::string answer,
                       Read(base::StrCat("SELECT cityHash64(", Quote(run), ", ", Quote(worker), ") % ",
                                         shards_.size(), " FORMAT TSV"),
-                           kSkipUnreachableShards));
-  return static_cast<size_t>(std::stoull(answer));
+                           /*skip_unreachable=*/true));
+  int64_t shard = 0;
+  if (!base::ParseInt64(StripNewline(answer), shard) || shard < 0 || static_cast<size_t>(shard) >= shards_.size()) {
+    return absl::DataLossError(base::StrCat("clickhouse: home shard answer \"", answer, "\" is not a shard index"));
+  }
+  return static_cast<size_t>(shard);
 }
 
 absl::StatusOr<size_t> ClickHouseStore::InsertFailingOver(size_t shard, const std::string& table,
@@ -212,7 +264,7 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
   PD_ASSIGN_OR_RETURN(const std::string state_rows,
                       Read(base::StrCat("SELECT max(state), argMax(chunk_count, state), min(opened_ms) FROM spans WHERE ",
                                         where, " FORMAT RowBinary"),
-                           kSkipUnreachableShards));
+                           /*skip_unreachable=*/true));
   RowBinaryReader state(state_rows);
   const uint8_t stored_state = state.Number<uint8_t>();
   const int64_t closed_chunks = state.Number<int64_t>();
@@ -223,7 +275,7 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
   PD_ASSIGN_OR_RETURN(const std::string chunk_rows,
                       Read(base::StrCat("SELECT seq, argMax(event_count, attempt), argMax(batch_bytes, attempt) "
                                         "FROM chunks WHERE ", where, " GROUP BY seq ORDER BY seq FORMAT RowBinary"),
-                           kSkipUnreachableShards));
+                           /*skip_unreachable=*/true));
   RowBinaryReader chunks(chunk_rows);
   while (!chunks.done()) {
     const int64_t seq = chunks.Number<int64_t>();
@@ -243,22 +295,7 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
   PD_ASSIGN_OR_RETURN(lease->home, HomeShard(header.run(), worker));
   lease->opened_ms = stored_state == clickhouse::kSpanOpen ? opened_ms : NowMillis();
   if (stored_state != clickhouse::kSpanOpen) {
-    std::string row;
-    RowBinaryWriter writer(row);
-    writer.String(lease->run);
-    writer.String(lease->worker);
-    writer.String(lease->span);
-    writer.Number<int32_t>(header.worker().rank());
-    writer.Number<int32_t>(header.worker().world_size());
-    writer.String(header.worker().worker_name());
-    writer.String(header.agent_id());
-    writer.String(header.SerializeAsString());
-    writer.Number<uint8_t>(clickhouse::kSpanOpen);
-    writer.Number<int64_t>(0);
-    writer.Number<int64_t>(0);
-    writer.Number<int64_t>(lease->opened_ms);
-    writer.Number<int64_t>(0);
-    PD_RETURN_IF_ERROR(InsertFailingOver(lease->home, "spans", row).status());
+    PD_RETURN_IF_ERROR(InsertFailingOver(lease->home, "spans", SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0)).status());
   }
   const int64_t durable = lease->durable;
   return OpenedSpan{std::move(lease), durable, false};
@@ -281,7 +318,6 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
         "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
         "); ", lease.bytes, " bytes stored"));
   }
-  const uint64_t attempt = absl::Uniform<uint64_t>(lease.bits);
   const int events = batch.kind_size();
 
   // The chunk's rows: its strings, its events, its ledger entry.
@@ -295,45 +331,50 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
     names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
     names.String(batch.strings(i));
   }
-  lease.rows.events.clear();
-  RowBinaryWriter rows(lease.rows.events);
-  int64_t start = 0;
-  for (int i = 0; i < events; ++i) {
-    start += batch.start_delta_ns(i);
-    rows.String(lease.run);
-    rows.String(lease.worker);
-    rows.String(lease.span);
-    rows.Number<int64_t>(sequence);
-    rows.Number<uint64_t>(attempt);
-    rows.Number<uint32_t>(static_cast<uint32_t>(i));
-    rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
-    rows.Number<uint64_t>(ids[batch.name(i)]);
-    rows.Number<int64_t>(start);
-    rows.Number<int64_t>(batch.duration_ns(i));
-    rows.Number<int64_t>(batch.device(i));
-    rows.Number<int64_t>(batch.thread(i));
-    rows.Number<int64_t>(batch.correlation(i));
-    rows.Number<int64_t>(batch.external_id(i));
-    rows.Number<int64_t>(batch.sequence_number(i));
-    rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
-  }
-  lease.rows.ledger.clear();
-  RowBinaryWriter ledger(lease.rows.ledger);
-  ledger.String(lease.run);
-  ledger.String(lease.worker);
-  ledger.String(lease.span);
-  ledger.Number<int64_t>(sequence);
-  ledger.Number<uint64_t>(attempt);
-  ledger.Number<uint32_t>(static_cast<uint32_t>(events));
-  ledger.Number<uint64_t>(lease.batch_bytes.size());
-  ledger.Number<int64_t>(NowMillis());
-  ledger.String(lease.batch_bytes);
+  // Events and ledger row carry the attempt: a fresh one for every shard tried, so rows a failed
+  // try left behind (say its events stored, its ledger row not) are never the ones reads choose.
+  const auto encode = [&](uint64_t attempt) {
+    lease.rows.events.clear();
+    RowBinaryWriter rows(lease.rows.events);
+    int64_t start = 0;
+    for (int i = 0; i < events; ++i) {
+      start += batch.start_delta_ns(i);
+      rows.String(lease.run);
+      rows.String(lease.worker);
+      rows.String(lease.span);
+      rows.Number<int64_t>(sequence);
+      rows.Number<uint64_t>(attempt);
+      rows.Number<uint32_t>(static_cast<uint32_t>(i));
+      rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
+      rows.Number<uint64_t>(ids[batch.name(i)]);
+      rows.Number<int64_t>(start);
+      rows.Number<int64_t>(batch.duration_ns(i));
+      rows.Number<int64_t>(batch.device(i));
+      rows.Number<int64_t>(batch.thread(i));
+      rows.Number<int64_t>(batch.correlation(i));
+      rows.Number<int64_t>(batch.external_id(i));
+      rows.Number<int64_t>(batch.sequence_number(i));
+      rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
+    }
+    lease.rows.ledger.clear();
+    RowBinaryWriter ledger(lease.rows.ledger);
+    ledger.String(lease.run);
+    ledger.String(lease.worker);
+    ledger.String(lease.span);
+    ledger.Number<int64_t>(sequence);
+    ledger.Number<uint64_t>(attempt);
+    ledger.Number<uint32_t>(static_cast<uint32_t>(events));
+    ledger.Number<uint64_t>(lease.batch_bytes.size());
+    ledger.Number<int64_t>(NowMillis());
+    ledger.String(lease.batch_bytes);
+  };
 
   // All three on one shard, with other streams' chunks (group commit), moving on to the next
   // shard, whole, when one does not answer.
   absl::Status last;
   for (size_t tried = 0; tried < shards_.size(); ++tried) {
     const size_t shard = (lease.home + tried) % shards_.size();
+    encode(absl::Uniform<uint64_t>(lease.bits));
     absl::Status status = writers_[shard]->Write(lease.rows);
     if (status.ok()) {
       if (shard != lease.home) {
@@ -359,23 +400,11 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease, const v1::S
         "span end says ", end.chunk_count(), " chunks and ", end.event_count(), " events, but ",
         chunks, " chunks and ", lease.events, " events are stored"));
   }
-  std::string row;
-  RowBinaryWriter writer(row);
-  const v1::WorkerInfo& info = lease.header.worker();
-  writer.String(lease.run);
-  writer.String(lease.worker);
-  writer.String(lease.span);
-  writer.Number<int32_t>(info.rank());
-  writer.Number<int32_t>(info.world_size());
-  writer.String(info.worker_name());
-  writer.String(lease.header.agent_id());
-  writer.String(lease.header.SerializeAsString());
-  writer.Number<uint8_t>(clickhouse::kSpanClosed);
-  writer.Number<int64_t>(static_cast<int64_t>(end.chunk_count()));
-  writer.Number<int64_t>(end.event_count());
-  writer.Number<int64_t>(lease.opened_ms);
-  writer.Number<int64_t>(NowMillis());
-  PD_RETURN_IF_ERROR(InsertFailingOver(lease.home, "spans", row).status());
+  PD_RETURN_IF_ERROR(InsertFailingOver(lease.home, "spans",
+                                       SpanStateRow(lease, clickhouse::kSpanClosed,
+                                                    static_cast<int64_t>(end.chunk_count()),
+                                                    end.event_count(), NowMillis()))
+                         .status());
   absl::Status built = StoreWorkerProfile(lease.run, lease.worker, lease.home);
   if (absl::IsUnavailable(built)) {
     // The span is closed; its profile is rebuilt by the first read once every shard answers.
@@ -439,7 +468,7 @@ absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::ve
   while (!profiles.done() && profiles.ok()) {
     std::string run(profiles.String()), worker(profiles.String());
     RunRows::Profile& profile = rows.profiles[{run, worker}];
-    profile.generation = profiles.Number<uint64_t>();
+    profiles.Number<uint64_t>();  // the generation: argMax picked the rows of the latest
     profile.spans = profiles.StringArray();
     profile.step_count = profiles.Number<int32_t>();
   }
@@ -491,10 +520,11 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
     if (summary != nullptr) {
       *summary->mutable_worker() = latest->header.worker();
       summary->mutable_worker()->set_run(run);
+      // GetProfile serves every worker with a closed span (rebuilding a profile that does not
+      // cover them all yet), as the local store does.
       auto profile = rows.profiles.find({run, worker});
-      const bool ready = profile != rows.profiles.end() && !closed_ids.empty() && profile->second.spans == closed_ids;
-      summary->set_profile_ready(ready);
-      summary->set_step_count(ready ? profile->second.step_count : 0);
+      summary->set_profile_ready(!closed_ids.empty());
+      summary->set_step_count(profile != rows.profiles.end() ? profile->second.step_count : 0);
     }
   }
   activity.last_activity = absl::FromUnixMillis(last_ms);
@@ -582,9 +612,8 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(const std::st
 }
 
 absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::string& worker, size_t shard,
-                                            const v1::WorkerProfile& profile,
+                                            uint64_t generation, const v1::WorkerProfile& profile,
                                             const std::vector<std::string>& span_ids) const {
-  const uint64_t generation = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
   std::string operators, kernels, row;
   RowBinaryWriter op_rows(operators);
   for (const v1::OperatorStats& op : profile.operators()) {
@@ -630,6 +659,9 @@ absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::s
 
 absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const std::string& worker,
                                                  size_t shard) const {
+  // Taken before reading the spans: of two builds racing, the one that saw more spans started
+  // later and so wins (the local store numbers its builds the same way).
+  const uint64_t generation = NewGeneration();
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
   std::vector<SpanRow> closed;
   std::vector<std::string> ids;
@@ -643,12 +675,13 @@ absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const s
   PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(run, closed));
   PD_ASSIGN_OR_RETURN(const v1::WorkerProfile profile,
                       BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
-  return InsertProfile(run, worker, shard, profile, ids);
+  return InsertProfile(run, worker, shard, generation, profile, ids);
 }
 
 absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileRequest& request) const {
   bool stored_grouping = false;
   const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
+  const uint64_t generation = NewGeneration();  // for profiles rebuilt and cached below
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
   if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
   struct Wanted {
@@ -730,7 +763,7 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileR
       for (const SpanRow& span : entry.closed) ids.push_back(span.span);
       absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
       if (home.ok()) {
-        absl::Status cached = InsertProfile(request.run(), entry.worker, *home,
+        absl::Status cached = InsertProfile(request.run(), entry.worker, *home, generation,
                                             profile.workers(profile.workers_size() - 1), ids);
         if (!cached.ok()) PD_LOG(WARNING, "profile of %s/%s not cached: %s", request.run(), entry.worker, cached.message());
       }
@@ -790,7 +823,11 @@ absl::StatusOr<std::vector<int64_t>> ClickHouseStore::EventsPerShard(const std::
                                   " AND (worker, span, seq, attempt) GLOBAL IN (SELECT worker, span, seq, "
                                   "max(attempt) FROM chunks WHERE run = ", Quote(run),
                                   " GROUP BY worker, span, seq) FORMAT TSV")));
-    counts.push_back(std::stoll(answer));
+    int64_t count = 0;
+    if (!base::ParseInt64(StripNewline(answer), count)) {
+      return absl::DataLossError(base::StrCat("clickhouse ", shard->address(), ": a count that is not a number"));
+    }
+    counts.push_back(count);
   }
   return counts;
 }

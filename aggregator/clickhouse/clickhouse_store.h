@@ -82,8 +82,9 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<size_t> InsertFailingOver(size_t shard, const std::string& table,
                                            const std::string& data) const;
   absl::StatusOr<size_t> HomeShard(const std::string& run, const std::string& worker) const;
-  // A read through the Distributed tables, on the first shard that answers.
-  absl::StatusOr<std::string> Read(const std::string& sql, const clickhouse::Settings& settings = {}) const;
+  // A read through the Distributed tables, on the first shard that answers; Unavailable when a
+  // shard it needs is down, unless `skip_unreachable` (write-path lookups only: design 3).
+  absl::StatusOr<std::string> Read(const std::string& sql, bool skip_unreachable = false) const;
   absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs) const;
   v1::StoredRun Summarize(const std::string& run, const RunRows& rows, bool with_workers,
                           absl::Time now) const;
@@ -93,7 +94,7 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(const std::string& run,
                                                     const std::vector<SpanRow>& spans) const;
   absl::Status InsertProfile(const std::string& run, const std::string& worker, size_t shard,
-                             const v1::WorkerProfile& profile,
+                             uint64_t generation, const v1::WorkerProfile& profile,
                              const std::vector<std::string>& span_ids) const;
   void ReleaseLease(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -20,11 +20,10 @@ size_t AppendBody(char* data, size_t size, size_t count, void* out) {
 }
 
 // ClickHouse error codes that mean "a server could not be reached", whoever reported them:
-// SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED, TIMEOUT_EXCEEDED,
-// ALL_REPLICAS_ARE_STALE, NO_REMOTE_SHARD_AVAILABLE.
+// SOCKET_TIMEOUT (209), NETWORK_ERROR (210), ALL_CONNECTION_TRIES_FAILED (279),
+// NO_REMOTE_SHARD_AVAILABLE (519).
 bool IsUnreachable(std::string_view message) {
-  for (std::string_view code : {"Code: 209,", "Code: 210,", "Code: 279,", "Code: 159,", "Code: 285,",
-                                "Code: 519,"}) {
+  for (std::string_view code : {"Code: 209,", "Code: 210,", "Code: 279,", "Code: 519,"}) {
     if (message.find(code) != std::string_view::npos) return true;
   }
   return false;
@@ -93,7 +92,15 @@ absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query, std::st
   curl_slist_free_all(headers);
   long http_status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http_status);
+  curl_off_t connect_us = 0;
+  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
   ReturnHandle(std::move(handle));
+  if (code == CURLE_OPERATION_TIMEDOUT && connect_us > 0) {
+    // Connected, then no answer in time: the statement may still run (or have run); retrying it
+    // on another shard would not help.
+    return absl::DeadlineExceededError(base::StrCat("clickhouse ", address_, ": no answer within ",
+                                                    absl::FormatDuration(timeout_)));
+  }
   if (code != CURLE_OK) {
     return absl::UnavailableError(
         base::StrCat("clickhouse ", address_, " unreachable: ", curl_easy_strerror(code)));
@@ -101,7 +108,9 @@ absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query, std::st
   if (http_status != 200) {
     const std::string message = base::StrCat("clickhouse ", address_, ": HTTP ", http_status, ": ",
                                              FirstLine(response));
-    return IsUnreachable(response) ? absl::UnavailableError(message) : absl::InternalError(message);
+    if (message.find("Code: 159,") != std::string::npos) return absl::DeadlineExceededError(message);
+    const bool gateway = http_status == 502 || http_status == 503 || http_status == 504;
+    return gateway || IsUnreachable(response) ? absl::UnavailableError(message) : absl::InternalError(message);
   }
   return response;
 }

@@ -44,11 +44,25 @@ std::string ClickHouseCluster::ServerBinary() {
 }
 
 absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::Start(const std::string& dir, int shards) {
+  if (ServerBinary().empty()) {
+    return absl::NotFoundError("clickhouse-server is not installed (scripts/install_deps.sh installs it)");
+  }
+  // A free port may be taken between FreePort() and the server's bind (another test process):
+  // try again with new ports.
+  constexpr int kTries = 3;
+  absl::Status last;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    absl::StatusOr<std::unique_ptr<ClickHouseCluster>> cluster = TryStart(dir, shards);
+    if (cluster.ok()) return cluster;
+    last = cluster.status();
+  }
+  return last;
+}
+
+absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::TryStart(const std::string& dir, int shards) {
   auto cluster = std::make_unique<ClickHouseCluster>();
   cluster->binary_ = ServerBinary();
-  if (cluster->binary_.empty()) {
-    return absl::UnavailableError("clickhouse-server is not installed (scripts/install_deps.sh installs it)");
-  }
+  cluster->dir_ = dir;
   std::error_code error;
   fs::remove_all(dir, error);
   for (int i = 0; i < shards; ++i) {
@@ -90,21 +104,19 @@ absl::Status ClickHouseCluster::Launch(Server& server) {
   server.process = std::make_unique<ChildProcess>(
       std::vector<std::string>{binary_, base::StrCat("--config-file=", server.dir, "/config.xml")});
   aggregator::clickhouse::HttpClient client(base::StrCat("127.0.0.1:", server.http_port), "", absl::Seconds(5));
-  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
   while (absl::Now() < give_up) {
     if (client.Query("SELECT 1").ok()) return absl::OkStatus();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return absl::UnavailableError(base::StrCat("clickhouse-server on port ", server.http_port,
-                                             " did not answer within 60 s: ", server.process->Output()));
+                                             " did not answer within 30 s: ", server.process->Output()));
 }
 
 ClickHouseCluster::~ClickHouseCluster() {
-  for (Server& server : servers_) {
-    server.process.reset();
-    std::error_code error;
-    fs::remove_all(server.dir, error);
-  }
+  for (Server& server : servers_) server.process.reset();
+  std::error_code error;
+  if (!dir_.empty()) fs::remove_all(dir_, error);
 }
 
 std::string ClickHouseCluster::Url(const std::string& database) const {
