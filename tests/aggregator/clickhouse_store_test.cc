@@ -9,6 +9,7 @@
 
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/clickhouse/clickhouse_url.h"
+#include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -139,6 +140,42 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   absl::StatusOr<v1::RunProfile> profile = a->GetProfile(request);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->workers(0).event_count(), span.event_count);
+}
+
+// A try that stored its event rows but not its ledger row (the shard died between the inserts,
+// and the chunk went to another shard under a fresh attempt) leaves rows no read counts.
+TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "orphans", 1000);
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  absl::StatusOr<Store::OpenedSpan> opened = store->OpenSpan(span.header);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  for (const v1::TraceChunk& chunk : span.chunks) ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
+  v1::SpanEnd end;
+  end.set_chunk_count(span.chunks.size());
+  end.set_event_count(span.event_count);
+  ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
+  // A failed try's leftovers on both shards: chunk 0's events again, under an attempt with no
+  // ledger row, one larger than any real one.
+  const std::string url = options_.clickhouse_url.substr(13);
+  for (const std::string& address : {url.substr(0, url.find(',')), url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
+    absl::StatusOr<std::string> copied = shard.Query(
+        "INSERT INTO events_local SELECT run, worker, span, seq, 18446744073709551615, idx, kind, name_id, "
+        "start_ns, duration_ns, device, thread, correlation, external_id, sequence_number, input_shapes_id "
+        "FROM events WHERE run = 'orphans' AND seq = 0");
+    ASSERT_TRUE(copied.ok()) << copied.status();
+  }
+  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test", absl::Seconds(30));
+  absl::StatusOr<std::string> raw = any.Query("SELECT count() FROM events WHERE run = 'orphans' FORMAT TSV");
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  EXPECT_GT(std::stoll(*raw), span.event_count);  // the leftovers are there
+  absl::StatusOr<std::vector<int64_t>> per_shard = store->EventsPerShard("orphans");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);  // and not counted
+  absl::StatusOr<v1::StoredRun> run = store->GetRun("orphans");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->event_count(), span.event_count);
 }
 
 TEST_F(ClickHouseStoreTest, ShardsThatAreNotTheClusterAreRefusedAtStart) {
