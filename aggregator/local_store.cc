@@ -481,13 +481,7 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
 }
 
 absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(const v1::ListRunsRequest& request) const {
-  constexpr int kDefaultPageSize = 100;
-  constexpr int kMaxPageSize = 1000;
-  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
-    return absl::InvalidArgumentError(
-        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
-  }
-  const int page_size = request.page_size() == 0 ? kDefaultPageSize : request.page_size();
+  PD_ASSIGN_OR_RETURN(const int page_size, ListRunsPageSize(request));
   const absl::Time now = absl::Now();
   v1::ListRunsResponse response;
   absl::MutexLock lock(&mu_);

@@ -32,6 +32,16 @@ absl::Status ValidateUploadHeader(const v1::UploadHeader& header) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request) {
+  constexpr int kDefaultPageSize = 100;
+  constexpr int kMaxPageSize = 1000;
+  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
+    return absl::InvalidArgumentError(
+        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
+  }
+  return request.page_size() == 0 ? kDefaultPageSize : request.page_size();
+}
+
 std::string WorkerKey(int32_t rank, const std::string& name) { return base::StrCat(rank, ".", name); }
 
 }  // namespace profdiff::aggregator

@@ -91,6 +91,9 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
 // The checks every backend makes of an upload header: ids, rank and world size.
 absl::Status ValidateUploadHeader(const v1::UploadHeader& header);
 
+// The page size a ListRuns request asks for (0: the default, 100); InvalidArgument past 1000.
+absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request);
+
 // "<rank>.<worker name>": a worker's key within its run.
 std::string WorkerKey(int32_t rank, const std::string& name);
 

@@ -538,13 +538,7 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
 }
 
 absl::StatusOr<v1::ListRunsResponse> ClickHouseStore::ListRuns(const v1::ListRunsRequest& request) const {
-  constexpr int kDefaultPageSize = 100;
-  constexpr int kMaxPageSize = 1000;
-  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
-    return absl::InvalidArgumentError(
-        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
-  }
-  const int page_size = request.page_size() == 0 ? kDefaultPageSize : request.page_size();
+  PD_ASSIGN_OR_RETURN(const int page_size, ListRunsPageSize(request));
   std::string sql = base::StrCat("SELECT DISTINCT run FROM spans WHERE run > ", Quote(request.page_token()));
   if (!request.filter().empty()) base::StrAppend(&sql, " AND position(run, ", Quote(request.filter()), ") > 0");
   base::StrAppend(&sql, " ORDER BY run LIMIT ", page_size + 1, " FORMAT RowBinary");

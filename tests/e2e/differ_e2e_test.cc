@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 
@@ -16,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr absl::Duration kStepTimeout = absl::Seconds(120);
-
-std::string Env(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : fallback;
-}
-
-int PortFrom(const std::string& line) { return std::stoi(line.substr(line.find(" port=") + 6)); }
 
 class DifferE2eTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 
 #include "client/run_loader.h"
 #include "client/run_store_client.h"
+#include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
@@ -21,11 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr absl::Duration kStepTimeout = absl::Seconds(120);
-
-std::string Env(const char* name, const char* fallback = "") {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : fallback;
-}
 
 fs::path Traces() { return test_support::TracesDir(); }
 

@@ -14,6 +14,7 @@
 #include "base/str_cat.h"
 #include "client/run_store_client.h"
 #include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
@@ -23,13 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr absl::Duration kStepTimeout = absl::Seconds(180);
-
-std::string Env(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : fallback;
-}
-
-int PortFrom(const std::string& line) { return std::stoi(line.substr(line.find(" port=") + 6)); }
 
 std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
