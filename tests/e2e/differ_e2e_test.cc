@@ -21,13 +21,7 @@ constexpr absl::Duration kStepTimeout = absl::Seconds(120);
 class DifferE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    aggregator_bin_ = Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
-    differ_bin_ = Env("PROFDIFF_DIFFER_BIN", PROFDIFF_DIFFER_BIN);
-    agent_bin_ = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
-    cli_bin_ = Env("PROFDIFF_CLI_BIN", PROFDIFF_CLI_BIN);
-    for (const std::string& bin : {aggregator_bin_, differ_bin_, agent_bin_, cli_bin_}) {
-      if (!fs::exists(bin)) GTEST_SKIP() << "binary not built: " << bin;
-    }
+    if (const std::string missing = bin_.Missing(); !missing.empty()) GTEST_SKIP() << "binary not built: " << missing;
     root_ = fs::path(::testing::TempDir()) /
             ("differ_e2e_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
@@ -36,7 +30,7 @@ class DifferE2eTest : public ::testing::Test {
 
   // Runs the profdiff binary to its end; returns its exit code and fills `stderr_lines`.
   int Cli(std::vector<std::string> args, std::vector<std::string>* stderr_lines = nullptr) {
-    args.insert(args.begin(), cli_bin_);
+    args.insert(args.begin(), bin_.cli);
     ChildProcess cli(std::move(args));
     const int code = cli.Wait();
     if (stderr_lines != nullptr) {
@@ -50,7 +44,7 @@ class DifferE2eTest : public ::testing::Test {
     return code;
   }
 
-  std::string aggregator_bin_, differ_bin_, agent_bin_, cli_bin_;
+  Binaries bin_;
   fs::path root_;
 };
 
@@ -60,17 +54,17 @@ TEST_F(DifferE2eTest, AgentsUploadTwoRunsAndTheCliDiffsThemThroughTheDifferAlone
   const fs::path exp = traces / "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
   if (!fs::exists(base) || !fs::exists(exp)) GTEST_SKIP() << "needs the ResNet50 traces under " << traces;
 
-  ChildProcess aggregator({aggregator_bin_, "--listen=127.0.0.1:0", "--data-dir=" + (root_ / "data").string()});
+  ChildProcess aggregator({bin_.aggregator, "--listen=127.0.0.1:0", "--data-dir=" + (root_ / "data").string()});
   std::optional<std::string> line = aggregator.WaitForLine(" port=", kStepTimeout);
   ASSERT_TRUE(line.has_value()) << aggregator.Output();
   const std::string aggregator_address = "127.0.0.1:" + std::to_string(PortFrom(*line));
-  ChildProcess differ({differ_bin_, "--listen=127.0.0.1:0", "--store=" + aggregator_address});
+  ChildProcess differ({bin_.differ, "--listen=127.0.0.1:0", "--store=" + aggregator_address});
   line = differ.WaitForLine(" port=", kStepTimeout);
   ASSERT_TRUE(line.has_value()) << differ.Output();
   const std::string differ_address = "127.0.0.1:" + std::to_string(PortFrom(*line));
 
   for (const auto& [run, file] : {std::pair{"e2e_base", base}, std::pair{"e2e_exp", exp}}) {
-    ChildProcess agent({agent_bin_, "upload", "--aggregator", aggregator_address, "--run", run,
+    ChildProcess agent({bin_.agent, "upload", "--aggregator", aggregator_address, "--run", run,
                         "--state-dir", (root_ / "agent-state").string(), file.string()});
     ASSERT_EQ(agent.Wait(), 0) << agent.Output();
   }

@@ -3,8 +3,13 @@
 #ifndef PROFDIFF_TESTS_E2E_E2E_PROCESSES_H_
 #define PROFDIFF_TESTS_E2E_E2E_PROCESSES_H_
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <vector>
+
+#include "tests/support/traces_dir.h"
 
 namespace profdiff::testing {
 
@@ -16,6 +21,36 @@ inline std::string Env(const char* name, const char* fallback = "") {
 
 // N from a server's "... port=N ..." log line.
 inline int PortFrom(const std::string& line) { return std::stoi(line.substr(line.find(" port=") + 6)); }
+
+// The binaries under test: built into e2e_test by CMake; an environment variable of the same name
+// wins.
+struct Binaries {
+  std::string aggregator = Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
+  std::string differ = Env("PROFDIFF_DIFFER_BIN", PROFDIFF_DIFFER_BIN);
+  std::string agent = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
+  std::string cli = Env("PROFDIFF_CLI_BIN", PROFDIFF_CLI_BIN);
+
+  // The first that is not there ("" when all are), for the SKIP message.
+  std::string Missing() const {
+    for (const std::string* bin : {&aggregator, &differ, &agent, &cli}) {
+      if (!std::filesystem::exists(*bin)) return *bin;
+    }
+    return "";
+  }
+};
+
+// The 8 DLRM rank traces (canonical paths, sorted); empty when the folder is absent.
+inline std::vector<std::string> DlrmFiles() {
+  std::vector<std::string> files;
+  std::error_code error;
+  const std::filesystem::path dir = test_support::TracesDir() / "param/dlrm_kineto";
+  if (!std::filesystem::exists(dir)) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::canonical(dir), error)) {
+    files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 }  // namespace profdiff::testing
 

@@ -25,18 +25,6 @@ constexpr absl::Duration kStepTimeout = absl::Seconds(120);
 
 fs::path Traces() { return test_support::TracesDir(); }
 
-std::vector<std::string> DlrmFiles() {
-  std::vector<std::string> files;
-  std::error_code error;
-  const fs::path dir = Traces() / "param/dlrm_kineto";
-  if (!fs::exists(dir)) return files;
-  for (const auto& entry : fs::directory_iterator(fs::canonical(dir), error)) {
-    files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 // ~225k events: large enough that an upload in 2000-event chunks is still running when a
 // process is killed after its tenth durable chunk.
 fs::path BigTrace() { return Traces() / "tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz"; }

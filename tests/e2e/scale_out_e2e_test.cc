@@ -25,16 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr absl::Duration kStepTimeout = absl::Seconds(180);
 
-std::vector<std::string> DlrmFiles() {
-  std::vector<std::string> files;
-  std::error_code error;
-  const fs::path dir = test_support::TracesDir() / "param/dlrm_kineto";
-  if (!fs::exists(dir)) return files;
-  for (const auto& entry : fs::directory_iterator(fs::canonical(dir), error)) files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 int64_t EventCount(const std::vector<std::string>& files) {
   int64_t events = 0;
   for (const std::string& file : files) {
@@ -55,13 +45,7 @@ std::string ReadFile(const fs::path& path) {
 class ScaleOutE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    aggregator_bin_ = Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
-    differ_bin_ = Env("PROFDIFF_DIFFER_BIN", PROFDIFF_DIFFER_BIN);
-    agent_bin_ = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
-    cli_bin_ = Env("PROFDIFF_CLI_BIN", PROFDIFF_CLI_BIN);
-    for (const std::string& bin : {aggregator_bin_, differ_bin_, agent_bin_, cli_bin_}) {
-      if (!fs::exists(bin)) GTEST_SKIP() << "binary not built: " << bin;
-    }
+    if (const std::string missing = bin_.Missing(); !missing.empty()) GTEST_SKIP() << "binary not built: " << missing;
     if (ClickHouseCluster::ServerBinary().empty()) GTEST_SKIP() << "clickhouse-server is not installed";
     files_ = DlrmFiles();
     if (files_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces under " << test_support::TracesDir();
@@ -77,7 +61,7 @@ class ScaleOutE2eTest : public ::testing::Test {
 
   // Starts an aggregator replica over the cluster (or, with `local`, over a data folder).
   std::string StartAggregator(std::unique_ptr<ChildProcess>& process, bool local = false) {
-    std::vector<std::string> args = {aggregator_bin_, "--listen=127.0.0.1:0", "--v=1"};
+    std::vector<std::string> args = {bin_.aggregator, "--listen=127.0.0.1:0", "--v=1"};
     args.push_back(local ? "--data-dir=" + (root_ / "local").string() : "--store=" + cluster_->Url("profdiff"));
     process = std::make_unique<ChildProcess>(args);
     const std::optional<std::string> line = process->WaitForLine(" port=", kStepTimeout);
@@ -87,7 +71,7 @@ class ScaleOutE2eTest : public ::testing::Test {
 
   std::string StartDiffer(std::unique_ptr<ChildProcess>& process, const std::string& store) {
     process = std::make_unique<ChildProcess>(
-        std::vector<std::string>{differ_bin_, "--listen=127.0.0.1:0", "--store=" + store});
+        std::vector<std::string>{bin_.differ, "--listen=127.0.0.1:0", "--store=" + store});
     const std::optional<std::string> line = process->WaitForLine(" port=", kStepTimeout);
     EXPECT_TRUE(line.has_value()) << process->Output();
     return line.has_value() ? "127.0.0.1:" + std::to_string(PortFrom(*line)) : "";
@@ -97,7 +81,7 @@ class ScaleOutE2eTest : public ::testing::Test {
   std::unique_ptr<ChildProcess> StartUpload(const std::string& target, const std::string& run,
                                             const std::vector<std::string>& files,
                                             const std::string& chunk_events = "2000") {
-    std::vector<std::string> args = {agent_bin_, "upload", "--aggregator", target, "--run", run,
+    std::vector<std::string> args = {bin_.agent, "upload", "--aggregator", target, "--run", run,
                                      "--chunk-events", chunk_events, "--backoff-max", "200ms", "--timeout", "120s",
                                      // its own memory of acknowledged spans, so every upload sends
                                      "--state-dir", (root_ / ("agent" + std::to_string(++agents_))).string()};
@@ -118,7 +102,7 @@ class ScaleOutE2eTest : public ::testing::Test {
   int Diff(const std::string& differ, const std::string& base, const std::string& exp, std::string& out) {
     const fs::path report = root_ / "report.json";
     fs::remove(report);
-    ChildProcess cli({cli_bin_, "diff", base, exp, "--server", differ, "--format", "json", "-o",
+    ChildProcess cli({bin_.cli, "diff", base, exp, "--server", differ, "--format", "json", "-o",
                       report.string(), "--timeout", "120s"});
     const int code = cli.Wait();
     out = code == 0 ? ReadFile(report) : cli.Output();
@@ -143,7 +127,7 @@ class ScaleOutE2eTest : public ::testing::Test {
     return counts;
   }
 
-  std::string aggregator_bin_, differ_bin_, agent_bin_, cli_bin_;
+  Binaries bin_;
   std::vector<std::string> files_;
   fs::path root_;
   std::unique_ptr<ClickHouseCluster> cluster_;
