@@ -414,10 +414,12 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease, const v1::S
   return built;
 }
 
-absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::vector<std::string>& runs) const {
+absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::vector<std::string>& runs,
+                                                                   const std::string& worker) const {
   RunRows rows;
   if (runs.empty()) return rows;
-  const std::string in = base::StrCat("run IN (", QuotedList(runs), ")");
+  std::string in = base::StrCat("run IN (", QuotedList(runs), ")");
+  if (!worker.empty()) base::StrAppend(&in, " AND worker = ", Quote(worker));
   PD_ASSIGN_OR_RETURN(
       const std::string span_rows,
       Read(base::StrCat("SELECT run, worker, span, argMax(header, state), max(state), argMax(chunk_count, state), "
@@ -476,6 +478,30 @@ absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::ve
   return rows;
 }
 
+// The span rows of one worker of one run (rows.spans is ordered by run, worker, span), and the
+// latest span: its header says who the worker is now.
+struct ClickHouseStore::WorkerRows {
+  std::string worker;
+  std::vector<const SpanRow*> spans;
+  const SpanRow* latest = nullptr;
+  std::vector<std::string> closed_ids;
+
+  const v1::WorkerInfo& info() const { return latest->header.worker(); }
+};
+
+std::vector<ClickHouseStore::WorkerRows> ClickHouseStore::WorkersOf(const RunRows& rows, const std::string& run) {
+  std::vector<WorkerRows> workers;
+  for (const SpanRow& span : rows.spans) {
+    if (span.run != run) continue;
+    if (workers.empty() || workers.back().worker != span.worker) workers.push_back({span.worker, {}, &span, {}});
+    WorkerRows& worker = workers.back();
+    worker.spans.push_back(&span);
+    if (span.opened_ms >= worker.latest->opened_ms) worker.latest = &span;
+    if (span.closed()) worker.closed_ids.push_back(span.span);
+  }
+  return workers;
+}
+
 v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& rows, bool with_workers,
                                          absl::Time now) const {
   v1::StoredRun out;
@@ -484,46 +510,37 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
   int64_t created_ms = 0;
   int64_t last_ms = 0;
   int32_t workers = 0;
-  auto begin = std::find_if(rows.spans.begin(), rows.spans.end(), [&](const SpanRow& r) { return r.run == run; });
-  for (auto it = begin; it != rows.spans.end() && it->run == run;) {
-    const std::string& worker = it->worker;
+  for (const WorkerRows& worker : WorkersOf(rows, run)) {
     ++workers;
-    bool has_closed = false;
     v1::WorkerSummary* summary = with_workers ? out.add_workers() : nullptr;
-    std::vector<std::string> closed_ids;
-    const SpanRow* latest = &*it;
-    for (; it != rows.spans.end() && it->run == run && it->worker == worker; ++it) {
-      const SpanRow& span = *it;
-      if (span.opened_ms >= latest->opened_ms) latest = &span;
-      auto totals_it = rows.chunks.find({run, worker, span.span});
+    for (const SpanRow* span : worker.spans) {
+      auto totals_it = rows.chunks.find({run, worker.worker, span->span});
       const ChunkTotals totals = totals_it == rows.chunks.end() ? ChunkTotals{} : totals_it->second;
-      const int64_t events = span.closed() ? span.event_count : totals.events;
+      const int64_t events = span->closed() ? span->event_count : totals.events;
       out.set_event_count(out.event_count() + events);
-      created_ms = created_ms == 0 ? span.opened_ms : std::min(created_ms, span.opened_ms);
-      last_ms = std::max({last_ms, span.opened_ms, span.closed_ms, totals.last_ms});
-      has_closed |= span.closed();
-      if (span.closed()) closed_ids.push_back(span.span);
-      if (!span.closed()) ++activity.open_spans;
+      created_ms = created_ms == 0 ? span->opened_ms : std::min(created_ms, span->opened_ms);
+      last_ms = std::max({last_ms, span->opened_ms, span->closed_ms, totals.last_ms});
+      if (!span->closed()) ++activity.open_spans;
       if (summary == nullptr) continue;
       v1::SpanSummary* s = summary->add_spans();
-      s->set_span(span.span);
-      s->set_agent_id(span.header.agent_id());
-      s->set_state(span.closed() ? v1::SPAN_STATE_CLOSED : v1::SPAN_STATE_OPEN);
+      s->set_span(span->span);
+      s->set_agent_id(span->header.agent_id());
+      s->set_state(span->closed() ? v1::SPAN_STATE_CLOSED : v1::SPAN_STATE_OPEN);
       s->set_durable_sequence(totals.chunks - 1);
       s->set_event_count(events);
       s->set_stored_bytes(totals.bytes);
-      s->set_opened_unix_ms(span.opened_ms);
-      s->set_closed_unix_ms(span.closed_ms);
+      s->set_opened_unix_ms(span->opened_ms);
+      s->set_closed_unix_ms(span->closed_ms);
     }
-    activity.world_size = std::max(activity.world_size, latest->header.worker().world_size());
-    if (has_closed) ++activity.closed_workers;
+    activity.world_size = std::max(activity.world_size, worker.info().world_size());
+    if (!worker.closed_ids.empty()) ++activity.closed_workers;
     if (summary != nullptr) {
-      *summary->mutable_worker() = latest->header.worker();
+      *summary->mutable_worker() = worker.info();
       summary->mutable_worker()->set_run(run);
       // GetProfile serves every worker with a closed span (rebuilding a profile that does not
       // cover them all yet), as the local store does.
-      auto profile = rows.profiles.find({run, worker});
-      summary->set_profile_ready(!closed_ids.empty());
+      auto profile = rows.profiles.find({run, worker.worker});
+      summary->set_profile_ready(!worker.closed_ids.empty());
       summary->set_step_count(profile != rows.profiles.end() ? profile->second.step_count : 0);
     }
   }
@@ -656,11 +673,11 @@ absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const s
   // Taken before reading the spans: of two builds racing, the one that saw more spans started
   // later and so wins (the local store numbers its builds the same way).
   const uint64_t generation = NewGeneration();
-  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}, worker));  // this worker's rows only
   std::vector<SpanRow> closed;
   std::vector<std::string> ids;
   for (const SpanRow& span : rows.spans) {
-    if (span.worker == worker && span.closed()) {
+    if (span.closed()) {
       closed.push_back(span);
       ids.push_back(span.span);
     }
@@ -683,30 +700,21 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileR
     std::string name;
     std::string worker;
     std::vector<SpanRow> closed;
+    std::vector<std::string> closed_ids;
     bool stored = false;  // a stored profile covers exactly the closed spans
   };
   std::vector<Wanted> wanted;
   size_t matched = 0;
-  for (auto it = rows.spans.begin(); it != rows.spans.end();) {
-    const std::string worker = it->worker;
-    Wanted entry;
-    const SpanRow* latest = &*it;
-    std::vector<std::string> ids;
-    for (; it != rows.spans.end() && it->worker == worker; ++it) {
-      if (it->opened_ms >= latest->opened_ms) latest = &*it;
-      if (it->closed()) {
-        entry.closed.push_back(*it);
-        ids.push_back(it->span);
-      }
-    }
-    if (!Selected(request.workers(), latest->header.worker())) continue;
+  for (const WorkerRows& worker : WorkersOf(rows, request.run())) {
+    if (!Selected(request.workers(), worker.info())) continue;
     ++matched;
-    if (entry.closed.empty()) continue;
-    entry.rank = latest->header.worker().rank();
-    entry.name = latest->header.worker().worker_name();
-    entry.worker = worker;
-    auto profile = rows.profiles.find({request.run(), worker});
-    entry.stored = stored_grouping && profile != rows.profiles.end() && profile->second.spans == ids;
+    if (worker.closed_ids.empty()) continue;
+    Wanted entry{worker.info().rank(), worker.info().worker_name(), worker.worker, {}, worker.closed_ids};
+    for (const SpanRow* span : worker.spans) {
+      if (span->closed()) entry.closed.push_back(*span);
+    }
+    auto profile = rows.profiles.find({request.run(), worker.worker});
+    entry.stored = stored_grouping && profile != rows.profiles.end() && profile->second.spans == worker.closed_ids;
     wanted.push_back(std::move(entry));
   }
   if (matched == 0) {
@@ -753,12 +761,10 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileR
     PD_ASSIGN_OR_RETURN(*profile.add_workers(), BuildProfile(request.run(), spans, options_.batch_limits, options));
     if (stored_grouping) {
       // Cache it for the next read; a failure here only costs that read a rebuild.
-      std::vector<std::string> ids;
-      for (const SpanRow& span : entry.closed) ids.push_back(span.span);
       absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
       if (home.ok()) {
         absl::Status cached = InsertProfile(request.run(), entry.worker, *home, generation,
-                                            profile.workers(profile.workers_size() - 1), ids);
+                                            profile.workers(profile.workers_size() - 1), entry.closed_ids);
         if (!cached.ok()) PD_LOG(WARNING, "profile of %s/%s not cached: %s", request.run(), entry.worker, cached.message());
       }
     }
@@ -769,18 +775,11 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileR
 absl::StatusOr<std::string> ClickHouseStore::ExportTrace(const v1::ExportTraceRequest& request) const {
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
   if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
-  std::vector<std::vector<SpanRow>> matched;
+  std::vector<WorkerRows> matched;
   std::string names;
-  for (auto it = rows.spans.begin(); it != rows.spans.end();) {
-    const std::string worker = it->worker;
-    std::vector<SpanRow> spans;
-    const SpanRow* latest = &*it;
-    for (; it != rows.spans.end() && it->worker == worker; ++it) {
-      if (it->opened_ms >= latest->opened_ms) latest = &*it;
-      spans.push_back(*it);
-    }
-    base::StrAppend(&names, names.empty() ? "" : ", ", worker);
-    if (Selected(request.worker(), latest->header.worker())) matched.push_back(std::move(spans));
+  for (WorkerRows& worker : WorkersOf(rows, request.run())) {
+    base::StrAppend(&names, names.empty() ? "" : ", ", worker.worker);
+    if (Selected(request.worker(), worker.info())) matched.push_back(std::move(worker));
   }
   if (matched.size() != 1) {
     return absl::InvalidArgumentError(base::StrCat(
@@ -788,15 +787,16 @@ absl::StatusOr<std::string> ClickHouseStore::ExportTrace(const v1::ExportTraceRe
         " workers, expected exactly one (workers: ", names, ")"));
   }
   std::vector<SpanRow> chosen;
-  for (const SpanRow& span : matched.front()) {
-    if (request.span().empty() ? span.closed() : span.span == request.span()) chosen.push_back(span);
+  for (const SpanRow* span : matched.front().spans) {
+    if (request.span().empty() ? span->closed() : span->span == request.span()) chosen.push_back(*span);
   }
   if (chosen.empty()) {
     if (!request.span().empty()) {
       return absl::NotFoundError(base::StrCat("run ", request.run(), ": no span ", request.span()));
     }
     return absl::FailedPreconditionError(base::StrCat("run ", request.run(), " worker ",
-                                                      matched.front().front().worker, ": no closed span to export yet"));
+                                                      matched.front().info().worker_name(),
+                                                      ": no closed span to export yet"));
   }
   if (!chosen.front().closed()) {
     return absl::FailedPreconditionError(base::StrCat("span ", request.span(), " is still being uploaded"));

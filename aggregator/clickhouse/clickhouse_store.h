@@ -76,6 +76,7 @@ class ClickHouseStore final : public Store {
   struct SpanRow;
   struct ChunkTotals;
   struct RunRows;
+  struct WorkerRows;
 
   // Inserts `data` into `table`_local on `shard`, or the next shards in turn while one is
   // unreachable; returns the shard that took it.
@@ -85,7 +86,9 @@ class ClickHouseStore final : public Store {
   // A read through the Distributed tables, on the first shard that answers; Unavailable when a
   // shard it needs is down, unless `skip_unreachable` (write-path lookups only: design 3).
   absl::StatusOr<std::string> Read(const std::string& sql, bool skip_unreachable = false) const;
-  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs) const;
+  // The spans, ledger totals and profile rows of `runs` (of one worker only, when given).
+  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs, const std::string& worker = "") const;
+  static std::vector<WorkerRows> WorkersOf(const RunRows& rows, const std::string& run);
   v1::StoredRun Summarize(const std::string& run, const RunRows& rows, bool with_workers,
                           absl::Time now) const;
   // Builds the worker's profile from its closed spans and stores it (with its table rows).
