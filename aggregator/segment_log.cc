@@ -8,8 +8,8 @@
 
 #include <absl/strings/str_format.h>
 #include <libdeflate.h>
-#include <zstd.h>
 
+#include "aggregator/batch_codec.h"
 #include "base/file_reader.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -22,8 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr uint32_t kRecordMagic = 0x52534450;  // "PDSR" little-endian
 constexpr size_t kHeaderBytes = 32;
-// Level 1: the aggregator compresses every chunk it receives; speed matters more than ratio.
-constexpr int kZstdLevel = 1;
 // A segment bigger than this cannot have been written by us (it rolls at max_segment_bytes).
 constexpr uint64_t kMaxSegmentFileBytes = uint64_t{4} << 30;
 
@@ -77,7 +75,7 @@ ParsedRecord ParseRecord(std::string_view bytes, size_t offset) {
   const RecordHeader& h = record.header;
   if (h.magic != kRecordMagic) {
     record.problem = "bad record magic";
-  } else if (h.raw_bytes > kMaxRecordRawBytes || h.compressed_bytes > ZSTD_compressBound(h.raw_bytes)) {
+  } else if (h.raw_bytes > kMaxRecordRawBytes || h.compressed_bytes > CompressedBound(h.raw_bytes)) {
     record.problem = base::StrCat("record sizes out of bounds (raw ", h.raw_bytes, ", compressed ",
                                   h.compressed_bytes, ")");
   } else if (bytes.size() - offset - kHeaderBytes < h.compressed_bytes) {
@@ -99,13 +97,6 @@ absl::Status TruncateFile(const std::string& path, uint64_t size_bytes) {
 }
 
 }  // namespace
-
-struct SegmentWriter::CompressionContext {
-  struct Free {
-    void operator()(ZSTD_CCtx* context) const { ZSTD_freeCCtx(context); }
-  };
-  std::unique_ptr<ZSTD_CCtx, Free> context{ZSTD_createCCtx()};
-};
 
 absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) {
   SpanScan scan;
@@ -149,12 +140,8 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) 
 absl::Status ReadSpanSegments(
     const std::string& span_dir,
     absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit) {
-  struct FreeDctx {
-    void operator()(ZSTD_DCtx* context) const { ZSTD_freeDCtx(context); }
-  };
-  std::unique_ptr<ZSTD_DCtx, FreeDctx> context(ZSTD_createDCtx());
+  BatchDecompressor decompressor;
   std::string bytes;
-  std::string raw;
   uint64_t expected = 0;
   for (const std::string& path : ListSegments(span_dir)) {
     PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxSegmentFileBytes, bytes));
@@ -165,13 +152,14 @@ absl::Status ReadSpanSegments(
       if (problem.empty() && record.header.sequence != expected) {
         problem = base::StrCat("record sequence ", record.header.sequence, ", expected ", expected);
       }
+      std::string_view raw;
       if (problem.empty()) {
-        raw.resize(record.header.raw_bytes);
-        const size_t size = ZSTD_decompressDCtx(context.get(), raw.data(), raw.size(),
-                                                record.payload.data(), record.payload.size());
-        if (ZSTD_isError(size) || size != record.header.raw_bytes) {
-          problem = base::StrCat("record does not decompress: ",
-                                 ZSTD_isError(size) ? ZSTD_getErrorName(size) : "wrong size");
+        absl::StatusOr<std::string_view> decompressed =
+            decompressor.Decompress(record.payload, record.header.raw_bytes);
+        if (decompressed.ok()) {
+          raw = *decompressed;
+        } else {
+          problem = base::StrCat("record ", decompressed.status().message());
         }
       }
       if (!problem.empty()) {
@@ -190,8 +178,7 @@ SegmentWriter::SegmentWriter(std::string span_dir, uint64_t max_segment_bytes,
     : span_dir_(std::move(span_dir)),
       max_segment_bytes_(max_segment_bytes),
       next_segment_index_(next_segment_index),
-      file_(std::move(file)),
-      compression_(std::make_unique<CompressionContext>()) {}
+      file_(std::move(file)) {}
 
 SegmentWriter::SegmentWriter(SegmentWriter&&) noexcept = default;
 SegmentWriter& SegmentWriter::operator=(SegmentWriter&&) noexcept = default;
@@ -227,15 +214,9 @@ absl::StatusOr<uint64_t> SegmentWriter::Append(uint64_t sequence, uint32_t event
                                                      kMaxRecordRawBytes));
   }
   PD_RETURN_IF_ERROR(RollIfNeeded());
-  const size_t bound = ZSTD_compressBound(batch_bytes.size());
-  record_.resize(kHeaderBytes + bound);
-  const size_t compressed =
-      ZSTD_compressCCtx(compression_->context.get(), record_.data() + kHeaderBytes, bound,
-                        batch_bytes.data(), batch_bytes.size(), kZstdLevel);
-  if (ZSTD_isError(compressed)) {
-    return absl::InternalError(base::StrCat("chunk ", sequence, ": zstd: ", ZSTD_getErrorName(compressed)));
-  }
-  record_.resize(kHeaderBytes + compressed);
+  PD_RETURN_IF_ERROR(base::Annotate(compressor_.Compress(batch_bytes, record_, kHeaderBytes),
+                                    base::StrCat("chunk ", sequence)));
+  const size_t compressed = record_.size() - kHeaderBytes;
   RecordHeader header;
   header.sequence = sequence;
   header.event_count = event_count;

@@ -25,6 +25,7 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
+#include "aggregator/batch_codec.h"
 #include "base/atomic_file.h"
 
 namespace profdiff::aggregator {
@@ -76,12 +77,11 @@ class SegmentWriter {
                 base::AppendOnlyFile file);
   absl::Status RollIfNeeded();
 
-  struct CompressionContext;
   std::string span_dir_;
   uint64_t max_segment_bytes_;
   int next_segment_index_;
   base::AppendOnlyFile file_;
-  std::unique_ptr<CompressionContext> compression_;
+  BatchCompressor compressor_;
   std::string record_;  // reused record buffer
 };
 

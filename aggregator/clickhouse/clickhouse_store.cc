@@ -7,6 +7,7 @@
 
 #include <absl/random/random.h>
 
+#include "aggregator/batch_codec.h"
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/clickhouse/schema.h"
@@ -113,6 +114,17 @@ struct ClickHouseStore::RunRows {
   std::map<std::pair<std::string, std::string>, Profile> profiles;
 };
 
+namespace {
+
+// One chunk's stored batch, a view into a read's answer.
+struct StoredChunk {
+  uint64_t attempt = 0;
+  uint64_t raw_bytes = 0;
+  std::string_view compressed;
+};
+
+}  // namespace
+
 // The state of one upload stream: where its span's rows go and what the ledger holds of it.
 class ClickHouseStore::Lease final : public Store::SpanLease {
  public:
@@ -128,7 +140,8 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   int64_t events = 0;
   uint64_t bytes = 0;
   int64_t opened_ms = 0;
-  std::string batch_bytes;  // reused buffers
+  std::string batch_bytes, batch_zstd;  // reused buffers
+  BatchCompressor compressor;
   clickhouse::ChunkRows rows;
   absl::BitGen bits;
 };
@@ -319,6 +332,8 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
         "); ", lease.bytes, " bytes stored"));
   }
   const int events = batch.kind_size();
+  PD_RETURN_IF_ERROR(base::Annotate(lease.compressor.Compress(lease.batch_bytes, lease.batch_zstd),
+                                    base::StrCat("chunk ", sequence)));
 
   // The chunk's rows: its strings, its events, its ledger entry.
   lease.rows.names.clear();
@@ -366,7 +381,7 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
     ledger.Number<uint32_t>(static_cast<uint32_t>(events));
     ledger.Number<uint64_t>(lease.batch_bytes.size());
     ledger.Number<int64_t>(NowMillis());
-    ledger.String(lease.batch_bytes);
+    ledger.String(lease.batch_zstd);
   };
 
   // All three on one shard, with other streams' chunks (group commit), moving on to the next
@@ -585,37 +600,52 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(const std::st
   std::vector<std::string> ids;
   for (const SpanRow& span : spans) ids.push_back(span.span);
   const std::string& worker = spans.front().worker;
+  // Every stored attempt, the latest chosen here rather than by argMax: aggregating megabytes of
+  // batches would copy them all on the servers, and a chunk stored twice is rare.
   PD_ASSIGN_OR_RETURN(
       std::string answer,
-      Read(base::StrCat("SELECT span, seq, argMax(batch, attempt) FROM chunks WHERE run = ", Quote(run),
-                        " AND worker = ", Quote(worker), " AND span IN (", QuotedList(ids),
-                        ") GROUP BY span, seq ORDER BY span, seq FORMAT RowBinary")));
+      Read(base::StrCat("SELECT span, seq, attempt, batch_bytes, batch_zstd FROM chunks WHERE run = ",
+                        Quote(run), " AND worker = ", Quote(worker), " AND span IN (", QuotedList(ids),
+                        ") FORMAT RowBinary")));
   // The answer is kept alive by the spans' readers, which visit views into it.
   auto shared = std::make_shared<const std::string>(std::move(answer));
-  std::map<std::string, std::vector<std::pair<uint64_t, std::string_view>>> batches;
+  std::map<std::string, std::map<int64_t, StoredChunk>> batches;
   RowBinaryReader reader(*shared);
   while (!reader.done() && reader.ok()) {
     const std::string_view span = reader.String();
     const int64_t seq = reader.Number<int64_t>();
-    const std::string_view batch = reader.String();
-    batches[std::string(span)].emplace_back(static_cast<uint64_t>(seq), batch);
+    const uint64_t attempt = reader.Number<uint64_t>();
+    const uint64_t raw_bytes = reader.Number<uint64_t>();
+    const std::string_view compressed = reader.String();
+    const StoredChunk chunk{attempt, raw_bytes, compressed};
+    auto [it, first] = batches[std::string(span)].try_emplace(seq, chunk);
+    if (!first && attempt > it->second.attempt) it->second = chunk;
   }
   PD_RETURN_IF_ERROR(reader.status("the batches read"));
   std::vector<StoredSpan> out;
   for (const SpanRow& span : spans) {
-    std::vector<std::pair<uint64_t, std::string_view>> chunks = std::move(batches[span.span]);
-    for (size_t k = 0; k < chunks.size(); ++k) {
-      if (chunks[k].first != k) {
-        return absl::DataLossError(base::StrCat("span ", span.span, ": the ledger has no chunk ", k));
+    std::vector<StoredChunk> chunks;
+    for (const auto& [seq, chunk] : batches[span.span]) {
+      if (seq != static_cast<int64_t>(chunks.size())) {
+        return absl::DataLossError(base::StrCat("span ", span.span, ": the ledger has no chunk ", chunks.size()));
       }
+      chunks.push_back(chunk);
     }
     if (span.closed() && static_cast<int64_t>(chunks.size()) != span.chunk_count) {
       return absl::DataLossError(base::StrCat("span ", span.span, ": closed with ", span.chunk_count,
                                               " chunks, the ledger holds ", chunks.size()));
     }
     out.push_back({span.span, span.header.worker(),
-                   [shared, chunks = std::move(chunks)](BatchVisitor visit) -> absl::Status {
-                     for (const auto& [seq, bytes] : chunks) PD_RETURN_IF_ERROR(visit(seq, bytes));
+                   [shared, chunks = std::move(chunks), id = span.span](BatchVisitor visit) -> absl::Status {
+                     BatchDecompressor decompressor;
+                     for (size_t seq = 0; seq < chunks.size(); ++seq) {
+                       absl::StatusOr<std::string_view> raw =
+                           decompressor.Decompress(chunks[seq].compressed, chunks[seq].raw_bytes);
+                       if (!raw.ok()) {
+                         return base::Annotate(raw.status(), base::StrCat("span ", id, " chunk ", seq));
+                       }
+                       PD_RETURN_IF_ERROR(visit(seq, *raw));
+                     }
                      return absl::OkStatus();
                    }});
   }

@@ -34,7 +34,7 @@ std::vector<std::string> SchemaStatements(const std::string& database, const std
   const std::vector<Table> tables = {
       {"chunks",
        key + "span String, seq Int64, attempt UInt64, event_count UInt32, batch_bytes UInt64, "
-             "stored_ms Int64, batch String",
+             "stored_ms Int64, batch_zstd String",
        "ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)"},
       {"events",
        key + "span String, seq Int64, attempt UInt64, idx UInt32, kind " + KindEnum() +
