@@ -1,7 +1,11 @@
 #include "aggregator/collector_service.h"
 
+#include <deque>
 #include <memory>
 #include <optional>
+
+#include <absl/base/thread_annotations.h>
+#include <absl/synchronization/mutex.h>
 
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -12,9 +16,13 @@
 namespace profdiff::aggregator {
 namespace {
 
-// Per-stream state. gRPC calls On* one at a time, and this reactor keeps exactly one
-// operation (a read, the handling of what was read, or the ack's write) in flight, so its
-// members need no lock.
+// Per-stream state. Messages are handled one at a time, in order: the next read starts once a
+// message is handled. A chunk is handled once the store has taken it (StartAppendChunk), not
+// once it is durable, so up to kChunksInFlight chunks of a stream are being stored together
+// (the ClickHouse store commits them in groups); their acks go out in sequence order as they
+// become durable. A span's end waits for its chunks. Reactions come on gRPC threads, handling
+// on the pools, store answers on the store's threads: the state is under `mu_`, and gRPC
+// operations start after it is released.
 class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck> {
  public:
   UploadReactor(Store* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
@@ -24,87 +32,171 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      reading_ = false;
+      if (finished_) return;  // Finish cancelled the read, or a message came too late
+      if (ok) {
+        handling_ = true;
+        base::ThreadPool* pool = message_.has_end() ? build_pool_ : io_pool_;
+        pool->Post([this] { HandleMessage(); });
+        return;
+      }
       // The agent half-closed (after its span closed) or went away; it resumes later if not.
-      lease_.reset();
-      Finish(span_closed_ ? grpc::Status::OK
-                          : grpc::Status(grpc::StatusCode::CANCELLED,
-                                         "upload ended before the span's end; resume it"));
-      return;
+      read_ended_ = true;
+      actions = Decide();
     }
-    base::ThreadPool* pool = message_.has_end() ? build_pool_ : io_pool_;
-    pool->Post([this] { HandleMessage(); });
+    Act(std::move(actions));
   }
 
   void OnWriteDone(bool ok) override {
-    if (!ok) {
-      lease_.reset();
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the agent went away"));
-      return;
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      if (!ok) Fail(absl::CancelledError("the agent went away"));
+      actions = Decide();
     }
-    StartRead(&message_);
+    Act(std::move(actions));
   }
 
   void OnDone() override { delete this; }
 
  private:
-  void HandleMessage() {
-    absl::Status status = Handle();
-    if (!status.ok()) {
-      if (!span_.empty()) status = base::Annotate(status, span_);
-      PD_LOG(WARNING, "upload refused %s", status.ToString());
-      lease_.reset();
-      Finish(rpc::ToGrpcStatus(status));
-      return;
-    }
-    StartWrite(&ack_);
-  }
+  static constexpr int kChunksInFlight = 8;  // the agent's default window
 
-  absl::Status Handle() {
-    ack_.Clear();
+  // What to do once `mu_` is released.
+  struct Actions {
+    bool read = false;
+    bool write = false;
+    bool close_span = false;
+    std::optional<grpc::Status> finish;
+    std::unique_ptr<Store::SpanLease> lease;  // the lease to release before finishing
+  };
+
+  void HandleMessage() {
     switch (message_.body_case()) {
-      case v1::UploadMessage::kHeader: {
-        if (!span_.empty()) {
-          return absl::InvalidArgumentError("a second UploadHeader: one stream uploads one span");
-        }
-        const v1::UploadHeader& header = message_.header();
-        span_ = base::StrCat("run ", header.run(), " worker ", header.worker().rank(), ".",
-                             header.worker().worker_name(), " span ", header.span());
-        PD_ASSIGN_OR_RETURN(OpenStreams::Slot slot, open_streams_->Acquire(header.agent_id()));
-        slot_.emplace(std::move(slot));
-        PD_ASSIGN_OR_RETURN(Store::OpenedSpan opened, store_->OpenSpan(header));
-        lease_ = std::move(opened.lease);
-        span_closed_ = opened.closed;
-        ack_.set_durable_sequence(opened.durable_sequence);
-        ack_.set_span_closed(opened.closed);
-        PD_LOG(INFO, "span open %s agent=%s resume=%d durable_sequence=%d closed=%d", span_,
-               header.agent_id(), header.resume(), opened.durable_sequence, opened.closed);
-        return absl::OkStatus();
-      }
-      case v1::UploadMessage::kChunk: {
-        PD_RETURN_IF_ERROR(CheckSpanOpen("TraceChunk"));
-        PD_ASSIGN_OR_RETURN(const int64_t durable, store_->AppendChunk(*lease_, message_.chunk()));
-        ack_.set_durable_sequence(durable);
-        PD_VLOG(1, "chunk durable %s sequence=%d", span_, durable);
-        return absl::OkStatus();
-      }
+      case v1::UploadMessage::kHeader:
+        return Handled(OpenSpan());
+      case v1::UploadMessage::kChunk:
+        return Handled(StartChunk());
       case v1::UploadMessage::kEnd: {
-        PD_RETURN_IF_ERROR(CheckSpanOpen("SpanEnd"));
-        PD_RETURN_IF_ERROR(store_->CloseSpan(*lease_, message_.end()));
-        span_closed_ = true;
-        ack_.set_durable_sequence(static_cast<int64_t>(message_.end().chunk_count()) - 1);
-        ack_.set_span_closed(true);
-        PD_LOG(INFO, "span closed %s chunks=%d events=%d", span_, message_.end().chunk_count(),
-               message_.end().event_count());
-        return absl::OkStatus();
+        const absl::Status status = CheckSpanOpen("SpanEnd");
+        Actions actions;
+        {
+          absl::MutexLock lock(&mu_);
+          if (!status.ok()) {
+            handling_ = false;
+            Fail(status);
+          } else {
+            end_waiting_ = true;  // closed once no chunk is in flight
+          }
+          actions = Decide();
+        }
+        return Act(std::move(actions));
       }
       case v1::UploadMessage::BODY_NOT_SET:
         break;
     }
-    return absl::InvalidArgumentError("an UploadMessage with no header, chunk or end");
+    Handled(absl::InvalidArgumentError("an UploadMessage with no header, chunk or end"));
   }
 
-  absl::Status CheckSpanOpen(std::string_view what) const {
+  // The end of handling a header or chunk: read on, unless it failed.
+  void Handled(absl::Status status) {
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      handling_ = false;
+      if (!status.ok()) Fail(status);
+      actions = Decide();
+    }
+    Act(std::move(actions));
+  }
+
+  absl::Status OpenSpan() {
+    const v1::UploadHeader& header = message_.header();
+    const std::string span = base::StrCat("run ", header.run(), " worker ", header.worker().rank(), ".",
+                                          header.worker().worker_name(), " span ", header.span());
+    {
+      absl::MutexLock lock(&mu_);
+      if (!span_.empty()) {
+        return absl::InvalidArgumentError("a second UploadHeader: one stream uploads one span");
+      }
+      span_ = span;
+    }
+    PD_ASSIGN_OR_RETURN(OpenStreams::Slot slot, open_streams_->Acquire(header.agent_id()));
+    slot_.emplace(std::move(slot));
+    PD_ASSIGN_OR_RETURN(Store::OpenedSpan opened, store_->OpenSpan(header));
+    lease_ = std::move(opened.lease);
+    PD_LOG(INFO, "span open %s agent=%s resume=%d durable_sequence=%d closed=%d", span,
+           header.agent_id(), header.resume(), opened.durable_sequence, opened.closed);
+    absl::MutexLock lock(&mu_);
+    span_closed_ = opened.closed;
+    QueueAck(opened.durable_sequence, opened.closed);
+    return absl::OkStatus();
+  }
+
+  absl::Status StartChunk() {
+    PD_RETURN_IF_ERROR(CheckSpanOpen("TraceChunk"));
+    size_t index = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      if (error_.has_value()) return absl::OkStatus();  // the stream is ending already
+      index = first_result_ + results_.size();
+      results_.emplace_back();
+      ++in_flight_;
+    }
+    store_->StartAppendChunk(*lease_, message_.chunk(), [this, index](absl::StatusOr<int64_t> durable) {
+      Actions actions;
+      {
+        absl::MutexLock lock(&mu_);
+        ChunkDone(index, std::move(durable));
+        actions = Decide();
+      }
+      Act(std::move(actions));
+    });
+    return absl::OkStatus();
+  }
+
+  // Settles chunk `index`; acks go out in chunk order, and none after a failure.
+  void ChunkDone(size_t index, absl::StatusOr<int64_t> durable) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    --in_flight_;
+    results_[index - first_result_] = std::move(durable);
+    while (!results_.empty() && results_.front().has_value()) {
+      const absl::StatusOr<int64_t> result = *std::move(results_.front());
+      results_.pop_front();
+      ++first_result_;
+      if (!result.ok()) {
+        Fail(result.status());
+      } else if (!error_.has_value()) {
+        PD_VLOG(1, "chunk durable %s sequence=%d", span_, *result);
+        QueueAck(*result, false);
+      }
+    }
+  }
+
+  void CloseSpan() {
+    const v1::SpanEnd& end = message_.end();
+    const absl::Status status = store_->CloseSpan(*lease_, end);
+    Actions actions;
+    {
+      absl::MutexLock lock(&mu_);
+      handling_ = false;
+      if (!status.ok()) {
+        Fail(status);
+      } else {
+        span_closed_ = true;
+        QueueAck(static_cast<int64_t>(end.chunk_count()) - 1, true);
+        PD_LOG(INFO, "span closed %s chunks=%d events=%d", span_, end.chunk_count(), end.event_count());
+      }
+      actions = Decide();
+    }
+    Act(std::move(actions));
+  }
+
+  absl::Status CheckSpanOpen(std::string_view what) {
+    absl::MutexLock lock(&mu_);
     if (span_.empty()) {
       return absl::InvalidArgumentError(base::StrCat(
           what, " for an unknown span: the first message of an upload must be an UploadHeader"));
@@ -115,16 +207,102 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
     return absl::OkStatus();
   }
 
+  void QueueAck(int64_t durable, bool closed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    v1::UploadAck& ack = acks_.emplace_back();
+    ack.set_durable_sequence(durable);
+    ack.set_span_closed(closed);
+  }
+
+  // The stream ends with `status` once nothing of it is in flight; the first failure wins.
+  void Fail(absl::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (error_.has_value()) return;
+    if (!span_.empty()) status = base::Annotate(status, span_);
+    PD_LOG(WARNING, "upload refused %s", status.ToString());
+    error_ = std::move(status);
+  }
+
+  // What the stream does next, claimed under `mu_`; Act does it once `mu_` is released (a gRPC
+  // operation may react inline, and store answers take `mu_`).
+  Actions Decide() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Actions actions;
+    if (finished_) return actions;
+    if (end_waiting_ && in_flight_ == 0) {
+      end_waiting_ = false;
+      if (error_.has_value()) {
+        handling_ = false;
+      } else {
+        actions.close_span = true;  // still handling the end
+      }
+    }
+    if (!writing_ && !acks_.empty() && !error_.has_value()) {
+      writing_ = true;
+      ack_ = std::move(acks_.front());
+      acks_.pop_front();
+      actions.write = true;
+    }
+    const bool idle = in_flight_ == 0 && !writing_ && !handling_ && starting_ == 0 &&
+                      (acks_.empty() || error_.has_value());
+    if (idle && (error_.has_value() || read_ended_)) {
+      // Nothing of the stream is under way but maybe a read, which Finish cancels.
+      finished_ = true;
+      actions.finish = error_.has_value() ? rpc::ToGrpcStatus(*error_)
+                       : span_closed_     ? grpc::Status::OK
+                                          : grpc::Status(grpc::StatusCode::CANCELLED,
+                                                         "upload ended before the span's end; resume it");
+      actions.lease = std::move(lease_);  // released outside `mu_`: it may wait on the store
+    } else if (!handling_ && !reading_ && !read_ended_ && !error_.has_value() && in_flight_ < kChunksInFlight) {
+      reading_ = true;
+      actions.read = true;
+    }
+    if (actions.write || actions.close_span || actions.read) ++starting_;
+    return actions;
+  }
+
+  // Does what Decide claimed. Until a claimed operation has started, gRPC does not know of it,
+  // so the stream must not finish (OnDone would delete the reactor under it): `starting_` holds
+  // Finish off until then.
+  void Act(Actions actions) {
+    for (;;) {
+      if (actions.finish.has_value()) {
+        actions.lease.reset();
+        return Finish(*std::move(actions.finish));
+      }
+      if (!actions.write && !actions.close_span && !actions.read) return;
+      if (actions.write) StartWrite(&ack_);
+      if (actions.close_span) build_pool_->Post([this] { CloseSpan(); });
+      if (actions.read) StartRead(&message_);
+      absl::MutexLock lock(&mu_);
+      --starting_;
+      actions = Decide();
+    }
+  }
+
   Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
   OpenStreams* open_streams_;
   std::optional<OpenStreams::Slot> slot_;  // held from the header until the reactor is done
+  // Used by one step at a time (the read, then the handling of what was read).
   v1::UploadMessage message_;
-  v1::UploadAck ack_;
-  std::string span_;  // "run R worker K span S", once the header came
   std::unique_ptr<Store::SpanLease> lease_;
-  bool span_closed_ = false;
+  v1::UploadAck ack_;  // the ack being written
+
+  absl::Mutex mu_;
+  std::string span_ ABSL_GUARDED_BY(mu_);  // "run R worker K span S", once the header came
+  bool span_closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool reading_ ABSL_GUARDED_BY(mu_) = true;  // a read is outstanding
+  bool handling_ ABSL_GUARDED_BY(mu_) = false;  // a message read is being handled
+  bool end_waiting_ ABSL_GUARDED_BY(mu_) = false;  // a SpanEnd waits for chunks in flight
+  bool read_ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  int starting_ ABSL_GUARDED_BY(mu_) = 0;  // Acts claimed by Decide and not yet started
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  // Answers of the chunks handed to the store, in order, from chunk number first_result_.
+  std::deque<std::optional<absl::StatusOr<int64_t>>> results_ ABSL_GUARDED_BY(mu_);
+  size_t first_result_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<v1::UploadAck> acks_ ABSL_GUARDED_BY(mu_);
+  std::optional<absl::Status> error_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <absl/functional/any_invocable.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
@@ -70,6 +71,20 @@ class Store {
   // batch or span limits; FailedPrecondition: the span is closed; Unavailable: the store cannot
   // be written now (the agent retries).
   virtual absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) = 0;
+
+  // What StartAppendChunk reports: AppendChunk's answer.
+  using AppendDone = absl::AnyInvocable<void(absl::StatusOr<int64_t>)>;
+  // AppendChunk without waiting for the store's write, so a stream can hand over its next chunk
+  // while this one is stored: `done` runs once the chunk is durable or refused, on whichever
+  // thread finished it (possibly inline, before this returns). The caller starts a lease's
+  // appends one at a time (the next once this returns), keeps the lease until every `done` ran,
+  // and calls CloseSpan only after that. `chunk` is not used after this returns. A chunk that
+  // fails after later ones were handed over leaves the lease refusing appends (Unavailable)
+  // until those are done; then it continues from the durable sequence. The default runs
+  // AppendChunk.
+  virtual void StartAppendChunk(SpanLease& lease, const v1::TraceChunk& chunk, AppendDone done) {
+    done(AppendChunk(lease, chunk));
+  }
   // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
   // event counts differ), then rebuilds and stores its worker's profile. Idempotent.
   virtual absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) = 0;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <absl/random/random.h>
+#include <absl/synchronization/notification.h>
 
 #include "aggregator/batch_codec.h"
 #include "aggregator/clickhouse/clickhouse_url.h"
@@ -131,19 +132,50 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   Lease(ClickHouseStore* store, std::string key) : store_(store), key_(std::move(key)) {}
   ~Lease() override { store_->ReleaseLease(key_); }
 
+  // A chunk stored, after `stored_ahead` chunks past a gap (stored on another shard while an
+  // earlier one was retried) were counted too.
+  void Stored(int64_t sequence, int events_stored, uint64_t bytes_stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    events += events_stored;
+    bytes += bytes_stored;
+    stored_ahead.insert(sequence);
+    while (!stored_ahead.empty() && *stored_ahead.begin() == durable + 1) {
+      durable = *stored_ahead.begin();
+      stored_ahead.erase(stored_ahead.begin());
+    }
+  }
+
   ClickHouseStore* store_;
   std::string key_;
+  // Set by OpenSpan.
   v1::UploadHeader header;
   std::string run, worker, span;
   size_t home = 0;
-  int64_t durable = -1;
-  int64_t events = 0;
-  uint64_t bytes = 0;
   int64_t opened_ms = 0;
-  std::string batch_bytes, batch_zstd;  // reused buffers
+  // Used by the thread starting an append (one at a time).
+  std::string batch_bytes, batch_zstd;
   BatchCompressor compressor;
-  clickhouse::ChunkRows rows;
   absl::BitGen bits;
+  // What is stored and in flight; chunks finish on the shard writers' threads.
+  absl::Mutex mu;
+  int64_t durable ABSL_GUARDED_BY(mu) = -1;       // every chunk up to here is stored
+  std::set<int64_t> stored_ahead ABSL_GUARDED_BY(mu);
+  int64_t events ABSL_GUARDED_BY(mu) = 0;         // of the chunks stored
+  uint64_t bytes ABSL_GUARDED_BY(mu) = 0;
+  int64_t accepted ABSL_GUARDED_BY(mu) = -1;      // the last chunk handed to a writer
+  uint64_t accepted_bytes ABSL_GUARDED_BY(mu) = 0;
+  int in_flight ABSL_GUARDED_BY(mu) = 0;
+  bool failed ABSL_GUARDED_BY(mu) = false;        // a chunk failed while others were in flight
+};
+
+// One chunk on its way to a shard: what retrying it elsewhere and reporting it need.
+struct ClickHouseStore::InFlightChunk {
+  Lease* lease;
+  int64_t sequence;
+  int events;
+  uint64_t raw_bytes;
+  std::shared_ptr<clickhouse::ChunkRows> rows;
+  Store::AppendDone done;
+  size_t tried = 0;  // shards tried before the current one
 };
 
 namespace {
@@ -178,7 +210,10 @@ ClickHouseStore::ClickHouseStore(Passkey, StoreOptions options,
   for (const auto& shard : shards_) writers_.push_back(std::make_unique<clickhouse::ShardWriter>(shard.get()));
 }
 
-ClickHouseStore::~ClickHouseStore() = default;
+ClickHouseStore::~ClickHouseStore() {
+  // Every writer stops before any is destroyed: a chunk failing on one moves on to another.
+  for (const auto& writer : writers_) writer->Stop();
+}
 
 absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const StoreOptions& options) {
   PD_ASSIGN_OR_RETURN(const clickhouse::ClickHouseUrl url,
@@ -290,14 +325,20 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
                                         "FROM chunks WHERE ", where, " GROUP BY seq ORDER BY seq FORMAT RowBinary"),
                            /*skip_unreachable=*/true));
   RowBinaryReader chunks(chunk_rows);
-  while (!chunks.done()) {
-    const int64_t seq = chunks.Number<int64_t>();
-    const uint32_t events = chunks.Number<uint32_t>();
-    const uint64_t bytes = chunks.Number<uint64_t>();
-    if (!chunks.ok() || seq != lease->durable + 1) break;
-    lease->durable = seq;
-    lease->events += events;
-    lease->bytes += bytes;
+  int64_t durable = -1;
+  {
+    absl::MutexLock lock(&lease->mu);
+    while (!chunks.done()) {
+      const int64_t seq = chunks.Number<int64_t>();
+      const uint32_t events = chunks.Number<uint32_t>();
+      const uint64_t bytes = chunks.Number<uint64_t>();
+      if (!chunks.ok() || seq != lease->durable + 1) break;
+      lease->durable = seq;
+      lease->events += events;
+      lease->bytes += bytes;
+    }
+    lease->accepted = durable = lease->durable;
+    lease->accepted_bytes = lease->bytes;
   }
   PD_RETURN_IF_ERROR(chunks.status("the ledger lookup"));
 
@@ -310,34 +351,67 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
   if (stored_state != clickhouse::kSpanOpen) {
     PD_RETURN_IF_ERROR(InsertFailingOver(lease->home, "spans", SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0)).status());
   }
-  const int64_t durable = lease->durable;
   return OpenedSpan{std::move(lease), durable, false};
 }
 
-absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease, const v1::TraceChunk& chunk) {
+absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk) {
+  absl::StatusOr<int64_t> result;
+  absl::Notification stored;
+  StartAppendChunk(lease, chunk, [&](absl::StatusOr<int64_t> answer) {
+    result = std::move(answer);
+    stored.Notify();
+  });
+  stored.WaitForNotification();
+  return result;
+}
+
+void ClickHouseStore::StartAppendChunk(Store::SpanLease& any_lease, const v1::TraceChunk& chunk, AppendDone done) {
   Lease& lease = static_cast<Lease&>(any_lease);  // leases come from OpenSpan
+  absl::StatusOr<std::unique_ptr<InFlightChunk>> prepared = PrepareChunk(lease, chunk);
+  if (!prepared.ok()) return done(prepared.status());
+  if (*prepared == nullptr) {  // a duplicate: already durable
+    int64_t durable = 0;
+    {
+      absl::MutexLock lock(&lease.mu);
+      durable = lease.durable;
+    }
+    return done(durable);
+  }
+  InFlightChunk& in_flight = **prepared;
+  in_flight.done = std::move(done);
+  const size_t home = lease.home;
+  auto rows = in_flight.rows;
+  writers_[home]->Submit(std::move(rows), [this, owned = *std::move(prepared)](absl::Status status) mutable {
+    ChunkWritten(std::move(owned), std::move(status));
+  });
+}
+
+absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>> ClickHouseStore::PrepareChunk(Lease& lease,
+                                                                                              const v1::TraceChunk& chunk) {
   const int64_t sequence = static_cast<int64_t>(chunk.sequence());
-  if (sequence <= lease.durable) return lease.durable;  // a duplicate: already durable
-  if (sequence != lease.durable + 1) {
-    return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
-                                                   " is out of order: expected ", lease.durable + 1));
+  {
+    absl::MutexLock lock(&lease.mu);
+    if (lease.failed) {
+      return absl::UnavailableError(base::StrCat("chunk ", sequence, ": an earlier chunk of the span failed and "
+                                                 "later ones are still being stored; retry"));
+    }
+    if (sequence <= lease.durable) return nullptr;
+    if (sequence != lease.accepted + 1) {
+      return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
+                                                     " is out of order: expected ", lease.accepted + 1));
+    }
   }
   const v1::EventBatch& batch = chunk.events();
   PD_RETURN_IF_ERROR(base::Annotate(trace::ValidateEventBatch(batch, options_.batch_limits),
                                     base::StrCat("chunk ", sequence)));
   batch.SerializeToString(&lease.batch_bytes);
-  if (lease.bytes + lease.batch_bytes.size() > options_.max_span_bytes) {
-    return absl::ResourceExhaustedError(base::StrCat(
-        "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
-        "); ", lease.bytes, " bytes stored"));
-  }
-  const int events = batch.kind_size();
   PD_RETURN_IF_ERROR(base::Annotate(lease.compressor.Compress(lease.batch_bytes, lease.batch_zstd),
                                     base::StrCat("chunk ", sequence)));
+  const int events = batch.kind_size();
 
   // The chunk's rows: its strings, its events, its ledger entry.
-  lease.rows.names.clear();
-  RowBinaryWriter names(lease.rows.names);
+  auto rows = std::make_shared<clickhouse::ChunkRows>();
+  RowBinaryWriter names(rows->names);
   std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
   for (int i = 0; i < batch.strings_size(); ++i) {
     ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
@@ -346,74 +420,117 @@ absl::StatusOr<int64_t> ClickHouseStore::AppendChunk(Store::SpanLease& any_lease
     names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
     names.String(batch.strings(i));
   }
-  // Events and ledger row carry the attempt: a fresh one for every shard tried, so rows a failed
-  // try left behind (say its events stored, its ledger row not) are never the ones reads choose.
-  const auto encode = [&](uint64_t attempt) {
-    lease.rows.events.clear();
-    RowBinaryWriter rows(lease.rows.events);
-    int64_t start = 0;
-    for (int i = 0; i < events; ++i) {
-      start += batch.start_delta_ns(i);
-      rows.String(lease.run);
-      rows.String(lease.worker);
-      rows.String(lease.span);
-      rows.Number<int64_t>(sequence);
-      rows.Number<uint64_t>(attempt);
-      rows.Number<uint32_t>(static_cast<uint32_t>(i));
-      rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
-      rows.Number<uint64_t>(ids[batch.name(i)]);
-      rows.Number<int64_t>(start);
-      rows.Number<int64_t>(batch.duration_ns(i));
-      rows.Number<int64_t>(batch.device(i));
-      rows.Number<int64_t>(batch.thread(i));
-      rows.Number<int64_t>(batch.correlation(i));
-      rows.Number<int64_t>(batch.external_id(i));
-      rows.Number<int64_t>(batch.sequence_number(i));
-      rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
-    }
-    lease.rows.ledger.clear();
-    RowBinaryWriter ledger(lease.rows.ledger);
-    ledger.String(lease.run);
-    ledger.String(lease.worker);
-    ledger.String(lease.span);
-    ledger.Number<int64_t>(sequence);
-    ledger.Number<uint64_t>(attempt);
-    ledger.Number<uint32_t>(static_cast<uint32_t>(events));
-    ledger.Number<uint64_t>(lease.batch_bytes.size());
-    ledger.Number<int64_t>(NowMillis());
-    ledger.String(lease.batch_zstd);
+  // Events and ledger row start with the same key and carry the attempt after it: a fresh one
+  // for every shard tried, so rows a failed try left behind (say its events stored, its ledger
+  // row not) are never the ones reads choose.
+  const uint64_t attempt = absl::Uniform<uint64_t>(lease.bits);
+  const auto key = [&](RowBinaryWriter& row) {
+    row.String(lease.run);
+    row.String(lease.worker);
+    row.String(lease.span);
+    row.Number<int64_t>(sequence);
   };
-
-  // All three on one shard, with other streams' chunks (group commit), moving on to the next
-  // shard, whole, when one does not answer.
-  absl::Status last;
-  for (size_t tried = 0; tried < shards_.size(); ++tried) {
-    const size_t shard = (lease.home + tried) % shards_.size();
-    encode(absl::Uniform<uint64_t>(lease.bits));
-    absl::Status status = writers_[shard]->Write(lease.rows);
-    if (status.ok()) {
-      if (shard != lease.home) {
-        PD_LOG(WARNING, "chunk %d of %s/%s/%s stored on shard %d: its home shard %d did not answer",
-               sequence, lease.run, lease.worker, lease.span, shard, lease.home);
-      }
-      lease.durable = sequence;
-      lease.events += events;
-      lease.bytes += lease.batch_bytes.size();
-      return sequence;
-    }
-    if (!absl::IsUnavailable(status)) return base::Annotate(status, base::StrCat("chunk ", sequence));
-    last = status;
+  RowBinaryWriter event_rows(rows->events);
+  int64_t start = 0;
+  for (int i = 0; i < events; ++i) {
+    start += batch.start_delta_ns(i);
+    key(event_rows);
+    event_rows.Number<uint64_t>(attempt);
+    event_rows.Number<uint32_t>(static_cast<uint32_t>(i));
+    event_rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
+    event_rows.Number<uint64_t>(ids[batch.name(i)]);
+    event_rows.Number<int64_t>(start);
+    event_rows.Number<int64_t>(batch.duration_ns(i));
+    event_rows.Number<int64_t>(batch.device(i));
+    event_rows.Number<int64_t>(batch.thread(i));
+    event_rows.Number<int64_t>(batch.correlation(i));
+    event_rows.Number<int64_t>(batch.external_id(i));
+    event_rows.Number<int64_t>(batch.sequence_number(i));
+    event_rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
   }
-  return absl::UnavailableError(base::StrCat("chunk ", sequence, ": no shard takes writes: ", last.message()));
+  RowBinaryWriter ledger(rows->ledger);
+  key(ledger);
+  rows->attempt_offset = rows->ledger.size();
+  ledger.Number<uint64_t>(attempt);
+  ledger.Number<uint32_t>(static_cast<uint32_t>(events));
+  ledger.Number<uint64_t>(lease.batch_bytes.size());
+  ledger.Number<int64_t>(NowMillis());
+  ledger.String(lease.batch_zstd);
+  rows->event_row_bytes = events == 0 ? 0 : rows->events.size() / static_cast<size_t>(events);
+
+  absl::MutexLock lock(&lease.mu);
+  if (lease.accepted_bytes + lease.batch_bytes.size() > options_.max_span_bytes) {
+    return absl::ResourceExhaustedError(base::StrCat(
+        "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
+        "); ", lease.accepted_bytes, " bytes stored or being stored"));
+  }
+  lease.accepted = sequence;
+  lease.accepted_bytes += lease.batch_bytes.size();
+  ++lease.in_flight;
+  return std::make_unique<InFlightChunk>(
+      InFlightChunk{&lease, sequence, events, lease.batch_bytes.size(), std::move(rows), nullptr});
+}
+
+void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::Status status) {
+  Lease& lease = *chunk->lease;
+  const size_t shard = (lease.home + chunk->tried) % shards_.size();
+  if (absl::IsUnavailable(status) && chunk->tried + 1 < shards_.size()) {
+    // The whole chunk moves on to the next shard, under a fresh attempt.
+    ++chunk->tried;
+    chunk->rows->SetAttempt(absl::Uniform<uint64_t>(absl::BitGen()));
+    const size_t next = (lease.home + chunk->tried) % shards_.size();
+    PD_LOG(WARNING, "chunk %d of %s/%s/%s: shard %d did not answer (%s); trying shard %d", chunk->sequence,
+           lease.run, lease.worker, lease.span, shard, status.message(), next);
+    auto rows = chunk->rows;
+    writers_[next]->Submit(std::move(rows), [this, owned = std::move(chunk)](absl::Status retried) mutable {
+      ChunkWritten(std::move(owned), std::move(retried));
+    }, /*wait_for_room=*/false);
+    return;
+  }
+  absl::StatusOr<int64_t> answer = chunk->sequence;
+  {
+    absl::MutexLock lock(&lease.mu);
+    --lease.in_flight;
+    if (status.ok()) {
+      lease.Stored(chunk->sequence, chunk->events, chunk->raw_bytes);
+    } else {
+      lease.failed = true;
+      answer = absl::IsUnavailable(status)
+                   ? absl::UnavailableError(base::StrCat("chunk ", chunk->sequence,
+                                                         ": no shard takes writes: ", status.message()))
+                   : base::Annotate(status, base::StrCat("chunk ", chunk->sequence));
+    }
+    if (lease.failed && lease.in_flight == 0) {
+      // Nothing of the span in flight any more: appends continue from what is stored.
+      lease.failed = false;
+      lease.accepted = lease.durable;
+      lease.accepted_bytes = lease.bytes;
+    }
+  }
+  if (status.ok() && shard != lease.home) {
+    PD_LOG(WARNING, "chunk %d of %s/%s/%s stored on shard %d: its home shard %d did not answer",
+           chunk->sequence, lease.run, lease.worker, lease.span, shard, lease.home);
+  }
+  std::move(chunk->done)(std::move(answer));
 }
 
 absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEnd& end) {
   Lease& lease = static_cast<Lease&>(any_lease);
-  const uint64_t chunks = static_cast<uint64_t>(lease.durable + 1);
-  if (end.chunk_count() != chunks || end.event_count() != lease.events) {
+  uint64_t chunks = 0;
+  int64_t events = 0;
+  {
+    absl::MutexLock lock(&lease.mu);
+    if (lease.in_flight > 0) {
+      return absl::FailedPreconditionError(base::StrCat("span end while ", lease.in_flight,
+                                                        " chunks are still being stored"));
+    }
+    chunks = static_cast<uint64_t>(lease.durable + 1);
+    events = lease.events;
+  }
+  if (end.chunk_count() != chunks || end.event_count() != events) {
     return absl::InvalidArgumentError(base::StrCat(
         "span end says ", end.chunk_count(), " chunks and ", end.event_count(), " events, but ",
-        chunks, " chunks and ", lease.events, " events are stored"));
+        chunks, " chunks and ", events, " events are stored"));
   }
   PD_RETURN_IF_ERROR(InsertFailingOver(lease.home, "spans",
                                        SpanStateRow(lease, clickhouse::kSpanClosed,

@@ -56,6 +56,7 @@ class ClickHouseStore final : public Store {
 
   absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<int64_t> AppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk) override;
+  void StartAppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk, AppendDone done) override;
   absl::Status CloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end) override;
   absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override;
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
@@ -77,6 +78,14 @@ class ClickHouseStore final : public Store {
   struct ChunkTotals;
   struct RunRows;
   struct WorkerRows;
+  struct InFlightChunk;
+
+  // Checks `chunk` against the lease, encodes its rows and counts it in flight; null for a
+  // chunk already durable.
+  absl::StatusOr<std::unique_ptr<InFlightChunk>> PrepareChunk(Lease& lease, const v1::TraceChunk& chunk);
+  // A shard writer's answer for `chunk`: retries it on the next shard when this one did not
+  // answer, else settles it on the lease and reports it.
+  void ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::Status status);
 
   // Inserts `data` into `table`_local on `shard`, or the next shards in turn while one is
   // unreachable; returns the shard that took it.

@@ -1,41 +1,58 @@
 #include "aggregator/clickhouse/shard_writer.h"
 
-#include <absl/synchronization/notification.h>
+#include <cstring>
+#include <utility>
 
 namespace profdiff::aggregator::clickhouse {
 
-// A waiting Write: lives on its caller's stack until `done` is notified.
-struct ShardWriter::Pending {
-  const ChunkRows* rows;
-  absl::Status status;
-  absl::Notification done;
-};
+void ChunkRows::SetAttempt(uint64_t attempt) {
+  // RowBinary numbers are little-endian, as this machine's.
+  for (size_t row = 0; row + event_row_bytes <= events.size() && event_row_bytes > 0; row += event_row_bytes) {
+    std::memcpy(events.data() + row + attempt_offset, &attempt, sizeof(attempt));
+  }
+  std::memcpy(ledger.data() + attempt_offset, &attempt, sizeof(attempt));
+}
 
-ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes)
-    : shard_(shard), max_group_bytes_(max_group_bytes), thread_([this] { Run(); }) {}
+ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes, size_t max_queued_bytes)
+    : shard_(shard),
+      max_group_bytes_(max_group_bytes),
+      max_queued_bytes_(max_queued_bytes),
+      thread_([this] { Run(); }) {}
 
-ShardWriter::~ShardWriter() {
+ShardWriter::~ShardWriter() { Stop(); }
+
+void ShardWriter::Stop() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
-absl::Status ShardWriter::Write(const ChunkRows& rows) {
-  Pending pending{&rows, absl::OkStatus(), {}};
+void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done, bool wait_for_room) {
+  const size_t bytes = rows->names.size() + rows->events.size() + rows->ledger.size();
   {
     absl::MutexLock lock(&mu_);
-    if (stopping_) return absl::UnavailableError("the aggregator is shutting down");
-    queue_.push_back(&pending);
+    if (wait_for_room) {
+      mu_.Await(absl::Condition(
+          +[](ShardWriter* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            // A chunk bigger than the bound goes alone.
+            return self->stopping_ || self->queue_.empty() || self->queued_bytes_ < self->max_queued_bytes_;
+          },
+          this));
+    }
+    if (!stopping_) {
+      queued_bytes_ += bytes;
+      queue_.push_back({std::move(rows), std::move(done), bytes});
+      return;
+    }
   }
-  pending.done.WaitForNotification();
-  return pending.status;
+  done(absl::UnavailableError("the aggregator is shutting down"));
 }
 
 void ShardWriter::Run() {
   for (;;) {
-    std::vector<Pending*> group;
+    std::deque<Pending> group;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
@@ -45,38 +62,42 @@ void ShardWriter::Run() {
           this));
       if (queue_.empty()) return;  // stopping, nothing left
       size_t bytes = 0;
-      size_t taken = 0;
-      while (taken < queue_.size() && (taken == 0 || bytes < max_group_bytes_)) {
-        bytes += queue_[taken]->rows->events.size() + queue_[taken]->rows->ledger.size();
-        ++taken;
+      while (!queue_.empty() && (group.empty() || bytes < max_group_bytes_)) {
+        bytes += queue_.front().bytes;
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
       }
-      group.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
-      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(taken));
+      queued_bytes_ -= bytes;
     }
     const absl::Status status = Commit(group);
-    for (Pending* pending : group) {
-      pending->status = status;
-      pending->done.Notify();
+    for (Pending& pending : group) {
+      pending.rows.reset();  // before `done`, which may hand the rows to another writer
+      std::move(pending.done)(status);
     }
   }
 }
 
-absl::Status ShardWriter::Commit(const std::vector<Pending*>& group) {
+absl::Status ShardWriter::Commit(const std::deque<Pending>& group) {
   // One chunk alone needs no copy.
-  std::string names, events, ledger;
   const bool alone = group.size() == 1;
+  std::string names, events, ledger;
   if (!alone) {
-    for (const Pending* pending : group) {
-      names += pending->rows->names;
-      events += pending->rows->events;
-      ledger += pending->rows->ledger;
+    for (const Pending& pending : group) {
+      names += pending.rows->names;
+      events += pending.rows->events;
+      ledger += pending.rows->ledger;
     }
   }
-  const ChunkRows& rows = *group.front()->rows;
+  const ChunkRows& first = *group.front().rows;
   // The ledger last: a chunk counts once its ledger row is stored, and only then.
-  absl::Status status = shard_->Insert("INSERT INTO names_local FORMAT RowBinary", alone ? rows.names : names);
-  if (status.ok()) status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary", alone ? rows.events : events);
-  if (status.ok()) status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary", alone ? rows.ledger : ledger);
+  absl::Status status =
+      shard_->Insert("INSERT INTO names_local FORMAT RowBinary", alone ? first.names : names);
+  if (status.ok()) {
+    status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary", alone ? first.events : events);
+  }
+  if (status.ok()) {
+    status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary", alone ? first.ledger : ledger);
+  }
   return status;
 }
 
