@@ -86,7 +86,9 @@ class Store {
     done(AppendChunk(lease, chunk));
   }
   // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
-  // event counts differ), then rebuilds and stores its worker's profile. Idempotent.
+  // event counts differ), and has its worker's profile rebuilt: the local store before it
+  // returns, the ClickHouse store in the background (its reads build a profile not stored yet).
+  // Idempotent.
   virtual absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) = 0;
 
   // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for bad requests.

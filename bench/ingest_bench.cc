@@ -56,6 +56,7 @@ ABSL_FLAG(int, window, 8, "chunks in flight per stream, as the agent keeps");
 ABSL_FLAG(int, chunk_events, 16384, "events per chunk (the agent's default)");
 ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(), "load mode: upload back to back this long");
 ABSL_FLAG(std::vector<std::string>, aggregator_flags, {}, "extra flags for the aggregator (comma-separated)");
+ABSL_FLAG(std::string, aggregator_log, "", "keep the aggregator's log in this file");
 ABSL_FLAG(int, clickhouse_shards, 0, "store into this many ClickHouse shards (0: the local store)");
 ABSL_FLAG(absl::Duration, sample_every, absl::Seconds(5), "load mode: RSS sampling period");
 
@@ -188,9 +189,13 @@ class AggregatorProcess {
       if (const char* at = std::strstr(line, " port="); at != nullptr) port_ = std::atoi(at + 6);
     }
     drain_ = std::jthread([log] {
+      const std::string keep = absl::GetFlag(FLAGS_aggregator_log);
+      FILE* copy = keep.empty() ? nullptr : std::fopen(keep.c_str(), "w");
       char rest[4096];
       while (std::fgets(rest, sizeof(rest), log) != nullptr) {
+        if (copy != nullptr) std::fputs(rest, copy);
       }
+      if (copy != nullptr) std::fclose(copy);
       std::fclose(log);
     });
     return port_ != 0;

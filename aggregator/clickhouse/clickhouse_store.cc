@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include <absl/container/flat_hash_set.h>
 #include <absl/random/random.h>
 #include <absl/synchronization/notification.h>
 
@@ -165,6 +166,9 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   uint64_t accepted_bytes ABSL_GUARDED_BY(mu) = 0;
   int in_flight ABSL_GUARDED_BY(mu) = 0;
   bool failed ABSL_GUARDED_BY(mu) = false;        // a chunk failed while others were in flight
+  // Name ids in chunks handed to writers: a name goes with the first chunk using it. A failed
+  // chunk may have carried some, so a failure clears the set.
+  absl::flat_hash_set<uint64_t> names_sent ABSL_GUARDED_BY(mu);
 };
 
 // One chunk on its way to a shard: what retrying it elsewhere and reporting it need.
@@ -211,6 +215,10 @@ ClickHouseStore::ClickHouseStore(Passkey, StoreOptions options,
 }
 
 ClickHouseStore::~ClickHouseStore() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;  // queued profile builds are dropped: reads rebuild what is missing
+  }
   // Every writer stops before any is destroyed: a chunk failing on one moves on to another.
   for (const auto& writer : writers_) writer->Stop();
 }
@@ -411,14 +419,20 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>> ClickHouseStore:
 
   // The chunk's rows: its strings, its events, its ledger entry.
   auto rows = std::make_shared<clickhouse::ChunkRows>();
+  rows->order = {lease.run, lease.worker, lease.span, sequence};
   RowBinaryWriter names(rows->names);
   std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
-  for (int i = 0; i < batch.strings_size(); ++i) {
-    ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
-    names.String(lease.run);
-    names.String(lease.worker);
-    names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
-    names.String(batch.strings(i));
+  {
+    // Only the names this stream has not sent yet (all of them again after a failure).
+    absl::MutexLock lock(&lease.mu);
+    for (int i = 0; i < batch.strings_size(); ++i) {
+      ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
+      if (!lease.names_sent.insert(ids[static_cast<size_t>(i)]).second) continue;
+      names.String(lease.run);
+      names.String(lease.worker);
+      names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
+      names.String(batch.strings(i));
+    }
   }
   // Events and ledger row start with the same key and carry the attempt after it: a fresh one
   // for every shard tried, so rows a failed try left behind (say its events stored, its ledger
@@ -495,6 +509,7 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::S
       lease.Stored(chunk->sequence, chunk->events, chunk->raw_bytes);
     } else {
       lease.failed = true;
+      lease.names_sent.clear();
       answer = absl::IsUnavailable(status)
                    ? absl::UnavailableError(base::StrCat("chunk ", chunk->sequence,
                                                          ": no shard takes writes: ", status.message()))
@@ -537,13 +552,28 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease, const v1::S
                                                     static_cast<int64_t>(end.chunk_count()),
                                                     end.event_count(), NowMillis()))
                          .status());
-  absl::Status built = StoreWorkerProfile(lease.run, lease.worker, lease.home);
-  if (absl::IsUnavailable(built)) {
-    // The span is closed; its profile is rebuilt by the first read once every shard answers.
-    PD_LOG(WARNING, "profile of %s/%s not built now: %s", lease.run, lease.worker, built.message());
-    return absl::OkStatus();
+  ScheduleProfileBuild(lease.run, lease.worker, lease.home);
+  return absl::OkStatus();
+}
+
+void ClickHouseStore::ScheduleProfileBuild(const std::string& run, const std::string& worker, size_t shard) {
+  {
+    absl::MutexLock lock(&mu_);
+    // A build still queued reads the worker's closed spans when it starts, this one included.
+    if (!builds_queued_.insert({run, worker}).second) return;
   }
-  return built;
+  builds_.Post([this, run, worker, shard] {
+    {
+      absl::MutexLock lock(&mu_);
+      builds_queued_.erase({run, worker});
+      if (stopping_) return;
+    }
+    const absl::Status built = StoreWorkerProfile(run, worker, shard);
+    if (!built.ok()) {
+      // The span is closed all the same; the first read of the profile builds it.
+      PD_LOG(WARNING, "profile of %s/%s not built now: %s", run, worker, built.ToString());
+    }
+  });
 }
 
 absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::vector<std::string>& runs,

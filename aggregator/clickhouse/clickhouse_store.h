@@ -20,14 +20,17 @@
 //    the shard) while any shard is down, since ClickHouse would otherwise answer from part of the
 //    data. Only the write path's durable-sequence lookup skips an unreachable shard: it can only
 //    make an agent send chunks again, which the ledger counts once.
-// 4. Profiles are a cache: built when a span closes and stored with the span ids they cover;
-//    a read whose stored profile does not cover exactly the closed spans (say it could not be
-//    built while a shard was down) rebuilds it from the ledger's batches.
+// 4. Profiles are a cache: built in the background after a span closes (the close is
+//    acknowledged once the span's state is stored, so an agent never waits on a build) and
+//    stored with the span ids they cover; a read whose stored profile does not cover exactly the
+//    closed spans (not built yet, or not buildable while a shard was down) rebuilds it from the
+//    ledger's batches.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
 #include <memory>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,7 @@
 #include "aggregator/clickhouse/shard_writer.h"
 #include "aggregator/store.h"
 #include "aggregator/stored_spans.h"
+#include "base/thread_pool.h"
 #include "profdiff/v1/profile.pb.h"
 
 namespace profdiff::aggregator {
@@ -109,6 +113,9 @@ class ClickHouseStore final : public Store {
                              uint64_t generation, const v1::WorkerProfile& profile,
                              const std::vector<std::string>& span_ids) const;
   void ReleaseLease(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues a build of the worker's profile, unless one is queued already.
+  void ScheduleProfileBuild(const std::string& run, const std::string& worker, size_t shard)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
@@ -116,6 +123,9 @@ class ClickHouseStore final : public Store {
   std::vector<std::string> notes_;
   mutable absl::Mutex mu_;
   std::set<std::string> leased_ ABSL_GUARDED_BY(mu_);  // spans this replica is writing
+  std::set<std::pair<std::string, std::string>> builds_queued_ ABSL_GUARDED_BY(mu_);  // (run, worker)
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  base::ThreadPool builds_{1};  // last: destroyed first, while what its work uses is alive
 };
 
 }  // namespace profdiff::aggregator

@@ -1,7 +1,12 @@
 #include "aggregator/clickhouse/shard_writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
+
+#include <absl/time/clock.h>
+
+#include "base/log.h"
 
 namespace profdiff::aggregator::clickhouse {
 
@@ -77,11 +82,13 @@ void ShardWriter::Run() {
   }
 }
 
-absl::Status ShardWriter::Commit(const std::deque<Pending>& group) {
+absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   // One chunk alone needs no copy.
   const bool alone = group.size() == 1;
   std::string names, events, ledger;
   if (!alone) {
+    std::sort(group.begin(), group.end(),
+              [](const Pending& a, const Pending& b) { return a.rows->order < b.rows->order; });
     for (const Pending& pending : group) {
       names += pending.rows->names;
       events += pending.rows->events;
@@ -89,6 +96,7 @@ absl::Status ShardWriter::Commit(const std::deque<Pending>& group) {
     }
   }
   const ChunkRows& first = *group.front().rows;
+  const absl::Time start = absl::Now();
   // The ledger last: a chunk counts once its ledger row is stored, and only then.
   absl::Status status =
       shard_->Insert("INSERT INTO names_local FORMAT RowBinary", alone ? first.names : names);
@@ -98,6 +106,9 @@ absl::Status ShardWriter::Commit(const std::deque<Pending>& group) {
   if (status.ok()) {
     status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary", alone ? first.ledger : ledger);
   }
+  PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s", shard_->address(), group.size(),
+          alone ? first.events.size() : events.size(), absl::ToDoubleMilliseconds(absl::Now() - start),
+          status.ToString());
   return status;
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <absl/base/thread_annotations.h>
 #include <absl/functional/any_invocable.h>
@@ -33,6 +34,9 @@ struct ChunkRows {
   std::string ledger;
   size_t event_row_bytes = 0;
   size_t attempt_offset = 0;
+  // The chunk's place in the events and ledger tables' order (run, worker, span, seq): a group
+  // sent in that order is a block ClickHouse need not sort.
+  std::tuple<std::string, std::string, std::string, int64_t> order;
 
   void SetAttempt(uint64_t attempt);
 };
@@ -66,7 +70,7 @@ class ShardWriter {
     size_t bytes = 0;
   };
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status Commit(const std::deque<Pending>& group);
+  absl::Status Commit(std::deque<Pending>& group);
 
   const HttpClient* shard_;
   const size_t max_group_bytes_;
