@@ -11,11 +11,14 @@
 namespace profdiff::aggregator {
 
 // Protocol (protos/profdiff/v1/collector.proto): header, chunks, end. Headers and chunks are
-// handled on `io_pool`, a span's end (which builds the worker's profile, CPU-heavy) on
-// `build_pool`, so acks of other streams never wait behind a profile build. Each message is
-// answered with an UploadAck once durable; one message is in flight per stream,
-// so a stream's messages are handled in order. A bad message ends the stream with
-// INVALID_ARGUMENT / RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it.
+// handled on `io_pool`, a span's end (which may build the worker's profile, CPU-heavy) on
+// `build_pool`, so acks of other streams never wait behind a profile build. A stream's messages
+// are handled one at a time, in order; a chunk is handled once the store has taken it
+// (Store::StartAppendChunk), so up to 8 chunks of a stream are stored together, and each is
+// answered with an UploadAck, in chunk order, once it and every earlier chunk are durable. A
+// span's end waits for its chunks. A bad message ends the stream with INVALID_ARGUMENT /
+// RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it; after a failed chunk no
+// later chunk is acknowledged.
 // An agent may hold `max_streams_per_agent` streams open at once (counted from the header on).
 // `store` and the pools must outlive the service.
 class CollectorService final : public v1::Collector::CallbackService {

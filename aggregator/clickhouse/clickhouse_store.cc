@@ -422,15 +422,17 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>> ClickHouseStore:
   rows->order = {lease.run, lease.worker, lease.span, sequence};
   RowBinaryWriter names(rows->names);
   std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
+  std::vector<uint64_t> fresh;  // names this stream has not sent yet (all again after a failure)
   {
-    // Only the names this stream has not sent yet (all of them again after a failure).
     absl::MutexLock lock(&lease.mu);
     for (int i = 0; i < batch.strings_size(); ++i) {
-      ids[static_cast<size_t>(i)] = NameId(batch.strings(i));
-      if (!lease.names_sent.insert(ids[static_cast<size_t>(i)]).second) continue;
+      const uint64_t id = NameId(batch.strings(i));
+      ids[static_cast<size_t>(i)] = id;
+      if (lease.names_sent.contains(id)) continue;
+      fresh.push_back(id);
       names.String(lease.run);
       names.String(lease.worker);
-      names.Number<uint64_t>(ids[static_cast<size_t>(i)]);
+      names.Number<uint64_t>(id);
       names.String(batch.strings(i));
     }
   }
@@ -473,6 +475,10 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>> ClickHouseStore:
   rows->event_row_bytes = events == 0 ? 0 : rows->events.size() / static_cast<size_t>(events);
 
   absl::MutexLock lock(&lease.mu);
+  if (lease.failed || sequence != lease.accepted + 1) {
+    // An earlier chunk failed while this one was being encoded.
+    return absl::UnavailableError(base::StrCat("chunk ", sequence, ": an earlier chunk of the span failed; retry"));
+  }
   if (lease.accepted_bytes + lease.batch_bytes.size() > options_.max_span_bytes) {
     return absl::ResourceExhaustedError(base::StrCat(
         "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
@@ -480,6 +486,7 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>> ClickHouseStore:
   }
   lease.accepted = sequence;
   lease.accepted_bytes += lease.batch_bytes.size();
+  lease.names_sent.insert(fresh.begin(), fresh.end());
   ++lease.in_flight;
   return std::make_unique<InFlightChunk>(
       InFlightChunk{&lease, sequence, events, lease.batch_bytes.size(), std::move(rows), nullptr});
