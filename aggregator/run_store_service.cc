@@ -83,6 +83,13 @@ grpc::ServerUnaryReactor* RunStoreService::GetProfile(grpc::CallbackServerContex
                       [this, request] { return store_->GetProfile(*request); });
 }
 
+grpc::ServerUnaryReactor* RunStoreService::GetRunTables(grpc::CallbackServerContext* context,
+                                                        const v1::GetRunTablesRequest* request,
+                                                        v1::RunTables* response) {
+  return FinishOnPool(context, pool_, response,
+                      [this, request] { return store_->GetRunTables(*request); });
+}
+
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreService::ExportTrace(
     grpc::CallbackServerContext* /*context*/, const v1::ExportTraceRequest* request) {
   // gRPC owns the reactor until OnDone (STYLE.md §8).

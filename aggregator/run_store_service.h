@@ -1,4 +1,5 @@
-// The RunStore gRPC service: ListRuns, GetRun, GetProfile and ExportTrace over a Store (any backend).
+// The RunStore gRPC service: ListRuns, GetRun, GetProfile, GetRunTables and ExportTrace over a
+// Store (any backend).
 #ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 
@@ -25,6 +26,9 @@ class RunStoreService final : public v1::RunStore::CallbackService {
   grpc::ServerUnaryReactor* GetProfile(grpc::CallbackServerContext* context,
                                        const v1::GetProfileRequest* request,
                                        v1::RunProfile* response) override;
+  grpc::ServerUnaryReactor* GetRunTables(grpc::CallbackServerContext* context,
+                                         const v1::GetRunTablesRequest* request,
+                                         v1::RunTables* response) override;
   grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
       grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
 

@@ -2,6 +2,7 @@
 
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/local_store.h"
+#include "aggregator/run_tables.h"
 #include "base/id_rules.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -15,6 +16,14 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options) {
   }
   PD_ASSIGN_OR_RETURN(std::unique_ptr<LocalStore> store, LocalStore::Open(options));
   return std::unique_ptr<Store>(std::move(store));
+}
+
+absl::StatusOr<v1::RunTables> Store::GetRunTables(const v1::GetRunTablesRequest& request) const {
+  v1::GetProfileRequest profiles;
+  profiles.set_run(request.run());
+  *profiles.mutable_workers() = request.workers();
+  PD_ASSIGN_OR_RETURN(const v1::RunProfile profile, GetProfile(profiles));
+  return RunTablesOf(profile, request.normalize());
 }
 
 absl::Status ValidateUploadHeader(const v1::UploadHeader& header) {

@@ -97,6 +97,10 @@ class Store {
   // The profiles of the selected workers with a closed span, by rank; FailedPrecondition when
   // none has one yet.
   virtual absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const = 0;
+  // The operator and kernel tables of the selected workers reduced to run values (RunTables), so
+  // a large run's tables reach the differ without its profiles. Errors as GetProfile. The
+  // default reduces GetProfile's answer (aggregator/run_tables.h).
+  virtual absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const;
   // The Chrome-trace JSON of one worker's closed spans (or of one span). DataLoss when stored
   // events are damaged; FailedPrecondition for a span still uploading.
   virtual absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const = 0;

@@ -41,6 +41,7 @@
 
 #include "base/str_cat.h"
 #include "differ/differ.h"
+#include "differ/run_tables_diff.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
@@ -444,6 +445,38 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double, std::milli>(fetched - start).count(),
                 std::chrono::duration<double, std::milli>(diffed - fetched).count(),
                 std::chrono::duration<double, std::milli>(diffed - start).count());
+
+    // The same runs' operator and kernel diffs from tables the store reduces (GetRunTables: SQL
+    // aggregates on ClickHouse), as `profdiff diff --tables-from-store` asks for them.
+    const Clock::time_point tables_start = Clock::now();
+    v1::RunTables tables[2];
+    for (int r = 0; r < 2; ++r) {
+      grpc::ClientContext context;
+      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
+      v1::GetRunTablesRequest request;
+      request.set_run(profdiff::base::StrCat("ingest-r", r));
+      if (const grpc::Status status = store->GetRunTables(&context, request, &tables[r]); !status.ok()) {
+        std::fprintf(stderr, "error: GetRunTables: %s\n", status.error_message().c_str());
+        return 1;
+      }
+    }
+    const Clock::time_point tables_fetched = Clock::now();
+    v1::DiffOptions options;
+    options.set_tables_from_store(true);
+    absl::StatusOr<v1::DiffReport> tables_report = profdiff::differ::DiffRunTables(tables[0], tables[1], options);
+    if (!tables_report.ok()) {
+      std::fprintf(stderr, "error: tables diff: %s\n", tables_report.status().ToString().c_str());
+      return 1;
+    }
+    const Clock::time_point tables_diffed = Clock::now();
+    std::printf("tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu "
+                "(profiles: %zu+%zu)\n",
+                tables[0].workers(), tables[1].workers(),
+                std::chrono::duration<double, std::milli>(tables_fetched - tables_start).count(),
+                std::chrono::duration<double, std::milli>(tables_diffed - tables_fetched).count(),
+                std::chrono::duration<double, std::milli>(tables_diffed - tables_start).count(),
+                tables[0].ByteSizeLong(), tables[1].ByteSizeLong(), profiles[0].ByteSizeLong(),
+                profiles[1].ByteSizeLong());
   }
   std::error_code error;
   fs::remove_all(data_dir, error);

@@ -157,6 +157,9 @@ std::string DiffUsage() {
          "  --group-by name|shape, --kernels-by name|op\n"
          "  --ranks LIST|all     ranks to compare (e.g. 0,2-3; default all; HTA mode: the lowest)\n"
          "  --per-rank           each rank's step time and breakdown, straggler marked\n"
+         "  --tables-from-store  two run ids: operators and kernels only, each run reduced over its\n"
+         "                       workers by the store (SQL on ClickHouse) instead of shipping every\n"
+         "                       profile; no steps, modules or per-step noise; --ranks: all or one\n"
          "  --normalize per-step|total   (default per-step: profiling windows differ in steps)\n"
          "  --min-change PCT     smallest change called significant or changed (default 5)\n"
          "  --min-change-us US   and at least this per step (default 0.1% of the baseline step time)\n"
@@ -203,7 +206,7 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
                 WithConnectionOptions({"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change",
                                        "min-change-us", "compare", "steps", "device", "sort", "filter", "top",
                                        "depth", "format", "timeout", "output"}),
-                WithConnectionSwitches({"per-rank", "short-names"})));
+                WithConnectionSwitches({"per-rank", "short-names", "tables-from-store"})));
   if (parsed.positionals.size() != 2) {
     return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
                                                    parsed.positionals.size(), " paths\n", DiffUsage()));
@@ -228,6 +231,7 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   }
   options.set_path(parsed.Get("path", ""));
   options.set_per_rank(parsed.options.contains("per-rank"));
+  options.set_tables_from_store(parsed.options.contains("tables-from-store"));
   options.set_sort(parsed.Get("sort", ""));
   options.set_filter(parsed.Get("filter", ""));
   PD_ASSIGN_OR_RETURN(int64_t top, ParseNumber("top", parsed.Get("top", !html && render.format == OutputFormat::kTable ? "20" : "0")));
@@ -292,6 +296,9 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) || timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         base::StrCat("--timeout ", parsed.Get("timeout", ""), ": expected a duration such as 30s or 5m"));
+  }
+  if (html && options.tables_from_store()) {
+    return absl::InvalidArgumentError("--format html shows every view; --tables-from-store prints table, json or csv");
   }
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError("--format html shows profdiff's comparison; HTA mode prints table, json or csv");

@@ -145,9 +145,13 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
-std::string SideLine(const char* label, const v1::RunSummary& s) {
+std::string SideLine(const char* label, const v1::RunSummary& s, bool reduced_by_store) {
   std::string ranks;
   for (int32_t r : s.ranks()) base::StrAppend(&ranks, ranks.empty() ? "" : ",", r);
+  if (reduced_by_store) {
+    return absl::StrFormat("%-12s %s: %d rank%s (%s), tables reduced by the store\n", label, s.run(),
+                           s.ranks_size(), s.ranks_size() == 1 ? "" : "s", ranks);
+  }
   return absl::StrFormat("%-12s %s: rank %s, %.1f kept steps per rank (%d dropped), %s\n", label,
                          s.run(), ranks, s.steps_per_rank(), s.steps_dropped(), s.device_name());
 }
@@ -165,8 +169,8 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                : base::StrCat(title, "\n", table.RenderText(), "\n");
   };
   if (!csv) {
-    out += SideLine("baseline", report.baseline());
-    out += SideLine("experimental", report.experimental());
+    out += SideLine("baseline", report.baseline(), report.options().tables_from_store());
+    out += SideLine("experimental", report.experimental(), report.options().tables_from_store());
     for (const std::string& warning : report.warnings()) out += "warning: " + warning + "\n";
     out += "\n";
   }

@@ -65,6 +65,10 @@ void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
                                         const v1::DiffOptions& options) {
+  if (options.tables_from_store()) {
+    return absl::InvalidArgumentError(
+        "--tables-from-store: the tables are reduced by a store; diff two run ids on a server");
+  }
   v1::DiffReport report;
   *report.mutable_options() = options;
   ChangeThreshold threshold;

@@ -14,6 +14,7 @@
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/clickhouse/schema.h"
 #include "aggregator/run_state.h"
+#include "aggregator/run_tables.h"
 #include "base/log.h"
 #include "base/parse_int.h"
 #include "base/status_annotate.h"
@@ -822,6 +823,12 @@ absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::s
     op_rows.Number<double>(op.host_total_us());
     op_rows.Number<double>(op.device_self_us());
     op_rows.Number<double>(op.device_total_us());
+    const v1::OperatorValues step = OperatorContribution(op, profile.steps_size(), /*per_step=*/true);
+    op_rows.Number<double>(step.calls());
+    op_rows.Number<double>(step.host_self_us());
+    op_rows.Number<double>(step.host_total_us());
+    op_rows.Number<double>(step.device_self_us());
+    op_rows.Number<double>(step.device_total_us());
   }
   RowBinaryWriter kernel_rows(kernels);
   for (const v1::KernelStats& kernel : profile.kernels()) {
@@ -834,6 +841,9 @@ absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::s
     kernel_rows.Number<double>(kernel.total_us());
     kernel_rows.Number<double>(kernel.max_us());
     kernel_rows.Number<double>(kernel.min_us());
+    const v1::KernelValues step = KernelContribution(kernel, profile.steps_size(), /*per_step=*/true);
+    kernel_rows.Number<double>(step.calls());
+    kernel_rows.Number<double>(step.total_us());
   }
   RowBinaryWriter writer(row);
   writer.String(run);
@@ -873,45 +883,106 @@ absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const s
   return InsertProfile(run, worker, shard, generation, profile, ids);
 }
 
-absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileRequest& request) const {
-  bool stored_grouping = false;
-  const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
-  const uint64_t generation = NewGeneration();  // for profiles rebuilt and cached below
-  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
-  if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
-  struct Wanted {
-    int32_t rank;
-    std::string name;
-    std::string worker;
-    std::vector<SpanRow> closed;
-    std::vector<std::string> closed_ids;
-    bool stored = false;  // a stored profile covers exactly the closed spans
-  };
+absl::StatusOr<std::vector<ClickHouseStore::Wanted>> ClickHouseStore::SelectWorkers(
+    const std::string& run, const v1::WorkerSelector& selector) const {
+  PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
+  if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", run, ": no such run"));
   std::vector<Wanted> wanted;
   size_t matched = 0;
-  for (const WorkerRows& worker : WorkersOf(rows, request.run())) {
-    if (!Selected(request.workers(), worker.info())) continue;
+  for (const WorkerRows& worker : WorkersOf(rows, run)) {
+    if (!Selected(selector, worker.info())) continue;
     ++matched;
     if (worker.closed_ids.empty()) continue;
     Wanted entry{worker.info().rank(), worker.info().worker_name(), worker.worker, {}, worker.closed_ids};
     for (const SpanRow* span : worker.spans) {
       if (span->closed()) entry.closed.push_back(*span);
     }
-    auto profile = rows.profiles.find({request.run(), worker.worker});
-    entry.stored = stored_grouping && profile != rows.profiles.end() && profile->second.spans == worker.closed_ids;
+    auto profile = rows.profiles.find({run, worker.worker});
+    entry.stored = profile != rows.profiles.end() && profile->second.spans == worker.closed_ids;
     wanted.push_back(std::move(entry));
   }
   if (matched == 0) {
-    return absl::NotFoundError(base::StrCat("run ", request.run(), ": no worker matches ",
-                                            DescribeSelector(request.workers())));
+    return absl::NotFoundError(base::StrCat("run ", run, ": no worker matches ", DescribeSelector(selector)));
   }
   if (wanted.empty()) {
-    return absl::FailedPreconditionError(
-        base::StrCat("run ", request.run(), ": no selected worker has a closed span yet"));
+    return absl::FailedPreconditionError(base::StrCat("run ", run, ": no selected worker has a closed span yet"));
   }
   std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
     return std::tie(a.rank, a.name) < std::tie(b.rank, b.name);
   });
+  return wanted;
+}
+
+absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(const v1::GetRunTablesRequest& request) const {
+  PD_ASSIGN_OR_RETURN(const std::vector<Wanted> wanted, SelectWorkers(request.run(), request.workers()));
+  v1::RunTables tables;
+  tables.set_run(request.run());
+  tables.set_workers(static_cast<int32_t>(wanted.size()));
+  std::vector<std::string> workers;
+  for (const Wanted& entry : wanted) {
+    tables.add_ranks(entry.rank);
+    workers.push_back(entry.worker);
+    if (entry.stored) continue;
+    // Not built yet (or not buildable while a shard was down): build it now, so the
+    // aggregates below cover exactly the closed spans.
+    PD_ASSIGN_OR_RETURN(const size_t home, HomeShard(request.run(), entry.worker));
+    PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
+  }
+  // Each row's contribution is stored per profile (aggregator/run_tables.h), so the run value is
+  // a sum over the workers' latest profiles divided by the number of workers.
+  const bool per_step = request.normalize() != v1::NORMALIZATION_TOTAL;
+  const std::string where = base::StrCat(
+      "WHERE run = ", Quote(request.run()), " AND worker IN (", QuotedList(workers),
+      ") AND (worker, generation) GLOBAL IN (SELECT worker, max(generation) FROM profiles WHERE run = ",
+      Quote(request.run()), " AND worker IN (", QuotedList(workers), ") GROUP BY worker)");
+  const char* prefix = per_step ? "step_" : "";
+  PD_ASSIGN_OR_RETURN(
+      const std::string operators,
+      Read(base::StrCat("SELECT name, input_shapes, toFloat64(sum(", prefix, "calls)), sum(", prefix,
+                        "host_self_us), sum(", prefix, "host_total_us), sum(", prefix, "device_self_us), sum(",
+                        prefix, "device_total_us) FROM operators ", where,
+                        " GROUP BY name, input_shapes ORDER BY name, input_shapes FORMAT RowBinary")));
+  PD_ASSIGN_OR_RETURN(
+      const std::string kernels,
+      Read(base::StrCat("SELECT name, op_name, toFloat64(sum(", prefix, "calls)), sum(", prefix,
+                        "total_us), min(min_us), max(max_us) FROM kernels ", where,
+                        " GROUP BY name, op_name ORDER BY name, op_name FORMAT RowBinary")));
+  const double n = static_cast<double>(wanted.size());
+  RowBinaryReader op_reader(operators);
+  while (!op_reader.done() && op_reader.ok()) {
+    v1::OperatorRunRow& row = *tables.add_operators();
+    row.set_name(std::string(op_reader.String()));
+    row.set_input_shapes(std::string(op_reader.String()));
+    v1::OperatorValues& values = *row.mutable_values();
+    values.set_calls(op_reader.Number<double>() / n);
+    values.set_host_self_us(op_reader.Number<double>() / n);
+    values.set_host_total_us(op_reader.Number<double>() / n);
+    values.set_device_self_us(op_reader.Number<double>() / n);
+    values.set_device_total_us(op_reader.Number<double>() / n);
+  }
+  PD_RETURN_IF_ERROR(op_reader.status("the operator aggregates"));
+  RowBinaryReader kernel_reader(kernels);
+  while (!kernel_reader.done() && kernel_reader.ok()) {
+    v1::KernelRunRow& row = *tables.add_kernels();
+    row.set_name(std::string(kernel_reader.String()));
+    row.set_op_name(std::string(kernel_reader.String()));
+    v1::KernelValues& values = *row.mutable_values();
+    values.set_calls(kernel_reader.Number<double>() / n);
+    values.set_total_us(kernel_reader.Number<double>() / n);
+    values.set_mean_us(values.calls() > 0 ? values.total_us() / values.calls() : 0);
+    values.set_min_us(kernel_reader.Number<double>());
+    values.set_max_us(kernel_reader.Number<double>());
+  }
+  PD_RETURN_IF_ERROR(kernel_reader.status("the kernel aggregates"));
+  return tables;
+}
+
+absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileRequest& request) const {
+  bool stored_grouping = false;
+  const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
+  const uint64_t generation = NewGeneration();  // for profiles rebuilt and cached below
+  PD_ASSIGN_OR_RETURN(std::vector<Wanted> wanted, SelectWorkers(request.run(), request.workers()));
+  for (Wanted& entry : wanted) entry.stored = entry.stored && stored_grouping;
   std::vector<std::string> stored_workers;
   for (const Wanted& entry : wanted) {
     if (entry.stored) stored_workers.push_back(entry.worker);

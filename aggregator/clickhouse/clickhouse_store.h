@@ -65,6 +65,9 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override;
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
   absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override;
+  // SQL aggregates over the `operators` and `kernels` rows of the workers' latest profiles
+  // (building first any profile not stored yet); no profile leaves the servers.
+  absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const override;
   absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const override;
 
   // How many event rows of `run` each shard holds, counted through the ledger (for tests and
@@ -83,6 +86,18 @@ class ClickHouseStore final : public Store {
   struct RunRows;
   struct WorkerRows;
   struct InFlightChunk;
+  // A worker a read selected: its closed spans, and whether a stored profile covers exactly them.
+  struct Wanted {
+    int32_t rank;
+    std::string name;
+    std::string worker;
+    std::vector<SpanRow> closed;
+    std::vector<std::string> closed_ids;
+    bool stored = false;
+  };
+  // The selected workers of `run` with a closed span, by rank; NotFound for an unknown run or a
+  // selector matching no worker, FailedPrecondition when none has a closed span.
+  absl::StatusOr<std::vector<Wanted>> SelectWorkers(const std::string& run, const v1::WorkerSelector& selector) const;
 
   // Checks `chunk` against the lease, encodes its rows and counts it in flight; null for a
   // chunk already durable.

@@ -127,6 +127,13 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetProfile(grpc::CallbackServerCont
                       [](auto* async, auto... args) { async->GetProfile(args...); });
 }
 
+grpc::ServerUnaryReactor* RunStoreForwarder::GetRunTables(grpc::CallbackServerContext* context,
+                                                          const v1::GetRunTablesRequest* request,
+                                                          v1::RunTables* response) {
+  return ForwardUnary(context, store_, store_timeout_, request, response,
+                      [](auto* async, auto... args) { async->GetRunTables(args...); });
+}
+
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreForwarder::ExportTrace(
     grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) {
   // gRPC owns the reactor until OnDone (STYLE.md §8).

@@ -28,6 +28,9 @@ class RunStoreForwarder final : public v1::RunStore::CallbackService {
   grpc::ServerUnaryReactor* GetProfile(grpc::CallbackServerContext* context,
                                        const v1::GetProfileRequest* request,
                                        v1::RunProfile* response) override;
+  grpc::ServerUnaryReactor* GetRunTables(grpc::CallbackServerContext* context,
+                                         const v1::GetRunTablesRequest* request,
+                                         v1::RunTables* response) override;
   grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
       grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
 

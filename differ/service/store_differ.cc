@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/differ.h"
+#include "differ/run_tables_diff.h"
 
 namespace profdiff::differ {
 namespace {
@@ -25,7 +26,26 @@ absl::StatusOr<v1::Grouping> CheckedGrouping(std::string_view field, v1::Groupin
 
 absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
                                               const v1::DiffRequest& request, absl::Time deadline) {
-  return DiffFetchedRuns(request, [&](const ProfileKey& key) { return store.Fetch(key, deadline); });
+  if (!request.options().tables_from_store()) {
+    return DiffFetchedRuns(request, [&](const ProfileKey& key) { return store.Fetch(key, deadline); });
+  }
+  PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
+  PD_RETURN_IF_ERROR(base::ValidateId("experimental_run", request.experimental_run()));
+  PD_RETURN_IF_ERROR(CheckTablesFromStoreOptions(request.options()));
+  for (const v1::Grouping grouping : {request.operator_grouping(), request.kernel_grouping()}) {
+    if (grouping != v1::GROUPING_UNSPECIFIED && grouping != v1::GROUPING_NAME) {
+      return absl::InvalidArgumentError("--tables-from-store: the stored tables group by name");
+    }
+  }
+  absl::StatusOr<v1::RunTables> baseline = absl::UnknownError("not fetched");
+  std::jthread fetch_baseline(
+      [&] { baseline = store.FetchTables(request.baseline_run(), request.options(), deadline); });
+  absl::StatusOr<v1::RunTables> experimental =
+      store.FetchTables(request.experimental_run(), request.options(), deadline);
+  fetch_baseline.join();
+  PD_RETURN_IF_ERROR(baseline.status());
+  PD_RETURN_IF_ERROR(experimental.status());
+  return DiffRunTables(*baseline, *experimental, request.options());
 }
 
 absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,

@@ -80,4 +80,19 @@ absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key, absl:
   return out;
 }
 
+absl::StatusOr<v1::RunTables> StoredProfiles::FetchTables(const std::string& run, const v1::DiffOptions& options,
+                                                         absl::Time deadline) const {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(deadline));
+  v1::GetRunTablesRequest request;
+  request.set_run(run);
+  request.set_normalize(options.normalize());
+  if (options.ranks_size() == 1) request.mutable_workers()->set_rank(options.ranks(0));
+  v1::RunTables tables;
+  if (absl::Status status = rpc::FromGrpcStatus(stub_->GetRunTables(&context, request, &tables)); !status.ok()) {
+    return Annotate(status);
+  }
+  return tables;
+}
+
 }  // namespace profdiff::differ

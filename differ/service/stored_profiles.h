@@ -32,6 +32,11 @@ class StoredProfiles {
   // aggregator when it does not answer and no profile of the run is cached.
   absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key, absl::Time deadline) const;
 
+  // The run's operator and kernel tables reduced by the store (RunStore.GetRunTables) over the
+  // rank `options` names (all when none), with its normalization; errors as Fetch.
+  absl::StatusOr<v1::RunTables> FetchTables(const std::string& run, const v1::DiffOptions& options,
+                                            absl::Time deadline) const;
+
   v1::RunStore::Stub& stub() const { return *stub_; }
   // `status` (an error from the aggregator) with "aggregator ADDR: " in front.
   absl::Status Annotate(const absl::Status& status) const;

@@ -17,6 +17,8 @@
 #include "client/run_loader.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
+#include "differ/side.h"
+#include "differ/table_diff.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/clickhouse_cluster.h"
@@ -194,6 +196,72 @@ TEST_P(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   std::string report;
   differencer.ReportDifferencesToString(&report);
   EXPECT_TRUE(differencer.Compare(*offline, stored)) << report.substr(0, 4000);
+}
+
+// The run tables the store reduces (SQL aggregates on ClickHouse) are the differ's run values,
+// computed here by the differ itself from the full profiles.
+TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
+  for (const std::string& file : files_) {
+    const grpc::Status status = UploadSpan(channel_, PrepareSpan(file, "dlrm_kineto", 2000));
+    ASSERT_TRUE(status.ok()) << file << ": " << status.error_message();
+  }
+  absl::StatusOr<v1::RunProfile> offline = client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
+  ASSERT_TRUE(offline.ok()) << offline.status();
+  const auto near = [](double expected, double actual) {
+    return std::abs(expected - actual) <= 1e-9 * std::max(1.0, std::abs(expected));
+  };
+  for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
+    for (const std::vector<int32_t>& ranks : {std::vector<int32_t>{}, std::vector<int32_t>{6}}) {
+      SCOPED_TRACE(::testing::Message() << "normalize " << normalize << " ranks " << ranks.size());
+      grpc::ClientContext context;
+      rpc::SetTimeout(context, absl::Seconds(60));
+      v1::GetRunTablesRequest request;
+      request.set_run("dlrm_kineto");
+      request.set_normalize(normalize);
+      if (!ranks.empty()) request.mutable_workers()->set_rank(ranks.front());
+      v1::RunTables tables;
+      const grpc::Status status = run_store_->GetRunTables(&context, request, &tables);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      EXPECT_EQ(tables.workers(), ranks.empty() ? 8 : 1);
+
+      absl::StatusOr<differ::Side> side = differ::Side::Select(*offline, ranks, normalize, "baseline");
+      ASSERT_TRUE(side.ok()) << side.status();
+      differ::OperatorTables operators;
+      differ::KernelTables kernels;
+      for (const v1::WorkerProfile* worker : side->workers()) {
+        operators.push_back(&worker->operators());
+        kernels.push_back(&worker->kernels());
+      }
+      const std::vector<v1::OperatorDiff> op_rows = differ::DiffOperators(*side, operators, *side, operators, {});
+      const std::vector<v1::KernelDiff> kernel_rows = differ::DiffKernels(*side, kernels, *side, kernels, {});
+      ASSERT_EQ(tables.operators_size(), static_cast<int>(op_rows.size()));
+      ASSERT_EQ(tables.kernels_size(), static_cast<int>(kernel_rows.size()));
+      ASSERT_GT(op_rows.size(), 10u);
+      ASSERT_GT(kernel_rows.size(), 5u);
+      std::map<std::string, const v1::OperatorValues*> by_name;
+      for (const v1::OperatorRunRow& row : tables.operators()) by_name[row.name()] = &row.values();
+      for (const v1::OperatorDiff& expected : op_rows) {
+        ASSERT_TRUE(by_name.count(expected.name())) << expected.name();
+        const v1::OperatorValues& got = *by_name[expected.name()];
+        EXPECT_TRUE(near(expected.baseline().calls(), got.calls())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().host_self_us(), got.host_self_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().host_total_us(), got.host_total_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().device_self_us(), got.device_self_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().device_total_us(), got.device_total_us())) << expected.name();
+      }
+      std::map<std::string, const v1::KernelValues*> kernels_by_name;
+      for (const v1::KernelRunRow& row : tables.kernels()) kernels_by_name[row.name()] = &row.values();
+      for (const v1::KernelDiff& expected : kernel_rows) {
+        ASSERT_TRUE(kernels_by_name.count(expected.name())) << expected.name();
+        const v1::KernelValues& got = *kernels_by_name[expected.name()];
+        EXPECT_TRUE(near(expected.baseline().calls(), got.calls())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().total_us(), got.total_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().mean_us(), got.mean_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().min_us(), got.min_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().max_us(), got.max_us())) << expected.name();
+      }
+    }
+  }
 }
 
 TEST_P(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {

@@ -88,6 +88,12 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
     statuses.push_back(store->GetProfile(context().get(), request, &response));
   }
   {
+    v1::GetRunTablesRequest request;
+    request.set_run("r");
+    v1::RunTables response;
+    statuses.push_back(store->GetRunTables(context().get(), request, &response));
+  }
+  {
     v1::ExportTraceRequest request;
     request.set_run("r");
     auto made = context();

@@ -188,6 +188,72 @@ TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
   }
 }
 
+// --tables-from-store: the store reduces each run's tables; the rows and their values are those
+// of the diff made from the full profiles, with no profile shipped to the differ.
+TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues) {
+  const std::string a_dir = RunFolder("a_dir", kResNetNw0);
+  const std::string b_dir = RunFolder("b_dir", kResNetNw4);
+  Upload("A", FilesIn(a_dir));
+  Upload("B", FilesIn(b_dir));
+  const auto near = [](double expected, double actual) {
+    return std::abs(expected - actual) <= 1e-9 * std::max(1.0, std::abs(expected));
+  };
+  for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
+    v1::DiffRequest request;
+    request.set_baseline_run("A");
+    request.set_experimental_run("B");
+    request.mutable_options()->set_normalize(normalize);
+    v1::DiffReport full;
+    grpc::Status status = Diff(request, full);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    request.mutable_options()->set_tables_from_store(true);
+    v1::DiffReport reduced;
+    status = Diff(request, reduced);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_FALSE(reduced.has_overview());
+    EXPECT_FALSE(reduced.has_modules());
+    ASSERT_THAT(reduced.warnings(), ::testing::Contains(HasSubstr("reduced by the store over 1 baseline")));
+    ASSERT_EQ(reduced.operators_size(), full.operators_size());
+    ASSERT_EQ(reduced.kernels_size(), full.kernels_size());
+    ASSERT_GT(full.operators_size(), 20);
+    std::map<std::string, const v1::OperatorDiff*> full_ops;
+    for (const v1::OperatorDiff& row : full.operators()) full_ops[row.name()] = &row;
+    for (const v1::OperatorDiff& row : reduced.operators()) {
+      ASSERT_TRUE(full_ops.count(row.name())) << row.name();
+      const v1::OperatorDiff& expected = *full_ops[row.name()];
+      EXPECT_TRUE(near(expected.baseline().host_self_us(), row.baseline().host_self_us())) << row.name();
+      EXPECT_TRUE(near(expected.experimental().device_total_us(), row.experimental().device_total_us())) << row.name();
+      EXPECT_TRUE(near(expected.experimental().calls(), row.experimental().calls())) << row.name();
+      EXPECT_TRUE(near(expected.delta_pct().host_total_us(), row.delta_pct().host_total_us())) << row.name();
+      EXPECT_EQ(expected.compared(), row.compared());
+      if (expected.change() == "added" || expected.change() == "deleted") EXPECT_EQ(expected.change(), row.change());
+    }
+    std::map<std::string, const v1::KernelDiff*> full_kernels;
+    for (const v1::KernelDiff& row : full.kernels()) full_kernels[row.name()] = &row;
+    for (const v1::KernelDiff& row : reduced.kernels()) {
+      ASSERT_TRUE(full_kernels.count(row.name())) << row.name();
+      const v1::KernelDiff& expected = *full_kernels[row.name()];
+      EXPECT_TRUE(near(expected.baseline().total_us(), row.baseline().total_us())) << row.name();
+      EXPECT_TRUE(near(expected.experimental().mean_us(), row.experimental().mean_us())) << row.name();
+      EXPECT_TRUE(near(expected.delta().calls(), row.delta().calls())) << row.name();
+      EXPECT_TRUE(near(expected.baseline().max_us(), row.baseline().max_us())) << row.name();
+    }
+  }
+  // The CLI prints it, and refuses what needs profiles or is not on a server.
+  absl::StatusOr<std::string> table =
+      client::RunDiffCommand({"A", "B", "--server", differ_address_, "--tables-from-store"});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, HasSubstr("reduced by the store"));
+  EXPECT_THAT(*table, HasSubstr("aten::"));
+  absl::StatusOr<std::string> modules = client::RunDiffCommand(
+      {"A", "B", "--server", differ_address_, "--tables-from-store", "--view", "modules"});
+  EXPECT_EQ(modules.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(modules.status().message()), HasSubstr("operators and kernels only"));
+  absl::StatusOr<std::string> offline = client::RunDiffCommand({a_dir, b_dir, "--tables-from-store"});
+  EXPECT_EQ(offline.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(offline.status().message()), HasSubstr("run ids on a server"));
+}
+
 TEST_F(DifferServerTest, CompleteRunsAreCachedAndStillDiffedWhileTheAggregatorIsDown) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
