@@ -98,8 +98,11 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   const ChunkRows& first = *group.front().rows;
   const absl::Time start = absl::Now();
   // The ledger last: a chunk counts once its ledger row is stored, and only then.
-  absl::Status status =
-      shard_->Insert("INSERT INTO names_local FORMAT RowBinary", alone ? first.names : names);
+  // Most chunks bring no name their stream has not sent: then there is no names insert.
+  const std::string& group_names = alone ? first.names : names;
+  absl::Status status = group_names.empty()
+                            ? absl::OkStatus()
+                            : shard_->Insert("INSERT INTO names_local FORMAT RowBinary", group_names);
   if (status.ok()) {
     status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary", alone ? first.events : events);
   }
