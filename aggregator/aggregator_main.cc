@@ -30,7 +30,7 @@ ABSL_FLAG(std::string, clickhouse_cluster, "profdiff",
           "the remote_servers cluster of the ClickHouse servers (its shards in --store order)");
 ABSL_FLAG(absl::Duration, partial_after, absl::Minutes(10),
           "a run missing workers turns PARTIAL after this long without activity");
-ABSL_FLAG(int, io_threads, 4, "threads for disk work (fsync, reads, profile builds)");
+ABSL_FLAG(int, io_threads, 4, "threads for chunk appends (fsync), and as many again for RunStore reads");
 ABSL_FLAG(int, build_threads, 1, "threads building profiles when spans close (CPU-bound)");
 ABSL_FLAG(int, max_streams_per_agent, 64, "Upload streams one agent id may hold open at once");
 ABSL_FLAG(uint64_t, max_span_bytes, uint64_t{16} << 30, "stored bytes one span may take");

@@ -13,8 +13,9 @@ namespace profdiff::aggregator {
 // Destroyed in reverse order: the server stops before the pool and the store it calls into.
 struct AggregatorServer::Parts {
   std::unique_ptr<Store> store;
-  std::unique_ptr<base::ThreadPool> pool;
-  std::unique_ptr<base::ThreadPool> build_pool;
+  std::unique_ptr<base::ThreadPool> pool;        // Collector: headers and chunks
+  std::unique_ptr<base::ThreadPool> build_pool;  // Collector: span ends
+  std::unique_ptr<base::ThreadPool> read_pool;   // RunStore
   std::unique_ptr<CollectorService> collector;
   std::unique_ptr<RunStoreService> run_store;
   rpc::RunningServer server;
@@ -32,7 +33,10 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(Aggreg
   parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
                                                         parts->build_pool.get(),
                                                         options.max_streams_per_agent);
-  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->pool.get());
+  // Reads get their own threads: a chunk append may wait for room in a slow ClickHouse shard's
+  // queue, and reads must not queue behind it.
+  parts->read_pool = std::make_unique<base::ThreadPool>(options.io_threads);
+  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->read_pool.get());
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
                                                       {parts->collector.get(), parts->run_store.get()},
                                                       options.security));

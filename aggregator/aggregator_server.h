@@ -17,7 +17,7 @@ struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
   rpc::ServerSecurity security;  // plaintext unless TLS files were given
   StoreOptions store;
-  int io_threads = 4;     // disk-bound: chunk appends (fsync), reads
+  int io_threads = 4;     // disk-bound: chunk appends (fsync), and as many again for reads
   int build_threads = 1;  // CPU-bound: profile builds when spans close
   int max_streams_per_agent = 64;  // open Upload streams of one agent id
 };

@@ -17,8 +17,9 @@ namespace profdiff::aggregator {
 // (Store::StartAppendChunk), so up to 8 chunks of a stream are stored together, and each is
 // answered with an UploadAck, in chunk order, once it and every earlier chunk are durable. A
 // span's end waits for its chunks. A bad message ends the stream with INVALID_ARGUMENT /
-// RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it; after a failed chunk no
-// later chunk is acknowledged.
+// RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it; once a chunk fails no
+// ack is written any more, not even one queued for an earlier durable chunk (the agent resumes
+// from the durable sequence the store holds).
 // An agent may hold `max_streams_per_agent` streams open at once (counted from the header on).
 // `store` and the pools must outlive the service.
 class CollectorService final : public v1::Collector::CallbackService {

@@ -1,7 +1,8 @@
 // A run's operator and kernel tables reduced over its workers (RunTables): the values the
 // differ compares, computed where the profiles are. The local store reduces the profiles it
 // holds with RunTablesOf; the ClickHouse store answers the same numbers with SQL aggregates
-// (RunTablesSql) over the per-profile rows of its `operators` and `kernels` tables.
+// (ClickHouseStore::GetRunTables) over the per-profile rows of its `operators` and `kernels`
+// tables, which store each row's OperatorContribution / KernelContribution.
 #ifndef PROFDIFF_AGGREGATOR_RUN_TABLES_H_
 #define PROFDIFF_AGGREGATOR_RUN_TABLES_H_
 

@@ -72,7 +72,10 @@ class Store {
   // be written now (the agent retries).
   virtual absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) = 0;
 
-  // What StartAppendChunk reports: AppendChunk's answer.
+  // What StartAppendChunk reports: the chunk's sequence once it is durable (for a duplicate, the
+  // durable sequence), or why not. With earlier chunks still in flight the span's durable
+  // sequence may be lower: a caller acknowledging answers in chunk order, and none after a
+  // failure, acknowledges only durable prefixes.
   using AppendDone = absl::AnyInvocable<void(absl::StatusOr<int64_t>)>;
   // AppendChunk without waiting for the store's write, so a stream can hand over its next chunk
   // while this one is stored: `done` runs once the chunk is durable or refused, on whichever

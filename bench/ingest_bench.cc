@@ -419,35 +419,10 @@ int main(int argc, char** argv) {
   std::printf("all rounds: events=%lld seconds=%.2f events_per_s=%.0f\n", static_cast<long long>(total_events),
               total_seconds, total_events / total_seconds);
   if (absl::GetFlag(FLAGS_rounds) >= 2) {
-    // A diff answered from the store: both runs' profiles over gRPC, then the diff itself.
+    // Two runs' operator and kernel diffs from tables the store reduces (GetRunTables: SQL
+    // aggregates on ClickHouse), as `profdiff diff --tables-from-store` asks for them; first, so
+    // no profile read below has warmed anything for it.
     auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
-    const Clock::time_point start = Clock::now();
-    v1::RunProfile profiles[2];
-    for (int r = 0; r < 2; ++r) {
-      grpc::ClientContext context;
-      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
-      v1::GetProfileRequest request;
-      request.set_run(profdiff::base::StrCat("ingest-r", r));
-      if (const grpc::Status status = store->GetProfile(&context, request, &profiles[r]); !status.ok()) {
-        std::fprintf(stderr, "error: GetProfile: %s\n", status.error_message().c_str());
-        return 1;
-      }
-    }
-    const Clock::time_point fetched = Clock::now();
-    absl::StatusOr<v1::DiffReport> report = profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
-    if (!report.ok()) {
-      std::fprintf(stderr, "error: diff: %s\n", report.status().ToString().c_str());
-      return 1;
-    }
-    const Clock::time_point diffed = Clock::now();
-    std::printf("diff_from_store: workers=%d+%d get_profiles_ms=%.1f diff_ms=%.1f total_ms=%.1f\n",
-                profiles[0].workers_size(), profiles[1].workers_size(),
-                std::chrono::duration<double, std::milli>(fetched - start).count(),
-                std::chrono::duration<double, std::milli>(diffed - fetched).count(),
-                std::chrono::duration<double, std::milli>(diffed - start).count());
-
-    // The same runs' operator and kernel diffs from tables the store reduces (GetRunTables: SQL
-    // aggregates on ClickHouse), as `profdiff diff --tables-from-store` asks for them.
     const Clock::time_point tables_start = Clock::now();
     v1::RunTables tables[2];
     for (int r = 0; r < 2; ++r) {
@@ -469,13 +444,38 @@ int main(int argc, char** argv) {
       return 1;
     }
     const Clock::time_point tables_diffed = Clock::now();
-    std::printf("tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu "
-                "(profiles: %zu+%zu)\n",
+    std::printf("tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu\n",
                 tables[0].workers(), tables[1].workers(),
                 std::chrono::duration<double, std::milli>(tables_fetched - tables_start).count(),
                 std::chrono::duration<double, std::milli>(tables_diffed - tables_fetched).count(),
                 std::chrono::duration<double, std::milli>(tables_diffed - tables_start).count(),
-                tables[0].ByteSizeLong(), tables[1].ByteSizeLong(), profiles[0].ByteSizeLong(),
+                tables[0].ByteSizeLong(), tables[1].ByteSizeLong());
+
+    // A diff answered from the store: both runs' profiles over gRPC, then the diff itself.
+    const Clock::time_point start = Clock::now();
+    v1::RunProfile profiles[2];
+    for (int r = 0; r < 2; ++r) {
+      grpc::ClientContext context;
+      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
+      v1::GetProfileRequest request;
+      request.set_run(profdiff::base::StrCat("ingest-r", r));
+      if (const grpc::Status status = store->GetProfile(&context, request, &profiles[r]); !status.ok()) {
+        std::fprintf(stderr, "error: GetProfile: %s\n", status.error_message().c_str());
+        return 1;
+      }
+    }
+    const Clock::time_point fetched = Clock::now();
+    absl::StatusOr<v1::DiffReport> report = profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
+    if (!report.ok()) {
+      std::fprintf(stderr, "error: diff: %s\n", report.status().ToString().c_str());
+      return 1;
+    }
+    const Clock::time_point diffed = Clock::now();
+    std::printf("diff_from_store: workers=%d+%d get_profiles_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu\n",
+                profiles[0].workers_size(), profiles[1].workers_size(),
+                std::chrono::duration<double, std::milli>(fetched - start).count(),
+                std::chrono::duration<double, std::milli>(diffed - fetched).count(),
+                std::chrono::duration<double, std::milli>(diffed - start).count(), profiles[0].ByteSizeLong(),
                 profiles[1].ByteSizeLong());
   }
   std::error_code error;

@@ -1,5 +1,6 @@
 #include "differ/run_tables_diff.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
 #include <absl/container/flat_hash_set.h>
 #include <absl/random/random.h>
+#include <absl/strings/str_split.h>
 #include <absl/synchronization/notification.h>
 
 #include "aggregator/batch_codec.h"
@@ -134,14 +136,16 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   Lease(ClickHouseStore* store, std::string key) : store_(store), key_(std::move(key)) {}
   ~Lease() override { store_->ReleaseLease(key_); }
 
-  // A chunk stored, after `stored_ahead` chunks past a gap (stored on another shard while an
-  // earlier one was retried) were counted too.
+  // A chunk stored. It counts once the chunks before it are stored too: a chunk can be stored
+  // past a gap (an earlier one retried on another shard, or failed and sent again later), and a
+  // chunk stored twice (sent again after a failure) counts once.
   void Stored(int64_t sequence, int events_stored, uint64_t bytes_stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    events += events_stored;
-    bytes += bytes_stored;
-    stored_ahead.insert(sequence);
-    while (!stored_ahead.empty() && *stored_ahead.begin() == durable + 1) {
-      durable = *stored_ahead.begin();
+    if (sequence <= durable) return;
+    stored_ahead[sequence] = {events_stored, bytes_stored};
+    while (!stored_ahead.empty() && stored_ahead.begin()->first == durable + 1) {
+      durable = stored_ahead.begin()->first;
+      events += stored_ahead.begin()->second.first;
+      bytes += stored_ahead.begin()->second.second;
       stored_ahead.erase(stored_ahead.begin());
     }
   }
@@ -160,8 +164,8 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   // What is stored and in flight; chunks finish on the shard writers' threads.
   absl::Mutex mu;
   int64_t durable ABSL_GUARDED_BY(mu) = -1;       // every chunk up to here is stored
-  std::set<int64_t> stored_ahead ABSL_GUARDED_BY(mu);
-  int64_t events ABSL_GUARDED_BY(mu) = 0;         // of the chunks stored
+  std::map<int64_t, std::pair<int, uint64_t>> stored_ahead ABSL_GUARDED_BY(mu);  // seq -> (events, bytes)
+  int64_t events ABSL_GUARDED_BY(mu) = 0;         // of the chunks up to `durable`
   uint64_t bytes ABSL_GUARDED_BY(mu) = 0;
   int64_t accepted ABSL_GUARDED_BY(mu) = -1;      // the last chunk handed to a writer
   uint64_t accepted_bytes ABSL_GUARDED_BY(mu) = 0;
@@ -224,6 +228,35 @@ ClickHouseStore::~ClickHouseStore() {
   for (const auto& writer : writers_) writer->Stop();
 }
 
+namespace {
+
+// Tables an older profdiff created keep their old columns (CREATE TABLE IF NOT EXISTS leaves
+// them be), and every write to them would then fail: refuse to start instead, naming what is
+// missing.
+absl::Status CheckColumns(const HttpClient& shard, const std::string& address, const std::string& database) {
+  PD_ASSIGN_OR_RETURN(const std::string answer,
+                      shard.Query(base::StrCat("SELECT table, name FROM system.columns WHERE database = ",
+                                               Quote(database), " FORMAT TSV")));
+  std::set<std::pair<std::string, std::string>> present;
+  for (absl::string_view line : absl::StrSplit(base::ToAbsl(answer), '\n', absl::SkipEmpty())) {
+    const size_t tab = line.find('\t');
+    if (tab == absl::string_view::npos) continue;
+    present.insert({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
+  }
+  for (const auto& [table, columns] : clickhouse::LocalTableColumns()) {
+    for (const std::string& column : columns) {
+      if (!present.contains({table, column})) {
+        return absl::FailedPreconditionError(base::StrCat(
+            "clickhouse ", address, ": table ", database, ".", table, " has no column ", column,
+            ": it was created by an older profdiff; use a new database or migrate it (docs/scale-out.md)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const StoreOptions& options) {
   PD_ASSIGN_OR_RETURN(const clickhouse::ClickHouseUrl url,
                       clickhouse::ParseClickHouseUrl(options.clickhouse_url));
@@ -234,6 +267,7 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(const Sto
     for (const std::string& statement : clickhouse::SchemaStatements(url.database, options.clickhouse_cluster)) {
       PD_RETURN_IF_ERROR(base::Annotate(bootstrap.Query(statement).status(), "creating the schema"));
     }
+    PD_RETURN_IF_ERROR(CheckColumns(bootstrap, address, url.database));
     shards.push_back(std::make_unique<HttpClient>(address, url.database, kQueryTimeout));
   }
   // The cluster the Distributed tables read must have these shards, or reads would miss data.
@@ -877,6 +911,10 @@ absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const s
     }
   }
   if (closed.empty()) return absl::OkStatus();
+  // A read may have built it since this build was queued.
+  if (auto stored = rows.profiles.find({run, worker}); stored != rows.profiles.end() && stored->second.spans == ids) {
+    return absl::OkStatus();
+  }
   PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(run, closed));
   PD_ASSIGN_OR_RETURN(const v1::WorkerProfile profile,
                       BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
@@ -929,24 +967,34 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(const v1::GetRunTabl
     PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
   }
   // Each row's contribution is stored per profile (aggregator/run_tables.h), so the run value is
-  // a sum over the workers' latest profiles divided by the number of workers.
+  // a sum over the workers' latest profiles divided by the number of workers. A whole run needs
+  // no worker list (which would grow past max_query_size with thousands of workers). The inner
+  // GROUP BY keeps one copy of a row an insert retried after a lost answer stored twice.
   const bool per_step = request.normalize() != v1::NORMALIZATION_TOTAL;
+  const bool whole_run = !request.workers().has_rank() && request.workers().worker_name().empty();
+  const std::string of_workers = whole_run ? "" : base::StrCat(" AND worker IN (", QuotedList(workers), ")");
   const std::string where = base::StrCat(
-      "WHERE run = ", Quote(request.run()), " AND worker IN (", QuotedList(workers),
-      ") AND (worker, generation) GLOBAL IN (SELECT worker, max(generation) FROM profiles WHERE run = ",
-      Quote(request.run()), " AND worker IN (", QuotedList(workers), ") GROUP BY worker)");
-  const char* prefix = per_step ? "step_" : "";
-  PD_ASSIGN_OR_RETURN(
-      const std::string operators,
-      Read(base::StrCat("SELECT name, input_shapes, toFloat64(sum(", prefix, "calls)), sum(", prefix,
-                        "host_self_us), sum(", prefix, "host_total_us), sum(", prefix, "device_self_us), sum(",
-                        prefix, "device_total_us) FROM operators ", where,
-                        " GROUP BY name, input_shapes ORDER BY name, input_shapes FORMAT RowBinary")));
-  PD_ASSIGN_OR_RETURN(
-      const std::string kernels,
-      Read(base::StrCat("SELECT name, op_name, toFloat64(sum(", prefix, "calls)), sum(", prefix,
-                        "total_us), min(min_us), max(max_us) FROM kernels ", where,
-                        " GROUP BY name, op_name ORDER BY name, op_name FORMAT RowBinary")));
+      "WHERE run = ", Quote(request.run()), of_workers,
+      " AND (worker, generation) GLOBAL IN (SELECT worker, max(generation) FROM profiles WHERE run = ",
+      Quote(request.run()), of_workers, " GROUP BY worker)");
+  const auto query = [&](const char* table, const char* detail, const std::vector<std::string>& summed,
+                         const char* extra_inner, const char* extra_outer) {
+    std::string inner, outer;
+    for (size_t i = 0; i < summed.size(); ++i) {
+      base::StrAppend(&inner, ", any(", per_step ? "step_" : "", summed[i], ") AS v", i);
+      base::StrAppend(&outer, ", toFloat64(sum(v", i, "))");
+    }
+    return base::StrCat("SELECT name, ", detail, outer, extra_outer, " FROM (SELECT name, ", detail, inner,
+                        extra_inner, " FROM ", table, " ", where, " GROUP BY worker, generation, name, ", detail,
+                        ") GROUP BY name, ", detail, " ORDER BY name, ", detail, " FORMAT RowBinary");
+  };
+  PD_ASSIGN_OR_RETURN(const std::string operators,
+                      Read(query("operators", "input_shapes",
+                                 {"calls", "host_self_us", "host_total_us", "device_self_us", "device_total_us"}, "",
+                                 "")));
+  PD_ASSIGN_OR_RETURN(const std::string kernels,
+                      Read(query("kernels", "op_name", {"calls", "total_us"}, ", any(min_us) AS lo, any(max_us) AS hi",
+                                 ", min(lo), max(hi)")));
   const double n = static_cast<double>(wanted.size());
   RowBinaryReader op_reader(operators);
   while (!op_reader.done() && op_reader.ok()) {

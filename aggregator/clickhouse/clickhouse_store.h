@@ -2,12 +2,13 @@
 // of their own (schema: aggregator/clickhouse/schema.h; contract: aggregator/store.h).
 //
 // Design:
-// 1. Exactly-once by ledger, not by merges. A chunk is written as two all-or-nothing inserts to
-//    one shard: its event rows, then its ledger row (`chunks`), both tagged with a fresh random
+// 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a group commit with
+//    other chunks (shard_writer.h): its new names, its event rows, then its ledger row (`chunks`),
+//    each table one all-or-nothing insert, event and ledger rows tagged with a fresh random
 //    `attempt`. It is acknowledged after the ledger row is stored. Every read counts a chunk
 //    once, through the ledger: per (run, worker, span, seq) the ledger row with the largest
 //    attempt, and only the event rows of that attempt. A retried insert, an aggregator that
-//    died between the two inserts, or two replicas racing on one span leave extra rows that no
+//    died between its inserts, or two replicas racing on one span leave extra rows that no
 //    read counts. (ReplacingMergeTree alone would deduplicate only when ClickHouse happens to
 //    merge parts, and never across shards, so queries would need FINAL everywhere.) The ledger
 //    is ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.

@@ -27,11 +27,9 @@ struct Table {
   std::string engine;
 };
 
-}  // namespace
-
-std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster) {
+std::vector<Table> Tables() {
   const std::string key = "run String, worker String, ";
-  const std::vector<Table> tables = {
+  return {
       {"chunks",
        key + "span String, seq Int64, attempt UInt64, event_count UInt32, batch_bytes UInt64, "
              "stored_ms Int64, batch_zstd String",
@@ -62,6 +60,12 @@ std::vector<std::string> SchemaStatements(const std::string& database, const std
              "max_us Float64, min_us Float64, step_calls Float64, step_total_us Float64",
        "MergeTree ORDER BY (run, worker, generation, name)"},
   };
+}
+
+}  // namespace
+
+std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster) {
+  const std::vector<Table> tables = Tables();
   std::vector<std::string> statements;
   for (const Table& table : tables) {
     statements.push_back(base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name,
@@ -74,6 +78,34 @@ std::vector<std::string> SchemaStatements(const std::string& database, const std
                                       "_local, cityHash64(run, worker))"));
   }
   return statements;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> LocalTableColumns() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const Table& table : Tables()) {
+    // "name Type, name Type(a, b), ...": columns are split at commas outside parentheses, and a
+    // column's name is its first word.
+    std::vector<std::string> names;
+    std::string item;
+    int depth = 0;
+    const auto finish = [&] {
+      const size_t first = item.find_first_not_of(' ');
+      if (first != std::string::npos) names.push_back(item.substr(first, item.find(' ', first) - first));
+      item.clear();
+    };
+    for (const char c : table.columns) {
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c == ',' && depth == 0) {
+        finish();
+      } else {
+        item += c;
+      }
+    }
+    finish();
+    out.push_back({base::StrCat(table.name, "_local"), std::move(names)});
+  }
+  return out;
 }
 
 }  // namespace profdiff::aggregator::clickhouse

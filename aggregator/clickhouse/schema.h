@@ -5,7 +5,7 @@
 // agree), or, while it is down, to the next shard that answers (see clickhouse_store.h).
 //
 //   chunks    the ledger: one row per stored chunk (run, worker, span, seq, attempt, events,
-//             bytes, time) with the chunk's EventBatch, for exact rebuilds and exports.
+//             bytes, time) with the chunk's EventBatch (zstd), for exact rebuilds and exports.
 //             ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq).
 //   events    one row per event (kind as Enum8, name id, start, duration, device, thread or
 //             stream, correlation, external id, sequence number, input-shapes id), with the
@@ -15,12 +15,14 @@
 //             ReplacingMergeTree(state) ORDER BY (run, worker, span).
 //   profiles  serialized WorkerProfiles with the span ids they cover, by generation.
 //             ReplacingMergeTree(generation) ORDER BY (run, worker).
-//   operators / kernels  the rows of each stored profile's operator and kernel tables, so a
-//             run's (or many runs') aggregates are one GROUP BY, without shipping profiles.
+//   operators / kernels  the rows of each stored profile's operator and kernel tables, with each
+//             row's per-step mean in its worker, so a run's (or many runs') aggregates are one
+//             GROUP BY, without shipping profiles.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace profdiff::aggregator::clickhouse {
@@ -28,6 +30,10 @@ namespace profdiff::aggregator::clickhouse {
 // Every CREATE TABLE IF NOT EXISTS statement for one shard, local tables first; `cluster` is the
 // remote_servers cluster the Distributed tables read.
 std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster);
+
+// The columns each `<name>_local` table must have, by name, for checking a schema an older
+// profdiff created (CREATE TABLE IF NOT EXISTS keeps it as it was).
+std::vector<std::pair<std::string, std::vector<std::string>>> LocalTableColumns();
 
 // Span states as stored.
 inline constexpr uint8_t kSpanOpen = 1;

@@ -192,5 +192,23 @@ TEST_F(ClickHouseStoreTest, ShardsThatAreNotTheClusterAreRefusedAtStart) {
   EXPECT_THAT(store.status().message(), ::testing::HasSubstr("nope"));
 }
 
+// A database an older profdiff made keeps its old columns (CREATE TABLE IF NOT EXISTS leaves it
+// be): the store refuses to start, naming the table and column, rather than fail every write.
+TEST_F(ClickHouseStoreTest, TablesOfAnOlderSchemaAreRefusedAtStartNamingTheColumn) {
+  absl::StatusOr<clickhouse::ClickHouseUrl> url = clickhouse::ParseClickHouseUrl(cluster_->Url("old_schema"));
+  ASSERT_TRUE(url.ok()) << url.status();
+  clickhouse::HttpClient shard(url->shards.front(), "", absl::Seconds(30));
+  ASSERT_TRUE(shard.Query("CREATE DATABASE old_schema").ok());
+  ASSERT_TRUE(shard.Query("CREATE TABLE old_schema.chunks_local (run String, worker String, span String, seq Int64, "
+                          "attempt UInt64, event_count UInt32, batch_bytes UInt64, stored_ms Int64, batch String) "
+                          "ENGINE = ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)")
+                  .ok());
+  options_.clickhouse_url = cluster_->Url("old_schema");
+  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("old_schema.chunks_local has no column batch_zstd"));
+}
+
 }  // namespace
 }  // namespace profdiff::aggregator

@@ -3,6 +3,7 @@
 // each only once that chunk and every earlier one is durable. The store here is the local store
 // with its answers held back until the test releases them, in the order the test picks (the
 // ClickHouse store answers as its group commits finish, which is any order across shards).
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -54,11 +55,12 @@ class HeldStore final : public Store {
     return inner_->ExportTrace(request);
   }
 
-  // Waits until `count` answers are held.
-  void AwaitHeld(size_t count) {
+  // Waits until `count` answers are held; false after 30 s (a stream that does not hand over
+  // its next chunk before the last is durable never gets there).
+  bool AwaitHeld(size_t count) {
     absl::MutexLock lock(&mu_);
     awaited_ = count;
-    mu_.Await(absl::Condition(this, &HeldStore::EnoughHeld));
+    return mu_.AwaitWithTimeout(absl::Condition(this, &HeldStore::EnoughHeld), absl::Seconds(30));
   }
   // Gives the held answer `index` (in hand-over order) to the stream, or `instead` when set.
   void Release(size_t index, std::optional<absl::Status> instead = std::nullopt) {
@@ -66,9 +68,23 @@ class HeldStore final : public Store {
     {
       absl::MutexLock lock(&mu_);
       answer = std::move(held_[index]);
+      held_[index].given = true;
     }
     if (instead.has_value()) answer.result = *instead;
     std::move(answer.done)(std::move(answer.result));
+  }
+  // Gives every answer not given yet.
+  void ReleaseAll() {
+    std::deque<Held> left;
+    {
+      absl::MutexLock lock(&mu_);
+      for (Held& held : held_) {
+        if (held.given) continue;
+        held.given = true;
+        left.push_back(std::move(held));
+      }
+    }
+    for (Held& held : left) std::move(held.done)(std::move(held.result));
   }
   int closes() const { return closes_.load(); }
 
@@ -76,6 +92,7 @@ class HeldStore final : public Store {
   struct Held {
     absl::StatusOr<int64_t> result;
     AppendDone done;
+    bool given = false;
   };
   bool EnoughHeld() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return held_.size() >= awaited_; }
 
@@ -112,7 +129,8 @@ class CollectorPipelineTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    if (server_.server) server_.server->Shutdown();
+    if (store_ != nullptr) store_->ReleaseAll();  // a failed test may leave answers held
+    if (server_.server) server_.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
     std::error_code error;
     fs::remove_all(dir_, error);
   }
@@ -141,7 +159,7 @@ class CollectorPipelineTest : public ::testing::Test {
 TEST_F(CollectorPipelineTest, ChunksAreHandedOverBeforeEarlierOnesAreDurableAndAckedInOrder) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
   // All four reach the store although none is durable yet: the stream did not wait.
-  store_->AwaitHeld(4);
+  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
   // Answers in reverse order: no ack may pass chunk 0, which is answered last.
   store_->Release(3);
   store_->Release(2);
@@ -163,7 +181,7 @@ TEST_F(CollectorPipelineTest, ChunksAreHandedOverBeforeEarlierOnesAreDurableAndA
 TEST_F(CollectorPipelineTest, SpanEndWaitsForTheChunksStillBeingStored) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
   ASSERT_TRUE(stream->WriteEnd(4, span_.event_count));
-  store_->AwaitHeld(4);
+  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
   absl::SleepFor(absl::Milliseconds(200));  // time enough for a close that did not wait
   EXPECT_EQ(store_->closes(), 0);
   for (size_t i = 0; i < 4; ++i) store_->Release(i);
@@ -180,7 +198,7 @@ TEST_F(CollectorPipelineTest, SpanEndWaitsForTheChunksStillBeingStored) {
 
 TEST_F(CollectorPipelineTest, AFailedChunkEndsTheStreamAndNoLaterChunkIsAcked) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
-  store_->AwaitHeld(4);
+  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
   store_->Release(0);
   v1::UploadAck ack;
   ASSERT_TRUE(stream->ReadAck(ack));
@@ -199,14 +217,22 @@ TEST_F(CollectorPipelineTest, AFailedChunkEndsTheStreamAndNoLaterChunkIsAcked) {
 
 TEST_F(CollectorPipelineTest, AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
-  store_->AwaitHeld(4);
+  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
   const grpc::Status cancelled = stream->Cancel();
   EXPECT_EQ(cancelled.error_code(), grpc::StatusCode::CANCELLED);
-  // The answers still come (the store finishes what it was handed), and the span is free for a
-  // resume once they did: the reactor held its lease until then.
-  for (size_t i = 0; i < 4; ++i) store_->Release(i);
   v1::UploadHeader resume = span_.header;
   resume.set_resume(true);
+  {
+    // The store still has the chunks: the stream holds its lease until they settle.
+    absl::SleepFor(absl::Milliseconds(100));
+    testing::UploadStream early(channel_);
+    v1::UploadAck ack;
+    ASSERT_TRUE(early.WriteHeader(resume));
+    EXPECT_FALSE(early.ReadAck(ack));
+    EXPECT_EQ(early.Finish().error_code(), grpc::StatusCode::ABORTED);
+  }
+  // The answers still come (the store finishes what it was handed), and then the span is free.
+  for (size_t i = 0; i < 4; ++i) store_->Release(i);
   for (int attempt = 0;; ++attempt) {
     testing::UploadStream again(channel_);
     v1::UploadAck ack;
