@@ -11,6 +11,7 @@
 #include "differ/noise.h"
 #include "differ/row_order.h"
 #include "differ/side.h"
+#include "differ/table_diff.h"
 
 namespace profdiff::differ {
 namespace {
@@ -19,28 +20,6 @@ template <typename Values>
 struct Pair {
   const Values* side[2] = {nullptr, nullptr};
 };
-
-v1::OperatorValues Combine(const v1::OperatorValues& a, const v1::OperatorValues& b, double (*f)(double, double)) {
-  v1::OperatorValues out;
-  out.set_calls(f(a.calls(), b.calls()));
-  out.set_host_self_us(f(a.host_self_us(), b.host_self_us()));
-  out.set_host_total_us(f(a.host_total_us(), b.host_total_us()));
-  out.set_device_self_us(f(a.device_self_us(), b.device_self_us()));
-  out.set_device_total_us(f(a.device_total_us(), b.device_total_us()));
-  return out;
-}
-
-v1::KernelValues Combine(const v1::KernelValues& a, const v1::KernelValues& b, double (*f)(double, double)) {
-  v1::KernelValues out;
-  out.set_calls(f(a.calls(), b.calls()));
-  out.set_total_us(f(a.total_us(), b.total_us()));
-  out.set_mean_us(f(a.mean_us(), b.mean_us()));
-  out.set_min_us(f(a.min_us(), b.min_us()));
-  out.set_max_us(f(a.max_us(), b.max_us()));
-  return out;
-}
-
-double Minus(double a, double b) { return b - a; }
 
 v1::RunSummary Summary(const v1::RunTables& tables) {
   v1::RunSummary out;
@@ -111,11 +90,9 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline, cons
       row.set_input_shapes(key.second);
       *row.mutable_baseline() = a;
       *row.mutable_experimental() = b;
-      *row.mutable_delta() = Combine(a, b, Minus);
-      *row.mutable_delta_pct() = Combine(a, b, DeltaPct);
-      // As DiffOperators: device time where there is any.
-      const bool device = a.device_total_us() > 0 || b.device_total_us() > 0;
-      row.set_compared(device ? "device_total_us" : "host_total_us");
+      SetDeltas(row);
+      row.set_compared(ComparedOperatorColumn(a, b));
+      const bool device = row.compared() == "device_total_us";
       const double va = device ? a.device_total_us() : a.host_total_us();
       const double vb = device ? b.device_total_us() : b.host_total_us();
       row.set_change(ChangeClass(pair.side[0] != nullptr && a.calls() > 0, pair.side[1] != nullptr && b.calls() > 0,
@@ -136,8 +113,7 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline, cons
       row.set_op_name(key.second);
       *row.mutable_baseline() = a;
       *row.mutable_experimental() = b;
-      *row.mutable_delta() = Combine(a, b, Minus);
-      *row.mutable_delta_pct() = Combine(a, b, DeltaPct);
+      SetDeltas(row);
       row.set_change(ChangeClass(pair.side[0] != nullptr && a.calls() > 0, pair.side[1] != nullptr && b.calls() > 0,
                                  a.total_us(), b.total_us(), v1::Noise(), threshold));
     }

@@ -66,6 +66,39 @@ enum KernelMetric { kKernelCalls, kKernelTotal, kKernelMetrics };
 
 }  // namespace
 
+void SetDeltas(v1::OperatorDiff& row) {
+  const v1::OperatorValues& x = row.baseline();
+  const v1::OperatorValues& y = row.experimental();
+  for (const bool pct : {false, true}) {
+    const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
+    v1::OperatorValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
+    d.set_calls(f(x.calls(), y.calls()));
+    d.set_host_self_us(f(x.host_self_us(), y.host_self_us()));
+    d.set_host_total_us(f(x.host_total_us(), y.host_total_us()));
+    d.set_device_self_us(f(x.device_self_us(), y.device_self_us()));
+    d.set_device_total_us(f(x.device_total_us(), y.device_total_us()));
+  }
+}
+
+void SetDeltas(v1::KernelDiff& row) {
+  const v1::KernelValues& x = row.baseline();
+  const v1::KernelValues& y = row.experimental();
+  for (const bool pct : {false, true}) {
+    const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
+    v1::KernelValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
+    d.set_calls(f(x.calls(), y.calls()));
+    d.set_total_us(f(x.total_us(), y.total_us()));
+    d.set_mean_us(f(x.mean_us(), y.mean_us()));
+    d.set_min_us(f(x.min_us(), y.min_us()));
+    d.set_max_us(f(x.max_us(), y.max_us()));
+  }
+}
+
+const char* ComparedOperatorColumn(const v1::OperatorValues& a, const v1::OperatorValues& b) {
+  // SEMANTICS.md §7's rule for modules, applied to operators: device time where there is any.
+  return a.device_total_us() > 0 || b.device_total_us() > 0 ? "device_total_us" : "host_total_us";
+}
+
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables& a_tables,
                                             const Side& b, const OperatorTables& b_tables,
                                             const ChangeThreshold& threshold) {
@@ -87,24 +120,19 @@ std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables&
   std::vector<v1::OperatorDiff> out;
   out.reserve(table.entries().size());
   for (Entry<kOperatorMetrics>& entry : table.entries()) {
-    std::array<double, kOperatorMetrics> va{}, vb{}, delta{}, pct{};
+    std::array<double, kOperatorMetrics> va{}, vb{};
     for (size_t m = 0; m < kOperatorMetrics; ++m) {
       va[m] = entry.series[0].Value(a, m);
       vb[m] = entry.series[1].Value(b, m);
-      delta[m] = vb[m] - va[m];
-      pct[m] = DeltaPct(va[m], vb[m]);
     }
     v1::OperatorDiff& row = out.emplace_back();
     row.set_name(entry.name);
     row.set_input_shapes(entry.detail);
     *row.mutable_baseline() = ToOperatorValues(va);
     *row.mutable_experimental() = ToOperatorValues(vb);
-    *row.mutable_delta() = ToOperatorValues(delta);
-    *row.mutable_delta_pct() = ToOperatorValues(pct);
-    // SEMANTICS.md §7's rule for modules, applied to operators: device time where there is any.
-    const bool device = va[kDeviceTotal] > 0 || vb[kDeviceTotal] > 0;
-    const size_t compared = device ? kDeviceTotal : kHostTotal;
-    row.set_compared(device ? "device_total_us" : "host_total_us");
+    SetDeltas(row);
+    row.set_compared(ComparedOperatorColumn(row.baseline(), row.experimental()));
+    const size_t compared = row.compared() == "device_total_us" ? kDeviceTotal : kHostTotal;
     *row.mutable_noise() = CompareSamples(entry.series[0].Samples(compared),
                                           entry.series[1].Samples(compared), threshold);
     row.set_change(ChangeClass(entry.series[0].present && va[kCalls] > 0,
@@ -154,17 +182,7 @@ std::vector<v1::KernelDiff> DiffKernels(const Side& a, const KernelTables& a_tab
     row.set_op_name(entry.detail);
     *row.mutable_baseline() = values[0];
     *row.mutable_experimental() = values[1];
-    auto set_delta = [](const v1::KernelValues& x, const v1::KernelValues& y, bool pct,
-                        v1::KernelValues& d) {
-      auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
-      d.set_calls(f(x.calls(), y.calls()));
-      d.set_total_us(f(x.total_us(), y.total_us()));
-      d.set_mean_us(f(x.mean_us(), y.mean_us()));
-      d.set_min_us(f(x.min_us(), y.min_us()));
-      d.set_max_us(f(x.max_us(), y.max_us()));
-    };
-    set_delta(values[0], values[1], false, *row.mutable_delta());
-    set_delta(values[0], values[1], true, *row.mutable_delta_pct());
+    SetDeltas(row);
     *row.mutable_noise() = CompareSamples(entry.series[0].Samples(kKernelTotal),
                                           entry.series[1].Samples(kKernelTotal), threshold);
     row.set_change(ChangeClass(entry.series[0].present && values[0].calls() > 0,

@@ -20,6 +20,13 @@ namespace profdiff::differ {
 using OperatorTables = std::vector<const google::protobuf::RepeatedPtrField<v1::OperatorStats>*>;
 using KernelTables = std::vector<const google::protobuf::RepeatedPtrField<v1::KernelStats>*>;
 
+// Fills a row's delta and delta_pct from its baseline and experimental values.
+void SetDeltas(v1::OperatorDiff& row);
+void SetDeltas(v1::KernelDiff& row);
+// The column an operator row's change is about: device time where there is any (SEMANTICS.md
+// §7's rule for modules), host time otherwise.
+const char* ComparedOperatorColumn(const v1::OperatorValues& a, const v1::OperatorValues& b);
+
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables& a_tables,
                                             const Side& b, const OperatorTables& b_tables,
                                             const ChangeThreshold& threshold);
