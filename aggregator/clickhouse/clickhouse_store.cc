@@ -602,20 +602,41 @@ void ClickHouseStore::ScheduleProfileBuild(const std::string& run, const std::st
   {
     absl::MutexLock lock(&mu_);
     // A build still queued reads the worker's closed spans when it starts, this one included.
-    if (!builds_queued_.insert({run, worker}).second) return;
+    builds_queued_.try_emplace({run, worker}, shard);
+    if (builder_running_) return;
+    builder_running_ = true;
   }
-  builds_.Post([this, run, worker, shard] {
+  builds_.Post([this] { BuildQueuedProfiles(); });
+}
+
+void ClickHouseStore::BuildQueuedProfiles() {
+  for (;;) {
+    std::map<std::pair<std::string, std::string>, size_t> queued;
     {
       absl::MutexLock lock(&mu_);
-      builds_queued_.erase({run, worker});
-      if (stopping_) return;
+      if (stopping_) builds_queued_.clear();
+      if (builds_queued_.empty()) {
+        builder_running_ = false;
+        return;
+      }
+      queued.swap(builds_queued_);
     }
-    const absl::Status built = StoreWorkerProfile(run, worker, shard);
-    if (!built.ok()) {
-      // The span is closed all the same; the first read of the profile builds it.
-      PD_LOG(WARNING, "profile of %s/%s not built now: %s", run, worker, built.ToString());
+    // Every profile built now goes in one insert per table and shard: a part per table per
+    // closed span would cost the servers more than the rows do.
+    std::map<size_t, ProfileRows> by_shard;
+    for (const auto& [key, shard] : queued) {
+      const absl::Status built = StoreWorkerProfile(key.first, key.second, shard, &by_shard[shard]);
+      if (!built.ok()) {
+        // The span is closed all the same; the first read of the profile builds it.
+        PD_LOG(WARNING, "profile of %s/%s not built now: %s", key.first, key.second, built.ToString());
+      }
     }
-  });
+    for (const auto& [shard, rows] : by_shard) {
+      if (const absl::Status stored = InsertProfileRows(shard, rows); !stored.ok()) {
+        PD_LOG(WARNING, "%d profiles not stored now (reads build them): %s", queued.size(), stored.ToString());
+      }
+    }
+  }
 }
 
 absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(const std::vector<std::string>& runs,
@@ -841,11 +862,10 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(const std::st
   return out;
 }
 
-absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::string& worker, size_t shard,
-                                            uint64_t generation, const v1::WorkerProfile& profile,
-                                            const std::vector<std::string>& span_ids) const {
-  std::string operators, kernels, row;
-  RowBinaryWriter op_rows(operators);
+void ClickHouseStore::AppendProfileRows(const std::string& run, const std::string& worker, uint64_t generation,
+                                        const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
+                                        ProfileRows& out) {
+  RowBinaryWriter op_rows(out.operators);
   for (const v1::OperatorStats& op : profile.operators()) {
     op_rows.String(run);
     op_rows.String(worker);
@@ -864,7 +884,7 @@ absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::s
     op_rows.Number<double>(step.device_self_us());
     op_rows.Number<double>(step.device_total_us());
   }
-  RowBinaryWriter kernel_rows(kernels);
+  RowBinaryWriter kernel_rows(out.kernels);
   for (const v1::KernelStats& kernel : profile.kernels()) {
     kernel_rows.String(run);
     kernel_rows.String(worker);
@@ -879,25 +899,37 @@ absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::s
     kernel_rows.Number<double>(step.calls());
     kernel_rows.Number<double>(step.total_us());
   }
-  RowBinaryWriter writer(row);
+  RowBinaryWriter writer(out.profiles);
   writer.String(run);
   writer.String(worker);
   writer.Number<uint64_t>(generation);
   writer.StringArray(span_ids);
   writer.Number<int32_t>(profile.steps_size());
   writer.String(profile.SerializeAsString());
-  // The table rows first: a generation's rows count only once its profile row exists.
-  if (!operators.empty()) {
-    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "operators", operators));
-  }
-  if (!kernels.empty()) {
-    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "kernels", kernels));
-  }
-  return InsertFailingOver(shard, "profiles", row).status();
 }
 
-absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const std::string& worker,
-                                                 size_t shard) const {
+absl::Status ClickHouseStore::InsertProfileRows(size_t shard, const ProfileRows& rows) const {
+  // The table rows first: a generation's rows count only once its profile row exists.
+  if (!rows.operators.empty()) {
+    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "operators", rows.operators));
+  }
+  if (!rows.kernels.empty()) {
+    PD_ASSIGN_OR_RETURN(shard, InsertFailingOver(shard, "kernels", rows.kernels));
+  }
+  if (rows.profiles.empty()) return absl::OkStatus();
+  return InsertFailingOver(shard, "profiles", rows.profiles).status();
+}
+
+absl::Status ClickHouseStore::InsertProfile(const std::string& run, const std::string& worker, size_t shard,
+                                            uint64_t generation, const v1::WorkerProfile& profile,
+                                            const std::vector<std::string>& span_ids) const {
+  ProfileRows rows;
+  AppendProfileRows(run, worker, generation, profile, span_ids, rows);
+  return InsertProfileRows(shard, rows);
+}
+
+absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const std::string& worker, size_t shard,
+                                                 ProfileRows* batch) const {
   // Taken before reading the spans: of two builds racing, the one that saw more spans started
   // later and so wins (the local store numbers its builds the same way).
   const uint64_t generation = NewGeneration();
@@ -918,7 +950,9 @@ absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run, const s
   PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(run, closed));
   PD_ASSIGN_OR_RETURN(const v1::WorkerProfile profile,
                       BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
-  return InsertProfile(run, worker, shard, generation, profile, ids);
+  if (batch == nullptr) return InsertProfile(run, worker, shard, generation, profile, ids);
+  AppendProfileRows(run, worker, generation, profile, ids, *batch);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<ClickHouseStore::Wanted>> ClickHouseStore::SelectWorkers(

@@ -29,6 +29,7 @@
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <utility>
@@ -120,8 +121,19 @@ class ClickHouseStore final : public Store {
   static std::vector<WorkerRows> WorkersOf(const RunRows& rows, const std::string& run);
   v1::StoredRun Summarize(const std::string& run, const RunRows& rows, bool with_workers,
                           absl::Time now) const;
-  // Builds the worker's profile from its closed spans and stores it (with its table rows).
-  absl::Status StoreWorkerProfile(const std::string& run, const std::string& worker, size_t shard) const;
+  // A profile's rows in RowBinary for the operators, kernels and profiles tables.
+  struct ProfileRows {
+    std::string operators, kernels, profiles;
+  };
+  // Builds the worker's profile from its closed spans, unless a stored one covers them, and
+  // stores it (with its table rows), or appends its rows to `batch` for the caller to store.
+  absl::Status StoreWorkerProfile(const std::string& run, const std::string& worker, size_t shard,
+                                  ProfileRows* batch = nullptr) const;
+  static void AppendProfileRows(const std::string& run, const std::string& worker, uint64_t generation,
+                                const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
+                                ProfileRows& out);
+  // Inserts the operators, kernels, then profiles rows into `shard` (or the next that answers).
+  absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
   // The closed (or named) spans of one worker, with their batches read from the ledger.
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(const std::string& run,
                                                     const std::vector<SpanRow>& spans) const;
@@ -132,6 +144,8 @@ class ClickHouseStore final : public Store {
   // Queues a build of the worker's profile, unless one is queued already.
   void ScheduleProfileBuild(const std::string& run, const std::string& worker, size_t shard)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The builder: builds every queued profile, stores them together, until none is queued.
+  void BuildQueuedProfiles() ABSL_LOCKS_EXCLUDED(mu_);
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
@@ -139,7 +153,9 @@ class ClickHouseStore final : public Store {
   std::vector<std::string> notes_;
   mutable absl::Mutex mu_;
   std::set<std::string> leased_ ABSL_GUARDED_BY(mu_);  // spans this replica is writing
-  std::set<std::pair<std::string, std::string>> builds_queued_ ABSL_GUARDED_BY(mu_);  // (run, worker)
+  // (run, worker) -> home shard, waiting for the builder.
+  std::map<std::pair<std::string, std::string>, size_t> builds_queued_ ABSL_GUARDED_BY(mu_);
+  bool builder_running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   base::ThreadPool builds_{1};  // last: destroyed first, while what its work uses is alive
 };
