@@ -37,9 +37,10 @@ constexpr absl::Duration kQueryTimeout = absl::Seconds(120);
 // Every read pins what makes an answer whole, whatever the server's default profile says: no
 // shard skipped, no result cut at a row limit, the error (not a 200 and half the rows) when a
 // query fails midway, and a row for an aggregate over nothing.
+// max_query_size: a read may list every worker of a run of thousands (256 KiB by default).
 const Settings kWholeAnswer = {"skip_unavailable_shards=0", "wait_end_of_query=1",
                                "empty_result_for_aggregation_by_empty_set=0", "result_overflow_mode=throw",
-                               "max_result_rows=0"};
+                               "max_result_rows=0", "max_query_size=67108864"};
 // Write-path lookups may skip a shard that is down: they can only make an agent resend chunks.
 const Settings kSkipUnreachableShards = {"skip_unavailable_shards=1", "wait_end_of_query=1",
                                          "empty_result_for_aggregation_by_empty_set=0",
@@ -137,8 +138,7 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   ~Lease() override { store_->ReleaseLease(key_); }
 
   // A chunk stored. It counts once the chunks before it are stored too: a chunk can be stored
-  // past a gap (an earlier one retried on another shard, or failed and sent again later), and a
-  // chunk stored twice (sent again after a failure) counts once.
+  // past a gap (an earlier one retried on another shard), and a chunk stored twice counts once.
   void Stored(int64_t sequence, int events_stored, uint64_t bytes_stored) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (sequence <= durable) return;
     stored_ahead[sequence] = {events_stored, bytes_stored};
@@ -243,12 +243,16 @@ absl::Status CheckColumns(const HttpClient& shard, const std::string& address, c
     if (tab == absl::string_view::npos) continue;
     present.insert({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
   }
-  for (const auto& [table, columns] : clickhouse::LocalTableColumns()) {
-    for (const std::string& column : columns) {
-      if (!present.contains({table, column})) {
-        return absl::FailedPreconditionError(base::StrCat(
-            "clickhouse ", address, ": table ", database, ".", table, " has no column ", column,
-            ": it was created by an older profdiff; use a new database or migrate it (docs/scale-out.md)"));
+  for (const auto& [local, columns] : clickhouse::LocalTableColumns()) {
+    // The Distributed table over it too: it was made AS the local table and kept its columns.
+    for (const std::string& table : {local, local.substr(0, local.size() - std::string_view("_local").size())}) {
+      for (const std::string& column : columns) {
+        if (!present.contains({table, column})) {
+          return absl::FailedPreconditionError(base::StrCat(
+              "clickhouse ", address, ": table ", database, ".", table, " has no column ", column,
+              ": it was created by an older profdiff; point --store at a new database (docs/scale-out.md, "
+              "\"Upgrading\")"));
+        }
       }
     }
   }
@@ -562,6 +566,7 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::S
       lease.failed = false;
       lease.accepted = lease.durable;
       lease.accepted_bytes = lease.bytes;
+      lease.stored_ahead.clear();  // they will come again, after the one that failed
     }
   }
   if (status.ok() && shard != lease.home) {
@@ -610,30 +615,42 @@ void ClickHouseStore::ScheduleProfileBuild(const std::string& run, const std::st
 }
 
 void ClickHouseStore::BuildQueuedProfiles() {
+  // Profiles stored per insert, at most: a pass holds their rows until it inserts them.
+  constexpr size_t kProfilesPerPass = 64;
   for (;;) {
-    std::map<std::pair<std::string, std::string>, size_t> queued;
+    std::vector<std::pair<std::pair<std::string, std::string>, size_t>> pass;
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) builds_queued_.clear();
-      if (builds_queued_.empty()) {
+      while (!builds_queued_.empty() && pass.size() < kProfilesPerPass) {
+        pass.emplace_back(builds_queued_.begin()->first, builds_queued_.begin()->second);
+        builds_queued_.erase(builds_queued_.begin());
+      }
+      if (pass.empty()) {
         builder_running_ = false;
         return;
       }
-      queued.swap(builds_queued_);
     }
-    // Every profile built now goes in one insert per table and shard: a part per table per
-    // closed span would cost the servers more than the rows do.
+    // Every profile built in a pass goes in one insert per table and home shard: a part per
+    // table per closed span would cost the servers more than the rows do.
     std::map<size_t, ProfileRows> by_shard;
-    for (const auto& [key, shard] : queued) {
-      const absl::Status built = StoreWorkerProfile(key.first, key.second, shard, &by_shard[shard]);
+    for (const auto& [key, shard] : pass) {
+      {
+        absl::MutexLock lock(&mu_);
+        if (stopping_) return;  // the rest is dropped: reads build what is missing
+      }
+      ProfileRows& rows = by_shard[shard];
+      const absl::Status built = StoreWorkerProfile(key.first, key.second, shard, &rows);
       if (!built.ok()) {
         // The span is closed all the same; the first read of the profile builds it.
         PD_LOG(WARNING, "profile of %s/%s not built now: %s", key.first, key.second, built.ToString());
       }
     }
     for (const auto& [shard, rows] : by_shard) {
+      if (rows.count == 0) continue;
       if (const absl::Status stored = InsertProfileRows(shard, rows); !stored.ok()) {
-        PD_LOG(WARNING, "%d profiles not stored now (reads build them): %s", queued.size(), stored.ToString());
+        PD_LOG(WARNING, "%d profiles for shard %d not stored now (reads build them): %s", rows.count, shard,
+               stored.ToString());
       }
     }
   }
@@ -899,6 +916,7 @@ void ClickHouseStore::AppendProfileRows(const std::string& run, const std::strin
     kernel_rows.Number<double>(step.calls());
     kernel_rows.Number<double>(step.total_us());
   }
+  ++out.count;
   RowBinaryWriter writer(out.profiles);
   writer.String(run);
   writer.String(worker);
@@ -1001,12 +1019,11 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(const v1::GetRunTabl
     PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
   }
   // Each row's contribution is stored per profile (aggregator/run_tables.h), so the run value is
-  // a sum over the workers' latest profiles divided by the number of workers. A whole run needs
-  // no worker list (which would grow past max_query_size with thousands of workers). The inner
-  // GROUP BY keeps one copy of a row an insert retried after a lost answer stored twice.
+  // a sum over the workers' latest profiles divided by the number of workers: exactly the workers
+  // counted above (one whose first span closes meanwhile stays out of both). The inner GROUP BY
+  // keeps one copy of a row an insert retried after a lost answer stored twice.
   const bool per_step = request.normalize() != v1::NORMALIZATION_TOTAL;
-  const bool whole_run = !request.workers().has_rank() && request.workers().worker_name().empty();
-  const std::string of_workers = whole_run ? "" : base::StrCat(" AND worker IN (", QuotedList(workers), ")");
+  const std::string of_workers = base::StrCat(" AND worker IN (", QuotedList(workers), ")");
   const std::string where = base::StrCat(
       "WHERE run = ", Quote(request.run()), of_workers,
       " AND (worker, generation) GLOBAL IN (SELECT worker, max(generation) FROM profiles WHERE run = ",

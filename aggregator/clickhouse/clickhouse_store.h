@@ -124,6 +124,7 @@ class ClickHouseStore final : public Store {
   // A profile's rows in RowBinary for the operators, kernels and profiles tables.
   struct ProfileRows {
     std::string operators, kernels, profiles;
+    int count = 0;  // profiles
   };
   // Builds the worker's profile from its closed spans, unless a stored one covers them, and
   // stores it (with its table rows), or appends its rows to `batch` for the caller to store.

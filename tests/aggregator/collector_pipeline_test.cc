@@ -223,7 +223,7 @@ TEST_F(CollectorPipelineTest, AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind
   v1::UploadHeader resume = span_.header;
   resume.set_resume(true);
   {
-    // The store still has the chunks: the stream holds its lease until they settle.
+    // The store still has the chunks: the span stays taken while they are held.
     absl::SleepFor(absl::Milliseconds(100));
     testing::UploadStream early(channel_);
     v1::UploadAck ack;

@@ -265,39 +265,61 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
     }
   }
   if (GetParam() != "clickhouse") return;
-  // An insert retried after its answer was lost stores a profile's rows twice: the sums must not
-  // double. Duplicate every operator and kernel row on every shard, then ask again.
-  const auto tables_now = [&] {
+  // An insert retried after its answer was lost stores a profile's rows twice, on the same shard
+  // or (failed over) on the next: the sums must not double. Copy every shard's operator and
+  // kernel rows onto itself and onto the next shard, then ask again.
+  const auto tables_now = [&](v1::Normalization normalize) {
     grpc::ClientContext context;
     rpc::SetTimeout(context, absl::Seconds(60));
     v1::GetRunTablesRequest request;
     request.set_run("dlrm_kineto");
+    request.set_normalize(normalize);
     v1::RunTables tables;
-    EXPECT_TRUE(run_store_->GetRunTables(&context, request, &tables).ok());
+    const grpc::Status status = run_store_->GetRunTables(&context, request, &tables);
+    EXPECT_TRUE(status.ok()) << status.error_message();
     return tables;
   };
-  const v1::RunTables before = tables_now();
+  const v1::RunTables per_step = tables_now(v1::NORMALIZATION_PER_STEP);
+  const v1::RunTables total = tables_now(v1::NORMALIZATION_TOTAL);
   absl::StatusOr<aggregator::clickhouse::ClickHouseUrl> url = aggregator::clickhouse::ParseClickHouseUrl(clickhouse_url_);
   ASSERT_TRUE(url.ok()) << url.status();
+  std::vector<std::unique_ptr<aggregator::clickhouse::HttpClient>> shards;
   for (const std::string& address : url->shards) {
-    aggregator::clickhouse::HttpClient shard(address, url->database, absl::Seconds(30));
-    for (const char* table : {"operators_local", "kernels_local"}) {
-      const absl::StatusOr<std::string> copied =
-          shard.Query(base::StrCat("INSERT INTO ", table, " SELECT * FROM ", table));
-      ASSERT_TRUE(copied.ok()) << copied.status();
+    shards.push_back(std::make_unique<aggregator::clickhouse::HttpClient>(address, url->database, absl::Seconds(30)));
+  }
+  for (const char* table : {"operators_local", "kernels_local"}) {
+    std::vector<std::string> rows;
+    for (const auto& shard : shards) {
+      absl::StatusOr<std::string> read = shard->Query(base::StrCat("SELECT * FROM ", table, " FORMAT RowBinary"));
+      ASSERT_TRUE(read.ok()) << read.status();
+      rows.push_back(*std::move(read));
+    }
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const std::string insert = base::StrCat("INSERT INTO ", table, " FORMAT RowBinary");
+      ASSERT_TRUE(shards[i]->Insert(insert, rows[i]).ok());
+      ASSERT_TRUE(shards[(i + 1) % shards.size()]->Insert(insert, rows[i]).ok());
     }
   }
-  const v1::RunTables after = tables_now();
-  ASSERT_EQ(after.operators_size(), before.operators_size());
-  ASSERT_EQ(after.kernels_size(), before.kernels_size());
-  for (int i = 0; i < before.operators_size(); ++i) {
-    EXPECT_TRUE(near(before.operators(i).values().host_total_us(), after.operators(i).values().host_total_us()))
-        << before.operators(i).name();
-    EXPECT_TRUE(near(before.operators(i).values().calls(), after.operators(i).values().calls()));
-  }
-  for (int i = 0; i < before.kernels_size(); ++i) {
-    EXPECT_TRUE(near(before.kernels(i).values().total_us(), after.kernels(i).values().total_us()))
-        << before.kernels(i).name();
+  for (const auto& [before, normalize] : {std::pair{&per_step, v1::NORMALIZATION_PER_STEP},
+                                          std::pair{&total, v1::NORMALIZATION_TOTAL}}) {
+    const v1::RunTables after = tables_now(normalize);
+    ASSERT_EQ(after.operators_size(), before->operators_size());
+    ASSERT_EQ(after.kernels_size(), before->kernels_size());
+    for (int i = 0; i < before->operators_size(); ++i) {
+      const v1::OperatorValues& b = before->operators(i).values();
+      const v1::OperatorValues& a = after.operators(i).values();
+      EXPECT_TRUE(near(b.calls(), a.calls()) && near(b.host_self_us(), a.host_self_us()) &&
+                  near(b.host_total_us(), a.host_total_us()) && near(b.device_self_us(), a.device_self_us()) &&
+                  near(b.device_total_us(), a.device_total_us()))
+          << before->operators(i).name();
+    }
+    for (int i = 0; i < before->kernels_size(); ++i) {
+      const v1::KernelValues& b = before->kernels(i).values();
+      const v1::KernelValues& a = after.kernels(i).values();
+      EXPECT_TRUE(near(b.calls(), a.calls()) && near(b.total_us(), a.total_us()) && near(b.min_us(), a.min_us()) &&
+                  near(b.max_us(), a.max_us()))
+          << before->kernels(i).name();
+    }
   }
 }
 
