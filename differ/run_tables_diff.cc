@@ -19,7 +19,21 @@ namespace {
 template <typename Values>
 struct Pair {
   const Values* side[2] = {nullptr, nullptr};
+  Values Of(int s) const { return side[s] != nullptr ? *side[s] : Values(); }
+  bool Ran(int s) const { return side[s] != nullptr && side[s]->calls() > 0; }
 };
+
+// The rows of both sides by (name, detail), in name order.
+template <typename Values, typename Rows, typename Detail>
+std::map<std::pair<std::string, std::string>, Pair<Values>> Paired(const Rows& baseline, const Rows& experimental,
+                                                                   Detail detail) {
+  std::map<std::pair<std::string, std::string>, Pair<Values>> out;
+  const Rows* sides[2] = {&baseline, &experimental};
+  for (int s = 0; s < 2; ++s) {
+    for (const auto& row : *sides[s]) out[{row.name(), detail(row)}].side[s] = &row.values();
+  }
+  return out;
+}
 
 v1::RunSummary Summary(const v1::RunTables& tables) {
   v1::RunSummary out;
@@ -76,46 +90,37 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline, cons
   const auto wants = [&](v1::DiffView view) {
     return all_views || std::find(options.views().begin(), options.views().end(), view) != options.views().end();
   };
-  const v1::RunTables* sides[2] = {&baseline, &experimental};
   if (wants(v1::DIFF_VIEW_OPERATORS)) {
-    std::map<std::pair<std::string, std::string>, Pair<v1::OperatorValues>> rows;
-    for (int s = 0; s < 2; ++s) {
-      for (const v1::OperatorRunRow& row : sides[s]->operators()) rows[{row.name(), row.input_shapes()}].side[s] = &row.values();
-    }
+    const auto rows = Paired<v1::OperatorValues>(baseline.operators(), experimental.operators(),
+                                                 [](const v1::OperatorRunRow& row) { return row.input_shapes(); });
     for (const auto& [key, pair] : rows) {
-      const v1::OperatorValues a = pair.side[0] != nullptr ? *pair.side[0] : v1::OperatorValues();
-      const v1::OperatorValues b = pair.side[1] != nullptr ? *pair.side[1] : v1::OperatorValues();
       v1::OperatorDiff& row = *report.add_operators();
       row.set_name(key.first);
       row.set_input_shapes(key.second);
-      *row.mutable_baseline() = a;
-      *row.mutable_experimental() = b;
+      *row.mutable_baseline() = pair.Of(0);
+      *row.mutable_experimental() = pair.Of(1);
       SetDeltas(row);
-      row.set_compared(ComparedOperatorColumn(a, b));
+      row.set_compared(ComparedOperatorColumn(row.baseline(), row.experimental()));
       const bool device = row.compared() == "device_total_us";
-      const double va = device ? a.device_total_us() : a.host_total_us();
-      const double vb = device ? b.device_total_us() : b.host_total_us();
-      row.set_change(ChangeClass(pair.side[0] != nullptr && a.calls() > 0, pair.side[1] != nullptr && b.calls() > 0,
-                                 va, vb, v1::Noise(), threshold));
+      row.set_change(ChangeClass(pair.Ran(0), pair.Ran(1),
+                                 device ? row.baseline().device_total_us() : row.baseline().host_total_us(),
+                                 device ? row.experimental().device_total_us() : row.experimental().host_total_us(),
+                                 v1::Noise(), threshold));
     }
     PD_RETURN_IF_ERROR(OrderOperatorRows(options, *report.mutable_operators()));
   }
   if (wants(v1::DIFF_VIEW_KERNELS)) {
-    std::map<std::pair<std::string, std::string>, Pair<v1::KernelValues>> rows;
-    for (int s = 0; s < 2; ++s) {
-      for (const v1::KernelRunRow& row : sides[s]->kernels()) rows[{row.name(), row.op_name()}].side[s] = &row.values();
-    }
+    const auto rows = Paired<v1::KernelValues>(baseline.kernels(), experimental.kernels(),
+                                               [](const v1::KernelRunRow& row) { return row.op_name(); });
     for (const auto& [key, pair] : rows) {
-      const v1::KernelValues a = pair.side[0] != nullptr ? *pair.side[0] : v1::KernelValues();
-      const v1::KernelValues b = pair.side[1] != nullptr ? *pair.side[1] : v1::KernelValues();
       v1::KernelDiff& row = *report.add_kernels();
       row.set_name(key.first);
       row.set_op_name(key.second);
-      *row.mutable_baseline() = a;
-      *row.mutable_experimental() = b;
+      *row.mutable_baseline() = pair.Of(0);
+      *row.mutable_experimental() = pair.Of(1);
       SetDeltas(row);
-      row.set_change(ChangeClass(pair.side[0] != nullptr && a.calls() > 0, pair.side[1] != nullptr && b.calls() > 0,
-                                 a.total_us(), b.total_us(), v1::Noise(), threshold));
+      row.set_change(ChangeClass(pair.Ran(0), pair.Ran(1), row.baseline().total_us(), row.experimental().total_us(),
+                                 v1::Noise(), threshold));
     }
     PD_RETURN_IF_ERROR(OrderKernelRows(options, *report.mutable_kernels()));
   }
