@@ -26,6 +26,7 @@
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/trace_comparison.h"
+#include "tests/support/sums_agree.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -209,9 +210,7 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
   }
   absl::StatusOr<v1::RunProfile> offline = client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
   ASSERT_TRUE(offline.ok()) << offline.status();
-  const auto near = [](double expected, double actual) {
-    return std::abs(expected - actual) <= 1e-9 * std::max(1.0, std::abs(expected));
-  };
+  constexpr auto near = test_support::SumsAgree;
   for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
     for (const std::vector<int32_t>& ranks : {std::vector<int32_t>{}, std::vector<int32_t>{6}}) {
       SCOPED_TRACE(::testing::Message() << "normalize " << normalize << " ranks " << ranks.size());

@@ -20,6 +20,7 @@
 #include "profdiff/v1/differ.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/sums_agree.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::differ {
@@ -195,9 +196,7 @@ TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues)
   const std::string b_dir = RunFolder("b_dir", kResNetNw4);
   Upload("A", FilesIn(a_dir));
   Upload("B", FilesIn(b_dir));
-  const auto near = [](double expected, double actual) {
-    return std::abs(expected - actual) <= 1e-9 * std::max(1.0, std::abs(expected));
-  };
+  constexpr auto near = test_support::SumsAgree;
   for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
     v1::DiffRequest request;
     request.set_baseline_run("A");
