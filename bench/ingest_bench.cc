@@ -230,6 +230,23 @@ class AggregatorProcess {
   std::jthread drain_;
 };
 
+// The answers of one RunStore read for the bench's first two runs (ingest-r0, ingest-r1); false
+// after printing the error.
+template <typename Request, typename Response, typename Call>
+bool FetchFirstTwoRuns(const char* what, Response (&out)[2], Call call) {
+  for (int r = 0; r < 2; ++r) {
+    grpc::ClientContext context;
+    profdiff::rpc::SetTimeout(context, absl::Minutes(5));
+    Request request;
+    request.set_run(profdiff::base::StrCat("ingest-r", r));
+    if (const grpc::Status status = call(&context, request, &out[r]); !status.ok()) {
+      std::fprintf(stderr, "error: %s: %s\n", what, status.error_message().c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -425,15 +442,11 @@ int main(int argc, char** argv) {
     auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
     const Clock::time_point tables_start = Clock::now();
     v1::RunTables tables[2];
-    for (int r = 0; r < 2; ++r) {
-      grpc::ClientContext context;
-      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
-      v1::GetRunTablesRequest request;
-      request.set_run(profdiff::base::StrCat("ingest-r", r));
-      if (const grpc::Status status = store->GetRunTables(&context, request, &tables[r]); !status.ok()) {
-        std::fprintf(stderr, "error: GetRunTables: %s\n", status.error_message().c_str());
-        return 1;
-      }
+    if (!FetchFirstTwoRuns<v1::GetRunTablesRequest>(
+            "GetRunTables", tables, [&](auto* context, const auto& request, auto* response) {
+              return store->GetRunTables(context, request, response);
+            })) {
+      return 1;
     }
     const Clock::time_point tables_fetched = Clock::now();
     v1::DiffOptions options;
@@ -454,15 +467,11 @@ int main(int argc, char** argv) {
     // A diff answered from the store: both runs' profiles over gRPC, then the diff itself.
     const Clock::time_point start = Clock::now();
     v1::RunProfile profiles[2];
-    for (int r = 0; r < 2; ++r) {
-      grpc::ClientContext context;
-      profdiff::rpc::SetTimeout(context, absl::Minutes(5));
-      v1::GetProfileRequest request;
-      request.set_run(profdiff::base::StrCat("ingest-r", r));
-      if (const grpc::Status status = store->GetProfile(&context, request, &profiles[r]); !status.ok()) {
-        std::fprintf(stderr, "error: GetProfile: %s\n", status.error_message().c_str());
-        return 1;
-      }
+    if (!FetchFirstTwoRuns<v1::GetProfileRequest>(
+            "GetProfile", profiles, [&](auto* context, const auto& request, auto* response) {
+              return store->GetProfile(context, request, response);
+            })) {
+      return 1;
     }
     const Clock::time_point fetched = Clock::now();
     absl::StatusOr<v1::DiffReport> report = profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
