@@ -46,10 +46,15 @@ void BM_Floor(benchmark::State& state) {
   state.SetLabel(kTraces[state.range(0)]);
 }
 
+// Second argument: threads the reader may parse one file on (ReadParallelism).
+profdiff::trace::ReadParallelism Threads(const benchmark::State& state) {
+  return {.threads = static_cast<int>(state.range(1))};
+}
+
 void BM_Read(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::KinetoReader reader;
+  profdiff::trace::KinetoReader reader({}, Threads(state));
   size_t bytes = 0;
   size_t events = 0;
   for (auto _ : state) {
@@ -84,7 +89,7 @@ void BM_BuildProfile(benchmark::State& state) {
 void BM_Show(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::KinetoReader reader;
+  profdiff::trace::KinetoReader reader({}, Threads(state));
   for (auto _ : state) {
     auto trace = reader.ReadFile(path);
     if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
@@ -95,9 +100,9 @@ void BM_Show(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Read)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Read)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_BuildProfile)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Show)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Show)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -25,10 +25,12 @@ std::string RunNameOf(const std::string& path) {
   return WorkerNameOf(p.filename().string());
 }
 
-// One profile per entry of `options`, from one read of the worker's files.
+// One profile per entry of `options`, from one read of the worker's files, each file parsed on
+// up to `read_threads` threads.
 absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
-    const WorkerFiles& files, const std::string& run, const std::vector<analysis::ProfileOptions>& options) {
-  trace::KinetoReader reader;
+    const WorkerFiles& files, const std::string& run, const std::vector<analysis::ProfileOptions>& options,
+    int read_threads) {
+  trace::KinetoReader reader({}, {.threads = read_threads});
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
     PD_ASSIGN_OR_RETURN(trace::Trace span, reader.ReadFile(path));
@@ -120,15 +122,18 @@ absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions
   std::vector<absl::StatusOr<std::vector<v1::WorkerProfile>>> results(tasks.size(),
                                                                       absl::UnknownError("not loaded"));
   {
-    // At most one thread per core.
-    const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), std::thread::hardware_concurrency()));
+    // At most one thread per core: workers in parallel, and the cores left over parse each file
+    // in parts (one worker on two cores reads its file on both).
+    const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
+    const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), cores));
+    const int read_threads = static_cast<int>(cores / threads);
     // `next` is declared before the pool: the pool's destructor joins threads that still read it.
     std::atomic<size_t> next{0};
     std::vector<std::jthread> pool;
     for (size_t k = 0; k < threads; ++k) {
       pool.emplace_back([&] {
         for (size_t t = next++; t < tasks.size(); t = next++) {
-          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(), options);
+          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(), options, read_threads);
         }
       });
     }

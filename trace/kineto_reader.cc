@@ -1,9 +1,12 @@
 #include "trace/kineto_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,6 +17,8 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/decimal_time.h"
+#include "trace/event_split.h"
+#include "trace/trace_append.h"
 #include "trace/trace_file.h"
 
 namespace profdiff::trace {
@@ -179,6 +184,7 @@ struct PendingEvent {
   int64_t dur_ns = 0;
   bool has_dur = false;
   int64_t flow_id = 0;
+  uint8_t string_id_columns = 0;  // StringIdRow bits: ids written as names
   bool binding_enclosing = false;
   int64_t correlation = kNoId;
   int64_t external_id = kNoId;
@@ -267,23 +273,47 @@ class TraceParser {
               const ReaderLimits& limits, const ArgNameTable& arg_names)
       : out_(out), json_(json), source_(source), limits_(limits), arg_names_(arg_names) {}
 
-  absl::Status Parse(od::parser& parser, size_t capacity) {
+  // What the text given to Parse is.
+  enum class Mode {
+    kWhole,           // a whole trace (or the first part of one, cut after an event)
+    kEventPart,       // events cut out of a trace (EventPart); what follows the array is not read
+    kTrailingFields,  // "{" and the top-level fields that follow a trace's event array
+  };
+
+  absl::Status Parse(od::parser& parser, size_t capacity, Mode mode = Mode::kWhole) {
     od::document doc;
     const simdjson::padded_string_view padded(json_.data(), json_.size(), capacity);
     if (auto error = parser.iterate(padded).get(doc)) return DocumentError(error, nullptr);
     doc_ = &doc;
     od::json_type type;
     if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
-    out_.events.Reserve(json_.size() / kBytesPerEventEstimate);
-    out_.events.arg_begin.push_back(0);
-    if (type == od::json_type::array) {
+    if (mode != Mode::kTrailingFields) {
+      out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
+      out_.events.arg_begin.push_back(0);
+    }
+    if (mode == Mode::kEventPart) {
+      // "[events]", or {"": [events], ...} for the last part of an object, which must stay
+      // balanced for simdjson with the rest of the file after it.
+      od::array events;
+      if (auto error = (type == od::json_type::object ? doc.find_field("").get_array()
+                                                      : doc.get_array()).get(events)) {
+        return DocumentError(error, nullptr);
+      }
+      PD_RETURN_IF_ERROR(ParseEvents(events));
+      const char* after = nullptr;
+      after_events_ = doc.current_location().get(after) ? nullptr : after;
+      return absl::OkStatus();
+    }
+    if (mode == Mode::kTrailingFields) {
+      PD_RETURN_IF_ERROR(ParseTopObject(doc, /*events_required=*/false));
+    } else if (type == od::json_type::array) {
       out_.metadata.source_format = SourceFormat::kLegacyJson;
       od::array events;
       if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
       PD_RETURN_IF_ERROR(ParseEvents(events));
     } else if (type == od::json_type::object) {
       out_.metadata.source_format = SourceFormat::kKinetoJson;
-      PD_RETURN_IF_ERROR(ParseTopObject(doc));
+      PD_RETURN_IF_ERROR(ParseTopObject(doc, /*events_required=*/true));
     } else {
       return absl::InvalidArgumentError(base::StrCat(
           source_, ": expected a JSON object with \"traceEvents\" or an array of events"));
@@ -296,6 +326,15 @@ class TraceParser {
     }
     return absl::OkStatus();
   }
+
+  // Events are reserved for this many bytes of JSON (the whole file when parsing a part of it).
+  void set_reserve_bytes(size_t bytes) { reserve_bytes_ = bytes; }
+  // After a kEventPart parse: the first token after the array, or null when none follows.
+  const char* after_events() const { return after_events_; }
+  // After a kWhole parse of an object: whether "traceEvents" was its last field.
+  bool events_were_last() const { return events_were_last_; }
+  // Rows whose pid, tid or flow id is a name (see AppendShift::string_id_rows).
+  const std::vector<StringIdRow>& string_id_rows() const { return string_id_rows_; }
 
  private:
   // --- error reporting ---------------------------------------------------------------------
@@ -431,7 +470,7 @@ class TraceParser {
 
   // pid/tid: numbers, numeric strings, "stream N"; other strings get a stable negative id.
   absl::Status ReadThreadId(od::value& value, std::string_view field, const char* at,
-                            int64_t* out) {
+                            int64_t* out, uint8_t* string_id_columns, uint8_t column) {
     od::json_type type;
     if (value.type().get(type)) return FieldError(field, at, "a number or string", value);
     if (type == od::json_type::string) {
@@ -441,6 +480,7 @@ class TraceParser {
       if (digits.starts_with(kStreamPrefix)) digits.remove_prefix(kStreamPrefix.size());
       if (ParseIntegerText(digits, out)) return absl::OkStatus();
       *out = -1 - static_cast<int64_t>(out_.strings.Intern(text).value);
+      *string_id_columns |= column;
       return absl::OkStatus();
     }
     bool present;
@@ -494,7 +534,7 @@ class TraceParser {
 
   // --- events ------------------------------------------------------------------------------
 
-  absl::Status ParseTopObject(od::document& doc) {
+  absl::Status ParseTopObject(od::document& doc, bool events_required) {
     od::object top;
     if (auto error = doc.get_object().get(top)) return DocumentError(error, nullptr);
     bool has_events = false;
@@ -503,6 +543,7 @@ class TraceParser {
       if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
       const std::string_view key = KeyView(field);
       od::value value = field.value();
+      events_were_last_ = key == "traceEvents";
       if (key == "traceEvents") {
         od::array events;
         if (value.get_array().get(events)) {
@@ -524,7 +565,7 @@ class TraceParser {
         if (!value.get_string().get(name)) out_.metadata.trace_name = std::string(name);
       }
     }
-    if (!has_events) {
+    if (!has_events && events_required) {
       return absl::InvalidArgumentError(
           base::StrCat(source_, ": no \"traceEvents\" array in the top-level object"));
     }
@@ -666,10 +707,10 @@ class TraceParser {
           PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.name));
           break;
         case EventField::kPid:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.pid));
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.pid, &p.string_id_columns, StringIdRow::kPid));
           break;
         case EventField::kTid:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.tid));
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.tid, &p.string_id_columns, StringIdRow::kTid));
           break;
         case EventField::kTs:
           PD_RETURN_IF_ERROR(ReadMicros(value, key, at, &p.ts_ns));
@@ -680,7 +721,7 @@ class TraceParser {
           p.has_dur = true;
           break;
         case EventField::kId:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.flow_id));
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.flow_id, &p.string_id_columns, StringIdRow::kFlowId));
           break;
         case EventField::kBp: {
           std::string_view bp;
@@ -877,6 +918,9 @@ class TraceParser {
     t.flow_id.push_back(p.flow_id);
     t.input_shapes.push_back(p.input_shapes);
     t.arg_begin.push_back(static_cast<uint32_t>(out_.args.size()));
+    if (p.string_id_columns != 0) {
+      string_id_rows_.push_back({static_cast<uint32_t>(t.size() - 1), p.string_id_columns});
+    }
     return absl::OkStatus();
   }
 
@@ -886,19 +930,66 @@ class TraceParser {
   const ReaderLimits& limits_;
   const ArgNameTable& arg_names_;
   od::document* doc_ = nullptr;
+  size_t reserve_bytes_ = json_.size();
+  const char* after_events_ = nullptr;
   size_t event_index_ = 0;
   std::string scratch_;
   absl::flat_hash_map<std::string_view, StringId, TextHash> id_of_raw_json_;  // views into json_
   std::string_view last_category_text_;
   StringId last_category_;
   std::vector<EventKind> kind_of_category_;  // by category StringId; computed on first use
+  std::vector<StringIdRow> string_id_rows_;
+  bool events_were_last_ = false;  // the last top-level field parsed was "traceEvents"
+};
+
+
+// Sizes `parser` for `bytes` of JSON at `limits`' depth.
+absl::Status AllocateParser(od::parser& parser, size_t bytes, const ReaderLimits& limits,
+                            std::string_view source) {
+  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth) return absl::OkStatus();
+  if (parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
+}
+
+// One later part of a file read on several threads, parsed into a Trace of its own: "[" + its
+// events + "]"; the last part runs to the end of the file, behind "[" in a bare array and behind
+// {"":[ in an object, so that the brackets balance.
+struct EventPart {
+  std::string text;  // the part, then kJsonPadding bytes
+  od::parser parser;
+  Trace trace;
+  absl::Status status;
+  std::vector<StringIdRow> string_id_rows;
+  size_t after_events = 0;  // file offset of the first token after the array; 0 if none
+
+  void Parse(std::string_view json, size_t begin, size_t end, bool last, bool object,
+             std::string_view source, const ReaderLimits& limits, const ArgNameTable& arg_names) {
+    const std::string_view prefix = last && object ? R"({"":[)" : "[";
+    text.assign(prefix);
+    text.append(json.substr(begin, end - begin));
+    if (!last) text.push_back(']');
+    const size_t size = text.size();
+    text.resize(size + kJsonPadding, ' ');
+    trace = Trace();
+    after_events = 0;
+    status = AllocateParser(parser, size, limits, source);
+    if (!status.ok()) return;
+    TraceParser part(trace, std::string_view(text.data(), size), source, limits, arg_names);
+    status = part.Parse(parser, text.size(), TraceParser::Mode::kEventPart);
+    if (!status.ok()) return;
+    string_id_rows = part.string_id_rows();
+    if (const char* after = part.after_events(); after != nullptr) {
+      after_events = static_cast<size_t>(after - text.data()) - prefix.size() + begin;
+    }
+  }
 };
 
 }  // namespace
 
 class KinetoReader::Impl {
  public:
-  explicit Impl(ReaderLimits limits) : limits_(limits) {}
+  Impl(ReaderLimits limits, ReadParallelism parallelism) : limits_(limits), parallelism_(parallelism) {}
 
   absl::StatusOr<Trace> ReadFile(const std::string& path) {
     PD_RETURN_IF_ERROR(buffer_.Load(path, limits_));
@@ -910,34 +1001,120 @@ class KinetoReader::Impl {
     return Parse(source);
   }
 
+  size_t last_read_parts() const { return last_read_parts_; }
+
  private:
   absl::StatusOr<Trace> Parse(std::string_view source) {
-    Trace trace;
-    trace.metadata.source = std::string(source);
     const std::string_view json = buffer_.json();
-    if (json.size() > parser_.capacity() || parser_.max_depth() != limits_.max_depth) {
-      if (parser_.allocate(json.size(), limits_.max_depth) != simdjson::SUCCESS) {
-        return absl::ResourceExhaustedError(
-            base::StrCat(source, ": cannot allocate a parser for ", json.size(), " bytes"));
+    last_read_parts_ = 1;
+    const size_t parts = std::min<size_t>(std::max(parallelism_.threads, 1),
+                                          json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
+    if (parts > 1) {
+      const std::vector<EventCut> cuts = FindEventCuts(json, parts);
+      if (!cuts.empty()) {
+        if (std::optional<Trace> trace = ParseInParts(source, cuts)) {
+          last_read_parts_ = cuts.size() + 1;
+          return std::move(*trace);
+        }
       }
     }
+    // One pass; also what gives a file that failed in parts its exact error.
+    PD_RETURN_IF_ERROR(AllocateParser(parser_, json.size(), limits_, source));
+    Trace trace;
+    trace.metadata.source = std::string(source);
     TraceParser parser(trace, json, source, limits_, arg_names_);
     PD_RETURN_IF_ERROR(parser.Parse(parser_, buffer_.capacity()));
     return trace;
   }
 
+  // Parses the file cut at `cuts`: the first part here, in the buffer, ended at the first cut
+  // by "]}" (or "]") written over the comma and the byte after it; the others on threads of
+  // their own. The result is what one pass gives, or nullopt when a part fails or a cut proves
+  // not to be between two events of the event array (the caller then reads in one pass).
+  std::optional<Trace> ParseInParts(std::string_view source, const std::vector<EventCut>& cuts) {
+    const std::string_view json = buffer_.json();
+    const size_t first_token = json.find_first_not_of(" \t\r\n");
+    const bool object = first_token != std::string_view::npos && json[first_token] == '{';
+    if (parts_.size() < cuts.size()) parts_.resize(cuts.size());
+    Trace trace;
+    trace.metadata.source = std::string(source);
+    {
+      std::vector<std::jthread> threads;
+      for (size_t k = 0; k < cuts.size(); ++k) {
+        const bool last = k + 1 == cuts.size();
+        const size_t end = last ? json.size() : cuts[k + 1].comma;
+        threads.emplace_back([this, json, k, end, last, object, source, &cuts] {
+          parts_[k].Parse(json, cuts[k].next, end, last, object, source, limits_, arg_names_);
+        });
+      }
+      // The parts read from their cut on; the bytes written here are before it.
+      char* text = buffer_.mutable_data();
+      const size_t comma = cuts[0].comma;
+      const char saved[2] = {text[comma], text[comma + 1]};
+      text[comma] = ']';
+      if (object) text[comma + 1] = '}';
+      absl::Status status = AllocateParser(parser_, comma + 2, limits_, source);
+      bool events_were_last = false;
+      if (status.ok()) {
+        TraceParser head(trace, std::string_view(text, comma + (object ? 2 : 1)), source, limits_,
+                         arg_names_);
+        head.set_reserve_bytes(json.size());
+        status = head.Parse(parser_, buffer_.capacity());
+        events_were_last = head.events_were_last();
+      }
+      text[comma] = saved[0];
+      text[comma + 1] = saved[1];
+      if (!status.ok() || (object && !events_were_last)) return std::nullopt;
+    }  // joins the parts
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      const EventPart& part = parts_[k];
+      const bool last = k + 1 == cuts.size();
+      if (!part.status.ok() || (last ? part.after_events == 0 && object : part.after_events != 0)) {
+        return std::nullopt;
+      }
+    }
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      AppendTrace(trace, parts_[k].trace, {.string_id_rows = &parts_[k].string_id_rows});
+      parts_[k].trace = Trace();
+    }
+    if (trace.events.size() > limits_.max_events) return std::nullopt;
+    // What follows the event array: the rest of the top-level object ("," fields "}"), or
+    // nothing after a bare array.
+    const size_t after_events = parts_[cuts.size() - 1].after_events;
+    std::string_view rest = after_events == 0 ? std::string_view() : json.substr(after_events);
+    if (!object) return rest.empty() ? std::optional<Trace>(std::move(trace)) : std::nullopt;
+    if (rest.starts_with(',')) rest.remove_prefix(1);
+    else if (!rest.starts_with('}')) return std::nullopt;
+    trailing_.assign(1, '{');
+    trailing_.append(rest);
+    const size_t size = trailing_.size();
+    trailing_.resize(size + kJsonPadding, ' ');
+    TraceParser fields(trace, std::string_view(trailing_.data(), size), source, limits_, arg_names_);
+    if (!fields.Parse(parser_, trailing_.size(), TraceParser::Mode::kTrailingFields).ok()) {
+      return std::nullopt;
+    }
+    return trace;
+  }
+
   ReaderLimits limits_;
+  ReadParallelism parallelism_;
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
+  std::vector<EventPart> parts_;  // kept between files: their buffers and parsers are reused
+  std::string trailing_;
+  size_t last_read_parts_ = 1;
 };
 
-KinetoReader::KinetoReader(ReaderLimits limits) : impl_(std::make_unique<Impl>(limits)) {}
+KinetoReader::KinetoReader(ReaderLimits limits, ReadParallelism parallelism)
+    : impl_(std::make_unique<Impl>(limits, parallelism)) {}
 KinetoReader::~KinetoReader() = default;
 
 absl::StatusOr<Trace> KinetoReader::ReadFile(const std::string& path) {
   return impl_->ReadFile(path);
 }
+
+size_t KinetoReader::last_read_parts() const { return impl_->last_read_parts(); }
 
 absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes, std::string_view source) {
   return impl_->ReadBytes(bytes, source);

@@ -21,10 +21,18 @@
 
 namespace profdiff::trace {
 
+// How many threads one file's events may be parsed on. A file is cut only where the text shows
+// one event ending and the next beginning on a new line, into parts of at least min_part_bytes;
+// the result is the one a single pass gives, and so are the errors (event_split.h).
+struct ReadParallelism {
+  int threads = 1;
+  size_t min_part_bytes = size_t{8} << 20;
+};
+
 // Reusable reader: keeps its parser and buffers between files. One per thread.
 class KinetoReader {
  public:
-  explicit KinetoReader(ReaderLimits limits = {});
+  explicit KinetoReader(ReaderLimits limits = {}, ReadParallelism parallelism = {});
   ~KinetoReader();
   KinetoReader(const KinetoReader&) = delete;
   KinetoReader& operator=(const KinetoReader&) = delete;
@@ -35,6 +43,9 @@ class KinetoReader {
 
   // Reads trace bytes (JSON, or gzip of JSON) held by the caller; `source` names them in errors.
   absl::StatusOr<Trace> ReadBytes(std::string_view bytes, std::string_view source);
+
+  // How many parts the last successful read was parsed in (1: a single pass).
+  size_t last_read_parts() const;
 
  private:
   class Impl;

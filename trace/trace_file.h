@@ -28,6 +28,8 @@ class TraceFileBuffer {
   std::string_view json() const { return {json_.data(), json_size_}; }
   size_t capacity() const { return json_.size(); }
   const char* data() const { return json_.data(); }
+  // For a reader that cuts the text in place and puts it back (kineto_reader.cc).
+  char* mutable_data() { return json_.data(); }
 
  private:
   absl::Status Gunzip(std::string_view compressed, std::string_view source,

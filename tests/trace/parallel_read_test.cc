@@ -1,0 +1,205 @@
+// Reading one file's events on several threads gives exactly what one pass gives: the same
+// events, string ids, arguments, metadata and counters, and for bad input the same error.
+#include <filesystem>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/str_cat.h"
+#include "tests/support/trace_comparison.h"
+#include "tests/support/traces_dir.h"
+#include "trace/kineto_reader.h"
+
+namespace profdiff::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Cuts every file over 4 KiB into up to 4 parts, so small test texts take the parallel path.
+constexpr ReadParallelism kFourParts{.threads = 4, .min_part_bytes = 4 << 10};
+
+// Same ids, not only the same text: a part's strings must be interned in the order one pass
+// interns them.
+void ExpectIdentical(const Trace& one_pass, const Trace& in_parts) {
+  ASSERT_NO_FATAL_FAILURE(test_support::ExpectSameEvents(one_pass, in_parts));
+  ASSERT_EQ(one_pass.strings.size(), in_parts.strings.size());
+  for (uint32_t k = 0; k < one_pass.strings.size(); ++k) {
+    ASSERT_EQ(one_pass.strings.Get(StringId{k}), in_parts.strings.Get(StringId{k})) << "string id " << k;
+  }
+  const EventTable& a = one_pass.events;
+  const EventTable& b = in_parts.events;
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.category, b.category);
+  EXPECT_EQ(a.input_shapes, b.input_shapes);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.tid, b.tid);
+  EXPECT_EQ(a.flow_id, b.flow_id);
+  EXPECT_EQ(one_pass.args.string_value, in_parts.args.string_value);
+  const TraceMetadata& m = one_pass.metadata;
+  const TraceMetadata& n = in_parts.metadata;
+  EXPECT_EQ(m.devices.size(), n.devices.size());
+  for (size_t d = 0; d < std::min(m.devices.size(), n.devices.size()); ++d) {
+    EXPECT_EQ(m.devices[d].name, n.devices[d].name);
+    EXPECT_EQ(m.devices[d].num_sms, n.devices[d].num_sms);
+  }
+  EXPECT_EQ(m.has_distributed_info, n.has_distributed_info);
+  EXPECT_EQ(m.backend, n.backend);
+  EXPECT_EQ(m.rank, n.rank);
+  EXPECT_EQ(m.world_size, n.world_size);
+  EXPECT_EQ(m.base_time_ns, n.base_time_ns);
+  EXPECT_EQ(m.trace_name, n.trace_name);
+  EXPECT_EQ(m.source_format, n.source_format);
+  EXPECT_EQ(m.source, n.source);
+  EXPECT_EQ(one_pass.counters.unknown_category_events, in_parts.counters.unknown_category_events);
+  EXPECT_EQ(one_pass.counters.unsupported_phase_events, in_parts.counters.unsupported_phase_events);
+}
+
+// A Kineto-style trace of `events` events, one per line block as Kineto writes them, with
+// `tail` spliced in as the text of event number `tail_at` (for bad input) and `after` written
+// after the event array.
+std::string KinetoText(int events, int tail_at = -1, std::string_view tail = "",
+                       std::string_view after = "") {
+  std::string text = R"({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100", "numSms": 132}],
+  "traceEvents": [)";
+  for (int i = 0; i < events; ++i) {
+    text += i == 0 ? "\n" : ",\n";
+    if (i == tail_at) {
+      text += tail;
+      continue;
+    }
+    // Thread names and stream strings appear first in later parts, so their ids must be remapped.
+    const std::string tid = i % 7 == 0 ? base::StrCat("\"thread ", i / 100, "\"") : std::to_string(i % 3);
+    base::StrAppend(&text, "  {\n    \"ph\": \"X\", \"cat\": \"", i % 5 == 0 ? "kernel" : "cpu_op",
+                    "\", \"name\": \"op", i / 50, "\", \"pid\": 1, \"tid\": ", tid, ",\n    \"ts\": ",
+                    1000 + i, ".", i % 1000, ", \"dur\": 0.5,\n    \"args\": {\n      \"External id\": ", i,
+                    ", \"Input Dims\": [[", i % 11, ", 3], []], \"Sequence number\": ", i % 13,
+                    "\n    }\n  }");
+  }
+  base::StrAppend(&text, "\n  ]", after, "\n}\n");
+  return text;
+}
+
+struct TwoReads {
+  absl::StatusOr<Trace> one_pass;
+  absl::StatusOr<Trace> in_parts;
+  size_t parts = 0;
+};
+
+TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {}) {
+  KinetoReader one(limits);
+  KinetoReader four(limits, kFourParts);
+  TwoReads reads{one.ReadBytes(text, "t.json"), four.ReadBytes(text, "t.json")};
+  reads.parts = four.last_read_parts();
+  return reads;
+}
+
+TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
+  const fs::path root = test_support::TracesDir();
+  if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  KinetoReader one;
+  KinetoReader four({}, kFourParts);
+  int files = 0;
+  int cut = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || !(name.ends_with(".json") || name.ends_with(".json.gz"))) continue;
+    SCOPED_TRACE(entry.path().string());
+    absl::StatusOr<Trace> a = one.ReadFile(entry.path().string());
+    absl::StatusOr<Trace> b = four.ReadFile(entry.path().string());
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *b));
+    ++files;
+    if (four.last_read_parts() > 1) ++cut;
+  }
+  EXPECT_GE(files, 100);
+  // Kineto writes one event per line block: nearly every real file must have been cut.
+  EXPECT_GE(cut, files * 3 / 4) << cut << " of " << files << " files were read in parts";
+}
+
+TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
+  const TwoReads reads = ReadBothWays(KinetoText(400, -1, "", R"(,
+  "traceName": "w.pt.trace.json", "baseTimeNanoseconds": 1700000000000000000,
+  "distributedInfo": {"backend": "gloo", "rank": 1, "world_size": 2})"));
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_EQ(reads.parts, 4u);
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  EXPECT_EQ(reads.in_parts->metadata.trace_name, "w.pt.trace.json");
+  EXPECT_EQ(reads.in_parts->metadata.rank, 1);
+  EXPECT_EQ(reads.in_parts->events.size(), 400u);
+}
+
+TEST(ParallelReadTest, LegacyBareArrayIsCut) {
+  std::string text = "[\n";
+  for (int i = 0; i < 300; ++i) {
+    base::StrAppend(&text, i == 0 ? "" : ",\n", "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
+                    "\", \"ts\": ", i, ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
+  }
+  text += "\n]\n";
+  const TwoReads reads = ReadBothWays(text);
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_GT(reads.parts, 1u);
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
+}
+
+TEST(ParallelReadTest, CutInsideAnEventFallsBackToOnePass) {
+  // One huge event whose arguments hold objects on their own lines: the only "},\n{" patterns in
+  // the middle of the file are inside it, so every cut is wrong and must be caught.
+  std::string big = R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
+)";
+  for (int i = 0; i < 2000; ++i) base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
+  big += "\n  ]}}";
+  const TwoReads reads = ReadBothWays(KinetoText(3, 1, big));
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_EQ(reads.parts, 1u);
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
+}
+
+// Bad input anywhere gives the error one pass gives, word for word.
+TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
+  const std::string bad_event =
+      R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": N/A, "dur": 1})";
+  const std::string no_dur = R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 5})";
+  const std::string bad_utf8 = "  {\"ph\": \"X\", \"name\": \"\xff\xfe\", \"ts\": 5, \"dur\": 1}";
+  const std::string unclosed = R"(  {"ph": "X", "name": "x", "ts": 5, "dur": 1)";
+  struct Case {
+    std::string text;
+    ReaderLimits limits;
+  };
+  std::vector<Case> cases;
+  for (int at : {10, 150, 250, 390}) {  // in the first, middle and last parts
+    cases.push_back({KinetoText(400, at, bad_event), {}});
+    cases.push_back({KinetoText(400, at, no_dur), {}});
+    cases.push_back({KinetoText(400, at, bad_utf8), {}});
+    cases.push_back({KinetoText(400, at, unclosed), {}});
+  }
+  cases.push_back({KinetoText(400, -1, "", ", \"traceName\": 5 garbage"), {}});
+  cases.push_back({KinetoText(400) + "trailing", {}});
+  cases.push_back({KinetoText(400).substr(0, 30000), {}});  // truncated mid-event
+  ReaderLimits few_events;
+  few_events.max_events = 399;
+  cases.push_back({KinetoText(400), few_events});
+  ReaderLimits short_strings;
+  short_strings.max_string_bytes = 4;
+  cases.push_back({KinetoText(400), short_strings});
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(::testing::Message() << "case " << c);
+    const TwoReads reads = ReadBothWays(cases[c].text, cases[c].limits);
+    ASSERT_FALSE(reads.one_pass.ok());
+    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+  }
+}
+
+TEST(ParallelReadTest, OneThreadNeverCuts) {
+  KinetoReader reader({}, {.threads = 1, .min_part_bytes = 1});
+  ASSERT_TRUE(reader.ReadBytes(KinetoText(400), "t.json").ok());
+  EXPECT_EQ(reader.last_read_parts(), 1u);
+}
+
+}  // namespace
+}  // namespace profdiff::trace
