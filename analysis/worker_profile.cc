@@ -1,5 +1,7 @@
 #include "analysis/worker_profile.h"
 
+#include <thread>
+
 #include "analysis/communication_view.h"
 #include "analysis/event_links.h"
 #include "analysis/gpu_metrics.h"
@@ -183,30 +185,24 @@ v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
   return v1::MODULE_TREE_SOURCE_UNSPECIFIED;
 }
 
-}  // namespace
 
-v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
-                                     const ProfileOptions& options) {
-  v1::WorkerProfile profile;
-  FillWorkerInfo(trace, identity, *profile.mutable_worker());
-  profile.set_span_count(identity.span_count);
-  profile.set_event_count(static_cast<int64_t>(trace.events.size()));
+// The views that need only the links and the steps: computed on a helper thread when the
+// options allow one, while the operator and module views are built on the caller's.
+struct StepViews {
+  std::vector<StepBreakdown> breakdowns;
+  std::vector<DeviceGpuMetrics> devices;
+  std::vector<HtaStepOps> hta_steps;
+  std::vector<DeviceMemory> memory;
+  std::vector<OperatorRow> operator_rows;
+  std::vector<KernelRow> kernel_rows;
+};
 
-  const EventLinks links = LinkEvents(trace);
-  profile.set_runtime_calls_linked_by_containment(links.runtime_linked_by_containment);
-  profile.set_runtime_linking(links.runtime_linked_by_containment > 0
-                                  ? v1::RUNTIME_LINKING_CONTAINMENT
-                                  : v1::RUNTIME_LINKING_EXTERNAL_ID);
-
-  const StepWindows steps = FindSteps(trace, links);
-  FillSteps(steps, ComputeStepBreakdowns(trace, links, steps), profile);
-
+void FillDevices(const std::vector<DeviceGpuMetrics>& devices, v1::WorkerProfile& profile) {
   double utilization_sum = 0;
   double sm_sum = 0;
   double occupancy_sum = 0;
   int sm_devices = 0;
   int occupancy_devices = 0;
-  const std::vector<DeviceGpuMetrics> devices = ComputeGpuMetrics(trace, links, steps);
   for (const DeviceGpuMetrics& d : devices) {
     v1::DeviceMetrics* metrics = profile.add_devices();
     metrics->set_device(d.device);
@@ -229,25 +225,45 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   if (!devices.empty()) profile.set_gpu_utilization(utilization_sum / static_cast<double>(devices.size()));
   if (sm_devices > 0) profile.set_sm_efficiency(sm_sum / sm_devices);
   if (occupancy_devices > 0) profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
+}
 
+}  // namespace
+
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
+                                     const ProfileOptions& options) {
+  v1::WorkerProfile profile;
+  FillWorkerInfo(trace, identity, *profile.mutable_worker());
+  profile.set_span_count(identity.span_count);
+  profile.set_event_count(static_cast<int64_t>(trace.events.size()));
+
+  const EventLinks links = LinkEvents(trace);
+  profile.set_runtime_calls_linked_by_containment(links.runtime_linked_by_containment);
+  profile.set_runtime_linking(links.runtime_linked_by_containment > 0
+                                  ? v1::RUNTIME_LINKING_CONTAINMENT
+                                  : v1::RUNTIME_LINKING_EXTERNAL_ID);
+  const StepWindows steps = FindSteps(trace, links);
   const std::vector<int32_t> step_of_event = AssignEventsToSteps(trace, links, steps);
   const OperatorTimes times = ComputeOperatorTimes(trace, links);
-  OperatorTable operators(trace, times, options.operator_grouping, &step_of_event);
-  for (uint32_t op : links.operators) operators.Add(op);
-  profile.set_operator_grouping(options.operator_grouping == OperatorGrouping::kNameAndShape
-                                    ? v1::GROUPING_NAME_AND_SHAPE
-                                    : v1::GROUPING_NAME);
-  FillOperatorRows(trace, operators.Rows(), *profile.mutable_operators());
 
-  KernelTable kernels(trace, links, options.kernel_grouping, &step_of_event);
-  for (uint32_t d : links.device_activities) {
-    if (trace.events.kind[d] == trace::EventKind::kKernel) kernels.Add(d);
-  }
-  profile.set_kernel_grouping(options.kernel_grouping == KernelGrouping::kNameAndOp
-                                  ? v1::GROUPING_NAME_AND_OP
-                                  : v1::GROUPING_NAME);
-  FillKernelRows(trace, kernels.Rows(), *profile.mutable_kernels());
+  StepViews views;
+  auto compute_step_views = [&] {
+    views.breakdowns = ComputeStepBreakdowns(trace, links, steps);
+    views.devices = ComputeGpuMetrics(trace, links, steps);
+    views.hta_steps = ComputeHtaStepOps(trace, links);
+    views.memory = ComputeMemory(trace);
+    OperatorTable operators(trace, times, options.operator_grouping, &step_of_event);
+    for (uint32_t op : links.operators) operators.Add(op);
+    views.operator_rows = operators.Rows();
+    KernelTable kernels(trace, links, options.kernel_grouping, &step_of_event);
+    for (uint32_t d : links.device_activities) {
+      if (trace.events.kind[d] == trace::EventKind::kKernel) kernels.Add(d);
+    }
+    views.kernel_rows = kernels.Rows();
+  };
+  std::jthread helper;
+  if (options.threads > 1) helper = std::jthread(compute_step_views);
 
+  // The module tree, on this thread: the largest single piece.
   const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event);
   profile.set_module_source(ProtoSource(tree.source));
   std::vector<ModuleStepSample> root_steps(steps.kept.size());
@@ -261,8 +277,32 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   }
   ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}.Fill(
       0, "", *profile.mutable_modules());
+  for (const CollectiveRow& c : ComputeCommunication(trace, links, times)) {
+    v1::CollectiveStats* stats = profile.add_communication();
+    stats->set_name(c.name);
+    stats->set_calls(c.calls);
+    stats->set_host_us(Us(c.host_ns));
+    stats->set_device_us(Us(c.device_ns));
+    stats->set_in_elements(c.in_elements);
+    stats->set_out_elements(c.out_elements);
+  }
 
-  for (const HtaStepOps& step : ComputeHtaStepOps(trace, links)) {
+  if (helper.joinable()) {
+    helper.join();
+  } else {
+    compute_step_views();
+  }
+  FillSteps(steps, views.breakdowns, profile);
+  FillDevices(views.devices, profile);
+  profile.set_operator_grouping(options.operator_grouping == OperatorGrouping::kNameAndShape
+                                    ? v1::GROUPING_NAME_AND_SHAPE
+                                    : v1::GROUPING_NAME);
+  FillOperatorRows(trace, views.operator_rows, *profile.mutable_operators());
+  profile.set_kernel_grouping(options.kernel_grouping == KernelGrouping::kNameAndOp
+                                  ? v1::GROUPING_NAME_AND_OP
+                                  : v1::GROUPING_NAME);
+  FillKernelRows(trace, views.kernel_rows, *profile.mutable_kernels());
+  for (const HtaStepOps& step : views.hta_steps) {
     v1::HtaStep* out = profile.add_hta_steps();
     out->set_step(step.step);
     for (const HtaOpRow& row : step.ops) {
@@ -273,23 +313,13 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
       op->set_total_duration_us(row.total_duration_us);
     }
   }
-
-  for (const DeviceMemory& m : ComputeMemory(trace)) {
+  for (const DeviceMemory& m : views.memory) {
     v1::MemoryStats* memory = profile.add_memory();
     memory->set_device(m.device);
     memory->set_peak_allocated_bytes(m.peak_allocated_bytes);
     memory->set_average_allocated_bytes(m.average_allocated_bytes);
     memory->set_peak_reserved_bytes(m.peak_reserved_bytes);
     memory->set_event_count(m.event_count);
-  }
-  for (const CollectiveRow& c : ComputeCommunication(trace, links, times)) {
-    v1::CollectiveStats* stats = profile.add_communication();
-    stats->set_name(c.name);
-    stats->set_calls(c.calls);
-    stats->set_host_us(Us(c.host_ns));
-    stats->set_device_us(Us(c.device_ns));
-    stats->set_in_elements(c.in_elements);
-    stats->set_out_elements(c.out_elements);
   }
   return profile;
 }

@@ -16,6 +16,9 @@ struct ProfileOptions {
   OperatorGrouping operator_grouping = OperatorGrouping::kName;
   KernelGrouping kernel_grouping = KernelGrouping::kName;
   bool module_tables = true;  // per-node operator and kernel tables
+  // 2 or more: the step, GPU, memory, operator and kernel views are built on a second thread
+  // while this one builds the module tree. The profile is the same either way.
+  int threads = 1;
 };
 
 // Who the worker is, as the caller knows it (file names, run folder).

@@ -78,7 +78,7 @@ void BM_BuildProfile(benchmark::State& state) {
   auto trace = reader.ReadFile(path);
   if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
   for (auto _ : state) {
-    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {});
+    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = Threads(state).threads});
     benchmark::DoNotOptimize(profile.steps_size());
   }
   state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
@@ -93,7 +93,7 @@ void BM_Show(benchmark::State& state) {
   for (auto _ : state) {
     auto trace = reader.ReadFile(path);
     if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
-    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {});
+    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = Threads(state).threads});
     benchmark::DoNotOptimize(profile.steps_size());
   }
   state.SetLabel(kTraces[state.range(0)]);
@@ -101,7 +101,7 @@ void BM_Show(benchmark::State& state) {
 
 BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Read)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_BuildProfile)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildProfile)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Show)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

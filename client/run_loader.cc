@@ -38,7 +38,8 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
   }
   const trace::Trace merged = trace::MergeSpans(std::move(spans));
   std::vector<v1::WorkerProfile> profiles;
-  for (const analysis::ProfileOptions& o : options) {
+  for (analysis::ProfileOptions o : options) {
+    o.threads = read_threads;
     profiles.push_back(analysis::BuildWorkerProfile(
         merged, {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, o));
   }

@@ -1,5 +1,6 @@
 #include "trace/event_split.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace profdiff::trace {
@@ -10,6 +11,13 @@ namespace {
 constexpr size_t kSearchWindowBytes = 1 << 20;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool IsSpace(char c) { return IsBlank(c) || c == '\n'; }
+
+// The last non-space offset before `end`, or npos.
+size_t LastNonSpaceBefore(std::string_view json, size_t end) {
+  while (end > 0 && IsSpace(json[end - 1])) --end;
+  return end == 0 ? std::string_view::npos : end - 1;
+}
 
 // The cut at the newline at `newline`, when the text around it reads "}<ws>,<ws>\n<ws>{".
 bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
@@ -20,45 +28,60 @@ bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
   while (comma > 0 && IsBlank(json[comma - 1])) --comma;
   if (comma == 0 || json[comma - 1] != ',') return false;
   --comma;
-  size_t close = comma;
-  while (close > 0 && (IsBlank(json[close - 1]) || json[close - 1] == '\n')) --close;
-  if (close == 0 || json[close - 1] != '}') return false;
+  const size_t close = LastNonSpaceBefore(json, comma);
+  if (close == std::string_view::npos || json[close] != '}') return false;
   *cut = {comma, next};
   return true;
 }
 
+// The event array's brackets: the first '[' after "traceEvents" (or the text's first byte when
+// that is '['), and the last ']' that follows an event's '}'.
+bool FindArray(std::string_view json, size_t* begin, size_t* end) {
+  const size_t first = json.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return false;
+  if (json[first] == '[') {
+    *begin = first;
+  } else {
+    const size_t key = json.find("\"traceEvents\"");
+    if (key == std::string_view::npos) return false;
+    *begin = json.find('[', key);
+    if (*begin == std::string_view::npos) return false;
+  }
+  for (size_t close = json.rfind(']'); close != std::string_view::npos && close > *begin;
+       close = json.rfind(']', close - 1)) {
+    const size_t before = LastNonSpaceBefore(json, close);
+    if (before != std::string_view::npos && json[before] == '}') {
+      *end = close;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-std::vector<EventCut> FindEventCuts(std::string_view json, size_t parts) {
-  std::vector<EventCut> cuts;
-  if (parts < 2) return cuts;
-  // The events start at the first '[' after "traceEvents", or at the top-level '['. A wrong
-  // start only moves the dividing points.
-  size_t begin = json.find("\"traceEvents\"");
-  begin = json.find('[', begin == std::string_view::npos ? 0 : begin);
-  if (begin == std::string_view::npos) return cuts;
-  const size_t span = json.size() - begin;
-  size_t from = begin;
+EventSplit FindEventSplit(std::string_view json, size_t parts) {
+  EventSplit split;
+  if (parts < 2 || !FindArray(json, &split.array_begin, &split.array_end)) return split;
+  const size_t span = split.array_end - split.array_begin;
+  size_t from = split.array_begin;
   for (size_t k = 1; k < parts; ++k) {
-    size_t at = std::max(from, begin + span / parts * k);
-    const size_t limit = std::min(json.size(), at + kSearchWindowBytes);
-    EventCut cut;
-    bool found = false;
+    size_t at = std::max(from, split.array_begin + span / parts * k);
+    const size_t limit = std::min(split.array_end, at + kSearchWindowBytes);
     while (at < limit) {
       const void* newline = std::memchr(json.data() + at, '\n', limit - at);
       if (newline == nullptr) break;
       at = static_cast<size_t>(static_cast<const char*>(newline) - json.data());
+      EventCut cut;
       if (CutAtNewline(json, at, &cut)) {
-        found = true;
+        split.cuts.push_back(cut);
+        from = cut.next + 1;
         break;
       }
       ++at;
     }
-    if (!found) continue;
-    cuts.push_back(cut);
-    from = cut.next + 1;
   }
-  return cuts;
+  return split;
 }
 
 }  // namespace profdiff::trace

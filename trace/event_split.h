@@ -1,10 +1,11 @@
 // Where a trace's event array can be cut so that its parts parse on separate threads.
 //
 // Design:
-// 1. A cut is a guess, found in the text without parsing: a comma between two events written on
-//    their own lines ("},\n  {"). A raw newline is never inside a JSON string, so the guess is
-//    cheap; it is still only a guess (it may fall inside an event's arguments), and the reader
-//    proves it by parsing each part (kineto_reader.cc): a wrong guess costs one sequential read.
+// 1. Everything here is a guess read off the text without parsing: the array's brackets, and
+//    cuts at commas between two events written on their own lines ("},\n  {"). A raw newline is
+//    never inside a JSON string, so guessing is cheap; a guess may still be wrong (a cut inside
+//    an event's arguments), and the reader proves every one by parsing (kineto_reader.cc): a
+//    wrong guess costs one sequential read, never a wrong result.
 // 2. Writers that put the whole array on one line (json.dump without indent) give no cuts.
 #ifndef PROFDIFF_TRACE_EVENT_SPLIT_H_
 #define PROFDIFF_TRACE_EVENT_SPLIT_H_
@@ -20,10 +21,15 @@ struct EventCut {
   size_t next = 0;   // offset of the '{' that starts the later part; comma + 1 < next
 };
 
-// Up to `parts - 1` cuts, in increasing order, near the points that divide the text after the
-// start of the event array into `parts` equal pieces. Fewer (or none) when no cut is found
-// within a window of such a point.
-std::vector<EventCut> FindEventCuts(std::string_view json, size_t parts);
+struct EventSplit {
+  size_t array_begin = 0;  // offset of the event array's '['
+  size_t array_end = 0;    // offset of its ']'
+  std::vector<EventCut> cuts;  // increasing, strictly inside the array
+};
+
+// Up to `parts - 1` cuts near the points that divide the event array into `parts` equal pieces;
+// fewer (or none) when no cut is found within a window of such a point, or no array is found.
+EventSplit FindEventSplit(std::string_view json, size_t parts);
 
 }  // namespace profdiff::trace
 

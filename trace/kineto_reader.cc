@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "base/str_cat.h"
 #include "trace/decimal_time.h"
 #include "trace/event_split.h"
+#include "trace/recent_strings.h"
 #include "trace/trace_append.h"
 #include "trace/trace_file.h"
 
@@ -67,32 +69,54 @@ bool RawKeyIs(const char* raw, std::string_view name) {
   return std::memcmp(raw, name.data(), name.size()) == 0 && raw[name.size()] == '"';
 }
 
-// Known event fields, the most frequent first (every event has ph, name, pid, tid, ts).
-struct KnownEventField {
-  std::string_view json;
-  EventField field;
-};
-constexpr KnownEventField kEventFields[] = {
-    {"ph", EventField::kPh},   {"cat", EventField::kCat},   {"name", EventField::kName},
-    {"pid", EventField::kPid}, {"tid", EventField::kTid},   {"ts", EventField::kTs},
-    {"dur", EventField::kDur}, {"args", EventField::kArgs}, {"id", EventField::kId},
-    {"bp", EventField::kBp},
-};
+// Whether the raw key text at `raw` is exactly the literal `name` (a constant-length compare the
+// compiler inlines).
+template <size_t N>
+bool RawKeyIsLiteral(const char* raw, const char (&name)[N]) {
+  return std::memcmp(raw, name, N - 1) == 0 && raw[N - 1] == '"';
+}
 
+// The known event field the raw key text at `raw` spells, dispatched on the first byte.
 EventField ClassifyEventField(const char* raw) {
-  for (const KnownEventField& known : kEventFields) {
-    if (known.json[0] == raw[0] && RawKeyIs(raw, known.json)) return known.field;
+  switch (raw[0]) {
+    case 'p':
+      if (RawKeyIsLiteral(raw, "ph")) return EventField::kPh;
+      if (RawKeyIsLiteral(raw, "pid")) return EventField::kPid;
+      break;
+    case 'c':
+      if (RawKeyIsLiteral(raw, "cat")) return EventField::kCat;
+      break;
+    case 'n':
+      if (RawKeyIsLiteral(raw, "name")) return EventField::kName;
+      break;
+    case 't':
+      if (RawKeyIsLiteral(raw, "ts")) return EventField::kTs;
+      if (RawKeyIsLiteral(raw, "tid")) return EventField::kTid;
+      break;
+    case 'd':
+      if (RawKeyIsLiteral(raw, "dur")) return EventField::kDur;
+      break;
+    case 'a':
+      if (RawKeyIsLiteral(raw, "args")) return EventField::kArgs;
+      break;
+    case 'i':
+      if (RawKeyIsLiteral(raw, "id")) return EventField::kId;
+      break;
+    case 'b':
+      if (RawKeyIsLiteral(raw, "bp")) return EventField::kBp;
+      break;
+    default:
+      break;
   }
   return EventField::kUnknown;
 }
 
-// The JSON spelling of a known event field, for messages.
-std::string_view EventFieldName(EventField field) {
-  for (const KnownEventField& known : kEventFields) {
-    if (known.field == field) return known.json;
-  }
-  return "";
-}
+// The JSON spelling of each EventField, for messages.
+constexpr std::string_view kEventFieldNames[] = {"", "ph", "cat", "name", "pid", "tid",
+                                                 "ts", "dur", "id", "bp", "args"};
+static_assert(std::size(kEventFieldNames) == static_cast<size_t>(EventField::kArgs) + 1);
+
+std::string_view EventFieldName(EventField field) { return kEventFieldNames[static_cast<int>(field)]; }
 
 // Where an argument goes: a dedicated column, or a typed row of the ArgTable.
 enum class ArgSlot : uint8_t {
@@ -111,6 +135,10 @@ struct ArgName {
   std::string_view json;
   ArgSlot slot;
   ArgKey key;
+  // The first 8 bytes of the raw key text `json` + '"' (masked when shorter): most keys that
+  // are not this name differ there, so one load and compare rejects them without a memcmp call.
+  uint64_t head = 0;
+  uint64_t head_mask = 0;
 };
 
 // Known argument names bucketed by length: a lookup compares a handful of same-length names.
@@ -133,16 +161,26 @@ class ArgNameTable {
     }
   }
 
-  // The known name that the raw key text at `raw` spells, if any.
+  // The known name that the raw key text at `raw` spells, if any. Reading 8 bytes from `raw`
+  // stays inside simdjson's padding.
   const ArgName* Find(const char* raw) const {
+    uint64_t head;
+    std::memcpy(&head, raw, sizeof(head));
     for (const ArgName& candidate : buckets_[static_cast<unsigned char>(raw[0])]) {
-      if (RawKeyIs(raw, candidate.json)) return &candidate;
+      if ((head & candidate.head_mask) == candidate.head && RawKeyIs(raw, candidate.json)) return &candidate;
     }
     return nullptr;
   }
 
  private:
-  void Add(ArgName name) { buckets_[static_cast<unsigned char>(name.json[0])].push_back(name); }
+  void Add(ArgName name) {
+    std::string quoted(name.json);
+    quoted.push_back('"');
+    const size_t n = std::min<size_t>(quoted.size(), sizeof(uint64_t));
+    std::memcpy(&name.head, quoted.data(), n);
+    name.head_mask = n == sizeof(uint64_t) ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+    buckets_[static_cast<unsigned char>(name.json[0])].push_back(name);
+  }
   std::array<std::vector<ArgName>, 256> buckets_;  // by first byte
 };
 
@@ -275,9 +313,8 @@ class TraceParser {
 
   // What the text given to Parse is.
   enum class Mode {
-    kWhole,           // a whole trace (or the first part of one, cut after an event)
-    kEventPart,       // events cut out of a trace (EventPart); what follows the array is not read
-    kTrailingFields,  // "{" and the top-level fields that follow a trace's event array
+    kWhole,      // a whole trace, or its text with the events cut out
+    kEventPart,  // "[" events "]" cut out of a trace's event array
   };
 
   absl::Status Parse(od::parser& parser, size_t capacity, Mode mode = Mode::kWhole) {
@@ -287,33 +324,21 @@ class TraceParser {
     doc_ = &doc;
     od::json_type type;
     if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
-    if (mode != Mode::kTrailingFields) {
-      out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
-      out_.events.arg_begin.push_back(0);
-    }
+    out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
+    out_.events.arg_begin.push_back(0);
     if (mode == Mode::kEventPart) {
-      // "[events]", or {"": [events], ...} for the last part of an object, which must stay
-      // balanced for simdjson with the rest of the file after it.
       od::array events;
-      if (auto error = (type == od::json_type::object ? doc.find_field("").get_array()
-                                                      : doc.get_array()).get(events)) {
-        return DocumentError(error, nullptr);
-      }
+      if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
       PD_RETURN_IF_ERROR(ParseEvents(events));
-      const char* after = nullptr;
-      after_events_ = doc.current_location().get(after) ? nullptr : after;
-      return absl::OkStatus();
-    }
-    if (mode == Mode::kTrailingFields) {
-      PD_RETURN_IF_ERROR(ParseTopObject(doc, /*events_required=*/false));
     } else if (type == od::json_type::array) {
       out_.metadata.source_format = SourceFormat::kLegacyJson;
+      events_offset_ = json_.find_first_not_of(" \t\r\n");
       od::array events;
       if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
       PD_RETURN_IF_ERROR(ParseEvents(events));
     } else if (type == od::json_type::object) {
       out_.metadata.source_format = SourceFormat::kKinetoJson;
-      PD_RETURN_IF_ERROR(ParseTopObject(doc, /*events_required=*/true));
+      PD_RETURN_IF_ERROR(ParseTopObject(doc));
     } else {
       return absl::InvalidArgumentError(base::StrCat(
           source_, ": expected a JSON object with \"traceEvents\" or an array of events"));
@@ -329,10 +354,8 @@ class TraceParser {
 
   // Events are reserved for this many bytes of JSON (the whole file when parsing a part of it).
   void set_reserve_bytes(size_t bytes) { reserve_bytes_ = bytes; }
-  // After a kEventPart parse: the first token after the array, or null when none follows.
-  const char* after_events() const { return after_events_; }
-  // After a kWhole parse of an object: whether "traceEvents" was its last field.
-  bool events_were_last() const { return events_were_last_; }
+  // After a kWhole parse: the offset of the (last) event array's '[' in the text.
+  size_t events_offset() const { return events_offset_; }
   // Rows whose pid, tid or flow id is a name (see AppendShift::string_id_rows).
   const std::vector<StringIdRow>& string_id_rows() const { return string_id_rows_; }
 
@@ -523,18 +546,23 @@ class TraceParser {
       }
     }
     // The same spelling repeats on many events: compact and intern it once.
+    if (const StringId* recent = recent_json_.Find(raw)) {
+      *out = *recent;
+      return absl::OkStatus();
+    }
     auto [it, inserted] = id_of_raw_json_.try_emplace(raw);
     if (inserted) {
       CompactJson(raw, scratch_);
       it->second = out_.strings.Intern(scratch_);
     }
+    recent_json_.Remember(raw, it->second);
     *out = it->second;
     return absl::OkStatus();
   }
 
   // --- events ------------------------------------------------------------------------------
 
-  absl::Status ParseTopObject(od::document& doc, bool events_required) {
+  absl::Status ParseTopObject(od::document& doc) {
     od::object top;
     if (auto error = doc.get_object().get(top)) return DocumentError(error, nullptr);
     bool has_events = false;
@@ -543,8 +571,8 @@ class TraceParser {
       if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
       const std::string_view key = KeyView(field);
       od::value value = field.value();
-      events_were_last_ = key == "traceEvents";
       if (key == "traceEvents") {
+        events_offset_ = Offset(value.raw_json_token().data());
         od::array events;
         if (value.get_array().get(events)) {
           return absl::InvalidArgumentError(base::StrCat(
@@ -565,7 +593,7 @@ class TraceParser {
         if (!value.get_string().get(name)) out_.metadata.trace_name = std::string(name);
       }
     }
-    if (!has_events && events_required) {
+    if (!has_events) {
       return absl::InvalidArgumentError(
           base::StrCat(source_, ": no \"traceEvents\" array in the top-level object"));
     }
@@ -852,6 +880,13 @@ class TraceParser {
     return kind;
   }
 
+  StringId InternName(std::string_view name) {
+    if (const StringId* recent = recent_names_.Find(name)) return *recent;
+    const StringId id = out_.strings.Intern(name);
+    recent_names_.Remember(out_.strings.Get(id), id);
+    return id;
+  }
+
   // Runs of events share a category; remembering the last one skips most hash lookups.
   StringId InternCategory(std::string_view category) {
     if (category != last_category_text_ || last_category_.value == 0) {
@@ -903,7 +938,7 @@ class TraceParser {
     EventTable& t = out_.events;
     t.kind.push_back(KindOf(p, phase, category));
     t.phase.push_back(phase);
-    t.name.push_back(out_.strings.Intern(p.name));
+    t.name.push_back(InternName(p.name));
     t.category.push_back(category);
     t.start_ns.push_back(p.ts_ns);
     t.duration_ns.push_back(duration_ns);
@@ -931,15 +966,16 @@ class TraceParser {
   const ArgNameTable& arg_names_;
   od::document* doc_ = nullptr;
   size_t reserve_bytes_ = json_.size();
-  const char* after_events_ = nullptr;
+  size_t events_offset_ = 0;
   size_t event_index_ = 0;
   std::string scratch_;
   absl::flat_hash_map<std::string_view, StringId, TextHash> id_of_raw_json_;  // views into json_
+  RecentStrings recent_json_;   // in front of id_of_raw_json_
+  RecentStrings recent_names_;  // in front of out_.strings; views into the pool
   std::string_view last_category_text_;
   StringId last_category_;
   std::vector<EventKind> kind_of_category_;  // by category StringId; computed on first use
   std::vector<StringIdRow> string_id_rows_;
-  bool events_were_last_ = false;  // the last top-level field parsed was "traceEvents"
 };
 
 
@@ -952,36 +988,31 @@ absl::Status AllocateParser(od::parser& parser, size_t bytes, const ReaderLimits
       base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
 }
 
-// One later part of a file read on several threads, parsed into a Trace of its own: "[" + its
-// events + "]"; the last part runs to the end of the file, behind "[" in a bare array and behind
-// {"":[ in an object, so that the brackets balance.
+// One part of a file read on several threads: "[" events "]", in place in the file's buffer,
+// parsed into a Trace of its own.
 struct EventPart {
-  std::string text;  // the part, then kJsonPadding bytes
   od::parser parser;
   Trace trace;
   absl::Status status;
   std::vector<StringIdRow> string_id_rows;
-  size_t after_events = 0;  // file offset of the first token after the array; 0 if none
 
-  void Parse(std::string_view json, size_t begin, size_t end, bool last, bool object,
-             std::string_view source, const ReaderLimits& limits, const ArgNameTable& arg_names) {
-    const std::string_view prefix = last && object ? R"({"":[)" : "[";
-    text.assign(prefix);
-    text.append(json.substr(begin, end - begin));
-    if (!last) text.push_back(']');
-    const size_t size = text.size();
-    text.resize(size + kJsonPadding, ' ');
-    trace = Trace();
-    after_events = 0;
-    status = AllocateParser(parser, size, limits, source);
+  void Parse(std::string_view text, size_t capacity, size_t reserve_bytes, std::string_view source,
+             const ReaderLimits& limits, const ArgNameTable& arg_names) {
+    // The columns keep their capacity from the last file: freshly allocated pages on a helper
+    // thread cost a page fault each.
+    Trace fresh;
+    fresh.events = std::move(trace.events);
+    fresh.events.Clear();
+    fresh.args = std::move(trace.args);
+    fresh.args.Clear();
+    trace = std::move(fresh);
+    string_id_rows.clear();
+    status = AllocateParser(parser, text.size(), limits, source);
     if (!status.ok()) return;
-    TraceParser part(trace, std::string_view(text.data(), size), source, limits, arg_names);
-    status = part.Parse(parser, text.size(), TraceParser::Mode::kEventPart);
-    if (!status.ok()) return;
-    string_id_rows = part.string_id_rows();
-    if (const char* after = part.after_events(); after != nullptr) {
-      after_events = static_cast<size_t>(after - text.data()) - prefix.size() + begin;
-    }
+    TraceParser part(trace, text, source, limits, arg_names);
+    part.set_reserve_bytes(reserve_bytes);
+    status = part.Parse(parser, capacity, TraceParser::Mode::kEventPart);
+    if (status.ok()) string_id_rows = part.string_id_rows();
   }
 };
 
@@ -1010,10 +1041,10 @@ class KinetoReader::Impl {
     const size_t parts = std::min<size_t>(std::max(parallelism_.threads, 1),
                                           json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
     if (parts > 1) {
-      const std::vector<EventCut> cuts = FindEventCuts(json, parts);
-      if (!cuts.empty()) {
-        if (std::optional<Trace> trace = ParseInParts(source, cuts)) {
-          last_read_parts_ = cuts.size() + 1;
+      const EventSplit split = FindEventSplit(json, parts);
+      if (!split.cuts.empty()) {
+        if (std::optional<Trace> trace = ParseInParts(source, split)) {
+          last_read_parts_ = split.cuts.size() + 1;
           return std::move(*trace);
         }
       }
@@ -1027,72 +1058,75 @@ class KinetoReader::Impl {
     return trace;
   }
 
-  // Parses the file cut at `cuts`: the first part here, in the buffer, ended at the first cut
-  // by "]}" (or "]") written over the comma and the byte after it; the others on threads of
-  // their own. The result is what one pass gives, or nullopt when a part fails or a cut proves
-  // not to be between two events of the event array (the caller then reads in one pass).
-  std::optional<Trace> ParseInParts(std::string_view source, const std::vector<EventCut>& cuts) {
+  // Parses the file split at `split`, or returns nullopt when a part fails or the split proves
+  // not to be the event array cut between events (the caller then reads in one pass, which
+  // gives the exact error). The parts are parsed in place: each cut's comma becomes the "]"
+  // that ends one part, and the blank before its '{' the "[" that starts the next. The text
+  // around the array ("{...\"traceEvents\": [" and "], ...}") is parsed as one small document
+  // with an empty array, so the top-level fields are read as in one pass.
+  std::optional<Trace> ParseInParts(std::string_view source, const EventSplit& split) {
     const std::string_view json = buffer_.json();
-    const size_t first_token = json.find_first_not_of(" \t\r\n");
-    const bool object = first_token != std::string_view::npos && json[first_token] == '{';
-    if (parts_.size() < cuts.size()) parts_.resize(cuts.size());
-    Trace trace;
-    trace.metadata.source = std::string(source);
+    const size_t n = split.cuts.size() + 1;
+    if (parts_.size() < n) parts_.resize(n);
+
+    Trace outside;
+    outside.metadata.source = std::string(source);
+    outside_.assign(json.substr(0, split.array_begin + 1));
+    outside_.append(json.substr(split.array_end));
+    const size_t outside_size = outside_.size();
+    outside_.resize(outside_size + kJsonPadding, ' ');
+    if (!AllocateParser(parser_, outside_size, limits_, source).ok()) return std::nullopt;
     {
-      std::vector<std::jthread> threads;
-      for (size_t k = 0; k < cuts.size(); ++k) {
-        const bool last = k + 1 == cuts.size();
-        const size_t end = last ? json.size() : cuts[k + 1].comma;
-        threads.emplace_back([this, json, k, end, last, object, source, &cuts] {
-          parts_[k].Parse(json, cuts[k].next, end, last, object, source, limits_, arg_names_);
-        });
-      }
-      // The parts read from their cut on; the bytes written here are before it.
-      char* text = buffer_.mutable_data();
-      const size_t comma = cuts[0].comma;
-      const char saved[2] = {text[comma], text[comma + 1]};
-      text[comma] = ']';
-      if (object) text[comma + 1] = '}';
-      absl::Status status = AllocateParser(parser_, comma + 2, limits_, source);
-      bool events_were_last = false;
-      if (status.ok()) {
-        TraceParser head(trace, std::string_view(text, comma + (object ? 2 : 1)), source, limits_,
+      TraceParser fields(outside, std::string_view(outside_.data(), outside_size), source, limits_,
                          arg_names_);
-        head.set_reserve_bytes(json.size());
-        status = head.Parse(parser_, buffer_.capacity());
-        events_were_last = head.events_were_last();
-      }
-      text[comma] = saved[0];
-      text[comma + 1] = saved[1];
-      if (!status.ok() || (object && !events_were_last)) return std::nullopt;
-    }  // joins the parts
-    for (size_t k = 0; k < cuts.size(); ++k) {
-      const EventPart& part = parts_[k];
-      const bool last = k + 1 == cuts.size();
-      if (!part.status.ok() || (last ? part.after_events == 0 && object : part.after_events != 0)) {
+      if (!fields.Parse(parser_, outside_.size()).ok() || outside.events.size() != 0 ||
+          fields.events_offset() != split.array_begin) {
         return std::nullopt;
       }
     }
-    for (size_t k = 0; k < cuts.size(); ++k) {
+
+    char* text = buffer_.mutable_data();
+    std::vector<char> saved;
+    for (const EventCut& cut : split.cuts) {
+      saved.push_back(text[cut.comma]);
+      saved.push_back(text[cut.next - 1]);
+      text[cut.comma] = ']';
+      text[cut.next - 1] = '[';
+    }
+    {
+      std::vector<std::jthread> threads;
+      std::function<void()> first_part;
+      for (size_t k = 0; k < n; ++k) {
+        const size_t begin = k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
+        const size_t end = k + 1 == n ? split.array_end : split.cuts[k].comma;
+        const std::string_view part(text + begin, end + 1 - begin);
+        // The first part's columns are the ones the others are appended to.
+        const size_t reserve = k == 0 ? json.size() : part.size();
+        auto parse = [this, k, part, reserve, source, capacity = buffer_.capacity() - begin] {
+          parts_[k].Parse(part, capacity, reserve, source, limits_, arg_names_);
+        };
+        if (k == 0) {
+          first_part = parse;  // on this thread, so the result's columns come from its heap
+        } else {
+          threads.emplace_back(parse);
+        }
+      }
+      first_part();
+    }  // joins the parts
+    for (size_t c = 0; c < split.cuts.size(); ++c) {
+      text[split.cuts[c].comma] = saved[2 * c];
+      text[split.cuts[c].next - 1] = saved[2 * c + 1];
+    }
+
+    for (size_t k = 0; k < n; ++k) {
+      if (!parts_[k].status.ok()) return std::nullopt;
+    }
+    Trace trace = std::move(parts_[0].trace);
+    trace.metadata = std::move(outside.metadata);
+    for (size_t k = 1; k < n; ++k) {
       AppendTrace(trace, parts_[k].trace, {.string_id_rows = &parts_[k].string_id_rows});
-      parts_[k].trace = Trace();
     }
     if (trace.events.size() > limits_.max_events) return std::nullopt;
-    // What follows the event array: the rest of the top-level object ("," fields "}"), or
-    // nothing after a bare array.
-    const size_t after_events = parts_[cuts.size() - 1].after_events;
-    std::string_view rest = after_events == 0 ? std::string_view() : json.substr(after_events);
-    if (!object) return rest.empty() ? std::optional<Trace>(std::move(trace)) : std::nullopt;
-    if (rest.starts_with(',')) rest.remove_prefix(1);
-    else if (!rest.starts_with('}')) return std::nullopt;
-    trailing_.assign(1, '{');
-    trailing_.append(rest);
-    const size_t size = trailing_.size();
-    trailing_.resize(size + kJsonPadding, ' ');
-    TraceParser fields(trace, std::string_view(trailing_.data(), size), source, limits_, arg_names_);
-    if (!fields.Parse(parser_, trailing_.size(), TraceParser::Mode::kTrailingFields).ok()) {
-      return std::nullopt;
-    }
     return trace;
   }
 
@@ -1101,8 +1135,8 @@ class KinetoReader::Impl {
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
-  std::vector<EventPart> parts_;  // kept between files: their buffers and parsers are reused
-  std::string trailing_;
+  std::vector<EventPart> parts_;  // kept between files: their parsers and columns are reused
+  std::string outside_;           // the text around the event array
   size_t last_read_parts_ = 1;
 };
 

@@ -17,23 +17,20 @@ std::optional<T> FindArg(const Trace& trace, size_t i, ArgKey key, const Column&
 }  // namespace
 
 void EventTable::Reserve(size_t events) {
-  kind.reserve(events);
-  phase.reserve(events);
-  name.reserve(events);
-  category.reserve(events);
-  start_ns.reserve(events);
-  duration_ns.reserve(events);
-  pid.reserve(events);
-  tid.reserve(events);
-  correlation.reserve(events);
-  external_id.reserve(events);
-  sequence_number.reserve(events);
-  forward_thread_id.reserve(events);
-  python_id.reserve(events);
-  python_parent_id.reserve(events);
-  flow_id.reserve(events);
-  input_shapes.reserve(events);
+  ForEachColumn([events](auto& column) { column.reserve(events); });
   arg_begin.reserve(events + 1);
+}
+
+void EventTable::Clear() {
+  ForEachColumn([](auto& column) { column.clear(); });
+  arg_begin.clear();
+}
+
+void ArgTable::Clear() {
+  key.clear();
+  int_value.clear();
+  double_value.clear();
+  string_value.clear();
 }
 
 std::optional<int64_t> Trace::IntArg(size_t i, ArgKey key) const {

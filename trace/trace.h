@@ -45,6 +45,29 @@ struct EventTable {
   size_t size() const { return kind.size(); }
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
   void Reserve(size_t events);
+  // Empties every column, keeping its capacity for the next span read into this table.
+  void Clear();
+
+  // Calls `f` on every per-event column (not arg_begin, which has one more entry).
+  template <typename F>
+  void ForEachColumn(F f) {
+    f(kind);
+    f(phase);
+    f(name);
+    f(category);
+    f(start_ns);
+    f(duration_ns);
+    f(pid);
+    f(tid);
+    f(correlation);
+    f(external_id);
+    f(sequence_number);
+    f(forward_thread_id);
+    f(python_id);
+    f(python_parent_id);
+    f(flow_id);
+    f(input_shapes);
+  }
 };
 
 // Typed argument rows, grouped by event in event order.
@@ -55,6 +78,7 @@ struct ArgTable {
   std::vector<StringId> string_value;
 
   size_t size() const { return key.size(); }
+  void Clear();  // keeps capacity
 };
 
 // A device from the trace's top-level deviceProperties.

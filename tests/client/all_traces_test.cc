@@ -2,10 +2,13 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include "analysis/worker_profile.h"
 #include "client/show_command.h"
 #include "tests/support/traces_dir.h"
+#include "trace/kineto_reader.h"
 
 namespace profdiff::client {
 namespace {
@@ -27,6 +30,38 @@ TEST(AllTracesTest, EveryTraceShowsEveryView) {
     }
   }
   EXPECT_GE(files, 100) << "expected the shared corpus of real traces under " << root;
+}
+
+// Threads change how fast a profile is built, never what it says: a file read in parts on two
+// threads and profiled on two gives the message one thread gives, field for field.
+TEST(AllTracesTest, EveryTraceProfilesTheSameOnOneThreadAndOnTwo) {
+  const fs::path root = profdiff::test_support::TracesDir();
+  if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  trace::KinetoReader one;
+  // Small parts, so that most of the corpus is cut.
+  trace::KinetoReader two({}, {.threads = 2, .min_part_bytes = 64 << 10});
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || !(name.ends_with(".json") || name.ends_with(".json.gz"))) continue;
+    SCOPED_TRACE(entry.path().string());
+    absl::StatusOr<trace::Trace> a = one.ReadFile(entry.path().string());
+    absl::StatusOr<trace::Trace> b = two.ReadFile(entry.path().string());
+    ASSERT_TRUE(a.ok() && b.ok());
+    for (const bool shapes : {false, true}) {
+      analysis::ProfileOptions options;
+      options.operator_grouping = shapes ? analysis::OperatorGrouping::kNameAndShape : analysis::OperatorGrouping::kName;
+      const v1::WorkerProfile single = analysis::BuildWorkerProfile(*a, {"run", "w", 1}, options);
+      options.threads = 2;
+      const v1::WorkerProfile threaded = analysis::BuildWorkerProfile(*b, {"run", "w", 1}, options);
+      std::string difference;
+      google::protobuf::util::MessageDifferencer differencer;
+      differencer.ReportDifferencesToString(&difference);
+      EXPECT_TRUE(differencer.Compare(single, threaded)) << difference.substr(0, 2000);
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 100);
 }
 
 }  // namespace
