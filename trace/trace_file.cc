@@ -7,6 +7,7 @@
 #include <libdeflate.h>
 
 #include "base/file_reader.h"
+#include "base/status_annotate.h"
 #include "base/status_macros.h"
 
 namespace profdiff::trace {
@@ -44,11 +45,10 @@ absl::Status TraceFileBuffer::LoadBytes(std::string_view bytes, std::string_view
                                                      " bytes, over max_json_bytes ",
                                                      limits.max_json_bytes));
   }
-  if (json_.size() < bytes.size() + kJsonPadding) json_.resize(bytes.size() + kJsonPadding);
-  if (!bytes.empty() && bytes.data() != json_.data()) {
-    std::memmove(json_.data(), bytes.data(), bytes.size());
-  }
-  json_size_ = bytes.size();
+  const bool in_place = !bytes.empty() && bytes.data() == json_.data();
+  PD_RETURN_IF_ERROR(base::Annotate(json_.Grow(bytes.size() + kJsonPadding, in_place ? bytes.size() : 0), source));
+  if (!bytes.empty() && !in_place) std::memcpy(json_.data(), bytes.data(), bytes.size());
+  SetSize(bytes.size());
   return absl::OkStatus();
 }
 
@@ -70,7 +70,7 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
   const uint64_t max_json_bytes = std::min<uint64_t>(
       limits.max_json_bytes, std::max<uint64_t>(kBombFloorBytes, compressed.size() * limits.max_gzip_ratio));
   size_t capacity = std::min<uint64_t>(guess, max_json_bytes);
-  json_.resize(std::max(json_.size(), capacity + kJsonPadding));
+  PD_RETURN_IF_ERROR(base::Annotate(json_.Grow(capacity + kJsonPadding, 0), source));
   // Members are decompressed one after another (gzip allows concatenation).
   while (in_offset < compressed.size()) {
     size_t in_used = 0;
@@ -92,7 +92,8 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
         return absl::ResourceExhaustedError(base::StrCat(
             source, ": gunzipped JSON is over max_json_bytes ", limits.max_json_bytes));
       }
-      json_.resize(std::min<uint64_t>(grown, max_json_bytes) + kJsonPadding);
+      PD_RETURN_IF_ERROR(
+          base::Annotate(json_.Grow(std::min<uint64_t>(grown, max_json_bytes) + kJsonPadding, out_size), source));
       continue;
     }
     if (result != LIBDEFLATE_SUCCESS) {
@@ -109,8 +110,14 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
                                               "compressed byte ", in_offset));
     }
   }
-  json_size_ = out_size;
+  SetSize(out_size);
   return absl::OkStatus();
+}
+
+void TraceFileBuffer::SetSize(size_t bytes) {
+  json_size_ = bytes;
+  // The padding simdjson may read: blanks, whatever an earlier, longer text left there.
+  std::memset(json_.data() + bytes, ' ', kJsonPadding);
 }
 
 }  // namespace profdiff::trace

@@ -8,6 +8,7 @@
 
 #include <absl/status/status.h>
 
+#include "base/page_buffer.h"
 #include "trace/reader_limits.h"
 
 namespace profdiff::trace {
@@ -36,7 +37,9 @@ class TraceFileBuffer {
                       const ReaderLimits& limits);
 
   std::string file_bytes_;
-  std::string json_;  // json_size_ bytes of text, then padding
+  void SetSize(size_t bytes);
+
+  base::PageBuffer json_;  // json_size_ bytes of text, then padding
   size_t json_size_ = 0;
 };
 

@@ -1,0 +1,36 @@
+#include "base/page_buffer.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "base/str_cat.h"
+
+namespace profdiff::base {
+namespace {
+
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+size_t RoundUp(size_t bytes, size_t unit) { return (bytes + unit - 1) / unit * unit; }
+
+}  // namespace
+
+void PageUnmap::operator()(char* p) const { munmap(p, bytes); }
+
+absl::Status PageBuffer::Grow(size_t bytes, size_t keep) {
+  if (bytes <= size_) return absl::OkStatus();
+  const size_t mapped = RoundUp(bytes, kHugePageBytes);
+  void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    return absl::ResourceExhaustedError(StrCat("cannot map ", mapped, " bytes for a trace buffer"));
+  }
+  // Advice only: where transparent huge pages are off, the buffer is still correct.
+  madvise(p, mapped, MADV_HUGEPAGE);
+  std::unique_ptr<char, PageUnmap> grown(static_cast<char*>(p), PageUnmap{mapped});
+  if (keep > 0) std::memcpy(grown.get(), data_.get(), keep);
+  data_ = std::move(grown);
+  size_ = mapped;
+  return absl::OkStatus();
+}
+
+}  // namespace profdiff::base
