@@ -1,5 +1,6 @@
 #include "analysis/worker_profile.h"
 
+#include <system_error>
 #include <thread>
 
 #include "analysis/communication_view.h"
@@ -261,7 +262,13 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
     views.kernel_rows = kernels.Rows();
   };
   std::jthread helper;
-  if (options.threads > 1) helper = std::jthread(compute_step_views);
+  if (options.threads > 1) {
+    try {
+      helper = std::jthread(compute_step_views);
+    } catch (const std::system_error&) {
+      // No thread to be had: computed below, on this one.
+    }
+  }
 
   // The module tree, on this thread: the largest single piece.
   const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -495,6 +496,8 @@ class TraceParser {
   // pid/tid: numbers, numeric strings, "stream N"; other strings get a stable negative id.
   absl::Status ReadThreadId(od::value& value, std::string_view field, const char* at,
                             int64_t* out, uint8_t* string_id_columns, uint8_t column) {
+    // A repeated key replaces the earlier value, and with it whether the id is a name.
+    *string_id_columns &= static_cast<uint8_t>(~column);
     od::json_type type;
     if (value.type().get(type)) return FieldError(field, at, "a number or string", value);
     if (type == od::json_type::string) {
@@ -1114,8 +1117,12 @@ class KinetoReader::Impl {
         };
         if (k == 0) {
           first_part = parse;  // on this thread, so the result's columns come from its heap
-        } else {
+          continue;
+        }
+        try {
           threads.emplace_back(parse);
+        } catch (const std::system_error&) {
+          parse();  // no thread to be had: the same work, in turn
         }
       }
       first_part();

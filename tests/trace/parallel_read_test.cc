@@ -195,6 +195,24 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   }
 }
 
+// Found by the fuzzer: a key given twice, a name first and a number second, left the number
+// marked as a name, and appending the part read a string id out of range.
+TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
+  const std::string twice =
+      R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": "host", "pid": 7, "tid": "main", "tid": 8,
+     "ts": 5, "dur": 1})";
+  const std::string name_last =
+      R"(  {"ph": "s", "cat": "ac2g", "name": "f", "pid": 3, "pid": "late name", "tid": 1, "id": 9,
+     "id": "flow name", "ts": 5})";
+  for (const std::string& t : {KinetoText(400, 300, twice), KinetoText(400, 320, name_last)}) {
+    const TwoReads reads = ReadBothWays(t);
+    ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+    EXPECT_GT(reads.parts, 1u);
+    ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  }
+}
+
 TEST(ParallelReadTest, OneThreadNeverCuts) {
   KinetoReader reader({}, {.threads = 1, .min_part_bytes = 1});
   ASSERT_TRUE(reader.ReadBytes(KinetoText(400), "t.json").ok());
