@@ -187,8 +187,8 @@ v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
 }
 
 
-// The views that need only the links and the steps: computed on a helper thread when the
-// options allow one, while the operator and module views are built on the caller's.
+// The step, GPU, HTA, memory, operator and kernel views: computed on a helper thread when the
+// options allow one, while the module tree and communication views are built on the caller's.
 struct StepViews {
   std::vector<StepBreakdown> breakdowns;
   std::vector<DeviceGpuMetrics> devices;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <absl/cleanup/cleanup.h>
 #include <absl/container/flat_hash_map.h>
 #include <simdjson.h>
 
@@ -1050,7 +1051,8 @@ class KinetoReader::Impl {
     last_read_parts_ = 1;
     const size_t parts = std::min<size_t>(std::max(parallelism_.threads, 1),
                                           json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
-    if (parts > 1) {
+    // Past simdjson's limit for one document the single pass refuses the file; parts would not.
+    if (parts > 1 && json.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
       const EventSplit split = FindEventSplit(json, parts);
       if (!split.cuts.empty()) {
         if (std::optional<Trace> trace = ParseInParts(source, split)) {
@@ -1089,7 +1091,9 @@ class KinetoReader::Impl {
     {
       TraceParser fields(outside, std::string_view(outside_.data(), outside_size), source, limits_,
                          arg_names_);
+      // Nothing but the top-level fields may come from here: no events, kept or dropped.
       if (!fields.Parse(parser_, outside_.size()).ok() || outside.events.size() != 0 ||
+          outside.strings.size() != 1 || outside.counters.unsupported_phase_events != 0 ||
           fields.events_offset() != split.array_begin) {
         return std::nullopt;
       }
@@ -1103,6 +1107,13 @@ class KinetoReader::Impl {
       text[cut.comma] = ']';
       text[cut.next - 1] = '[';
     }
+    // The text is put back however this ends, so a one-pass read after it sees the file.
+    absl::Cleanup restore = [&] {
+      for (size_t c = 0; c < split.cuts.size(); ++c) {
+        text[split.cuts[c].comma] = saved[2 * c];
+        text[split.cuts[c].next - 1] = saved[2 * c + 1];
+      }
+    };
     {
       std::vector<std::jthread> threads;
       std::function<void()> first_part;
@@ -1127,10 +1138,7 @@ class KinetoReader::Impl {
       }
       first_part();
     }  // joins the parts
-    for (size_t c = 0; c < split.cuts.size(); ++c) {
-      text[split.cuts[c].comma] = saved[2 * c];
-      text[split.cuts[c].next - 1] = saved[2 * c + 1];
-    }
+    std::move(restore).Invoke();
 
     for (size_t k = 0; k < n; ++k) {
       if (!parts_[k].status.ok()) return std::nullopt;
@@ -1140,7 +1148,9 @@ class KinetoReader::Impl {
     for (size_t k = 1; k < n; ++k) {
       AppendTrace(trace, parts_[k].trace, {.string_id_rows = &parts_[k].string_id_rows});
     }
-    if (trace.events.size() > limits_.max_events) return std::nullopt;
+    // One pass fails on any event after the max_events-th kept one, even one it would drop:
+    // at the limit only one pass can tell.
+    if (trace.events.size() >= limits_.max_events) return std::nullopt;
     return trace;
   }
 
@@ -1149,7 +1159,9 @@ class KinetoReader::Impl {
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
-  std::vector<EventPart> parts_;  // kept between files: their parsers and columns are reused
+  // Kept between files, so their parsers and columns are reused; a reader that read a large
+  // file in parts holds that memory (about 6 bytes per byte of JSON) until it is destroyed.
+  std::vector<EventPart> parts_;
   std::string outside_;           // the text around the event array
   size_t last_read_parts_ = 1;
 };

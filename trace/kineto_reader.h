@@ -21,9 +21,11 @@
 
 namespace profdiff::trace {
 
-// How many threads one file's events may be parsed on. A file is cut only where the text shows
-// one event ending and the next beginning on a new line, into parts of at least min_part_bytes;
-// the result is the one a single pass gives, and so are the errors (event_split.h).
+// How many threads one file's events may be parsed on: a file of N bytes is cut into at most
+// min(threads, N / min_part_bytes) parts of about equal size, only where the text shows one
+// event ending and the next beginning on a new line (event_split.h). The result is the one a
+// single pass gives, and so are the errors: whatever the parts cannot prove (a wrong cut, a
+// failing part, a file at max_events) is read again in one pass.
 struct ReadParallelism {
   int threads = 1;
   size_t min_part_bytes = size_t{8} << 20;

@@ -32,7 +32,7 @@ class RecentStrings {
     uint64_t first = 0;
     uint64_t last = 0;
     const size_t n = text.size();
-    std::memcpy(&first, text.data(), n < 8 ? n : 8);
+    if (n != 0) std::memcpy(&first, text.data(), n < 8 ? n : 8);
     if (n > 8) std::memcpy(&last, text.data() + n - 8, 8);
     const uint64_t h = (first * 0x9E3779B97F4A7C15ULL) ^ (last * 0xC2B2AE3D27D4EB4FULL) ^ (n * 0x165667B19E3779F9ULL);
     return static_cast<size_t>(h >> 54) & (kSlots - 1);

@@ -47,7 +47,8 @@ absl::Status TraceFileBuffer::LoadBytes(std::string_view bytes, std::string_view
   }
   const bool in_place = !bytes.empty() && bytes.data() == json_.data();
   PD_RETURN_IF_ERROR(base::Annotate(json_.Grow(bytes.size() + kJsonPadding, in_place ? bytes.size() : 0), source));
-  if (!bytes.empty() && !in_place) std::memcpy(json_.data(), bytes.data(), bytes.size());
+  // memmove: `bytes` may be a view into this buffer (json() of an earlier load).
+  if (!bytes.empty() && !in_place) std::memmove(json_.data(), bytes.data(), bytes.size());
   SetSize(bytes.size());
   return absl::OkStatus();
 }
@@ -116,7 +117,7 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed, std::string_vi
 
 void TraceFileBuffer::SetSize(size_t bytes) {
   json_size_ = bytes;
-  // The padding simdjson may read: blanks, whatever an earlier, longer text left there.
+  // The padding simdjson may read: blanks, so nothing an earlier, longer text left there is read.
   std::memset(json_.data() + bytes, ' ', kJsonPadding);
 }
 

@@ -213,6 +213,19 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
   }
 }
 
+// One pass refuses any event after the max_events-th kept one, even an event it would drop; a
+// file exactly at the limit is left to one pass.
+TEST(ParallelReadTest, AFileAtMaxEventsGivesTheOnePassAnswer) {
+  const std::string dropped = R"(  {"ph": "B", "name": "begin", "pid": 1, "tid": 1, "ts": 3})";
+  ReaderLimits limits;
+  limits.max_events = 399;
+  for (const std::string& text : {KinetoText(400, 399, dropped), KinetoText(399), KinetoText(400, 200, dropped)}) {
+    const TwoReads reads = ReadBothWays(text, limits);
+    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+    if (reads.one_pass.ok()) ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  }
+}
+
 TEST(ParallelReadTest, OneThreadNeverCuts) {
   KinetoReader reader({}, {.threads = 1, .min_part_bytes = 1});
   ASSERT_TRUE(reader.ReadBytes(KinetoText(400), "t.json").ok());
