@@ -46,6 +46,15 @@ bool WholeMicroseconds(const trace::EventTable& t, const std::vector<uint32_t>& 
   return true;
 }
 
+// Maps each id of `events` to the first of them (in the order given) that carries it.
+void IndexById(const std::vector<uint32_t>& events, const std::vector<int64_t>& id,
+               absl::flat_hash_map<int64_t, uint32_t>& map) {
+  map.reserve(events.size());
+  for (uint32_t i : events) {
+    if (id[i] != trace::kNoId) map.try_emplace(id[i], i);
+  }
+}
+
 }  // namespace
 
 void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& containers,
@@ -120,26 +129,31 @@ EventLinks LinkEvents(const trace::Trace& trace) {
   links.runtime_op.assign(n, kNoEvent);
   links.device_runtime.assign(n, kNoEvent);
 
-  absl::flat_hash_map<int64_t, uint32_t> op_by_external_id;
-  absl::flat_hash_map<int64_t, uint32_t> annotation_by_external_id;
-  absl::flat_hash_map<int64_t, uint32_t> runtime_by_correlation;
+  std::vector<uint32_t> annotations;  // user annotations and steps that carry an External id
   for (uint32_t i = 0; i < n; ++i) {
     if (t.phase[i] != trace::EventPhase::kComplete) continue;
     const EventKind kind = t.kind[i];
     if (kind == EventKind::kCpuOp) {
       links.operators.push_back(i);
-      if (t.external_id[i] != trace::kNoId) op_by_external_id.try_emplace(t.external_id[i], i);
     } else if (kind == EventKind::kUserAnnotation || kind == EventKind::kProfilerStep) {
-      if (t.external_id[i] != trace::kNoId) {
-        annotation_by_external_id.try_emplace(t.external_id[i], i);
-      }
+      if (t.external_id[i] != trace::kNoId) annotations.push_back(i);
     } else if (kind == EventKind::kRuntime || kind == EventKind::kDriver) {
       links.runtimes.push_back(i);
-      if (t.correlation[i] != trace::kNoId) runtime_by_correlation.try_emplace(t.correlation[i], i);
     } else if (trace::IsDeviceActivity(kind)) {
       links.device_activities.push_back(i);
     }
   }
+  // Id maps, built only when something will look them up (a CPU-only trace has hundreds of
+  // thousands of operators and no runtime call), from the lists still in file order: the first
+  // event with an id keeps it.
+  absl::flat_hash_map<int64_t, uint32_t> op_by_external_id;
+  absl::flat_hash_map<int64_t, uint32_t> annotation_by_external_id;
+  absl::flat_hash_map<int64_t, uint32_t> runtime_by_correlation;
+  if (!links.runtimes.empty()) {
+    IndexById(links.operators, t.external_id, op_by_external_id);
+    IndexById(annotations, t.external_id, annotation_by_external_id);
+  }
+  if (!links.device_activities.empty()) IndexById(links.runtimes, t.correlation, runtime_by_correlation);
   SortByStart(t, links.operators);
   SortByStart(t, links.runtimes);
   SortByStart(t, links.device_activities);
