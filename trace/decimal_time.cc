@@ -9,9 +9,32 @@ namespace {
 constexpr int kNanosDigits = 3;  // microseconds -> nanoseconds: three decimal places
 constexpr int kMaxExponent = 30; // larger exponents cannot fit int64 ns anyway
 constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
+// What Kineto writes: up to 15 integer digits, then nothing or '.' and exactly 3 digits. The
+// value is exact (int * 1000 + fraction) and within int64, so no rounding or range check is due.
+bool ParseKinetoMicros(std::string_view text, int64_t* ns) {
+  const size_t n = text.size();
+  const size_t integer_digits = n >= 4 && text[n - 4] == '.' ? n - 4 : n;
+  if (integer_digits == 0 || integer_digits > 15) return false;
+  uint64_t value = 0;
+  for (size_t i = 0; i < integer_digits; ++i) {
+    const unsigned digit = static_cast<unsigned char>(text[i]) - '0';
+    if (digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  uint64_t fraction = 0;
+  for (size_t i = integer_digits + 1; i < n; ++i) {
+    const unsigned digit = static_cast<unsigned char>(text[i]) - '0';
+    if (digit > 9) return false;
+    fraction = fraction * 10 + digit;
+  }
+  *ns = static_cast<int64_t>(value * 1000 + fraction);
+  return true;
+}
+
 }  // namespace
 
 bool ParseMicrosAsNanos(std::string_view text, int64_t* ns) {
+  if (ParseKinetoMicros(text, ns)) return true;
   size_t i = 0;
   const size_t n = text.size();
   bool negative = false;

@@ -466,6 +466,8 @@ class TraceParser {
   absl::Status ReadInt(od::value& value, std::string_view field, const char* at, int64_t* out,
                        bool* present) {
     *present = true;
+    // Nearly every integer is a plain JSON integer: try that before asking for the type.
+    if (!value.get_int64().get(*out)) return absl::OkStatus();
     od::json_type type;
     if (value.type().get(type)) return FieldError(field, at, "an integer", value);
     if (type == od::json_type::null) {

@@ -31,6 +31,25 @@ TEST(DecimalTimeTest, DigitsBelowANanosecondRoundHalfAwayFromZero) {
   EXPECT_EQ(Ns("0.00049"), 0);
 }
 
+// Kineto's own spelling (integer digits, '.', three digits) takes a shorter path; it must agree
+// with the general one at its edges.
+TEST(DecimalTimeTest, KinetoSpellingIsExactAtItsEdges) {
+  EXPECT_EQ(Ns("3605057436108.407"), 3605057436108407);
+  EXPECT_EQ(Ns("0.000"), 0);
+  EXPECT_EQ(Ns("7"), 7000);
+  EXPECT_EQ(Ns("999999999999999.999"), 999999999999999999);   // 15 integer digits: the short path
+  EXPECT_EQ(Ns("1000000000000000"), 1000000000000000000);     // 16: the general path
+  EXPECT_EQ(Ns("12.3456"), 12346);                             // 4 fraction digits: rounded there
+  EXPECT_EQ(Ns(".123"), 123);
+  EXPECT_EQ(Ns("1.2e3"), 1200000);
+  EXPECT_EQ(Ns("-1.500"), -1500);
+  int64_t ns = 0;
+  EXPECT_FALSE(ParseMicrosAsNanos("9999999999999999.999", &ns));  // over int64 nanoseconds
+  EXPECT_FALSE(ParseMicrosAsNanos("12a.456", &ns));
+  EXPECT_FALSE(ParseMicrosAsNanos("12.4x6", &ns));
+  EXPECT_FALSE(ParseMicrosAsNanos("", &ns));
+}
+
 TEST(DecimalTimeTest, ExponentsAreApplied) {
   EXPECT_EQ(Ns("1.5e3"), 1500000);
   EXPECT_EQ(Ns("25E-3"), 25);
