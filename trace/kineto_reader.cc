@@ -501,6 +501,7 @@ class TraceParser {
                             int64_t* out, uint8_t* string_id_columns, uint8_t column) {
     // A repeated key replaces the earlier value, and with it whether the id is a name.
     *string_id_columns &= static_cast<uint8_t>(~column);
+    if (!value.get_int64().get(*out)) return absl::OkStatus();  // the usual case
     od::json_type type;
     if (value.type().get(type)) return FieldError(field, at, "a number or string", value);
     if (type == od::json_type::string) {
@@ -543,6 +544,17 @@ class TraceParser {
     } else {
       raw = TrimTrailingSpace(value.raw_json_token());
     }
+    // The same spelling repeats on many events: checked, compacted and interned once (a text
+    // that fails a check ends the read, so whatever is remembered has passed them).
+    if (const StringId* recent = recent_json_.Find(raw)) {
+      *out = *recent;
+      return absl::OkStatus();
+    }
+    if (auto it = id_of_raw_json_.find(raw); it != id_of_raw_json_.end()) {
+      recent_json_.Remember(raw, it->second);
+      *out = it->second;
+      return absl::OkStatus();
+    }
     PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
     if (type == od::json_type::array || type == od::json_type::object) {
       // Taken whole as text, so simdjson never descended into it: check its depth here.
@@ -552,18 +564,11 @@ class TraceParser {
                                                          " deep, over max_depth ", limits_.max_depth));
       }
     }
-    // The same spelling repeats on many events: compact and intern it once.
-    if (const StringId* recent = recent_json_.Find(raw)) {
-      *out = *recent;
-      return absl::OkStatus();
-    }
-    auto [it, inserted] = id_of_raw_json_.try_emplace(raw);
-    if (inserted) {
-      CompactJson(raw, scratch_);
-      it->second = out_.strings.Intern(scratch_);
-    }
-    recent_json_.Remember(raw, it->second);
-    *out = it->second;
+    CompactJson(raw, scratch_);
+    const StringId id = out_.strings.Intern(scratch_);
+    id_of_raw_json_.emplace(raw, id);
+    recent_json_.Remember(raw, id);
+    *out = id;
     return absl::OkStatus();
   }
 
