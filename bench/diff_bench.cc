@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include "base/keep_freed_memory.h"
+#include "bench/bench_traces.h"
 #include "bench/json_floor.h"
 #include "client/run_loader.h"
 #include "differ/differ.h"
@@ -19,15 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPair[] = {
-    "tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz",
-    "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",
-};
 
-std::string TracePath(int i) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return (fs::path(env != nullptr ? env : "../shared/traces") / kPair[i]).string();
-}
+std::string TracePath(int i) { return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]); }
 
 bool PairPresent(benchmark::State& state) {
   for (int i = 0; i < 2; ++i) {

@@ -20,6 +20,7 @@
 #include "base/keep_freed_memory.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "bench/bench_traces.h"
 #include "client/run_loader.h"
 #include "differ/differ.h"
 #include "differ/service/differ_server.h"
@@ -31,16 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPair[] = {
-    "tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz",
-    "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",
-};
 constexpr const char* kRuns[] = {"flux_aiter", "flux_aiter_sage"};
 
-std::string TracePath(int i) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return (fs::path(env != nullptr ? env : "../shared/traces") / kPair[i]).string();
-}
+std::string TracePath(int i) { return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]); }
 
 // The aggregator holding both runs; set up once in main.
 struct Store {

@@ -12,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_traces.h"
 #include "profdiff/v1/trace.pb.h"
 #include "trace/event_batch.h"
 #include "trace/kineto_reader.h"
@@ -29,10 +30,7 @@ const char* const kTraces[] = {
     "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",                    // 456k events
 };
 
-std::string TracePath(int index) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
-}
+std::string TracePath(int index) { return profdiff::bench::BenchTracePath(kTraces[index]); }
 
 // The trace state.range(0) names, or nothing (the benchmark skipped, saying why).
 std::optional<profdiff::trace::Trace> TraceOrSkip(benchmark::State& state) {

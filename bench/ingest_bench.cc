@@ -40,12 +40,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include "base/str_cat.h"
+#include "bench/bench_traces.h"
 #include "differ/differ.h"
 #include "differ/run_tables_diff.h"
-#include "tests/aggregator/clickhouse_cluster.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
+#include "tests/aggregator/clickhouse_cluster.h"
 #include "trace/event_batch.h"
 #include "trace/kineto_reader.h"
 #include "trace/worker_info.h"
@@ -346,11 +347,9 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  const fs::path traces = env != nullptr ? env : "../shared/traces";
   std::vector<Prepared> prepared;
   for (const char* relative : kTraces) {
-    absl::StatusOr<Prepared> p = Prepare((traces / relative).string(), absl::GetFlag(FLAGS_chunk_events));
+    absl::StatusOr<Prepared> p = Prepare(profdiff::bench::BenchTracePath(relative), absl::GetFlag(FLAGS_chunk_events));
     if (!p.ok()) {
       std::fprintf(stderr, "SKIPPED: %s\n", std::string(p.status().message()).c_str());
       return 0;

@@ -11,8 +11,9 @@
 #include <simdjson.h>
 
 #include "analysis/worker_profile.h"
-#include "bench/json_floor.h"
 #include "base/keep_freed_memory.h"
+#include "bench/bench_traces.h"
+#include "bench/json_floor.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
 
@@ -20,16 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kTraces[] = {
-    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",                         // 87 MB, 456k events
-    "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",  // 64 MB, nn.Modules
-    "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-};
+using profdiff::bench::kLargestTraces;
 
-std::string TracePath(int index) {
-  const char* env = std::getenv("PROFDIFF_TRACES");
-  return (fs::path(env != nullptr ? env : "../shared/traces") / kTraces[index]).string();
-}
+std::string TracePath(int index) { return profdiff::bench::BenchTracePath(kLargestTraces[index]); }
 
 void BM_Floor(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
@@ -43,7 +37,7 @@ void BM_Floor(benchmark::State& state) {
     bytes += buffer.json().size();
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.SetLabel(kTraces[state.range(0)]);
+  state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 // Second argument: threads the reader may parse one file on (ReadParallelism).
@@ -68,7 +62,7 @@ void BM_Read(benchmark::State& state) {
   if (buffer.Load(path, {}).ok()) bytes = buffer.json().size() * state.iterations();
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetItemsProcessed(static_cast<int64_t>(events));
-  state.SetLabel(kTraces[state.range(0)]);
+  state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 void BM_BuildProfile(benchmark::State& state) {
@@ -82,7 +76,7 @@ void BM_BuildProfile(benchmark::State& state) {
     benchmark::DoNotOptimize(profile.steps_size());
   }
   state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
-  state.SetLabel(kTraces[state.range(0)]);
+  state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 // What `profdiff show` does for one file: read, then build the profile.
@@ -96,7 +90,7 @@ void BM_Show(benchmark::State& state) {
     auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = Threads(state).threads});
     benchmark::DoNotOptimize(profile.steps_size());
   }
-  state.SetLabel(kTraces[state.range(0)]);
+  state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);

@@ -31,6 +31,7 @@
 
 #include "analysis/worker_profile.h"
 #include "base/keep_freed_memory.h"
+#include "bench/bench_traces.h"
 #include "bench/json_floor.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
@@ -41,12 +42,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-const char* const kDefaultTraces[] = {
-    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",
-    "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",
-    "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-};
 
 template <typename F>
 double Millis(F&& f) {
@@ -110,8 +105,7 @@ int main(int argc, char** argv) {
     }
   }
   if (traces.empty()) {
-    const char* env = std::getenv("PROFDIFF_TRACES");
-    for (const char* t : kDefaultTraces) traces.push_back((fs::path(env != nullptr ? env : "../shared/traces") / t).string());
+    for (const char* t : profdiff::bench::kLargestTraces) traces.push_back(profdiff::bench::BenchTracePath(t));
   }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf("cores: %d, rounds: %d, simdjson on-demand kernel: %s, profdiff: %s\n", cores, rounds,

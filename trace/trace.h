@@ -47,6 +47,8 @@ struct EventTable {
   void Reserve(size_t events);
   // Empties every column, keeping its capacity for the next span read into this table.
   void Clear();
+  // Column by column (string ids compare as ids: equal only within one pool's numbering).
+  friend bool operator==(const EventTable&, const EventTable&) = default;
 
   // Calls `f` on every per-event column (not arg_begin, which has one more entry).
   template <typename F>
@@ -79,6 +81,7 @@ struct ArgTable {
 
   size_t size() const { return key.size(); }
   void Clear();  // keeps capacity
+  friend bool operator==(const ArgTable&, const ArgTable&) = default;
 };
 
 // A device from the trace's top-level deviceProperties.
@@ -91,6 +94,7 @@ struct DeviceInfo {
   int32_t compute_minor = 0;
   int32_t max_threads_per_multiprocessor = 0;
   int32_t warp_size = 0;
+  friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
 };
 
 enum class SourceFormat : uint8_t { kUnspecified, kKinetoJson, kLegacyJson, kCupti };
@@ -106,12 +110,14 @@ struct TraceMetadata {
   std::string trace_name;
   SourceFormat source_format = SourceFormat::kUnspecified;
   std::string source;  // file path or caller-given name, for messages
+  friend bool operator==(const TraceMetadata&, const TraceMetadata&) = default;
 };
 
 // Tolerated oddities, counted so nothing is dropped silently (STYLE.md §5).
 struct ReadCounters {
   int64_t unknown_category_events = 0;  // kept as EventKind::kOther
   int64_t unsupported_phase_events = 0; // e.g. "B"/"E" pairs: not kept
+  friend bool operator==(const ReadCounters&, const ReadCounters&) = default;
 };
 
 // One span: events, arguments, strings and metadata.
