@@ -83,12 +83,10 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   KinetoReader four({}, kFourParts);
   int files = 0;
   int cut = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || !(name.ends_with(".json") || name.ends_with(".json.gz"))) continue;
-    SCOPED_TRACE(entry.path().string());
-    absl::StatusOr<Trace> a = one.ReadFile(entry.path().string());
-    absl::StatusOr<Trace> b = four.ReadFile(entry.path().string());
+  for (const fs::path& path : test_support::RealTraceFiles()) {
+    SCOPED_TRACE(path.string());
+    absl::StatusOr<Trace> a = one.ReadFile(path.string());
+    absl::StatusOr<Trace> b = four.ReadFile(path.string());
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_TRUE(b.ok()) << b.status();
     ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *b));
