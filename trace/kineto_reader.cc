@@ -1013,13 +1013,8 @@ struct EventPart {
   // helper thread's own heap would map large blocks afresh for every file, and each new page
   // costs a fault.
   void Prepare(size_t text_bytes, size_t reserve_bytes, std::string_view source, const ReaderLimits& limits) {
-    Trace fresh;
-    fresh.events = std::move(trace.events);
-    fresh.events.Clear();
-    fresh.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
-    fresh.args = std::move(trace.args);
-    fresh.args.Clear();
-    trace = std::move(fresh);
+    trace.ClearKeepingCapacity();
+    trace.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
     string_id_rows.clear();
     status = AllocateParser(parser, text_bytes, limits, source);
   }

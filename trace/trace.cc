@@ -26,6 +26,15 @@ void EventTable::Clear() {
   arg_begin.clear();
 }
 
+void Trace::ClearKeepingCapacity() {
+  Trace empty;
+  empty.events = std::move(events);
+  empty.events.Clear();
+  empty.args = std::move(args);
+  empty.args.Clear();
+  *this = std::move(empty);
+}
+
 void ArgTable::Clear() {
   key.clear();
   int_value.clear();

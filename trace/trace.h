@@ -45,8 +45,7 @@ struct EventTable {
   size_t size() const { return kind.size(); }
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
   void Reserve(size_t events);
-  // Empties every column, keeping its capacity for the next span read into this table.
-  void Clear();
+  void Clear();  // keeps capacity
   // Column by column (string ids compare as ids: equal only within one pool's numbering).
   friend bool operator==(const EventTable&, const EventTable&) = default;
 
@@ -130,6 +129,10 @@ struct Trace {
   // Event index where each span (profiling window) begins; {0} for a single file. Steps and GPU
   // metrics are computed per span, so the gap between two windows counts for nothing.
   std::vector<uint32_t> span_begin = {0};
+
+  // Makes this an empty Trace whose event and argument columns keep their capacity, for a reader
+  // that reads one span after another into it.
+  void ClearKeepingCapacity();
 
   // The integer/double/string value of `key` on event `i`, if present.
   std::optional<int64_t> IntArg(size_t i, ArgKey key) const;
