@@ -66,32 +66,38 @@ enum KernelMetric { kKernelCalls, kKernelTotal, kKernelMetrics };
 
 }  // namespace
 
-void SetDeltas(v1::OperatorDiff& row) {
-  const v1::OperatorValues& x = row.baseline();
-  const v1::OperatorValues& y = row.experimental();
+namespace {
+
+// Fills a row's delta (experimental - baseline) and delta_pct; `each_column(d, x, y, f)` sets
+// every column of d to f(x's, y's).
+template <typename Row, typename EachColumn>
+void SetDeltasOf(Row& row, EachColumn each_column) {
   for (const bool pct : {false, true}) {
     const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
-    v1::OperatorValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
+    each_column(pct ? *row.mutable_delta_pct() : *row.mutable_delta(), row.baseline(), row.experimental(), f);
+  }
+}
+
+}  // namespace
+
+void SetDeltas(v1::OperatorDiff& row) {
+  SetDeltasOf(row, [](v1::OperatorValues& d, const v1::OperatorValues& x, const v1::OperatorValues& y, auto f) {
     d.set_calls(f(x.calls(), y.calls()));
     d.set_host_self_us(f(x.host_self_us(), y.host_self_us()));
     d.set_host_total_us(f(x.host_total_us(), y.host_total_us()));
     d.set_device_self_us(f(x.device_self_us(), y.device_self_us()));
     d.set_device_total_us(f(x.device_total_us(), y.device_total_us()));
-  }
+  });
 }
 
 void SetDeltas(v1::KernelDiff& row) {
-  const v1::KernelValues& x = row.baseline();
-  const v1::KernelValues& y = row.experimental();
-  for (const bool pct : {false, true}) {
-    const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
-    v1::KernelValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
+  SetDeltasOf(row, [](v1::KernelValues& d, const v1::KernelValues& x, const v1::KernelValues& y, auto f) {
     d.set_calls(f(x.calls(), y.calls()));
     d.set_total_us(f(x.total_us(), y.total_us()));
     d.set_mean_us(f(x.mean_us(), y.mean_us()));
     d.set_min_us(f(x.min_us(), y.min_us()));
     d.set_max_us(f(x.max_us(), y.max_us()));
-  }
+  });
 }
 
 const char* ComparedOperatorColumn(const v1::OperatorValues& a, const v1::OperatorValues& b) {
