@@ -51,6 +51,11 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(LogDirAgentOptio
             // (FAILED) or the next start (UPLOADING).
             uploader->UploadFile(file.path, file.version, file.trace, stop).IgnoreError();
           },
+      .paths_to_retry =
+          [uploader] {
+            constexpr absl::Duration kAskTimeout = absl::Seconds(10);
+            return uploader->PathsToRetry(kAskTimeout);
+          },
       .on_failed =
           [uploader](const std::string& path, const FileVersion& version,
                      const absl::Status& error) {

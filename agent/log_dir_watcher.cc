@@ -125,6 +125,12 @@ void LogDirWatcher::Run(std::stop_token stop) {
     if (ready > 0 && (fds[1].revents & POLLIN) != 0) break;  // Stop()
     if (ready > 0 && (fds[0].revents & POLLIN) != 0) DrainEvents();
     if (absl::Now() >= next_rescan) {
+      if (callbacks_.paths_to_retry) {
+        for (const std::string& path : callbacks_.paths_to_retry()) {
+          handled_.erase(path);
+          Observe(path);
+        }
+      }
       Rescan();
       next_rescan = absl::Now() + options_.rescan_interval;
     }

@@ -60,6 +60,9 @@ struct LogDirWatcherCallbacks {
   std::function<bool(const std::string& path, const FileVersion& version)> should_read;
   // A complete file. The watcher's stop token lets a long callback end early on Stop().
   std::function<void(std::stop_token stop, ReadyTraceFile& file)> on_ready;
+  // Called before each timed rescan: paths handled before that should be offered again (their
+  // handling said try later). Unset means none.
+  std::function<std::vector<std::string>()> paths_to_retry;
   // A file that stayed unreadable for give_up_after; `error` is the reader's.
   std::function<void(const std::string& path, const FileVersion& version,
                      const absl::Status& error)>

@@ -79,14 +79,14 @@ std::string SanitizeId(std::string_view name) {
   return id;
 }
 
-std::string SpanIdOf(std::string_view file_name, uint32_t revision) {
-  if (revision == 0) return SanitizeId(file_name);
-  return SanitizeId(base::StrCat(file_name, ".r", revision));
+std::string SpanIdOf(std::string_view file_name, std::string_view fingerprint) {
+  constexpr size_t kFingerprintDigits = 12;  // 48 bits: one name's versions never collide
+  return SanitizeId(base::StrCat(file_name, "-", fingerprint.substr(0, kFingerprintDigits)));
 }
 
 absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::string_view path,
                                                  const IdentitySources& sources,
-                                                 uint32_t revision) {
+                                                 std::string_view fingerprint) {
   const std::string file_name = fs::path(path).filename().string();
   RunChoice run = ChooseRun(logdir, path, sources);
   if (!base::IsValidId(run.run)) {
@@ -101,7 +101,7 @@ absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::s
         ": the file name gives an empty worker name (expected <worker>.<ts>.pt.trace.json[.gz])"));
   }
   return SpanIdentity{.run = std::move(run.run),
-                      .span = SpanIdOf(file_name, revision),
+                      .span = SpanIdOf(file_name, fingerprint),
                       .worker_name = std::move(worker_name)};
 }
 

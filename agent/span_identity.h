@@ -46,17 +46,19 @@ IdentitySources IdentitySourcesFromEnvironment(std::string run_flag);
 // first 111 characters, '-', and 16 hex digits of a stable hash of `name`. Empty stays empty.
 std::string SanitizeId(std::string_view name);
 
-// The span id of the trace file named `file_name` (a base name). `revision` > 0 (the file was
-// rewritten after an earlier version was uploaded) appends ".r<revision>" before sanitising, so
-// the new content never lands in the earlier span.
-std::string SpanIdOf(std::string_view file_name, uint32_t revision);
+// The span id of the trace file named `file_name` (a base name) whose content has fingerprint
+// `fingerprint` (trace::TraceFingerprintHex): "<file_name>-<first 12 hex digits>", sanitised.
+// Two files of one name with different content (two nodes' "trace.json.gz", a file rewritten
+// after its upload) are two spans; the same content under the same name is the same span.
+std::string SpanIdOf(std::string_view file_name, std::string_view fingerprint);
 
 // The identity of the trace file `path` watched under `logdir` (both absolute or both relative;
 // an empty `logdir` means the file's own folder, as in `profdiff-agent upload`). InvalidArgument
 // naming the file, the source of the run id and the rule when the run id does not match
 // [A-Za-z0-9._-]{1,128}, or when the file name gives an empty worker name.
 absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::string_view path,
-                                                 const IdentitySources& sources, uint32_t revision);
+                                                 const IdentitySources& sources,
+                                                 std::string_view fingerprint);
 
 // The rank of the worker: `worker.rank()` when the trace had distributedInfo
 // (`worker.distributed_info_present()`), else `rank_env` when not empty, else the first integer

@@ -57,6 +57,7 @@ class UploadAttempt {
     h->set_agent_id(options.agent_id);
     *h->mutable_worker() = header.worker;
     h->set_resume(resume);
+    h->set_content_fingerprint(header.content_fingerprint);
     if (!stream_->Write(message)) return Broken("sending the header");
 
     v1::UploadAck ack;
@@ -180,6 +181,17 @@ SpanUploader::SpanUploader(const std::string& address, SpanUploaderOptions optio
           address, options_.security, rpc::ReconnectBackoff{options_.backoff.initial_delay, options_.backoff.max_delay}))) {}
 
 SpanUploader::~SpanUploader() = default;
+
+absl::StatusOr<std::vector<v1::DamagedSpan>> SpanUploader::ListDamagedSpans(absl::Duration timeout) {
+  grpc::ClientContext context;
+  rpc::SetTimeout(context, timeout);
+  v1::ListDamagedSpansRequest request;
+  request.set_agent_id(options_.agent_id);
+  v1::ListDamagedSpansResponse response;
+  const grpc::Status status = stub_->ListDamagedSpans(&context, request, &response);
+  if (!status.ok()) return rpc::FromGrpcStatus(status);
+  return std::vector<v1::DamagedSpan>(response.spans().begin(), response.spans().end());
+}
 
 absl::Status SpanUploader::Upload(const trace::Trace& trace, const SpanHeader& header,
                                   const std::stop_token& stop, SpanUploadStats& stats) {

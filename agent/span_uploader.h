@@ -21,9 +21,11 @@
 #include <memory>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include <absl/random/random.h>
 #include <absl/status/status.h>
+#include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
 #include "agent/backoff.h"
@@ -56,6 +58,7 @@ struct SpanHeader {
   std::string span;
   v1::WorkerInfo worker;
   bool resume = false;  // chunks of this span may have been sent before
+  std::string content_fingerprint;  // trace::TraceFingerprintHex of the span's trace
   // Events per chunk; a resumed span must use the value of its first upload.
   uint32_t chunk_events = kDefaultChunkEvents;
 };
@@ -93,6 +96,10 @@ class SpanUploader {
   // `stats` is overwritten with what happened, whatever the result.
   absl::Status Upload(const trace::Trace& trace, const SpanHeader& header,
                       const std::stop_token& stop, SpanUploadStats& stats);
+
+  // The spans the aggregator found damaged that this agent (options.agent_id) sent, or whose
+  // sender it does not know, so they can be sent again. One call, `timeout` long at most.
+  absl::StatusOr<std::vector<v1::DamagedSpan>> ListDamagedSpans(absl::Duration timeout);
 
  private:
   SpanUploaderOptions options_;

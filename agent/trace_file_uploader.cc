@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <system_error>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
 #include "trace/event_kind.h"
+#include "trace/trace_fingerprint.h"
 #include "trace/worker_info.h"
 
 namespace profdiff::agent {
@@ -48,6 +50,10 @@ std::optional<v1::AgentFileState> ReadStateOrNone(const AgentStateStore& store,
   return *std::move(state);
 }
 
+bool IsCredentialError(const absl::Status& status) {
+  return absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status);
+}
+
 }  // namespace
 
 TraceFileUploader::TraceFileUploader(AgentStateStore store, TraceFileUploaderOptions options,
@@ -80,13 +86,10 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
   state.set_mtime_ns(version.mtime_ns);
   state.set_revision(prior.has_value() ? prior->revision() : 0);
   state.set_acked_sequence(-1);
-  // New content after an opened span must not land in that span (design note 2).
-  if (prior.has_value() && !same_version && prior->span_opened()) {
-    state.set_revision(prior->revision() + 1);
-  }
 
   SpanHeader header;
   header.worker = trace::WorkerInfoOf(trace);
+  header.content_fingerprint = trace::TraceFingerprintHex(trace);
   if (resume) {
     // The identity and chunking of the span already started, whatever flags say now.
     state.set_run(prior->run());
@@ -98,7 +101,7 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
     state.set_acked_sequence(prior->acked_sequence());
   } else {
     absl::StatusOr<SpanIdentity> identity =
-        ResolveSpanIdentity(options_.logdir, path, options_.identity, state.revision());
+        ResolveSpanIdentity(options_.logdir, path, options_.identity, header.content_fingerprint);
     if (!identity.ok()) return Fail(state, identity.status(), stats);
     state.set_run(identity->run);
     state.set_span(identity->span);
@@ -138,6 +141,10 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
     state.set_state(v1::UPLOAD_STATE_DONE);
   } else if (absl::IsCancelled(uploaded) || absl::IsDeadlineExceeded(uploaded)) {
     // Not the aggregator's verdict: stays UPLOADING and resumes on the next start.
+  } else if (IsCredentialError(uploaded)) {
+    // Not a verdict on the file either: stays UPLOADING, tried again (design note 4).
+    absl::MutexLock lock(&retry_mu_);
+    retry_paths_.insert(path);
   } else {
     return Fail(state, uploaded, stats);
   }
@@ -177,6 +184,38 @@ absl::Status TraceFileUploader::UploadPath(const std::string& path, trace::Kinet
   }
   // The Trace lives for this upload only (released when this returns).
   return UploadFile(absolute, *version, *trace, stop);
+}
+
+std::vector<std::string> TraceFileUploader::PathsToRetry(absl::Duration timeout) {
+  std::vector<std::string> paths;
+  {
+    absl::MutexLock lock(&retry_mu_);
+    paths.assign(retry_paths_.begin(), retry_paths_.end());
+    retry_paths_.clear();
+  }
+  absl::StatusOr<std::vector<v1::DamagedSpan>> damaged = uploader_->ListDamagedSpans(timeout);
+  if (!damaged.ok()) {
+    PD_VLOG(1, "cannot list damaged spans error=%s", damaged.status().message());
+    return paths;
+  }
+  if (damaged->empty()) return paths;
+  std::set<std::pair<std::string, std::string>> wanted;  // (run, span)
+  for (const v1::DamagedSpan& span : *damaged) wanted.emplace(span.run(), span.span());
+  const AgentStateStore::Loaded loaded = store_.LoadAll();
+  for (v1::AgentFileState state : loaded.states) {
+    if (state.state() != v1::UPLOAD_STATE_DONE || !wanted.contains({state.run(), state.span()})) continue;
+    // Sent again under its identity: the aggregator rebuilds the span from the first chunk.
+    state.set_state(v1::UPLOAD_STATE_UPLOADING);
+    state.set_acked_sequence(-1);
+    if (absl::Status written = store_.Write(state); !written.ok()) {
+      PD_LOG(ERROR, "cannot record trace file state path=%s error=%s", state.path(), written.message());
+      continue;
+    }
+    PD_LOG(WARNING, "aggregator lost span run=%s span=%s; sending it again path=%s", state.run(),
+           state.span(), state.path());
+    paths.push_back(state.path());
+  }
+  return paths;
 }
 
 void TraceFileUploader::RecordUnreadable(const std::string& path, const FileVersion& version,

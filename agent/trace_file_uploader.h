@@ -11,19 +11,26 @@
 //    offers a DONE span again under its recorded identity with resume = true: the aggregator
 //    that has it answers span_closed and nothing is sent, while a different or emptied one
 //    (the state does not know which aggregator acknowledged) gets the span it lacks.
-// 3. A file whose size or mtime changed is new content. When an earlier version had opened a
-//    span, the new one gets the next revision (span id suffix ".r<N>") instead of landing in
-//    the earlier span.
+// 3. A span's id includes its content's fingerprint (SpanIdOf), so a file whose content changed
+//    is a new span, and two files of one name are two spans, never one acknowledged unstored.
+// 4. UNAUTHENTICATED / PERMISSION_DENIED are a credential problem, not the file's: the file
+//    stays UPLOADING (the next start resumes it) and PathsToRetry offers it again while running.
+//    A span the aggregator reports damaged is set back from DONE to UPLOADING and offered again.
 #ifndef PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
 #define PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include <absl/base/thread_annotations.h>
 #include <absl/status/status.h>
+#include <absl/synchronization/mutex.h>
+#include <absl/time/time.h>
 
 #include "agent/agent_state_store.h"
 #include "agent/file_version.h"
@@ -70,6 +77,12 @@ class TraceFileUploader {
   absl::Status UploadPath(const std::string& path, trace::KinetoReader& reader,
                           const std::stop_token& stop);
 
+  // Paths the watch mode should offer again (their state says UPLOADING, so ShouldRead lets them
+  // through): those refused for credentials since the last call, and those whose DONE spans the
+  // aggregator lists as damaged (asked within `timeout`; when it cannot be asked, none). Safe to
+  // call from another thread than the uploads.
+  std::vector<std::string> PathsToRetry(absl::Duration timeout);
+
   // Records `path` at `version` as FAILED because it could not be read (`error`, the reader's),
   // and logs the file's line.
   void RecordUnreadable(const std::string& path, const FileVersion& version,
@@ -86,6 +99,8 @@ class TraceFileUploader {
   AgentStateStore store_;
   TraceFileUploaderOptions options_;
   std::unique_ptr<SpanUploader> uploader_;
+  absl::Mutex retry_mu_;
+  std::set<std::string> retry_paths_ ABSL_GUARDED_BY(retry_mu_);  // credential refusals
 };
 
 }  // namespace profdiff::agent

@@ -33,6 +33,10 @@ ABSL_FLAG(absl::Duration, partial_after, absl::Minutes(10),
 ABSL_FLAG(int, io_threads, 4, "threads for chunk appends (fsync), and as many again for RunStore reads");
 ABSL_FLAG(int, build_threads, 1, "threads building profiles when spans close (CPU-bound)");
 ABSL_FLAG(int, max_streams_per_agent, 64, "Upload streams one agent id may hold open at once");
+ABSL_FLAG(int, max_streams, 4096, "Upload streams all agents together may hold open at once");
+ABSL_FLAG(absl::Duration, stream_idle_timeout, absl::Minutes(2),
+          "an Upload stream whose agent sends nothing (or reads no ack) for this long is ended, "
+          "releasing its span");
 ABSL_FLAG(uint64_t, max_span_bytes, uint64_t{16} << 30, "stored bytes one span may take");
 ABSL_FLAG(std::string, port_file, "", "write the bound port here once serving (for scripts)");
 ABSL_FLAG(int, v, 0, "log verbosity");
@@ -83,7 +87,10 @@ int Run() {
   options.store.max_span_bytes = absl::GetFlag(FLAGS_max_span_bytes);
   options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
   options.build_threads = std::max(1, absl::GetFlag(FLAGS_build_threads));
-  options.max_streams_per_agent = std::max(1, absl::GetFlag(FLAGS_max_streams_per_agent));
+  options.collector.max_streams_per_agent = std::max(1, absl::GetFlag(FLAGS_max_streams_per_agent));
+  options.collector.max_streams = std::max(1, absl::GetFlag(FLAGS_max_streams));
+  options.collector.stream_idle_timeout =
+      std::max(absl::Milliseconds(100), absl::GetFlag(FLAGS_stream_idle_timeout));
 
   const profdiff::base::TerminationSignals signals;  // before any thread starts
 

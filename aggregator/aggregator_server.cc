@@ -32,7 +32,7 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(Aggreg
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
   parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
                                                         parts->build_pool.get(),
-                                                        options.max_streams_per_agent);
+                                                        options.collector);
   // Reads get their own threads: a chunk append may wait for room in a slow ClickHouse shard's
   // queue, and reads must not queue behind it.
   parts->read_pool = std::make_unique<base::ThreadPool>(options.io_threads);

@@ -8,6 +8,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "aggregator/collector_service.h"
 #include "aggregator/store.h"
 #include "rpc/credentials.h"
 
@@ -19,7 +20,7 @@ struct AggregatorOptions {
   StoreOptions store;
   int io_threads = 4;     // disk-bound: chunk appends (fsync), and as many again for reads
   int build_threads = 1;  // CPU-bound: profile builds when spans close
-  int max_streams_per_agent = 64;  // open Upload streams of one agent id
+  CollectorLimits collector;  // open Upload streams: per agent, in total, idle timeout
 };
 
 class AggregatorServer {

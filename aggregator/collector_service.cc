@@ -5,6 +5,8 @@
 #include <optional>
 
 #include <absl/base/thread_annotations.h>
+#include <absl/functional/any_invocable.h>
+#include <absl/time/time.h>
 #include <absl/synchronization/mutex.h>
 
 #include "base/log.h"
@@ -23,11 +25,29 @@ namespace {
 // become durable. A span's end waits for its chunks. Reactions come on gRPC threads, handling
 // on the pools, store answers on the store's threads: the state is under `mu_`, and gRPC
 // operations start after it is released.
-class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck> {
+class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>,
+                            public IdleStream {
  public:
   UploadReactor(Store* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
-                OpenStreams* open_streams)
-      : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(open_streams) {
+                OpenStreams* open_streams, UploadStreams* upload_streams)
+      : store_(store),
+        io_pool_(io_pool),
+        build_pool_(build_pool),
+        open_streams_(open_streams),
+        upload_streams_(upload_streams) {
+    if (!upload_streams_->Add(this)) {
+      upload_streams_ = nullptr;  // not registered
+      {
+        absl::MutexLock lock(&mu_);
+        reading_ = false;
+        finished_ = true;
+      }
+      // Unavailable: agents retry it with backoff, as for the per-agent limit.
+      Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          base::StrCat("the aggregator serves ", upload_streams->max_streams(),
+                                       " upload streams at once (--max-streams); retry once one ends")));
+      return;
+    }
     StartRead(&message_);
   }
 
@@ -36,6 +56,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
     {
       absl::MutexLock lock(&mu_);
       reading_ = false;
+      last_progress_ = absl::Now();
       if (finished_) return;  // Finish cancelled the read, or a message came too late
       if (ok) {
         handling_ = true;
@@ -55,13 +76,40 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
     {
       absl::MutexLock lock(&mu_);
       writing_ = false;
+      last_progress_ = absl::Now();
       if (!ok) Fail(absl::CancelledError("the agent went away"));
       actions = Decide();
     }
     Act(std::move(actions));
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (upload_streams_ != nullptr) upload_streams_->Remove(this);
+    delete this;
+  }
+
+  absl::AnyInvocable<void()> ExpireIfIdle(absl::Time now, absl::Duration idle) override {
+    std::unique_ptr<Store::SpanLease> lease;
+    grpc::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      // Only a stream waiting on its client: one the store is working for is not idle.
+      const bool waiting = (reading_ || writing_) && !handling_ && in_flight_ == 0 && starting_ == 0;
+      if (finished_ || !waiting || now - last_progress_ < idle) return nullptr;
+      finished_ = true;
+      error_ = absl::DeadlineExceededError(base::StrCat(
+          "no message from the agent for ", absl::FormatDuration(now - last_progress_),
+          " (--stream-idle-timeout ", absl::FormatDuration(idle), "); the stream is ended, resume it"));
+      if (!span_.empty()) error_ = base::Annotate(*error_, span_);
+      PD_VLOG(1, "upload stream idle: %s", error_->message());
+      lease = std::move(lease_);
+      status = rpc::ToGrpcStatus(*error_);
+    }
+    return [this, status = std::move(status), lease = std::move(lease)]() mutable {
+      lease.reset();  // released outside any lock: it may wait on the store
+      Finish(std::move(status));
+    };
+  }
 
  private:
   static constexpr int kChunksInFlight = 8;  // the agent's default window
@@ -116,8 +164,11 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
 
   absl::Status OpenSpan() {
     const v1::UploadHeader& header = message_.header();
-    const std::string span = base::StrCat("run ", header.run(), " worker ", header.worker().rank(), ".",
-                                          header.worker().worker_name(), " span ", header.span());
+    // Ids are shown escaped and cut until the store has validated them (a hostile megabyte id
+    // is never echoed back whole).
+    const std::string span = base::StrCat("run ", DisplayId(header.run()), " worker ", header.worker().rank(),
+                                          ".", DisplayId(header.worker().worker_name()), " span ",
+                                          DisplayId(header.span()));
     {
       absl::MutexLock lock(&mu_);
       if (!span_.empty()) {
@@ -281,6 +332,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
   OpenStreams* open_streams_;
+  UploadStreams* upload_streams_;  // null when the stream was refused before registering
   std::optional<OpenStreams::Slot> slot_;  // held from the header until the reactor is done
   // Used by one step at a time (the read, then the handling of what was read).
   v1::UploadMessage message_;
@@ -297,6 +349,7 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   int starting_ ABSL_GUARDED_BY(mu_) = 0;  // Acts claimed by Decide and not yet started
+  absl::Time last_progress_ ABSL_GUARDED_BY(mu_) = absl::Now();  // last read or write done
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   // Answers of the chunks handed to the store, in order, from chunk number first_result_.
   std::deque<std::optional<absl::StatusOr<int64_t>>> results_ ABSL_GUARDED_BY(mu_);
@@ -310,7 +363,19 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
 grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* CollectorService::Upload(
     grpc::CallbackServerContext* /*context*/) {
   // gRPC owns the reactor until OnDone (STYLE.md §8: the only new/delete this in the code).
-  return new UploadReactor(store_, io_pool_, build_pool_, &open_streams_);
+  return new UploadReactor(store_, io_pool_, build_pool_, &open_streams_, &upload_streams_);
+}
+
+grpc::ServerUnaryReactor* CollectorService::ListDamagedSpans(grpc::CallbackServerContext* context,
+                                                             const v1::ListDamagedSpansRequest* request,
+                                                             v1::ListDamagedSpansResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  io_pool_->Post([this, reactor, request, response] {
+    absl::StatusOr<v1::ListDamagedSpansResponse> spans = store_->ListDamagedSpans(*request);
+    if (spans.ok()) *response = *std::move(spans);
+    reactor->Finish(rpc::ToGrpcStatus(spans.status()));
+  });
+  return reactor;
 }
 
 }  // namespace profdiff::aggregator

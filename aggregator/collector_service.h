@@ -6,6 +6,7 @@
 #include "base/thread_pool.h"
 #include "aggregator/store.h"
 #include "aggregator/open_streams.h"
+#include "aggregator/upload_streams.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 
 namespace profdiff::aggregator {
@@ -20,22 +21,40 @@ namespace profdiff::aggregator {
 // RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it; once a chunk fails no
 // ack is written any more, not even one queued for an earlier durable chunk (the agent resumes
 // from the durable sequence the store holds).
-// An agent may hold `max_streams_per_agent` streams open at once (counted from the header on).
+// Limits: an agent may hold `max_streams_per_agent` streams open at once (counted from the
+// header on), all agents together `max_streams` (counted from the stream's start; more are
+// UNAVAILABLE, which agents retry); a stream that waits on its client for `stream_idle_timeout`
+// ends with DEADLINE_EXCEEDED, releasing its span for the agent's next attempt.
 // `store` and the pools must outlive the service.
+struct CollectorLimits {
+  int max_streams_per_agent = 64;
+  int max_streams = 4096;
+  absl::Duration stream_idle_timeout = absl::Minutes(2);
+};
+
 class CollectorService final : public v1::Collector::CallbackService {
  public:
   CollectorService(Store* store, base::ThreadPool* io_pool, base::ThreadPool* build_pool,
-                   int max_streams_per_agent)
-      : store_(store), io_pool_(io_pool), build_pool_(build_pool), open_streams_(max_streams_per_agent) {}
+                   const CollectorLimits& limits)
+      : store_(store),
+        io_pool_(io_pool),
+        build_pool_(build_pool),
+        open_streams_(limits.max_streams_per_agent),
+        upload_streams_(limits.max_streams, limits.stream_idle_timeout) {}
 
   grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>* Upload(
       grpc::CallbackServerContext* context) override;
+  // Runs on `io_pool`.
+  grpc::ServerUnaryReactor* ListDamagedSpans(grpc::CallbackServerContext* context,
+                                             const v1::ListDamagedSpansRequest* request,
+                                             v1::ListDamagedSpansResponse* response) override;
 
  private:
   Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
   OpenStreams open_streams_;
+  UploadStreams upload_streams_;
 };
 
 }  // namespace profdiff::aggregator

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -12,14 +13,12 @@
 #include "aggregator/stored_spans.h"
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
-#include "base/id_rules.h"
 #include "base/file_reader.h"
+#include "base/id_rules.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "profdiff/v1/store.pb.h"
-#include "trace/chrome_trace_writer.h"
-#include "trace/span_merge.h"
 #include "trace/worker_info.h"
 
 namespace profdiff::aggregator {
@@ -35,28 +34,34 @@ struct LocalStore::SpanEntry {
   int64_t event_count = 0;
   uint64_t stored_bytes = 0;
   bool leased = false;
-  std::string problem;  // set when start-up found a closed span damaged (INCOMPLETE)
-  SpanScan scan;        // segments found at start-up, for the first writer
+  // Set when start-up found the span damaged (INCOMPLETE until its agent sends it again).
+  std::string problem;
+  bool manifest_lost = false;  // span.pb did not parse: written again when the span reopens
+  SpanScan scan;               // segments found at start-up, for the first writer
   std::optional<SegmentWriter> writer;
 
   bool closed() const { return manifest.state() == v1::SPAN_STATE_CLOSED && problem.empty(); }
 };
 
+// The profile fields are a cache that reads may fill (StoreWorkerProfile is const): mutable,
+// and guarded by mu_ like the rest.
 struct LocalStore::WorkerEntry {
   std::string dir;
   v1::WorkerInfo info;  // from the latest span header
   std::map<std::string, SpanEntry> spans;
-  uint64_t next_generation = 1;
-  uint64_t profile_generation = 0;  // 0 = no stored profile
-  std::vector<std::string> profile_spans;
-  int32_t step_count = 0;
+  mutable uint64_t next_generation = 1;
+  mutable uint64_t profile_generation = 0;  // 0 = no stored profile
+  mutable std::vector<std::string> profile_spans;
+  mutable int32_t step_count = 0;
+  mutable std::string profile_problem;  // why the latest build could not be stored
 };
 
 struct LocalStore::RunEntry {
   std::string dir;
   v1::RunManifest manifest;
   std::map<std::string, WorkerEntry> workers;  // by "<rank>.<worker name>"
-  absl::Time last_activity;
+  absl::Time last_activity;  // for PARTIAL: restarts give agents the whole timeout again
+  int64_t updated_unix_ms = 0;  // the last span opened, chunk stored or span closed
 };
 
 LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker,
@@ -67,17 +72,22 @@ LocalStore::SpanLease::~SpanLease() { store_->ReleaseLease(span_); }
 
 namespace {
 
+// Manifests are small; a profile is bounded by analysis/profile_limits.h well below this.
+constexpr uint64_t kMaxManifestBytes = 64 << 20;
+constexpr uint64_t kMaxProfileFileBytes = uint64_t{1} << 30;
+constexpr int kMaxDamagedSpansListed = 1000;
+
 int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
 
 absl::Status WriteProto(const std::string& path, const google::protobuf::MessageLite& message) {
   return base::WriteFileAtomically(path, message.SerializeAsString());
 }
 
-// Reads a small proto file; DataLoss when it does not parse.
-absl::Status ReadProto(const std::string& path, google::protobuf::MessageLite& message) {
-  constexpr uint64_t kMaxManifestBytes = 64 << 20;
+// Reads a proto file; DataLoss when it does not parse.
+absl::Status ReadProto(const std::string& path, google::protobuf::MessageLite& message,
+                       uint64_t max_bytes = kMaxManifestBytes) {
   std::string bytes;
-  PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxManifestBytes, bytes));
+  PD_RETURN_IF_ERROR(base::ReadFileInto(path, max_bytes, bytes));
   if (!message.ParseFromString(bytes)) {
     return absl::DataLossError(base::StrCat(path, ": does not parse as ", message.GetTypeName()));
   }
@@ -106,7 +116,10 @@ std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with("profile-") || !name.ends_with(".pb")) continue;
     const std::string digits = name.substr(8, name.size() - 11);
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) continue;
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+      continue;
+    }
     generations.push_back(std::stoull(digits));
   }
   std::sort(generations.begin(), generations.end());
@@ -116,7 +129,9 @@ std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
 // A span of the data folder, read from its segments.
 StoredSpan SegmentSpan(const std::string& id, const LocalStore::SpanEntry& span) {
   return {id, span.manifest.header().worker(),
-          [dir = span.dir](BatchVisitor visit) { return ReadSpanSegments(dir, visit); }};
+          [dir = span.dir]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
+            return OpenSpanSegments(dir);
+          }};
 }
 
 std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
@@ -127,21 +142,90 @@ std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
   return spans;
 }
 
+// Rank and name of a worker folder "<rank>.<name>", for a span whose manifest was lost.
+v1::WorkerInfo WorkerOfFolder(const std::string& worker_key) {
+  v1::WorkerInfo info;
+  const size_t dot = worker_key.find('.');
+  int32_t rank = 0;
+  for (size_t i = 0; i < dot && i < worker_key.size(); ++i) {
+    if (worker_key[i] < '0' || worker_key[i] > '9' || rank > (1 << 24)) break;
+    rank = rank * 10 + (worker_key[i] - '0');
+  }
+  info.set_rank(rank);
+  info.set_world_size(rank + 1);
+  info.set_worker_name(dot == std::string::npos ? worker_key : worker_key.substr(dot + 1));
+  return info;
+}
+
+// Removes the temp files interrupted atomic writes left ("<name>.tmp.<pid>.<n>", atomic_file.h).
+int RemoveTempFiles(const std::string& dir) {
+  int removed = 0;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    if (it->is_regular_file(error) && it->path().filename().string().find(".tmp.") != std::string::npos) {
+      std::error_code ignored;
+      if (fs::remove(it->path(), ignored)) ++removed;
+    }
+  }
+  return removed;
+}
+
+// Moves the span's segment files into its quarantine/ folder; returns their bytes.
+absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
+  const std::string quarantine = span_dir + "/quarantine";
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
+  uint64_t bytes = 0;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(span_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("seg-") || !name.ends_with(".log")) continue;
+    bytes += entry.file_size(error);
+    fs::rename(entry.path(), fs::path(quarantine) / name, error);
+    if (error) {
+      return absl::UnavailableError(base::StrCat(entry.path().string(), ": cannot move to quarantine/: ",
+                                                 error.message()));
+    }
+  }
+  PD_RETURN_IF_ERROR(base::SyncDirectory(quarantine));
+  PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  return bytes;
+}
+
+bool HasSegments(const std::string& span_dir) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(span_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("seg-") && name.ends_with(".log")) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-LocalStore::LocalStore(Passkey, StoreOptions options) : options_(std::move(options)) {}
+LocalStore::LocalStore(Passkey, StoreOptions options, base::FileLock lock)
+    : options_(std::move(options)), lock_(std::move(lock)) {}
 LocalStore::~LocalStore() = default;
 
 absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(StoreOptions options) {
   if (options.data_dir.empty()) return absl::InvalidArgumentError("--data-dir is empty");
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(options.data_dir + "/runs"));
-  auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options));
+  // Two aggregators on one folder would both append and cut each other's segments.
+  absl::StatusOr<base::FileLock> lock = base::FileLock::Acquire(options.data_dir + "/LOCK");
+  if (!lock.ok()) {
+    return base::Annotate(lock.status(), base::StrCat("--data-dir ", options.data_dir,
+                                                       " is in use by another profdiff-aggregator"));
+  }
+  auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options), *std::move(lock));
   PD_RETURN_IF_ERROR(store->Recover());
   return store;
 }
 
 absl::Status LocalStore::Recover() {
   const std::string runs_dir = options_.data_dir + "/runs";
+  if (const int removed = RemoveTempFiles(runs_dir); removed > 0) {
+    recovery_notes_.push_back(base::StrCat(runs_dir, ": removed ", removed,
+                                           " temp files of interrupted writes"));
+  }
   for (const std::string& run : SubFolders(runs_dir)) {
     if (absl::Status status = base::ValidateId("run folder", run); !status.ok()) {
       recovery_notes_.push_back(base::StrCat(runs_dir, ": skipped: ", status.message()));
@@ -154,43 +238,73 @@ absl::Status LocalStore::Recover() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
+    const std::string& span_dir, const std::string& span_id, const std::string& worker_key) {
+  SpanEntry span;
+  span.dir = span_dir;
+  if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest); !status.ok()) {
+    // A folder made just before a crash, with no manifest and no segment: nothing acknowledged.
+    if (!HasSegments(span.dir)) {
+      recovery_notes_.push_back(base::StrCat(span.dir, ": skipped: ", status.message()));
+      return std::nullopt;
+    }
+    // Its chunks cannot be tied to a header: keep them aside, and have the span sent again.
+    PD_ASSIGN_OR_RETURN(const uint64_t bytes, QuarantineSegments(span.dir));
+    span.manifest.Clear();
+    span.manifest.mutable_header()->set_span(span_id);
+    *span.manifest.mutable_header()->mutable_worker() = WorkerOfFolder(worker_key);
+    span.manifest.set_state(v1::SPAN_STATE_OPEN);
+    span.manifest_lost = true;
+    span.problem = base::StrCat("span.pb is damaged (", status.message(), "); its segments (", bytes,
+                                " bytes) were moved to quarantine/; not served until its agent "
+                                "sends it again");
+    recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
+    return span;
+  }
+  PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
+  span.durable_sequence = span.scan.last_sequence;
+  span.event_count = span.scan.event_count;
+  span.stored_bytes = span.scan.stored_bytes;
+  if (!span.scan.problem.empty()) recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
+  const v1::SpanManifest& m = span.manifest;
+  if (m.state() == v1::SPAN_STATE_CLOSED &&
+      (static_cast<uint64_t>(span.durable_sequence + 1) != m.chunk_count() ||
+       span.event_count != m.event_count())) {
+    span.problem = base::StrCat("closed with ", m.chunk_count(), " chunks and ", m.event_count(),
+                                " events, but only ", span.durable_sequence + 1, " chunks and ",
+                                span.event_count, " events are intact (",
+                                span.scan.problem.empty() ? "segments missing" : span.scan.problem,
+                                "); not served until its agent sends it again");
+    recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
+  }
+  return span;
+}
+
 absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::string& run_id) {
   auto run = std::make_unique<RunEntry>();
   run->dir = run_dir;
-  PD_RETURN_IF_ERROR(ReadProto(run_dir + "/run.pb", run->manifest));
+  if (absl::Status status = ReadProto(run_dir + "/run.pb", run->manifest); !status.ok()) {
+    // It holds only the id and the creation time: write it again rather than lose the run.
+    run->manifest.Clear();
+    run->manifest.set_run(run_id);
+    run->manifest.set_created_unix_ms(UnixMillis(absl::Now()));
+    PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", run->manifest));
+    recovery_notes_.push_back(base::StrCat(run_dir, "/run.pb: rewritten (", status.message(), ")"));
+  }
   // An agent gets the whole idle timeout again after a restart before its run turns PARTIAL.
   run->last_activity = absl::Now();
-  for (const std::string& worker_name : SubFolders(run_dir + "/workers")) {
+  run->updated_unix_ms = run->manifest.created_unix_ms();
+  for (const std::string& worker_key : SubFolders(run_dir + "/workers")) {
     WorkerEntry worker;
-    worker.dir = base::StrCat(run_dir, "/workers/", worker_name);
+    worker.dir = base::StrCat(run_dir, "/workers/", worker_key);
     for (const std::string& span_id : SubFolders(worker.dir + "/spans")) {
-      SpanEntry span;
-      span.dir = base::StrCat(worker.dir, "/spans/", span_id);
-      if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest); !status.ok()) {
-        // A folder made just before a crash, with no manifest yet: nothing was acknowledged.
-        recovery_notes_.push_back(base::StrCat(span.dir, ": skipped: ", status.message()));
-        continue;
-      }
-      PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
-      span.durable_sequence = span.scan.last_sequence;
-      span.event_count = span.scan.event_count;
-      span.stored_bytes = span.scan.stored_bytes;
-      if (!span.scan.problem.empty()) {
-        recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
-      }
-      const v1::SpanManifest& m = span.manifest;
-      if (m.state() == v1::SPAN_STATE_CLOSED &&
-          (static_cast<uint64_t>(span.durable_sequence + 1) != m.chunk_count() ||
-           span.event_count != m.event_count())) {
-        span.problem = base::StrCat("closed with ", m.chunk_count(), " chunks and ", m.event_count(),
-                                    " events, but only ", span.durable_sequence + 1, " chunks and ",
-                                    span.event_count, " events are intact (",
-                                    span.scan.problem.empty() ? "segments missing" : span.scan.problem,
-                                    "); not served until its agent sends it again");
-        recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
-      }
-      worker.info = m.header().worker();
-      worker.spans.emplace(span_id, std::move(span));
+      PD_ASSIGN_OR_RETURN(std::optional<SpanEntry> span,
+                          RecoverSpan(base::StrCat(worker.dir, "/spans/", span_id), span_id, worker_key));
+      if (!span.has_value()) continue;
+      run->updated_unix_ms = std::max({run->updated_unix_ms, span->manifest.opened_unix_ms(),
+                                       span->manifest.closed_unix_ms()});
+      if (!span->manifest_lost || worker.info.worker_name().empty()) worker.info = span->manifest.header().worker();
+      worker.spans.emplace(span_id, *std::move(span));
     }
     if (worker.spans.empty()) continue;
     // Keep the newest profile that covers exactly the closed spans; rebuild otherwise.
@@ -201,7 +315,7 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
     if (!generations.empty()) worker.next_generation = generations.back() + 1;
     for (auto it = generations.rbegin(); it != generations.rend() && worker.profile_generation == 0; ++it) {
       v1::StoredWorkerProfile stored;
-      if (!ReadProto(ProfilePath(worker.dir, *it), stored).ok()) continue;
+      if (!ReadProto(ProfilePath(worker.dir, *it), stored, kMaxProfileFileBytes).ok()) continue;
       if (std::vector<std::string>(stored.spans().begin(), stored.spans().end()) != closed_ids) break;
       worker.profile_generation = *it;
       worker.profile_spans = closed_ids;
@@ -213,13 +327,15 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
         fs::remove(ProfilePath(worker.dir, generation), error);
       }
     }
-    const std::string key = fs::path(worker.dir).filename().string();
-    WorkerEntry* entry = &run->workers.emplace(key, std::move(worker)).first->second;
+    const WorkerEntry* entry = &run->workers.emplace(worker_key, std::move(worker)).first->second;
+    {
+      absl::MutexLock lock(&mu_);
+      runs_[run_id] = nullptr;  // placeholder, so StoreWorkerProfile's lookups under mu_ are safe
+    }
     if (!closed.empty() && entry->profile_generation == 0) {
-      const uint64_t generation = entry->next_generation++;
-      if (absl::Status status = StoreWorkerProfile(run_id, entry, generation); !status.ok()) {
-        recovery_notes_.push_back(
-            base::StrCat(entry->dir, ": profile not rebuilt: ", status.message()));
+      if (absl::StatusOr<std::optional<v1::WorkerProfile>> built = StoreWorkerProfile(run_id, entry);
+          !built.ok()) {
+        recovery_notes_.push_back(base::StrCat(entry->dir, ": profile not rebuilt: ", built.status().message()));
       }
     }
   }
@@ -239,20 +355,40 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
   {
     absl::MutexLock lock(&mu_);
     auto run_it = runs_.find(header.run());
-    if (run_it != runs_.end()) {
+    if (run_it != runs_.end() && run_it->second != nullptr) {
       run = run_it->second.get();
+      WorldSizeAgreement world;
+      for (const auto& [key, worker] : run->workers) {
+        for (const auto& [id, span] : worker.spans) {
+          // Spans of this very worker and id are the upload being resumed: not a second opinion.
+          if (key != worker_key || id != header.span()) world.Note(span.manifest.header().worker());
+        }
+      }
+      PD_RETURN_IF_ERROR(world.Check(header.run(), info));
       run->last_activity = now;  // a late span reopens a PARTIAL run
+      run->updated_unix_ms = UnixMillis(now);
       auto worker_it = run->workers.find(worker_key);
       if (worker_it != run->workers.end()) {
         WorkerEntry& worker = worker_it->second;
         auto span_it = worker.spans.find(header.span());
         if (span_it != worker.spans.end()) {
           SpanEntry& span = span_it->second;
+          PD_RETURN_IF_ERROR(CheckSameContent(span.manifest.header(), header));
           if (span.closed()) return OpenedSpan{nullptr, span.durable_sequence, true};
           if (span.leased) {
             return absl::AbortedError(base::StrCat(
                 "span ", header.span(), " of run ", header.run(),
                 " is being uploaded by another stream; retry when it has ended"));
+          }
+          if (span.manifest_lost) {
+            // The span starts over (its old segments are in quarantine/): a manifest first.
+            v1::SpanManifest manifest;
+            *manifest.mutable_header() = header;
+            manifest.set_state(v1::SPAN_STATE_OPEN);
+            manifest.set_opened_unix_ms(UnixMillis(now));
+            PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", manifest));
+            span.manifest = std::move(manifest);
+            span.manifest_lost = false;
           }
           span.leased = true;
           worker.info = info;
@@ -272,6 +408,7 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
     entry->manifest.set_run(header.run());
     entry->manifest.set_created_unix_ms(UnixMillis(now));
     entry->last_activity = now;
+    entry->updated_unix_ms = UnixMillis(now);
     PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", entry->manifest));
     absl::MutexLock lock(&mu_);
     run = entry.get();
@@ -324,6 +461,7 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, con
     return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
                                                    " is out of order: expected ", durable + 1));
   }
+  PD_RETURN_IF_ERROR(CheckChunkSize(chunk));
   PD_RETURN_IF_ERROR(base::Annotate(trace::ValidateEventBatch(chunk.events(), options_.batch_limits),
                                     base::StrCat("chunk ", sequence)));
   chunk.events().SerializeToString(&lease.batch_bytes_);
@@ -336,6 +474,7 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, con
     PD_ASSIGN_OR_RETURN(SegmentWriter writer,
                         SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
     span.writer.emplace(std::move(writer));
+    span.scan = SpanScan{};  // what came after the prefix is cut; the writer follows it
   }
   const uint32_t events = static_cast<uint32_t>(chunk.events().kind_size());
   PD_ASSIGN_OR_RETURN(const uint64_t record_bytes,
@@ -344,7 +483,9 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, con
   span.durable_sequence = sequence;
   span.event_count += events;
   span.stored_bytes += record_bytes;
-  runs_[lease.run_]->last_activity = absl::Now();
+  RunEntry& run = *runs_[lease.run_];
+  run.last_activity = absl::Now();
+  run.updated_unix_ms = UnixMillis(run.last_activity);
   return sequence;
 }
 
@@ -366,41 +507,60 @@ absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEn
   manifest.set_state(v1::SPAN_STATE_CLOSED);
   manifest.set_chunk_count(end.chunk_count());
   manifest.set_event_count(end.event_count());
-  manifest.set_closed_unix_ms(UnixMillis(absl::Now()));
+  const absl::Time closed_at = absl::Now();
+  manifest.set_closed_unix_ms(UnixMillis(closed_at));
   {
     absl::MutexLock create_lock(&create_mu_);
     PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", manifest));
   }
-  uint64_t generation;
   {
     absl::MutexLock lock(&mu_);
     span.manifest = manifest;
     span.problem.clear();
     span.writer.reset();
-    generation = lease.worker_->next_generation++;
-    runs_[lease.run_]->last_activity = absl::Now();
+    RunEntry& run = *runs_[lease.run_];
+    run.last_activity = closed_at;
+    run.updated_unix_ms = UnixMillis(closed_at);  // what a restart reads back from span.pb
   }
-  return StoreWorkerProfile(lease.run_, lease.worker_, generation);
+  // The span is closed and durable whatever the build says: a profile is a cache, and a build
+  // that fails is kept as the worker's profile_problem (design note 7).
+  StoreWorkerProfile(lease.run_, lease.worker_).IgnoreError();
+  return absl::OkStatus();
 }
 
-absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry* worker,
-                                            uint64_t generation) {
+absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
+    const std::string& run, const WorkerEntry* worker) const {
   std::vector<StoredSpan> spans;
   std::string dir;
+  uint64_t generation = 0;
   {
     absl::MutexLock lock(&mu_);
     spans = ClosedSpansOf(*worker);
     dir = worker->dir;
+    generation = worker->next_generation++;
   }
-  if (spans.empty()) return absl::OkStatus();
-  PD_ASSIGN_OR_RETURN(v1::WorkerProfile profile,
-                      BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{}));
+  if (spans.empty()) return std::nullopt;
+  absl::StatusOr<v1::WorkerProfile> profile =
+      BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{});
+  if (!profile.ok()) {
+    absl::MutexLock lock(&mu_);
+    worker->profile_problem = base::StrCat("profile not built: ", profile.status().message());
+    return profile.status();
+  }
   v1::StoredWorkerProfile stored;
   for (const StoredSpan& span : spans) stored.add_spans(span.id);
-  const int32_t steps = profile.steps_size();
-  *stored.mutable_profile() = std::move(profile);
+  *stored.mutable_profile() = *profile;
   const std::string path = ProfilePath(dir, generation);
-  PD_RETURN_IF_ERROR(WriteProto(path, stored));
+  if (absl::Status written = WriteProto(path, stored); !written.ok()) {
+    // Disk full, say: served from the events until a later read or close stores it.
+    absl::MutexLock lock(&mu_);
+    worker->profile_problem = base::StrCat(
+        absl::IsUnavailable(written) && written.message().find("No space") != std::string_view::npos
+            ? "profile not stored: disk full: "
+            : "profile not stored: ",
+        written.message(), "; reads build it from the stored events");
+    return profile;
+  }
   std::string stale;
   {
     absl::MutexLock lock(&mu_);
@@ -408,7 +568,8 @@ absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry*
       if (worker->profile_generation != 0) stale = ProfilePath(dir, worker->profile_generation);
       worker->profile_generation = generation;
       worker->profile_spans.assign(stored.spans().begin(), stored.spans().end());
-      worker->step_count = steps;
+      worker->step_count = profile->steps_size();
+      worker->profile_problem.clear();
     } else {
       stale = path;  // a newer build won the race
     }
@@ -417,7 +578,7 @@ absl::Status LocalStore::StoreWorkerProfile(const std::string& run, WorkerEntry*
     std::error_code error;
     fs::remove(stale, error);
   }
-  return absl::OkStatus();
+  return profile;
 }
 
 const LocalStore::RunEntry* LocalStore::FindRun(const std::string& run) const {
@@ -428,7 +589,8 @@ const LocalStore::RunEntry* LocalStore::FindRun(const std::string& run) const {
 namespace {
 
 absl::Status UnknownRun(const std::string& run, size_t stored) {
-  return absl::NotFoundError(base::StrCat("run ", run, ": no such run (", stored, " runs stored)"));
+  return absl::NotFoundError(
+      base::StrCat("run ", DisplayId(run), ": no such run (", stored, " runs stored)"));
 }
 
 v1::SpanState SpanStateOf(const LocalStore::SpanEntry& span) {
@@ -442,9 +604,10 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
   v1::StoredRun out;
   out.set_run(run.manifest.run());
   out.set_created_unix_ms(run.manifest.created_unix_ms());
-  out.set_updated_unix_ms(UnixMillis(run.last_activity));
+  out.set_updated_unix_ms(run.updated_unix_ms);
   RunActivity activity;
   activity.last_activity = run.last_activity;
+  ClosedRanks closed_ranks;
   for (const auto& [key, worker] : run.workers) {
     activity.world_size = std::max(activity.world_size, worker.info.world_size());
     bool has_closed = false;
@@ -453,6 +616,9 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
       out.set_event_count(out.event_count() + span.event_count);
       has_closed |= span.closed();
       if (span.problem.empty() && !span.closed()) ++activity.open_spans;
+      if (!span.problem.empty()) {
+        out.add_warnings(base::StrCat("span ", id, " of worker ", key, " is INCOMPLETE: ", span.problem));
+      }
       if (summary == nullptr) continue;
       v1::SpanSummary* s = summary->add_spans();
       s->set_span(id);
@@ -464,18 +630,25 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
       s->set_opened_unix_ms(span.manifest.opened_unix_ms());
       s->set_closed_unix_ms(span.manifest.closed_unix_ms());
       s->set_problem(span.problem);
+      s->set_content_fingerprint(span.manifest.header().content_fingerprint());
     }
-    if (has_closed) ++activity.closed_workers;
+    if (has_closed) closed_ranks.Add(worker.info.rank(), key);
+    if (has_closed && worker.profile_generation == 0 && !worker.profile_problem.empty()) {
+      out.add_warnings(base::StrCat("worker ", key, ": ", worker.profile_problem));
+    }
     if (summary != nullptr) {
       *summary->mutable_worker() = worker.info;
       summary->mutable_worker()->set_run(run.manifest.run());
       summary->set_profile_ready(worker.profile_generation != 0);
       summary->set_step_count(worker.step_count);
+      summary->set_profile_problem(worker.profile_generation == 0 ? worker.profile_problem : "");
     }
   }
+  closed_ranks.AddWarnings(out);
+  activity.closed_ranks = closed_ranks.count();
   out.set_world_size(activity.world_size);
   out.set_worker_count(static_cast<int32_t>(run.workers.size()));
-  out.set_closed_worker_count(activity.closed_workers);
+  out.set_closed_worker_count(activity.closed_ranks);
   out.set_state(RunStateOf(activity, now, options_.partial_after));
   return out;
 }
@@ -487,6 +660,7 @@ absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(const v1::ListRunsRequ
   absl::MutexLock lock(&mu_);
   // The page token is the last run id of the previous page; runs are listed by id.
   for (auto it = runs_.upper_bound(request.page_token()); it != runs_.end(); ++it) {
+    if (it->second == nullptr) continue;
     if (!request.filter().empty() && it->first.find(request.filter()) == std::string::npos) continue;
     if (response.runs_size() == page_size) {
       response.set_next_page_token(response.runs(page_size - 1).run());
@@ -510,7 +684,8 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
   struct Wanted {
     int32_t rank;
     std::string name;
-    std::string profile_path;
+    std::string profile_path;  // empty: no stored profile
+    const WorkerEntry* worker;
     std::vector<StoredSpan> spans;
   };
   std::vector<Wanted> wanted;
@@ -522,9 +697,11 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
     for (const auto& [key, worker] : run->workers) {
       if (!Selected(request.workers(), worker.info)) continue;
       ++matched;
-      if (worker.profile_generation == 0) continue;
+      std::vector<StoredSpan> closed = ClosedSpansOf(worker);
+      if (closed.empty()) continue;
       wanted.push_back({worker.info.rank(), worker.info.worker_name(),
-                        ProfilePath(worker.dir, worker.profile_generation), ClosedSpansOf(worker)});
+                        worker.profile_generation == 0 ? "" : ProfilePath(worker.dir, worker.profile_generation),
+                        &worker, std::move(closed)});
     }
     if (matched == 0) {
       return absl::NotFoundError(base::StrCat("run ", request.run(), ": no worker matches ",
@@ -543,9 +720,18 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
   for (const Wanted& worker : wanted) {
     v1::StoredWorkerProfile stored;
     // A newer generation may replace the file between the lookup and the read: then rebuild.
-    if (stored_grouping && ReadProto(worker.profile_path, stored).ok()) {
+    if (stored_grouping && !worker.profile_path.empty() &&
+        ReadProto(worker.profile_path, stored, kMaxProfileFileBytes).ok()) {
       *profile.add_workers() = std::move(*stored.mutable_profile());
       continue;
+    }
+    if (stored_grouping && worker.profile_path.empty()) {
+      // Not stored (a build that failed, disk full): build it now and try to store it again.
+      PD_ASSIGN_OR_RETURN(std::optional<v1::WorkerProfile> built, StoreWorkerProfile(request.run(), worker.worker));
+      if (built.has_value()) {
+        *profile.add_workers() = *std::move(built);
+        continue;
+      }
     }
     PD_ASSIGN_OR_RETURN(*profile.add_workers(),
                         BuildProfile(request.run(), worker.spans, options_.batch_limits, options));
@@ -553,7 +739,8 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
   return profile;
 }
 
-absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest& request) const {
+absl::StatusOr<std::unique_ptr<TraceExport>> LocalStore::ExportTrace(
+    const v1::ExportTraceRequest& request) const {
   std::vector<StoredSpan> spans;
   {
     absl::MutexLock lock(&mu_);
@@ -581,11 +768,12 @@ absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest
     } else {
       auto it = worker.spans.find(request.span());
       if (it == worker.spans.end()) {
-        return absl::NotFoundError(base::StrCat("run ", request.run(), ": no span ", request.span()));
+        return absl::NotFoundError(
+            base::StrCat("run ", request.run(), ": no span ", DisplayId(request.span())));
       }
       const SpanEntry& span = it->second;
       if (!span.problem.empty()) {
-        return absl::DataLossError(base::StrCat("span ", request.span(), ": ", span.problem));
+        return absl::DataLossError(base::StrCat("span ", request.span(), " is INCOMPLETE: ", span.problem));
       }
       if (!span.closed()) {
         return absl::FailedPreconditionError(
@@ -594,10 +782,32 @@ absl::StatusOr<std::string> LocalStore::ExportTrace(const v1::ExportTraceRequest
       spans.push_back(SegmentSpan(it->first, span));
     }
   }
-  PD_ASSIGN_OR_RETURN(trace::Trace trace, LoadSpans(spans, options_.batch_limits));
-  std::string json;
-  trace::WriteChromeTrace(trace, json);
-  return json;
+  return ExportSpans(std::move(spans), options_.batch_limits);
+}
+
+absl::StatusOr<v1::ListDamagedSpansResponse> LocalStore::ListDamagedSpans(
+    const v1::ListDamagedSpansRequest& request) const {
+  v1::ListDamagedSpansResponse response;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [run_id, run] : runs_) {
+    if (run == nullptr) continue;
+    for (const auto& [key, worker] : run->workers) {
+      for (const auto& [id, span] : worker.spans) {
+        if (span.problem.empty()) continue;
+        const std::string& sender = span.manifest.header().agent_id();
+        if (!request.agent_id().empty() && !sender.empty() && sender != request.agent_id()) continue;
+        if (response.spans_size() == kMaxDamagedSpansListed) return response;
+        v1::DamagedSpan* damaged = response.add_spans();
+        damaged->set_run(run_id);
+        damaged->set_rank(worker.info.rank());
+        damaged->set_worker_name(worker.info.worker_name());
+        damaged->set_span(id);
+        damaged->set_agent_id(sender);
+        damaged->set_problem(span.problem);
+      }
+    }
+  }
+  return response;
 }
 
 }  // namespace profdiff::aggregator

@@ -1,7 +1,10 @@
 #include "aggregator/run_store_service.h"
 
+#include <atomic>
+#include <memory>
 #include <string>
 
+#include "base/str_cat.h"
 #include "rpc/status_conversion.h"
 
 namespace profdiff::aggregator {
@@ -20,17 +23,26 @@ grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, bas
   return reactor;
 }
 
-// Streams a finished JSON document in pieces; one write in flight.
+// Streams an export made piece by piece on the pool: the next piece is made only once the last
+// one is written, so a reader that stalls holds one piece (and one stored chunk) here.
 class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
  public:
-  ExportReactor(const Store* store, base::ThreadPool* pool, const v1::ExportTraceRequest* request) {
-    pool->Post([this, store, request] {
-      absl::StatusOr<std::string> json = store->ExportTrace(*request);
-      if (!json.ok()) {
-        Finish(rpc::ToGrpcStatus(json.status()));
+  ExportReactor(const Store* store, base::ThreadPool* pool, std::atomic<int>* exports,
+                const v1::ExportTraceRequest* request)
+      : pool_(pool), exports_(exports) {
+    if (exports_->fetch_add(1) >= RunStoreService::kMaxConcurrentExports) {
+      Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          base::StrCat(RunStoreService::kMaxConcurrentExports,
+                                       " exports are in progress, the limit; retry when one has ended")));
+      return;
+    }
+    pool_->Post([this, store, request] {
+      absl::StatusOr<std::unique_ptr<TraceExport>> made = store->ExportTrace(*request);
+      if (!made.ok()) {
+        Finish(rpc::ToGrpcStatus(made.status()));
         return;
       }
-      json_ = std::move(json).value();
+      export_ = std::move(made).value();
       WriteNext();
     });
   }
@@ -40,26 +52,30 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk
       Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
       return;
     }
-    WriteNext();
+    pool_->Post([this] { WriteNext(); });
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    exports_->fetch_sub(1);
+    delete this;
+  }
 
  private:
   void WriteNext() {
-    if (offset_ >= json_.size()) {
-      Finish(grpc::Status::OK);
+    std::string piece;
+    absl::StatusOr<bool> more = export_->NextPiece(RunStoreService::kExportPieceBytes, piece);
+    if (!more.ok() || !*more) {
+      Finish(rpc::ToGrpcStatus(more.status()));
       return;
     }
-    const size_t size = std::min(RunStoreService::kExportPieceBytes, json_.size() - offset_);
-    piece_.set_json(json_.substr(offset_, size));
-    offset_ += size;
+    *piece_.mutable_json() = std::move(piece);
     StartWrite(&piece_);
   }
 
-  std::string json_;
-  size_t offset_ = 0;
-  v1::ExportTraceChunk piece_;
+  base::ThreadPool* const pool_;
+  std::atomic<int>* const exports_;
+  std::unique_ptr<TraceExport> export_;
+  v1::ExportTraceChunk piece_;  // the write in flight
 };
 
 }  // namespace
@@ -93,7 +109,7 @@ grpc::ServerUnaryReactor* RunStoreService::GetRunTables(grpc::CallbackServerCont
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreService::ExportTrace(
     grpc::CallbackServerContext* /*context*/, const v1::ExportTraceRequest* request) {
   // gRPC owns the reactor until OnDone (STYLE.md §8).
-  return new ExportReactor(store_, pool_, request);
+  return new ExportReactor(store_, pool_, &exports_, request);
 }
 
 }  // namespace profdiff::aggregator

@@ -3,6 +3,8 @@
 #ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 
+#include <atomic>
+
 #include "base/thread_pool.h"
 #include "aggregator/store.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
@@ -10,10 +12,15 @@
 namespace profdiff::aggregator {
 
 // Every read runs on `pool` (it may read segments and build profiles). ExportTrace streams the
-// JSON in pieces of at most kExportPieceBytes. `store` and `pool` must outlive the service.
+// JSON in pieces of about kExportPieceBytes, each made once the last is written, so an export
+// holds one decoded stored chunk (~20 MiB at the agent's default 65,536 events per chunk)
+// however slowly it is read; at most kMaxConcurrentExports run at once (more are
+// RESOURCE_EXHAUSTED), which bounds what stalled readers can hold. `store` and `pool` must
+// outlive the service.
 class RunStoreService final : public v1::RunStore::CallbackService {
  public:
   static constexpr size_t kExportPieceBytes = 1 << 20;
+  static constexpr int kMaxConcurrentExports = 16;
 
   RunStoreService(const Store* store, base::ThreadPool* pool) : store_(store), pool_(pool) {}
 
@@ -35,6 +42,7 @@ class RunStoreService final : public v1::RunStore::CallbackService {
  private:
   const Store* store_;
   base::ThreadPool* pool_;
+  std::atomic<int> exports_{0};  // ExportTrace calls in progress
 };
 
 }  // namespace profdiff::aggregator

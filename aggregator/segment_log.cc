@@ -1,5 +1,6 @@
 #include "aggregator/segment_log.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 #include <libdeflate.h>
 
 #include "aggregator/batch_codec.h"
+#include "base/atomic_file.h"
 #include "base/file_reader.h"
+#include "base/scoped_fd.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -42,6 +45,17 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
 }
 
 std::string SegmentName(int index) { return absl::StrFormat("seg-%06d.log", index); }
+
+// N of ".../seg-N.log" (ListSegments only lists such names).
+int SegmentNumber(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  int number = 0;
+  for (char c : name.substr(4, name.size() - 8)) {
+    if (c < '0' || c > '9') return number;
+    number = number * 10 + (c - '0');
+  }
+  return number;
+}
 
 // Segment files of a span folder, by index.
 std::vector<std::string> ListSegments(const std::string& span_dir) {
@@ -96,66 +110,170 @@ absl::Status TruncateFile(const std::string& path, uint64_t size_bytes) {
   return absl::OkStatus();
 }
 
+// The offset of the next valid record at or after `from`, or bytes.size() when there is none.
+size_t NextValidRecord(std::string_view bytes, size_t from) {
+  const std::string_view magic("PDSR", 4);  // kRecordMagic as it lies on disk
+  for (size_t at = bytes.find(magic, from); at != std::string_view::npos;
+       at = bytes.find(magic, at + 1)) {
+    if (ParseRecord(bytes, at).problem.empty()) return at;
+  }
+  return bytes.size();
+}
+
+// One segment's bytes split into what stays (valid records) and what goes to quarantine.
+struct SegmentRanges {
+  std::vector<std::pair<size_t, size_t>> kept;        // [begin, end) of valid records
+  std::vector<std::pair<size_t, size_t>> damaged;     // [begin, end) to quarantine
+  std::vector<std::string> problems;                  // one per damaged range
+  size_t torn_tail_at = std::string::npos;            // last segment only: cut from here
+};
+
+// Moves the damaged ranges of `path` into quarantine files, then rewrites the segment with only
+// its kept ranges (quarantine first: at every instant each byte is in one of the two, durably).
+absl::Status QuarantineAndRewrite(const std::string& span_dir, const std::string& path,
+                                  std::string_view bytes, const SegmentRanges& ranges,
+                                  SpanScan& scan) {
+  const std::string quarantine = base::StrCat(span_dir, "/quarantine");
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
+  for (const auto& [begin, end] : ranges.damaged) {
+    const std::string file = base::StrCat(quarantine, "/", fs::path(path).filename().string(), ".",
+                                          begin, ".bad");
+    PD_RETURN_IF_ERROR(base::WriteFileAtomically(file, bytes.substr(begin, end - begin)));
+    scan.quarantined.push_back(file);
+  }
+  std::string kept;
+  for (const auto& [begin, end] : ranges.kept) kept.append(bytes.substr(begin, end - begin));
+  return base::WriteFileAtomically(path, kept);
+}
+
 }  // namespace
 
 absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) {
   SpanScan scan;
   std::string bytes;
   const std::vector<std::string> paths = ListSegments(span_dir);
-  bool cut = false;
-  for (const std::string& path : paths) {
-    if (cut) {
-      // Everything after a bad record goes: it cannot be reached in sequence.
-      std::error_code error;
-      fs::remove(path, error);
-      continue;
-    }
+  bool gap = false;  // a record past the prefix was seen: every later record is after the gap
+  std::vector<std::string> problems;
+  for (size_t index = 0; index < paths.size(); ++index) {
+    const std::string& path = paths[index];
+    const std::string name = fs::path(path).filename().string();
     PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxSegmentFileBytes, bytes));
+    SegmentRanges ranges;
+    uint64_t prefix_bytes_here = 0;  // this segment's bytes that belong to the prefix, once rewritten
+    uint64_t kept_bytes = 0;
     size_t offset = 0;
     while (offset < bytes.size()) {
       ParsedRecord record = ParseRecord(bytes, offset);
-      if (record.problem.empty() &&
-          record.header.sequence != static_cast<uint64_t>(scan.last_sequence + 1)) {
-        record.problem = base::StrCat("record sequence ", record.header.sequence, ", expected ",
-                                      scan.last_sequence + 1);
+      if (record.problem.empty() && record.header.sequence <= static_cast<uint64_t>(scan.last_sequence) &&
+          scan.last_sequence >= 0) {
+        record.problem = base::StrCat("record sequence ", record.header.sequence,
+                                      " repeats an earlier one");
       }
       if (!record.problem.empty()) {
-        scan.problem = base::StrCat(fs::path(path).filename().string(), ": byte ", offset, ": ",
-                                    record.problem, "; cut ", bytes.size() - offset,
-                                    " bytes from there on");
-        PD_RETURN_IF_ERROR(TruncateFile(path, offset));
-        cut = true;
-        break;
+        const size_t next = NextValidRecord(bytes, offset + 1);
+        const bool cut_short = record.problem.find("cut short") != std::string::npos;
+        if (next == bytes.size() && cut_short && index + 1 == paths.size()) {
+          // A crash mid-write: that record was never acknowledged.
+          ranges.torn_tail_at = offset;
+          problems.push_back(base::StrCat(name, ": byte ", offset, ": ", record.problem,
+                                          "; cut ", bytes.size() - offset, " bytes of a torn write"));
+        } else {
+          ranges.damaged.emplace_back(offset, next);
+          problems.push_back(base::StrCat(name, ": byte ", offset, ": ", record.problem, "; ",
+                                          next - offset, " bytes moved to quarantine/"));
+        }
+        offset = next;
+        continue;
       }
-      scan.last_sequence = static_cast<int64_t>(record.header.sequence);
-      scan.event_count += record.header.event_count;
-      offset += kHeaderBytes + record.payload.size();
+      const size_t size = kHeaderBytes + record.payload.size();
+      ranges.kept.emplace_back(offset, offset + size);
+      kept_bytes += size;
+      if (!gap && record.header.sequence == static_cast<uint64_t>(scan.last_sequence + 1)) {
+        scan.last_sequence = static_cast<int64_t>(record.header.sequence);
+        scan.event_count += record.header.event_count;
+        scan.stored_bytes += size;
+        prefix_bytes_here = kept_bytes;
+      } else {
+        if (!gap) {
+          problems.push_back(base::StrCat(name, ": chunks ", scan.last_sequence + 1, " to ",
+                                          record.header.sequence - 1, " are missing"));
+        }
+        gap = true;
+        ++scan.records_after_gap;
+      }
+      offset += size;
     }
-    scan.stored_bytes += offset;
-    if (offset > 0) scan.segment_paths.push_back(path);
+    if (!ranges.damaged.empty()) {
+      PD_RETURN_IF_ERROR(QuarantineAndRewrite(span_dir, path, bytes, ranges, scan));
+    } else if (ranges.torn_tail_at != std::string::npos) {
+      PD_RETURN_IF_ERROR(TruncateFile(path, ranges.torn_tail_at));
+    }
+    if (prefix_bytes_here > 0) {
+      scan.segment_paths.push_back(path);
+      if (kept_bytes > prefix_bytes_here) {
+        scan.prefix_end_path = path;
+        scan.prefix_end_bytes = prefix_bytes_here;
+      }
+    } else if (kept_bytes > 0 || scan.records_after_gap > 0 || !ranges.damaged.empty()) {
+      scan.paths_after_prefix.push_back(path);
+    } else if (scan.segment_paths.empty()) {
+      scan.paths_after_prefix.push_back(path);  // an empty segment before any record
+    }
+  }
+  if (scan.records_after_gap > 0) {
+    problems.push_back(base::StrCat(scan.records_after_gap,
+                                    " intact chunks after the gap kept until the span is sent again"));
+  }
+  for (const std::string& problem : problems) {
+    base::StrAppend(&scan.problem, scan.problem.empty() ? "" : "; ", problem);
   }
   return scan;
 }
 
-absl::Status ReadSpanSegments(
-    const std::string& span_dir,
-    absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit) {
-  BatchDecompressor decompressor;
-  std::string bytes;
-  uint64_t expected = 0;
-  for (const std::string& path : ListSegments(span_dir)) {
-    PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxSegmentFileBytes, bytes));
-    size_t offset = 0;
-    while (offset < bytes.size()) {
-      const ParsedRecord record = ParseRecord(bytes, offset);
+namespace {
+
+class SegmentCursor final : public BatchCursor {
+ public:
+  explicit SegmentCursor(std::vector<std::string> paths) : paths_(std::move(paths)) {}
+
+  absl::StatusOr<std::optional<std::string_view>> Next() override {
+    for (;;) {
+      if (!file_.valid()) {
+        if (next_path_ == paths_.size()) return std::nullopt;
+        path_ = paths_[next_path_++];
+        file_ = base::ScopedFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!file_.valid()) {
+          return absl::UnavailableError(base::StrCat(path_, ": open: ", std::strerror(errno)));
+        }
+        offset_ = 0;
+      }
+      // The header, then the payload it announces (bounded by ParseRecord's size checks).
+      PD_ASSIGN_OR_RETURN(const size_t header_bytes, ReadAt(offset_, kHeaderBytes, 0));
+      if (header_bytes == 0) {
+        file_ = base::ScopedFd();  // this segment is done
+        continue;
+      }
+      size_t have = header_bytes;
+      if (header_bytes == kHeaderBytes) {
+        RecordHeader header;
+        std::memcpy(&header, record_.data(), kHeaderBytes);
+        if (header.magic == kRecordMagic && header.raw_bytes <= kMaxRecordRawBytes &&
+            header.compressed_bytes <= CompressedBound(header.raw_bytes)) {
+          PD_ASSIGN_OR_RETURN(const size_t payload,
+                              ReadAt(offset_ + kHeaderBytes, header.compressed_bytes, kHeaderBytes));
+          have += payload;
+        }
+      }
+      const std::string_view bytes(record_.data(), have);
+      const ParsedRecord record = ParseRecord(bytes, 0);
       std::string problem = record.problem;
-      if (problem.empty() && record.header.sequence != expected) {
-        problem = base::StrCat("record sequence ", record.header.sequence, ", expected ", expected);
+      if (problem.empty() && record.header.sequence != expected_) {
+        problem = base::StrCat("record sequence ", record.header.sequence, ", expected ", expected_);
       }
       std::string_view raw;
       if (problem.empty()) {
         absl::StatusOr<std::string_view> decompressed =
-            decompressor.Decompress(record.payload, record.header.raw_bytes);
+            decompressor_.Decompress(record.payload, record.header.raw_bytes);
         if (decompressed.ok()) {
           raw = *decompressed;
         } else {
@@ -163,14 +281,56 @@ absl::Status ReadSpanSegments(
         }
       }
       if (!problem.empty()) {
-        return absl::DataLossError(base::StrCat(path, ": byte ", offset, ": ", problem));
+        return absl::DataLossError(base::StrCat(path_, ": byte ", offset_, ": ", problem));
       }
-      PD_RETURN_IF_ERROR(visit(record.header.sequence, raw));
-      ++expected;
-      offset += kHeaderBytes + record.payload.size();
+      ++expected_;
+      offset_ += kHeaderBytes + record.payload.size();
+      return raw;
     }
   }
-  return absl::OkStatus();
+
+ private:
+  // Reads up to `size` bytes at `offset` into record_ from `at`; returns how many (0 at the end).
+  absl::StatusOr<size_t> ReadAt(uint64_t offset, size_t size, size_t at) {
+    record_.resize(at + size);
+    size_t done = 0;
+    while (done < size) {
+      const ssize_t got = ::pread(file_.get(), record_.data() + at + done, size - done,
+                                  static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return absl::UnavailableError(base::StrCat(path_, ": pread: ", std::strerror(errno)));
+      if (got == 0) break;
+      done += static_cast<size_t>(got);
+    }
+    record_.resize(at + done);
+    return done;
+  }
+
+  const std::vector<std::string> paths_;
+  size_t next_path_ = 0;
+  std::string path_;
+  base::ScopedFd file_;
+  uint64_t offset_ = 0;
+  uint64_t expected_ = 0;
+  std::string record_;
+  BatchDecompressor decompressor_;
+};
+
+}  // namespace
+
+std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir) {
+  return std::make_unique<SegmentCursor>(ListSegments(span_dir));
+}
+
+absl::Status ReadSpanSegments(
+    const std::string& span_dir,
+    absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit) {
+  const std::unique_ptr<BatchCursor> cursor = OpenSpanSegments(span_dir);
+  for (uint64_t sequence = 0;; ++sequence) {
+    PD_ASSIGN_OR_RETURN(const std::optional<std::string_view> batch, cursor->Next());
+    if (!batch.has_value()) return absl::OkStatus();
+    PD_RETURN_IF_ERROR(visit(sequence, *batch));
+  }
 }
 
 SegmentWriter::SegmentWriter(std::string span_dir, uint64_t max_segment_bytes,
@@ -187,13 +347,23 @@ SegmentWriter::~SegmentWriter() = default;
 absl::StatusOr<SegmentWriter> SegmentWriter::Open(const std::string& span_dir,
                                                   const SpanScan& scan,
                                                   uint64_t max_segment_bytes) {
-  const int segments = static_cast<int>(scan.segment_paths.size());
-  // Continue the last valid segment, or start the first.
-  const std::string path =
-      segments > 0 ? scan.segment_paths.back() : base::StrCat(span_dir, "/", SegmentName(0));
+  // Records after a gap go: appends continue the valid prefix, and the agent sends them again.
+  if (!scan.prefix_end_path.empty()) {
+    PD_RETURN_IF_ERROR(TruncateFile(scan.prefix_end_path, scan.prefix_end_bytes));
+  }
+  for (const std::string& path : scan.paths_after_prefix) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return absl::UnavailableError(base::StrCat(path, ": unlink: ", std::strerror(errno)));
+    }
+  }
+  if (!scan.paths_after_prefix.empty()) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  // Continue the last valid segment, or start the first; the next one is numbered after it
+  // (numbers need not be contiguous: a segment may have been emptied into quarantine).
+  const bool any = !scan.segment_paths.empty();
+  const std::string path = any ? scan.segment_paths.back() : base::StrCat(span_dir, "/", SegmentName(0));
   PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file, base::AppendOnlyFile::Open(path));
-  if (segments == 0) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
-  return SegmentWriter(span_dir, max_segment_bytes, std::max(segments, 1), std::move(file));
+  if (!any) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  return SegmentWriter(span_dir, max_segment_bytes, SegmentNumber(path) + 1, std::move(file));
 }
 
 absl::Status SegmentWriter::RollIfNeeded() {

@@ -26,6 +26,7 @@
 #include <absl/status/statusor.h>
 
 #include "aggregator/batch_codec.h"
+#include "aggregator/batch_cursor.h"
 #include "base/atomic_file.h"
 
 namespace profdiff::aggregator {
@@ -36,22 +37,40 @@ inline constexpr uint32_t kMaxRecordRawBytes = 8 << 20;
 
 // What a scan of a span's segments found.
 struct SpanScan {
-  int64_t last_sequence = -1;   // records 0..last_sequence are present and valid
+  int64_t last_sequence = -1;   // records 0..last_sequence are present and valid, in order
   int64_t event_count = 0;      // events in those records
   uint64_t stored_bytes = 0;    // bytes of those records on disk
-  std::vector<std::string> segment_paths;  // valid segments, in order
-  // Empty when every byte was a valid record; else what was found and cut, for logs/GetRun.
+  std::vector<std::string> segment_paths;  // segments holding those records, in order
+  // Intact records found after a gap (a record in between was damaged): kept on disk, never
+  // served; a writer cuts them off (the agent sends them again after the gap).
+  int64_t records_after_gap = 0;
+  // Where a writer cuts: the prefix's last segment is truncated to `prefix_end_bytes` and the
+  // segments in `paths_after_prefix` are removed. Empty when there is nothing after the prefix.
+  std::string prefix_end_path;
+  uint64_t prefix_end_bytes = 0;
+  std::vector<std::string> paths_after_prefix;
+  // Files the damaged bytes were moved to (quarantine/ beside the segments).
+  std::vector<std::string> quarantined;
+  // Empty when every byte was a valid record in sequence; else what was found, for logs/GetRun.
   std::string problem;
 };
 
-// Scans the segments in `span_dir` in order and keeps the longest valid prefix of records with
-// sequences 0, 1, 2, ...: the first bad record (torn, bad CRC, wrong sequence) and everything
-// after it (later segments too) is cut off the disk, so later appends follow valid data.
+// Scans the segments in `span_dir` in order. Records 0, 1, 2, ... form the valid prefix. A
+// damaged record (bad CRC, bad header, bad sizes) is not the end: the scan resynchronises on the
+// next valid record header, moves the damaged bytes into `span_dir`/quarantine/<segment>.<byte>.bad
+// (durably, before the segment is rewritten without them) and goes on, so no intact record is
+// deleted. Intact records after a gap stay where they are (records_after_gap). Only a torn tail
+// (the last segment's last record cut short by a crash mid-write, never acknowledged) is cut.
 // Unavailable on I/O errors.
 absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir);
 
-// Calls `visit(sequence, serialized_event_batch)` for every record in order. DataLoss naming
-// the file and byte offset when a record is damaged or a sequence is missing.
+// A cursor over the records of `span_dir`'s segments, in order, reading one record at a time
+// (pread of its header, then its payload). Next() is DataLoss naming the file and byte offset
+// when a record is damaged or a sequence is missing. The segments must not be written meanwhile
+// (closed spans only).
+std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir);
+
+// Calls `visit(sequence, serialized_event_batch)` for every record in order (OpenSpanSegments).
 absl::Status ReadSpanSegments(
     const std::string& span_dir,
     absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit);
@@ -60,7 +79,8 @@ absl::Status ReadSpanSegments(
 class SegmentWriter {
  public:
   // Continues the span described by `scan` (from ScanAndRepairSpanSegments; a new span has an
-  // empty scan). Segments roll once they reach `max_segment_bytes`.
+  // empty scan) after its valid prefix: records after a gap are cut off first (their agent sends
+  // them again). Segments roll once they reach `max_segment_bytes`.
   static absl::StatusOr<SegmentWriter> Open(const std::string& span_dir, const SpanScan& scan,
                                             uint64_t max_segment_bytes);
   SegmentWriter(SegmentWriter&&) noexcept;

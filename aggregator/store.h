@@ -11,12 +11,17 @@
 // 3. A refused chunk (bad batch, a limit, out of order) changes nothing stored.
 // 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored (aggregator/run_state.h).
 // 5. Reads never answer with part of a run: when some of it cannot be read they fail.
+// 6. A span's content is fixed: a header whose content_fingerprint differs from the stored
+//    span's is refused (AlreadyExists), never acknowledged as stored nor mixed into it.
+// 7. A run's world size comes from its workers' distributedInfo; a span whose distributedInfo
+//    names another world size is refused (FailedPrecondition, naming both values).
 #ifndef PROFDIFF_AGGREGATOR_STORE_H_
 #define PROFDIFF_AGGREGATOR_STORE_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <absl/functional/any_invocable.h>
@@ -29,6 +34,25 @@
 #include "trace/event_batch.h"
 
 namespace profdiff::aggregator {
+
+// The largest world size a run may declare: a bound on what one upload can make a reader
+// allocate (ranks listed as missing, per-rank rows).
+inline constexpr int32_t kMaxWorldSize = 1 << 20;
+// Agent ids and hostnames in headers: printable ASCII, at most this long.
+inline constexpr size_t kMaxAgentIdBytes = 255;
+// A content fingerprint: at most this many lowercase hex digits.
+inline constexpr size_t kMaxFingerprintBytes = 64;
+
+// A Chrome-trace export produced on demand, piece by piece, so a slow reader holds one stored
+// chunk's worth of memory on the server, not the whole document (aggregator/stored_spans.h).
+class TraceExport {
+ public:
+  virtual ~TraceExport() = default;
+  // Replaces `piece` with the next part of the JSON document: about `max_bytes` (one event may
+  // go past it). False, with `piece` empty, once the document is complete. DataLoss when stored
+  // events are damaged.
+  virtual absl::StatusOr<bool> NextPiece(size_t max_bytes, std::string& piece) = 0;
+};
 
 struct StoreOptions {
   // Backend: the local data folder, unless `clickhouse_url` is set
@@ -104,16 +128,52 @@ class Store {
   // a large run's tables reach the differ without its profiles. Errors as GetProfile. The
   // default reduces GetProfile's answer (aggregator/run_tables.h).
   virtual absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const;
-  // The Chrome-trace JSON of one worker's closed spans (or of one span). DataLoss when stored
-  // events are damaged; FailedPrecondition for a span still uploading.
-  virtual absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const = 0;
+  // The Chrome-trace JSON of one worker's closed spans (or of one span), produced as it is read.
+  // NotFound / InvalidArgument for the request; DataLoss when stored events are damaged (also
+  // from NextPiece); FailedPrecondition for a span still uploading.
+  virtual absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
+      const v1::ExportTraceRequest& request) const = 0;
+  // Spans found damaged (INCOMPLETE) that their agents should send again: those `request`'s
+  // agent sent and those whose sender is unknown (at most 1000). The default: none.
+  virtual absl::StatusOr<v1::ListDamagedSpansResponse> ListDamagedSpans(
+      const v1::ListDamagedSpansRequest& request) const;
 };
+
+// The whole export as one string (tests and small tools; the service streams it).
+absl::StatusOr<std::string> ExportTraceJson(const Store& store, const v1::ExportTraceRequest& request);
 
 // Opens the backend `options` names.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
 
-// The checks every backend makes of an upload header: ids, rank and world size.
+// The checks every backend makes of an upload header: ids, rank, world size (<= kMaxWorldSize),
+// agent id and hostname (printable, bounded), content fingerprint (hex, bounded).
 absl::Status ValidateUploadHeader(const v1::UploadHeader& header);
+
+// Contract 6: OK unless both fingerprints are set and differ; then AlreadyExists naming the span,
+// both fingerprints and the stored span's agent and source path.
+absl::Status CheckSameContent(const v1::UploadHeader& stored, const v1::UploadHeader& incoming);
+
+// Contract 7: the world size a run's spans agree on. `Note` each stored span's worker (those
+// without distributedInfo do not count: their world size is a guess), then `Check` a new one.
+class WorldSizeAgreement {
+ public:
+  void Note(const v1::WorkerInfo& worker);
+  // FailedPrecondition naming both values when `worker` has distributedInfo and another world
+  // size than the spans noted (and the worker that said it).
+  absl::Status Check(const std::string& run, const v1::WorkerInfo& worker) const;
+
+ private:
+  int32_t world_size_ = 0;  // 0: no span with distributedInfo noted
+  std::string said_by_;
+};
+
+// A chunk's events over rpc::kMaxChunkBytes (encoded) are refused: ResourceExhausted naming the
+// chunk, its size and the limit (messages may be larger than that to carry the envelope).
+absl::Status CheckChunkSize(const v1::TraceChunk& chunk);
+
+// An id for a message: itself when it is a valid id, else escaped and cut (base::QuoteBytes),
+// so a hostile megabyte id is never echoed whole.
+std::string DisplayId(std::string_view id);
 
 // The page size a ListRuns request asks for (0: the default, 100); InvalidArgument past 1000.
 absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request);

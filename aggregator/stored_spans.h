@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
+#include "aggregator/batch_cursor.h"
+#include "aggregator/store.h"
 #include "analysis/worker_profile.h"
 #include "profdiff/v1/profile.pb.h"
 #include "profdiff/v1/run_store.pb.h"
@@ -21,14 +24,12 @@
 
 namespace profdiff::aggregator {
 
-using BatchVisitor = absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view bytes)>;
-
-// A closed span to read back: its id, who wrote it, and how to visit its stored EventBatches
+// A closed span to read back: its id, who wrote it, and how to read its stored EventBatches
 // (serialized) in sequence order.
 struct StoredSpan {
   std::string id;
   v1::WorkerInfo worker;
-  std::function<absl::Status(BatchVisitor)> read_batches;
+  std::function<absl::StatusOr<std::unique_ptr<BatchCursor>>()> open_batches;
 };
 
 // All of a worker's spans, merged as `profdiff show` merges a worker's files. DataLoss when a
@@ -42,6 +43,11 @@ absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
                                                const std::vector<StoredSpan>& spans,
                                                const trace::EventBatchLimits& limits,
                                                const analysis::ProfileOptions& options);
+
+// The Chrome-trace export of `spans` (not empty), merged as LoadSpans merges them, produced a
+// stored chunk at a time: byte for byte trace::WriteChromeTrace(LoadSpans(spans)).
+std::unique_ptr<TraceExport> ExportSpans(std::vector<StoredSpan> spans,
+                                         const trace::EventBatchLimits& limits);
 
 // The profile options a GetProfile request asks for; `stored` tells whether they are the ones
 // profiles are stored with (by name), so a stored profile answers it.

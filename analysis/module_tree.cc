@@ -4,6 +4,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "analysis/profile_limits.h"
 #include "analysis/sort_unless_sorted.h"
 #include "analysis/step_of_event.h"
 #include "analysis/step_samples.h"
@@ -47,6 +48,17 @@ std::string NodeName(std::string_view event_name) {
   return std::string(event_name);
 }
 
+void AddNode(ModuleTree& tree, std::vector<int32_t>& depth, uint32_t parent, std::string name,
+             ModuleNodeKind kind) {
+  ModuleTreeNode node;
+  node.name = std::move(name);
+  node.kind = kind;
+  node.parent = parent;
+  tree.nodes[parent].children.push_back(static_cast<uint32_t>(tree.nodes.size()));
+  tree.nodes.push_back(std::move(node));
+  depth.push_back(depth[parent] + 1);
+}
+
 }  // namespace
 
 ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links,
@@ -80,19 +92,35 @@ ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links,
   std::vector<uint32_t> node_of_event(t.size(), kNoEvent);
   absl::flat_hash_map<uint64_t, uint32_t> child_by_name;  // parent node << 32 | name id
   const ModuleNodeKind kind = nodes_are_operators ? ModuleNodeKind::kOperator : ModuleNodeKind::kModule;
+  std::vector<int32_t> depth(1, 0);      // by node
+  std::vector<bool> is_other(1, false);  // by node
+  absl::flat_hash_map<uint32_t, uint32_t> other_child;  // parent node -> its "(other)" child
   for (uint32_t e : node_events) {
     const uint32_t parent_event = event_parent[e];
     // A parent always starts first (or is longer at the same start), so it is already placed.
     const uint32_t parent = parent_event == kNoEvent ? 0 : node_of_event[parent_event];
+    if (depth[parent] == kMaxModuleDepth || is_other[parent]) {
+      // Too deep, or inside an "(other)" node (design note 4): the event's time is inside its
+      // parent's already.
+      node_of_event[e] = parent;
+      if (!is_other[parent]) ++tree.events_below_max_depth;
+      continue;
+    }
     const uint64_t key = (uint64_t{parent} << 32) | t.name[e].value;
-    auto [it, inserted] = child_by_name.try_emplace(key, static_cast<uint32_t>(tree.nodes.size()));
-    if (inserted) {
-      ModuleTreeNode node;
-      node.name = NodeName(trace.strings.Get(t.name[e]));
-      node.kind = kind;
-      node.parent = parent;
-      tree.nodes.push_back(std::move(node));
-      tree.nodes[parent].children.push_back(it->second);
+    auto it = child_by_name.find(key);
+    if (it == child_by_name.end() && tree.nodes.size() >= kMaxModuleNodes) {
+      ++tree.names_past_max_nodes;
+      it = child_by_name.try_emplace(key, 0).first;  // the name maps to its parent's "(other)"
+      auto [other, first] = other_child.try_emplace(parent, static_cast<uint32_t>(tree.nodes.size()));
+      it->second = other->second;
+      if (first) {
+        AddNode(tree, depth, parent, kOtherName, kind);
+        is_other.push_back(true);
+      }
+    } else if (it == child_by_name.end()) {
+      it = child_by_name.try_emplace(key, static_cast<uint32_t>(tree.nodes.size())).first;
+      AddNode(tree, depth, parent, NodeName(trace.strings.Get(t.name[e])), kind);
+      is_other.push_back(false);
     }
     ModuleTreeNode& node = tree.nodes[it->second];
     node_of_event[e] = it->second;

@@ -8,6 +8,9 @@
 // 2. Nesting is by time containment on each thread (works for every era, with or without
 //    Python ids); children keep the order in which they first ran (source order).
 // 3. Device time reaches a node through runtime call -> correlation -> device activity.
+// 4. Bounded (analysis/profile_limits.h): events nested below kMaxModuleDepth count in their
+//    deepest kept ancestor, and once kMaxModuleNodes nodes exist a parent's new children share
+//    one "(other)" child; so building is linear in events and the tree stays parseable.
 #ifndef PROFDIFF_ANALYSIS_MODULE_TREE_H_
 #define PROFDIFF_ANALYSIS_MODULE_TREE_H_
 
@@ -51,6 +54,8 @@ struct ModuleTreeNode {
 struct ModuleTree {
   ModuleTreeSource source = ModuleTreeSource::kOperators;
   std::vector<ModuleTreeNode> nodes;  // nodes[0] is the root; parents precede children
+  int64_t events_below_max_depth = 0;  // node events folded into a level-kMaxModuleDepth node
+  int64_t names_past_max_nodes = 0;    // (parent, name) pairs put in an "(other)" node
 };
 
 // `step_of_event` (from AssignEventsToSteps) may be null: then nodes carry no step samples.

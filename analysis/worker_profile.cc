@@ -9,9 +9,11 @@
 #include "analysis/hta_step_ops.h"
 #include "analysis/memory_view.h"
 #include "analysis/module_tree.h"
+#include "analysis/profile_limits.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/step_of_event.h"
 #include "analysis/steps.h"
+#include "base/str_cat.h"
 #include "trace/worker_info.h"
 
 namespace profdiff::analysis {
@@ -169,13 +171,21 @@ struct ModuleFiller {
       OperatorTable operators(trace, times, OperatorGrouping::kName, &step_of_event);
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
+      FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
       KernelTable kernels(trace, links, KernelGrouping::kName, &step_of_event);
       for (uint32_t k : node.kernels) kernels.Add(k);
       FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
+      FoldKernelRows(*out.mutable_kernels(), kMaxNodeTableRows);
     }
     for (uint32_t child : node.children) Fill(child, path, *out.add_children());
   }
 };
+
+void ClearNodeTables(v1::ModuleNode& node) {
+  node.clear_operators();
+  node.clear_kernels();
+  for (v1::ModuleNode& child : *node.mutable_children()) ClearNodeTables(child);
+}
 
 v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
   switch (source) {
@@ -284,6 +294,17 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   }
   ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}.Fill(
       0, "", *profile.mutable_modules());
+  if (tree.events_below_max_depth > 0) {
+    profile.add_warnings(base::StrCat("the module tree is deeper than ", kMaxModuleDepth, " levels: ",
+                                      tree.events_below_max_depth,
+                                      " calls nested deeper count in their level-", kMaxModuleDepth,
+                                      " ancestor"));
+  }
+  if (tree.names_past_max_nodes > 0) {
+    profile.add_warnings(base::StrCat("the module tree has more than ", kMaxModuleNodes, " nodes: ",
+                                      tree.names_past_max_nodes, " more are summed in \"", kOtherName,
+                                      "\" nodes"));
+  }
   for (const CollectiveRow& c : ComputeCommunication(trace, links, times)) {
     v1::CollectiveStats* stats = profile.add_communication();
     stats->set_name(c.name);
@@ -305,10 +326,20 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
                                     ? v1::GROUPING_NAME_AND_SHAPE
                                     : v1::GROUPING_NAME);
   FillOperatorRows(trace, views.operator_rows, *profile.mutable_operators());
+  if (const size_t folded = FoldOperatorRows(*profile.mutable_operators(), kMaxTableRows)) {
+    profile.add_warnings(base::StrCat("the operator table has more than ", kMaxTableRows,
+                                      " rows: the lightest ", folded, " are summed in one \"", kOtherName,
+                                      "\" row"));
+  }
   profile.set_kernel_grouping(options.kernel_grouping == KernelGrouping::kNameAndOp
                                   ? v1::GROUPING_NAME_AND_OP
                                   : v1::GROUPING_NAME);
   FillKernelRows(trace, views.kernel_rows, *profile.mutable_kernels());
+  if (const size_t folded = FoldKernelRows(*profile.mutable_kernels(), kMaxTableRows)) {
+    profile.add_warnings(base::StrCat("the kernel table has more than ", kMaxTableRows,
+                                      " rows: the lightest ", folded, " are summed in one \"", kOtherName,
+                                      "\" row"));
+  }
   for (const HtaStepOps& step : views.hta_steps) {
     v1::HtaStep* out = profile.add_hta_steps();
     out->set_step(step.step);
@@ -327,6 +358,11 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
     memory->set_average_allocated_bytes(m.average_allocated_bytes);
     memory->set_peak_reserved_bytes(m.peak_reserved_bytes);
     memory->set_event_count(m.event_count);
+  }
+  if (profile.ByteSizeLong() > kMaxProfileBytes) {
+    ClearNodeTables(*profile.mutable_modules());
+    profile.add_warnings(base::StrCat("the profile is over ", kMaxProfileBytes >> 20,
+                                      " MiB: its module nodes carry no operator and kernel tables"));
   }
   return profile;
 }

@@ -120,9 +120,7 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
         PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, groupings[a]));
         runs[a].push_back(std::move(run));
       }
-      if (std::optional<std::string> warning = differ::IncompleteRunWarning(stored)) {
-        warnings.push_back(*std::move(warning));
-      }
+      for (std::string& warning : differ::RunWarnings(stored)) warnings.push_back(std::move(warning));
     }
   }
   for (size_t a = 0; a < asks.size(); ++a) {

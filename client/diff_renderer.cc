@@ -171,7 +171,7 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   if (!csv) {
     out += SideLine("baseline", report.baseline(), report.options().tables_from_store());
     out += SideLine("experimental", report.experimental(), report.options().tables_from_store());
-    for (const std::string& warning : report.warnings()) out += "warning: " + warning + "\n";
+    for (const std::string& warning : report.warnings()) out += "warning: " + TerminalSafe(warning) + "\n";
     out += "\n";
   }
   if (report.options().compare() == v1::COMPARE_MODE_HTA) {

@@ -265,7 +265,10 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const Sh
   const ProfileView v = options.view;
   const bool all = v == ProfileView::kAll;
   for (const v1::WorkerProfile& w : run.workers()) {
-    if (!csv) out += WorkerHeader(run, w);
+    if (!csv) {
+      out += WorkerHeader(run, w);
+      for (const std::string& warning : w.warnings()) out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
+    }
     if (all || v == ProfileView::kOverview) section(w, "Overview (mean over kept steps)", OverviewTable(w));
     if (all || v == ProfileView::kSteps) section(w, "Steps", StepsTable(w));
     if (all || v == ProfileView::kOperators) section(w, "Operators", OperatorsTable(w));

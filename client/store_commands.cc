@@ -75,7 +75,13 @@ absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args)
                   FormatUnixMillis(run.updated_unix_ms())});
   }
   if (format == "csv") return table.RenderCsv();
-  return base::StrCat(table.RenderText(120), runs.size(), " runs\n");
+  std::string text = base::StrCat(table.RenderText(120), runs.size(), " runs\n");
+  for (const v1::StoredRun& run : runs) {
+    for (const std::string& warning : run.warnings()) {
+      base::StrAppend(&text, "warning: run ", run.run(), ": ", TerminalSafe(warning), "\n");
+    }
+  }
+  return text;
 }
 
 absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& args) {

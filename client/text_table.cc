@@ -23,19 +23,36 @@ std::string Cut(const std::string& cell, size_t max_width) {
 
 }  // namespace
 
+std::string TerminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out.push_back(c);
+      continue;
+    }
+    constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 0xf]);
+  }
+  return out;
+}
+
 std::string TextTable::RenderText(size_t max_width) const {
   std::vector<size_t> widths(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) widths[c] = columns_[c].header.size();
   for (const auto& row : rows_) {
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], std::min(row[c].size(), max_width));
+      widths[c] = std::max(widths[c], std::min(TerminalSafe(row[c]).size(), max_width));
     }
   }
   std::string out;
   auto append_row = [&](const std::vector<std::string>& cells) {
     std::string line;
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const std::string cell = c < cells.size() ? Cut(cells[c], max_width) : "";
+      const std::string cell = c < cells.size() ? Cut(TerminalSafe(cells[c]), max_width) : "";
       const std::string pad(widths[c] - std::min(widths[c], cell.size()), ' ');
       if (c > 0) line += "  ";
       line += columns_[c].align == Align::kRight ? pad + cell : cell + pad;

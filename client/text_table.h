@@ -3,9 +3,14 @@
 #define PROFDIFF_CLIENT_TEXT_TABLE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace profdiff::client {
+
+// `text` with control characters (ESC, CR, newline, ...) and DEL written as \xNN, so a trace's
+// strings cannot move the cursor, recolour or rewrite a user's terminal.
+std::string TerminalSafe(std::string_view text);
 
 enum class Align { kLeft, kRight };
 
@@ -20,7 +25,8 @@ class TextTable {
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   size_t row_count() const { return rows_.size(); }
 
-  // Aligned columns separated by two spaces; long left-aligned cells are cut to `max_width`.
+  // Aligned columns separated by two spaces; long left-aligned cells are cut to `max_width`;
+  // cells are TerminalSafe.
   std::string RenderText(size_t max_width = 80) const;
   // RFC 4180 CSV with a header row.
   std::string RenderCsv() const;

@@ -56,6 +56,10 @@ void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
                                          ": no per-step noise estimate, changes are judged by "
                                          "the --min-change threshold alone"));
       }
+      // What the profile's bounds folded (analysis/profile_limits.h).
+      for (const std::string& warning : w->warnings()) {
+        report.add_warnings(base::StrCat(side->label(), " rank ", w->worker().rank(), ": ", warning));
+      }
     }
   }
 }

@@ -24,11 +24,27 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
   for (const v1::WorkerSummary& worker : run.workers()) {
     if (worker.profile_ready()) stored.insert(worker.worker().rank());
   }
+  // Missing ranks as ranges; a huge world size costs one pass, never a huge message.
   std::string missing;
-  for (int32_t rank = 0; rank < run.world_size(); ++rank) {
-    if (stored.contains(rank)) continue;
-    base::StrAppend(&missing, missing.empty() ? "" : ", ", rank);
+  int ranges = 0;
+  int64_t unlisted = 0;
+  for (int32_t rank = 0; rank < run.world_size();) {
+    if (stored.contains(rank)) {
+      ++rank;
+      continue;
+    }
+    int32_t last = rank;
+    while (last + 1 < run.world_size() && !stored.contains(last + 1)) ++last;
+    if (ranges < kMaxMissingRankRanges) {
+      base::StrAppend(&missing, missing.empty() ? "" : ", ", rank);
+      if (last > rank) base::StrAppend(&missing, "-", last);
+      ++ranges;
+    } else {
+      unlisted += int64_t{last} - rank + 1;
+    }
+    rank = last + 1;
   }
+  if (unlisted > 0) base::StrAppend(&missing, " and ", unlisted, " more ranks");
   std::string warning = base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
                                      stored.size(), " of ");
   if (run.world_size() > 0) {
@@ -40,6 +56,17 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
   base::StrAppend(&warning, run.state() == v1::RUN_STATE_OPEN ? " (spans still arriving)" : "",
                   "; the diff covers the stored ranks only");
   return warning;
+}
+
+std::vector<std::string> RunWarnings(const v1::StoredRun& run) {
+  std::vector<std::string> warnings;
+  if (std::optional<std::string> incomplete = IncompleteRunWarning(run)) {
+    warnings.push_back(*std::move(incomplete));
+  }
+  for (const std::string& warning : run.warnings()) {
+    warnings.push_back(base::StrCat("run ", run.run(), ": ", warning));
+  }
+  return warnings;
 }
 
 }  // namespace profdiff::differ

@@ -1,10 +1,9 @@
 #include "rpc/channel.h"
 
-#include <algorithm>
-
 #include <grpcpp/create_channel.h>
 #include <grpcpp/support/channel_arguments.h>
 
+#include "rpc/keepalive.h"
 #include "rpc/limits.h"
 
 namespace profdiff::rpc {
@@ -15,11 +14,14 @@ grpc::ChannelArguments LimitedArguments() {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(kMaxReplyBytes);
   arguments.SetMaxSendMessageSize(kMaxMessageBytes);
+  const Keepalive keepalive = ClientKeepalive();
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, GrpcMillis(keepalive.time));
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, GrpcMillis(keepalive.timeout));
+  // Also between calls: an agent's channel idles between files, and must not pick a dead
+  // connection for the next one.
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  arguments.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   return arguments;
-}
-
-int PositiveMillis(absl::Duration duration) {
-  return static_cast<int>(std::max<int64_t>(1, absl::ToInt64Milliseconds(duration)));
 }
 
 }  // namespace
@@ -33,8 +35,8 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
                                            const ChannelSecurity& security,
                                            const ReconnectBackoff& backoff) {
   grpc::ChannelArguments arguments = LimitedArguments();
-  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.initial));
-  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, PositiveMillis(backoff.max));
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GrpcMillis(backoff.initial));
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GrpcMillis(backoff.max));
   return grpc::CreateCustomChannel(address, security.credentials(), arguments);
 }
 

@@ -3,6 +3,7 @@
 #include <grpcpp/server_builder.h>
 
 #include "base/str_cat.h"
+#include "rpc/keepalive.h"
 #include "rpc/limits.h"
 
 namespace profdiff::rpc {
@@ -18,6 +19,15 @@ absl::StatusOr<RunningServer> StartServer(const std::string& address,
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxReplyBytes);
+  // Keepalive (rpc/keepalive.h): a frozen client's calls end, and with them its span leases.
+  const Keepalive keepalive = ServerKeepalive();
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, GrpcMillis(keepalive.time));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, GrpcMillis(keepalive.timeout));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Accept the clients' pings (by default a server refuses pings closer than 5 minutes apart).
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             GrpcMillis(MinClientPingInterval()));
   for (grpc::Service* service : services) builder.RegisterService(service);
   running.server = builder.BuildAndStart();
   if (running.server == nullptr || running.port == 0) {

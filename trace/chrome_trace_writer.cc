@@ -155,13 +155,18 @@ void AppendJsonString(std::string_view text, std::string& out) {
   out.push_back('"');
 }
 
-void WriteChromeTrace(const Trace& trace, std::string& out) {
-  const EventTable& t = trace.events;
+void ChromeTraceStream::Begin(const TraceMetadata& metadata, std::string& out) {
   out.append("{\n");
-  AppendMetadata(trace.metadata, out);
+  AppendMetadata(metadata, out);
   out.append(",\n\"traceEvents\":[\n");
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (i > 0) out.append(",\n");
+  first_event_ = true;
+}
+
+void ChromeTraceStream::Append(const Trace& trace, size_t begin, size_t end, std::string& out) {
+  const EventTable& t = trace.events;
+  for (size_t i = begin; i < end; ++i) {
+    if (!first_event_) out.append(",\n");
+    first_event_ = false;
     out.append("{\"ph\":\"");
     out.push_back(PhaseLetter(t.phase[i]));
     out.push_back('"');
@@ -188,7 +193,15 @@ void WriteChromeTrace(const Trace& trace, std::string& out) {
     AppendArgs(trace, i, out);
     out.push_back('}');
   }
-  out.append("\n]}\n");
+}
+
+void ChromeTraceStream::End(std::string& out) { out.append("\n]}\n"); }
+
+void WriteChromeTrace(const Trace& trace, std::string& out) {
+  ChromeTraceStream stream;
+  stream.Begin(trace.metadata, out);
+  stream.Append(trace, 0, trace.events.size(), out);
+  stream.End(out);
 }
 
 }  // namespace profdiff::trace

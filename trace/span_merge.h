@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trace/trace.h"
+#include "trace/trace_append.h"
 
 namespace profdiff::trace {
 
@@ -14,6 +15,10 @@ namespace profdiff::trace {
 // profiler session and must not link across spans). Counters add up. An empty input gives an
 // empty Trace.
 Trace MergeSpans(std::vector<Trace> spans);
+
+// The shift MergeSpans applies to span number `k` (0-based) whose base time is `base_time_ns`,
+// the first span's being `first_base_time_ns`: for a caller that merges spans a part at a time.
+AppendShift SpanMergeShift(size_t k, int64_t base_time_ns, int64_t first_base_time_ns);
 
 }  // namespace profdiff::trace
 

@@ -52,22 +52,32 @@ struct EventTable {
   // Calls `f` on every per-event column (not arg_begin, which has one more entry).
   template <typename F>
   void ForEachColumn(F f) {
-    f(kind);
-    f(phase);
-    f(name);
-    f(category);
-    f(start_ns);
-    f(duration_ns);
-    f(pid);
-    f(tid);
-    f(correlation);
-    f(external_id);
-    f(sequence_number);
-    f(forward_thread_id);
-    f(python_id);
-    f(python_parent_id);
-    f(flow_id);
-    f(input_shapes);
+    ForEachColumnOf(*this, f);
+  }
+  template <typename F>
+  void ForEachColumn(F f) const {
+    ForEachColumnOf(*this, f);
+  }
+
+ private:
+  template <typename Self, typename F>
+  static void ForEachColumnOf(Self& self, F& f) {
+    f(self.kind);
+    f(self.phase);
+    f(self.name);
+    f(self.category);
+    f(self.start_ns);
+    f(self.duration_ns);
+    f(self.pid);
+    f(self.tid);
+    f(self.correlation);
+    f(self.external_id);
+    f(self.sequence_number);
+    f(self.forward_thread_id);
+    f(self.python_id);
+    f(self.python_parent_id);
+    f(self.flow_id);
+    f(self.input_shapes);
   }
 };
 

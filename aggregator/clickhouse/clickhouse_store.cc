@@ -129,6 +129,29 @@ struct StoredChunk {
   std::string_view compressed;
 };
 
+// One span's chunks out of a read answer, decompressed one at a time.
+class ChunkCursor final : public BatchCursor {
+ public:
+  ChunkCursor(std::shared_ptr<const std::string> answer, std::vector<StoredChunk> chunks, std::string span)
+      : answer_(std::move(answer)), chunks_(std::move(chunks)), span_(std::move(span)) {}
+
+  absl::StatusOr<std::optional<std::string_view>> Next() override {
+    if (next_ == chunks_.size()) return std::nullopt;
+    const StoredChunk& chunk = chunks_[next_];
+    absl::StatusOr<std::string_view> raw = decompressor_.Decompress(chunk.compressed, chunk.raw_bytes);
+    if (!raw.ok()) return base::Annotate(raw.status(), base::StrCat("span ", span_, " chunk ", next_));
+    ++next_;
+    return std::optional<std::string_view>(*raw);
+  }
+
+ private:
+  const std::shared_ptr<const std::string> answer_;  // what `chunks_` view into
+  const std::vector<StoredChunk> chunks_;
+  const std::string span_;
+  BatchDecompressor decompressor_;
+  size_t next_ = 0;
+};
+
 }  // namespace
 
 // The state of one upload stream: where its span's rows go and what the ledger holds of it.
@@ -341,6 +364,25 @@ void ClickHouseStore::ReleaseLease(const std::string& key) {
   leased_.erase(key);
 }
 
+absl::Status ClickHouseStore::CheckWorldSize(const v1::UploadHeader& header) const {
+  const v1::WorkerInfo& worker = header.worker();
+  if (!worker.distributed_info_present()) return absl::OkStatus();
+  // Only spans that disagree can matter; a few are enough to find one that has distributedInfo.
+  PD_ASSIGN_OR_RETURN(const std::string rows,
+                      Read(base::StrCat("SELECT header FROM spans WHERE run = ", Quote(header.run()),
+                                        " AND world_size != ", worker.world_size(), " LIMIT 16 FORMAT RowBinary"),
+                           /*skip_unreachable=*/true));
+  RowBinaryReader reader(rows);
+  WorldSizeAgreement agreement;
+  while (!reader.done() && reader.ok()) {
+    const std::string_view bytes = reader.String();
+    v1::UploadHeader stored;
+    if (stored.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) agreement.Note(stored.worker());
+  }
+  PD_RETURN_IF_ERROR(reader.status("the world size lookup"));
+  return agreement.Check(header.run(), worker);
+}
+
 absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHeader& header) {
   PD_RETURN_IF_ERROR(ValidateUploadHeader(header));
   const std::string worker = WorkerKey(header.worker().rank(), header.worker().worker_name());
@@ -357,14 +399,22 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
   }
   // The span's state, then what the ledger holds of it: the contiguous chunks from 0.
   PD_ASSIGN_OR_RETURN(const std::string state_rows,
-                      Read(base::StrCat("SELECT max(state), argMax(chunk_count, state), min(opened_ms) FROM spans WHERE ",
+                      Read(base::StrCat("SELECT max(state), argMax(chunk_count, state), min(opened_ms), "
+                                        "argMin(header, opened_ms) FROM spans WHERE ",
                                         where, " FORMAT RowBinary"),
                            /*skip_unreachable=*/true));
   RowBinaryReader state(state_rows);
   const uint8_t stored_state = state.Number<uint8_t>();
   const int64_t closed_chunks = state.Number<int64_t>();
   const int64_t opened_ms = state.Number<int64_t>();
+  const std::string_view stored_header_bytes = state.String();
   PD_RETURN_IF_ERROR(state.status("the span state lookup"));
+  v1::UploadHeader stored_header;
+  if (stored_state != 0 &&
+      stored_header.ParseFromArray(stored_header_bytes.data(), static_cast<int>(stored_header_bytes.size()))) {
+    PD_RETURN_IF_ERROR(CheckSameContent(stored_header, header));  // contract 6
+  }
+  PD_RETURN_IF_ERROR(CheckWorldSize(header));                      // contract 7
   if (stored_state == clickhouse::kSpanClosed) return OpenedSpan{nullptr, closed_chunks - 1, true};
 
   PD_ASSIGN_OR_RETURN(const std::string chunk_rows,
@@ -752,6 +802,7 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
   int64_t created_ms = 0;
   int64_t last_ms = 0;
   int32_t workers = 0;
+  ClosedRanks closed_ranks;
   for (const WorkerRows& worker : WorkersOf(rows, run)) {
     ++workers;
     v1::WorkerSummary* summary = with_workers ? out.add_workers() : nullptr;
@@ -773,9 +824,10 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
       s->set_stored_bytes(totals.bytes);
       s->set_opened_unix_ms(span->opened_ms);
       s->set_closed_unix_ms(span->closed_ms);
+      s->set_content_fingerprint(span->header.content_fingerprint());
     }
     activity.world_size = std::max(activity.world_size, worker.info().world_size());
-    if (!worker.closed_ids.empty()) ++activity.closed_workers;
+    if (!worker.closed_ids.empty()) closed_ranks.Add(worker.info().rank(), worker.worker);
     if (summary != nullptr) {
       *summary->mutable_worker() = worker.info();
       summary->mutable_worker()->set_run(run);
@@ -786,12 +838,14 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run, const RunRows& 
       summary->set_step_count(profile != rows.profiles.end() ? profile->second.step_count : 0);
     }
   }
+  closed_ranks.AddWarnings(out);
+  activity.closed_ranks = closed_ranks.count();
   activity.last_activity = absl::FromUnixMillis(last_ms);
   out.set_created_unix_ms(created_ms);
   out.set_updated_unix_ms(last_ms);
   out.set_world_size(activity.world_size);
   out.set_worker_count(workers);
-  out.set_closed_worker_count(activity.closed_workers);
+  out.set_closed_worker_count(activity.closed_ranks);
   out.set_state(RunStateOf(activity, now, options_.partial_after));
   return out;
 }
@@ -863,17 +917,8 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(const std::st
                                               " chunks, the ledger holds ", chunks.size()));
     }
     out.push_back({span.span, span.header.worker(),
-                   [shared, chunks = std::move(chunks), id = span.span](BatchVisitor visit) -> absl::Status {
-                     BatchDecompressor decompressor;
-                     for (size_t seq = 0; seq < chunks.size(); ++seq) {
-                       absl::StatusOr<std::string_view> raw =
-                           decompressor.Decompress(chunks[seq].compressed, chunks[seq].raw_bytes);
-                       if (!raw.ok()) {
-                         return base::Annotate(raw.status(), base::StrCat("span ", id, " chunk ", seq));
-                       }
-                       PD_RETURN_IF_ERROR(visit(seq, *raw));
-                     }
-                     return absl::OkStatus();
+                   [shared, chunks = std::move(chunks), id = span.span]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
+                     return std::make_unique<ChunkCursor>(shared, chunks, id);
                    }});
   }
   return out;
@@ -1126,7 +1171,8 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(const v1::GetProfileR
   return profile;
 }
 
-absl::StatusOr<std::string> ClickHouseStore::ExportTrace(const v1::ExportTraceRequest& request) const {
+absl::StatusOr<std::unique_ptr<TraceExport>> ClickHouseStore::ExportTrace(
+    const v1::ExportTraceRequest& request) const {
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({request.run()}));
   if (rows.spans.empty()) return absl::NotFoundError(base::StrCat("run ", request.run(), ": no such run"));
   std::vector<WorkerRows> matched;
@@ -1155,11 +1201,9 @@ absl::StatusOr<std::string> ClickHouseStore::ExportTrace(const v1::ExportTraceRe
   if (!chosen.front().closed()) {
     return absl::FailedPreconditionError(base::StrCat("span ", request.span(), " is still being uploaded"));
   }
-  PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans, ReadSpans(request.run(), chosen));
-  PD_ASSIGN_OR_RETURN(trace::Trace trace, LoadSpans(spans, options_.batch_limits));
-  std::string json;
-  trace::WriteChromeTrace(trace, json);
-  return json;
+  // The compressed chunks are read up front (one answer); the JSON is made piece by piece.
+  PD_ASSIGN_OR_RETURN(std::vector<StoredSpan> spans, ReadSpans(request.run(), chosen));
+  return ExportSpans(std::move(spans), options_.batch_limits);
 }
 
 absl::StatusOr<std::vector<int64_t>> ClickHouseStore::EventsPerShard(const std::string& run) const {

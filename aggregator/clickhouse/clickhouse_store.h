@@ -70,7 +70,8 @@ class ClickHouseStore final : public Store {
   // SQL aggregates over the `operators` and `kernels` rows of the workers' latest profiles
   // (building first any profile not stored yet); no profile leaves the servers.
   absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const override;
-  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const override;
+  absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
+      const v1::ExportTraceRequest& request) const override;
 
   // How many event rows of `run` each shard holds, counted through the ledger (for tests and
   // operators checking the spread).
@@ -136,6 +137,8 @@ class ClickHouseStore final : public Store {
   // Inserts the operators, kernels, then profiles rows into `shard` (or the next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
   // The closed (or named) spans of one worker, with their batches read from the ledger.
+  // Contract 7 against the run's stored spans.
+  absl::Status CheckWorldSize(const v1::UploadHeader& header) const;
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(const std::string& run,
                                                     const std::vector<SpanRow>& spans) const;
   absl::Status InsertProfile(const std::string& run, const std::string& worker, size_t shard,

@@ -23,6 +23,9 @@ ABSL_FLAG(bool, store_tls, false, "reach the aggregator over TLS, trusting the s
 ABSL_FLAG(std::string, store_tls_cert_file, "", "client certificate for an aggregator with mutual TLS");
 ABSL_FLAG(std::string, store_tls_key_file, "", "PEM private key of --store-tls-cert-file");
 ABSL_FLAG(std::string, store_auth_token_file, "", "bearer token the aggregator wants (needs TLS)");
+ABSL_FLAG(bool, allow_unauthenticated_clients, false,
+          "serve without --auth-token-file (or client certificates) although the aggregator wants "
+          "a token: anyone who reaches this differ reads every stored run");
 ABSL_FLAG(int, threads, 2, "diffs computed at once (each takes a core while it runs)");
 ABSL_FLAG(uint64_t, cache_bytes, uint64_t{1} << 30,
           "memory for the profiles of COMPLETE runs, kept for the next diff");
@@ -50,6 +53,20 @@ int Run() {
       std::fprintf(stderr, "profdiff-differ: error: %s\n", status.ToString().c_str());
       return 2;
     }
+  }
+  // A differ holding the aggregator's token must not hand its runs to clients without one.
+  if (!absl::GetFlag(FLAGS_store_auth_token_file).empty() && !security->requires_token() &&
+      !security->mutual_tls()) {
+    if (!absl::GetFlag(FLAGS_allow_unauthenticated_clients)) {
+      std::fprintf(stderr,
+                   "profdiff-differ: error: --store-auth-token-file is set but this differ has no "
+                   "--auth-token-file (nor --tls-client-ca-file): it would serve the token-protected "
+                   "aggregator's runs to anyone; give it a token, or pass "
+                   "--allow-unauthenticated-clients to do so on purpose\n");
+      return 2;
+    }
+    PD_LOG(WARNING, "serving without client authentication a token-protected aggregator "
+                    "(--allow-unauthenticated-clients)");
   }
   options.security = *std::move(security);
   options.store_security = *std::move(store_security);

@@ -55,6 +55,7 @@ absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key, absl:
   }
   const bool complete = run.state() == v1::RUN_STATE_COMPLETE;
   const RunVersion version = RunVersion::Of(run);
+  for (std::string& warning : RunWarnings(run)) out.warnings.push_back(std::move(warning));
   if (complete) {
     if (std::shared_ptr<const v1::RunProfile> cached = cache_->Find(key, version)) {
       out.profile = std::move(cached);
@@ -73,9 +74,6 @@ absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key, absl:
     return Annotate(status);
   }
   if (complete) cache_->Insert(key, version, profile);
-  if (std::optional<std::string> warning = IncompleteRunWarning(run)) {
-    out.warnings.push_back(*std::move(warning));
-  }
   out.profile = std::move(profile);
   return out;
 }

@@ -15,11 +15,12 @@ using ::testing::HasSubstr;
 
 constexpr char kLogDir[] = "/data/tb";
 constexpr char kFileInRun[] = "/data/tb/run7/worker0.1694128201545.pt.trace.json.gz";
+constexpr char kFingerprint[] = "0123456789abcdef";
 
 SpanIdentity MustResolve(std::string_view logdir, std::string_view path,
                          const IdentitySources& sources) {
   absl::StatusOr<SpanIdentity> identity =
-      ResolveSpanIdentity(logdir, path, sources, /*revision=*/0);
+      ResolveSpanIdentity(logdir, path, sources, kFingerprint);
   EXPECT_TRUE(identity.ok()) << identity.status();
   return identity.ok() ? *identity : SpanIdentity{};
 }
@@ -52,7 +53,7 @@ TEST(SpanIdentityTest, WithoutLogDirTheFileFolderIsTheRun) {
 
 TEST(SpanIdentityTest, InvalidRunIdIsInvalidArgumentNamingFileAndRule) {
   const std::string path = "/data/tb/my run/worker0.1.pt.trace.json";
-  const absl::StatusOr<SpanIdentity> id = ResolveSpanIdentity(kLogDir, path, {}, 0);
+  const absl::StatusOr<SpanIdentity> id = ResolveSpanIdentity(kLogDir, path, {}, kFingerprint);
   ASSERT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(id.status().message(), HasSubstr(path));
   EXPECT_THAT(id.status().message(), HasSubstr("[A-Za-z0-9._-]{1,128}"));
@@ -61,22 +62,24 @@ TEST(SpanIdentityTest, InvalidRunIdIsInvalidArgumentNamingFileAndRule) {
 
 TEST(SpanIdentityTest, RunIdOf129CharactersIsInvalid) {
   const absl::StatusOr<SpanIdentity> id =
-      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(129, 'a')}, 0);
+      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(129, 'a')}, kFingerprint);
   EXPECT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(
-      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(128, 'a')}, 0).ok());
+      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(128, 'a')}, kFingerprint).ok());
 }
 
-TEST(SpanIdentityTest, SpanIdIsTheSanitisedFileName) {
-  EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).span, "worker0.1694128201545.pt.trace.json.gz");
-  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/w 0+é.json", {}).span, "w_0___.json");  // é is 2 bytes
+TEST(SpanIdentityTest, SpanIdIsTheSanitisedFileNameAndFingerprint) {
+  EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).span,
+            "worker0.1694128201545.pt.trace.json.gz-0123456789ab");
+  // é is 2 bytes
+  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/w 0+é.json", {}).span, "w_0___.json-0123456789ab");
 }
 
 TEST(SpanIdentityTest, LongSpanIdsKeepTheirHeadAndEndInDistinctHashes) {
   const std::string a = std::string(200, 'x') + "a.json";
   const std::string b = std::string(200, 'x') + "b.json";
-  const std::string id_a = SpanIdOf(a, 0);
-  const std::string id_b = SpanIdOf(b, 0);
+  const std::string id_a = SpanIdOf(a, kFingerprint);
+  const std::string id_b = SpanIdOf(b, kFingerprint);
   // 111 characters of the name, '-', 16 hex digits = 128.
   ASSERT_EQ(id_a.size(), 128u);
   ASSERT_EQ(id_b.size(), 128u);
@@ -85,9 +88,13 @@ TEST(SpanIdentityTest, LongSpanIdsKeepTheirHeadAndEndInDistinctHashes) {
   EXPECT_TRUE(base::IsValidId(id_a));
 }
 
-TEST(SpanIdentityTest, RevisionIsASuffixOfTheSpanId) {
-  EXPECT_EQ(SpanIdOf("w0.json", 0), "w0.json");
-  EXPECT_EQ(SpanIdOf("w0.json", 2), "w0.json.r2");
+TEST(SpanIdentityTest, OtherContentUnderOneNameIsAnotherSpan) {
+  EXPECT_EQ(SpanIdOf("w0.json", "00000000000000aa"), "w0.json-000000000000");
+  EXPECT_NE(SpanIdOf("w0.json", "0000000000000001"), SpanIdOf("w0.json", "1000000000000000"));
+  // The same content under a long name is the same span, other content another.
+  const std::string name = std::string(200, 'x') + ".json";
+  EXPECT_EQ(SpanIdOf(name, "1000000000000000"), SpanIdOf(name, "1000000000000000"));
+  EXPECT_NE(SpanIdOf(name, "1000000000000000"), SpanIdOf(name, "2000000000000000"));
 }
 
 TEST(SpanIdentityTest, WorkerNameComesFromTheFileName) {

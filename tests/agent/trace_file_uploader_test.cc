@@ -1,6 +1,7 @@
 // The per-file state machine in a real state dir against an in-memory Collector: a DONE span
-// sends no chunk again, a rewritten file is a new revision, a refusal or a bad run id is FAILED,
-// and a stopped upload stays UPLOADING and resumes.
+// sends no chunk again, a rewritten file with other content is another span, a refusal or a bad
+// run id is FAILED, a credential refusal is not, and a stopped upload stays UPLOADING and
+// resumes.
 #include "agent/trace_file_uploader.h"
 
 #include <filesystem>
@@ -83,7 +84,7 @@ TEST_F(TraceFileUploaderTest, UploadedFileIsDoneAndNotReadAgain) {
   const v1::AgentFileState state = StateOf(path);
   EXPECT_EQ(state.state(), v1::UPLOAD_STATE_DONE);
   EXPECT_EQ(state.run(), "run1");
-  EXPECT_EQ(state.span(), "worker3.1700000000000.pt.trace.json");
+  EXPECT_THAT(state.span(), ::testing::MatchesRegex("worker3\\.1700000000000\\.pt\\.trace\\.json-[0-9a-f]{12}"));
   EXPECT_EQ(state.worker_name(), "worker3");
   EXPECT_EQ(state.rank(), 3);            // no distributedInfo, no RANK: the digits of "worker3"
   EXPECT_EQ(state.acked_sequence(), 0);  // three events make one chunk
@@ -114,15 +115,37 @@ TEST_F(TraceFileUploaderTest, DoneFileOfferedAgainSendsNoChunk) {
   EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_DONE);
 }
 
-TEST_F(TraceFileUploaderTest, RewrittenFileIsTheNextRevision) {
+TEST_F(TraceFileUploaderTest, RewrittenFileWithOtherContentIsAnotherSpan) {
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
   ASSERT_TRUE(uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  const std::string first_span = StateOf(path).span();
   const FileVersion rewritten{.size_bytes = version_.size_bytes + 1, .mtime_ns = 2};
   EXPECT_TRUE(uploader->ShouldRead(path, rewritten));
-  ASSERT_TRUE(uploader->UploadFile(path, rewritten, trace_, std::stop_token()).ok());
-  EXPECT_EQ(StateOf(path).span(), "worker0.1.pt.trace.json.r1");
-  EXPECT_EQ(StateOf(path).revision(), 1u);
+  absl::StatusOr<trace::Trace> other = trace::ReadKinetoTrace(kTraceJson, "inline.json");
+  ASSERT_TRUE(other.ok()) << other.status();
+  other->events.duration_ns[0] += 1;  // other content
+  ASSERT_TRUE(uploader->UploadFile(path, rewritten, *other, std::stop_token()).ok());
+  EXPECT_NE(StateOf(path).span(), first_span);
+  EXPECT_TRUE(StateOf(path).span().starts_with("worker0.1.pt.trace.json-")) << StateOf(path).span();
+  // Rewritten with the same content: the same span, which the aggregator has closed already.
+  const FileVersion touched{.size_bytes = version_.size_bytes + 1, .mtime_ns = 3};
+  ASSERT_TRUE(uploader->UploadFile(path, touched, *other, std::stop_token()).ok());
+  const std::vector<FakeStream> streams = collector_.streams();
+  EXPECT_EQ(streams.back().header.span(), streams[streams.size() - 2].header.span());
+  EXPECT_EQ(streams.back().header.content_fingerprint().size(), 16u);
+}
+
+TEST_F(TraceFileUploaderTest, CredentialRefusalStaysUploadingAndIsRetried) {
+  collector_.RefuseWith(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token"));
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
+  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_UPLOADING);
+  EXPECT_TRUE(uploader->ShouldRead(path, version_));
+  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)), ::testing::ElementsAre(path));
+  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)), ::testing::IsEmpty());  // once per refusal
 }
 
 TEST_F(TraceFileUploaderTest, RefusedFileIsFailedWithTheReason) {

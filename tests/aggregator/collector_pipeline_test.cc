@@ -51,7 +51,8 @@ class HeldStore final : public Store {
   absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override {
     return inner_->GetProfile(request);
   }
-  absl::StatusOr<std::string> ExportTrace(const v1::ExportTraceRequest& request) const override {
+  absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
+      const v1::ExportTraceRequest& request) const override {
     return inner_->ExportTrace(request);
   }
 
@@ -115,7 +116,7 @@ class CollectorPipelineTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Store>> local = OpenStore(options);
     ASSERT_TRUE(local.ok()) << local.status();
     store_ = std::make_unique<HeldStore>(std::move(local).value());
-    collector_ = std::make_unique<CollectorService>(store_.get(), &io_pool_, &build_pool_, 64);
+    collector_ = std::make_unique<CollectorService>(store_.get(), &io_pool_, &build_pool_, CollectorLimits{});
     absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {collector_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(server).value();

@@ -73,8 +73,8 @@ TEST_F(SegmentLogTest, TornTailIsCutAndAppendsContinueAfterIt) {
   EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2", "payload-3"));
 }
 
-TEST_F(SegmentLogTest, FlippedByteIsCrcMismatchAndEverythingAfterIsCut) {
-  Write(3, /*max_segment_bytes=*/1);
+TEST_F(SegmentLogTest, FlippedByteIsQuarantinedAndTheRecordsAfterItAreKept) {
+  Write(3, /*max_segment_bytes=*/1);  // one record per segment
   {
     std::fstream file(dir_ / "seg-000001.log", std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(40);  // inside the payload of record 1
@@ -85,10 +85,36 @@ TEST_F(SegmentLogTest, FlippedByteIsCrcMismatchAndEverythingAfterIsCut) {
   EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(read.message(), ::testing::HasSubstr("seg-000001.log: byte 0: record CRC mismatch"));
   absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
-  ASSERT_TRUE(scan.ok());
+  ASSERT_TRUE(scan.ok()) << scan.status();
   EXPECT_EQ(scan->last_sequence, 0);
-  EXPECT_FALSE(fs::exists(dir_ / "seg-000002.log"));
-  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0"));
+  EXPECT_EQ(scan->records_after_gap, 1);  // record 2 is intact and kept on disk
+  EXPECT_TRUE(fs::exists(dir_ / "seg-000002.log"));
+  ASSERT_EQ(scan->quarantined.size(), 1u);
+  EXPECT_TRUE(fs::exists(scan->quarantined[0]));
+  EXPECT_GT(fs::file_size(scan->quarantined[0]), 0u);
+  EXPECT_FALSE(scan->problem.empty());
+  // A rescan finds the same (the repair is idempotent and quarantines nothing more).
+  absl::StatusOr<SpanScan> again = ScanAndRepairSpanSegments(dir_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->last_sequence, 0);
+  EXPECT_EQ(again->records_after_gap, 1);
+  // The agent sends chunks 1 and 2 again: the writer cuts what followed the gap first.
+  Write(2, /*max_segment_bytes=*/1);
+  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2"));
+}
+
+TEST_F(SegmentLogTest, DamagedFirstHeaderKeepsEveryLaterRecord) {
+  Write(4);  // one segment
+  {
+    std::fstream file(dir_ / "seg-000000.log", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(0);  // the first record's magic
+    file.put('X');
+  }
+  absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
+  ASSERT_TRUE(scan.ok()) << scan.status();
+  EXPECT_EQ(scan->last_sequence, -1);
+  EXPECT_EQ(scan->records_after_gap, 3);
+  EXPECT_EQ(scan->quarantined.size(), 1u);
 }
 
 TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
@@ -103,10 +129,10 @@ TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
 TEST(RunStateTest, CompleteOpenPartialAndReopened) {
   const absl::Time now = absl::FromUnixSeconds(1000);
   const absl::Duration idle = absl::Minutes(10);
-  RunActivity activity{.world_size = 2, .closed_workers = 1, .open_spans = 0, .last_activity = now};
+  RunActivity activity{.world_size = 2, .closed_ranks = 1, .open_spans = 0, .last_activity = now};
   EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
   EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_PARTIAL);
-  activity.closed_workers = 2;
+  activity.closed_ranks = 2;
   EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_COMPLETE);
   activity.open_spans = 1;  // a late span
   EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);

@@ -115,6 +115,12 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
     }
     statuses.push_back(stream->Finish());
   }
+  {
+    v1::ListDamagedSpansRequest request;
+    request.set_agent_id("a");
+    v1::ListDamagedSpansResponse response;
+    statuses.push_back(collector->ListDamagedSpans(context().get(), request, &response));
+  }
   // A method added to a service must be added above.
   EXPECT_EQ(v1::RunStore::service_full_name(), std::string("profdiff.v1.RunStore"));
   const auto* run_store = v1::ListRunsRequest::descriptor()->file()->FindServiceByName("RunStore");

@@ -290,7 +290,7 @@ TEST_F(DifferServerTest, RunMissingRanksIsDiffedWithAWarningNamingThemAndIsNotCa
   absl::StatusOr<std::string> table =
       client::RunDiffCommand({"full", "growing", "--server", differ_address_});
   ASSERT_TRUE(table.ok()) << table.status();
-  EXPECT_THAT(*table, HasSubstr("warning: run growing is OPEN: 6 of 8 ranks stored, missing ranks 6, 7"));
+  EXPECT_THAT(*table, HasSubstr("warning: run growing is OPEN: 6 of 8 ranks stored, missing ranks 6-7"));
   EXPECT_EQ(differ_->cache_stats().entries, 1);  // only the COMPLETE run
 
   Upload("growing", {dlrm.begin() + 6, dlrm.end()});

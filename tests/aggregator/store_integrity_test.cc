@@ -1,0 +1,268 @@
+// Nothing acknowledged is lost and no upload can take the aggregator down: a file's identity is
+// its content, one process per data folder, damaged bytes quarantined and the span sent again,
+// ranks counted once, world sizes bounded and agreed, streams capped and ended when idle.
+// Contract tests (TEST_P) run against both backends; LocalStoreTest only where files are on disk.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "aggregator/local_store.h"
+#include "profdiff/v1/collector.grpc.pb.h"
+#include "tests/aggregator/store_fixture.h"
+#include "tests/aggregator/upload_test_client.h"
+#include "tests/support/trace_comparison.h"
+#include "tests/support/traces_dir.h"
+#include "trace/kineto_reader.h"
+
+namespace profdiff::aggregator {
+namespace {
+
+namespace fs = std::filesystem;
+using store_test::CollectorTest;
+using store_test::LocalStoreTest;
+using testing::PrepareSpan;
+using testing::PreparedSpan;
+using testing::UploadSpan;
+using testing::UploadStream;
+using ::testing::HasSubstr;
+
+// `span` under another span id, content fingerprint, rank/name or world size.
+PreparedSpan With(PreparedSpan span, const std::string& id, const std::string& fingerprint) {
+  span.header.set_span(id);
+  span.header.set_content_fingerprint(fingerprint);
+  return span;
+}
+
+TEST_P(CollectorTest, OtherContentUnderAStoredSpanIdIsRefusedNeverAcknowledged) {
+  const PreparedSpan a = With(PrepareSpan(files_[0], "same_name", 2000), "trace.json.gz", "aaaa");
+  PreparedSpan b = With(PrepareSpan(files_[1], "same_name", 2000), "trace.json.gz", "bbbb");
+  *b.header.mutable_worker() = a.header.worker();  // same run, rank and worker: one span id
+  ASSERT_TRUE(UploadSpan(channel_, a).ok());
+  const grpc::Status refused = UploadSpan(channel_, b);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(refused.error_message(), HasSubstr("fingerprint aaaa"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("bbbb"));
+  // The same content again is the same span: closed already.
+  EXPECT_TRUE(UploadSpan(channel_, a).ok());
+  std::string json;
+  ASSERT_TRUE(Export("same_name", a.header.worker().rank(), json).ok());
+  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  test_support::ExpectSameEvents(a.trace, *exported);  // a's events only, nothing of b's
+}
+
+TEST_P(CollectorTest, RankGivenTwiceKeepsTheRunOpenAndWarns) {
+  PreparedSpan first = PrepareSpan(files_[0], "twice", 2000);
+  PreparedSpan second = PrepareSpan(files_[0], "twice", 2000);
+  for (PreparedSpan* span : {&first, &second}) {
+    span->header.mutable_worker()->set_world_size(2);
+    span->header.mutable_worker()->set_rank(0);
+  }
+  second.header.mutable_worker()->set_worker_name("copy_of_rank0");
+  ASSERT_TRUE(UploadSpan(channel_, first).ok());
+  ASSERT_TRUE(UploadSpan(channel_, second).ok());
+  const v1::StoredRun run = GetRun("twice");
+  EXPECT_EQ(run.worker_count(), 2);
+  EXPECT_EQ(run.closed_worker_count(), 1);  // distinct ranks
+  EXPECT_NE(run.state(), v1::RUN_STATE_COMPLETE);
+  ASSERT_EQ(run.warnings_size(), 1);
+  EXPECT_THAT(run.warnings(0), HasSubstr("rank 0 is stored by 2 workers"));
+}
+
+TEST_P(CollectorTest, ConflictingWorldSizeIsRefusedNamingBothValues) {
+  const PreparedSpan rank0 = PrepareSpan(files_[0], "worlds", 2000);
+  ASSERT_TRUE(rank0.header.worker().distributed_info_present());
+  ASSERT_TRUE(UploadSpan(channel_, rank0).ok());
+  PreparedSpan other = PrepareSpan(files_[1], "worlds", 2000);
+  other.header.mutable_worker()->set_world_size(16);
+  const grpc::Status refused = UploadSpan(channel_, other);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("world_size 16"));
+  EXPECT_THAT(refused.error_message(), HasSubstr("say 8"));
+  EXPECT_EQ(GetRun("worlds").world_size(), 8);
+}
+
+TEST_P(CollectorTest, WorldSizePastTheLimitIsInvalidArgument) {
+  PreparedSpan span = PrepareSpan(files_[0], "huge_world", 2000);
+  span.header.mutable_worker()->set_world_size(1000000000);
+  const grpc::Status refused = UploadSpan(channel_, span);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(), HasSubstr("1048576"));
+}
+
+TEST_P(CollectorTest, NewlineInAgentIdIsInvalidArgument) {
+  PreparedSpan span = PrepareSpan(files_[0], "agent_id", 2000);
+  span.header.set_agent_id("agent\nforged log line");
+  EXPECT_EQ(UploadSpan(channel_, span).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_P(CollectorTest, HugeRunIdIsNotEchoedWhole) {
+  PreparedSpan span = PrepareSpan(files_[0], "x", 2000);
+  span.header.set_run(std::string(1 << 20, 'r'));
+  const grpc::Status refused = UploadSpan(channel_, span);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(refused.error_message().size(), 4096u);
+}
+
+TEST_P(CollectorTest, ExportComesInPiecesOfAboutAMebibyte) {
+  const fs::path big = test_support::TracesDir() / "tracelens/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz";
+  if (!fs::exists(big)) GTEST_SKIP() << "needs " << big;
+  const PreparedSpan span = PrepareSpan(big.string(), "pieces", 20000);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  grpc::ClientContext context;
+  rpc::SetTimeout(context, absl::Seconds(60));
+  v1::ExportTraceRequest request;
+  request.set_run("pieces");
+  request.mutable_worker()->set_rank(span.header.worker().rank());
+  auto reader = run_store_->ExportTrace(&context, request);
+  v1::ExportTraceChunk piece;
+  std::string json;
+  size_t pieces = 0;
+  size_t largest = 0;
+  while (reader->Read(&piece)) {
+    ++pieces;
+    largest = std::max(largest, piece.json().size());
+    json += piece.json();
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_GT(pieces, 1u) << json.size() << " bytes";
+  EXPECT_LT(largest, size_t{2} << 20);
+  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  test_support::ExpectSameEvents(span.trace, *exported);
+}
+
+TEST_P(CollectorTest, IdleStreamIsEndedAndReleasesItsSpan) {
+  AggregatorOptions options;
+  options.collector.stream_idle_timeout = absl::Milliseconds(300);
+  RestartWith(options);
+  const PreparedSpan span = PrepareSpan(files_[0], "idle", 2000);
+  UploadStream idle(channel_);
+  v1::UploadAck ack;
+  ASSERT_TRUE(idle.WriteHeader(span.header));
+  ASSERT_TRUE(idle.ReadAck(ack));
+  EXPECT_FALSE(idle.ReadAck(ack));  // ended by the server once idle
+  const grpc::Status ended = idle.Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_THAT(ended.error_message(), HasSubstr("stream-idle-timeout"));
+  EXPECT_TRUE(UploadSpan(channel_, span).ok());  // the span's lease was released
+}
+
+TEST_P(CollectorTest, StreamsPastTheTotalLimitAreUnavailable) {
+  AggregatorOptions options;
+  options.collector.max_streams = 2;
+  RestartWith(options);
+  std::vector<std::unique_ptr<UploadStream>> held;
+  for (int i = 0; i < 2; ++i) {
+    held.push_back(std::make_unique<UploadStream>(channel_));
+    PreparedSpan span = With(PrepareSpan(files_[0], "total", 2000), "s" + std::to_string(i), "");
+    v1::UploadAck ack;
+    ASSERT_TRUE(held.back()->WriteHeader(span.header));
+    ASSERT_TRUE(held.back()->ReadAck(ack));
+  }
+  const grpc::Status refused = UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(refused.error_message(), HasSubstr("--max-streams"));
+  held.clear();  // cancelled: their places come back
+  for (int attempt = 0;; ++attempt) {
+    const grpc::Status status = UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
+    if (status.ok()) break;
+    ASSERT_LT(attempt, 50) << status.error_message();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+TEST_F(LocalStoreTest, SecondStoreOnTheDataDirIsRefusedNamingTheHolder) {
+  StoreOptions options;
+  options.data_dir = data_dir_;
+  absl::StatusOr<std::unique_ptr<LocalStore>> second = LocalStore::Open(options);
+  ASSERT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.status().message(), HasSubstr(std::to_string(getpid())));
+  server_.reset();  // released with the store
+  EXPECT_TRUE(LocalStore::Open(options).ok());
+}
+
+// The one segment file of `run`'s span.
+fs::path SegmentOf(const fs::path& data_dir, const std::string& run) {
+  for (const auto& entry : fs::recursive_directory_iterator(data_dir / "runs" / run)) {
+    if (entry.path().filename() == "seg-000000.log") return entry.path();
+  }
+  return {};
+}
+
+TEST_F(LocalStoreTest, DamagedByteIsQuarantinedListedAndTheResentSpanIsWhole) {
+  PreparedSpan span = PrepareSpan(files_[0], "flipped", 500);
+  span.header.set_agent_id("agent-a");
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  server_.reset();
+  const fs::path segment = SegmentOf(data_dir_, "flipped");
+  ASSERT_FALSE(segment.empty());
+  {
+    std::fstream file(segment, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(fs::file_size(segment) / 2));
+    file.put('\x5a');
+  }
+  StartServer();
+  const v1::StoredRun damaged = GetRun("flipped");
+  EXPECT_EQ(damaged.workers(0).spans(0).state(), v1::SPAN_STATE_INCOMPLETE);
+  EXPECT_NE(damaged.state(), v1::RUN_STATE_COMPLETE);
+  EXPECT_TRUE(fs::exists(segment.parent_path() / "quarantine"));
+
+  // The agent that sent it is told to send it again.
+  auto collector = v1::Collector::NewStub(channel_);
+  grpc::ClientContext context;
+  v1::ListDamagedSpansRequest request;
+  request.set_agent_id("agent-a");
+  v1::ListDamagedSpansResponse listed;
+  ASSERT_TRUE(collector->ListDamagedSpans(&context, request, &listed).ok());
+  ASSERT_EQ(listed.spans_size(), 1);
+  EXPECT_EQ(listed.spans(0).span(), span.header.span());
+  EXPECT_EQ(listed.spans(0).run(), "flipped");
+
+  span.header.set_resume(true);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  EXPECT_EQ(GetRun("flipped").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  std::string json;
+  ASSERT_TRUE(Export("flipped", span.header.worker().rank(), json).ok());
+  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  test_support::ExpectSameEvents(span.trace, *exported);
+}
+
+TEST_F(LocalStoreTest, DamagedSpanManifestIsRebuiltByTheResentSpan) {
+  PreparedSpan span = PrepareSpan(files_[0], "manifest", 500);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  server_.reset();
+  const fs::path manifest = SegmentOf(data_dir_, "manifest").parent_path() / "span.pb";
+  std::ofstream(manifest, std::ios::trunc) << "not a span manifest";
+  StartServer();
+  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(), v1::SPAN_STATE_INCOMPLETE);
+  span.header.set_resume(true);
+  ASSERT_TRUE(UploadSpan(channel_, span).ok());
+  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  std::string json;
+  ASSERT_TRUE(Export("manifest", span.header.worker().rank(), json).ok());
+  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  test_support::ExpectSameEvents(span.trace, *exported);
+}
+
+TEST_F(LocalStoreTest, TempFilesAreRemovedAndUpdatedSurvivesARestart) {
+  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], "kept", 2000)).ok());
+  const int64_t updated = GetRun("kept").updated_unix_ms();
+  EXPECT_GT(updated, 0);
+  server_.reset();
+  const fs::path leftover = data_dir_ / "runs" / "kept" / "run.pb.tmp.12345";
+  std::ofstream(leftover) << "half written";
+  StartServer();
+  EXPECT_FALSE(fs::exists(leftover));
+  EXPECT_EQ(GetRun("kept").updated_unix_ms(), updated);
+}
+
+}  // namespace
+}  // namespace profdiff::aggregator
