@@ -18,7 +18,9 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
+#include "trace/kineto_reader.h"
 
 namespace profdiff::aggregator::store_test {
 
@@ -119,6 +121,15 @@ class StoreFixture : public ::testing::Test {
     v1::GetProfileRequest request;
     request.set_run(run);
     return run_store_->GetProfile(&context, request, &profile);
+  }
+
+  // The worker's export reads back as exactly `trace`'s events.
+  void ExpectExportHolds(const std::string& run, int rank, const trace::Trace& trace) {
+    std::string json;
+    ASSERT_TRUE(Export(run, rank, json).ok());
+    absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+    ASSERT_TRUE(exported.ok()) << exported.status();
+    test_support::ExpectSameEvents(trace, *exported);
   }
 
   grpc::Status Export(const std::string& run, int rank, std::string& json, const std::string& span = "") {

@@ -49,11 +49,7 @@ TEST_P(CollectorTest, OtherContentUnderAStoredSpanIdIsRefusedNeverAcknowledged) 
   EXPECT_THAT(refused.error_message(), HasSubstr("bbbb"));
   // The same content again is the same span: closed already.
   EXPECT_TRUE(UploadSpan(channel_, a).ok());
-  std::string json;
-  ASSERT_TRUE(Export("same_name", a.header.worker().rank(), json).ok());
-  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
-  ASSERT_TRUE(exported.ok()) << exported.status();
-  test_support::ExpectSameEvents(a.trace, *exported);  // a's events only, nothing of b's
+  ExpectExportHolds("same_name", a.header.worker().rank(), a.trace);  // a's events only, nothing of b's
 }
 
 TEST_P(CollectorTest, RankGivenTwiceKeepsTheRunOpenAndWarns) {
@@ -227,11 +223,7 @@ TEST_F(LocalStoreTest, DamagedByteIsQuarantinedListedAndTheResentSpanIsWhole) {
   span.header.set_resume(true);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   EXPECT_EQ(GetRun("flipped").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
-  std::string json;
-  ASSERT_TRUE(Export("flipped", span.header.worker().rank(), json).ok());
-  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
-  ASSERT_TRUE(exported.ok()) << exported.status();
-  test_support::ExpectSameEvents(span.trace, *exported);
+  ExpectExportHolds("flipped", span.header.worker().rank(), span.trace);
 }
 
 TEST_F(LocalStoreTest, DamagedSpanManifestIsRebuiltByTheResentSpan) {
@@ -245,11 +237,7 @@ TEST_F(LocalStoreTest, DamagedSpanManifestIsRebuiltByTheResentSpan) {
   span.header.set_resume(true);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
-  std::string json;
-  ASSERT_TRUE(Export("manifest", span.header.worker().rank(), json).ok());
-  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
-  ASSERT_TRUE(exported.ok()) << exported.status();
-  test_support::ExpectSameEvents(span.trace, *exported);
+  ExpectExportHolds("manifest", span.header.worker().rank(), span.trace);
 }
 
 TEST_F(LocalStoreTest, TempFilesAreRemovedAndUpdatedSurvivesARestart) {
