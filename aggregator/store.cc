@@ -119,18 +119,6 @@ absl::StatusOr<v1::ListDamagedSpansResponse> Store::ListDamagedSpans(
   return v1::ListDamagedSpansResponse();
 }
 
-absl::StatusOr<std::string> ExportTraceJson(const Store& store, const v1::ExportTraceRequest& request) {
-  constexpr size_t kPieceBytes = 1 << 20;
-  PD_ASSIGN_OR_RETURN(std::unique_ptr<TraceExport> export_, store.ExportTrace(request));
-  std::string json;
-  std::string piece;
-  for (;;) {
-    PD_ASSIGN_OR_RETURN(const bool more, export_->NextPiece(kPieceBytes, piece));
-    if (!more) return json;
-    json.append(piece);
-  }
-}
-
 absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request) {
   constexpr int kDefaultPageSize = 100;
   constexpr int kMaxPageSize = 1000;

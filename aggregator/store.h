@@ -139,9 +139,6 @@ class Store {
       const v1::ListDamagedSpansRequest& request) const;
 };
 
-// The whole export as one string (tests and small tools; the service streams it).
-absl::StatusOr<std::string> ExportTraceJson(const Store& store, const v1::ExportTraceRequest& request);
-
 // Opens the backend `options` names.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
 

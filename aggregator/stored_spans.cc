@@ -48,7 +48,8 @@ class SpansExport final : public TraceExport {
   absl::StatusOr<bool> NextPiece(size_t max_bytes, std::string& piece) override {
     piece.clear();
     if (done_) return false;
-    if (next_span_ == 0 && cursor_ == nullptr) {
+    if (!begun_) {
+      begun_ = true;
       trace::Trace head;
       trace::ApplyWorkerInfo(spans_.front().worker, head);
       first_base_time_ns_ = head.metadata.base_time_ns;
@@ -118,6 +119,7 @@ class SpansExport final : public TraceExport {
   trace::Trace shifted_;
   const trace::Trace* events_ = &chunk_;
   size_t next_event_ = 0;
+  bool begun_ = false;  // the document's head is written
   bool done_ = false;
 };
 
