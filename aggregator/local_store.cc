@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include <absl/strings/numbers.h>
+
 #include "aggregator/run_state.h"
 #include "aggregator/segment_log.h"
 #include "aggregator/stored_spans.h"
@@ -62,6 +64,7 @@ struct LocalStore::RunEntry {
   std::map<std::string, WorkerEntry> workers;  // by "<rank>.<worker name>"
   absl::Time last_activity;  // for PARTIAL: restarts give agents the whole timeout again
   int64_t updated_unix_ms = 0;  // the last span opened, chunk stored or span closed
+  WorldSizeAgreement world_size;  // what its spans' distributedInfo say (contract 7)
 };
 
 LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker,
@@ -147,10 +150,7 @@ v1::WorkerInfo WorkerOfFolder(const std::string& worker_key) {
   v1::WorkerInfo info;
   const size_t dot = worker_key.find('.');
   int32_t rank = 0;
-  for (size_t i = 0; i < dot && i < worker_key.size(); ++i) {
-    if (worker_key[i] < '0' || worker_key[i] > '9' || rank > (1 << 24)) break;
-    rank = rank * 10 + (worker_key[i] - '0');
-  }
+  if (!absl::SimpleAtoi(worker_key.substr(0, dot), &rank) || rank < 0) rank = 0;
   info.set_rank(rank);
   info.set_world_size(rank + 1);
   info.set_worker_name(dot == std::string::npos ? worker_key : worker_key.substr(dot + 1));
@@ -168,36 +168,6 @@ int RemoveTempFiles(const std::string& dir) {
     }
   }
   return removed;
-}
-
-// Moves the span's segment files into its quarantine/ folder; returns their bytes.
-absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
-  const std::string quarantine = span_dir + "/quarantine";
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
-  uint64_t bytes = 0;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(span_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with("seg-") || !name.ends_with(".log")) continue;
-    bytes += entry.file_size(error);
-    fs::rename(entry.path(), fs::path(quarantine) / name, error);
-    if (error) {
-      return absl::UnavailableError(base::StrCat(entry.path().string(), ": cannot move to quarantine/: ",
-                                                 error.message()));
-    }
-  }
-  PD_RETURN_IF_ERROR(base::SyncDirectory(quarantine));
-  PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
-  return bytes;
-}
-
-bool HasSegments(const std::string& span_dir) {
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(span_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with("seg-") && name.ends_with(".log")) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -244,7 +214,7 @@ absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
   span.dir = span_dir;
   if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest); !status.ok()) {
     // A folder made just before a crash, with no manifest and no segment: nothing acknowledged.
-    if (!HasSegments(span.dir)) {
+    if (ListSegments(span.dir).empty()) {
       recovery_notes_.push_back(base::StrCat(span.dir, ": skipped: ", status.message()));
       return std::nullopt;
     }
@@ -304,6 +274,7 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
       run->updated_unix_ms = std::max({run->updated_unix_ms, span->manifest.opened_unix_ms(),
                                        span->manifest.closed_unix_ms()});
       if (!span->manifest_lost || worker.info.worker_name().empty()) worker.info = span->manifest.header().worker();
+      run->world_size.Note(span->manifest.header().worker());
       worker.spans.emplace(span_id, *std::move(span));
     }
     if (worker.spans.empty()) continue;
@@ -328,10 +299,6 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
       }
     }
     const WorkerEntry* entry = &run->workers.emplace(worker_key, std::move(worker)).first->second;
-    {
-      absl::MutexLock lock(&mu_);
-      runs_[run_id] = nullptr;  // placeholder, so StoreWorkerProfile's lookups under mu_ are safe
-    }
     if (!closed.empty() && entry->profile_generation == 0) {
       if (absl::StatusOr<std::optional<v1::WorkerProfile>> built = StoreWorkerProfile(run_id, entry);
           !built.ok()) {
@@ -355,16 +322,10 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
   {
     absl::MutexLock lock(&mu_);
     auto run_it = runs_.find(header.run());
-    if (run_it != runs_.end() && run_it->second != nullptr) {
+    if (run_it != runs_.end()) {
       run = run_it->second.get();
-      WorldSizeAgreement world;
-      for (const auto& [key, worker] : run->workers) {
-        for (const auto& [id, span] : worker.spans) {
-          // Spans of this very worker and id are the upload being resumed: not a second opinion.
-          if (key != worker_key || id != header.span()) world.Note(span.manifest.header().worker());
-        }
-      }
-      PD_RETURN_IF_ERROR(world.Check(header.run(), info));
+      // Checked and noted under create_mu_, so two new spans cannot both set the world size.
+      PD_RETURN_IF_ERROR(run->world_size.Check(header.run(), info));
       run->last_activity = now;  // a late span reopens a PARTIAL run
       run->updated_unix_ms = UnixMillis(now);
       auto worker_it = run->workers.find(worker_key);
@@ -392,6 +353,7 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
           }
           span.leased = true;
           worker.info = info;
+          run->world_size.Note(info);
           return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &span),
                             span.durable_sequence, false};
         }
@@ -431,6 +393,7 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
   WorkerEntry& worker = run->workers[worker_key];
   worker.dir = worker_dir;
   worker.info = info;
+  run->world_size.Note(info);
   SpanEntry& stored = worker.spans[header.span()] = std::move(span);
   return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &stored), -1, false};
 }
@@ -549,17 +512,15 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
   }
   v1::StoredWorkerProfile stored;
   for (const StoredSpan& span : spans) stored.add_spans(span.id);
-  *stored.mutable_profile() = *profile;
+  *stored.mutable_profile() = *std::move(profile);
   const std::string path = ProfilePath(dir, generation);
   if (absl::Status written = WriteProto(path, stored); !written.ok()) {
-    // Disk full, say: served from the events until a later read or close stores it.
+    // Disk full, say (the message has the errno's text): reads build it from the events until
+    // one of them, or a later close, stores it.
     absl::MutexLock lock(&mu_);
-    worker->profile_problem = base::StrCat(
-        absl::IsUnavailable(written) && written.message().find("No space") != std::string_view::npos
-            ? "profile not stored: disk full: "
-            : "profile not stored: ",
-        written.message(), "; reads build it from the stored events");
-    return profile;
+    worker->profile_problem = base::StrCat("profile not stored: ", written.message(),
+                                           "; reads build it from the stored events");
+    return std::move(*stored.mutable_profile());
   }
   std::string stale;
   {
@@ -568,7 +529,7 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
       if (worker->profile_generation != 0) stale = ProfilePath(dir, worker->profile_generation);
       worker->profile_generation = generation;
       worker->profile_spans.assign(stored.spans().begin(), stored.spans().end());
-      worker->step_count = profile->steps_size();
+      worker->step_count = stored.profile().steps_size();
       worker->profile_problem.clear();
     } else {
       stale = path;  // a newer build won the race
@@ -578,7 +539,7 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
     std::error_code error;
     fs::remove(stale, error);
   }
-  return profile;
+  return std::move(*stored.mutable_profile());
 }
 
 const LocalStore::RunEntry* LocalStore::FindRun(const std::string& run) const {
@@ -660,7 +621,6 @@ absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(const v1::ListRunsRequ
   absl::MutexLock lock(&mu_);
   // The page token is the last run id of the previous page; runs are listed by id.
   for (auto it = runs_.upper_bound(request.page_token()); it != runs_.end(); ++it) {
-    if (it->second == nullptr) continue;
     if (!request.filter().empty() && it->first.find(request.filter()) == std::string::npos) continue;
     if (response.runs_size() == page_size) {
       response.set_next_page_token(response.runs(page_size - 1).run());
@@ -790,7 +750,6 @@ absl::StatusOr<v1::ListDamagedSpansResponse> LocalStore::ListDamagedSpans(
   v1::ListDamagedSpansResponse response;
   absl::MutexLock lock(&mu_);
   for (const auto& [run_id, run] : runs_) {
-    if (run == nullptr) continue;
     for (const auto& [key, worker] : run->workers) {
       for (const auto& [id, span] : worker.spans) {
         if (span.problem.empty()) continue;

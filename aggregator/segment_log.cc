@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <absl/strings/str_format.h>
+#include <absl/strings/numbers.h>
 #include <libdeflate.h>
 
 #include "aggregator/batch_codec.h"
@@ -46,18 +47,17 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
 
 std::string SegmentName(int index) { return absl::StrFormat("seg-%06d.log", index); }
 
-// N of ".../seg-N.log" (ListSegments only lists such names).
+// N of ".../seg-N.log" (ListSegments only lists such names); 0 when N is not a number.
 int SegmentNumber(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   int number = 0;
-  for (char c : name.substr(4, name.size() - 8)) {
-    if (c < '0' || c > '9') return number;
-    number = number * 10 + (c - '0');
-  }
-  return number;
+  return absl::SimpleAtoi(name.substr(4, name.size() - 8), &number) ? number : 0;
 }
 
-// Segment files of a span folder, by index.
+std::string QuarantineDir(const std::string& span_dir) { return span_dir + "/quarantine"; }
+
+}  // namespace
+
 std::vector<std::string> ListSegments(const std::string& span_dir) {
   std::vector<std::string> names;
   std::error_code error;
@@ -71,30 +71,58 @@ std::vector<std::string> ListSegments(const std::string& span_dir) {
   return paths;
 }
 
+absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
+  const std::string quarantine = QuarantineDir(span_dir);
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
+  uint64_t bytes = 0;
+  for (const std::string& path : ListSegments(span_dir)) {
+    std::error_code error;
+    bytes += fs::file_size(path, error);
+    fs::rename(path, fs::path(quarantine) / fs::path(path).filename(), error);
+    if (error) {
+      return absl::UnavailableError(base::StrCat(path, ": cannot move to quarantine/: ", error.message()));
+    }
+  }
+  PD_RETURN_IF_ERROR(base::SyncDirectory(quarantine));
+  PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  return bytes;
+}
+
+namespace {
+
 // One record parsed from a segment's bytes at `offset`, or why it is not a valid record.
 struct ParsedRecord {
   RecordHeader header;
   std::string_view payload;
-  std::string problem;  // empty when valid
+  std::string problem;     // empty when valid
+  bool cut_short = false;  // the bytes end inside the record (a torn write, at a file's end)
 };
+
+// A header whose magic and sizes a record can have (its payload is then safe to read).
+bool PlausibleHeader(const RecordHeader& h) {
+  return h.magic == kRecordMagic && h.raw_bytes <= kMaxRecordRawBytes &&
+         h.compressed_bytes <= CompressedBound(h.raw_bytes);
+}
 
 ParsedRecord ParseRecord(std::string_view bytes, size_t offset) {
   ParsedRecord record;
   if (bytes.size() - offset < kHeaderBytes) {
     record.problem = base::StrCat("record header cut short (", bytes.size() - offset, " of ",
                                   kHeaderBytes, " bytes)");
+    record.cut_short = true;
     return record;
   }
   std::memcpy(&record.header, bytes.data() + offset, kHeaderBytes);
   const RecordHeader& h = record.header;
   if (h.magic != kRecordMagic) {
     record.problem = "bad record magic";
-  } else if (h.raw_bytes > kMaxRecordRawBytes || h.compressed_bytes > CompressedBound(h.raw_bytes)) {
+  } else if (!PlausibleHeader(h)) {
     record.problem = base::StrCat("record sizes out of bounds (raw ", h.raw_bytes, ", compressed ",
                                   h.compressed_bytes, ")");
   } else if (bytes.size() - offset - kHeaderBytes < h.compressed_bytes) {
     record.problem = base::StrCat("record payload cut short (", bytes.size() - offset - kHeaderBytes,
                                   " of ", h.compressed_bytes, " bytes)");
+    record.cut_short = true;
   } else {
     record.payload = bytes.substr(offset + kHeaderBytes, h.compressed_bytes);
     if (RecordCrc(bytes.data() + offset, record.payload) != h.crc) record.problem = "record CRC mismatch";
@@ -124,7 +152,6 @@ size_t NextValidRecord(std::string_view bytes, size_t from) {
 struct SegmentRanges {
   std::vector<std::pair<size_t, size_t>> kept;        // [begin, end) of valid records
   std::vector<std::pair<size_t, size_t>> damaged;     // [begin, end) to quarantine
-  std::vector<std::string> problems;                  // one per damaged range
   size_t torn_tail_at = std::string::npos;            // last segment only: cut from here
 };
 
@@ -133,7 +160,7 @@ struct SegmentRanges {
 absl::Status QuarantineAndRewrite(const std::string& span_dir, const std::string& path,
                                   std::string_view bytes, const SegmentRanges& ranges,
                                   SpanScan& scan) {
-  const std::string quarantine = base::StrCat(span_dir, "/quarantine");
+  const std::string quarantine = QuarantineDir(span_dir);
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
   for (const auto& [begin, end] : ranges.damaged) {
     const std::string file = base::StrCat(quarantine, "/", fs::path(path).filename().string(), ".",
@@ -171,8 +198,7 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) 
       }
       if (!record.problem.empty()) {
         const size_t next = NextValidRecord(bytes, offset + 1);
-        const bool cut_short = record.problem.find("cut short") != std::string::npos;
-        if (next == bytes.size() && cut_short && index + 1 == paths.size()) {
+        if (next == bytes.size() && record.cut_short && index + 1 == paths.size()) {
           // A crash mid-write: that record was never acknowledged.
           ranges.torn_tail_at = offset;
           problems.push_back(base::StrCat(name, ": byte ", offset, ": ", record.problem,
@@ -257,8 +283,7 @@ class SegmentCursor final : public BatchCursor {
       if (header_bytes == kHeaderBytes) {
         RecordHeader header;
         std::memcpy(&header, record_.data(), kHeaderBytes);
-        if (header.magic == kRecordMagic && header.raw_bytes <= kMaxRecordRawBytes &&
-            header.compressed_bytes <= CompressedBound(header.raw_bytes)) {
+        if (PlausibleHeader(header)) {
           PD_ASSIGN_OR_RETURN(const size_t payload,
                               ReadAt(offset_ + kHeaderBytes, header.compressed_bytes, kHeaderBytes));
           have += payload;
@@ -320,17 +345,6 @@ class SegmentCursor final : public BatchCursor {
 
 std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir) {
   return std::make_unique<SegmentCursor>(ListSegments(span_dir));
-}
-
-absl::Status ReadSpanSegments(
-    const std::string& span_dir,
-    absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit) {
-  const std::unique_ptr<BatchCursor> cursor = OpenSpanSegments(span_dir);
-  for (uint64_t sequence = 0;; ++sequence) {
-    PD_ASSIGN_OR_RETURN(const std::optional<std::string_view> batch, cursor->Next());
-    if (!batch.has_value()) return absl::OkStatus();
-    PD_RETURN_IF_ERROR(visit(sequence, *batch));
-  }
 }
 
 SegmentWriter::SegmentWriter(std::string span_dir, uint64_t max_segment_bytes,

@@ -21,7 +21,6 @@
 #include <string_view>
 #include <vector>
 
-#include <absl/functional/function_ref.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
@@ -64,16 +63,19 @@ struct SpanScan {
 // Unavailable on I/O errors.
 absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir);
 
+// The segment files of a span folder ("seg-NNNNNN.log"), in order.
+std::vector<std::string> ListSegments(const std::string& span_dir);
+
+// Moves every segment of `span_dir` into its quarantine/ folder (durably); returns their bytes.
+// For a span whose records cannot be tied to a header any more (its span.pb is damaged).
+absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir);
+
 // A cursor over the records of `span_dir`'s segments, in order, reading one record at a time
 // (pread of its header, then its payload). Next() is DataLoss naming the file and byte offset
 // when a record is damaged or a sequence is missing. The segments must not be written meanwhile
 // (closed spans only).
 std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir);
 
-// Calls `visit(sequence, serialized_event_batch)` for every record in order (OpenSpanSegments).
-absl::Status ReadSpanSegments(
-    const std::string& span_dir,
-    absl::FunctionRef<absl::Status(uint64_t sequence, std::string_view batch_bytes)> visit);
 
 // Appends records to a span's segments. Not thread-safe: one writer per span at a time.
 class SegmentWriter {

@@ -36,12 +36,15 @@ class SegmentLogTest : public ::testing::Test {
 
   std::vector<std::string> ReadAll(absl::Status* status = nullptr) {
     std::vector<std::string> payloads;
-    absl::Status read = ReadSpanSegments(dir_, [&](uint64_t, std::string_view bytes) {
-      payloads.emplace_back(bytes);
-      return absl::OkStatus();
-    });
-    if (status != nullptr) *status = read;
-    return payloads;
+    const std::unique_ptr<BatchCursor> cursor = OpenSpanSegments(dir_);
+    for (;;) {
+      absl::StatusOr<std::optional<std::string_view>> next = cursor->Next();
+      if (!next.ok() || !next->has_value()) {
+        if (status != nullptr) *status = next.status();
+        return payloads;
+      }
+      payloads.emplace_back(**next);
+    }
   }
 
   fs::path dir_;
