@@ -306,6 +306,9 @@ class UploadReactor final : public grpc::ServerBidiReactor<v1::UploadMessage, v1
       actions.read = true;
     }
     if (actions.write || actions.close_span || actions.read) ++starting_;
+    // Waiting on the client starts now, not when its last message came (handling it may have
+    // taken long: a profile build, a slow store).
+    if (actions.write || actions.read) last_progress_ = absl::Now();
     return actions;
   }
 

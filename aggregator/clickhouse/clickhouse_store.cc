@@ -414,8 +414,8 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(const v1::UploadHead
       stored_header.ParseFromArray(stored_header_bytes.data(), static_cast<int>(stored_header_bytes.size()))) {
     PD_RETURN_IF_ERROR(CheckSameContent(stored_header, header));  // contract 6
   }
-  PD_RETURN_IF_ERROR(CheckWorldSize(header));                      // contract 7
   if (stored_state == clickhouse::kSpanClosed) return OpenedSpan{nullptr, closed_chunks - 1, true};
+  PD_RETURN_IF_ERROR(CheckWorldSize(header));  // contract 7; a closed span passed it already
 
   PD_ASSIGN_OR_RETURN(const std::string chunk_rows,
                       Read(base::StrCat("SELECT seq, argMax(event_count, attempt), argMax(batch_bytes, attempt) "
