@@ -84,7 +84,6 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
   state.set_path(path);
   state.set_size_bytes(version.size_bytes);
   state.set_mtime_ns(version.mtime_ns);
-  state.set_revision(prior.has_value() ? prior->revision() : 0);
   state.set_acked_sequence(-1);
 
   SpanHeader header;
@@ -129,7 +128,6 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
 
   // Durable before the header goes out: a restart then resumes instead of starting over.
   state.set_state(v1::UPLOAD_STATE_UPLOADING);
-  state.set_span_opened(true);
   if (absl::Status written = store_.Write(state); !written.ok()) {
     LogFileLine(state, stats, written);
     return written;
@@ -143,7 +141,6 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
     // Not the aggregator's verdict: stays UPLOADING and resumes on the next start.
   } else if (IsCredentialError(uploaded)) {
     // Not a verdict on the file either: stays UPLOADING, tried again (design note 4).
-    absl::MutexLock lock(&retry_mu_);
     retry_paths_.insert(path);
   } else {
     return Fail(state, uploaded, stats);
@@ -187,12 +184,8 @@ absl::Status TraceFileUploader::UploadPath(const std::string& path, trace::Kinet
 }
 
 std::vector<std::string> TraceFileUploader::PathsToRetry(absl::Duration timeout) {
-  std::vector<std::string> paths;
-  {
-    absl::MutexLock lock(&retry_mu_);
-    paths.assign(retry_paths_.begin(), retry_paths_.end());
-    retry_paths_.clear();
-  }
+  std::vector<std::string> paths(retry_paths_.begin(), retry_paths_.end());
+  retry_paths_.clear();
   absl::StatusOr<std::vector<v1::DamagedSpan>> damaged = uploader_->ListDamagedSpans(timeout);
   if (!damaged.ok()) {
     PD_VLOG(1, "cannot list damaged spans error=%s", damaged.status().message());
@@ -225,10 +218,6 @@ void TraceFileUploader::RecordUnreadable(const std::string& path, const FileVers
   state.set_size_bytes(version.size_bytes);
   state.set_mtime_ns(version.mtime_ns);
   state.set_acked_sequence(-1);
-  if (const std::optional<v1::AgentFileState> prior = ReadStateOrNone(store_, path)) {
-    state.set_revision(prior->revision());
-    state.set_span_opened(prior->span_opened());
-  }
   Fail(state, error, SpanUploadStats{}).IgnoreError();  // the error is the caller's input
 }
 

@@ -27,9 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include <absl/base/thread_annotations.h>
 #include <absl/status/status.h>
-#include <absl/synchronization/mutex.h>
 #include <absl/time/time.h>
 
 #include "agent/agent_state_store.h"
@@ -79,8 +77,8 @@ class TraceFileUploader {
 
   // Paths the watch mode should offer again (their state says UPLOADING, so ShouldRead lets them
   // through): those refused for credentials since the last call, and those whose DONE spans the
-  // aggregator lists as damaged (asked within `timeout`; when it cannot be asked, none). Safe to
-  // call from another thread than the uploads.
+  // aggregator lists as damaged (asked within `timeout`; when it cannot be asked, none). Called
+  // between uploads, on their thread (the watcher's).
   std::vector<std::string> PathsToRetry(absl::Duration timeout);
 
   // Records `path` at `version` as FAILED because it could not be read (`error`, the reader's),
@@ -99,8 +97,7 @@ class TraceFileUploader {
   AgentStateStore store_;
   TraceFileUploaderOptions options_;
   std::unique_ptr<SpanUploader> uploader_;
-  absl::Mutex retry_mu_;
-  std::set<std::string> retry_paths_ ABSL_GUARDED_BY(retry_mu_);  // credential refusals
+  std::set<std::string> retry_paths_;  // refused for credentials since the last PathsToRetry
 };
 
 }  // namespace profdiff::agent

@@ -29,8 +29,6 @@ v1::AgentFileState SampleState(const std::string& path) {
   state.set_chunk_events(65536);
   state.set_state(v1::UPLOAD_STATE_UPLOADING);
   state.set_acked_sequence(4);
-  state.set_revision(1);
-  state.set_span_opened(true);
   return state;
 }
 
