@@ -282,14 +282,18 @@ def deep_and_wide(s, traces, figures, problems):
             problems.append(f"{name}: upload exit {code}, show exit {show.returncode}: {show.stderr[-300:]}")
         if "warning:" not in show.stdout:
             problems.append(f"{name}: show prints no folding warning")
+    def profile_files():
+        return sorted(os.path.relpath(os.path.join(d, f), s.data) for d, _, files in os.walk(s.data)
+                      for f in files if f.startswith("profile-"))
+    stored_profiles = profile_files()
     s.stop()
     started = time.time()
     s.start()
     runs = s.runs()
     figures["restart_s"] = round(time.time() - started, 1)
-    log = open(os.path.join(s.out, f"aggregator.{s.starts}.log")).read()
-    if "profile" in log and "rebuil" in log:
-        problems.append("profiles were rebuilt at restart")
+    # A rebuild stores the next generation (profile-<N+1>.pb) and deletes the old file.
+    if len(stored_profiles) != 2 or profile_files() != stored_profiles:
+        problems.append(f"stored profiles {stored_profiles} became {profile_files()} at the restart")
     if set(runs) != {"deep", "wide"}:
         problems.append(f"runs after restart: {sorted(runs)}")
     if figures["deep"]["aggregator_peak_rss_mib"] > 1024 or figures["wide"]["aggregator_peak_rss_mib"] > 1536:
