@@ -1,7 +1,8 @@
 // EventBatch conversion throughput on real traces: what the agent pays per uploaded event
 // (EncodeEventBatch in 16384-event batches; 256-event batches show the per-batch cost of the
 // StringId map, which is O(string pool)) and the aggregator per received event
-// (AppendEventBatch, validation included). items_per_second = events per second.
+// (AppendEventBatch, validation included), and the content fingerprint of a span id
+// (TraceFingerprint). items_per_second = events per second.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include "profdiff/v1/trace.pb.h"
 #include "trace/event_batch.h"
 #include "trace/kineto_reader.h"
+#include "trace/trace_fingerprint.h"
 
 namespace {
 
@@ -90,10 +92,21 @@ void BM_AppendEventBatch(benchmark::State& state) {
   state.SetLabel(kTraces[state.range(0)]);
 }
 
+// What the agent adds per file for its span id (trace/trace_fingerprint.h): compare with
+// BM_EncodeEventBatch, which it pays anyway.
+void BM_TraceFingerprint(benchmark::State& state) {
+  std::optional<profdiff::trace::Trace> trace = TraceOrSkip(state);
+  if (!trace) return;
+  for (auto _ : state) benchmark::DoNotOptimize(profdiff::trace::TraceFingerprint(*trace));
+  state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
 BENCHMARK(BM_EncodeEventBatch)
     ->ArgsProduct({{0, 1}, {kEventsPerBatch, kSmallEventsPerBatch}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AppendEventBatch)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TraceFingerprint)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
