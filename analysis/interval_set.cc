@@ -75,4 +75,18 @@ std::vector<Interval> Intersection(const std::vector<Interval>& a, const std::ve
   return out;
 }
 
+std::vector<Interval> Difference(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (Interval rest : a) {
+    while (j < b.size() && b[j].end_ns <= rest.start_ns) ++j;
+    for (size_t k = j; k < b.size() && b[k].start_ns < rest.end_ns; ++k) {
+      if (b[k].start_ns > rest.start_ns) out.push_back({rest.start_ns, b[k].start_ns});
+      rest.start_ns = std::max(rest.start_ns, b[k].end_ns);
+    }
+    if (rest.end_ns > rest.start_ns) out.push_back(rest);
+  }
+  return out;
+}
+
 }  // namespace profdiff::analysis

@@ -26,6 +26,8 @@ std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t lo, int6
 // Union and intersection of two merged lists (results are merged).
 std::vector<Interval> Union(const std::vector<Interval>& a, const std::vector<Interval>& b);
 std::vector<Interval> Intersection(const std::vector<Interval>& a, const std::vector<Interval>& b);
+// The parts of merged list `a` outside every interval of merged list `b` (merged).
+std::vector<Interval> Difference(const std::vector<Interval>& a, const std::vector<Interval>& b);
 
 }  // namespace profdiff::analysis
 

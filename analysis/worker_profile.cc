@@ -131,6 +131,9 @@ v1::ModuleNodeKind ProtoKind(ModuleNodeKind kind) {
     case ModuleNodeKind::kRoot: return v1::MODULE_NODE_KIND_ROOT;
     case ModuleNodeKind::kModule: return v1::MODULE_NODE_KIND_MODULE;
     case ModuleNodeKind::kOperator: return v1::MODULE_NODE_KIND_OPERATOR;
+    case ModuleNodeKind::kBackward: return v1::MODULE_NODE_KIND_BACKWARD;
+    case ModuleNodeKind::kOptimizer: return v1::MODULE_NODE_KIND_OPTIMIZER;
+    case ModuleNodeKind::kGradientSync: return v1::MODULE_NODE_KIND_GRADIENT_SYNC;
   }
   return v1::MODULE_NODE_KIND_UNSPECIFIED;
 }
@@ -160,12 +163,16 @@ struct ModuleFiller {
     out.set_device_union_us(Us(node.device_union_ns));
     // SEMANTICS.md §7: compare device time where the node ran device work, host time otherwise.
     out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns) : Us(node.host_ns));
+    out.set_backward_host_us(Us(node.backward_host_ns));
+    out.set_backward_device_us(Us(node.backward_device_ns));
     for (const ModuleStepSample& step : n == 0 ? root_steps : node.steps) {
       v1::ModuleStepSample* sample = out.add_step_samples();
       sample->set_step_index(step.step);
       sample->set_calls(step.calls);
       sample->set_host_us(Us(step.host_ns));
       sample->set_device_us(Us(step.device_ns));
+      sample->set_backward_host_us(Us(step.backward_host_ns));
+      sample->set_backward_device_us(Us(step.backward_device_ns));
     }
     if (options.module_tables && n != 0) {
       OperatorTable operators(trace, times, OperatorGrouping::kName, &step_of_event);
@@ -180,6 +187,16 @@ struct ModuleFiller {
     for (uint32_t child : node.children) Fill(child, path, *out.add_children());
   }
 };
+
+void FillBackwardLinking(const BackwardAttribution& b, v1::BackwardLinking& out) {
+  out.set_roots(b.roots);
+  out.set_linked_by_flow(b.linked_by_flow);
+  out.set_linked_by_sequence(b.linked_by_sequence);
+  out.set_accumulate_grad_roots(b.accumulate_grad_roots);
+  out.set_attributed(b.attributed);
+  out.set_outside_modules(b.outside_modules);
+  out.set_not_attributed(b.not_attributed);
+}
 
 void ClearNodeTables(v1::ModuleNode& node) {
   node.clear_operators();
@@ -281,8 +298,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   }
 
   // The module tree, on this thread: the largest single piece.
-  const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event);
+  const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event, &steps);
   profile.set_module_source(ProtoSource(tree.source));
+  FillBackwardLinking(tree.backward, *profile.mutable_backward_linking());
   std::vector<ModuleStepSample> root_steps(steps.kept.size());
   for (size_t s = 0; s < steps.kept.size(); ++s) {
     root_steps[s].step = static_cast<int32_t>(s);

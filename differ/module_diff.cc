@@ -20,8 +20,26 @@ namespace {
 
 constexpr char kUnknownName[] = "(unknown)";
 
-enum ModuleMetric { kCalls, kHost, kDevice, kModuleMetrics };
+// Backward values are a forward module's <module>.backward node's, reported beside its own.
+enum ModuleMetric { kCalls, kHost, kDevice, kBackwardHost, kBackwardDevice, kModuleMetrics };
 using ModuleSeries = RowSeries<kModuleMetrics>;
+
+// What siblings align on besides their kind: the class name without the instance suffix
+// ("Linear_3.backward" -> "Linear.backward"), the optimizer call without the optimizer class
+// ("Optimizer.step#SGD.step" -> "Optimizer.step", so SGD against Adam is one changed node).
+std::string AlignmentName(v1::ModuleNodeKind kind, std::string_view name) {
+  auto without_suffix = [](std::string_view n, std::string_view suffix) {
+    if (!n.ends_with(suffix)) return std::string(ClassName(n));
+    return base::StrCat(ClassName(n.substr(0, n.size() - suffix.size())), suffix);
+  };
+  switch (kind) {
+    case v1::MODULE_NODE_KIND_MODULE: return std::string(ClassName(name));
+    case v1::MODULE_NODE_KIND_BACKWARD: return without_suffix(name, ".backward");
+    case v1::MODULE_NODE_KIND_GRADIENT_SYNC: return without_suffix(name, ".gradient_sync");
+    case v1::MODULE_NODE_KIND_OPTIMIZER: return std::string(name.substr(0, name.find('#')));
+    default: return std::string(name);
+  }
+}
 
 // One side's node: the same path in every worker's tree.
 struct MergedNode {
@@ -57,10 +75,12 @@ ModuleSeries SeriesOf(const Side& side, const MergedNode& node) {
   for (size_t w = 0; w < node.per_worker.size(); ++w) {
     const v1::ModuleNode* n = node.per_worker[w];
     if (n == nullptr) continue;
-    ModuleSeries::Values total = {static_cast<double>(n->calls()), n->host_us(), n->device_us()};
-    if (root) total = {0, 0, 0};  // the root's time is its steps' time: the sum of its samples
+    ModuleSeries::Values total = {static_cast<double>(n->calls()), n->host_us(), n->device_us(),
+                                  n->backward_host_us(), n->backward_device_us()};
+    if (root) total = {};  // the root's time is its steps' time: the sum of its samples
     for (const v1::ModuleStepSample& s : n->step_samples()) {
-      const ModuleSeries::Values values = {static_cast<double>(s.calls()), s.host_us(), s.device_us()};
+      const ModuleSeries::Values values = {static_cast<double>(s.calls()), s.host_us(), s.device_us(),
+                                           s.backward_host_us(), s.backward_device_us()};
       series.AddStep(side, w, s.step_index(), values);
       if (root) {
         for (size_t m = 0; m < kModuleMetrics; ++m) total[m] += values[m];
@@ -93,20 +113,18 @@ ModuleSeries UnknownOf(const Side& side, const MergedNode* parent) {
   for (const auto& child : parent->children) {
     const ModuleSeries& c = *child->series;
     for (size_t w = 0; w < unknown.totals.size(); ++w) {
-      for (size_t m = kHost; m < kModuleMetrics; ++m) unknown.totals[w][m] -= c.totals[w][m];
+      for (size_t m = kHost; m <= kDevice; ++m) unknown.totals[w][m] -= c.totals[w][m];
     }
     for (size_t s = 0; s < unknown.slots.size(); ++s) {
-      for (size_t m = kHost; m < kModuleMetrics; ++m) unknown.slots[s][m] -= c.slots[s][m];
+      for (size_t m = kHost; m <= kDevice; ++m) unknown.slots[s][m] -= c.slots[s][m];
     }
   }
-  for (auto& v : unknown.totals) {
-    v[kCalls] = 0;
+  auto clean = [](ModuleSeries::Values& v) {
+    v[kCalls] = v[kBackwardHost] = v[kBackwardDevice] = 0;
     for (double& x : v) x = std::max(x, 0.0);
-  }
-  for (auto& v : unknown.slots) {
-    v[kCalls] = 0;
-    for (double& x : v) x = std::max(x, 0.0);
-  }
+  };
+  for (auto& v : unknown.totals) clean(v);
+  for (auto& v : unknown.slots) clean(v);
   return unknown;
 }
 
@@ -126,6 +144,7 @@ SideValues ValuesOf(const Side& side, const ModuleSeries& series) {
   out.values.set_host_us(series.Value(side, kHost));
   out.values.set_device_us(device);
   out.values.set_compare_us(use_device ? device : out.values.host_us());
+  out.values.set_backward_us(series.Value(side, use_device ? kBackwardDevice : kBackwardHost));
   out.compare_samples = series.Samples(use_device ? kDevice : kHost);
   return out;
 }
@@ -176,7 +195,8 @@ class TreeDiffer {
       }
     }
     // Time outside every child module; an operator's own time is already its self time.
-    const bool module_like = any->kind == v1::MODULE_NODE_KIND_ROOT || any->kind == v1::MODULE_NODE_KIND_MODULE;
+    const bool module_like = any->kind == v1::MODULE_NODE_KIND_ROOT || any->kind == v1::MODULE_NODE_KIND_MODULE ||
+                             any->kind == v1::MODULE_NODE_KIND_BACKWARD;
     if (module_like && !any->children.empty()) {
       AddUnknown(na, nb, path, child_index(next), children_device_bound, out);
     }
@@ -191,10 +211,7 @@ class TreeDiffer {
     std::vector<AlignItem> keys;
     keys.reserve(parent.children.size());
     for (const auto& child : parent.children) {
-      const std::string_view name = child->kind == v1::MODULE_NODE_KIND_MODULE
-                                        ? ClassName(child->name)
-                                        : std::string_view(child->name);
-      keys.push_back({base::StrCat(static_cast<int>(child->kind), ":", name),
+      keys.push_back({base::StrCat(static_cast<int>(child->kind), ":", AlignmentName(child->kind, child->name)),
                       ValuesOf(side, *child->series).values.compare_us()});
     }
     return keys;
@@ -225,6 +242,7 @@ class TreeDiffer {
     d.set_host_us(vb.values.host_us() - va.values.host_us());
     d.set_device_us(vb.values.device_us() - va.values.device_us());
     d.set_compare_us(vb.values.compare_us() - va.values.compare_us());
+    d.set_backward_us(vb.values.backward_us() - va.values.backward_us());
     out.set_delta_pct(DeltaPct(va.values.compare_us(), vb.values.compare_us()));
     *out.mutable_noise() = CompareSamples(va.compare_samples, vb.compare_samples, threshold_);
     // Host time inside a node whose device work is what it is compared by runs off the
@@ -259,7 +277,7 @@ const v1::ModuleDiffNode* FindChild(const v1::ModuleDiffNode& node, std::string_
     }
   }
   for (const v1::ModuleDiffNode& child : node.children()) {
-    if (ClassName(child.name()) == segment) return &child;
+    if (AlignmentName(child.kind(), child.name()) == segment) return &child;
   }
   return nullptr;
 }

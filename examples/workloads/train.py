@@ -11,7 +11,8 @@ Debian's torch 1.13 has no Kineto: its profiler writes the legacy Chrome trace (
 no module or step events). What Kineto would record is recorded the way the profiler's own
 design intends: global nn.Module forward hooks open and close a record_function named
 "nn.Module: <Class>_<n>", a record_function "ProfilerStep#<N>" wraps each step, and the trace
-is written as an object with the events and `distributedInfo` (rank, world_size, backend).
+is written as an object with the events and `distributedInfo` (rank, world_size, backend), each
+op carrying Kineto's "Sequence number" / "Fwd thread id" arguments (see trace_events).
 """
 
 import argparse
@@ -19,7 +20,6 @@ import json
 import os
 import socket
 import sys
-import tempfile
 import time
 
 import torch
@@ -105,6 +105,20 @@ def hand_written_cross_entropy(logits, target):
     return -torch.log(probs.gather(1, target.unsqueeze(1))).mean()
 
 
+class Loss(nn.Module):
+    """Cross entropy as a module, so its forward and backward are nodes of the module tree: the
+    hand-written softmax or the built-in loss (one class, so both variants align)."""
+
+    def __init__(self, hand_written):
+        super().__init__()
+        self.hand_written = hand_written
+
+    def forward(self, logits, target):
+        if self.hand_written:
+            return hand_written_cross_entropy(logits, target)
+        return F.cross_entropy(logits, target)
+
+
 class Scenario:
     """A model, a batch and a loss for one variant; `autocast` for the precision scenario."""
 
@@ -130,7 +144,7 @@ class Scenario:
         elif name == "loss":
             self.model = Mlp([256, 512, 1000])
             self.batch = (torch.randn(128, 256), torch.randint(0, 1000, (128,)))
-            self.loss = F.cross_entropy if experimental else hand_written_cross_entropy
+            self.loss = Loss(hand_written=not experimental)
         elif name == "fused-op":
             self.model = nn.Sequential(FeedForward(256, fused=experimental), nn.Linear(256, 10))
             self.batch = (torch.randn(256, 256), torch.randint(0, 10, (256,)))
@@ -180,20 +194,32 @@ class ModuleRanges:
             handle.remove()
 
 
+def trace_events(prof):
+    """The events torch 1.13's export_chrome_trace writes (same fields, same order), plus what
+    that exporter drops and Kineto writes: each op's "Sequence number" (ops that record autograd
+    history, and the backward ops they produce) and "Fwd thread id" (on backward ops, the thread
+    of their forward op), which link a backward root to its forward op."""
+    events = []
+    for evt in prof.function_events:
+        if evt.trace_name is None:
+            continue
+        args = {}
+        if evt.sequence_nr >= 0:
+            args["Sequence number"] = evt.sequence_nr
+        if evt.fwd_thread:
+            args["Fwd thread id"] = evt.fwd_thread
+        events.append({"name": evt.trace_name, "ph": "X", "ts": evt.time_range.start,
+                       "dur": evt.time_range.elapsed_us(), "tid": evt.thread,
+                       "pid": "CPU functions", "args": args})
+    return events
+
+
 def write_trace(prof, path, rank, world_size):
-    with tempfile.NamedTemporaryFile("r", suffix=".json", dir=os.path.dirname(path), delete=False) as raw:
-        raw_path = raw.name
-    try:
-        prof.export_chrome_trace(raw_path)
-        with open(raw_path) as f:
-            events = json.load(f)
-    finally:
-        os.unlink(raw_path)
     document = {
         "schemaVersion": 1,
         "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world_size},
         "traceName": os.path.basename(path),
-        "traceEvents": events,
+        "traceEvents": trace_events(prof),
     }
     tmp = path + ".tmp"
     with open(tmp, "w") as f:

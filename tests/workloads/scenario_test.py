@@ -67,6 +67,31 @@ def significant(row):
     return row.get("noise", {}).get("significant", False)
 
 
+def node(report, name):
+    return next((n for n in walk(report["modules"]) if n.get("name") == name), None)
+
+
+def check_step_parts(report, check):
+    """The root's children (forward, backward, optimizer, gradient sync, (unknown)) add up to the
+    step time on each side, and little of it is left unattributed."""
+    root = report["modules"]
+    for side in ("baseline", "experimental"):
+        step = root[side]["compare_us"]
+        parts = {c["name"]: c[side]["compare_us"] for c in root["children"]}
+        check.that(abs(sum(parts.values()) - step) <= 1e-6 * step + 0.5,
+                   f"{side}: the root's children add up to the step ({sum(parts.values()):.1f} vs {step:.1f} us)")
+        kinds = {c["kind"] for c in root["children"]}
+        check.that({"MODULE_NODE_KIND_BACKWARD", "MODULE_NODE_KIND_OPTIMIZER"} <= kinds,
+                   f"{side}: backward and optimizer nodes under the root: {sorted(kinds)}")
+        unknown = parts.get("(unknown)", 0.0)
+        log(f"info {side}: root (unknown) {unknown:.1f} of {step:.1f} us ({100 * unknown / step:.1f}%)")
+        yield side, unknown / step
+
+
+def scoped_operators(args, base, exp, path):
+    return operators(diff(args, base, exp, "--view", "operators", "--path", path))
+
+
 def pair(args, scenario):
     base, exp = f"{scenario}-baseline", f"{scenario}-experimental"
     train(args, scenario, "baseline", base)
@@ -76,7 +101,8 @@ def pair(args, scenario):
 
 def check_linear_dim(args, check):
     report = diff(args, *pair(args, "linear-dim"))
-    linears = [n for n in walk(report["modules"]) if n.get("name", "").startswith("Linear_")]
+    linears = [n for n in walk(report["modules"]) if n.get("name", "").startswith("Linear_")
+               and n.get("kind") == "MODULE_NODE_KIND_MODULE"]
     check.that(len(linears) == 2, f"two Linear module nodes aligned: {[n.get('path') for n in linears]}")
     wide = [n for n in linears if n["delta"]["compare_us"] > 0 and n["noise"].get("significant")]
     check.that(len(wide) >= 1, "the widened Linear node got slower, significant: "
@@ -86,6 +112,16 @@ def check_linear_dim(args, check):
         row = ops.get(name, {})
         check.that(row.get("change") == "increased" and significant(row),
                    f"{name} increased and significant ({row.get('change')}, significant={significant(row)})")
+    backward = [n for n in walk(report["modules"]) if n.get("name", "").startswith("Linear_")
+                and n.get("kind") == "MODULE_NODE_KIND_BACKWARD"]
+    check.that(len(backward) == 2 and all(n["status"] == "matched" for n in backward),
+               f"two Linear backward nodes aligned: {[n.get('path') for n in backward]}")
+    slower = [n for n in backward if n["delta"]["compare_us"] > 0 and significant(n)]
+    check.that(len(slower) >= 1, "the widened Linear's backward got slower, significant: "
+               + str([(n["path"], round(n.get("delta_pct", 0))) for n in backward]))
+    check.that(any(n["delta"].get("backward_us", 0) > 0 for n in linears),
+               "the widened Linear's forward row reports its slower backward (backward_us)")
+    list(check_step_parts(report, check))
 
 
 def check_precision(args, check):
@@ -99,6 +135,15 @@ def check_precision(args, check):
     check.that(ops.get("ToCopyBackward0", {}).get("change") == "added", "ToCopyBackward0 appears in backward")
     step = next(r for r in report["overview"]["rows"] if r["metric"].startswith("Average step time"))
     check.that(significant(step), f"step time changed, significant: {step.get('delta_pct', 0):+.1f}%")
+    forward = [n for n in walk(report["modules"]) if n.get("kind") == "MODULE_NODE_KIND_MODULE"
+               and n.get("name", "").startswith("Linear_")]
+    backward = [n for n in walk(report["modules"]) if n.get("kind") == "MODULE_NODE_KIND_BACKWARD"
+                and n.get("name", "").startswith("Linear_")]
+    check.that(len(backward) == len(forward) == 3 and all(n["status"] == "matched" for n in backward),
+               f"each Linear has a matched backward node: {[n.get('path') for n in backward]}")
+    casts = scoped_operators(args, "precision-baseline", "precision-experimental", "DistributedDataParallel_0.backward")
+    row = casts.get("autograd::engine::evaluate_function: ToCopyBackward0", {})
+    check.that(row.get("change") == "added", f"the casts' backward runs under the model's backward ({row.get('change')})")
 
 
 def check_resnet_depth(args, check):
@@ -116,6 +161,22 @@ def check_resnet_depth(args, check):
     check.that((matched, added) == (6, 30), f"layer3 ({layer3['name']}): {matched} of 36 blocks matched, {added} added")
     check.that(layer3["noise"].get("significant") and layer3["delta"]["compare_us"] > 0,
                f"layer3 slower and significant ({layer3.get('delta_pct', 0):+.0f}%)")
+    backward = node(report, "ResNet_0.backward")
+    check.that(backward is not None and backward["status"] == "matched", "ResNet_0.backward is matched")
+    layer3_backward = node(report, "Sequential_4.backward")
+    check.that(layer3_backward is not None, "layer3's backward node Sequential_4.backward exists on both sides")
+    if layer3_backward is not None:
+        blocks = [c for c in layer3_backward["children"] if c.get("name", "").startswith("Bottleneck_")]
+        matched = sum(1 for c in blocks if c["status"] == "matched")
+        added = sum(1 for c in blocks if c["status"] == "added")
+        check.that((matched, added) == (6, 30), f"layer3 backward: {matched} of 36 blocks matched, {added} added")
+        check.that(significant(layer3_backward) and layer3_backward["delta"]["compare_us"] > 0,
+                   f"layer3 backward slower and significant ({layer3_backward.get('delta_pct', 0):+.0f}%)")
+    sync = [c for c in report["modules"]["children"] if c.get("kind") == "MODULE_NODE_KIND_GRADIENT_SYNC"]
+    check.that(len(sync) == 1 and sync[0]["name"] == "DistributedDataParallel_0.gradient_sync",
+               f"DDP's gradient sync is one node: {[c['name'] for c in sync]}")
+    for side, unknown in check_step_parts(report, check):
+        check.that(unknown <= 0.10, f"{side}: root (unknown) is at most 10% of the step ({100 * unknown:.1f}%)")
 
 
 def check_loss(args, check):
@@ -125,6 +186,14 @@ def check_loss(args, check):
         check.that(ops.get(name, {}).get("change") == "deleted", f"{name} deleted ({ops.get(name, {}).get('change')})")
     for name in ("aten::cross_entropy_loss", "aten::log_softmax", "aten::nll_loss"):
         check.that(ops.get(name, {}).get("change") == "added", f"{name} added ({ops.get(name, {}).get('change')})")
+    loss = scoped_operators(args, "loss-baseline", "loss-experimental", "Loss_0.backward")
+    for name in ("ExpBackward0", "DivBackward0", "LogBackward0", "GatherBackward0"):
+        row = loss.get(f"autograd::engine::evaluate_function: {name}", {})
+        check.that(row.get("change") == "deleted", f"the hand-written softmax's {name} deleted under Loss_0.backward "
+                   f"({row.get('change')})")
+    for name in ("LogSoftmaxBackward0", "NllLossBackward0"):
+        row = loss.get(f"autograd::engine::evaluate_function: {name}", {})
+        check.that(row.get("change") == "added", f"{name} added under Loss_0.backward ({row.get('change')})")
 
 
 def check_fused_op(args, check):
@@ -136,6 +205,17 @@ def check_fused_op(args, check):
         check.that(ops.get(name, {}).get("change") == "added", f"fused {name} added")
     block = next((n for n in walk(report["modules"]) if n.get("name", "").startswith("FeedForward_")), None)
     check.that(block is not None and block["status"] == "matched", "the FeedForward block is matched")
+    backward = node(report, "FeedForward_0.backward")
+    check.that(backward is not None and backward["status"] == "matched", "the FeedForward block's backward is matched")
+    ops = scoped_operators(args, "fused-op-baseline", "fused-op-experimental",
+                           "DistributedDataParallel_0.backward/Sequential_0.backward/FeedForward_0.backward")
+    # Only the GELU and the norm's affine part see gradients (the input needs none).
+    for name in ("TanhBackward0", "MulBackward0"):
+        row = ops.get(f"autograd::engine::evaluate_function: {name}", {})
+        check.that(row.get("change") == "deleted", f"hand-written {name} deleted under its backward ({row.get('change')})")
+    for name in ("GeluBackward0", "NativeLayerNormBackward0"):
+        row = ops.get(f"autograd::engine::evaluate_function: {name}", {})
+        check.that(row.get("change") == "added", f"fused {name} added under its backward ({row.get('change')})")
 
 
 def check_module_impl(args, check):
@@ -144,9 +224,15 @@ def check_module_impl(args, check):
     check.that(nodes.get("DistributedDataParallel_0", {}).get("status") == "matched", "the DDP top level matches")
     check.that(nodes.get("Mlp_0", {}).get("status") == "removed", "Mlp_0 (nn.Sequential of Linear) removed")
     check.that(nodes.get("FlatMlp_0", {}).get("status") == "added", "FlatMlp_0 (one module, F.linear) added")
+    check.that(nodes.get("DistributedDataParallel_0.backward", {}).get("status") == "matched",
+               "the DDP backward matches")
+    check.that(nodes.get("Mlp_0.backward", {}).get("status") == "removed"
+               and nodes.get("FlatMlp_0.backward", {}).get("status") == "added",
+               "Mlp_0.backward removed, FlatMlp_0.backward added")
     warnings = [w for w in report.get("warnings", []) if "nothing aligns" in w]
-    check.that(len(warnings) == 1 and "only DistributedDataParallel_0" in warnings[0],
-               f"the report says only the top level is comparable: {warnings}")
+    check.that(len(warnings) == 2 and any("below DistributedDataParallel_0 nothing" in w for w in warnings)
+               and any("below DistributedDataParallel_0.backward nothing" in w for w in warnings),
+               f"the report says only the top level is comparable, forward and backward: {warnings}")
 
 
 def check_repeat(args, check):
