@@ -54,28 +54,50 @@ TextTable OverviewTable(const v1::Overview& overview) {
   return table;
 }
 
-void AddModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth, TextTable& table) {
+bool HasBackwardValues(const v1::ModuleDiffNode& node) {
+  if (node.baseline().backward_us() > 0 || node.experimental().backward_us() > 0) return true;
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    if (HasBackwardValues(child)) return true;
+  }
+  return false;
+}
+
+// `backward`: add each forward module's backward time on both sides.
+void AddModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth, bool backward, TextTable& table) {
   const std::string indent(static_cast<size_t>(2 * std::max(depth, 0)), ' ');
   std::string name = node.name();
   if (node.status() == "matched" && !node.baseline_name().empty() &&
       node.baseline_name() != node.experimental_name()) {
     name = node.baseline_name() + " ~ " + node.experimental_name();
   }
-  table.AddRow({indent + name, node.index_path().empty() ? "-" : node.index_path(), node.status(),
-                absl::StrFormat("%g", node.baseline().calls()), absl::StrFormat("%g", node.experimental().calls()),
-                Micros(node.baseline().compare_us()), Micros(node.experimental().compare_us()),
-                SignedMicros(node.delta().compare_us()),
-                SignedPercent(node.delta_pct(), node.baseline().compare_us(), node.experimental().compare_us()),
-                Significance(node.noise())});
+  std::vector<std::string> row = {
+      indent + name, node.index_path().empty() ? "-" : node.index_path(), node.status(),
+      absl::StrFormat("%g", node.baseline().calls()), absl::StrFormat("%g", node.experimental().calls()),
+      Micros(node.baseline().compare_us()), Micros(node.experimental().compare_us()),
+      SignedMicros(node.delta().compare_us()),
+      SignedPercent(node.delta_pct(), node.baseline().compare_us(), node.experimental().compare_us()),
+      Significance(node.noise())};
+  if (backward) {
+    const bool module = node.kind() == v1::MODULE_NODE_KIND_MODULE;
+    row.push_back(module ? Micros(node.baseline().backward_us()) : "-");
+    row.push_back(module ? Micros(node.experimental().backward_us()) : "-");
+  }
+  table.AddRow(std::move(row));
   if (depth >= max_depth) return;
-  for (const v1::ModuleDiffNode& child : node.children()) AddModuleRows(child, depth + 1, max_depth, table);
+  for (const v1::ModuleDiffNode& child : node.children()) AddModuleRows(child, depth + 1, max_depth, backward, table);
 }
 
 TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
-  TextTable table({{"module", Align::kLeft}, {"index", Align::kLeft}, {"status", Align::kLeft},
-                   {"calls base"}, {"calls exp"}, {"compare base (us)"}, {"compare exp (us)"},
-                   {"delta (us)"}, {"delta %"}, {"significant"}});
-  AddModuleRows(root, 0, max_depth, table);
+  const bool backward = HasBackwardValues(root);
+  std::vector<TextTable::Column> columns = {
+      {"module", Align::kLeft}, {"index", Align::kLeft}, {"status", Align::kLeft}, {"calls base"}, {"calls exp"},
+      {"compare base (us)"}, {"compare exp (us)"}, {"delta (us)"}, {"delta %"}, {"significant"}};
+  if (backward) {
+    columns.push_back({"backward base (us)"});
+    columns.push_back({"backward exp (us)"});
+  }
+  TextTable table(std::move(columns));
+  AddModuleRows(root, 0, max_depth, backward, table);
   return table;
 }
 

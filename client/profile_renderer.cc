@@ -176,20 +176,42 @@ TextTable KernelsTable(const v1::WorkerProfile& w) {
   return table;
 }
 
-void AddModuleRows(const v1::ModuleNode& node, int depth, TextTable& table) {
+// `backward`: add each forward module's backward time, in the unit of its compare value.
+void AddModuleRows(const v1::ModuleNode& node, int depth, bool backward, TextTable& table) {
   if (depth >= 0) {
-    table.AddRow({std::string(2 * depth, ' ') + node.name(), base::StrCat(node.calls()),
-                  Micros(node.host_us()), Micros(node.host_self_us()), Micros(node.device_us()),
-                  Micros(node.device_self_us()), Micros(node.compare_us())});
+    std::vector<std::string> row = {std::string(2 * depth, ' ') + node.name(), base::StrCat(node.calls()),
+                                    Micros(node.host_us()), Micros(node.host_self_us()), Micros(node.device_us()),
+                                    Micros(node.device_self_us()), Micros(node.compare_us())};
+    if (backward) {
+      const bool device = node.device_us() > 0;
+      const double us = device ? node.backward_device_us() : node.backward_host_us();
+      row.push_back(node.kind() == v1::MODULE_NODE_KIND_MODULE && (node.backward_host_us() > 0 || us > 0)
+                        ? Micros(us) : "-");
+    }
+    table.AddRow(std::move(row));
   }
-  for (const v1::ModuleNode& child : node.children()) AddModuleRows(child, depth + 1, table);
+  for (const v1::ModuleNode& child : node.children()) AddModuleRows(child, depth + 1, backward, table);
 }
 
 TextTable ModulesTable(const v1::WorkerProfile& w) {
-  TextTable table({{"module", Align::kLeft}, {"calls"}, {"host (us)"}, {"host self (us)"},
-                   {"device (us)"}, {"device self (us)"}, {"compare (us)"}});
-  AddModuleRows(w.modules(), -1, table);
+  const bool backward = w.backward_linking().attributed() > 0;
+  std::vector<TextTable::Column> columns = {{"module", Align::kLeft}, {"calls"}, {"host (us)"},
+                                            {"host self (us)"}, {"device (us)"}, {"device self (us)"},
+                                            {"compare (us)"}};
+  if (backward) columns.push_back({"backward (us)"});
+  TextTable table(std::move(columns));
+  AddModuleRows(w.modules(), -1, backward, table);
   return table;
+}
+
+// One line on what the backward pass became in the tree (SEMANTICS.md §7).
+std::string BackwardLine(const v1::WorkerProfile& w) {
+  const v1::BackwardLinking& b = w.backward_linking();
+  if (!b.not_attributed().empty()) return base::StrCat("backward not attributed: ", b.not_attributed(), "\n");
+  return base::StrCat("backward: ", b.linked_by_flow() + b.linked_by_sequence(), " of ", b.roots(),
+                      " backward roots linked to their forward op (", b.linked_by_flow(), " by fwdbwd flows, ",
+                      b.linked_by_sequence(), " by sequence numbers), ", b.outside_modules(),
+                      " of them to an op in no module\n");
 }
 
 TextTable MemoryTable(const v1::WorkerProfile& w) {
@@ -275,6 +297,7 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const Sh
     if (all || v == ProfileView::kKernels) section(w, "Kernels", KernelsTable(w));
     if (all || v == ProfileView::kModules) {
       section(w, csv ? "Modules" : base::StrCat("Modules, from the ", ModuleSourceText(w.module_source())), ModulesTable(w));
+      if (!csv) out += BackwardLine(w);
     }
     if (all || v == ProfileView::kMemory) section(w, "Memory", MemoryTable(w));
     if (!csv) out += "\n";

@@ -22,7 +22,10 @@ interactive_b="$traces/tracelens/mi300/facebook_timesformer-base-finetuned-k400_
 large_a="$traces/tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz"
 large_b="$traces/tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz"
 ranks_run="$traces/param/dlrm_kineto"
-for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run"; do
+# The backward pair: a training step with fwdbwd flows (ResNet18 on an MI300), against itself, so
+# every backward block has a partner.
+backward_run="$traces/tracelens/mi300/ddp_resnet18_no_pool/train_resnet18.json.gz"
+for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run" "$backward_run"; do
   [ -e "$f" ] || skip "missing trace $f"
 done
 
@@ -30,6 +33,7 @@ mkdir -p "$out"
 "$profdiff" diff "$interactive_a" "$interactive_b" --format html -o "$out/interactive.html"
 "$profdiff" diff "$large_a" "$large_b" --format html -o "$out/large.html"
 "$profdiff" diff "$ranks_run" "$ranks_run" --format html -o "$out/ranks.html"
+"$profdiff" diff "$backward_run" "$backward_run" --format html -o "$out/backward.html"
 
 # Self-contained: no reference to anything on a network.
 for f in "$out"/*.html; do
@@ -44,4 +48,5 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
+  --backward "$out/backward.html" \
   --out "$out/screenshots"

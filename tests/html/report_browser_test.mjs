@@ -3,7 +3,7 @@
 // zoom into a module block and back, sort, filter, switch grouping and top-N, per-rank
 // stragglers; that nothing is fetched; and how fast the largest report becomes interactive.
 //
-//   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --out DIR
+//   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html --out DIR
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -88,6 +88,28 @@ await check("interactive report: zoom, breadcrumbs, tables follow the selection"
   assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 0, "back at the root");
   assert.equal(await text(page, "#operators-scope"), "(everything the diff covers)");
   assert.equal(await page.$eval("#operators", (t) => Number(t.dataset.rows)), wholeRows);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+await check("backward report: backward blocks under the root, partner highlight, zoom, tables", async () => {
+  const { page, problems } = await open(args.backward);
+  const names = await page.$$eval("#children tbody tr[data-child] td.name", (tds) => tds.map((td) => td.textContent));
+  const backward = names.findIndex((n) => n.endsWith(".backward"));
+  assert.ok(backward >= 0, `a .backward block at the root: ${names}`);
+  assert.ok(names.some((n) => n.startsWith("Optimizer.step")), `an optimizer block at the root: ${names}`);
+  const child = await page.$$eval("#children tbody tr[data-child] td.name", (tds, i) => tds[i].closest("tr").dataset.child, backward);
+  await page.hover(`.lane[data-side=e] .block[data-child="${child}"]`);
+  assert.equal(await page.$$eval(".block.hover", (b) => b.map((x) => x.closest(".lane").dataset.side).sort().join()), "b,e",
+    "hovering the experimental backward block lights its baseline partner");
+  await page.click(`.lane[data-side=e] .block[data-child="${child}"]`);
+  assert.equal(await text(page, "#crumbs b"), names[backward], "zoomed into the backward block");
+  const inside = await page.$$eval("#children tbody tr[data-child] td.name", (tds) => tds.map((td) => td.textContent));
+  assert.ok(inside.filter((n) => n.endsWith(".backward")).length >= 4, `backward children mirror the forward tree: ${inside}`);
+  const ops = await columnValues(page, "operators", "name");
+  assert.ok(ops.some((n) => n.startsWith("autograd::engine::evaluate_function: ")), "the backward roots are its operators");
+  await page.screenshot({ path: path.join(args.out, "report-backward.png"), fullPage: true });
+  results.backward = { block: names[backward], children: inside.length, operator_rows: ops.length };
   assert.deepEqual(problems, []);
   await page.close();
 });
