@@ -28,20 +28,24 @@ struct NodeSpec {
   double host_per_step;
   double device_per_step;
   std::vector<NodeSpec> children;
+  v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_MODULE;
+  double backward_host_per_step = 0;  // a forward module's <module>.backward host time
 };
 
 void FillNode(const NodeSpec& spec, int steps, v1::ModuleNode& out) {
   out.set_name(spec.name);
-  out.set_kind(v1::MODULE_NODE_KIND_MODULE);
+  out.set_kind(spec.kind);
   out.set_calls(steps);
   out.set_host_us(spec.host_per_step * steps);
   out.set_device_us(spec.device_per_step * steps);
+  out.set_backward_host_us(spec.backward_host_per_step * steps);
   for (int s = 0; s < steps; ++s) {
     v1::ModuleStepSample* sample = out.add_step_samples();
     sample->set_step_index(s);
     sample->set_calls(1);
     sample->set_host_us(spec.host_per_step);
     sample->set_device_us(spec.device_per_step);
+    sample->set_backward_host_us(spec.backward_host_per_step);
   }
   for (const NodeSpec& child : spec.children) FillNode(child, steps, *out.add_children());
 }
@@ -151,6 +155,51 @@ TEST(DiffModulesTest, PathByIndexOrNameScopesTheTree) {
   auto missing = DiffRuns(a, b, options);
   ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("Attn_1"), std::string::npos) << missing.status();
+}
+
+TEST(DiffModulesTest, BackwardAndOptimizerNodesAlignLikeModules) {
+  auto tree = [](const std::string& linear, const std::string& optimizer, double backward) {
+    NodeSpec forward{"Net_0", 300, 0, {{linear, 200}}};
+    forward.backward_host_per_step = backward;
+    forward.children[0].backward_host_per_step = backward;
+    NodeSpec net_backward{"Net_0.backward", backward, 0, {{linear + ".backward", backward}}};
+    net_backward.kind = net_backward.children[0].kind = v1::MODULE_NODE_KIND_BACKWARD;
+    NodeSpec step{optimizer, 50};
+    step.kind = v1::MODULE_NODE_KIND_OPTIMIZER;
+    return std::vector<NodeSpec>{forward, net_backward, step};
+  };
+  const auto a = MakeRun("a", tree("Linear_3", "Optimizer.step#SGD.step", 400));
+  const auto b = MakeRun("b", tree("Linear_7", "Optimizer.step#Adam.step", 500));
+  auto report = DiffRuns(a, b, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::ModuleDiffNode& root = report->modules();
+  ASSERT_EQ(root.children_size(), 4);  // forward, backward, optimizer, (unknown)
+  const v1::ModuleDiffNode& net_backward = root.children(1);
+  EXPECT_EQ(net_backward.status(), "matched");
+  EXPECT_EQ(net_backward.kind(), v1::MODULE_NODE_KIND_BACKWARD);
+  const v1::ModuleDiffNode& linear_backward = Child(net_backward, "Linear_7.backward");
+  EXPECT_EQ(linear_backward.status(), "matched");
+  EXPECT_EQ(linear_backward.baseline_name(), "Linear_3.backward");
+  EXPECT_DOUBLE_EQ(linear_backward.delta().compare_us(), 100);
+  EXPECT_EQ(net_backward.children_size(), 1);  // no (unknown): its children hold all its time
+  const v1::ModuleDiffNode& step = root.children(2);
+  EXPECT_EQ(step.status(), "matched");  // SGD against Adam: one changed optimizer node
+  EXPECT_EQ(step.baseline_name(), "Optimizer.step#SGD.step");
+  EXPECT_EQ(step.experimental_name(), "Optimizer.step#Adam.step");
+  // The step holds forward 300 + backward 400 + optimizer 50; 250 belong to none of them.
+  EXPECT_DOUBLE_EQ(Child(root, "(unknown)").baseline().host_us(), 250);
+  // Each forward module reports its backward beside its own time.
+  const v1::ModuleDiffNode& linear = Child(root.children(0), "Linear_7");
+  EXPECT_DOUBLE_EQ(linear.baseline().backward_us(), 400);
+  EXPECT_DOUBLE_EQ(linear.delta().backward_us(), 100);
+
+  v1::DiffOptions options;
+  for (const std::string path : {"Net_0.backward/Linear_3.backward", "Net.backward/Linear.backward", "1/0"}) {
+    options.set_path(path);
+    auto scoped = DiffRuns(a, b, options);
+    ASSERT_TRUE(scoped.ok()) << path << ": " << scoped.status();
+    EXPECT_EQ(scoped->modules().name(), "Linear_7.backward") << path;
+  }
 }
 
 TEST(DiffRunsTest, NormalizePerStepOrTotal) {
