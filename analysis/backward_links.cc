@@ -1,9 +1,11 @@
 #include "analysis/backward_links.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 namespace profdiff::analysis {
 namespace {
@@ -19,121 +21,170 @@ using ThreadKey = std::pair<int64_t, int64_t>;  // (pid, tid)
 // Operators of each thread by start (then longer first), to bind a flow endpoint to its op.
 class OperatorsByThread {
  public:
-  OperatorsByThread(const trace::Trace& trace, const EventLinks& links) : trace_(trace), links_(links) {
-    const trace::EventTable& t = trace.events;
-    for (uint32_t op : links.operators) by_thread_[ThreadKey(t.pid[op], t.tid[op])].push_back(op);
+  OperatorsByThread(const trace::Trace& trace, const EventLinks& links) : t_(trace.events) {
+    for (uint32_t op : links.operators) by_thread_[ThreadKey(t_.pid[op], t_.tid[op])].push_back(op);
   }
 
-  // The innermost operator on the thread that starts at `ts_ns`, else the innermost one holding it.
-  uint32_t At(int64_t pid, int64_t tid, int64_t ts_ns) const {
-    const trace::EventTable& t = trace_.events;
+  // The innermost operator on the thread starting exactly at `ts_ns` (as HTA binds flow ends:
+  // both ends are written at their op's start), or kNoEvent.
+  uint32_t StartingAt(int64_t pid, int64_t tid, int64_t ts_ns) const {
     auto it = by_thread_.find(ThreadKey(pid, tid));
     if (it == by_thread_.end()) return kNoEvent;
     const std::vector<uint32_t>& ops = it->second;
     auto after = std::upper_bound(ops.begin(), ops.end(), ts_ns,
-                                  [&t](int64_t ts, uint32_t op) { return ts < t.start_ns[op]; });
-    if (after == ops.begin()) return kNoEvent;
-    uint32_t op = *(after - 1);  // of equal starts the shortest, the innermost
-    for (; op != kNoEvent; op = links_.op_parent[op]) {
-      if (t.start_ns[op] <= ts_ns && ts_ns <= t.end_ns(op)) return op;
-    }
-    return kNoEvent;
+                                  [this](int64_t ts, uint32_t op) { return ts < t_.start_ns[op]; });
+    if (after == ops.begin() || t_.start_ns[*(after - 1)] != ts_ns) return kNoEvent;
+    return *(after - 1);  // of equal starts the shortest, the innermost
   }
 
  private:
-  const trace::Trace& trace_;
-  const EventLinks& links_;
+  const trace::EventTable& t_;
   absl::flat_hash_map<ThreadKey, std::vector<uint32_t>> by_thread_;
 };
 
 bool IsRootName(std::string_view name) { return name.starts_with(kBackwardRootPrefix); }
 
-// The backward root at or around operator `op` (the nearest), or kNoEvent.
-uint32_t RootOf(const trace::Trace& trace, const EventLinks& links, uint32_t op) {
-  for (; op != kNoEvent; op = links.op_parent[op]) {
-    if (IsRootName(trace.strings.Get(trace.events.name[op]))) return op;
+// Per operator: the nearest backward root at or around it (kNoEvent when none). One pass in
+// start order: a parent comes before its children.
+std::vector<uint32_t> RootsAround(const trace::Trace& trace, const EventLinks& links) {
+  std::vector<uint32_t> root_of(trace.events.size(), kNoEvent);
+  for (uint32_t op : links.operators) {
+    if (IsRootName(trace.strings.Get(trace.events.name[op]))) {
+      root_of[op] = op;
+    } else if (const uint32_t parent = links.op_parent[op]; parent != kNoEvent) {
+      root_of[op] = root_of[parent];
+    }
   }
-  return kNoEvent;
+  return root_of;
 }
 
-void LinkByFlows(const trace::Trace& trace, const EventLinks& links, BackwardLinks& out) {
+// Whether a root can be linked: it has no forward op yet and is not an AccumulateGrad root.
+bool Linkable(const BackwardLinks& out, uint32_t root) {
+  return root != kNoEvent && !out.accumulate_grad[root] && out.forward_op[root] == kNoEvent;
+}
+
+void LinkByFlows(const trace::Trace& trace, const EventLinks& links, const std::vector<uint32_t>& root_of,
+                 BackwardLinks& out) {
   const trace::EventTable& t = trace.events;
-  struct Ends {
-    uint32_t start = kNoEvent;
-    uint32_t end = kNoEvent;
+  absl::flat_hash_map<uint32_t, bool> is_fwdbwd;  // by category id
+  auto fwdbwd = [&](uint32_t i) {
+    auto [it, inserted] = is_fwdbwd.try_emplace(t.category[i].value, false);
+    if (inserted) it->second = trace.strings.Get(t.category[i]) == kFlowCategory;
+    return it->second;
   };
-  absl::flat_hash_map<int64_t, Ends> by_id;
+  // Each id's first start; its ends are walked in event order, so the result never depends
+  // on hash order. A repeated start, or an end without a start, is counted and not used.
+  absl::flat_hash_map<int64_t, uint32_t> start_of;
+  std::vector<uint32_t> ends;
   for (uint32_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != EventKind::kFlow || trace.strings.Get(t.category[i]) != kFlowCategory) continue;
+    if (t.kind[i] != EventKind::kFlow || !fwdbwd(i)) continue;
     out.has_flows = true;
-    if (t.phase[i] == EventPhase::kFlowStart) by_id[t.flow_id[i]].start = i;
-    if (t.phase[i] == EventPhase::kFlowEnd) by_id[t.flow_id[i]].end = i;
+    if (t.phase[i] == EventPhase::kFlowStart) {
+      if (!start_of.try_emplace(t.flow_id[i], i).second) ++out.flows_unused;
+    } else if (t.phase[i] == EventPhase::kFlowEnd) {
+      ends.push_back(i);
+    }
   }
-  if (by_id.empty()) return;
+  if (ends.empty()) {
+    out.flows_unused += static_cast<int32_t>(start_of.size());
+    return;
+  }
   const OperatorsByThread ops(trace, links);
-  for (const auto& [id, ends] : by_id) {
-    if (ends.start == kNoEvent || ends.end == kNoEvent) continue;
-    const uint32_t forward = ops.At(t.pid[ends.start], t.tid[ends.start], t.start_ns[ends.start]);
-    const uint32_t backward = ops.At(t.pid[ends.end], t.tid[ends.end], t.start_ns[ends.end]);
-    if (forward == kNoEvent || backward == kNoEvent) continue;
-    const uint32_t root = RootOf(trace, links, backward);
-    if (root == kNoEvent || out.forward_op[root] != kNoEvent) continue;
+  absl::flat_hash_set<int64_t> used;
+  for (uint32_t end : ends) {
+    auto start = start_of.find(t.flow_id[end]);
+    if (start == start_of.end() || !used.insert(t.flow_id[end]).second) {
+      ++out.flows_unused;
+      continue;
+    }
+    const uint32_t s = start->second;
+    const uint32_t forward = ops.StartingAt(t.pid[s], t.tid[s], t.start_ns[s]);
+    const uint32_t backward = ops.StartingAt(t.pid[end], t.tid[end], t.start_ns[end]);
+    const uint32_t root = backward == kNoEvent ? kNoEvent : root_of[backward];
+    if (forward == kNoEvent || !Linkable(out, root)) {
+      ++out.flows_unused;
+      continue;
+    }
     out.forward_op[root] = forward;
     ++out.linked_by_flow;
   }
+  out.flows_unused += static_cast<int32_t>(start_of.size() - used.size());
 }
 
-void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links, BackwardLinks& out) {
+void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links, const std::vector<uint32_t>& root_of,
+                           BackwardLinks& out) {
   const trace::EventTable& t = trace.events;
-  // Forward ops by (tid, sequence number); ops are by start, so the latest start stays.
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> forward;
-  absl::flat_hash_map<int64_t, std::vector<int64_t>> threads_of_sequence;
-  // Roots still to link, with the (forward thread number, sequence number) they or their
-  // autograd function carry.
-  absl::flat_hash_map<uint32_t, std::pair<int64_t, int64_t>> wanted;
+  // Forward ops as (pid, sequence number, tid, start, op), sorted: one allocation, not one per
+  // sequence number.
+  using Forward = std::tuple<int64_t, int64_t, int64_t, int64_t, uint32_t>;
+  std::vector<Forward> forward;
+  absl::flat_hash_set<ThreadKey> forward_threads;
+  struct Wanted {
+    uint32_t root;
+    int64_t thread_number;  // "Fwd thread id"
+    int64_t sequence;
+  };
+  std::vector<Wanted> wanted;
+  absl::flat_hash_set<uint32_t> asked;  // roots already in `wanted`
   for (uint32_t op : links.operators) {
     const int64_t sequence = t.sequence_number[op];
     if (sequence < 0) continue;
     if (t.forward_thread_id[op] == trace::kNoId) {
-      auto [it, inserted] = forward.insert_or_assign(std::pair(t.tid[op], sequence), op);
-      if (inserted) threads_of_sequence[sequence].push_back(t.tid[op]);
+      forward.emplace_back(t.pid[op], sequence, t.tid[op], t.start_ns[op], op);
+      forward_threads.insert(ThreadKey(t.pid[op], t.tid[op]));
       continue;
     }
     out.has_sequence_numbers = true;
-    const uint32_t root = RootOf(trace, links, op);
-    if (root != kNoEvent && out.forward_op[root] == kNoEvent) {
-      wanted.try_emplace(root, t.forward_thread_id[op], sequence);
-    }
+    const uint32_t root = root_of[op];
+    if (Linkable(out, root) && asked.insert(root).second) wanted.push_back({root, t.forward_thread_id[op], sequence});
   }
-  if (wanted.empty()) return;
+  if (wanted.empty() || forward.empty()) return;
+  std::sort(forward.begin(), forward.end());
+  // Forward ops of (pid, sequence number), on every thread.
+  auto candidates = [&forward](int64_t pid, int64_t sequence) {
+    auto lo = std::lower_bound(forward.begin(), forward.end(), Forward(pid, sequence, INT64_MIN, INT64_MIN, 0));
+    auto hi = std::lower_bound(lo, forward.end(), Forward(pid, sequence + 1, INT64_MIN, INT64_MIN, 0));
+    return std::pair(lo, hi);
+  };
 
-  // Which tid each forward thread number means (design note 3).
-  absl::flat_hash_map<int64_t, bool> has_forward_ops;
-  for (const auto& [key, op] : forward) has_forward_ops[key.first] = true;
-  absl::flat_hash_map<std::pair<int64_t, int64_t>, int32_t> votes;  // (number, tid) -> roots
-  for (const auto& [root, key] : wanted) {
-    auto it = threads_of_sequence.find(key.second);
-    if (it == threads_of_sequence.end()) continue;
-    for (int64_t tid : it->second) ++votes[std::pair(key.first, tid)];
-  }
-  absl::flat_hash_map<int64_t, std::pair<int64_t, int32_t>> tid_of_number;  // -> (tid, votes)
-  for (const auto& [key, count] : votes) {
-    auto [it, inserted] = tid_of_number.try_emplace(key.first, key.second, count);
-    if (!inserted && (count > it->second.second ||
-                      (count == it->second.second && key.second < it->second.first))) {
-      it->second = {key.second, count};
+  // Which tid each forward thread number means, per process (design note 3): itself when it is
+  // a thread with forward ops, else the thread matching most of its roots' sequence numbers.
+  using NumberKey = std::pair<int64_t, int64_t>;  // (pid, thread number)
+  absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, int32_t> votes;  // (pid, number, tid)
+  for (const Wanted& w : wanted) {
+    const int64_t pid = t.pid[w.root];
+    if (forward_threads.contains(ThreadKey(pid, w.thread_number))) continue;
+    auto [lo, hi] = candidates(pid, w.sequence);
+    int64_t last_tid = INT64_MIN;
+    for (auto it = lo; it != hi; ++it) {
+      if (std::get<2>(*it) != last_tid) ++votes[{pid, w.thread_number, std::get<2>(*it)}];
+      last_tid = std::get<2>(*it);
     }
   }
-  for (const auto& [root, key] : wanted) {
-    int64_t tid = key.first;
-    if (!has_forward_ops.contains(tid)) {
-      auto it = tid_of_number.find(key.first);
+  absl::flat_hash_map<NumberKey, std::pair<int64_t, int32_t>> tid_of_number;  // -> (tid, votes)
+  for (const auto& [key, count] : votes) {
+    const auto [pid, number, tid] = key;
+    auto [it, inserted] = tid_of_number.try_emplace(NumberKey(pid, number), tid, count);
+    if (!inserted && (count > it->second.second || (count == it->second.second && tid < it->second.first))) {
+      it->second = {tid, count};
+    }
+  }
+  for (const Wanted& w : wanted) {
+    const int64_t pid = t.pid[w.root];
+    int64_t tid = w.thread_number;
+    if (!forward_threads.contains(ThreadKey(pid, tid))) {
+      auto it = tid_of_number.find(NumberKey(pid, w.thread_number));
       if (it == tid_of_number.end()) continue;
       tid = it->second.first;
     }
-    auto it = forward.find(std::pair(tid, key.second));
-    if (it == forward.end()) continue;
-    out.forward_op[root] = it->second;
+    // The latest-starting forward op of that key that started before the root.
+    auto [lo, hi] = candidates(pid, w.sequence);
+    uint32_t found = kNoEvent;
+    for (auto it = lo; it != hi; ++it) {
+      if (std::get<2>(*it) == tid && std::get<3>(*it) <= t.start_ns[w.root]) found = std::get<4>(*it);
+    }
+    if (found == kNoEvent) continue;
+    out.forward_op[w.root] = found;
     ++out.linked_by_sequence;
   }
 }
@@ -155,8 +206,9 @@ BackwardLinks LinkBackward(const trace::Trace& trace, const EventLinks& links) {
     }
   }
   if (out.roots.empty()) return out;
-  LinkByFlows(trace, links, out);
-  LinkBySequenceNumbers(trace, links, out);
+  const std::vector<uint32_t> root_of = RootsAround(trace, links);
+  LinkByFlows(trace, links, root_of, out);
+  LinkBySequenceNumbers(trace, links, root_of, out);
   for (uint32_t root : out.roots) {
     if (!out.accumulate_grad[root] && out.forward_op[root] == kNoEvent) ++out.unlinked;
   }

@@ -1,6 +1,7 @@
 #include "analysis/module_tree.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
@@ -23,13 +24,18 @@ constexpr std::string_view kOptimizerPrefix = "Optimizer.";
 constexpr std::string_view kBackwardSuffix = ".backward";
 constexpr std::string_view kGradientSyncSuffix = ".gradient_sync";
 constexpr std::string_view kCollectivesName = "(collectives)";
+constexpr std::string_view kDispatcherCollectivePrefix = "c10d::";
+// Wrappers whose collectives outside the forward pass are the gradient sync.
+constexpr std::string_view kDataParallelPrefixes[] = {"DistributedDataParallel_", "FullyShardedDataParallel_"};
 
 // What a container event stands for in the tree (design notes 1 and 5).
 enum class Role : uint8_t { kNone, kModule, kBackwardRoot, kOptimizer, kSync };
 
 // Collectives as the gradient-sync node counts them: the communication ops plus the c10d
 // dispatcher ops that launch them (c10d::allreduce_ is what gloo DDP records on the caller).
-bool IsSyncOpName(std::string_view name) { return IsCollectiveOpName(name) || name.starts_with("c10d::"); }
+bool IsSyncOpName(std::string_view name) {
+  return IsCollectiveOpName(name) || name.starts_with(kDispatcherCollectivePrefix);
+}
 
 // Node events and where they came from, by SEMANTICS.md §7's order of preference.
 std::vector<uint32_t> SelectNodeEvents(const trace::Trace& trace, const EventLinks& links,
@@ -115,7 +121,11 @@ class TreeBuilder {
     depth_.push_back(0);
     is_other_.push_back(false);
     node_of_event_.assign(t_.size(), kNoEvent);
+    in_forward_or_optimizer_.assign(t_.size(), false);
     for (uint32_t e : containers) {
+      const uint32_t around = event_parent_[e];
+      in_forward_or_optimizer_[e] = role_[e] == Role::kModule || role_[e] == Role::kOptimizer ||
+                                    (around != kNoEvent && in_forward_or_optimizer_[around]);
       switch (role_[e]) {
         case Role::kModule: PlaceModule(e); break;
         case Role::kBackwardRoot: PlaceBackwardRoot(e); break;
@@ -141,6 +151,8 @@ class TreeBuilder {
     b.linked_by_flow = backward_.linked_by_flow;
     b.linked_by_sequence = backward_.linked_by_sequence;
     b.accumulate_grad_roots = backward_.accumulate_grad_roots;
+    b.unlinked = backward_.unlinked;
+    b.flows_unused = backward_.flows_unused;
     b.not_attributed = NotAttributedReason(tree_.source, backward_);
   }
 
@@ -186,7 +198,8 @@ class TreeBuilder {
     if (it != child_by_name_.end()) return it->second;
     if (tree_.nodes.size() >= kMaxModuleNodes) {
       ++tree_.names_past_max_nodes;  // the name maps to its parent's "(other)" (design note 4)
-      auto [other, first] = other_child_.try_emplace(parent, static_cast<uint32_t>(tree_.nodes.size()));
+      const uint64_t other_key = (uint64_t{parent} << 8) | static_cast<uint8_t>(kind);
+      auto [other, first] = other_child_.try_emplace(other_key, static_cast<uint32_t>(tree_.nodes.size()));
       if (first) AddNode(parent, kOtherName, kind, /*other=*/true);
       return child_by_name_.try_emplace(key, other->second).first->second;
     }
@@ -211,7 +224,14 @@ class TreeBuilder {
   }
 
   void PlaceModule(uint32_t e) {
+    const uint32_t around = event_parent_[e];
     const uint32_t enclosing = EnclosingNode(e);
+    if (around != kNoEvent &&
+        (enclosing == kNoEvent || (role_[around] == Role::kSync && !in_forward_or_optimizer_[around]))) {
+      // Inside a backward root left where it was, or inside a collective: that one's time.
+      node_of_event_[e] = enclosing;
+      return;
+    }
     const uint32_t parent = enclosing == kNoEvent ? 0 : enclosing;
     if (depth_[parent] == kMaxModuleDepth || is_other_[parent]) {
       // Too deep, or inside an "(other)" node (design note 4): its time is its parent's already.
@@ -225,8 +245,8 @@ class TreeBuilder {
     AddHost(node, e, t_.duration_ns[e]);
   }
 
-  // The ".backward" node of forward module `module`, made with its ancestors' when new; or the
-  // nearest backward node above it (kNoEvent: none) once the tree is full.
+  // The ".backward" node of forward module `module`, made with its ancestors' when new (one per
+  // parent and name); or the nearest backward node above it (kNoEvent: none) past the limits.
   uint32_t BackwardNodeOf(uint32_t module) {
     if (auto it = backward_of_.find(module); it != backward_of_.end()) return it->second;
     const uint32_t up = tree_.nodes[module].parent;
@@ -237,11 +257,19 @@ class TreeBuilder {
       parent = up;  // a module recomputed inside a backward node (activation checkpointing)
     }
     uint32_t node = parent == 0 ? kNoEvent : parent;
-    if (parent != kNoEvent && tree_.nodes.size() < kMaxModuleNodes && depth_[parent] < kMaxModuleDepth) {
-      node = AddNode(parent, tree_.nodes[module].name + std::string(kBackwardSuffix), ModuleNodeKind::kBackward);
-      forward_of_backward_.try_emplace(node, module);
-    } else if (parent != kNoEvent) {
-      ++tree_.names_past_max_nodes;
+    if (parent != kNoEvent) {
+      std::string name = tree_.nodes[module].name + std::string(kBackwardSuffix);
+      if (auto it = backward_child_.find(std::pair(parent, name)); it != backward_child_.end()) {
+        node = it->second;
+      } else if (depth_[parent] == kMaxModuleDepth) {
+        ++tree_.events_below_max_depth;
+      } else if (tree_.nodes.size() >= kMaxModuleNodes) {
+        ++tree_.names_past_max_nodes;
+      } else {
+        node = AddNode(parent, name, ModuleNodeKind::kBackward);
+        backward_child_.try_emplace(std::pair(parent, std::move(name)), node);
+        forward_of_backward_.try_emplace(node, module);
+      }
     }
     backward_of_.try_emplace(module, node);
     return node;
@@ -252,7 +280,8 @@ class TreeBuilder {
       node_of_event_[e] = EnclosingNode(e);  // inside another container: its time is that one's
       return;
     }
-    uint32_t& last_on_thread = last_root_node_[std::pair(t_.pid[e], t_.tid[e])];
+    // An AccumulateGrad root with no root before it on its thread stays where it is.
+    uint32_t& last_on_thread = last_root_node_.try_emplace(std::pair(t_.pid[e], t_.tid[e]), kNoEvent).first->second;
     uint32_t target = kNoEvent;
     const bool accumulate_grad = backward_.accumulate_grad[e];
     if (accumulate_grad) {
@@ -296,11 +325,9 @@ class TreeBuilder {
       node_of_event_[e] = node_of_event_[parent];  // part of the collective around it
       return;
     }
-    for (uint32_t up = parent; up != kNoEvent; up = event_parent_[up]) {
-      if (role_[up] == Role::kModule || role_[up] == Role::kOptimizer) {
-        node_of_event_[e] = EnclosingNode(e);  // a forward module's or the optimizer's own work
-        return;
-      }
+    if (parent != kNoEvent && in_forward_or_optimizer_[parent]) {
+      node_of_event_[e] = EnclosingNode(e);  // a forward module's or the optimizer's own work
+      return;
     }
     const uint32_t node = GradientSyncNode();
     node_of_event_[e] = node;
@@ -351,8 +378,9 @@ class TreeBuilder {
     if (sync_node_ == kNoEvent) return;
     for (uint32_t child : tree_.nodes[0].children) {
       const ModuleTreeNode& node = tree_.nodes[child];
-      if (node.kind == ModuleNodeKind::kModule &&
-          (node.name.starts_with("DistributedDataParallel_") || node.name.starts_with("FullyShardedDataParallel_"))) {
+      if (node.kind != ModuleNodeKind::kModule) continue;
+      for (std::string_view prefix : kDataParallelPrefixes) {
+        if (!node.name.starts_with(prefix)) continue;
         tree_.nodes[sync_node_].name = node.name + std::string(kGradientSyncSuffix);
         return;
       }
@@ -443,7 +471,9 @@ class TreeBuilder {
   std::vector<int32_t> depth_;           // by node
   std::vector<bool> is_other_;           // by node
   absl::flat_hash_map<uint64_t, uint32_t> child_by_name_;  // parent node << 32 | name id
-  absl::flat_hash_map<uint32_t, uint32_t> other_child_;    // parent node -> its "(other)" child
+  absl::flat_hash_map<uint64_t, uint32_t> other_child_;    // parent node << 8 | kind -> "(other)"
+  absl::flat_hash_map<std::pair<uint32_t, std::string>, uint32_t> backward_child_;  // (parent, name)
+  std::vector<bool> in_forward_or_optimizer_;  // by container: inside a forward module or optimizer
   absl::flat_hash_map<uint32_t, uint32_t> backward_of_;    // forward module -> backward node
   absl::flat_hash_map<uint32_t, uint32_t> forward_of_backward_;
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> last_root_node_;  // by (pid, tid)

@@ -75,6 +75,8 @@ struct BackwardAttribution {
   int32_t accumulate_grad_roots = 0;
   int32_t attributed = 0;          // top-level roots (AccumulateGrad too) under a backward node
   int32_t outside_modules = 0;     // top-level roots whose forward op ran in no module
+  int32_t unlinked = 0;            // roots other than AccumulateGrad that no link reached
+  int32_t flows_unused = 0;        // fwdbwd flows that linked nothing (BackwardLinks)
   std::string not_attributed;      // why no backward node exists, when none does
 };
 

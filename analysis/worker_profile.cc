@@ -196,6 +196,8 @@ void FillBackwardLinking(const BackwardAttribution& b, v1::BackwardLinking& out)
   out.set_attributed(b.attributed);
   out.set_outside_modules(b.outside_modules);
   out.set_not_attributed(b.not_attributed);
+  out.set_unlinked(b.unlinked);
+  out.set_flows_unused(b.flows_unused);
 }
 
 void ClearNodeTables(v1::ModuleNode& node) {

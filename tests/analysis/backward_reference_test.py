@@ -46,20 +46,30 @@ def inside(outer, inner):
 
 
 class Thread:
-    """The complete events of one (pid, tid), by start, for containment lookups."""
+    """The complete events of one (pid, tid), by start, nested by containment in one sweep."""
 
     def __init__(self, events):
         self.events = sorted(events, key=lambda e: (e["ts"], -e.get("dur", 0)))
         self.starts = [e["ts"] for e in self.events]
+        self.index = {id(e): i for i, e in enumerate(self.events)}
+        self.parent = [-1] * len(self.events)
+        stack = []
+        for i, e in enumerate(self.events):
+            while stack and not inside(self.events[stack[-1]], e):
+                stack.pop()
+            self.parent[i] = stack[-1] if stack else -1
+            stack.append(i)
 
     def around(self, e, predicate):
         """Events on this thread holding `e` (itself included) that satisfy `predicate`,
         innermost first."""
         found = []
-        for candidate in self.events[:bisect.bisect_right(self.starts, e["ts"])]:
-            if inside(candidate, e) and predicate(candidate):
-                found.append(candidate)
-        return sorted(found, key=lambda c: c.get("dur", 0))
+        i = self.index[id(e)]
+        while i >= 0:
+            if predicate(self.events[i]):
+                found.append(self.events[i])
+            i = self.parent[i]
+        return found
 
     def starting_at(self, ts):
         i = bisect.bisect_left(self.starts, ts)
@@ -115,7 +125,7 @@ def reference(events):
                 attributed = fwd is not None and bool(threads[(fwd["pid"], fwd["tid"])].around(fwd, is_module))
             if not attributed:
                 continue
-            for runtime in thread.events[thread.starts.index(e["ts"]):bisect.bisect_left(thread.starts, end(e))]:
+            for runtime in thread.events[thread.index[id(e)]:bisect.bisect_left(thread.starts, end(e))]:
                 if runtime.get("cat") not in RUNTIME_CATS or not inside(e, runtime):
                     continue
                 if thread.around(runtime, lambda c: is_op(c) and c["name"].startswith(SYNC_PREFIXES + ("record_param_comms",))):

@@ -199,5 +199,99 @@ TEST(ModuleTreeBackwardTest, WithoutLinksTheTreeIsTheForwardTreeAndSaysWhy) {
   EXPECT_EQ(ChildNames(linked.tree, a), ChildNames(tree, b));
 }
 
+// --- edge cases, each on a few events ------------------------------------------------------
+
+std::string Op(const std::string& name, int tid, int ts, int dur, const std::string& args = "", int pid = 1) {
+  return R"({"ph": "X", "cat": "cpu_op", "name": ")" + name + R"(", "pid": )" + std::to_string(pid) +
+         R"(, "tid": )" + std::to_string(tid) + R"(, "ts": )" + std::to_string(ts) + R"(, "dur": )" +
+         std::to_string(dur) + (args.empty() ? "" : R"(, "args": )" + args) + "}";
+}
+std::string Module(const std::string& name, int ts, int dur) {
+  return R"({"ph": "X", "cat": "python_function", "name": "nn.Module: )" + name +
+         R"(", "pid": 1, "tid": 10, "ts": )" + std::to_string(ts) + R"(, "dur": )" + std::to_string(dur) + "}";
+}
+std::string Flow(char phase, int id, int tid, int ts) {
+  return R"({"ph": ")" + std::string(1, phase) + R"(", "id": )" + std::to_string(id) +
+         R"(, "pid": 1, "tid": )" + std::to_string(tid) + R"(, "ts": )" + std::to_string(ts) +
+         R"(, "cat": "fwdbwd", "name": "fwdbwd")" + (phase == 'f' ? R"(, "bp": "e")" : "") + "}";
+}
+
+ModuleTree TreeOf(const std::vector<std::string>& events) {
+  std::string json = R"({"traceEvents": [)";
+  for (size_t i = 0; i < events.size(); ++i) json += (i ? ",\n" : "") + events[i];
+  absl::StatusOr<trace::Trace> trace = trace::ReadKinetoTrace(json + "]}", "edge.json");
+  EXPECT_TRUE(trace.ok()) << trace.status();
+  return BuildModuleTree(*trace, LinkEvents(*trace));
+}
+
+constexpr char kRoot[] = "autograd::engine::evaluate_function: ";
+constexpr char kAccumulate[] = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad";
+
+TEST(ModuleTreeBackwardTest, AccumulateGradFirstOnItsThreadStaysWhereItIs) {
+  const ModuleTree tree = TreeOf({Module("Linear_0", 0, 50), Op("aten::addmm", 10, 5, 40),
+                                  Op(kAccumulate, 20, 100, 10), Op(std::string(kRoot) + "AddmmBackward0", 20, 120, 30),
+                                  Op("AddmmBackward0", 20, 121, 28), Flow('s', 1, 10, 5), Flow('f', 1, 20, 121)});
+  EXPECT_EQ(tree.backward.attributed, 1);  // the AddmmBackward0 root only
+  const ModuleTreeNode& root = tree.nodes[0];
+  int64_t children = 0;
+  for (uint32_t c : root.children) children += tree.nodes[c].host_ns;
+  EXPECT_EQ(root.host_ns, children);  // nothing was added to the root itself
+  EXPECT_EQ(Child(tree, root, "Linear_0.backward").host_ns, 30'000);
+}
+
+TEST(ModuleTreeBackwardTest, FlowsWithAMissingOrRepeatedEndLinkNothingAndAreCounted) {
+  const std::string backward = std::string(kRoot) + "AddmmBackward0";
+  const ModuleTree tree = TreeOf({Module("Linear_0", 0, 50), Op("aten::addmm", 10, 5, 40),
+                                  Op(backward, 20, 120, 30), Op("AddmmBackward0", 20, 121, 28),
+                                  Flow('s', 1, 10, 5),                          // no end
+                                  Flow('f', 2, 20, 121),                        // no start
+                                  Flow('s', 3, 10, 5), Flow('f', 3, 20, 121),   // links
+                                  Flow('f', 3, 20, 121),                        // a repeated end
+                                  Flow('s', 4, 10, 7), Flow('f', 4, 20, 999)}); // ends on no op
+  EXPECT_EQ(tree.backward.linked_by_flow, 1);
+  EXPECT_EQ(tree.backward.flows_unused, 4);
+  EXPECT_EQ(Child(tree, tree.nodes[0], "Linear_0.backward").calls, 1);
+}
+
+TEST(ModuleTreeBackwardTest, ARootInsideAForwardModuleCountsInThatModule) {
+  // torch.autograd.grad called inside a forward: the module's own time, not a backward node.
+  const ModuleTree tree = TreeOf({Module("Net_0", 0, 200), Module("Linear_0", 10, 50), Op("aten::addmm", 10, 15, 40),
+                                  Op(std::string(kRoot) + "AddmmBackward0", 10, 100, 30),
+                                  Op("AddmmBackward0", 10, 101, 28), Flow('s', 1, 10, 15), Flow('f', 1, 10, 101)});
+  const ModuleTreeNode& root = tree.nodes[0];
+  EXPECT_THAT(ChildNames(tree, root), testing::ElementsAre("Net_0"));
+  EXPECT_EQ(Child(tree, root, "Net_0").host_ns, 200'000);
+  EXPECT_EQ(tree.backward.attributed, 0);
+}
+
+TEST(ModuleTreeBackwardTest, NestedRootsCountInTheOuterOne) {
+  // Reentrant backward (activation checkpointing): the outer root's node holds the inner one.
+  const ModuleTree tree = TreeOf({Module("Linear_0", 0, 50), Op("aten::addmm", 10, 5, 40),
+                                  Module("ReLU_0", 60, 20), Op("aten::relu", 10, 62, 10),
+                                  Op(std::string(kRoot) + "CheckpointFunctionBackward", 20, 100, 100),
+                                  Op("CheckpointFunctionBackward", 20, 101, 98),
+                                  Op(std::string(kRoot) + "ReluBackward0", 20, 120, 20), Op("ReluBackward0", 20, 121, 18),
+                                  Flow('s', 1, 10, 5), Flow('f', 1, 20, 101), Flow('s', 2, 10, 62), Flow('f', 2, 20, 121)});
+  const ModuleTreeNode& root = tree.nodes[0];
+  EXPECT_THAT(ChildNames(tree, root), testing::ElementsAre("Linear_0", "ReLU_0", "Linear_0.backward"));
+  EXPECT_EQ(Child(tree, root, "Linear_0.backward").host_ns, 100'000);
+  EXPECT_EQ(tree.backward.linked_by_flow, 2);
+  EXPECT_EQ(tree.backward.attributed, 1);
+}
+
+TEST(ModuleTreeBackwardTest, SequenceNumbersLinkWithinTheirProcessOnly) {
+  // Two processes in one file, both with sequence number 5; each backward root finds its own.
+  const std::string seq5 = R"({"Sequence number": 5})";
+  const std::string bwd5 = R"({"Sequence number": 5, "Fwd thread id": 1})";
+  const ModuleTree tree = TreeOf({Module("Linear_0", 0, 50), Op("aten::addmm", 10, 5, 40, seq5, 1),
+                                  Op("aten::addmm", 10, 5, 40, seq5, 2),
+                                  Op(std::string(kRoot) + "AddmmBackward0", 20, 100, 30, "", 2),
+                                  Op("AddmmBackward0", 20, 101, 28, bwd5, 2)});
+  EXPECT_EQ(tree.backward.linked_by_sequence, 1);
+  // The linked op is pid 2's, which runs in no module (the module is pid 1's).
+  EXPECT_EQ(tree.backward.outside_modules, 1);
+  EXPECT_EQ(tree.backward.attributed, 0);
+}
+
 }  // namespace
 }  // namespace profdiff::analysis

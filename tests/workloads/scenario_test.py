@@ -73,7 +73,8 @@ def node(report, name):
 
 def check_step_parts(report, check):
     """The root's children (forward, backward, optimizer, gradient sync, (unknown)) add up to the
-    step time on each side, and little of it is left unattributed."""
+    step time on each side: (unknown) is the rest, so this fails when the named children hold
+    more than the step. Yields each side's (unknown) share for the caller to bound."""
     root = report["modules"]
     for side in ("baseline", "experimental"):
         step = root[side]["compare_us"]
