@@ -62,8 +62,10 @@ bool HasBackwardValues(const v1::ModuleDiffNode& node) {
   return false;
 }
 
-// `backward`: add each forward module's backward time on both sides.
-void AddModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth, bool backward, TextTable& table) {
+// `backward`: add each forward module's backward time on both sides. A node compared by host
+// time under a parent compared by device time says so beside its delta.
+void AddModuleRows(const v1::ModuleDiffNode& node, const std::string& parent_compared, int depth, int max_depth,
+                   bool backward, TextTable& table) {
   const std::string indent(static_cast<size_t>(2 * std::max(depth, 0)), ' ');
   std::string name = node.name();
   if (node.status() == "matched" && !node.baseline_name().empty() &&
@@ -74,7 +76,8 @@ void AddModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth, boo
       indent + name, node.index_path().empty() ? "-" : node.index_path(), node.status(),
       absl::StrFormat("%g", node.baseline().calls()), absl::StrFormat("%g", node.experimental().calls()),
       Micros(node.baseline().compare_us()), Micros(node.experimental().compare_us()),
-      SignedMicros(node.delta().compare_us()),
+      SignedMicros(node.delta().compare_us()) +
+          (node.compared() == "host_us" && parent_compared == "device_us" ? " host" : ""),
       SignedPercent(node.delta_pct(), node.baseline().compare_us(), node.experimental().compare_us()),
       Significance(node.noise())};
   if (backward) {
@@ -84,7 +87,9 @@ void AddModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth, boo
   }
   table.AddRow(std::move(row));
   if (depth >= max_depth) return;
-  for (const v1::ModuleDiffNode& child : node.children()) AddModuleRows(child, depth + 1, max_depth, backward, table);
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    AddModuleRows(child, node.compared(), depth + 1, max_depth, backward, table);
+  }
 }
 
 TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
@@ -97,7 +102,7 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
     columns.push_back({"backward exp (us)"});
   }
   TextTable table(std::move(columns));
-  AddModuleRows(root, 0, max_depth, backward, table);
+  AddModuleRows(root, "", 0, max_depth, backward, table);
   return table;
 }
 

@@ -106,10 +106,15 @@ std::unique_ptr<MergedNode> MergeTrees(const Side& side) {
   return root;
 }
 
-// Time inside `parent` that none of its children covers, per worker and per slot (never < 0).
+// Differences below this share of the parent's value are floating-point residue, not time.
+constexpr double kResidue = 1e-9;
+
+// Time inside `parent` that none of its children covers, per worker and per slot (never < 0,
+// residue 0).
 ModuleSeries UnknownOf(const Side& side, const MergedNode* parent) {
   if (parent == nullptr) return ModuleSeries(side);
-  ModuleSeries unknown = *parent->series;
+  const ModuleSeries& whole = *parent->series;
+  ModuleSeries unknown = whole;
   for (const auto& child : parent->children) {
     const ModuleSeries& c = *child->series;
     for (size_t w = 0; w < unknown.totals.size(); ++w) {
@@ -119,27 +124,30 @@ ModuleSeries UnknownOf(const Side& side, const MergedNode* parent) {
       for (size_t m = kHost; m <= kDevice; ++m) unknown.slots[s][m] -= c.slots[s][m];
     }
   }
-  auto clean = [](ModuleSeries::Values& v) {
+  auto clean = [](ModuleSeries::Values& v, const ModuleSeries::Values& parent_values) {
     v[kCalls] = v[kBackwardHost] = v[kBackwardDevice] = 0;
-    for (double& x : v) x = std::max(x, 0.0);
+    for (size_t m = kHost; m <= kDevice; ++m) {
+      if (v[m] <= kResidue * std::abs(parent_values[m])) v[m] = 0;
+    }
   };
-  for (auto& v : unknown.totals) clean(v);
-  for (auto& v : unknown.slots) clean(v);
+  for (size_t w = 0; w < unknown.totals.size(); ++w) clean(unknown.totals[w], whole.totals[w]);
+  for (size_t s = 0; s < unknown.slots.size(); ++s) clean(unknown.slots[s], whole.slots[s]);
   return unknown;
 }
 
-// SEMANTICS.md §7: the time a node is compared by — device time where it launched device work.
+// SEMANTICS.md §7: the time a node is compared by: device time where it launched device work
+// (on either side, so that both sides are in one unit), host time otherwise; an (unknown) block
+// in its parent's unit.
 struct SideValues {
   v1::ModuleValues values;
   std::vector<double> compare_samples;
   bool present = false;
 };
 
-SideValues ValuesOf(const Side& side, const ModuleSeries& series) {
+SideValues ValuesOf(const Side& side, const ModuleSeries& series, bool use_device) {
   SideValues out;
   out.present = series.present;
   const double device = series.Value(side, kDevice);
-  const bool use_device = device > 0;
   out.values.set_calls(series.Value(side, kCalls));
   out.values.set_host_us(series.Value(side, kHost));
   out.values.set_device_us(device);
@@ -154,10 +162,8 @@ class TreeDiffer {
   TreeDiffer(const Side& a, const Side& b, const ChangeThreshold& threshold)
       : a_(a), b_(b), threshold_(threshold), absent_{ModuleSeries(a), ModuleSeries(b)} {}
 
-  // `device_bound`: the parent is compared by device time on both sides.
   void Diff(const MergedNode* na, const MergedNode* nb, const std::string& status,
-            const std::string& parent_path, const std::string& index_path, bool device_bound,
-            v1::ModuleDiffNode& out) {
+            const std::string& parent_path, const std::string& index_path, v1::ModuleDiffNode& out) {
     nodes_by_index_path_[index_path] = {na, nb};
     const MergedNode* any = nb != nullptr ? nb : na;
     out.set_name(any->kind == v1::MODULE_NODE_KIND_ROOT ? "(root)" : any->name);
@@ -170,16 +176,17 @@ class TreeDiffer {
     out.set_index_path(index_path);
     out.set_status(status);
     out.set_kind(any->kind);
-    Fill(na != nullptr ? *na->series : absent_[0], nb != nullptr ? *nb->series : absent_[1],
-         device_bound, out);
-    const bool children_device_bound = out.baseline().device_us() > 0 && out.experimental().device_us() > 0;
+    const ModuleSeries& sa = na != nullptr ? *na->series : absent_[0];
+    const ModuleSeries& sb = nb != nullptr ? *nb->series : absent_[1];
+    const bool use_device = sa.Value(a_, kDevice) > 0 || sb.Value(b_, kDevice) > 0;
+    Fill(sa, sb, use_device, out);
 
     auto child_index = [&index_path](size_t i) {
       return index_path.empty() ? base::StrCat(i) : base::StrCat(index_path, "/", i);
     };
     size_t next = 0;
     auto add = [&](const MergedNode* ca, const MergedNode* cb, const std::string& child_status) {
-      Diff(ca, cb, child_status, path, child_index(next++), children_device_bound, *out.add_children());
+      Diff(ca, cb, child_status, path, child_index(next++), *out.add_children());
     };
     if (na != nullptr && nb != nullptr) {
       const std::vector<AlignItem> ka = Keys(a_, *na);
@@ -198,7 +205,7 @@ class TreeDiffer {
     const bool module_like = any->kind == v1::MODULE_NODE_KIND_ROOT || any->kind == v1::MODULE_NODE_KIND_MODULE ||
                              any->kind == v1::MODULE_NODE_KIND_BACKWARD;
     if (module_like && !any->children.empty()) {
-      AddUnknown(na, nb, path, child_index(next), children_device_bound, out);
+      AddUnknown(na, nb, path, child_index(next), use_device, out);
     }
   }
 
@@ -212,13 +219,14 @@ class TreeDiffer {
     keys.reserve(parent.children.size());
     for (const auto& child : parent.children) {
       keys.push_back({base::StrCat(static_cast<int>(child->kind), ":", AlignmentName(child->kind, child->name)),
-                      ValuesOf(side, *child->series).values.compare_us()});
+                      ValuesOf(side, *child->series, child->series->Value(side, kDevice) > 0).values.compare_us()});
     }
     return keys;
   }
 
+  // `use_device`: the parent's unit, which the block is measured in on both sides.
   void AddUnknown(const MergedNode* na, const MergedNode* nb, const std::string& path,
-                  const std::string& index_path, bool device_bound, v1::ModuleDiffNode& parent) {
+                  const std::string& index_path, bool use_device, v1::ModuleDiffNode& parent) {
     const ModuleSeries ua = UnknownOf(a_, na);
     const ModuleSeries ub = UnknownOf(b_, nb);
     if (ua.Value(a_, kHost) <= 0 && ub.Value(b_, kHost) <= 0) return;
@@ -228,13 +236,13 @@ class TreeDiffer {
     out.set_index_path(index_path);
     out.set_status("unknown");
     out.set_kind(v1::MODULE_NODE_KIND_UNKNOWN);
-    Fill(ua, ub, device_bound, out);
+    Fill(ua, ub, use_device, out);
   }
 
-  void Fill(const ModuleSeries& sa, const ModuleSeries& sb, bool device_bound,
-            v1::ModuleDiffNode& out) const {
-    const SideValues va = ValuesOf(a_, sa);
-    const SideValues vb = ValuesOf(b_, sb);
+  void Fill(const ModuleSeries& sa, const ModuleSeries& sb, bool use_device, v1::ModuleDiffNode& out) const {
+    const SideValues va = ValuesOf(a_, sa, use_device);
+    const SideValues vb = ValuesOf(b_, sb, use_device);
+    out.set_compared(use_device ? "device_us" : "host_us");
     *out.mutable_baseline() = va.values;
     *out.mutable_experimental() = vb.values;
     v1::ModuleValues& d = *out.mutable_delta();
@@ -244,12 +252,8 @@ class TreeDiffer {
     d.set_compare_us(vb.values.compare_us() - va.values.compare_us());
     d.set_backward_us(vb.values.backward_us() - va.values.backward_us());
     out.set_delta_pct(DeltaPct(va.values.compare_us(), vb.values.compare_us()));
+    // Added and removed nodes too: their absent side is a zero in every step.
     *out.mutable_noise() = CompareSamples(va.compare_samples, vb.compare_samples, threshold_);
-    // Host time inside a node whose device work is what it is compared by runs off the
-    // critical path (SEMANTICS.md §7): a change there does not change the step.
-    if (device_bound && va.values.device_us() == 0 && vb.values.device_us() == 0) {
-      out.mutable_noise()->set_significant(false);
-    }
   }
 
   const Side& a_;
@@ -339,7 +343,7 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::
   const std::unique_ptr<MergedNode> tb = MergeTrees(b);
   TreeDiffer differ(a, b, threshold);
   ModuleDiff result;
-  differ.Diff(ta.get(), tb.get(), "matched", "", "", false, result.node);
+  differ.Diff(ta.get(), tb.get(), "matched", "", "", result.node);
   if (node_tables) PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, result.node));
   if (path.empty() || path == "/") return result;
 

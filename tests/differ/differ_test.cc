@@ -250,6 +250,70 @@ constexpr char kNw0A[] = "kineto/tb_plugin_samples/resnet50_num_workers_0/worker
 constexpr char kNw4A[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
 constexpr char kNw4B[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623213129365.pt.trace.json.gz";
 
+// Every pair of real traces of one model (hardware, software version, settings) the corpus has.
+std::vector<std::pair<std::string, std::string>> RealPairs(const fs::path& root) {
+  std::vector<std::pair<std::string, std::string>> pairs = {
+      {kNw0A, kNw4A},
+      {kNw4A, kNw4B},
+      {"torch_profiling_tutorial/log/transformer/dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz",
+       "torch_profiling_tutorial/log/transformer/dc3b0e7228dd_851.1752215573993169006.pt.trace.json.gz"},
+      {"tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz",
+       "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz"},
+      {"switchtransformers/history/trace.v0c4a673.json.gz", "switchtransformers/history/trace.v05c1085.json.gz"},
+      {"tracelens/mi300/resnet_act_checkpoint.json.gz", "tracelens/mi300/resnet_act_checkpoint.json.gz"},
+  };
+  if (fs::is_directory(root / "tracelens/h100")) {
+    for (const auto& entry : fs::directory_iterator(root / "tracelens/h100")) {
+      const std::string name = entry.path().filename().string();
+      if (fs::exists(root / "tracelens/mi300" / name)) pairs.emplace_back("tracelens/h100/" + name, "tracelens/mi300/" + name);
+    }
+  }
+  return pairs;
+}
+
+// In its unit, on each side, a module-like node's children and its (unknown) block add up to it;
+// and no percentage runs away from a zero baseline (a ~0 baseline is "new", delta_pct 0).
+TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
+  int pairs = 0;
+  int unknown_nodes = 0;
+  for (const auto& [a, b] : RealPairs(root_)) {
+    auto report = Diff(a, b);
+    if (report.status().code() == absl::StatusCode::kNotFound) continue;
+    ASSERT_TRUE(report.ok()) << report.status();
+    ++pairs;
+    SCOPED_TRACE(a + " vs " + b);
+    Walk(report->modules(), [&](const v1::ModuleDiffNode& n) {
+      EXPECT_LE(std::abs(n.delta_pct()), 1e4) << n.path() << ": " << n.baseline().compare_us() << " -> "
+                                              << n.experimental().compare_us();
+      // Module-like nodes get an (unknown) block; an operator node's rest is its self time.
+      const bool module_like = n.kind() == v1::MODULE_NODE_KIND_ROOT || n.kind() == v1::MODULE_NODE_KIND_MODULE ||
+                               n.kind() == v1::MODULE_NODE_KIND_BACKWARD;
+      if (n.children_size() == 0 || !module_like) return;
+      const bool device = n.compared() == "device_us";
+      for (const auto& side_and_name : {std::pair(&v1::ModuleDiffNode::baseline, "baseline"),
+                                        std::pair(&v1::ModuleDiffNode::experimental, "experimental")}) {
+        const auto side = side_and_name.first;
+        const char* name = side_and_name.second;
+        auto value = [&](const v1::ModuleDiffNode& x) {
+          return device ? (x.*side)().device_us() : (x.*side)().host_us();
+        };
+        double children = 0;
+        for (const v1::ModuleDiffNode& c : n.children()) {
+          children += value(c);
+          if (c.status() == "unknown") {
+            ++unknown_nodes;
+            EXPECT_EQ(c.compared(), n.compared()) << c.path();
+            EXPECT_DOUBLE_EQ((c.*side)().compare_us(), value(c)) << c.path() << " is in its parent's unit";
+          }
+        }
+        EXPECT_NEAR(children, value(n), 1e-6 * std::abs(value(n)) + 1e-3) << n.path() << " " << name;
+      }
+    });
+  }
+  if (pairs == 0) GTEST_SKIP() << "none of the real pairs is under " << root_;
+  EXPECT_GT(unknown_nodes, 0);
+}
+
 TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
   auto report = Diff(kNw0A, kNw0A);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -278,7 +342,12 @@ TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
   for (const v1::OverviewRow& row : report->overview().rows()) EXPECT_FALSE(row.noise().significant()) << row.metric();
   for (const v1::OperatorDiff& row : report->operators()) EXPECT_FALSE(row.noise().significant()) << row.name();
   for (const v1::KernelDiff& row : report->kernels()) EXPECT_FALSE(row.noise().significant()) << row.name();
-  Walk(report->modules(), [](const v1::ModuleDiffNode& n) { EXPECT_FALSE(n.noise().significant()) << n.path(); });
+  // Nodes compared by device time show nothing. Host-only nodes are compared by host time (and
+  // labelled so): two processes' host time may really differ, as aten::empty under
+  // CudnnBatchNormBackward does here (-19%, every step).
+  Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
+    if (n.compared() == "device_us") EXPECT_FALSE(n.noise().significant()) << n.path();
+  });
 }
 
 TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
