@@ -24,18 +24,15 @@ constexpr std::string_view kOptimizerPrefix = "Optimizer.";
 constexpr std::string_view kBackwardSuffix = ".backward";
 constexpr std::string_view kGradientSyncSuffix = ".gradient_sync";
 constexpr std::string_view kCollectivesName = "(collectives)";
-constexpr std::string_view kDispatcherCollectivePrefix = "c10d::";
 // Wrappers whose collectives outside the forward pass are the gradient sync.
 constexpr std::string_view kDataParallelPrefixes[] = {"DistributedDataParallel_", "FullyShardedDataParallel_"};
 
 // What a container event stands for in the tree (design notes 1 and 5).
 enum class Role : uint8_t { kNone, kModule, kBackwardRoot, kOptimizer, kSync };
 
-// Collectives as the gradient-sync node counts them: the communication ops plus the c10d
-// dispatcher ops that launch them (c10d::allreduce_ is what gloo DDP records on the caller).
-bool IsSyncOpName(std::string_view name) {
-  return IsCollectiveOpName(name) || name.starts_with(kDispatcherCollectivePrefix);
-}
+// Collectives as the step breakdown counts them (c10d::allreduce_ is what gloo DDP records on
+// the caller's thread).
+bool IsSyncOpName(std::string_view name) { return IsCollectiveOpName(name); }
 
 // Node events and where they came from, by SEMANTICS.md §7's order of preference.
 std::vector<uint32_t> SelectNodeEvents(const trace::Trace& trace, const EventLinks& links,

@@ -25,8 +25,23 @@ bool IsDataLoaderName(std::string_view name) {
 
 }  // namespace
 
+// SEMANTICS.md §3's collectives. This is the one place profdiff deliberately differs from the
+// plugin, which counts a kernel as Communication only when its launching op is named exactly
+// nccl:/gloo: broadcast, reduce, all_reduce, all_gather or reduce_scatter (its 2021 set). Since
+// PyTorch 1.13, NCCL kernels are launched from record_param_comms and c10d:: ops, so the plugin
+// calls them Kernel; profdiff counts them as communication, as users and HTA do.
 bool IsCollectiveOpName(std::string_view name) {
-  return name.starts_with("nccl:") || name.starts_with("gloo:") || name == "record_param_comms";
+  static constexpr std::string_view kDispatcherCollectives[] = {
+      "allreduce_", "allreduce_coalesced_", "broadcast_", "allgather_", "allgather_coalesced_",
+      "allgather_into_tensor_coalesced_", "_allgather_base_", "reduce_", "reduce_scatter_",
+      "_reduce_scatter_base_", "reduce_scatter_tensor_coalesced_", "alltoall_", "alltoall_base_",
+      "gather_", "scatter_", "send", "recv_", "recv_any_source_", "barrier", "monitored_barrier_"};
+  if (name.starts_with("nccl:") || name.starts_with("gloo:") || name == "record_param_comms") return true;
+  constexpr std::string_view kDispatcher = "c10d::";
+  if (!name.starts_with(kDispatcher)) return false;
+  name.remove_prefix(kDispatcher.size());
+  return std::find(std::begin(kDispatcherCollectives), std::end(kDispatcherCollectives), name) !=
+         std::end(kDispatcherCollectives);
 }
 
 std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace, const EventLinks& links,

@@ -32,7 +32,8 @@ struct StepBreakdown {
   std::array<int64_t, kStepRoleCount> role_ns{};  // sums to the step's duration
 };
 
-// True for host operators that are collectives (nccl:*, gloo:*, record_param_comms).
+// True for host operators that are collectives (SEMANTICS.md §3): nccl:*, gloo:*,
+// record_param_comms and the c10d:: collectives (c10d::allreduce_, c10d::broadcast_, ...).
 bool IsCollectiveOpName(std::string_view name);
 
 // One breakdown per kept step.

@@ -15,10 +15,10 @@ using trace::EventKind;
 constexpr double kIncompleteStepRatio = 0.8;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
+// SEMANTICS.md §2: host *ops* (cpu_op and python_function, as the plugin's cpu_min_ts and
+// cpu_max_ts) bound the implicit step; user annotations, runtime calls and device work do not.
 bool CountsForImplicitStep(EventKind kind) {
-  return kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation ||
-         kind == EventKind::kPythonFunction || kind == EventKind::kModule ||
-         kind == EventKind::kProfilerStep;
+  return kind == EventKind::kCpuOp || kind == EventKind::kPythonFunction || kind == EventKind::kModule;
 }
 
 // The steps of the events [begin, end) of one span, appended to `result`.

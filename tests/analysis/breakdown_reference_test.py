@@ -12,6 +12,12 @@ import os
 import subprocess
 import sys
 
+C10D_COLLECTIVES = {"c10d::" + n for n in (
+    "allreduce_", "allreduce_coalesced_", "broadcast_", "allgather_", "allgather_coalesced_",
+    "allgather_into_tensor_coalesced_", "_allgather_base_", "reduce_", "reduce_scatter_",
+    "_reduce_scatter_base_", "reduce_scatter_tensor_coalesced_", "alltoall_", "alltoall_base_",
+    "gather_", "scatter_", "send", "recv_", "recv_any_source_", "barrier", "monitored_barrier_")}
+
 SAMPLES = [
     "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
     "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz",
@@ -113,7 +119,9 @@ def reference(path):
     windows = windows[:keep]
 
     def collective(name):
-        return name.startswith("nccl:") or name.startswith("gloo:") or name == "record_param_comms"
+        # SEMANTICS.md §3 (profdiff's one deliberate difference from the plugin's name set).
+        return (name.startswith("nccl:") or name.startswith("gloo:") or name == "record_param_comms"
+                or name in C10D_COLLECTIVES)
 
     role_intervals = {r: [] for r in ROLES}
     for cat, name, s, e, corr in devices:

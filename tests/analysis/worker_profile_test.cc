@@ -101,6 +101,33 @@ TEST(StepsTest, NoProfilerStepMakesOneStepOverHostActivity) {
   EXPECT_DOUBLE_EQ(p.steps(0).other_us(), 15);
 }
 
+TEST(StepsTest, NoProfilerStepSpansHostOpsOnlyNotAnnotations) {
+  // A user annotation [0,100] around ops [10,15] and [30,40]: the step is the ops' [10,40).
+  const v1::WorkerProfile p = Profile(R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "train", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 30, "dur": 10}]})");
+  ASSERT_EQ(p.steps_size(), 1);
+  EXPECT_DOUBLE_EQ(p.steps(0).start_us(), 10);
+  EXPECT_DOUBLE_EQ(p.steps(0).duration_us(), 30);
+}
+
+TEST(StepBreakdownTest, C10dCollectivesAreCommunicationOtherC10dOpsAreNot) {
+  // c10d::allreduce_ [0,20] launches reduce_kernel [10,30] (no "nccl" in its name); a
+  // c10d::broadcast_ on the host [40,50]; c10d::some_helper [50,55] is no collective.
+  const v1::WorkerProfile p = Profile(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 60},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1, "tid": 1, "ts": 0, "dur": 20, "args": {"External id": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 2, "dur": 2, "args": {"External id": 1, "correlation": 5}},
+    {"ph": "X", "cat": "kernel", "name": "reduce_kernel", "pid": 0, "tid": 7, "ts": 10, "dur": 20, "args": {"correlation": 5}},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::broadcast_", "pid": 1, "tid": 1, "ts": 40, "dur": 10},
+    {"ph": "X", "cat": "cpu_op", "name": "c10d::some_helper", "pid": 1, "tid": 1, "ts": 50, "dur": 5}]})");
+  ASSERT_EQ(p.steps_size(), 1);
+  EXPECT_DOUBLE_EQ(p.steps(0).kernel_us(), 0);
+  EXPECT_DOUBLE_EQ(p.steps(0).communication_us(), 40);  // [0,30] and [40,50]
+  EXPECT_DOUBLE_EQ(p.steps(0).cpu_exec_us(), 5);        // the helper
+}
+
 TEST(StepBreakdownTest, RolesTakeTimeInPriorityOrderAndSumToTheStep) {
   const v1::WorkerProfile p = Profile(Fixture(/*with_memset=*/true));
   // Step 1 [0,104): kernel [45,95]=50; memcpy [96,104]=8; runtime [30,40] (the memcpy call
