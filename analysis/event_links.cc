@@ -121,6 +121,40 @@ void NestOnThreads(const trace::Trace& trace, const std::vector<uint32_t>& conta
   }
 }
 
+namespace {
+
+// SEMANTICS.md §5, torch's EventList._remove_dup_nodes (which the plugin follows): an operator
+// whose only child operator has its name is one call with it. The child leaves the operator
+// list; its children and runtime calls become its parent's, repeatedly (a chain is one call).
+void MergeSameNameOnlyChildren(const trace::EventTable& t, EventLinks& links) {
+  absl::flat_hash_map<uint32_t, uint32_t> children;  // operator -> its child operators
+  for (uint32_t op : links.operators) {
+    if (links.op_parent[op] != kNoEvent) ++children[links.op_parent[op]];
+  }
+  absl::flat_hash_map<uint32_t, uint32_t> merged_into;  // merged child -> the operator it joined
+  for (uint32_t op : links.operators) {  // by start: a parent is decided before its children
+    const uint32_t parent = links.op_parent[op];
+    if (parent == kNoEvent || t.name[op] != t.name[parent] || children[parent] != 1) continue;
+    auto up = merged_into.find(parent);
+    merged_into.try_emplace(op, up == merged_into.end() ? parent : up->second);
+  }
+  if (merged_into.empty()) return;
+  auto kept = [&merged_into](uint32_t op) {
+    auto it = merged_into.find(op);
+    return it == merged_into.end() ? op : it->second;
+  };
+  for (uint32_t op : links.operators) {
+    if (links.op_parent[op] != kNoEvent) links.op_parent[op] = kept(links.op_parent[op]);
+  }
+  for (uint32_t r : links.runtimes) {
+    if (links.runtime_op[r] != kNoEvent) links.runtime_op[r] = kept(links.runtime_op[r]);
+  }
+  std::erase_if(links.operators, [&merged_into](uint32_t op) { return merged_into.contains(op); });
+  links.operators_merged = static_cast<int32_t>(merged_into.size());
+}
+
+}  // namespace
+
 EventLinks LinkEvents(const trace::Trace& trace) {
   const trace::EventTable& t = trace.events;
   const size_t n = t.size();
@@ -179,6 +213,7 @@ EventLinks LinkEvents(const trace::Trace& trace) {
       links.device_runtime[d] = it->second;
     }
   }
+  MergeSameNameOnlyChildren(t, links);
   return links;
 }
 

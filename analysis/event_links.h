@@ -25,6 +25,9 @@ struct EventLinks {
   // Runtime calls whose External id matched no event and were attached to the innermost
   // enclosing operator instead (SEMANTICS.md §5, torch ~1.12 traces).
   int32_t runtime_linked_by_containment = 0;
+  // Operators merged into a parent of the same name whose only child they were (SEMANTICS.md
+  // §5); they are not in `operators`, and their children and runtime calls are the parent's.
+  int32_t operators_merged = 0;
 
   // The operator that launched device activity `i`, or kNoEvent.
   uint32_t DeviceOp(uint32_t i) const {

@@ -2,6 +2,8 @@
 // in the comments from the event times below (µs).
 #include "analysis/worker_profile.h"
 
+#include <map>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -204,6 +206,29 @@ TEST(OperatorViewTest, SelfAndTotalTimes) {
   EXPECT_EQ(FindOperator(p, "ProfilerStep#1"), nullptr);
   // Sorted by device total: conv2d and convolution (50) before mm (43).
   EXPECT_EQ(p.operators(0).device_total_us(), 50);
+}
+
+TEST(OperatorViewTest, AnOnlyChildOfTheSameNameIsOneCallWithItsParent) {
+  // aten::div [0,40] > aten::div [5,35] > aten::div [10,30] > cudaLaunchKernel [12,14] -> k [50,60]:
+  // one call (torch's _remove_dup_nodes). aten::add [50,90] has two aten::add children: three calls.
+  const v1::WorkerProfile p = Profile(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 1, "tid": 1, "ts": 0, "dur": 40},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 1, "tid": 1, "ts": 5, "dur": 30},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::div", "pid": 1, "tid": 1, "ts": 10, "dur": 20, "args": {"External id": 3}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 2, "args": {"External id": 3, "correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 50, "dur": 10, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 50, "dur": 40},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 55, "dur": 10},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 70, "dur": 10}]})");
+  std::map<std::string, const v1::OperatorStats*> rows;
+  for (const v1::OperatorStats& row : p.operators()) rows[row.name()] = &row;
+  ASSERT_TRUE(rows.contains("aten::div") && rows.contains("aten::add"));
+  const v1::OperatorStats& div = *rows["aten::div"];
+  EXPECT_EQ(div.calls(), 1);
+  EXPECT_DOUBLE_EQ(div.host_total_us(), 40);
+  EXPECT_DOUBLE_EQ(div.host_self_us(), 38);    // minus its (merged) runtime call
+  EXPECT_DOUBLE_EQ(div.device_self_us(), 10);  // the kernel is its own
+  EXPECT_EQ(rows["aten::add"]->calls(), 3);
 }
 
 TEST(OperatorViewTest, GroupsByInputShapes) {
