@@ -19,6 +19,11 @@
     return us.toFixed(2) + " µs";
   }
   function signed(text, v) { return v > 0 ? "+" + text : text; }
+  // What the per-step samples say of a change: [significant, has_interval, ci_low, ci_high].
+  // Without an interval (a side with one step) there is no noise to be within.
+  function judged(noise) {
+    return noise[0] ? " significant" : noise[1] ? " within noise" : " · no noise estimate (a side has one step)";
+  }
   function fmtDeltaUs(us) { return signed(fmtUs(us), us); }
   function fmtCount(n) { return Number.isInteger(n) ? String(n) : n.toFixed(2); }
   function fmtPct(p) { return p === null ? "new" : !Number.isFinite(p) ? "" : signed(p.toFixed(1) + "%", p); }
@@ -90,7 +95,7 @@
   }
   function nodeTitle(n, side) {
     const v = side === "b" ? n.b : n.e;
-    return `${n.p || "(root)"}\n${side === "b" ? "baseline" : "experimental"}: ${fmtUs(v[3])} (host ${fmtUs(v[1])}, device ${fmtUs(v[2])}, ${fmtCount(v[0])} calls)\nΔ ${fmtDeltaUs(n.e[3] - n.b[3])} (${fmtPct(deltaPct(n.b[3], n.e[3]))})${n.noise[0] ? ", significant" : ""} — ${n.s}`;
+    return `${n.p || "(root)"}\n${side === "b" ? "baseline" : "experimental"}: ${fmtUs(v[3])} (host ${fmtUs(v[1])}, device ${fmtUs(v[2])}, ${fmtCount(v[0])} calls)\nΔ ${fmtDeltaUs(n.e[3] - n.b[3])} (${fmtPct(deltaPct(n.b[3], n.e[3]))})${n.noise[0] ? ", significant" : n.noise[1] ? "" : ", no noise estimate"} — ${n.s}`;
   }
   function lane(label, blocks, total, scale, side) {
     let html = `<div class="lane" data-side="${side}"><div class="lane-label">${label}<br>${fmtUs(total)}</div><div class="lane-track">`;
@@ -144,7 +149,7 @@
     const d = selected.e[3] - selected.b[3];
     $("selected").innerHTML = `${esc(selected.p || "(root)")}: baseline ${fmtUs(selected.b[3])}, experimental ${fmtUs(selected.e[3])}, ` +
       `<span class="${tone(d, selected.noise[0], false)}">Δ ${fmtDeltaUs(d)} (${fmtPct(deltaPct(selected.b[3], selected.e[3]))})</span>` +
-      (selected.noise[0] ? " significant" : " within noise") + (selected.b[2] > 0 || selected.e[2] > 0 ? " · compared by device time" : " · compared by host time");
+      judged(selected.noise) + (selected.b[2] > 0 || selected.e[2] > 0 ? " · compared by device time" : " · compared by host time");
   }
   function drawChildren() {
     const kids = selected.c;

@@ -64,6 +64,9 @@ await check("interactive report: zoom, breadcrumbs, tables follow the selection"
   const wholeRows = await page.$eval("#operators", (t) => Number(t.dataset.rows));
   const wholeFirst = await columnValues(page, "operators", "name");
   assert.equal(await text(page, "#operators-scope"), "(everything the diff covers)");
+  // One step a side: no noise estimate, so nothing is "within noise".
+  assert.match(await text(page, "#selected"), /no noise estimate/);
+  assert.doesNotMatch(await text(page, "#selected"), /within noise/);
   // The widest experimental block that has sub-modules.
   const child = await page.$$eval("#children tbody tr.clickable", (trs) => trs[0]?.dataset.child);
   assert.ok(child !== undefined, "a block with sub-modules");
