@@ -68,6 +68,7 @@ profdiff::agent::TraceFileUploaderOptions FileOptions(const AgentCommandLine& li
   profdiff::agent::TraceFileUploaderOptions options;
   options.identity = profdiff::agent::IdentitySourcesFromEnvironment(line.run);
   options.hostname = hostname;
+  options.aggregator = line.aggregator;
   options.chunk_events = line.chunk_events;
   return options;
 }

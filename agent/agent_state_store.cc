@@ -82,24 +82,26 @@ absl::StatusOr<AgentStateStore> AgentStateStore::Open(const std::string& dir) {
   return AgentStateStore(dir);
 }
 
-std::string AgentStateStore::StateFilePath(std::string_view trace_path) const {
-  std::string readable = SanitizeId(fs::path(trace_path).filename().string());
+std::string AgentStateStore::StateFilePath(const Key& key) const {
+  std::string readable = SanitizeId(fs::path(key.path).filename().string());
   if (readable.size() > kMaxReadableSuffixBytes) readable.resize(kMaxReadableSuffixBytes);
-  return (fs::path(dir_) / base::StrCat(StableHashHex(trace_path), "-", readable, kStateSuffix))
-      .string();
+  // NUL separates the parts: none of them can hold one.
+  const std::string hashed = base::StrCat(key.aggregator, std::string_view("\0", 1), key.run,
+                                          std::string_view("\0", 1), key.path);
+  return (fs::path(dir_) / base::StrCat(StableHashHex(hashed), "-", readable, kStateSuffix)).string();
 }
 
-absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(
-    std::string_view trace_path) const {
-  const std::string file = StateFilePath(trace_path);
+absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(const Key& key) const {
+  const std::string file = StateFilePath(key);
   std::string text;
   const absl::Status read = base::ReadFileInto(file, kMaxStateFileBytes, text);
   if (absl::IsNotFound(read)) return std::nullopt;
   PD_RETURN_IF_ERROR(read);
   PD_ASSIGN_OR_RETURN(v1::AgentFileState state, ParseState(file, text));
-  if (state.path() != trace_path) {
-    return absl::DataLossError(
-        base::StrCat(file, ": records path ", state.path(), ", expected ", trace_path));
+  if (state.path() != key.path || state.aggregator() != key.aggregator || state.run() != key.run) {
+    return absl::DataLossError(base::StrCat(file, ": records path ", state.path(), " run ", state.run(),
+                                            " aggregator ", state.aggregator(), ", expected ", key.path,
+                                            " run ", key.run, " aggregator ", key.aggregator));
   }
   return state;
 }
@@ -108,7 +110,7 @@ absl::Status AgentStateStore::Write(const v1::AgentFileState& state) const {
   if (state.path().empty()) {
     return absl::InvalidArgumentError("AgentStateStore::Write: state without a path");
   }
-  const std::string final_path = StateFilePath(state.path());
+  const std::string final_path = StateFilePath(KeyOf(state));
   std::string text;
   if (!google::protobuf::TextFormat::PrintToString(state, &text)) {
     return absl::InternalError(base::StrCat(final_path, ": cannot print the state record"));

@@ -1,10 +1,13 @@
-// profdiff-agent's progress on disk (its --state-dir): one AgentFileState per trace file, so a
-// restarted agent never uploads an acknowledged span again and resumes a partial one.
+// profdiff-agent's progress on disk (its --state-dir): one AgentFileState per trace file and
+// destination, so a restarted agent never uploads an acknowledged span again and resumes a
+// partial one, while the same file sent to another run or another aggregator is a new upload.
 //
 // Design:
-// 1. One small file per trace file, named "<16 hex of a stable hash of the absolute path>-<base
-//    name>.state": the hash keeps names unique and fixed-length, the suffix lets a person find
-//    a file's state with ls.
+// 1. One small file per (aggregator, run, trace path), named "<16 hex of a stable hash of the
+//    three>-<base name>.state": the hash keeps names unique and fixed-length, the suffix lets a
+//    person find a file's state with ls. Records from before the aggregator was part of the
+//    key are not found again: their files are offered once more, and a span already stored
+//    under the same run and content is acknowledged without being stored twice.
 // 2. Protobuf text format: readable with cat when debugging a stuck upload, and a torn or
 //    foreign file fails to parse instead of decoding to nonsense.
 // 3. Replaced atomically: written to a temp file, fsync'd, renamed over, then the folder is
@@ -45,14 +48,22 @@ class AgentStateStore {
 
   const std::string& dir() const { return dir_; }
 
-  // Where the record of the trace file `trace_path` (absolute) lives.
-  std::string StateFilePath(std::string_view trace_path) const;
+  // What a record is the record of: the trace file (absolute path) and where it goes.
+  struct Key {
+    std::string_view path;
+    std::string_view aggregator;
+    std::string_view run;
+  };
+  static Key KeyOf(const v1::AgentFileState& state) { return {state.path(), state.aggregator(), state.run()}; }
 
-  // The record of `trace_path`; nullopt when there is none. DataLoss naming the state file when
-  // it does not parse or records another path; the errno's code for other read failures.
-  absl::StatusOr<std::optional<v1::AgentFileState>> Read(std::string_view trace_path) const;
+  // Where the record of `key` lives.
+  std::string StateFilePath(const Key& key) const;
 
-  // Atomically replaces the record of `state.path()` (which must be set: InvalidArgument
+  // The record of `key`; nullopt when there is none. DataLoss naming the state file when it
+  // does not parse or records another key; the errno's code for other read failures.
+  absl::StatusOr<std::optional<v1::AgentFileState>> Read(const Key& key) const;
+
+  // Atomically replaces the record of KeyOf(state) (its path must be set: InvalidArgument
   // otherwise) and makes it durable before returning. I/O errors carry the errno's code and
   // name the file.
   absl::Status Write(const v1::AgentFileState& state) const;

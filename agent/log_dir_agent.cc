@@ -36,6 +36,7 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(LogDirAgentOptio
   PD_ASSIGN_OR_RETURN(AgentStateStore store, AgentStateStore::Open(options.state_dir));
   SummariseState(store);
   options.files.logdir = logdir;
+  options.files.aggregator = options.aggregator;  // part of every record's key
   auto agent = std::make_unique<LogDirAgent>(std::make_unique<TraceFileUploader>(
       std::move(store), std::move(options.files),
       std::make_unique<SpanUploader>(options.aggregator, std::move(options.upload))));

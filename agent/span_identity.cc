@@ -10,6 +10,7 @@
 #include "agent/stable_hash.h"
 #include "base/id_rules.h"
 #include "base/status_annotate.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/trace_file_name.h"
 
@@ -84,23 +85,29 @@ std::string SpanIdOf(std::string_view file_name, std::string_view fingerprint) {
   return SanitizeId(base::StrCat(file_name, "-", fingerprint.substr(0, kFingerprintDigits)));
 }
 
-absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::string_view path,
-                                                 const IdentitySources& sources,
-                                                 std::string_view fingerprint) {
-  const std::string file_name = fs::path(path).filename().string();
+absl::StatusOr<std::string> ResolveRun(std::string_view logdir, std::string_view path,
+                                       const IdentitySources& sources) {
   RunChoice run = ChooseRun(logdir, path, sources);
   if (!base::IsValidId(run.run)) {
     return absl::InvalidArgumentError(
         base::StrCat(path, ": run id ", base::QuoteBytes(run.run), " (from ", run.source,
                      ") must match [A-Za-z0-9._-]{1,128}; pass --run or set TORCHELASTIC_RUN_ID"));
   }
+  return std::move(run.run);
+}
+
+absl::StatusOr<SpanIdentity> ResolveSpanIdentity(std::string_view logdir, std::string_view path,
+                                                 const IdentitySources& sources,
+                                                 std::string_view fingerprint) {
+  const std::string file_name = fs::path(path).filename().string();
+  PD_ASSIGN_OR_RETURN(std::string run, ResolveRun(logdir, path, sources));
   std::string worker_name = SanitizeId(trace::WorkerNameOf(file_name));
   if (worker_name.empty()) {
     return absl::InvalidArgumentError(base::StrCat(
         path,
         ": the file name gives an empty worker name (expected <worker>.<ts>.pt.trace.json[.gz])"));
   }
-  return SpanIdentity{.run = std::move(run.run),
+  return SpanIdentity{.run = std::move(run),
                       .span = SpanIdOf(file_name, fingerprint),
                       .worker_name = std::move(worker_name)};
 }

@@ -52,6 +52,11 @@ std::string SanitizeId(std::string_view name);
 // after its upload) are two spans; the same content under the same name is the same span.
 std::string SpanIdOf(std::string_view file_name, std::string_view fingerprint);
 
+// The run of the trace file `path` watched under `logdir` (design note 1; it does not depend on
+// the file's content). InvalidArgument as ResolveSpanIdentity's for an invalid run id.
+absl::StatusOr<std::string> ResolveRun(std::string_view logdir, std::string_view path,
+                                       const IdentitySources& sources);
+
 // The identity of the trace file `path` watched under `logdir` (both absolute or both relative;
 // an empty `logdir` means the file's own folder, as in `profdiff-agent upload`). InvalidArgument
 // naming the file, the source of the run id and the rule when the run id does not match

@@ -39,12 +39,10 @@ bool SameVersion(const v1::AgentFileState& state, const FileVersion& version) {
 
 // The state on record for `path`, or none; an unreadable record is logged and treated as none
 // (at worst the span is offered again, and the aggregator answers that it is closed).
-std::optional<v1::AgentFileState> ReadStateOrNone(const AgentStateStore& store,
-                                                  const std::string& path) {
-  absl::StatusOr<std::optional<v1::AgentFileState>> state = store.Read(path);
+std::optional<v1::AgentFileState> ReadStateOrNone(const AgentStateStore& store, const AgentStateStore::Key& key) {
+  absl::StatusOr<std::optional<v1::AgentFileState>> state = store.Read(key);
   if (!state.ok()) {
-    PD_LOG(WARNING, "ignoring unreadable agent state path=%s error=%s", path,
-           state.status().message());
+    PD_LOG(WARNING, "ignoring unreadable agent state path=%s error=%s", key.path, state.status().message());
     return std::nullopt;
   }
   return *std::move(state);
@@ -60,8 +58,14 @@ TraceFileUploader::TraceFileUploader(AgentStateStore store, TraceFileUploaderOpt
                                      std::unique_ptr<SpanUploader> uploader)
     : store_(std::move(store)), options_(std::move(options)), uploader_(std::move(uploader)) {}
 
+std::string TraceFileUploader::RunOf(const std::string& path) const {
+  absl::StatusOr<std::string> run = ResolveRun(options_.logdir, path, options_.identity);
+  return run.ok() ? *std::move(run) : std::string();
+}
+
 bool TraceFileUploader::ShouldRead(const std::string& path, const FileVersion& version) const {
-  const std::optional<v1::AgentFileState> state = ReadStateOrNone(store_, path);
+  const std::string run = RunOf(path);
+  const std::optional<v1::AgentFileState> state = ReadStateOrNone(store_, {path, options_.aggregator, run});
   if (!state.has_value() || !SameVersion(*state, version)) return true;
   if (state->state() == v1::UPLOAD_STATE_DONE || state->state() == v1::UPLOAD_STATE_FAILED) {
     PD_VLOG(1, "skipping trace file path=%s state=%s", path, v1::UploadState_Name(state->state()));
@@ -72,7 +76,8 @@ bool TraceFileUploader::ShouldRead(const std::string& path, const FileVersion& v
 
 absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVersion& version,
                                            const trace::Trace& trace, const std::stop_token& stop) {
-  const std::optional<v1::AgentFileState> prior = ReadStateOrNone(store_, path);
+  const std::string run = RunOf(path);
+  const std::optional<v1::AgentFileState> prior = ReadStateOrNone(store_, {path, options_.aggregator, run});
   const bool same_version = prior.has_value() && SameVersion(*prior, version);
   SpanUploadStats stats;
   stats.events = static_cast<int64_t>(trace.events.size());
@@ -82,6 +87,8 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path, const FileVe
 
   v1::AgentFileState state;
   state.set_path(path);
+  state.set_aggregator(options_.aggregator);
+  state.set_run(run);  // the key; "" when the run id is invalid (the failure is recorded there)
   state.set_size_bytes(version.size_bytes);
   state.set_mtime_ns(version.mtime_ns);
   state.set_acked_sequence(-1);
@@ -196,7 +203,10 @@ std::vector<std::string> TraceFileUploader::PathsToRetry(absl::Duration timeout)
   for (const v1::DamagedSpan& span : *damaged) wanted.emplace(span.run(), span.span());
   const AgentStateStore::Loaded loaded = store_.LoadAll();
   for (v1::AgentFileState state : loaded.states) {
-    if (state.state() != v1::UPLOAD_STATE_DONE || !wanted.contains({state.run(), state.span()})) continue;
+    if (state.state() != v1::UPLOAD_STATE_DONE || state.aggregator() != options_.aggregator ||
+        !wanted.contains({state.run(), state.span()})) {
+      continue;
+    }
     // Sent again under its identity: the aggregator rebuilds the span from the first chunk.
     state.set_state(v1::UPLOAD_STATE_UPLOADING);
     state.set_acked_sequence(-1);
@@ -215,6 +225,8 @@ void TraceFileUploader::RecordUnreadable(const std::string& path, const FileVers
                                          const absl::Status& error) {
   v1::AgentFileState state;
   state.set_path(path);
+  state.set_aggregator(options_.aggregator);
+  state.set_run(RunOf(path));
   state.set_size_bytes(version.size_bytes);
   state.set_mtime_ns(version.mtime_ns);
   state.set_acked_sequence(-1);

@@ -45,6 +45,7 @@ struct TraceFileUploaderOptions {
   std::string logdir = {};
   IdentitySources identity = {};
   std::string hostname = {};                    // WorkerInfo.hostname
+  std::string aggregator = {};                  // its address: part of each record's key
   uint32_t chunk_events = kDefaultChunkEvents;  // for spans not started before
 };
 
@@ -87,6 +88,8 @@ class TraceFileUploader {
                         const absl::Status& error);
 
  private:
+  // The run `path` goes to (the middle of its records' key); "" when its run id is invalid.
+  std::string RunOf(const std::string& path) const;
   // Marks `state` FAILED with `error`, writes it, logs; returns `error`.
   absl::Status Fail(v1::AgentFileState& state, const absl::Status& error,
                     const SpanUploadStats& stats);

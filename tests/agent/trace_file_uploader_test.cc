@@ -47,7 +47,7 @@ class TraceFileUploaderTest : public ::testing::Test {
     return path;
   }
 
-  std::unique_ptr<TraceFileUploader> MakeUploader() {
+  std::unique_ptr<TraceFileUploader> MakeUploader(const std::string& run_flag = "") {
     absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
     EXPECT_TRUE(store.ok()) << store.status();
     SpanUploaderOptions upload;
@@ -55,16 +55,22 @@ class TraceFileUploaderTest : public ::testing::Test {
     upload.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
     upload.deadline = absl::Now() + absl::Seconds(60);
     return std::make_unique<TraceFileUploader>(
-        *std::move(store), TraceFileUploaderOptions{.logdir = logdir_.path(), .hostname = "node-a"},
+        *std::move(store),
+        TraceFileUploaderOptions{.logdir = logdir_.path(), .identity = {.run_flag = run_flag}, .hostname = "node-a",
+                                 .aggregator = base::StrCat("127.0.0.1:", server_.port)},
         std::make_unique<SpanUploader>(base::StrCat("127.0.0.1:", server_.port), upload));
   }
 
-  v1::AgentFileState StateOf(const std::string& path) {
+  // The record of `path` (of its only run, or of `run`).
+  v1::AgentFileState StateOf(const std::string& path, const std::string& run = "") {
     absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
     EXPECT_TRUE(store.ok());
-    absl::StatusOr<std::optional<v1::AgentFileState>> state = store->Read(path);
-    EXPECT_TRUE(state.ok() && state->has_value());
-    return state.ok() && state->has_value() ? **state : v1::AgentFileState();
+    std::vector<v1::AgentFileState> found;
+    for (const v1::AgentFileState& state : store->LoadAll().states) {
+      if (state.path() == path && (run.empty() || state.run() == run)) found.push_back(state);
+    }
+    EXPECT_EQ(found.size(), 1u) << path << " run " << run;
+    return found.empty() ? v1::AgentFileState() : found[0];
   }
 
   FakeCollector collector_;
@@ -99,6 +105,25 @@ TEST_F(TraceFileUploaderTest, UploadedFileIsDoneAndNotReadAgain) {
   EXPECT_EQ(worker.hostname(), "node-a");
   EXPECT_EQ(worker.pid(), 4242);  // the first cpu_op's pid
   EXPECT_EQ(worker.source_path(), path);
+}
+
+TEST_F(TraceFileUploaderTest, AnExplicitRunAlwaysLandsInThatRun) {
+  const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
+  ASSERT_TRUE(MakeUploader("first-run")->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  // The same file with another --run: not "already done", a new span in that run.
+  std::unique_ptr<TraceFileUploader> other = MakeUploader("other-run");
+  ASSERT_TRUE(other->ShouldRead(path, version_));
+  ASSERT_TRUE(other->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  std::vector<FakeStream> streams = collector_.streams();
+  ASSERT_EQ(streams.size(), 2u);
+  EXPECT_EQ(streams[0].header.worker().run(), "first-run");
+  EXPECT_EQ(streams[1].header.worker().run(), "other-run");
+  EXPECT_FALSE(streams[1].header.resume());
+  EXPECT_EQ(StateOf(path, "first-run").state(), v1::UPLOAD_STATE_DONE);
+  EXPECT_EQ(StateOf(path, "other-run").state(), v1::UPLOAD_STATE_DONE);
+  // Already uploaded to that run and aggregator: not read, not sent again.
+  EXPECT_FALSE(MakeUploader("other-run")->ShouldRead(path, version_));
+  EXPECT_FALSE(MakeUploader("first-run")->ShouldRead(path, version_));
 }
 
 TEST_F(TraceFileUploaderTest, DoneFileOfferedAgainSendsNoChunk) {
