@@ -145,14 +145,15 @@ TextTable KernelsTable(const v1::DiffReport& report) {
 
 TextTable RanksTable(const v1::DiffReport& report) {
   TextTable table({{"side", Align::kLeft}, {"rank"}, {"worker", Align::kLeft}, {"steps"},
-                   {"step time (us)"}, {"kernel"}, {"memcpy"}, {"memset"}, {"communication"},
-                   {"runtime"}, {"dataloader"}, {"cpu exec"}, {"other"}, {"", Align::kLeft}});
+                   {"step time (us)"}, {"compute (us)"}, {"kernel"}, {"memcpy"}, {"memset"}, {"communication"},
+                   {"runtime"}, {"dataloader"}, {"cpu exec"}, {"other"}, {"straggler", Align::kLeft}});
   for (const v1::RankSteps& r : report.ranks()) {
     const v1::StepStats& s = r.average_step();
     table.AddRow({r.side(), base::StrCat(r.rank()), r.worker_name(), base::StrCat(r.steps()),
-                  Micros(s.duration_us()), Micros(s.kernel_us()), Micros(s.memcpy_us()), Micros(s.memset_us()),
-                  Micros(s.communication_us()), Micros(s.runtime_us()), Micros(s.dataloader_us()),
-                  Micros(s.cpu_exec_us()), Micros(s.other_us()), r.straggler() ? "straggler" : ""});
+                  Micros(s.duration_us()), Micros(r.compute_us()), Micros(s.kernel_us()), Micros(s.memcpy_us()),
+                  Micros(s.memset_us()), Micros(s.communication_us()), Micros(s.runtime_us()),
+                  Micros(s.dataloader_us()), Micros(s.cpu_exec_us()), Micros(s.other_us()),
+                  r.straggler() ? "yes" : ""});
   }
   return table;
 }

@@ -1,5 +1,6 @@
 #include "differ/overview_diff.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <string>
@@ -105,11 +106,27 @@ v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& t
   return overview;
 }
 
+// The rank with the most compute (step time minus communication) is the straggler when it is
+// more than kStragglerMargin over the median of the others' compute.
+void MarkStraggler(std::vector<v1::RankSteps>::iterator begin, std::vector<v1::RankSteps>::iterator end) {
+  if (end - begin < 2) return;
+  auto slowest = std::max_element(begin, end, [](const v1::RankSteps& x, const v1::RankSteps& y) {
+    return x.compute_us() < y.compute_us();
+  });
+  std::vector<double> others;
+  for (auto it = begin; it != end; ++it) {
+    if (it != slowest) others.push_back(it->compute_us());
+  }
+  std::sort(others.begin(), others.end());
+  const size_t n = others.size();
+  const double median = n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
+  if (slowest->compute_us() > (1 + kStragglerMargin) * median) slowest->set_straggler(true);
+}
+
 std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
   std::vector<v1::RankSteps> out;
   for (const Side* side : {&a, &b}) {
     const size_t first = out.size();
-    size_t slowest = first;
     for (const v1::WorkerProfile* w : side->workers()) {
       v1::RankSteps& rank = out.emplace_back();
       rank.set_side(side->label());
@@ -117,11 +134,10 @@ std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
       rank.set_worker_name(w->worker().worker_name());
       *rank.mutable_average_step() = w->average_step();
       rank.set_steps(w->steps_size());
-      if (out[slowest].average_step().duration_us() < rank.average_step().duration_us()) {
-        slowest = out.size() - 1;
-      }
+      // Synchronisation evens step times out: the slow rank is the one that waits least.
+      rank.set_compute_us(std::max(0.0, w->average_step().duration_us() - w->average_step().communication_us()));
     }
-    if (out.size() - first > 1) out[slowest].set_straggler(true);
+    MarkStraggler(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }
   return out;
 }

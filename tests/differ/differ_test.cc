@@ -224,6 +224,47 @@ TEST(DiffRunsTest, UnknownRankIsAnError) {
   EXPECT_NE(report.status().message().find("ranks 0"), std::string::npos) << report.status();
 }
 
+TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
+  // Two ranks, synchronised: rank 1's step is 0.09% longer, but rank 0 computes 648 us of it
+  // and waits 390 in communication, rank 1 computes 357 and waits 683. Rank 0 holds them up.
+  auto run = [](const std::string& name) {
+    v1::RunProfile out = MakeRun(name, {});
+    *out.add_workers() = out.workers(0);
+    const double step[2] = {1045.0, 1046.0};
+    const double communication[2] = {390.0, 683.0};
+    for (int r = 0; r < 2; ++r) {
+      v1::WorkerProfile& w = *out.mutable_workers(r);
+      w.mutable_worker()->set_rank(r);
+      w.mutable_worker()->set_worker_name("rank" + std::to_string(r));
+      w.mutable_average_step()->set_duration_us(step[r]);
+      w.mutable_average_step()->set_communication_us(communication[r]);
+      for (v1::StepStats& s : *w.mutable_steps()) s.set_duration_us(step[r]);
+    }
+    return out;
+  };
+  v1::DiffOptions options;
+  options.set_per_rank(true);
+  auto report = DiffRuns(run("a"), run("b"), options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->ranks_size(), 4);
+  for (const v1::RankSteps& r : report->ranks()) {
+    EXPECT_EQ(r.straggler(), r.rank() == 0) << r.side() << " rank " << r.rank();
+    EXPECT_DOUBLE_EQ(r.compute_us(), r.rank() == 0 ? 655 : 363);
+  }
+}
+
+TEST(DiffRunsTest, NoStragglerWhenNoRankIsFivePercentOverTheOthers) {
+  v1::RunProfile even = MakeRun("even", {});
+  *even.add_workers() = even.workers(0);
+  even.mutable_workers(1)->mutable_worker()->set_rank(1);
+  even.mutable_workers(1)->mutable_average_step()->set_duration_us(1040);  // 4% more than 1000
+  v1::DiffOptions options;
+  options.set_per_rank(true);
+  auto report = DiffRuns(even, even, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const v1::RankSteps& r : report->ranks()) EXPECT_FALSE(r.straggler()) << r.rank();
+}
+
 // --- real traces -----------------------------------------------------------------------------
 
 class RealTraceDiffTest : public testing::Test {

@@ -179,11 +179,11 @@ if (args.ranks) {
     assert.ok(stragglers.length >= 1 && stragglers.length <= 2, `one straggler per side: ${stragglers}`);
     assert.equal(new Set(stragglers).size, stragglers.length, "at most one per side");
     assert.equal(await page.$$eval("#ranks-chart rect.straggler-bar", (r) => r.length), stragglers.length);
-    // The straggler is the slowest rank of its side.
-    const table = await page.$$eval("#ranks tbody tr", (trs) => trs.map((tr) => ({ side: tr.children[0].textContent, straggler: tr.classList.contains("straggler-row"), us: Number(tr.children[4].dataset.v) })));
+    // The straggler is the rank of its side with the most compute (step time minus communication).
+    const table = await page.$$eval("#ranks tbody tr", (trs) => trs.map((tr) => ({ side: tr.children[0].textContent, straggler: tr.classList.contains("straggler-row"), compute: Number(tr.children[4].dataset.v) - Number(tr.children[6].dataset.v) })));
     for (const row of table.filter((r) => r.straggler)) {
-      const slowest = Math.max(...table.filter((r) => r.side === row.side).map((r) => r.us));
-      assert.equal(row.us, slowest, `the ${row.side} straggler is its slowest rank`);
+      const most = Math.max(...table.filter((r) => r.side === row.side).map((r) => r.compute));
+      assert.equal(row.compute, most, `the ${row.side} straggler computes most`);
     }
     results.ranks = { rows, stragglers };
     await page.locator("#ranks-section").screenshot({ path: path.join(args.out, "report-ranks.png") });
