@@ -45,10 +45,13 @@ TextTable OverviewTable(const v1::Overview& overview) {
                     row.baseline_text() == row.experimental_text() ? "same" : "differs", "", "", ""});
       continue;
     }
+    // A value a side does not have is "-", and so is every comparison with it.
+    const bool missing = row.baseline_missing() || row.experimental_missing();
     table.AddRow({row.unit() == "us" ? row.metric() + " (us)" : row.metric(),
-                  OverviewValue(row, row.baseline()), OverviewValue(row, row.experimental()),
-                  OverviewDelta(row),
-                  SignedPercent(row.delta_pct(), row.baseline(), row.experimental()),
+                  row.baseline_missing() ? "-" : OverviewValue(row, row.baseline()),
+                  row.experimental_missing() ? "-" : OverviewValue(row, row.experimental()),
+                  missing ? "-" : OverviewDelta(row),
+                  missing ? "-" : SignedPercent(row.delta_pct(), row.baseline(), row.experimental()),
                   Interval(row.noise()), Significance(row.noise())});
   }
   return table;

@@ -20,7 +20,8 @@ constexpr char kLayout[] =
     R"("kernel_values":["calls","total_us","mean_us","min_us","max_us"],)"
     R"("module_values":["calls","host_us","device_us","compare_us"],)"
     R"("overview":["metric","unit","baseline","experimental","delta","delta_pct","significant",)"
-    R"("has_interval","ci_low","ci_high","baseline_text","experimental_text"],)"
+    R"("has_interval","ci_low","ci_high","baseline_text","experimental_text","baseline_missing",)"
+    R"("experimental_missing"],)"
     R"("rank":["side","rank","worker","steps","straggler","duration_us","kernel_us","memcpy_us",)"
     R"("memset_us","communication_us","runtime_us","dataloader_us","cpu_exec_us","other_us"]})";
 
@@ -253,6 +254,10 @@ void Overview(Writer& w, const v1::Overview& overview) {
     w.String(r.baseline_text());
     w.Raw(",");
     w.String(r.experimental_text());
+    w.Raw(",");
+    w.Bool(r.baseline_missing());
+    w.Raw(",");
+    w.Bool(r.experimental_missing());
     w.Raw("]");
   }
   w.Raw("]");

@@ -72,7 +72,7 @@ absl::Status SortFilterTop(const ShowOptions& options, const base::NameFilter& f
 }
 
 std::string DeviceLine(const v1::WorkerProfile& w) {
-  if (w.worker().devices().empty()) return "CPU only";
+  if (w.worker().devices().empty()) return w.devices().empty() ? "CPU only" : "GPU (no deviceProperties)";
   // The device the worker's kernels ran on, else the first listed.
   int64_t used = w.devices().empty() ? w.worker().devices(0).id() : w.devices(0).device();
   for (const v1::DeviceProperties& d : w.worker().devices()) {
@@ -116,9 +116,17 @@ void AddBreakdownRows(const v1::StepStats& s, TextTable& table) {
 TextTable OverviewTable(const v1::WorkerProfile& w) {
   TextTable table({{"metric", Align::kLeft}, {"value (us)"}, {"share"}});
   AddBreakdownRows(w.average_step(), table);
-  table.AddRow({"GPU utilization", "", w.devices().empty() ? "-" : absl::StrFormat("%.1f%%", 100 * w.gpu_utilization())});
-  table.AddRow({"Est. SM efficiency", "", w.sm_efficiency() > 0 ? absl::StrFormat("%.1f%%", 100 * w.sm_efficiency()) : "-"});
-  table.AddRow({"Est. achieved occupancy", "", w.achieved_occupancy_pct() > 0 ? absl::StrFormat("%.1f%%", w.achieved_occupancy_pct()) : "-"});
+  const bool gpu = !w.devices().empty() || !w.worker().devices().empty();
+  table.AddRow({"GPU utilization", "", gpu ? absl::StrFormat("%.1f%%", 100 * w.gpu_utilization()) : "-"});
+  // As the diff prints them: "-" where the trace does not record the metric, never 0.
+  bool sm = false;
+  bool occupancy = false;
+  for (const v1::DeviceMetrics& d : w.devices()) {
+    sm = sm || d.has_sm_efficiency();
+    occupancy = occupancy || d.has_occupancy();
+  }
+  table.AddRow({"Est. SM efficiency", "", sm ? absl::StrFormat("%.1f%%", 100 * w.sm_efficiency()) : "-"});
+  table.AddRow({"Est. achieved occupancy", "", occupancy ? absl::StrFormat("%.1f%%", w.achieved_occupancy_pct()) : "-"});
   return table;
 }
 

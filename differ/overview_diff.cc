@@ -59,6 +59,41 @@ v1::OverviewRow& AddRow(v1::Overview& overview, const char* metric, const char* 
   return row;
 }
 
+// Whether any worker of the side has the value at all (SEMANTICS: missing is not 0).
+bool AnyWorker(const Side& side, const std::function<bool(const v1::WorkerProfile&)>& has) {
+  for (const v1::WorkerProfile* w : side.workers()) {
+    if (has(*w)) return true;
+  }
+  return false;
+}
+
+// Marks the sides that lack the row's value; a row missing on a side has no delta or noise.
+void MarkMissing(v1::OverviewRow& row, bool in_a, bool in_b) {
+  if (in_a && in_b) return;
+  row.set_baseline_missing(!in_a);
+  row.set_experimental_missing(!in_b);
+  if (!in_a) row.set_baseline(0);
+  if (!in_b) row.set_experimental(0);
+  row.set_delta(0);
+  row.set_delta_pct(0);
+  row.clear_noise();
+}
+
+// A GPU run: it ran device work, or its trace lists devices.
+bool HasDevices(const v1::WorkerProfile& w) { return w.devices_size() > 0 || w.worker().devices_size() > 0; }
+bool HasSmEfficiency(const v1::WorkerProfile& w) {
+  for (const v1::DeviceMetrics& d : w.devices()) {
+    if (d.has_sm_efficiency()) return true;
+  }
+  return false;
+}
+bool HasOccupancy(const v1::WorkerProfile& w) {
+  for (const v1::DeviceMetrics& d : w.devices()) {
+    if (d.has_occupancy()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& threshold) {
@@ -69,27 +104,35 @@ v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& t
   auto device_memory = [](const v1::WorkerProfile& w) {
     return w.worker().devices_size() > 0 ? static_cast<double>(w.worker().devices(0).total_global_mem_bytes()) : 0.0;
   };
-  AddRow(overview, "Device memory", "bytes", MeanOverWorkers(a, device_memory), MeanOverWorkers(b, device_memory));
+  auto has_device_memory = [&device_memory](const v1::WorkerProfile& w) { return device_memory(w) > 0; };
+  MarkMissing(AddRow(overview, "Device memory", "bytes", MeanOverWorkers(a, device_memory), MeanOverWorkers(b, device_memory)),
+              AnyWorker(a, has_device_memory), AnyWorker(b, has_device_memory));
   auto ranks = [](const Side& s) { return static_cast<double>(s.workers().size()); };
   AddRow(overview, "Ranks", "", ranks(a), ranks(b));
   auto steps = [](const v1::WorkerProfile& w) { return static_cast<double>(w.steps_size()); };
   AddRow(overview, "Steps", "", MeanOverWorkers(a, steps), MeanOverWorkers(b, steps));
   auto utilization = [](const v1::WorkerProfile& w) { return w.gpu_utilization(); };
-  AddRow(overview, "GPU utilization", "fraction", MeanOverWorkers(a, utilization), MeanOverWorkers(b, utilization));
+  MarkMissing(AddRow(overview, "GPU utilization", "fraction", MeanOverWorkers(a, utilization), MeanOverWorkers(b, utilization)),
+              AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
   auto sm = [](const v1::WorkerProfile& w) { return w.sm_efficiency(); };
-  AddRow(overview, "Est. SM efficiency", "fraction", MeanOverWorkers(a, sm), MeanOverWorkers(b, sm));
+  MarkMissing(AddRow(overview, "Est. SM efficiency", "fraction", MeanOverWorkers(a, sm), MeanOverWorkers(b, sm)),
+              AnyWorker(a, HasSmEfficiency), AnyWorker(b, HasSmEfficiency));
   auto occupancy = [](const v1::WorkerProfile& w) { return w.achieved_occupancy_pct(); };
-  AddRow(overview, "Est. achieved occupancy", "%", MeanOverWorkers(a, occupancy), MeanOverWorkers(b, occupancy));
+  MarkMissing(AddRow(overview, "Est. achieved occupancy", "%", MeanOverWorkers(a, occupancy), MeanOverWorkers(b, occupancy)),
+              AnyWorker(a, HasOccupancy), AnyWorker(b, HasOccupancy));
   auto peak = [](const v1::WorkerProfile& w) {
     const v1::MemoryStats* m = MainMemory(w);
     return m != nullptr ? static_cast<double>(m->peak_allocated_bytes()) : 0.0;
   };
-  AddRow(overview, "Peak memory", "bytes", MeanOverWorkers(a, peak), MeanOverWorkers(b, peak));
+  auto has_memory = [](const v1::WorkerProfile& w) { return MainMemory(w) != nullptr; };
+  MarkMissing(AddRow(overview, "Peak memory", "bytes", MeanOverWorkers(a, peak), MeanOverWorkers(b, peak)),
+              AnyWorker(a, has_memory), AnyWorker(b, has_memory));
   auto average = [](const v1::WorkerProfile& w) {
     const v1::MemoryStats* m = MainMemory(w);
     return m != nullptr ? m->average_allocated_bytes() : 0.0;
   };
-  AddRow(overview, "Average memory", "bytes", MeanOverWorkers(a, average), MeanOverWorkers(b, average));
+  MarkMissing(AddRow(overview, "Average memory", "bytes", MeanOverWorkers(a, average), MeanOverWorkers(b, average)),
+              AnyWorker(a, has_memory), AnyWorker(b, has_memory));
 
   for (const StepMetric& metric : kStepMetrics) {
     auto mean = [&metric](const v1::WorkerProfile& w) { return (w.average_step().*metric.get)(); };
@@ -102,6 +145,11 @@ v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& t
     };
     v1::OverviewRow& row = AddRow(overview, metric.label, "us", MeanOverWorkers(a, mean), MeanOverWorkers(b, mean));
     *row.mutable_noise() = CompareSamples(samples(a), samples(b), threshold);
+    // Roles only a GPU run has: a CPU run has no kernel time, not zero kernel time.
+    const std::string_view label = metric.label;
+    if (label == "Kernel" || label == "Memcpy" || label == "Memset" || label == "Runtime") {
+      MarkMissing(row, AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
+    }
   }
   return overview;
 }

@@ -67,9 +67,14 @@
     if (!D.overview.length) { $("overview-section").hidden = true; return; }
     let html = "<thead><tr><th class=name>Metric</th><th>Baseline</th><th>Experimental</th><th>Δ</th><th>Δ%</th><th>95% interval of Δ</th></tr></thead><tbody>";
     for (const r of D.overview) {
-      const [metric, unit, b, e, d, dp, sig, hasCi, lo, hi, bt, et] = r;
+      const [metric, unit, b, e, d, dp, sig, hasCi, lo, hi, bt, et, bMissing, eMissing] = r;
       if (bt || et) {
         html += `<tr class=same><td class=name>${esc(metric)}</td><td>${esc(bt)}</td><td>${esc(et)}</td><td></td><td></td><td></td></tr>`;
+        continue;
+      }
+      if (bMissing || eMissing) {
+        // A value a side does not have (a GPU metric of a CPU run): "–", and no comparison.
+        html += `<tr class=same><td class=name>${esc(metric)}</td><td>${bMissing ? "–" : fmtValue(b, unit)}</td><td>${eMissing ? "–" : fmtValue(e, unit)}</td><td class=delta>–</td><td class=delta>–</td><td></td></tr>`;
         continue;
       }
       const t = tone(d, sig, higherIsBetter(metric));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,35 @@ TEST(DiffRunsTest, UnknownRankIsAnError) {
   EXPECT_NE(report.status().message().find("ranks 0"), std::string::npos) << report.status();
 }
 
+TEST(DiffRunsTest, AValueASideDoesNotHaveIsMissingNotZero) {
+  // A CPU run against a ROCm-like GPU run: kernels and SM efficiency, no occupancy, no memory.
+  const v1::RunProfile cpu = MakeRun("cpu", {});
+  v1::RunProfile gpu = MakeRun("gpu", {});
+  v1::DeviceMetrics& device = *gpu.mutable_workers(0)->add_devices();
+  device.set_gpu_utilization(0.5);
+  device.set_sm_efficiency(0.449);
+  device.set_has_sm_efficiency(true);
+  gpu.mutable_workers(0)->set_gpu_utilization(0.5);
+  gpu.mutable_workers(0)->set_sm_efficiency(0.449);
+  auto report = DiffRuns(cpu, gpu, {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::map<std::string, const v1::OverviewRow*> rows;
+  for (const v1::OverviewRow& row : report->overview().rows()) rows[row.metric()] = &row;
+  for (const char* metric : {"GPU utilization", "Est. SM efficiency", "Kernel", "Memcpy", "Runtime"}) {
+    SCOPED_TRACE(metric);
+    ASSERT_TRUE(rows.contains(metric));
+    EXPECT_TRUE(rows[metric]->baseline_missing());   // the CPU run has none
+    EXPECT_FALSE(rows[metric]->experimental_missing());
+    EXPECT_EQ(rows[metric]->delta(), 0);
+    EXPECT_FALSE(rows[metric]->noise().has_interval());
+  }
+  EXPECT_TRUE(rows["Est. achieved occupancy"]->baseline_missing());
+  EXPECT_TRUE(rows["Est. achieved occupancy"]->experimental_missing());  // not recorded
+  EXPECT_TRUE(rows["Peak memory"]->experimental_missing());
+  EXPECT_FALSE(rows["CPU Exec"]->baseline_missing());  // every run has host time
+  EXPECT_FALSE(rows["Average step time"]->baseline_missing());
+}
+
 TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
   // Two ranks, synchronised: rank 1's step is 0.09% longer, but rank 0 computes 648 us of it
   // and waits 390 in communication, rank 1 computes 357 and waits 683. Rank 0 holds them up.
@@ -353,6 +383,23 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
   }
   if (pairs == 0) GTEST_SKIP() << "none of the real pairs is under " << root_;
   EXPECT_GT(unknown_nodes, 0);
+}
+
+TEST_F(RealTraceDiffTest, ACpuOnlyTracePrintsNoDeviceMetric) {
+  auto report = Diff("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", kNw0A);
+  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  ASSERT_TRUE(report.ok()) << report.status();
+  int device_rows = 0;
+  for (const v1::OverviewRow& row : report->overview().rows()) {
+    const std::string& m = row.metric();
+    if (m == "GPU utilization" || m == "Est. SM efficiency" || m == "Est. achieved occupancy" || m == "Kernel" ||
+        m == "Memcpy" || m == "Memset" || m == "Runtime" || m == "Device memory") {
+      ++device_rows;
+      EXPECT_TRUE(row.baseline_missing()) << m;
+      EXPECT_FALSE(row.noise().significant()) << m;
+    }
+  }
+  EXPECT_EQ(device_rows, 8);
 }
 
 TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
