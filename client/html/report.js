@@ -26,7 +26,8 @@
   }
   function fmtDeltaUs(us) { return signed(fmtUs(us), us); }
   function fmtCount(n) { return Number.isInteger(n) ? String(n) : n.toFixed(2); }
-  function fmtPct(p) { return p === null ? "new" : !Number.isFinite(p) ? "" : signed(p.toFixed(1) + "%", p); }
+  // Past +10,000% a change reads better as a factor, as the CLI prints it.
+  function fmtPct(p) { return p === null ? "new" : !Number.isFinite(p) ? "" : p > 1e4 ? "×" + (1 + p / 100).toFixed(0) : signed(p.toFixed(1) + "%", p); }
   // null where the baseline is 0 (a new row): shown as "new", sorted as the largest change.
   function deltaPct(b, e) { return b === 0 ? (e === 0 ? 0 : null) : ((e - b) / b) * 100; }
   function fmtValue(v, unit) {
