@@ -135,6 +135,9 @@ void MergeSameNameOnlyChildren(const trace::EventTable& t, EventLinks& links) {
   for (uint32_t op : links.operators) {  // by start: a parent is decided before its children
     const uint32_t parent = links.op_parent[op];
     if (parent == kNoEvent || t.name[op] != t.name[parent] || children[parent] != 1) continue;
+    // Only a real call inside a real call: whole-microsecond traces round two sibling calls of
+    // zero length, or one starting where the other ends, into "nested" ones.
+    if (t.duration_ns[parent] == 0 || t.start_ns[op] >= t.end_ns(parent)) continue;
     auto up = merged_into.find(parent);
     merged_into.try_emplace(op, up == merged_into.end() ? parent : up->second);
   }

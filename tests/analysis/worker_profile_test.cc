@@ -231,6 +231,20 @@ TEST(OperatorViewTest, AnOnlyChildOfTheSameNameIsOneCallWithItsParent) {
   EXPECT_EQ(rows["aten::add"]->calls(), 3);
 }
 
+TEST(OperatorViewTest, SiblingsRoundedIntoNestingAreNotMerged) {
+  // Whole-microsecond legacy trace: two aten::resolve_conj calls of length 0 at one time, and
+  // one starting where a 1 us one ends, nest by time but are siblings: four calls.
+  const v1::WorkerProfile p = Profile(R"([
+    {"ph": "X", "name": "aten::mm", "pid": "CPU functions", "tid": 1, "ts": 0, "dur": 10},
+    {"ph": "X", "name": "aten::resolve_conj", "pid": "CPU functions", "tid": 1, "ts": 2, "dur": 0},
+    {"ph": "X", "name": "aten::resolve_conj", "pid": "CPU functions", "tid": 1, "ts": 2, "dur": 0},
+    {"ph": "X", "name": "aten::t", "pid": "CPU functions", "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "name": "aten::t", "pid": "CPU functions", "tid": 1, "ts": 6, "dur": 0}])");
+  for (const v1::OperatorStats& row : p.operators()) {
+    if (row.name() == "aten::resolve_conj" || row.name() == "aten::t") EXPECT_EQ(row.calls(), 2) << row.name();
+  }
+}
+
 TEST(OperatorViewTest, GroupsByInputShapes) {
   const v1::WorkerProfile p = Profile(R"({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 2, "args": {"Input Dims": [[2, 3], [3, 4]]}},
