@@ -30,10 +30,6 @@ constexpr std::string_view kDataParallelPrefixes[] = {"DistributedDataParallel_"
 // What a container event stands for in the tree (design notes 1 and 5).
 enum class Role : uint8_t { kNone, kModule, kBackwardRoot, kOptimizer, kSync };
 
-// Collectives as the step breakdown counts them (c10d::allreduce_ is what gloo DDP records on
-// the caller's thread).
-bool IsSyncOpName(std::string_view name) { return IsCollectiveOpName(name); }
-
 // Node events and where they came from, by SEMANTICS.md §7's order of preference.
 std::vector<uint32_t> SelectNodeEvents(const trace::Trace& trace, const EventLinks& links,
                                        ModuleTreeSource* source) {
@@ -166,7 +162,7 @@ class TreeBuilder {
       const std::string_view name = trace_.strings.Get(t_.name[i]);
       if (name.starts_with(kOptimizerPrefix)) {
         role_[i] = Role::kOptimizer;
-      } else if (IsSyncOpName(name)) {
+      } else if (IsCollectiveOpName(name)) {  // as the step breakdown counts them
         role_[i] = Role::kSync;
       } else {
         continue;
