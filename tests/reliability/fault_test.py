@@ -273,6 +273,16 @@ def check(bins, address, prefix, agents, expected, out):
     return problems, events
 
 
+def enospc_refusals(out):
+    """How many writes the aggregator logged as refused for lack of space."""
+    refused = 0
+    for log in os.listdir(os.path.join(out, "logs")):
+        if log.startswith("aggregator."):
+            with open(os.path.join(out, "logs", log), errors="replace") as f:
+                refused += sum("No space left" in line for line in f)
+    return refused
+
+
 def scenario(name, bins, traces, expected, args, out):
     data = os.path.realpath(os.path.join(out, "store"))  # the shim compares resolved paths
     port = free_port()
@@ -304,6 +314,11 @@ def scenario(name, bins, traces, expected, args, out):
                 full_since = time.time()
                 # The store keeps serving reads while no write succeeds.
                 served = stored_runs(bins["profdiff"], direct, name)
+                # Stay full until the store has refused a write (a loaded machine may start the
+                # uploads late), then for the planned window; bounded so a broken shim fails.
+                refused_by = time.time() + 120
+                while enospc_refusals(out) == 0 and time.time() < refused_by:
+                    time.sleep(0.2)
                 time.sleep(args.disk_full_s)
                 os.remove(flag)
                 figures["disk_full_s"] = round(time.time() - full_since, 1)
@@ -343,11 +358,7 @@ def scenario(name, bins, traces, expected, args, out):
         if proxy:
             figures["proxy_connections"] = proxy.connections
         if name == "disk-full":
-            refused = 0
-            for log in os.listdir(os.path.join(out, "logs")):
-                if log.startswith("aggregator."):
-                    with open(os.path.join(out, "logs", log), errors="replace") as f:
-                        refused += sum("No space left" in line for line in f)
+            refused = enospc_refusals(out)
             figures["writes_refused_enospc"] = refused
             if refused == 0:
                 problems.append("no write failed with ENOSPC: the fault never happened")
