@@ -11,13 +11,15 @@ namespace profdiff::agent {
 
 absl::StatusOr<std::string> AbsoluteFolder(const std::string& folder) {
   std::error_code error;
-  std::filesystem::path path = std::filesystem::absolute(folder, error).lexically_normal();
+  std::filesystem::path path =
+      std::filesystem::absolute(folder, error).lexically_normal();
   if (error) {
-    return absl::ErrnoToStatus(error.value(),
-                               base::ToAbsl(base::StrCat(folder, ": absolute path")));
+    return absl::ErrnoToStatus(
+        error.value(), base::ToAbsl(base::StrCat(folder, ": absolute path")));
   }
   // "/logs/" -> "/logs"; "/" stays.
-  if (!path.has_filename() && path.has_relative_path()) path = path.parent_path();
+  if (!path.has_filename() && path.has_relative_path())
+    path = path.parent_path();
   return path.string();
 }
 

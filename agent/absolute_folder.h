@@ -1,5 +1,6 @@
-// The one spelling of a folder the agent compares paths against: absolute, lexically normal,
-// without a trailing '/', so that watched paths and the log dir line up whatever was typed.
+// The one spelling of a folder the agent compares paths against: absolute,
+// lexically normal, without a trailing '/', so that watched paths and the log
+// dir line up whatever was typed.
 #ifndef PROFDIFF_AGENT_ABSOLUTE_FOLDER_H_
 #define PROFDIFF_AGENT_ABSOLUTE_FOLDER_H_
 
@@ -9,9 +10,11 @@
 
 namespace profdiff::agent {
 
-// `folder` made absolute (against the current directory), lexically normalised ("a/./b/../c/"
-// -> "<cwd>/a/c"), without a trailing '/' except for "/". Does not touch the file system beyond
-// reading the current directory; the errno's code, naming `folder`, when that fails.
+// `folder` made absolute (against the current directory), lexically normalised
+// ("a/./b/../c/"
+// -> "<cwd>/a/c"), without a trailing '/' except for "/". Does not touch the
+// file system beyond reading the current directory; the errno's code, naming
+// `folder`, when that fails.
 absl::StatusOr<std::string> AbsoluteFolder(const std::string& folder);
 
 }  // namespace profdiff::agent

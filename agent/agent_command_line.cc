@@ -23,29 +23,34 @@ constexpr int64_t kMaxVerbosity = 10;
 
 enum class Modes { kBoth, kWatchOnly, kUploadOnly };
 
-absl::Status BadValue(std::string_view flag, std::string_view value, std::string_view expected) {
-  return absl::InvalidArgumentError(
-      base::StrCat("--", flag, "=", base::QuoteBytes(value), ": expected ", expected));
+absl::Status BadValue(std::string_view flag, std::string_view value,
+                      std::string_view expected) {
+  return absl::InvalidArgumentError(base::StrCat(
+      "--", flag, "=", base::QuoteBytes(value), ": expected ", expected));
 }
 
-absl::Status ParseDurationFlag(std::string_view flag, std::string_view value, bool allow_zero,
-                               absl::Duration& out) {
+absl::Status ParseDurationFlag(std::string_view flag, std::string_view value,
+                               bool allow_zero, absl::Duration& out) {
   absl::Duration duration;
-  if (!absl::ParseDuration(base::ToAbsl(value), &duration) || duration < absl::ZeroDuration() ||
-      (!allow_zero && duration == absl::ZeroDuration()) || duration == absl::InfiniteDuration()) {
-    return BadValue(
-        flag, value,
-        allow_zero ? "a duration >= 0 such as 2s or 150ms" : "a duration > 0 such as 2s or 150ms");
+  if (!absl::ParseDuration(base::ToAbsl(value), &duration) ||
+      duration < absl::ZeroDuration() ||
+      (!allow_zero && duration == absl::ZeroDuration()) ||
+      duration == absl::InfiniteDuration()) {
+    return BadValue(flag, value,
+                    allow_zero ? "a duration >= 0 such as 2s or 150ms"
+                               : "a duration > 0 such as 2s or 150ms");
   }
   out = duration;
   return absl::OkStatus();
 }
 
-absl::Status ParseIntFlag(std::string_view flag, std::string_view value, int64_t min, int64_t max,
-                          int64_t& out) {
+absl::Status ParseIntFlag(std::string_view flag, std::string_view value,
+                          int64_t min, int64_t max, int64_t& out) {
   int64_t number = 0;
-  if (!absl::SimpleAtoi(base::ToAbsl(value), &number) || number < min || number > max) {
-    return BadValue(flag, value, base::StrCat("an integer in [", min, ", ", max, "]"));
+  if (!absl::SimpleAtoi(base::ToAbsl(value), &number) || number < min ||
+      number > max) {
+    return BadValue(flag, value,
+                    base::StrCat("an integer in [", min, ", ", max, "]"));
   }
   out = number;
   return absl::OkStatus();
@@ -53,7 +58,8 @@ absl::Status ParseIntFlag(std::string_view flag, std::string_view value, int64_t
 
 struct FlagSpec {
   Modes modes;
-  std::function<absl::Status(std::string_view value, AgentCommandLine& line)> set;
+  std::function<absl::Status(std::string_view value, AgentCommandLine& line)>
+      set;
 };
 
 std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
@@ -63,54 +69,76 @@ std::map<std::string, FlagSpec, std::less<>> FlagSpecs() {
       return absl::OkStatus();
     };
   };
-  auto duration = [](std::string_view flag, absl::Duration AgentCommandLine::*field,
-                     bool allow_zero) {
-    return [flag, field, allow_zero](std::string_view value, AgentCommandLine& line) {
+  auto duration = [](std::string_view flag,
+                     absl::Duration AgentCommandLine::*field, bool allow_zero) {
+    return [flag, field, allow_zero](std::string_view value,
+                                     AgentCommandLine& line) {
       return ParseDurationFlag(flag, value, allow_zero, line.*field);
     };
   };
   // An integer flag in [low, high] stored into a field of any integer type.
-  auto integer = [](std::string_view flag, auto AgentCommandLine::*field, int64_t low, int64_t high) {
-    return [flag, field, low, high](std::string_view value, AgentCommandLine& line) {
+  auto integer = [](std::string_view flag, auto AgentCommandLine::*field,
+                    int64_t low, int64_t high) {
+    return [flag, field, low, high](std::string_view value,
+                                    AgentCommandLine& line) {
       int64_t n = 0;
       absl::Status status = ParseIntFlag(flag, value, low, high, n);
-      line.*field = static_cast<std::remove_reference_t<decltype(line.*field)>>(n);
+      line.*field =
+          static_cast<std::remove_reference_t<decltype(line.*field)>>(n);
       return status;
     };
   };
   return {
       {"aggregator", {Modes::kBoth, text(&AgentCommandLine::aggregator)}},
       {"logdir", {Modes::kWatchOnly, text(&AgentCommandLine::logdir)}},
-      {"listen-unix", {Modes::kWatchOnly, text(&AgentCommandLine::listen_unix)}},
+      {"listen-unix",
+       {Modes::kWatchOnly, text(&AgentCommandLine::listen_unix)}},
       {"run", {Modes::kBoth, text(&AgentCommandLine::run)}},
       {"state-dir", {Modes::kBoth, text(&AgentCommandLine::state_dir)}},
       {"agent-id", {Modes::kBoth, text(&AgentCommandLine::agent_id)}},
       {"tls-ca-file", {Modes::kBoth, text(&AgentCommandLine::tls_ca_file)}},
       {"tls-cert-file", {Modes::kBoth, text(&AgentCommandLine::tls_cert_file)}},
       {"tls-key-file", {Modes::kBoth, text(&AgentCommandLine::tls_key_file)}},
-      {"auth-token-file", {Modes::kBoth, text(&AgentCommandLine::auth_token_file)}},
-      {"settle", {Modes::kWatchOnly, duration("settle", &AgentCommandLine::settle, true)}},
+      {"auth-token-file",
+       {Modes::kBoth, text(&AgentCommandLine::auth_token_file)}},
+      {"settle",
+       {Modes::kWatchOnly,
+        duration("settle", &AgentCommandLine::settle, true)}},
       {"give-up-after",
-       {Modes::kWatchOnly, duration("give-up-after", &AgentCommandLine::give_up_after, true)}},
+       {Modes::kWatchOnly,
+        duration("give-up-after", &AgentCommandLine::give_up_after, true)}},
       {"rescan-interval",
-       {Modes::kWatchOnly, duration("rescan-interval", &AgentCommandLine::rescan_interval, false)}},
-      {"timeout", {Modes::kUploadOnly, duration("timeout", &AgentCommandLine::timeout, false)}},
+       {Modes::kWatchOnly,
+        duration("rescan-interval", &AgentCommandLine::rescan_interval,
+                 false)}},
+      {"timeout",
+       {Modes::kUploadOnly,
+        duration("timeout", &AgentCommandLine::timeout, false)}},
       {"rpc-timeout",
-       {Modes::kBoth, duration("rpc-timeout", &AgentCommandLine::rpc_timeout, false)}},
+       {Modes::kBoth,
+        duration("rpc-timeout", &AgentCommandLine::rpc_timeout, false)}},
       {"backoff-initial",
-       {Modes::kBoth, duration("backoff-initial", &AgentCommandLine::backoff_initial, false)}},
+       {Modes::kBoth, duration("backoff-initial",
+                               &AgentCommandLine::backoff_initial, false)}},
       {"backoff-max",
-       {Modes::kBoth, duration("backoff-max", &AgentCommandLine::backoff_max, false)}},
-      {"window", {Modes::kBoth, integer("window", &AgentCommandLine::window, 1, kMaxWindowChunks)}},
+       {Modes::kBoth,
+        duration("backoff-max", &AgentCommandLine::backoff_max, false)}},
+      {"window",
+       {Modes::kBoth,
+        integer("window", &AgentCommandLine::window, 1, kMaxWindowChunks)}},
       {"chunk-events",
-       {Modes::kBoth, integer("chunk-events", &AgentCommandLine::chunk_events, 1, kMaxChunkEvents)}},
-      {"v", {Modes::kBoth, integer("v", &AgentCommandLine::verbosity, 0, kMaxVerbosity)}},
+       {Modes::kBoth, integer("chunk-events", &AgentCommandLine::chunk_events,
+                              1, kMaxChunkEvents)}},
+      {"v",
+       {Modes::kBoth,
+        integer("v", &AgentCommandLine::verbosity, 0, kMaxVerbosity)}},
   };
 }
 
 }  // namespace
 
-absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::string>& args) {
+absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(
+    const std::vector<std::string>& args) {
   AgentCommandLine line;
   size_t i = 0;
   if (!args.empty() && args[0] == "upload") {
@@ -153,23 +181,28 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
     const auto spec = specs.find(name);
     if (spec == specs.end())
       return absl::InvalidArgumentError(base::StrCat("unknown flag --", name));
-    if ((spec->second.modes == Modes::kWatchOnly && line.mode != AgentMode::kWatch) ||
-        (spec->second.modes == Modes::kUploadOnly && line.mode != AgentMode::kUpload)) {
-      return absl::InvalidArgumentError(
-          base::StrCat("--", name, " applies only to ",
-                       line.mode == AgentMode::kWatch ? "'upload'" : "the watch mode"));
+    if ((spec->second.modes == Modes::kWatchOnly &&
+         line.mode != AgentMode::kWatch) ||
+        (spec->second.modes == Modes::kUploadOnly &&
+         line.mode != AgentMode::kUpload)) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "--", name, " applies only to ",
+          line.mode == AgentMode::kWatch ? "'upload'" : "the watch mode"));
     }
     if (!has_value) {
       if (i + 1 >= args.size())
-        return absl::InvalidArgumentError(base::StrCat("--", name, ": missing value"));
+        return absl::InvalidArgumentError(
+            base::StrCat("--", name, ": missing value"));
       value = args[++i];
     }
     if (absl::Status set = spec->second.set(value, line); !set.ok()) return set;
   }
   if (line.aggregator.empty())
     return absl::InvalidArgumentError("--aggregator HOST:PORT is required");
-  if (line.mode == AgentMode::kWatch && line.logdir.empty() && line.listen_unix.empty()) {
-    return absl::InvalidArgumentError("--logdir DIR or --listen-unix PATH is required");
+  if (line.mode == AgentMode::kWatch && line.logdir.empty() &&
+      line.listen_unix.empty()) {
+    return absl::InvalidArgumentError(
+        "--logdir DIR or --listen-unix PATH is required");
   }
   if (line.mode == AgentMode::kUpload && line.files.empty()) {
     return absl::InvalidArgumentError("upload: at least one FILE is required");
@@ -178,7 +211,8 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(const std::vector<std::st
     return BadValue("run", line.run, "an id matching [A-Za-z0-9._-]{1,128}");
   }
   if (line.backoff_max < line.backoff_initial) {
-    return absl::InvalidArgumentError("--backoff-max must not be below --backoff-initial");
+    return absl::InvalidArgumentError(
+        "--backoff-max must not be below --backoff-initial");
   }
   return line;
 }

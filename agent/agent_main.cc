@@ -1,5 +1,6 @@
-// profdiff-agent: uploads PyTorch profiler traces from a watched log dir (or given files) to the
-// profdiff aggregator. Parses flags, builds the agent/ objects and runs them (STYLE.md §1).
+// profdiff-agent: uploads PyTorch profiler traces from a watched log dir (or
+// given files) to the profdiff aggregator. Parses flags, builds the agent/
+// objects and runs them (STYLE.md §1).
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -8,9 +9,9 @@
 
 #include <chrono>
 #include <climits>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -25,10 +26,10 @@
 #include "agent/span_identity.h"
 #include "agent/span_uploader.h"
 #include "agent/trace_file_uploader.h"
-#include "rpc/credentials.h"
-#include "rpc/server.h"
 #include "base/hostname.h"
 #include "base/log.h"
+#include "rpc/credentials.h"
+#include "rpc/server.h"
 #include "trace/kineto_reader.h"
 
 namespace {
@@ -45,14 +46,14 @@ std::string EnvOrEmpty(const char* name) {
 }
 
 int Fail(int code, absl::string_view message) {
-  std::fprintf(stderr, "profdiff-agent: error: %.*s\n", static_cast<int>(message.size()),
-               message.data());
+  std::fprintf(stderr, "profdiff-agent: error: %.*s\n",
+               static_cast<int>(message.size()), message.data());
   return code;
 }
 
-profdiff::agent::SpanUploaderOptions UploadOptions(const AgentCommandLine& line,
-                                                   std::string agent_id,
-                                                   profdiff::rpc::ChannelSecurity security) {
+profdiff::agent::SpanUploaderOptions UploadOptions(
+    const AgentCommandLine& line, std::string agent_id,
+    profdiff::rpc::ChannelSecurity security) {
   profdiff::agent::SpanUploaderOptions options;
   options.agent_id = std::move(agent_id);
   options.security = std::move(security);
@@ -63,8 +64,8 @@ profdiff::agent::SpanUploaderOptions UploadOptions(const AgentCommandLine& line,
   return options;
 }
 
-profdiff::agent::TraceFileUploaderOptions FileOptions(const AgentCommandLine& line,
-                                                      const std::string& hostname) {
+profdiff::agent::TraceFileUploaderOptions FileOptions(
+    const AgentCommandLine& line, const std::string& hostname) {
   profdiff::agent::TraceFileUploaderOptions options;
   options.identity = profdiff::agent::IdentitySourcesFromEnvironment(line.run);
   options.hostname = hostname;
@@ -79,31 +80,38 @@ int RunUpload(const AgentCommandLine& line, const std::string& state_dir,
   absl::StatusOr<profdiff::agent::AgentStateStore> store =
       profdiff::agent::AgentStateStore::Open(state_dir);
   if (!store.ok()) return Fail(kExitFailed, store.status().message());
-  profdiff::agent::SpanUploaderOptions upload = UploadOptions(line, agent_id, security);
-  upload.deadline = absl::Now() + line.timeout;  // bounds every file's retries together
+  profdiff::agent::SpanUploaderOptions upload =
+      UploadOptions(line, agent_id, security);
+  upload.deadline =
+      absl::Now() + line.timeout;  // bounds every file's retries together
   profdiff::agent::TraceFileUploader uploader(
       *std::move(store), FileOptions(line, hostname),
-      std::make_unique<profdiff::agent::SpanUploader>(line.aggregator, std::move(upload)));
+      std::make_unique<profdiff::agent::SpanUploader>(line.aggregator,
+                                                      std::move(upload)));
   profdiff::trace::KinetoReader reader;
-  // No stop is ever requested: SIGINT ends the process, and the state (UPLOADING, fsync'd before
-  // the first chunk) lets the next run resume.
+  // No stop is ever requested: SIGINT ends the process, and the state
+  // (UPLOADING, fsync'd before the first chunk) lets the next run resume.
   const std::stop_token never_stopped;
   std::vector<std::string> failed;
   for (const std::string& file : line.files) {
-    if (!uploader.UploadPath(file, reader, never_stopped).ok()) failed.push_back(file);
+    if (!uploader.UploadPath(file, reader, never_stopped).ok())
+      failed.push_back(file);
   }
-  for (const std::string& file : failed) PD_LOG(ERROR, "span not acknowledged path=%s", file);
-  PD_LOG(INFO, "upload finished files=%d acknowledged=%d failed=%d", line.files.size(),
-         line.files.size() - failed.size(), failed.size());
+  for (const std::string& file : failed)
+    PD_LOG(ERROR, "span not acknowledged path=%s", file);
+  PD_LOG(INFO, "upload finished files=%d acknowledged=%d failed=%d",
+         line.files.size(), line.files.size() - failed.size(), failed.size());
   return failed.empty() ? kExitOk : kExitFailed;
 }
 
 absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> StartWatcher(
-    const AgentCommandLine& line, const std::string& state_dir, const std::string& hostname,
-    const std::string& agent_id, const profdiff::rpc::ChannelSecurity& security);
+    const AgentCommandLine& line, const std::string& state_dir,
+    const std::string& hostname, const std::string& agent_id,
+    const profdiff::rpc::ChannelSecurity& security);
 
-// Removes a socket an earlier agent left (killed before it could). A socket some process still
-// accepts on, or anything that is not a socket, is left alone: binding then fails and says so.
+// Removes a socket an earlier agent left (killed before it could). A socket
+// some process still accepts on, or anything that is not a socket, is left
+// alone: binding then fails and says so.
 void RemoveStaleSocket(const std::string& path) {
   struct stat info;
   if (::lstat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;
@@ -113,7 +121,8 @@ void RemoveStaleSocket(const std::string& path) {
   std::memcpy(address.sun_path, path.c_str(), path.size());
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
-  const bool live = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  const bool live = ::connect(fd, reinterpret_cast<sockaddr*>(&address),
+                              sizeof(address)) == 0;
   ::close(fd);
   if (!live) ::unlink(path.c_str());
 }
@@ -121,25 +130,28 @@ void RemoveStaleSocket(const std::string& path) {
 int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
              const std::string& hostname, const std::string& agent_id,
              const profdiff::rpc::ChannelSecurity& security) {
-  // Blocked before any thread starts, so every thread inherits the mask and sigwait below is
-  // the only receiver.
+  // Blocked before any thread starts, so every thread inherits the mask and
+  // sigwait below is the only receiver.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  // The relay for CUPTI injection libraries: a unix socket, so only this node reaches it.
+  // The relay for CUPTI injection libraries: a unix socket, so only this node
+  // reaches it.
   std::unique_ptr<profdiff::agent::CollectorRelay> relay;
   profdiff::rpc::RunningServer relay_server;
   if (!line.listen_unix.empty()) {
     RemoveStaleSocket(line.listen_unix);
-    relay = std::make_unique<profdiff::agent::CollectorRelay>(line.aggregator, security, agent_id);
+    relay = std::make_unique<profdiff::agent::CollectorRelay>(
+        line.aggregator, security, agent_id);
     absl::StatusOr<profdiff::rpc::RunningServer> started =
         profdiff::rpc::StartServer("unix:" + line.listen_unix, {relay.get()});
     if (!started.ok()) return Fail(kExitFailed, started.status().message());
     relay_server = *std::move(started);
-    PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s", line.listen_unix, line.aggregator);
+    PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s",
+           line.listen_unix, line.aggregator);
   }
   std::unique_ptr<profdiff::agent::LogDirAgent> watcher;
   if (!line.logdir.empty()) {
@@ -152,17 +164,20 @@ int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
   sigwait(&signals, &signal);
   PD_LOG(INFO, "stopping signal=%d", signal);
   if (watcher != nullptr) watcher->Stop();
-  // Open relay streams are cancelled after a grace period; their libraries resume elsewhere.
+  // Open relay streams are cancelled after a grace period; their libraries
+  // resume elsewhere.
   if (relay_server.server != nullptr) {
-    relay_server.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    relay_server.server->Shutdown(std::chrono::system_clock::now() +
+                                  std::chrono::seconds(5));
   }
   if (!line.listen_unix.empty()) RemoveStaleSocket(line.listen_unix);
   return kExitOk;
 }
 
 absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> StartWatcher(
-    const AgentCommandLine& line, const std::string& state_dir, const std::string& hostname,
-    const std::string& agent_id, const profdiff::rpc::ChannelSecurity& security) {
+    const AgentCommandLine& line, const std::string& state_dir,
+    const std::string& hostname, const std::string& agent_id,
+    const profdiff::rpc::ChannelSecurity& security) {
   profdiff::agent::LogDirAgentOptions options;
   options.aggregator = line.aggregator;
   options.logdir = line.logdir;
@@ -179,7 +194,8 @@ absl::StatusOr<std::unique_ptr<profdiff::agent::LogDirAgent>> StartWatcher(
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<AgentCommandLine> line = profdiff::agent::ParseAgentCommandLine(args);
+  absl::StatusOr<AgentCommandLine> line =
+      profdiff::agent::ParseAgentCommandLine(args);
   if (!line.ok()) {
     Fail(kExitUsage, line.status().message());
     std::fputs(profdiff::agent::AgentUsage().c_str(), stderr);
@@ -191,25 +207,30 @@ int main(int argc, char** argv) {
   }
   profdiff::base::SetLogVerbosity(line->verbosity);
   if (const std::string rank = EnvOrEmpty("RANK"); !rank.empty()) {
-    PD_LOG(INFO, "environment RANK=%s is the rank of traces without distributedInfo", rank);
+    PD_LOG(INFO,
+           "environment RANK=%s is the rank of traces without distributedInfo",
+           rank);
   }
   std::string state_dir = line->state_dir;
   if (state_dir.empty()) {
-    state_dir =
-        profdiff::agent::DefaultAgentStateDir(EnvOrEmpty("XDG_STATE_HOME"), EnvOrEmpty("HOME"));
+    state_dir = profdiff::agent::DefaultAgentStateDir(
+        EnvOrEmpty("XDG_STATE_HOME"), EnvOrEmpty("HOME"));
     if (state_dir.empty())
-      return Fail(kExitUsage, "no --state-dir, and neither XDG_STATE_HOME nor HOME is set");
+      return Fail(kExitUsage,
+                  "no --state-dir, and neither XDG_STATE_HOME nor HOME is set");
   }
   absl::StatusOr<profdiff::rpc::ChannelSecurity> security =
-      profdiff::rpc::ChannelSecurity::Load(profdiff::rpc::WithEnvironmentDefaults(
-          {.tls_ca_file = line->tls_ca_file,
-           .tls_cert_file = line->tls_cert_file,
-           .tls_key_file = line->tls_key_file,
-           .token_file = line->auth_token_file,
-           .tls = line->tls}));
+      profdiff::rpc::ChannelSecurity::Load(
+          profdiff::rpc::WithEnvironmentDefaults(
+              {.tls_ca_file = line->tls_ca_file,
+               .tls_cert_file = line->tls_cert_file,
+               .tls_key_file = line->tls_key_file,
+               .token_file = line->auth_token_file,
+               .tls = line->tls}));
   if (!security.ok()) return Fail(kExitUsage, security.status().message());
   const std::string hostname = profdiff::base::LocalHostname();
-  const std::string agent_id = line->agent_id.empty() ? hostname : line->agent_id;
+  const std::string agent_id =
+      line->agent_id.empty() ? hostname : line->agent_id;
   return line->mode == profdiff::agent::AgentMode::kUpload
              ? RunUpload(*line, state_dir, hostname, agent_id, *security)
              : RunWatch(*line, state_dir, hostname, agent_id, *security);

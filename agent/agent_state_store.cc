@@ -1,6 +1,5 @@
 #include "agent/agent_state_store.h"
 
-
 #include <cerrno>
 #include <filesystem>
 #include <system_error>
@@ -23,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kStateSuffix = ".state";
-// Readable part of a state file name; the hash before it is what makes the name unique.
+// Readable part of a state file name; the hash before it is what makes the name
+// unique.
 constexpr size_t kMaxReadableSuffixBytes = 64;
 // A record is a few hundred bytes; anything much larger is not ours.
 constexpr uint64_t kMaxStateFileBytes = 1 << 20;
@@ -34,7 +34,8 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
   void AddError(int line, google::protobuf::io::ColumnNumber column,
                 const std::string& message) override {
     if (error_.empty())
-      error_ = absl::StrFormat("line %d column %d: %s", line + 1, column + 1, message);
+      error_ = absl::StrFormat("line %d column %d: %s", line + 1, column + 1,
+                               message);
   }
   const std::string& error() const { return error_; }
 
@@ -46,7 +47,8 @@ absl::Status ErrnoError(int error, std::string_view what) {
   return absl::ErrnoToStatus(error, base::ToAbsl(what));
 }
 
-absl::StatusOr<v1::AgentFileState> ParseState(const std::string& file, const std::string& text) {
+absl::StatusOr<v1::AgentFileState> ParseState(const std::string& file,
+                                              const std::string& text) {
   v1::AgentFileState state;
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
@@ -56,16 +58,20 @@ absl::StatusOr<v1::AgentFileState> ParseState(const std::string& file, const std
         base::StrCat(file, ": not an AgentFileState record: ", errors.error()));
   }
   if (state.path().empty()) {
-    return absl::DataLossError(base::StrCat(file, ": AgentFileState without a path"));
+    return absl::DataLossError(
+        base::StrCat(file, ": AgentFileState without a path"));
   }
   return state;
 }
 
 }  // namespace
 
-std::string DefaultAgentStateDir(std::string_view xdg_state_home, std::string_view home) {
-  if (!xdg_state_home.empty()) return (fs::path(xdg_state_home) / "profdiff-agent").string();
-  if (!home.empty()) return (fs::path(home) / ".local" / "state" / "profdiff-agent").string();
+std::string DefaultAgentStateDir(std::string_view xdg_state_home,
+                                 std::string_view home) {
+  if (!xdg_state_home.empty())
+    return (fs::path(xdg_state_home) / "profdiff-agent").string();
+  if (!home.empty())
+    return (fs::path(home) / ".local" / "state" / "profdiff-agent").string();
   return std::string();
 }
 
@@ -74,48 +80,60 @@ absl::StatusOr<AgentStateStore> AgentStateStore::Open(const std::string& dir) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) {
-    return ErrnoError(error.value(), base::StrCat(dir, ": creating the state dir"));
+    return ErrnoError(error.value(),
+                      base::StrCat(dir, ": creating the state dir"));
   }
   if (!fs::is_directory(dir, error)) {
-    return absl::FailedPreconditionError(base::StrCat(dir, ": state dir is not a folder"));
+    return absl::FailedPreconditionError(
+        base::StrCat(dir, ": state dir is not a folder"));
   }
   return AgentStateStore(dir);
 }
 
 std::string AgentStateStore::StateFilePath(const Key& key) const {
   std::string readable = SanitizeId(fs::path(key.path).filename().string());
-  if (readable.size() > kMaxReadableSuffixBytes) readable.resize(kMaxReadableSuffixBytes);
+  if (readable.size() > kMaxReadableSuffixBytes)
+    readable.resize(kMaxReadableSuffixBytes);
   // NUL separates the parts: none of them can hold one.
-  const std::string hashed = base::StrCat(key.aggregator, std::string_view("\0", 1), key.run,
-                                          std::string_view("\0", 1), key.path);
-  return (fs::path(dir_) / base::StrCat(StableHashHex(hashed), "-", readable, kStateSuffix)).string();
+  const std::string hashed =
+      base::StrCat(key.aggregator, std::string_view("\0", 1), key.run,
+                   std::string_view("\0", 1), key.path);
+  return (fs::path(dir_) /
+          base::StrCat(StableHashHex(hashed), "-", readable, kStateSuffix))
+      .string();
 }
 
-absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(const Key& key) const {
+absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(
+    const Key& key) const {
   const std::string file = StateFilePath(key);
   std::string text;
   const absl::Status read = base::ReadFileInto(file, kMaxStateFileBytes, text);
   if (absl::IsNotFound(read)) return std::nullopt;
   PD_RETURN_IF_ERROR(read);
   PD_ASSIGN_OR_RETURN(v1::AgentFileState state, ParseState(file, text));
-  if (state.path() != key.path || state.aggregator() != key.aggregator || state.run() != key.run) {
-    return absl::DataLossError(base::StrCat(file, ": records path ", state.path(), " run ", state.run(),
-                                            " aggregator ", state.aggregator(), ", expected ", key.path,
-                                            " run ", key.run, " aggregator ", key.aggregator));
+  if (state.path() != key.path || state.aggregator() != key.aggregator ||
+      state.run() != key.run) {
+    return absl::DataLossError(base::StrCat(
+        file, ": records path ", state.path(), " run ", state.run(),
+        " aggregator ", state.aggregator(), ", expected ", key.path, " run ",
+        key.run, " aggregator ", key.aggregator));
   }
   return state;
 }
 
 absl::Status AgentStateStore::Write(const v1::AgentFileState& state) const {
   if (state.path().empty()) {
-    return absl::InvalidArgumentError("AgentStateStore::Write: state without a path");
+    return absl::InvalidArgumentError(
+        "AgentStateStore::Write: state without a path");
   }
   const std::string final_path = StateFilePath(KeyOf(state));
   std::string text;
   if (!google::protobuf::TextFormat::PrintToString(state, &text)) {
-    return absl::InternalError(base::StrCat(final_path, ": cannot print the state record"));
+    return absl::InternalError(
+        base::StrCat(final_path, ": cannot print the state record"));
   }
-  // Temp files ("<name>.tmp.<pid>.<n>") do not end in the state suffix: LoadAll skips them.
+  // Temp files ("<name>.tmp.<pid>.<n>") do not end in the state suffix: LoadAll
+  // skips them.
   return base::WriteFileAtomically(final_path, text);
 }
 
@@ -124,14 +142,15 @@ AgentStateStore::Loaded AgentStateStore::LoadAll() const {
   std::error_code error;
   fs::directory_iterator it(dir_, error);
   if (error) {
-    loaded.errors.push_back(
-        ErrnoError(error.value(), base::StrCat(dir_, ": listing the state dir")));
+    loaded.errors.push_back(ErrnoError(
+        error.value(), base::StrCat(dir_, ": listing the state dir")));
     return loaded;
   }
   for (; it != fs::directory_iterator(); it.increment(error)) {
     if (error) break;
     const std::string file = it->path().string();
-    if (!file.ends_with(kStateSuffix)) continue;  // also skips temp files of a crashed write
+    if (!file.ends_with(kStateSuffix))
+      continue;  // also skips temp files of a crashed write
     std::string text;
     absl::Status read = base::ReadFileInto(file, kMaxStateFileBytes, text);
     if (!read.ok()) {
@@ -146,8 +165,8 @@ AgentStateStore::Loaded AgentStateStore::LoadAll() const {
     loaded.states.push_back(*std::move(state));
   }
   if (error) {
-    loaded.errors.push_back(
-        ErrnoError(error.value(), base::StrCat(dir_, ": listing the state dir")));
+    loaded.errors.push_back(ErrnoError(
+        error.value(), base::StrCat(dir_, ": listing the state dir")));
   }
   return loaded;
 }

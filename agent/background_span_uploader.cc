@@ -6,8 +6,8 @@
 
 namespace profdiff::agent {
 
-BackgroundSpanUploader::BackgroundSpanUploader(std::unique_ptr<SpanUploader> uploader,
-                                               int64_t max_queued_events)
+BackgroundSpanUploader::BackgroundSpanUploader(
+    std::unique_ptr<SpanUploader> uploader, int64_t max_queued_events)
     : uploader_(std::move(uploader)),
       max_queued_events_(max_queued_events),
       thread_([this](std::stop_token stop) { Run(stop); }) {}
@@ -22,8 +22,8 @@ BackgroundSpanUploader::~BackgroundSpanUploader() {
   absl::MutexLock lock(&mu_);
   stats_.spans_abandoned += static_cast<int64_t>(queue_.size());
   if (!queue_.empty()) {
-    PD_LOG(WARNING, "spans not acknowledged at stop spans=%d events=%d", queue_.size(),
-           queued_events_);
+    PD_LOG(WARNING, "spans not acknowledged at stop spans=%d events=%d",
+           queue_.size(), queued_events_);
   }
 }
 
@@ -43,7 +43,9 @@ int64_t BackgroundSpanUploader::queued_events() const {
 
 bool BackgroundSpanUploader::Drain(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
-  auto empty = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queue_.empty(); };
+  auto empty = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return queue_.empty();
+  };
   return mu_.AwaitWithDeadline(absl::Condition(&empty), deadline);
 }
 
@@ -70,19 +72,22 @@ void BackgroundSpanUploader::Run(const std::stop_token& stop) {
       span = &queue_.front();  // deque: stays put while others are appended
     }
     SpanUploadStats upload;
-    const absl::Status status = uploader_->Upload(span->trace, span->header, stop, upload);
+    const absl::Status status =
+        uploader_->Upload(span->trace, span->header, stop, upload);
     absl::MutexLock lock(&mu_);
     if (status.ok()) {
       ++stats_.spans_acknowledged;
       stats_.events_acknowledged += upload.events;
-      PD_VLOG(1, "span acknowledged run=%s span=%s events=%d retries=%d", span->header.run,
-              span->header.span, upload.events, upload.retries);
+      PD_VLOG(1, "span acknowledged run=%s span=%s events=%d retries=%d",
+              span->header.run, span->header.span, upload.events,
+              upload.retries);
     } else if (stop.stop_requested()) {
       return;  // the destructor counts it abandoned
     } else {
       ++stats_.spans_refused;
-      PD_LOG(ERROR, "span refused run=%s span=%s events=%d error=%s", span->header.run,
-             span->header.span, upload.events, status.ToString());
+      PD_LOG(ERROR, "span refused run=%s span=%s events=%d error=%s",
+             span->header.run, span->header.span, upload.events,
+             status.ToString());
     }
     queued_events_ -= static_cast<int64_t>(span->trace.events.size());
     queue_.pop_front();

@@ -8,7 +8,8 @@ namespace profdiff::agent {
 
 Backoff::Backoff(const BackoffOptions& options) : options_(options) {
   options_.multiplier = std::max(options_.multiplier, 1.0);
-  options_.initial_delay = std::max(options_.initial_delay, absl::ZeroDuration());
+  options_.initial_delay =
+      std::max(options_.initial_delay, absl::ZeroDuration());
   options_.max_delay = std::max(options_.max_delay, options_.initial_delay);
 }
 
@@ -26,7 +27,8 @@ absl::Duration Backoff::NextDelay(absl::BitGenRef gen) {
   ++attempts_;
   const int64_t ceiling_ns = absl::ToInt64Nanoseconds(ceiling);
   if (ceiling_ns <= 0) return absl::ZeroDuration();
-  return absl::Nanoseconds(absl::Uniform<int64_t>(absl::IntervalClosedClosed, gen, 0, ceiling_ns));
+  return absl::Nanoseconds(
+      absl::Uniform<int64_t>(absl::IntervalClosedClosed, gen, 0, ceiling_ns));
 }
 
 }  // namespace profdiff::agent

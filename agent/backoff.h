@@ -1,7 +1,7 @@
-// Exponential backoff with full jitter for reconnecting to the aggregator: the n-th wait is drawn
-// uniformly from [0, min(max_delay, initial_delay * multiplier^n)], so agents that lost the same
-// aggregator do not come back in lockstep (AWS Architecture Blog, "Exponential Backoff And
-// Jitter").
+// Exponential backoff with full jitter for reconnecting to the aggregator: the
+// n-th wait is drawn uniformly from [0, min(max_delay, initial_delay *
+// multiplier^n)], so agents that lost the same aggregator do not come back in
+// lockstep (AWS Architecture Blog, "Exponential Backoff And Jitter").
 #ifndef PROFDIFF_AGENT_BACKOFF_H_
 #define PROFDIFF_AGENT_BACKOFF_H_
 
@@ -11,9 +11,10 @@
 namespace profdiff::agent {
 
 struct BackoffOptions {
-  absl::Duration initial_delay = absl::Milliseconds(100);  // ceiling of the first wait
-  absl::Duration max_delay = absl::Seconds(10);            // ceilings stop growing here
-  double multiplier = 2.0;                                 // ceiling growth per attempt, >= 1
+  absl::Duration initial_delay =
+      absl::Milliseconds(100);                   // ceiling of the first wait
+  absl::Duration max_delay = absl::Seconds(10);  // ceilings stop growing here
+  double multiplier = 2.0;  // ceiling growth per attempt, >= 1
 };
 
 // The waits of one series of retries. Not thread-safe; one per upload.
@@ -21,11 +22,12 @@ class Backoff {
  public:
   explicit Backoff(const BackoffOptions& options);
 
-  // The ceiling of the next wait: initial_delay * multiplier^attempts(), capped at max_delay.
+  // The ceiling of the next wait: initial_delay * multiplier^attempts(), capped
+  // at max_delay.
   absl::Duration NextCeiling() const;
 
-  // A wait drawn uniformly from [0, NextCeiling()] with `gen`; counts one attempt. Deterministic
-  // for a deterministic `gen`.
+  // A wait drawn uniformly from [0, NextCeiling()] with `gen`; counts one
+  // attempt. Deterministic for a deterministic `gen`.
   absl::Duration NextDelay(absl::BitGenRef gen);
 
   // Starts over from initial_delay (after progress was made).

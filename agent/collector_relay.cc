@@ -11,9 +11,11 @@
 namespace profdiff::agent {
 
 CollectorRelay::CollectorRelay(const std::string& aggregator,
-                               const rpc::ChannelSecurity& security, std::string agent_id)
+                               const rpc::ChannelSecurity& security,
+                               std::string agent_id)
     : stub_(v1::Collector::NewStub(rpc::MakeChannel(
-          aggregator, security, rpc::ReconnectBackoff{absl::Milliseconds(100), absl::Seconds(10)}))),
+          aggregator, security,
+          rpc::ReconnectBackoff{absl::Milliseconds(100), absl::Seconds(10)}))),
       agent_id_(std::move(agent_id)) {}
 
 grpc::Status CollectorRelay::Upload(
@@ -23,12 +25,12 @@ grpc::Status CollectorRelay::Upload(
   if (context->deadline() != std::chrono::system_clock::time_point::max()) {
     upstream_context.set_deadline(context->deadline());
   }
-  std::unique_ptr<grpc::ClientReaderWriter<v1::UploadMessage, v1::UploadAck>> upstream =
-      stub_->Upload(&upstream_context);
+  std::unique_ptr<grpc::ClientReaderWriter<v1::UploadMessage, v1::UploadAck>>
+      upstream = stub_->Upload(&upstream_context);
   std::atomic<bool> client_done{false};
   std::atomic<bool> upstream_ended{false};
-  // Acknowledgements down. When the aggregator ends first, the client's stream is cancelled so
-  // the Read below returns (design note 2).
+  // Acknowledgements down. When the aggregator ends first, the client's stream
+  // is cancelled so the Read below returns (design note 2).
   std::jthread acks([&] {
     v1::UploadAck ack;
     while (upstream->Read(&ack)) {
@@ -42,23 +44,29 @@ grpc::Status CollectorRelay::Upload(
   std::optional<grpc::Status> refusal;
   while (stream->Read(&message)) {
     if (message.has_header()) {
-      if (message.header().agent_id().empty()) message.mutable_header()->set_agent_id(agent_id_);
-      span = message.header().run() + "/" + message.header().worker().worker_name() + "/" +
+      if (message.header().agent_id().empty())
+        message.mutable_header()->set_agent_id(agent_id_);
+      span = message.header().run() + "/" +
+             message.header().worker().worker_name() + "/" +
              message.header().span();
-      if ((refusal = Refusal(span))) break;  // answered below, before anything goes up
+      if ((refusal = Refusal(span)))
+        break;  // answered below, before anything goes up
     }
     if (!upstream->Write(message)) break;
   }
   if (refusal.has_value()) {
-    client_done.store(true);  // so the ack pump does not cancel the client's call
+    client_done.store(
+        true);  // so the ack pump does not cancel the client's call
     upstream_context.TryCancel();
     acks.join();
     upstream->Finish();
     return *refusal;
   }
   client_done.store(true);
-  // The client went away first: end the aggregator's stream too (it resumes on reconnect).
-  if (context->IsCancelled() && !upstream_ended.load()) upstream_context.TryCancel();
+  // The client went away first: end the aggregator's stream too (it resumes on
+  // reconnect).
+  if (context->IsCancelled() && !upstream_ended.load())
+    upstream_context.TryCancel();
   upstream->WritesDone();
   acks.join();
   const grpc::Status status = upstream->Finish();
@@ -79,7 +87,8 @@ std::optional<grpc::Status> CollectorRelay::Refusal(const std::string& span) {
   return it->second;
 }
 
-void CollectorRelay::RememberRefusal(const std::string& span, const grpc::Status& status) {
+void CollectorRelay::RememberRefusal(const std::string& span,
+                                     const grpc::Status& status) {
   absl::MutexLock lock(&mu_);
   if (refused_.size() >= 4096) refused_.clear();
   refused_.insert_or_assign(span, status);

@@ -22,11 +22,13 @@ absl::StatusOr<FileVersion> StatFileVersion(const std::string& path) {
     return absl::ErrnoToStatus(error, base::StrCat(path, ": stat"));
   }
   if (!S_ISREG(info.st_mode)) {
-    return absl::FailedPreconditionError(base::StrCat(path, ": expected a regular file"));
+    return absl::FailedPreconditionError(
+        base::StrCat(path, ": expected a regular file"));
   }
-  return FileVersion{.size_bytes = static_cast<int64_t>(info.st_size),
-                     .mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * kNanosPerSecond +
-                                 info.st_mtim.tv_nsec};
+  return FileVersion{
+      .size_bytes = static_cast<int64_t>(info.st_size),
+      .mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * kNanosPerSecond +
+                  info.st_mtim.tv_nsec};
 }
 
 }  // namespace profdiff::agent

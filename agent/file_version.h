@@ -1,5 +1,6 @@
-// What identifies one version of a file on disk: its size and modification time. A trace file
-// whose version changed is a different span (AgentFileState keeps the version it uploaded).
+// What identifies one version of a file on disk: its size and modification
+// time. A trace file whose version changed is a different span (AgentFileState
+// keeps the version it uploaded).
 #ifndef PROFDIFF_AGENT_FILE_VERSION_H_
 #define PROFDIFF_AGENT_FILE_VERSION_H_
 
@@ -18,9 +19,9 @@ struct FileVersion {
   friend bool operator==(const FileVersion&, const FileVersion&) = default;
 };
 
-// The version of the regular file at `path` (symlinks followed). NotFound when it does not
-// exist, FailedPrecondition when it is not a regular file, the errno's code otherwise; every
-// message names the path.
+// The version of the regular file at `path` (symlinks followed). NotFound when
+// it does not exist, FailedPrecondition when it is not a regular file, the
+// errno's code otherwise; every message names the path.
 absl::StatusOr<FileVersion> StatFileVersion(const std::string& path);
 
 }  // namespace profdiff::agent

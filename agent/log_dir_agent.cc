@@ -10,7 +10,8 @@
 namespace profdiff::agent {
 namespace {
 
-// Logs what the state dir holds; a record that does not parse is reported, not fatal.
+// Logs what the state dir holds; a record that does not parse is reported, not
+// fatal.
 void SummariseState(const AgentStateStore& store) {
   const AgentStateStore::Loaded loaded = store.LoadAll();
   int64_t counts[v1::UploadState_ARRAYSIZE] = {};
@@ -20,9 +21,11 @@ void SummariseState(const AgentStateStore& store) {
   for (const absl::Status& error : loaded.errors) {
     PD_LOG(WARNING, "unreadable agent state ignored error=%s", error.message());
   }
-  PD_LOG(INFO, "agent state dir=%s done=%d uploading=%d failed=%d unreadable=%d", store.dir(),
-         counts[v1::UPLOAD_STATE_DONE], counts[v1::UPLOAD_STATE_UPLOADING],
-         counts[v1::UPLOAD_STATE_FAILED], loaded.errors.size());
+  PD_LOG(INFO,
+         "agent state dir=%s done=%d uploading=%d failed=%d unreadable=%d",
+         store.dir(), counts[v1::UPLOAD_STATE_DONE],
+         counts[v1::UPLOAD_STATE_UPLOADING], counts[v1::UPLOAD_STATE_FAILED],
+         loaded.errors.size());
 }
 
 }  // namespace
@@ -30,16 +33,21 @@ void SummariseState(const AgentStateStore& store) {
 LogDirAgent::LogDirAgent(std::unique_ptr<TraceFileUploader> uploader)
     : uploader_(std::move(uploader)) {}
 
-absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(LogDirAgentOptions options) {
-  // Absolute, like the paths the watcher reports, so the run-from-sub-folder rule lines up.
+absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(
+    LogDirAgentOptions options) {
+  // Absolute, like the paths the watcher reports, so the run-from-sub-folder
+  // rule lines up.
   PD_ASSIGN_OR_RETURN(const std::string logdir, AbsoluteFolder(options.logdir));
-  PD_ASSIGN_OR_RETURN(AgentStateStore store, AgentStateStore::Open(options.state_dir));
+  PD_ASSIGN_OR_RETURN(AgentStateStore store,
+                      AgentStateStore::Open(options.state_dir));
   SummariseState(store);
   options.files.logdir = logdir;
   options.files.aggregator = options.aggregator;  // part of every record's key
-  auto agent = std::make_unique<LogDirAgent>(std::make_unique<TraceFileUploader>(
-      std::move(store), std::move(options.files),
-      std::make_unique<SpanUploader>(options.aggregator, std::move(options.upload))));
+  auto agent =
+      std::make_unique<LogDirAgent>(std::make_unique<TraceFileUploader>(
+          std::move(store), std::move(options.files),
+          std::make_unique<SpanUploader>(options.aggregator,
+                                         std::move(options.upload))));
   TraceFileUploader* uploader = agent->uploader_.get();
   LogDirWatcherCallbacks callbacks{
       .should_read =
@@ -48,9 +56,10 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(LogDirAgentOptio
           },
       .on_ready =
           [uploader](std::stop_token stop, ReadyTraceFile& file) {
-            // The outcome is logged and recorded by UploadFile; a failed file waits for a change
-            // (FAILED) or the next start (UPLOADING).
-            uploader->UploadFile(file.path, file.version, file.trace, stop).IgnoreError();
+            // The outcome is logged and recorded by UploadFile; a failed file
+            // waits for a change (FAILED) or the next start (UPLOADING).
+            uploader->UploadFile(file.path, file.version, file.trace, stop)
+                .IgnoreError();
           },
       .paths_to_retry =
           [uploader] {
@@ -64,9 +73,10 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(LogDirAgentOptio
           },
   };
   PD_ASSIGN_OR_RETURN(agent->watcher_,
-                      LogDirWatcher::Start(logdir, std::move(options.watch), std::move(callbacks)));
-  PD_LOG(INFO, "agent watching logdir=%s aggregator=%s", agent->watcher_->logdir(),
-         options.aggregator);
+                      LogDirWatcher::Start(logdir, std::move(options.watch),
+                                           std::move(callbacks)));
+  PD_LOG(INFO, "agent watching logdir=%s aggregator=%s",
+         agent->watcher_->logdir(), options.aggregator);
   return agent;
 }
 

@@ -1,13 +1,18 @@
-// The watch mode of profdiff-agent: a LogDirWatcher on the log dir whose complete trace files a
-// TraceFileUploader uploads, one at a time, with their progress in the state dir.
+// The watch mode of profdiff-agent: a LogDirWatcher on the log dir whose
+// complete trace files a TraceFileUploader uploads, one at a time, with their
+// progress in the state dir.
 //
 // Design:
-// 1. One upload worker, and it is the watcher's own thread: the watcher reads a file once it
-//    is complete and the upload runs inside its on_ready callback. So at most one Trace is in
-//    memory, nothing is read twice, and files go up in the order they became complete. The
-//    files themselves are the spool: while the aggregator is away nothing more is read.
-// 2. Start-up: the state records are loaded and summarised; UPLOADING files are resumed when
-//    the watcher's initial scan finds them; DONE and FAILED versions are never read again.
+// 1. One upload worker, and it is the watcher's own thread: the watcher reads a
+// file once it
+//    is complete and the upload runs inside its on_ready callback. So at most
+//    one Trace is in memory, nothing is read twice, and files go up in the
+//    order they became complete. The files themselves are the spool: while the
+//    aggregator is away nothing more is read.
+// 2. Start-up: the state records are loaded and summarised; UPLOADING files are
+// resumed when
+//    the watcher's initial scan finds them; DONE and FAILED versions are never
+//    read again.
 #ifndef PROFDIFF_AGENT_LOG_DIR_AGENT_H_
 #define PROFDIFF_AGENT_LOG_DIR_AGENT_H_
 
@@ -34,16 +39,17 @@ struct LogDirAgentOptions {
 // A running watch-and-upload agent. Stop() or the destructor ends it.
 class LogDirAgent {
  public:
-  // Opens the state dir and starts watching. Errors: the state dir's (AgentStateStore::Open)
-  // or the log dir's (LogDirWatcher::Start).
-  static absl::StatusOr<std::unique_ptr<LogDirAgent>> Start(LogDirAgentOptions options);
+  // Opens the state dir and starts watching. Errors: the state dir's
+  // (AgentStateStore::Open) or the log dir's (LogDirWatcher::Start).
+  static absl::StatusOr<std::unique_ptr<LogDirAgent>> Start(
+      LogDirAgentOptions options);
 
   ~LogDirAgent();
   LogDirAgent(const LogDirAgent&) = delete;
   LogDirAgent& operator=(const LogDirAgent&) = delete;
 
-  // Stops the watcher and an upload in flight (which stays UPLOADING and resumes on the next
-  // start), and joins. Call from the owner's thread.
+  // Stops the watcher and an upload in flight (which stays UPLOADING and
+  // resumes on the next start), and joins. Call from the owner's thread.
   void Stop();
 
   // Use Start().
@@ -51,7 +57,8 @@ class LogDirAgent {
 
  private:
   std::unique_ptr<TraceFileUploader> uploader_;
-  std::unique_ptr<LogDirWatcher> watcher_;  // after uploader_: its thread uses the uploader
+  std::unique_ptr<LogDirWatcher>
+      watcher_;  // after uploader_: its thread uses the uploader
 };
 
 }  // namespace profdiff::agent

@@ -6,7 +6,8 @@ namespace profdiff::agent {
 
 bool WaitUnlessStopped(const std::stop_token& stop, absl::Duration timeout) {
   absl::Notification stopped;
-  // Runs at once when the stop was already requested; otherwise from the requesting thread.
+  // Runs at once when the stop was already requested; otherwise from the
+  // requesting thread.
   std::stop_callback notify_on_stop(stop, [&stopped] { stopped.Notify(); });
   return !stopped.WaitForNotificationWithTimeout(timeout);
 }

@@ -3,17 +3,18 @@
 #include <chrono>
 
 #include "aggregator/collector_service.h"
-#include "base/thread_pool.h"
 #include "aggregator/run_store_service.h"
 #include "base/status_macros.h"
+#include "base/thread_pool.h"
 #include "rpc/server.h"
 
 namespace profdiff::aggregator {
 
-// Destroyed in reverse order: the server stops before the pool and the store it calls into.
+// Destroyed in reverse order: the server stops before the pool and the store it
+// calls into.
 struct AggregatorServer::Parts {
   std::unique_ptr<Store> store;
-  std::unique_ptr<base::ThreadPool> pool;        // Collector: headers and chunks
+  std::unique_ptr<base::ThreadPool> pool;  // Collector: headers and chunks
   std::unique_ptr<base::ThreadPool> build_pool;  // Collector: span ends
   std::unique_ptr<base::ThreadPool> read_pool;   // RunStore
   std::unique_ptr<CollectorService> collector;
@@ -21,24 +22,28 @@ struct AggregatorServer::Parts {
   rpc::RunningServer server;
 };
 
-AggregatorServer::AggregatorServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+AggregatorServer::AggregatorServer(std::unique_ptr<Parts> parts)
+    : parts_(std::move(parts)) {}
 
 AggregatorServer::~AggregatorServer() { Shutdown(); }
 
-absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(AggregatorOptions options) {
+absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
+    AggregatorOptions options) {
   auto parts = std::make_unique<Parts>();
   PD_ASSIGN_OR_RETURN(parts->store, OpenStore(options.store));
   parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
-  parts->collector = std::make_unique<CollectorService>(parts->store.get(), parts->pool.get(),
-                                                        parts->build_pool.get(),
-                                                        options.collector);
-  // Reads get their own threads: a chunk append may wait for room in a slow ClickHouse shard's
-  // queue, and reads must not queue behind it.
+  parts->collector = std::make_unique<CollectorService>(
+      parts->store.get(), parts->pool.get(), parts->build_pool.get(),
+      options.collector);
+  // Reads get their own threads: a chunk append may wait for room in a slow
+  // ClickHouse shard's queue, and reads must not queue behind it.
   parts->read_pool = std::make_unique<base::ThreadPool>(options.io_threads);
-  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(), parts->read_pool.get());
+  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(),
+                                                       parts->read_pool.get());
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
-                                                      {parts->collector.get(), parts->run_store.get()},
+                                                      {parts->collector.get(),
+                                                       parts->run_store.get()},
                                                       options.security));
   return std::make_unique<AggregatorServer>(std::move(parts));
 }

@@ -1,5 +1,6 @@
-// profdiff-aggregator assembled: the store (local or ClickHouse), the I/O threads and the Collector and
-// RunStore services on one gRPC server. The binary and the tests run this same object.
+// profdiff-aggregator assembled: the store (local or ClickHouse), the I/O
+// threads and the Collector and RunStore services on one gRPC server. The
+// binary and the tests run this same object.
 #ifndef PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
 #define PROFDIFF_AGGREGATOR_AGGREGATOR_SERVER_H_
 
@@ -18,17 +19,21 @@ struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
   rpc::ServerSecurity security;  // plaintext unless TLS files were given
   StoreOptions store;
-  int io_threads = 4;     // disk-bound: chunk appends (fsync), and as many again for reads
+  int io_threads =
+      4;  // disk-bound: chunk appends (fsync), and as many again for reads
   int build_threads = 1;  // CPU-bound: profile builds when spans close
-  CollectorLimits collector;  // open Upload streams: per agent, in total, idle timeout
+  CollectorLimits
+      collector;  // open Upload streams: per agent, in total, idle timeout
 };
 
 class AggregatorServer {
  public:
-  // Opens the store (recovering what it holds) and starts serving. Unavailable when the address
-  // cannot be bound or the data folder cannot be used.
-  static absl::StatusOr<std::unique_ptr<AggregatorServer>> Start(AggregatorOptions options);
-  // Shuts down: refuses new calls, cancels those still running after a short grace period.
+  // Opens the store (recovering what it holds) and starts serving. Unavailable
+  // when the address cannot be bound or the data folder cannot be used.
+  static absl::StatusOr<std::unique_ptr<AggregatorServer>> Start(
+      AggregatorOptions options);
+  // Shuts down: refuses new calls, cancels those still running after a short
+  // grace period.
   ~AggregatorServer();
 
   int port() const;

@@ -1,6 +1,7 @@
-// zstd for stored EventBatches: both stores keep every chunk's serialized batch compressed (the
-// local store in its segment records, the ClickHouse store in its ledger rows). Level 1: the
-// aggregator compresses every chunk it receives, so speed matters more than ratio.
+// zstd for stored EventBatches: both stores keep every chunk's serialized batch
+// compressed (the local store in its segment records, the ClickHouse store in
+// its ledger rows). Level 1: the aggregator compresses every chunk it receives,
+// so speed matters more than ratio.
 #ifndef PROFDIFF_AGGREGATOR_BATCH_CODEC_H_
 #define PROFDIFF_AGGREGATOR_BATCH_CODEC_H_
 
@@ -25,16 +26,18 @@ class BatchCompressor {
   BatchCompressor(BatchCompressor&&) noexcept;
   BatchCompressor& operator=(BatchCompressor&&) noexcept;
 
-  // Compresses `raw` into `out`, replacing it from byte `offset` on (what is before stays, so a
-  // caller can put a header there).
-  absl::Status Compress(std::string_view raw, std::string& out, size_t offset = 0);
+  // Compresses `raw` into `out`, replacing it from byte `offset` on (what is
+  // before stays, so a caller can put a header there).
+  absl::Status Compress(std::string_view raw, std::string& out,
+                        size_t offset = 0);
 
  private:
   struct Context;
   std::unique_ptr<Context> context_;
 };
 
-// Holds a decompression context and the buffer the last batch was decompressed into.
+// Holds a decompression context and the buffer the last batch was decompressed
+// into.
 class BatchDecompressor {
  public:
   BatchDecompressor();
@@ -42,9 +45,10 @@ class BatchDecompressor {
   BatchDecompressor(const BatchDecompressor&) = delete;
   BatchDecompressor& operator=(const BatchDecompressor&) = delete;
 
-  // The `raw_bytes` bytes `compressed` holds; valid until the next call. An error (the text
-  // says why) when it does not decompress to exactly that size.
-  absl::StatusOr<std::string_view> Decompress(std::string_view compressed, size_t raw_bytes);
+  // The `raw_bytes` bytes `compressed` holds; valid until the next call. An
+  // error (the text says why) when it does not decompress to exactly that size.
+  absl::StatusOr<std::string_view> Decompress(std::string_view compressed,
+                                              size_t raw_bytes);
 
  private:
   struct Context;

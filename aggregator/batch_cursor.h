@@ -1,5 +1,6 @@
-// Reading one stored span's EventBatches back one at a time, whichever store holds them, so a
-// reader holds one chunk in memory rather than the span (exports, profile builds).
+// Reading one stored span's EventBatches back one at a time, whichever store
+// holds them, so a reader holds one chunk in memory rather than the span
+// (exports, profile builds).
 #ifndef PROFDIFF_AGGREGATOR_BATCH_CURSOR_H_
 #define PROFDIFF_AGGREGATOR_BATCH_CURSOR_H_
 
@@ -13,9 +14,10 @@ namespace profdiff::aggregator {
 class BatchCursor {
  public:
   virtual ~BatchCursor() = default;
-  // The next batch (a serialized EventBatch, sequences 0, 1, 2, ... in order), or nullopt after
-  // the last. The view stays valid until the next call. DataLoss naming the file or chunk when a
-  // stored record is damaged or a sequence is missing.
+  // The next batch (a serialized EventBatch, sequences 0, 1, 2, ... in order),
+  // or nullopt after the last. The view stays valid until the next call.
+  // DataLoss naming the file or chunk when a stored record is damaged or a
+  // sequence is missing.
   virtual absl::StatusOr<std::optional<std::string_view>> Next() = 0;
 };
 

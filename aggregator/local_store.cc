@@ -27,8 +27,8 @@ namespace profdiff::aggregator {
 
 namespace fs = std::filesystem;
 
-// Index entries. Fields are guarded by LocalStore::mu_, except `writer` and `scan`, which only
-// the holder of the span's lease touches.
+// Index entries. Fields are guarded by LocalStore::mu_, except `writer` and
+// `scan`, which only the holder of the span's lease touches.
 struct LocalStore::SpanEntry {
   std::string dir;
   v1::SpanManifest manifest;
@@ -36,17 +36,21 @@ struct LocalStore::SpanEntry {
   int64_t event_count = 0;
   uint64_t stored_bytes = 0;
   bool leased = false;
-  // Set when start-up found the span damaged (INCOMPLETE until its agent sends it again).
+  // Set when start-up found the span damaged (INCOMPLETE until its agent sends
+  // it again).
   std::string problem;
-  bool manifest_lost = false;  // span.pb did not parse: written again when the span reopens
-  SpanScan scan;               // segments found at start-up, for the first writer
+  bool manifest_lost =
+      false;      // span.pb did not parse: written again when the span reopens
+  SpanScan scan;  // segments found at start-up, for the first writer
   std::optional<SegmentWriter> writer;
 
-  bool closed() const { return manifest.state() == v1::SPAN_STATE_CLOSED && problem.empty(); }
+  bool closed() const {
+    return manifest.state() == v1::SPAN_STATE_CLOSED && problem.empty();
+  }
 };
 
-// The profile fields are a cache that reads may fill (StoreWorkerProfile is const): mutable,
-// and guarded by mu_ like the rest.
+// The profile fields are a cache that reads may fill (StoreWorkerProfile is
+// const): mutable, and guarded by mu_ like the rest.
 struct LocalStore::WorkerEntry {
   std::string dir;
   v1::WorkerInfo info;  // from the latest span header
@@ -55,44 +59,52 @@ struct LocalStore::WorkerEntry {
   mutable uint64_t profile_generation = 0;  // 0 = no stored profile
   mutable std::vector<std::string> profile_spans;
   mutable int32_t step_count = 0;
-  mutable std::string profile_problem;  // why the latest build could not be stored
+  mutable std::string
+      profile_problem;  // why the latest build could not be stored
 };
 
 struct LocalStore::RunEntry {
   std::string dir;
   v1::RunManifest manifest;
   std::map<std::string, WorkerEntry> workers;  // by "<rank>.<worker name>"
-  absl::Time last_activity;  // for PARTIAL: restarts give agents the whole timeout again
-  int64_t updated_unix_ms = 0;  // the last span opened, chunk stored or span closed
-  WorldSizeAgreement world_size;  // what its spans' distributedInfo say (contract 7)
+  absl::Time last_activity;  // for PARTIAL: restarts give agents the whole
+                             // timeout again
+  int64_t updated_unix_ms =
+      0;  // the last span opened, chunk stored or span closed
+  WorldSizeAgreement
+      world_size;  // what its spans' distributedInfo say (contract 7)
 };
 
-LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run, WorkerEntry* worker,
-                                 SpanEntry* span)
+LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run,
+                                 WorkerEntry* worker, SpanEntry* span)
     : store_(store), run_(std::move(run)), worker_(worker), span_(span) {}
 
 LocalStore::SpanLease::~SpanLease() { store_->ReleaseLease(span_); }
 
 namespace {
 
-// Manifests are small; a profile is bounded by analysis/profile_limits.h well below this.
+// Manifests are small; a profile is bounded by analysis/profile_limits.h well
+// below this.
 constexpr uint64_t kMaxManifestBytes = 64 << 20;
 constexpr uint64_t kMaxProfileFileBytes = uint64_t{1} << 30;
 constexpr int kMaxDamagedSpansListed = 1000;
 
 int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
 
-absl::Status WriteProto(const std::string& path, const google::protobuf::MessageLite& message) {
+absl::Status WriteProto(const std::string& path,
+                        const google::protobuf::MessageLite& message) {
   return base::WriteFileAtomically(path, message.SerializeAsString());
 }
 
 // Reads a proto file; DataLoss when it does not parse.
-absl::Status ReadProto(const std::string& path, google::protobuf::MessageLite& message,
+absl::Status ReadProto(const std::string& path,
+                       google::protobuf::MessageLite& message,
                        uint64_t max_bytes = kMaxManifestBytes) {
   std::string bytes;
   PD_RETURN_IF_ERROR(base::ReadFileInto(path, max_bytes, bytes));
   if (!message.ParseFromString(bytes)) {
-    return absl::DataLossError(base::StrCat(path, ": does not parse as ", message.GetTypeName()));
+    return absl::DataLossError(
+        base::StrCat(path, ": does not parse as ", message.GetTypeName()));
   }
   return absl::OkStatus();
 }
@@ -115,12 +127,14 @@ std::string ProfilePath(const std::string& worker_dir, uint64_t generation) {
 std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
   std::vector<uint64_t> generations;
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(worker_dir, error)) {
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(worker_dir, error)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with("profile-") || !name.ends_with(".pb")) continue;
     const std::string digits = name.substr(8, name.size() - 11);
     if (digits.empty() || digits.size() > 18 ||
-        !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+        !std::all_of(digits.begin(), digits.end(),
+                     [](unsigned char c) { return std::isdigit(c) != 0; })) {
       continue;
     }
     generations.push_back(std::stoull(digits));
@@ -130,7 +144,8 @@ std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
 }
 
 // A span of the data folder, read from its segments.
-StoredSpan SegmentSpan(const std::string& id, const LocalStore::SpanEntry& span) {
+StoredSpan SegmentSpan(const std::string& id,
+                       const LocalStore::SpanEntry& span) {
   return {id, span.manifest.header().worker(),
           [dir = span.dir]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
             return OpenSpanSegments(dir);
@@ -145,7 +160,8 @@ std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
   return spans;
 }
 
-// Rank and name of a worker folder "<rank>.<name>", for a span whose manifest was lost.
+// Rank and name of a worker folder "<rank>.<name>", for a span whose manifest
+// was lost.
 v1::WorkerInfo WorkerOfFolder(const std::string& worker_key) {
   v1::WorkerInfo info;
   const size_t dot = worker_key.find('.');
@@ -153,16 +169,20 @@ v1::WorkerInfo WorkerOfFolder(const std::string& worker_key) {
   if (!absl::SimpleAtoi(worker_key.substr(0, dot), &rank) || rank < 0) rank = 0;
   info.set_rank(rank);
   info.set_world_size(rank + 1);
-  info.set_worker_name(dot == std::string::npos ? worker_key : worker_key.substr(dot + 1));
+  info.set_worker_name(dot == std::string::npos ? worker_key
+                                                : worker_key.substr(dot + 1));
   return info;
 }
 
-// Removes the temp files interrupted atomic writes left ("<name>.tmp.<pid>.<n>", atomic_file.h).
+// Removes the temp files interrupted atomic writes left
+// ("<name>.tmp.<pid>.<n>", atomic_file.h).
 int RemoveTempFiles(const std::string& dir) {
   int removed = 0;
   std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
-    if (it->is_regular_file(error) && it->path().filename().string().find(".tmp.") != std::string::npos) {
+  for (fs::recursive_directory_iterator it(dir, error), end;
+       !error && it != end; it.increment(error)) {
+    if (it->is_regular_file(error) &&
+        it->path().filename().string().find(".tmp.") != std::string::npos) {
       std::error_code ignored;
       if (fs::remove(it->path(), ignored)) ++removed;
     }
@@ -176,16 +196,24 @@ LocalStore::LocalStore(Passkey, StoreOptions options, base::FileLock lock)
     : options_(std::move(options)), lock_(std::move(lock)) {}
 LocalStore::~LocalStore() = default;
 
-absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(StoreOptions options) {
-  if (options.data_dir.empty()) return absl::InvalidArgumentError("--data-dir is empty");
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(options.data_dir + "/runs"));
-  // Two aggregators on one folder would both append and cut each other's segments.
-  absl::StatusOr<base::FileLock> lock = base::FileLock::Acquire(options.data_dir + "/LOCK");
+absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(
+    StoreOptions options) {
+  if (options.data_dir.empty())
+    return absl::InvalidArgumentError("--data-dir is empty");
+  PD_RETURN_IF_ERROR(
+      base::CreateDirectoriesDurably(options.data_dir + "/runs"));
+  // Two aggregators on one folder would both append and cut each other's
+  // segments.
+  absl::StatusOr<base::FileLock> lock =
+      base::FileLock::Acquire(options.data_dir + "/LOCK");
   if (!lock.ok()) {
-    return base::Annotate(lock.status(), base::StrCat("--data-dir ", options.data_dir,
-                                                       " is in use by another profdiff-aggregator"));
+    return base::Annotate(
+        lock.status(),
+        base::StrCat("--data-dir ", options.data_dir,
+                     " is in use by another profdiff-aggregator"));
   }
-  auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options), *std::move(lock));
+  auto store = std::make_unique<LocalStore>(Passkey{}, std::move(options),
+                                            *std::move(lock));
   PD_RETURN_IF_ERROR(store->Recover());
   return store;
 }
@@ -193,101 +221,131 @@ absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(StoreOptions option
 absl::Status LocalStore::Recover() {
   const std::string runs_dir = options_.data_dir + "/runs";
   if (const int removed = RemoveTempFiles(runs_dir); removed > 0) {
-    recovery_notes_.push_back(base::StrCat(runs_dir, ": removed ", removed,
-                                           " temp files of interrupted writes"));
+    recovery_notes_.push_back(base::StrCat(
+        runs_dir, ": removed ", removed, " temp files of interrupted writes"));
   }
   for (const std::string& run : SubFolders(runs_dir)) {
-    if (absl::Status status = base::ValidateId("run folder", run); !status.ok()) {
-      recovery_notes_.push_back(base::StrCat(runs_dir, ": skipped: ", status.message()));
+    if (absl::Status status = base::ValidateId("run folder", run);
+        !status.ok()) {
+      recovery_notes_.push_back(
+          base::StrCat(runs_dir, ": skipped: ", status.message()));
       continue;
     }
-    if (absl::Status status = RecoverRun(base::StrCat(runs_dir, "/", run), run); !status.ok()) {
-      recovery_notes_.push_back(base::StrCat("run ", run, ": not served: ", status.message()));
+    if (absl::Status status = RecoverRun(base::StrCat(runs_dir, "/", run), run);
+        !status.ok()) {
+      recovery_notes_.push_back(
+          base::StrCat("run ", run, ": not served: ", status.message()));
     }
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
-    const std::string& span_dir, const std::string& span_id, const std::string& worker_key) {
+    const std::string& span_dir, const std::string& span_id,
+    const std::string& worker_key) {
   SpanEntry span;
   span.dir = span_dir;
-  if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest); !status.ok()) {
-    // A folder made just before a crash, with no manifest and no segment: nothing acknowledged.
+  if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest);
+      !status.ok()) {
+    // A folder made just before a crash, with no manifest and no segment:
+    // nothing acknowledged.
     if (ListSegments(span.dir).empty()) {
-      recovery_notes_.push_back(base::StrCat(span.dir, ": skipped: ", status.message()));
+      recovery_notes_.push_back(
+          base::StrCat(span.dir, ": skipped: ", status.message()));
       return std::nullopt;
     }
-    // Its chunks cannot be tied to a header: keep them aside, and have the span sent again.
+    // Its chunks cannot be tied to a header: keep them aside, and have the span
+    // sent again.
     PD_ASSIGN_OR_RETURN(const uint64_t bytes, QuarantineSegments(span.dir));
     span.manifest.Clear();
     span.manifest.mutable_header()->set_span(span_id);
-    *span.manifest.mutable_header()->mutable_worker() = WorkerOfFolder(worker_key);
+    *span.manifest.mutable_header()->mutable_worker() =
+        WorkerOfFolder(worker_key);
     span.manifest.set_state(v1::SPAN_STATE_OPEN);
     span.manifest_lost = true;
-    span.problem = base::StrCat("span.pb is damaged (", status.message(), "); its segments (", bytes,
-                                " bytes) were moved to quarantine/; not served until its agent "
-                                "sends it again");
-    recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
+    span.problem = base::StrCat(
+        "span.pb is damaged (", status.message(), "); its segments (", bytes,
+        " bytes) were moved to quarantine/; not served until its agent "
+        "sends it again");
+    recovery_notes_.push_back(
+        base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
     return span;
   }
   PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
   span.durable_sequence = span.scan.last_sequence;
   span.event_count = span.scan.event_count;
   span.stored_bytes = span.scan.stored_bytes;
-  if (!span.scan.problem.empty()) recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
+  if (!span.scan.problem.empty())
+    recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
   const v1::SpanManifest& m = span.manifest;
   if (m.state() == v1::SPAN_STATE_CLOSED &&
       (static_cast<uint64_t>(span.durable_sequence + 1) != m.chunk_count() ||
        span.event_count != m.event_count())) {
-    span.problem = base::StrCat("closed with ", m.chunk_count(), " chunks and ", m.event_count(),
-                                " events, but only ", span.durable_sequence + 1, " chunks and ",
-                                span.event_count, " events are intact (",
-                                span.scan.problem.empty() ? "segments missing" : span.scan.problem,
-                                "); not served until its agent sends it again");
-    recovery_notes_.push_back(base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
+    span.problem = base::StrCat(
+        "closed with ", m.chunk_count(), " chunks and ", m.event_count(),
+        " events, but only ", span.durable_sequence + 1, " chunks and ",
+        span.event_count, " events are intact (",
+        span.scan.problem.empty() ? "segments missing" : span.scan.problem,
+        "); not served until its agent sends it again");
+    recovery_notes_.push_back(
+        base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
   }
   return span;
 }
 
-absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::string& run_id) {
+absl::Status LocalStore::RecoverRun(const std::string& run_dir,
+                                    const std::string& run_id) {
   auto run = std::make_unique<RunEntry>();
   run->dir = run_dir;
-  if (absl::Status status = ReadProto(run_dir + "/run.pb", run->manifest); !status.ok()) {
-    // It holds only the id and the creation time: write it again rather than lose the run.
+  if (absl::Status status = ReadProto(run_dir + "/run.pb", run->manifest);
+      !status.ok()) {
+    // It holds only the id and the creation time: write it again rather than
+    // lose the run.
     run->manifest.Clear();
     run->manifest.set_run(run_id);
     run->manifest.set_created_unix_ms(UnixMillis(absl::Now()));
     PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", run->manifest));
-    recovery_notes_.push_back(base::StrCat(run_dir, "/run.pb: rewritten (", status.message(), ")"));
+    recovery_notes_.push_back(
+        base::StrCat(run_dir, "/run.pb: rewritten (", status.message(), ")"));
   }
-  // An agent gets the whole idle timeout again after a restart before its run turns PARTIAL.
+  // An agent gets the whole idle timeout again after a restart before its run
+  // turns PARTIAL.
   run->last_activity = absl::Now();
   run->updated_unix_ms = run->manifest.created_unix_ms();
   for (const std::string& worker_key : SubFolders(run_dir + "/workers")) {
     WorkerEntry worker;
     worker.dir = base::StrCat(run_dir, "/workers/", worker_key);
     for (const std::string& span_id : SubFolders(worker.dir + "/spans")) {
-      PD_ASSIGN_OR_RETURN(std::optional<SpanEntry> span,
-                          RecoverSpan(base::StrCat(worker.dir, "/spans/", span_id), span_id, worker_key));
+      PD_ASSIGN_OR_RETURN(
+          std::optional<SpanEntry> span,
+          RecoverSpan(base::StrCat(worker.dir, "/spans/", span_id), span_id,
+                      worker_key));
       if (!span.has_value()) continue;
-      run->updated_unix_ms = std::max({run->updated_unix_ms, span->manifest.opened_unix_ms(),
-                                       span->manifest.closed_unix_ms()});
-      if (!span->manifest_lost || worker.info.worker_name().empty()) worker.info = span->manifest.header().worker();
+      run->updated_unix_ms =
+          std::max({run->updated_unix_ms, span->manifest.opened_unix_ms(),
+                    span->manifest.closed_unix_ms()});
+      if (!span->manifest_lost || worker.info.worker_name().empty())
+        worker.info = span->manifest.header().worker();
       run->world_size.Note(span->manifest.header().worker());
       worker.spans.emplace(span_id, *std::move(span));
     }
     if (worker.spans.empty()) continue;
-    // Keep the newest profile that covers exactly the closed spans; rebuild otherwise.
+    // Keep the newest profile that covers exactly the closed spans; rebuild
+    // otherwise.
     const std::vector<StoredSpan> closed = ClosedSpansOf(worker);
     std::vector<std::string> closed_ids;
     for (const StoredSpan& span : closed) closed_ids.push_back(span.id);
     const std::vector<uint64_t> generations = ProfileGenerations(worker.dir);
     if (!generations.empty()) worker.next_generation = generations.back() + 1;
-    for (auto it = generations.rbegin(); it != generations.rend() && worker.profile_generation == 0; ++it) {
+    for (auto it = generations.rbegin();
+         it != generations.rend() && worker.profile_generation == 0; ++it) {
       v1::StoredWorkerProfile stored;
-      if (!ReadProto(ProfilePath(worker.dir, *it), stored, kMaxProfileFileBytes).ok()) continue;
-      if (std::vector<std::string>(stored.spans().begin(), stored.spans().end()) != closed_ids) break;
+      if (!ReadProto(ProfilePath(worker.dir, *it), stored, kMaxProfileFileBytes)
+               .ok())
+        continue;
+      if (std::vector<std::string>(stored.spans().begin(),
+                                   stored.spans().end()) != closed_ids)
+        break;
       worker.profile_generation = *it;
       worker.profile_spans = closed_ids;
       worker.step_count = stored.profile().steps_size();
@@ -298,11 +356,14 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
         fs::remove(ProfilePath(worker.dir, generation), error);
       }
     }
-    const WorkerEntry* entry = &run->workers.emplace(worker_key, std::move(worker)).first->second;
+    const WorkerEntry* entry =
+        &run->workers.emplace(worker_key, std::move(worker)).first->second;
     if (!closed.empty() && entry->profile_generation == 0) {
-      if (absl::StatusOr<std::optional<v1::WorkerProfile>> built = StoreWorkerProfile(run_id, entry);
+      if (absl::StatusOr<std::optional<v1::WorkerProfile>> built =
+              StoreWorkerProfile(run_id, entry);
           !built.ok()) {
-        recovery_notes_.push_back(base::StrCat(entry->dir, ": profile not rebuilt: ", built.status().message()));
+        recovery_notes_.push_back(base::StrCat(
+            entry->dir, ": profile not rebuilt: ", built.status().message()));
       }
     }
   }
@@ -311,7 +372,8 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir, const std::strin
   return absl::OkStatus();
 }
 
-absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHeader& header) {
+absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
+    const v1::UploadHeader& header) {
   const v1::WorkerInfo& info = header.worker();
   PD_RETURN_IF_ERROR(ValidateUploadHeader(header));
   const std::string worker_key = WorkerKey(info.rank(), info.worker_name());
@@ -324,7 +386,8 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
     auto run_it = runs_.find(header.run());
     if (run_it != runs_.end()) {
       run = run_it->second.get();
-      // Checked and noted under create_mu_, so two new spans cannot both set the world size.
+      // Checked and noted under create_mu_, so two new spans cannot both set
+      // the world size.
       PD_RETURN_IF_ERROR(run->world_size.Check(header.run(), info));
       run->last_activity = now;  // a late span reopens a PARTIAL run
       run->updated_unix_ms = UnixMillis(now);
@@ -335,14 +398,17 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
         if (span_it != worker.spans.end()) {
           SpanEntry& span = span_it->second;
           PD_RETURN_IF_ERROR(CheckSameContent(span.manifest.header(), header));
-          if (span.closed()) return OpenedSpan{nullptr, span.durable_sequence, true};
+          if (span.closed())
+            return OpenedSpan{nullptr, span.durable_sequence, true};
           if (span.leased) {
-            return absl::AbortedError(base::StrCat(
-                "span ", header.span(), " of run ", header.run(),
-                " is being uploaded by another stream; retry when it has ended"));
+            return absl::AbortedError(
+                base::StrCat("span ", header.span(), " of run ", header.run(),
+                             " is being uploaded by another stream; retry when "
+                             "it has ended"));
           }
           if (span.manifest_lost) {
-            // The span starts over (its old segments are in quarantine/): a manifest first.
+            // The span starts over (its old segments are in quarantine/): a
+            // manifest first.
             v1::SpanManifest manifest;
             *manifest.mutable_header() = header;
             manifest.set_state(v1::SPAN_STATE_OPEN);
@@ -354,15 +420,17 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
           span.leased = true;
           worker.info = info;
           run->world_size.Note(info);
-          return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &span),
+          return OpenedSpan{std::make_unique<SpanLease>(
+                                Passkey{}, this, header.run(), &worker, &span),
                             span.durable_sequence, false};
         }
       }
     }
   }
-  // A new span (and maybe a new run and worker): make its folders and manifests first, so
-  // whatever is in the index exists on disk.
-  const std::string run_dir = base::StrCat(options_.data_dir, "/runs/", header.run());
+  // A new span (and maybe a new run and worker): make its folders and manifests
+  // first, so whatever is in the index exists on disk.
+  const std::string run_dir =
+      base::StrCat(options_.data_dir, "/runs/", header.run());
   if (run == nullptr) {
     PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(run_dir + "/workers"));
     auto entry = std::make_unique<RunEntry>();
@@ -384,8 +452,9 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
   span.manifest.set_state(v1::SPAN_STATE_OPEN);
   span.manifest.set_opened_unix_ms(UnixMillis(now));
   PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", span.manifest));
-  PD_ASSIGN_OR_RETURN(SegmentWriter writer,
-                      SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+  PD_ASSIGN_OR_RETURN(
+      SegmentWriter writer,
+      SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
   span.writer.emplace(std::move(writer));
   span.leased = true;
 
@@ -395,7 +464,9 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(const v1::UploadHead
   worker.info = info;
   run->world_size.Note(info);
   SpanEntry& stored = worker.spans[header.span()] = std::move(span);
-  return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(), &worker, &stored), -1, false};
+  return OpenedSpan{std::make_unique<SpanLease>(Passkey{}, this, header.run(),
+                                                &worker, &stored),
+                    -1, false};
 }
 
 void LocalStore::ReleaseLease(SpanEntry* span) {
@@ -403,8 +474,10 @@ void LocalStore::ReleaseLease(SpanEntry* span) {
   span->leased = false;
 }
 
-absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, const v1::TraceChunk& chunk) {
-  SpanLease& lease = static_cast<SpanLease&>(any_lease);  // leases come from OpenSpan
+absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease,
+                                                const v1::TraceChunk& chunk) {
+  SpanLease& lease =
+      static_cast<SpanLease&>(any_lease);  // leases come from OpenSpan
   SpanEntry& span = *lease.span_;
   const int64_t sequence = static_cast<int64_t>(chunk.sequence());
   int64_t durable;
@@ -413,35 +486,40 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, con
     absl::MutexLock lock(&mu_);
     if (span.closed()) {
       return absl::FailedPreconditionError(
-          base::StrCat("span ", span.manifest.header().span(), " is closed; chunk ", sequence,
-                       " refused"));
+          base::StrCat("span ", span.manifest.header().span(),
+                       " is closed; chunk ", sequence, " refused"));
     }
     durable = span.durable_sequence;
     stored_bytes = span.stored_bytes;
   }
   if (sequence <= durable) return durable;  // a duplicate: already durable
   if (sequence != durable + 1) {
-    return absl::InvalidArgumentError(base::StrCat("chunk sequence ", sequence,
-                                                   " is out of order: expected ", durable + 1));
+    return absl::InvalidArgumentError(
+        base::StrCat("chunk sequence ", sequence, " is out of order: expected ",
+                     durable + 1));
   }
   PD_RETURN_IF_ERROR(CheckChunkSize(chunk));
-  PD_RETURN_IF_ERROR(base::Annotate(trace::ValidateEventBatch(chunk.events(), options_.batch_limits),
-                                    base::StrCat("chunk ", sequence)));
+  PD_RETURN_IF_ERROR(base::Annotate(
+      trace::ValidateEventBatch(chunk.events(), options_.batch_limits),
+      base::StrCat("chunk ", sequence)));
   chunk.events().SerializeToString(&lease.batch_bytes_);
   if (stored_bytes + lease.batch_bytes_.size() > options_.max_span_bytes) {
     return absl::ResourceExhaustedError(base::StrCat(
-        "chunk ", sequence, ": span would exceed max_span_bytes (", options_.max_span_bytes,
-        "); ", stored_bytes, " bytes stored"));
+        "chunk ", sequence, ": span would exceed max_span_bytes (",
+        options_.max_span_bytes, "); ", stored_bytes, " bytes stored"));
   }
   if (!span.writer.has_value()) {
-    PD_ASSIGN_OR_RETURN(SegmentWriter writer,
-                        SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+    PD_ASSIGN_OR_RETURN(
+        SegmentWriter writer,
+        SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
     span.writer.emplace(std::move(writer));
-    span.scan = SpanScan{};  // what came after the prefix is cut; the writer follows it
+    span.scan =
+        SpanScan{};  // what came after the prefix is cut; the writer follows it
   }
   const uint32_t events = static_cast<uint32_t>(chunk.events().kind_size());
-  PD_ASSIGN_OR_RETURN(const uint64_t record_bytes,
-                      span.writer->Append(chunk.sequence(), events, lease.batch_bytes_));
+  PD_ASSIGN_OR_RETURN(
+      const uint64_t record_bytes,
+      span.writer->Append(chunk.sequence(), events, lease.batch_bytes_));
   absl::MutexLock lock(&mu_);
   span.durable_sequence = sequence;
   span.event_count += events;
@@ -452,7 +530,8 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease, con
   return sequence;
 }
 
-absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEnd& end) {
+absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease,
+                                   const v1::SpanEnd& end) {
   SpanLease& lease = static_cast<SpanLease&>(any_lease);
   SpanEntry& span = *lease.span_;
   v1::SpanManifest manifest;
@@ -461,9 +540,10 @@ absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEn
     if (span.closed()) return absl::OkStatus();
     const uint64_t chunks = static_cast<uint64_t>(span.durable_sequence + 1);
     if (end.chunk_count() != chunks || end.event_count() != span.event_count) {
-      return absl::InvalidArgumentError(base::StrCat(
-          "span end says ", end.chunk_count(), " chunks and ", end.event_count(),
-          " events, but ", chunks, " chunks and ", span.event_count, " events are stored"));
+      return absl::InvalidArgumentError(
+          base::StrCat("span end says ", end.chunk_count(), " chunks and ",
+                       end.event_count(), " events, but ", chunks,
+                       " chunks and ", span.event_count, " events are stored"));
     }
     manifest = span.manifest;
   }
@@ -483,10 +563,12 @@ absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease, const v1::SpanEn
     span.writer.reset();
     RunEntry& run = *runs_[lease.run_];
     run.last_activity = closed_at;
-    run.updated_unix_ms = UnixMillis(closed_at);  // what a restart reads back from span.pb
+    run.updated_unix_ms =
+        UnixMillis(closed_at);  // what a restart reads back from span.pb
   }
-  // The span is closed and durable whatever the build says: a profile is a cache, and a build
-  // that fails is kept as the worker's profile_problem (design note 7).
+  // The span is closed and durable whatever the build says: a profile is a
+  // cache, and a build that fails is kept as the worker's profile_problem
+  // (design note 7).
   StoreWorkerProfile(lease.run_, lease.worker_).IgnoreError();
   return absl::OkStatus();
 }
@@ -503,11 +585,12 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
     generation = worker->next_generation++;
   }
   if (spans.empty()) return std::nullopt;
-  absl::StatusOr<v1::WorkerProfile> profile =
-      BuildProfile(run, spans, options_.batch_limits, analysis::ProfileOptions{});
+  absl::StatusOr<v1::WorkerProfile> profile = BuildProfile(
+      run, spans, options_.batch_limits, analysis::ProfileOptions{});
   if (!profile.ok()) {
     absl::MutexLock lock(&mu_);
-    worker->profile_problem = base::StrCat("profile not built: ", profile.status().message());
+    worker->profile_problem =
+        base::StrCat("profile not built: ", profile.status().message());
     return profile.status();
   }
   v1::StoredWorkerProfile stored;
@@ -515,20 +598,23 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
   *stored.mutable_profile() = *std::move(profile);
   const std::string path = ProfilePath(dir, generation);
   if (absl::Status written = WriteProto(path, stored); !written.ok()) {
-    // Disk full, say (the message has the errno's text): reads build it from the events until
-    // one of them, or a later close, stores it.
+    // Disk full, say (the message has the errno's text): reads build it from
+    // the events until one of them, or a later close, stores it.
     absl::MutexLock lock(&mu_);
-    worker->profile_problem = base::StrCat("profile not stored: ", written.message(),
-                                           "; reads build it from the stored events");
+    worker->profile_problem =
+        base::StrCat("profile not stored: ", written.message(),
+                     "; reads build it from the stored events");
     return std::move(*stored.mutable_profile());
   }
   std::string stale;
   {
     absl::MutexLock lock(&mu_);
     if (generation > worker->profile_generation) {
-      if (worker->profile_generation != 0) stale = ProfilePath(dir, worker->profile_generation);
+      if (worker->profile_generation != 0)
+        stale = ProfilePath(dir, worker->profile_generation);
       worker->profile_generation = generation;
-      worker->profile_spans.assign(stored.spans().begin(), stored.spans().end());
+      worker->profile_spans.assign(stored.spans().begin(),
+                                   stored.spans().end());
       worker->step_count = stored.profile().steps_size();
       worker->profile_problem.clear();
     } else {
@@ -550,18 +636,20 @@ const LocalStore::RunEntry* LocalStore::FindRun(const std::string& run) const {
 namespace {
 
 absl::Status UnknownRun(const std::string& run, size_t stored) {
-  return absl::NotFoundError(
-      base::StrCat("run ", DisplayId(run), ": no such run (", stored, " runs stored)"));
+  return absl::NotFoundError(base::StrCat(
+      "run ", DisplayId(run), ": no such run (", stored, " runs stored)"));
 }
 
 v1::SpanState SpanStateOf(const LocalStore::SpanEntry& span) {
   if (!span.problem.empty()) return v1::SPAN_STATE_INCOMPLETE;
-  return span.manifest.state() == v1::SPAN_STATE_CLOSED ? v1::SPAN_STATE_CLOSED : v1::SPAN_STATE_OPEN;
+  return span.manifest.state() == v1::SPAN_STATE_CLOSED ? v1::SPAN_STATE_CLOSED
+                                                        : v1::SPAN_STATE_OPEN;
 }
 
 }  // namespace
 
-v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl::Time now) const {
+v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers,
+                                    absl::Time now) const {
   v1::StoredRun out;
   out.set_run(run.manifest.run());
   out.set_created_unix_ms(run.manifest.created_unix_ms());
@@ -570,7 +658,8 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
   activity.last_activity = run.last_activity;
   ClosedRanks closed_ranks;
   for (const auto& [key, worker] : run.workers) {
-    activity.world_size = std::max(activity.world_size, worker.info.world_size());
+    activity.world_size =
+        std::max(activity.world_size, worker.info.world_size());
     bool has_closed = false;
     v1::WorkerSummary* summary = with_workers ? out.add_workers() : nullptr;
     for (const auto& [id, span] : worker.spans) {
@@ -578,7 +667,8 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
       has_closed |= span.closed();
       if (span.problem.empty() && !span.closed()) ++activity.open_spans;
       if (!span.problem.empty()) {
-        out.add_warnings(base::StrCat("span ", id, " of worker ", key, " is INCOMPLETE: ", span.problem));
+        out.add_warnings(base::StrCat("span ", id, " of worker ", key,
+                                      " is INCOMPLETE: ", span.problem));
       }
       if (summary == nullptr) continue;
       v1::SpanSummary* s = summary->add_spans();
@@ -594,15 +684,18 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
       s->set_content_fingerprint(span.manifest.header().content_fingerprint());
     }
     if (has_closed) closed_ranks.Add(worker.info.rank(), key);
-    if (has_closed && worker.profile_generation == 0 && !worker.profile_problem.empty()) {
-      out.add_warnings(base::StrCat("worker ", key, ": ", worker.profile_problem));
+    if (has_closed && worker.profile_generation == 0 &&
+        !worker.profile_problem.empty()) {
+      out.add_warnings(
+          base::StrCat("worker ", key, ": ", worker.profile_problem));
     }
     if (summary != nullptr) {
       *summary->mutable_worker() = worker.info;
       summary->mutable_worker()->set_run(run.manifest.run());
       summary->set_profile_ready(worker.profile_generation != 0);
       summary->set_step_count(worker.step_count);
-      summary->set_profile_problem(worker.profile_generation == 0 ? worker.profile_problem : "");
+      summary->set_profile_problem(
+          worker.profile_generation == 0 ? worker.profile_problem : "");
     }
   }
   closed_ranks.AddWarnings(out);
@@ -614,14 +707,19 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers, absl
   return out;
 }
 
-absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(const v1::ListRunsRequest& request) const {
+absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(
+    const v1::ListRunsRequest& request) const {
   PD_ASSIGN_OR_RETURN(const int page_size, ListRunsPageSize(request));
   const absl::Time now = absl::Now();
   v1::ListRunsResponse response;
   absl::MutexLock lock(&mu_);
-  // The page token is the last run id of the previous page; runs are listed by id.
-  for (auto it = runs_.upper_bound(request.page_token()); it != runs_.end(); ++it) {
-    if (!request.filter().empty() && it->first.find(request.filter()) == std::string::npos) continue;
+  // The page token is the last run id of the previous page; runs are listed by
+  // id.
+  for (auto it = runs_.upper_bound(request.page_token()); it != runs_.end();
+       ++it) {
+    if (!request.filter().empty() &&
+        it->first.find(request.filter()) == std::string::npos)
+      continue;
     if (response.runs_size() == page_size) {
       response.set_next_page_token(response.runs(page_size - 1).run());
       break;
@@ -638,9 +736,11 @@ absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
   return Summarize(*entry, /*with_workers=*/true, absl::Now());
 }
 
-absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileRequest& request) const {
+absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(
+    const v1::GetProfileRequest& request) const {
   bool stored_grouping = false;
-  const analysis::ProfileOptions options = ProfileOptionsOf(request, stored_grouping);
+  const analysis::ProfileOptions options =
+      ProfileOptionsOf(request, stored_grouping);
   struct Wanted {
     int32_t rank;
     std::string name;
@@ -659,13 +759,17 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
       ++matched;
       std::vector<StoredSpan> closed = ClosedSpansOf(worker);
       if (closed.empty()) continue;
-      wanted.push_back({worker.info.rank(), worker.info.worker_name(),
-                        worker.profile_generation == 0 ? "" : ProfilePath(worker.dir, worker.profile_generation),
-                        &worker, std::move(closed)});
+      wanted.push_back(
+          {worker.info.rank(), worker.info.worker_name(),
+           worker.profile_generation == 0
+               ? ""
+               : ProfilePath(worker.dir, worker.profile_generation),
+           &worker, std::move(closed)});
     }
     if (matched == 0) {
-      return absl::NotFoundError(base::StrCat("run ", request.run(), ": no worker matches ",
-                                              DescribeSelector(request.workers())));
+      return absl::NotFoundError(
+          base::StrCat("run ", request.run(), ": no worker matches ",
+                       DescribeSelector(request.workers())));
     }
     if (wanted.empty()) {
       return absl::FailedPreconditionError(base::StrCat(
@@ -679,22 +783,26 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(const v1::GetProfileReques
   profile.set_run(request.run());
   for (const Wanted& worker : wanted) {
     v1::StoredWorkerProfile stored;
-    // A newer generation may replace the file between the lookup and the read: then rebuild.
+    // A newer generation may replace the file between the lookup and the read:
+    // then rebuild.
     if (stored_grouping && !worker.profile_path.empty() &&
         ReadProto(worker.profile_path, stored, kMaxProfileFileBytes).ok()) {
       *profile.add_workers() = std::move(*stored.mutable_profile());
       continue;
     }
     if (stored_grouping && worker.profile_path.empty()) {
-      // Not stored (a build that failed, disk full): build it now and try to store it again.
-      PD_ASSIGN_OR_RETURN(std::optional<v1::WorkerProfile> built, StoreWorkerProfile(request.run(), worker.worker));
+      // Not stored (a build that failed, disk full): build it now and try to
+      // store it again.
+      PD_ASSIGN_OR_RETURN(std::optional<v1::WorkerProfile> built,
+                          StoreWorkerProfile(request.run(), worker.worker));
       if (built.has_value()) {
         *profile.add_workers() = *std::move(built);
         continue;
       }
     }
     PD_ASSIGN_OR_RETURN(*profile.add_workers(),
-                        BuildProfile(request.run(), worker.spans, options_.batch_limits, options));
+                        BuildProfile(request.run(), worker.spans,
+                                     options_.batch_limits, options));
   }
   return profile;
 }
@@ -714,26 +822,28 @@ absl::StatusOr<std::unique_ptr<TraceExport>> LocalStore::ExportTrace(
     }
     if (matched.size() != 1) {
       return absl::InvalidArgumentError(base::StrCat(
-          "run ", request.run(), ": ", DescribeSelector(request.worker()), " selects ",
-          matched.size(), " workers, expected exactly one (workers: ", names, ")"));
+          "run ", request.run(), ": ", DescribeSelector(request.worker()),
+          " selects ", matched.size(),
+          " workers, expected exactly one (workers: ", names, ")"));
     }
     const WorkerEntry& worker = *matched.front();
     if (request.span().empty()) {
       spans = ClosedSpansOf(worker);
       if (spans.empty()) {
-        return absl::FailedPreconditionError(
-            base::StrCat("run ", request.run(), " worker ", worker.info.worker_name(),
-                         ": no closed span to export yet"));
+        return absl::FailedPreconditionError(base::StrCat(
+            "run ", request.run(), " worker ", worker.info.worker_name(),
+            ": no closed span to export yet"));
       }
     } else {
       auto it = worker.spans.find(request.span());
       if (it == worker.spans.end()) {
-        return absl::NotFoundError(
-            base::StrCat("run ", request.run(), ": no span ", DisplayId(request.span())));
+        return absl::NotFoundError(base::StrCat(
+            "run ", request.run(), ": no span ", DisplayId(request.span())));
       }
       const SpanEntry& span = it->second;
       if (!span.problem.empty()) {
-        return absl::DataLossError(base::StrCat("span ", request.span(), " is INCOMPLETE: ", span.problem));
+        return absl::DataLossError(base::StrCat(
+            "span ", request.span(), " is INCOMPLETE: ", span.problem));
       }
       if (!span.closed()) {
         return absl::FailedPreconditionError(
@@ -754,7 +864,9 @@ absl::StatusOr<v1::ListDamagedSpansResponse> LocalStore::ListDamagedSpans(
       for (const auto& [id, span] : worker.spans) {
         if (span.problem.empty()) continue;
         const std::string& sender = span.manifest.header().agent_id();
-        if (!request.agent_id().empty() && !sender.empty() && sender != request.agent_id()) continue;
+        if (!request.agent_id().empty() && !sender.empty() &&
+            sender != request.agent_id())
+          continue;
         if (response.spans_size() == kMaxDamagedSpansListed) return response;
         v1::DamagedSpan* damaged = response.add_spans();
         damaged->set_run(run_id);

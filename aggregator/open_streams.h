@@ -1,7 +1,8 @@
-// Counts the open Upload streams of each agent id, so that one agent (a bug, or a restart storm
-// that leaves half-open streams behind) cannot take every stream the aggregator serves. The id is
-// what the client says: this guards against faulty agents, not hostile clients (those are kept
-// out by TLS and tokens).
+// Counts the open Upload streams of each agent id, so that one agent (a bug, or
+// a restart storm that leaves half-open streams behind) cannot take every
+// stream the aggregator serves. The id is what the client says: this guards
+// against faulty agents, not hostile clients (those are kept out by TLS and
+// tokens).
 #ifndef PROFDIFF_AGGREGATOR_OPEN_STREAMS_H_
 #define PROFDIFF_AGGREGATOR_OPEN_STREAMS_H_
 
@@ -18,7 +19,8 @@ class OpenStreams {
   // The right of one stream to stay open; gives its place back when destroyed.
   class Slot {
    public:
-    Slot(Slot&& other) noexcept : owner_(other.owner_), agent_(std::move(other.agent_)) {
+    Slot(Slot&& other) noexcept
+        : owner_(other.owner_), agent_(std::move(other.agent_)) {
       other.owner_ = nullptr;
     }
     Slot& operator=(Slot&&) = delete;
@@ -26,15 +28,17 @@ class OpenStreams {
 
    private:
     friend class OpenStreams;
-    Slot(OpenStreams* owner, std::string agent) : owner_(owner), agent_(std::move(agent)) {}
+    Slot(OpenStreams* owner, std::string agent)
+        : owner_(owner), agent_(std::move(agent)) {}
     OpenStreams* owner_;
     std::string agent_;
   };
 
   explicit OpenStreams(int max_per_agent) : max_per_agent_(max_per_agent) {}
 
-  // A slot for one more stream of `agent_id`; Unavailable naming the limit (retry later) when the
-  // agent holds max_per_agent already. The slots must not outlive this object.
+  // A slot for one more stream of `agent_id`; Unavailable naming the limit
+  // (retry later) when the agent holds max_per_agent already. The slots must
+  // not outlive this object.
   absl::StatusOr<Slot> Acquire(const std::string& agent_id);
   int open(const std::string& agent_id) const;
 

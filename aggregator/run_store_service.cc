@@ -12,7 +12,8 @@ namespace {
 
 // Runs `read` on the pool and finishes the unary call with its result.
 template <typename Response, typename Read>
-grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, base::ThreadPool* pool,
+grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context,
+                                       base::ThreadPool* pool,
                                        Response* response, Read read) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   pool->Post([reactor, response, read = std::move(read)]() mutable {
@@ -23,21 +24,26 @@ grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context, bas
   return reactor;
 }
 
-// Streams an export made piece by piece on the pool: the next piece is made only once the last
-// one is written, so a reader that stalls holds one piece (and one stored chunk) here.
-class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
+// Streams an export made piece by piece on the pool: the next piece is made
+// only once the last one is written, so a reader that stalls holds one piece
+// (and one stored chunk) here.
+class ExportReactor final
+    : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
  public:
-  ExportReactor(const Store* store, base::ThreadPool* pool, std::atomic<int>* exports,
+  ExportReactor(const Store* store, base::ThreadPool* pool,
+                std::atomic<int>* exports,
                 const v1::ExportTraceRequest* request)
       : pool_(pool), exports_(exports) {
     if (exports_->fetch_add(1) >= RunStoreService::kMaxConcurrentExports) {
       Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                           base::StrCat(RunStoreService::kMaxConcurrentExports,
-                                       " exports are in progress, the limit; retry when one has ended")));
+                                       " exports are in progress, the limit; "
+                                       "retry when one has ended")));
       return;
     }
     pool_->Post([this, store, request] {
-      absl::StatusOr<std::unique_ptr<TraceExport>> made = store->ExportTrace(*request);
+      absl::StatusOr<std::unique_ptr<TraceExport>> made =
+          store->ExportTrace(*request);
       if (!made.ok()) {
         Finish(rpc::ToGrpcStatus(made.status()));
         return;
@@ -63,7 +69,8 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk
  private:
   void WriteNext() {
     std::string piece;
-    absl::StatusOr<bool> more = export_->NextPiece(RunStoreService::kExportPieceBytes, piece);
+    absl::StatusOr<bool> more =
+        export_->NextPiece(RunStoreService::kExportPieceBytes, piece);
     if (!more.ok() || !*more) {
       Finish(rpc::ToGrpcStatus(more.status()));
       return;
@@ -80,34 +87,39 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::ExportTraceChunk
 
 }  // namespace
 
-grpc::ServerUnaryReactor* RunStoreService::ListRuns(grpc::CallbackServerContext* context,
-                                                    const v1::ListRunsRequest* request,
-                                                    v1::ListRunsResponse* response) {
-  return FinishOnPool(context, pool_, response, [this, request] { return store_->ListRuns(*request); });
+grpc::ServerUnaryReactor* RunStoreService::ListRuns(
+    grpc::CallbackServerContext* context, const v1::ListRunsRequest* request,
+    v1::ListRunsResponse* response) {
+  return FinishOnPool(context, pool_, response,
+                      [this, request] { return store_->ListRuns(*request); });
 }
 
-grpc::ServerUnaryReactor* RunStoreService::GetRun(grpc::CallbackServerContext* context,
-                                                  const v1::GetRunRequest* request,
-                                                  v1::StoredRun* response) {
-  return FinishOnPool(context, pool_, response, [this, request] { return store_->GetRun(request->run()); });
+grpc::ServerUnaryReactor* RunStoreService::GetRun(
+    grpc::CallbackServerContext* context, const v1::GetRunRequest* request,
+    v1::StoredRun* response) {
+  return FinishOnPool(context, pool_, response, [this, request] {
+    return store_->GetRun(request->run());
+  });
 }
 
-grpc::ServerUnaryReactor* RunStoreService::GetProfile(grpc::CallbackServerContext* context,
-                                                      const v1::GetProfileRequest* request,
-                                                      v1::RunProfile* response) {
+grpc::ServerUnaryReactor* RunStoreService::GetProfile(
+    grpc::CallbackServerContext* context, const v1::GetProfileRequest* request,
+    v1::RunProfile* response) {
   return FinishOnPool(context, pool_, response,
                       [this, request] { return store_->GetProfile(*request); });
 }
 
-grpc::ServerUnaryReactor* RunStoreService::GetRunTables(grpc::CallbackServerContext* context,
-                                                        const v1::GetRunTablesRequest* request,
-                                                        v1::RunTables* response) {
-  return FinishOnPool(context, pool_, response,
-                      [this, request] { return store_->GetRunTables(*request); });
+grpc::ServerUnaryReactor* RunStoreService::GetRunTables(
+    grpc::CallbackServerContext* context,
+    const v1::GetRunTablesRequest* request, v1::RunTables* response) {
+  return FinishOnPool(context, pool_, response, [this, request] {
+    return store_->GetRunTables(*request);
+  });
 }
 
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreService::ExportTrace(
-    grpc::CallbackServerContext* /*context*/, const v1::ExportTraceRequest* request) {
+    grpc::CallbackServerContext* /*context*/,
+    const v1::ExportTraceRequest* request) {
   // gRPC owns the reactor until OnDone (STYLE.md §8).
   return new ExportReactor(store_, pool_, &exports_, request);
 }

@@ -1,28 +1,30 @@
-// The RunStore gRPC service: ListRuns, GetRun, GetProfile, GetRunTables and ExportTrace over a
-// Store (any backend).
+// The RunStore gRPC service: ListRuns, GetRun, GetProfile, GetRunTables and
+// ExportTrace over a Store (any backend).
 #ifndef PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_RUN_STORE_SERVICE_H_
 
 #include <atomic>
 
-#include "base/thread_pool.h"
 #include "aggregator/store.h"
+#include "base/thread_pool.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 
 namespace profdiff::aggregator {
 
-// Every read runs on `pool` (it may read segments and build profiles). ExportTrace streams the
-// JSON in pieces of about kExportPieceBytes, each made once the last is written, so an export
-// holds one decoded stored chunk (~20 MiB at the agent's default 65,536 events per chunk)
-// however slowly it is read; at most kMaxConcurrentExports run at once (more are
-// RESOURCE_EXHAUSTED), which bounds what stalled readers can hold. `store` and `pool` must
-// outlive the service.
+// Every read runs on `pool` (it may read segments and build profiles).
+// ExportTrace streams the JSON in pieces of about kExportPieceBytes, each made
+// once the last is written, so an export holds one decoded stored chunk (~20
+// MiB at the agent's default 65,536 events per chunk) however slowly it is
+// read; at most kMaxConcurrentExports run at once (more are
+// RESOURCE_EXHAUSTED), which bounds what stalled readers can hold. `store` and
+// `pool` must outlive the service.
 class RunStoreService final : public v1::RunStore::CallbackService {
  public:
   static constexpr size_t kExportPieceBytes = 1 << 20;
   static constexpr int kMaxConcurrentExports = 16;
 
-  RunStoreService(const Store* store, base::ThreadPool* pool) : store_(store), pool_(pool) {}
+  RunStoreService(const Store* store, base::ThreadPool* pool)
+      : store_(store), pool_(pool) {}
 
   grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
                                      const v1::ListRunsRequest* request,
@@ -37,7 +39,8 @@ class RunStoreService final : public v1::RunStore::CallbackService {
                                          const v1::GetRunTablesRequest* request,
                                          v1::RunTables* response) override;
   grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
-      grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
+      grpc::CallbackServerContext* context,
+      const v1::ExportTraceRequest* request) override;
 
  private:
   const Store* store_;

@@ -8,11 +8,14 @@
 namespace profdiff::aggregator {
 namespace {
 
-bool InSteps(int32_t step_index, int kept_steps) { return step_index >= 0 && step_index < kept_steps; }
+bool InSteps(int32_t step_index, int kept_steps) {
+  return step_index >= 0 && step_index < kept_steps;
+}
 
 }  // namespace
 
-v1::OperatorValues OperatorContribution(const v1::OperatorStats& row, int kept_steps, bool per_step) {
+v1::OperatorValues OperatorContribution(const v1::OperatorStats& row,
+                                        int kept_steps, bool per_step) {
   v1::OperatorValues out;
   if (!per_step || kept_steps == 0) {
     out.set_calls(row.calls());
@@ -39,7 +42,8 @@ v1::OperatorValues OperatorContribution(const v1::OperatorStats& row, int kept_s
   return out;
 }
 
-v1::KernelValues KernelContribution(const v1::KernelStats& row, int kept_steps, bool per_step) {
+v1::KernelValues KernelContribution(const v1::KernelStats& row, int kept_steps,
+                                    bool per_step) {
   v1::KernelValues out;
   out.set_min_us(row.min_us());
   out.set_max_us(row.max_us());
@@ -58,7 +62,8 @@ v1::KernelValues KernelContribution(const v1::KernelStats& row, int kept_steps, 
   return out;
 }
 
-v1::RunTables RunTablesOf(const v1::RunProfile& profile, v1::Normalization normalize) {
+v1::RunTables RunTablesOf(const v1::RunProfile& profile,
+                          v1::Normalization normalize) {
   const bool per_step = normalize != v1::NORMALIZATION_TOTAL;
   std::map<std::pair<std::string, std::string>, v1::OperatorValues> operators;
   std::map<std::pair<std::string, std::string>, v1::KernelValues> kernels;
@@ -79,14 +84,17 @@ v1::RunTables RunTablesOf(const v1::RunProfile& profile, v1::Normalization norma
       v1::KernelValues& sum = it->second;
       sum.set_calls(sum.calls() + add.calls());
       sum.set_total_us(sum.total_us() + add.total_us());
-      sum.set_min_us(first ? add.min_us() : std::min(sum.min_us(), add.min_us()));
-      sum.set_max_us(first ? add.max_us() : std::max(sum.max_us(), add.max_us()));
+      sum.set_min_us(first ? add.min_us()
+                           : std::min(sum.min_us(), add.min_us()));
+      sum.set_max_us(first ? add.max_us()
+                           : std::max(sum.max_us(), add.max_us()));
     }
   }
   v1::RunTables out;
   out.set_run(profile.run());
   out.set_workers(profile.workers_size());
-  for (const v1::WorkerProfile& worker : profile.workers()) out.add_ranks(worker.worker().rank());
+  for (const v1::WorkerProfile& worker : profile.workers())
+    out.add_ranks(worker.worker().rank());
   const double workers = std::max(profile.workers_size(), 1);
   for (auto& [key, sum] : operators) {
     v1::OperatorRunRow& row = *out.add_operators();
@@ -106,7 +114,8 @@ v1::RunTables RunTablesOf(const v1::RunProfile& profile, v1::Normalization norma
     v1::KernelValues& values = *row.mutable_values();
     values.set_calls(sum.calls() / workers);
     values.set_total_us(sum.total_us() / workers);
-    values.set_mean_us(values.calls() > 0 ? values.total_us() / values.calls() : 0);
+    values.set_mean_us(values.calls() > 0 ? values.total_us() / values.calls()
+                                          : 0);
     values.set_min_us(sum.min_us());
     values.set_max_us(sum.max_us());
   }

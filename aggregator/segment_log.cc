@@ -7,8 +7,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include <absl/strings/str_format.h>
 #include <absl/strings/numbers.h>
+#include <absl/strings/str_format.h>
 #include <libdeflate.h>
 
 #include "aggregator/batch_codec.h"
@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 
 constexpr uint32_t kRecordMagic = 0x52534450;  // "PDSR" little-endian
 constexpr size_t kHeaderBytes = 32;
-// A segment bigger than this cannot have been written by us (it rolls at max_segment_bytes).
+// A segment bigger than this cannot have been written by us (it rolls at
+// max_segment_bytes).
 constexpr uint64_t kMaxSegmentFileBytes = uint64_t{4} << 30;
 
 struct RecordHeader {
@@ -45,29 +46,38 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
   return libdeflate_crc32(crc, payload.data(), payload.size());
 }
 
-std::string SegmentName(int index) { return absl::StrFormat("seg-%06d.log", index); }
+std::string SegmentName(int index) {
+  return absl::StrFormat("seg-%06d.log", index);
+}
 
-// N of ".../seg-N.log" (ListSegments only lists such names); 0 when N is not a number.
+// N of ".../seg-N.log" (ListSegments only lists such names); 0 when N is not a
+// number.
 int SegmentNumber(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   int number = 0;
-  return absl::SimpleAtoi(name.substr(4, name.size() - 8), &number) ? number : 0;
+  return absl::SimpleAtoi(name.substr(4, name.size() - 8), &number) ? number
+                                                                    : 0;
 }
 
-std::string QuarantineDir(const std::string& span_dir) { return span_dir + "/quarantine"; }
+std::string QuarantineDir(const std::string& span_dir) {
+  return span_dir + "/quarantine";
+}
 
 }  // namespace
 
 std::vector<std::string> ListSegments(const std::string& span_dir) {
   std::vector<std::string> names;
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(span_dir, error)) {
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(span_dir, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("seg-") && name.ends_with(".log")) names.push_back(name);
+    if (name.starts_with("seg-") && name.ends_with(".log"))
+      names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   std::vector<std::string> paths;
-  for (const std::string& name : names) paths.push_back(base::StrCat(span_dir, "/", name));
+  for (const std::string& name : names)
+    paths.push_back(base::StrCat(span_dir, "/", name));
   return paths;
 }
 
@@ -80,7 +90,8 @@ absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
     bytes += fs::file_size(path, error);
     fs::rename(path, fs::path(quarantine) / fs::path(path).filename(), error);
     if (error) {
-      return absl::UnavailableError(base::StrCat(path, ": cannot move to quarantine/: ", error.message()));
+      return absl::UnavailableError(base::StrCat(
+          path, ": cannot move to quarantine/: ", error.message()));
     }
   }
   PD_RETURN_IF_ERROR(base::SyncDirectory(quarantine));
@@ -90,15 +101,18 @@ absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
 
 namespace {
 
-// One record parsed from a segment's bytes at `offset`, or why it is not a valid record.
+// One record parsed from a segment's bytes at `offset`, or why it is not a
+// valid record.
 struct ParsedRecord {
   RecordHeader header;
   std::string_view payload;
-  std::string problem;     // empty when valid
-  bool cut_short = false;  // the bytes end inside the record (a torn write, at a file's end)
+  std::string problem;  // empty when valid
+  bool cut_short =
+      false;  // the bytes end inside the record (a torn write, at a file's end)
 };
 
-// A header whose magic and sizes a record can have (its payload is then safe to read).
+// A header whose magic and sizes a record can have (its payload is then safe to
+// read).
 bool PlausibleHeader(const RecordHeader& h) {
   return h.magic == kRecordMagic && h.raw_bytes <= kMaxRecordRawBytes &&
          h.compressed_bytes <= CompressedBound(h.raw_bytes);
@@ -107,8 +121,9 @@ bool PlausibleHeader(const RecordHeader& h) {
 ParsedRecord ParseRecord(std::string_view bytes, size_t offset) {
   ParsedRecord record;
   if (bytes.size() - offset < kHeaderBytes) {
-    record.problem = base::StrCat("record header cut short (", bytes.size() - offset, " of ",
-                                  kHeaderBytes, " bytes)");
+    record.problem =
+        base::StrCat("record header cut short (", bytes.size() - offset, " of ",
+                     kHeaderBytes, " bytes)");
     record.cut_short = true;
     return record;
   }
@@ -117,28 +132,32 @@ ParsedRecord ParseRecord(std::string_view bytes, size_t offset) {
   if (h.magic != kRecordMagic) {
     record.problem = "bad record magic";
   } else if (!PlausibleHeader(h)) {
-    record.problem = base::StrCat("record sizes out of bounds (raw ", h.raw_bytes, ", compressed ",
-                                  h.compressed_bytes, ")");
+    record.problem =
+        base::StrCat("record sizes out of bounds (raw ", h.raw_bytes,
+                     ", compressed ", h.compressed_bytes, ")");
   } else if (bytes.size() - offset - kHeaderBytes < h.compressed_bytes) {
-    record.problem = base::StrCat("record payload cut short (", bytes.size() - offset - kHeaderBytes,
-                                  " of ", h.compressed_bytes, " bytes)");
+    record.problem = base::StrCat("record payload cut short (",
+                                  bytes.size() - offset - kHeaderBytes, " of ",
+                                  h.compressed_bytes, " bytes)");
     record.cut_short = true;
   } else {
     record.payload = bytes.substr(offset + kHeaderBytes, h.compressed_bytes);
-    if (RecordCrc(bytes.data() + offset, record.payload) != h.crc) record.problem = "record CRC mismatch";
+    if (RecordCrc(bytes.data() + offset, record.payload) != h.crc)
+      record.problem = "record CRC mismatch";
   }
   return record;
 }
 
 absl::Status TruncateFile(const std::string& path, uint64_t size_bytes) {
   if (::truncate(path.c_str(), static_cast<off_t>(size_bytes)) != 0) {
-    return absl::UnavailableError(base::StrCat(path, ": truncate to ", size_bytes, " bytes: ",
-                                               std::strerror(errno)));
+    return absl::UnavailableError(base::StrCat(
+        path, ": truncate to ", size_bytes, " bytes: ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
 
-// The offset of the next valid record at or after `from`, or bytes.size() when there is none.
+// The offset of the next valid record at or after `from`, or bytes.size() when
+// there is none.
 size_t NextValidRecord(std::string_view bytes, size_t from) {
   const std::string_view magic("PDSR", 4);  // kRecordMagic as it lies on disk
   for (size_t at = bytes.find(magic, from); at != std::string_view::npos;
@@ -148,65 +167,79 @@ size_t NextValidRecord(std::string_view bytes, size_t from) {
   return bytes.size();
 }
 
-// One segment's bytes split into what stays (valid records) and what goes to quarantine.
+// One segment's bytes split into what stays (valid records) and what goes to
+// quarantine.
 struct SegmentRanges {
-  std::vector<std::pair<size_t, size_t>> kept;        // [begin, end) of valid records
-  std::vector<std::pair<size_t, size_t>> damaged;     // [begin, end) to quarantine
-  size_t torn_tail_at = std::string::npos;            // last segment only: cut from here
+  std::vector<std::pair<size_t, size_t>> kept;  // [begin, end) of valid records
+  std::vector<std::pair<size_t, size_t>> damaged;  // [begin, end) to quarantine
+  size_t torn_tail_at = std::string::npos;  // last segment only: cut from here
 };
 
-// Moves the damaged ranges of `path` into quarantine files, then rewrites the segment with only
-// its kept ranges (quarantine first: at every instant each byte is in one of the two, durably).
-absl::Status QuarantineAndRewrite(const std::string& span_dir, const std::string& path,
-                                  std::string_view bytes, const SegmentRanges& ranges,
-                                  SpanScan& scan) {
+// Moves the damaged ranges of `path` into quarantine files, then rewrites the
+// segment with only its kept ranges (quarantine first: at every instant each
+// byte is in one of the two, durably).
+absl::Status QuarantineAndRewrite(const std::string& span_dir,
+                                  const std::string& path,
+                                  std::string_view bytes,
+                                  const SegmentRanges& ranges, SpanScan& scan) {
   const std::string quarantine = QuarantineDir(span_dir);
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
   for (const auto& [begin, end] : ranges.damaged) {
-    const std::string file = base::StrCat(quarantine, "/", fs::path(path).filename().string(), ".",
-                                          begin, ".bad");
-    PD_RETURN_IF_ERROR(base::WriteFileAtomically(file, bytes.substr(begin, end - begin)));
+    const std::string file =
+        base::StrCat(quarantine, "/", fs::path(path).filename().string(), ".",
+                     begin, ".bad");
+    PD_RETURN_IF_ERROR(
+        base::WriteFileAtomically(file, bytes.substr(begin, end - begin)));
     scan.quarantined.push_back(file);
   }
   std::string kept;
-  for (const auto& [begin, end] : ranges.kept) kept.append(bytes.substr(begin, end - begin));
+  for (const auto& [begin, end] : ranges.kept)
+    kept.append(bytes.substr(begin, end - begin));
   return base::WriteFileAtomically(path, kept);
 }
 
 }  // namespace
 
-absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) {
+absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(
+    const std::string& span_dir) {
   SpanScan scan;
   std::string bytes;
   const std::vector<std::string> paths = ListSegments(span_dir);
-  bool gap = false;  // a record past the prefix was seen: every later record is after the gap
+  bool gap = false;  // a record past the prefix was seen: every later record is
+                     // after the gap
   std::vector<std::string> problems;
   for (size_t index = 0; index < paths.size(); ++index) {
     const std::string& path = paths[index];
     const std::string name = fs::path(path).filename().string();
     PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxSegmentFileBytes, bytes));
     SegmentRanges ranges;
-    uint64_t prefix_bytes_here = 0;  // this segment's bytes that belong to the prefix, once rewritten
+    uint64_t prefix_bytes_here =
+        0;  // this segment's bytes that belong to the prefix, once rewritten
     uint64_t kept_bytes = 0;
     size_t offset = 0;
     while (offset < bytes.size()) {
       ParsedRecord record = ParseRecord(bytes, offset);
-      if (record.problem.empty() && record.header.sequence <= static_cast<uint64_t>(scan.last_sequence) &&
+      if (record.problem.empty() &&
+          record.header.sequence <= static_cast<uint64_t>(scan.last_sequence) &&
           scan.last_sequence >= 0) {
-        record.problem = base::StrCat("record sequence ", record.header.sequence,
-                                      " repeats an earlier one");
+        record.problem =
+            base::StrCat("record sequence ", record.header.sequence,
+                         " repeats an earlier one");
       }
       if (!record.problem.empty()) {
         const size_t next = NextValidRecord(bytes, offset + 1);
-        if (next == bytes.size() && record.cut_short && index + 1 == paths.size()) {
+        if (next == bytes.size() && record.cut_short &&
+            index + 1 == paths.size()) {
           // A crash mid-write: that record was never acknowledged.
           ranges.torn_tail_at = offset;
-          problems.push_back(base::StrCat(name, ": byte ", offset, ": ", record.problem,
-                                          "; cut ", bytes.size() - offset, " bytes of a torn write"));
+          problems.push_back(base::StrCat(
+              name, ": byte ", offset, ": ", record.problem, "; cut ",
+              bytes.size() - offset, " bytes of a torn write"));
         } else {
           ranges.damaged.emplace_back(offset, next);
-          problems.push_back(base::StrCat(name, ": byte ", offset, ": ", record.problem, "; ",
-                                          next - offset, " bytes moved to quarantine/"));
+          problems.push_back(base::StrCat(name, ": byte ", offset, ": ",
+                                          record.problem, "; ", next - offset,
+                                          " bytes moved to quarantine/"));
         }
         offset = next;
         continue;
@@ -214,15 +247,17 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) 
       const size_t size = kHeaderBytes + record.payload.size();
       ranges.kept.emplace_back(offset, offset + size);
       kept_bytes += size;
-      if (!gap && record.header.sequence == static_cast<uint64_t>(scan.last_sequence + 1)) {
+      if (!gap && record.header.sequence ==
+                      static_cast<uint64_t>(scan.last_sequence + 1)) {
         scan.last_sequence = static_cast<int64_t>(record.header.sequence);
         scan.event_count += record.header.event_count;
         scan.stored_bytes += size;
         prefix_bytes_here = kept_bytes;
       } else {
         if (!gap) {
-          problems.push_back(base::StrCat(name, ": chunks ", scan.last_sequence + 1, " to ",
-                                          record.header.sequence - 1, " are missing"));
+          problems.push_back(
+              base::StrCat(name, ": chunks ", scan.last_sequence + 1, " to ",
+                           record.header.sequence - 1, " are missing"));
         }
         gap = true;
         ++scan.records_after_gap;
@@ -230,7 +265,8 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) 
       offset += size;
     }
     if (!ranges.damaged.empty()) {
-      PD_RETURN_IF_ERROR(QuarantineAndRewrite(span_dir, path, bytes, ranges, scan));
+      PD_RETURN_IF_ERROR(
+          QuarantineAndRewrite(span_dir, path, bytes, ranges, scan));
     } else if (ranges.torn_tail_at != std::string::npos) {
       PD_RETURN_IF_ERROR(TruncateFile(path, ranges.torn_tail_at));
     }
@@ -240,15 +276,18 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir) 
         scan.prefix_end_path = path;
         scan.prefix_end_bytes = prefix_bytes_here;
       }
-    } else if (kept_bytes > 0 || scan.records_after_gap > 0 || !ranges.damaged.empty()) {
+    } else if (kept_bytes > 0 || scan.records_after_gap > 0 ||
+               !ranges.damaged.empty()) {
       scan.paths_after_prefix.push_back(path);
     } else if (scan.segment_paths.empty()) {
-      scan.paths_after_prefix.push_back(path);  // an empty segment before any record
+      scan.paths_after_prefix.push_back(
+          path);  // an empty segment before any record
     }
   }
   if (scan.records_after_gap > 0) {
-    problems.push_back(base::StrCat(scan.records_after_gap,
-                                    " intact chunks after the gap kept until the span is sent again"));
+    problems.push_back(base::StrCat(
+        scan.records_after_gap,
+        " intact chunks after the gap kept until the span is sent again"));
   }
   for (const std::string& problem : problems) {
     base::StrAppend(&scan.problem, scan.problem.empty() ? "" : "; ", problem);
@@ -260,7 +299,8 @@ namespace {
 
 class SegmentCursor final : public BatchCursor {
  public:
-  explicit SegmentCursor(std::vector<std::string> paths) : paths_(std::move(paths)) {}
+  explicit SegmentCursor(std::vector<std::string> paths)
+      : paths_(std::move(paths)) {}
 
   absl::StatusOr<std::optional<std::string_view>> Next() override {
     for (;;) {
@@ -269,12 +309,15 @@ class SegmentCursor final : public BatchCursor {
         path_ = paths_[next_path_++];
         file_ = base::ScopedFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
         if (!file_.valid()) {
-          return absl::UnavailableError(base::StrCat(path_, ": open: ", std::strerror(errno)));
+          return absl::UnavailableError(
+              base::StrCat(path_, ": open: ", std::strerror(errno)));
         }
         offset_ = 0;
       }
-      // The header, then the payload it announces (bounded by ParseRecord's size checks).
-      PD_ASSIGN_OR_RETURN(const size_t header_bytes, ReadAt(offset_, kHeaderBytes, 0));
+      // The header, then the payload it announces (bounded by ParseRecord's
+      // size checks).
+      PD_ASSIGN_OR_RETURN(const size_t header_bytes,
+                          ReadAt(offset_, kHeaderBytes, 0));
       if (header_bytes == 0) {
         file_ = base::ScopedFd();  // this segment is done
         continue;
@@ -285,7 +328,8 @@ class SegmentCursor final : public BatchCursor {
         std::memcpy(&header, record_.data(), kHeaderBytes);
         if (PlausibleHeader(header)) {
           PD_ASSIGN_OR_RETURN(const size_t payload,
-                              ReadAt(offset_ + kHeaderBytes, header.compressed_bytes, kHeaderBytes));
+                              ReadAt(offset_ + kHeaderBytes,
+                                     header.compressed_bytes, kHeaderBytes));
           have += payload;
         }
       }
@@ -293,7 +337,8 @@ class SegmentCursor final : public BatchCursor {
       const ParsedRecord record = ParseRecord(bytes, 0);
       std::string problem = record.problem;
       if (problem.empty() && record.header.sequence != expected_) {
-        problem = base::StrCat("record sequence ", record.header.sequence, ", expected ", expected_);
+        problem = base::StrCat("record sequence ", record.header.sequence,
+                               ", expected ", expected_);
       }
       std::string_view raw;
       if (problem.empty()) {
@@ -306,7 +351,8 @@ class SegmentCursor final : public BatchCursor {
         }
       }
       if (!problem.empty()) {
-        return absl::DataLossError(base::StrCat(path_, ": byte ", offset_, ": ", problem));
+        return absl::DataLossError(
+            base::StrCat(path_, ": byte ", offset_, ": ", problem));
       }
       ++expected_;
       offset_ += kHeaderBytes + record.payload.size();
@@ -315,15 +361,19 @@ class SegmentCursor final : public BatchCursor {
   }
 
  private:
-  // Reads up to `size` bytes at `offset` into record_ from `at`; returns how many (0 at the end).
+  // Reads up to `size` bytes at `offset` into record_ from `at`; returns how
+  // many (0 at the end).
   absl::StatusOr<size_t> ReadAt(uint64_t offset, size_t size, size_t at) {
     record_.resize(at + size);
     size_t done = 0;
     while (done < size) {
-      const ssize_t got = ::pread(file_.get(), record_.data() + at + done, size - done,
-                                  static_cast<off_t>(offset + done));
+      const ssize_t got =
+          ::pread(file_.get(), record_.data() + at + done, size - done,
+                  static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return absl::UnavailableError(base::StrCat(path_, ": pread: ", std::strerror(errno)));
+      if (got < 0)
+        return absl::UnavailableError(
+            base::StrCat(path_, ": pread: ", std::strerror(errno)));
       if (got == 0) break;
       done += static_cast<size_t>(got);
     }
@@ -361,45 +411,57 @@ SegmentWriter::~SegmentWriter() = default;
 absl::StatusOr<SegmentWriter> SegmentWriter::Open(const std::string& span_dir,
                                                   const SpanScan& scan,
                                                   uint64_t max_segment_bytes) {
-  // Records after a gap go: appends continue the valid prefix, and the agent sends them again.
+  // Records after a gap go: appends continue the valid prefix, and the agent
+  // sends them again.
   if (!scan.prefix_end_path.empty()) {
-    PD_RETURN_IF_ERROR(TruncateFile(scan.prefix_end_path, scan.prefix_end_bytes));
+    PD_RETURN_IF_ERROR(
+        TruncateFile(scan.prefix_end_path, scan.prefix_end_bytes));
   }
   for (const std::string& path : scan.paths_after_prefix) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return absl::UnavailableError(base::StrCat(path, ": unlink: ", std::strerror(errno)));
+      return absl::UnavailableError(
+          base::StrCat(path, ": unlink: ", std::strerror(errno)));
     }
   }
-  if (!scan.paths_after_prefix.empty()) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
-  // Continue the last valid segment, or start the first; the next one is numbered after it
-  // (numbers need not be contiguous: a segment may have been emptied into quarantine).
+  if (!scan.paths_after_prefix.empty())
+    PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  // Continue the last valid segment, or start the first; the next one is
+  // numbered after it (numbers need not be contiguous: a segment may have been
+  // emptied into quarantine).
   const bool any = !scan.segment_paths.empty();
-  const std::string path = any ? scan.segment_paths.back() : base::StrCat(span_dir, "/", SegmentName(0));
-  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file, base::AppendOnlyFile::Open(path));
+  const std::string path = any ? scan.segment_paths.back()
+                               : base::StrCat(span_dir, "/", SegmentName(0));
+  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
+                      base::AppendOnlyFile::Open(path));
   if (!any) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
-  return SegmentWriter(span_dir, max_segment_bytes, SegmentNumber(path) + 1, std::move(file));
+  return SegmentWriter(span_dir, max_segment_bytes, SegmentNumber(path) + 1,
+                       std::move(file));
 }
 
 absl::Status SegmentWriter::RollIfNeeded() {
   if (file_.size_bytes() < max_segment_bytes_) return absl::OkStatus();
-  const std::string path = base::StrCat(span_dir_, "/", SegmentName(next_segment_index_));
-  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file, base::AppendOnlyFile::Open(path));
+  const std::string path =
+      base::StrCat(span_dir_, "/", SegmentName(next_segment_index_));
+  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
+                      base::AppendOnlyFile::Open(path));
   PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir_));
   file_ = std::move(file);
   ++next_segment_index_;
   return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> SegmentWriter::Append(uint64_t sequence, uint32_t event_count,
+absl::StatusOr<uint64_t> SegmentWriter::Append(uint64_t sequence,
+                                               uint32_t event_count,
                                                std::string_view batch_bytes) {
   if (batch_bytes.size() > kMaxRecordRawBytes) {
-    return absl::ResourceExhaustedError(base::StrCat("chunk ", sequence, ": ", batch_bytes.size(),
-                                                     " bytes, more than the record limit of ",
-                                                     kMaxRecordRawBytes));
+    return absl::ResourceExhaustedError(base::StrCat(
+        "chunk ", sequence, ": ", batch_bytes.size(),
+        " bytes, more than the record limit of ", kMaxRecordRawBytes));
   }
   PD_RETURN_IF_ERROR(RollIfNeeded());
-  PD_RETURN_IF_ERROR(base::Annotate(compressor_.Compress(batch_bytes, record_, kHeaderBytes),
-                                    base::StrCat("chunk ", sequence)));
+  PD_RETURN_IF_ERROR(
+      base::Annotate(compressor_.Compress(batch_bytes, record_, kHeaderBytes),
+                     base::StrCat("chunk ", sequence)));
   const size_t compressed = record_.size() - kHeaderBytes;
   RecordHeader header;
   header.sequence = sequence;
@@ -407,14 +469,17 @@ absl::StatusOr<uint64_t> SegmentWriter::Append(uint64_t sequence, uint32_t event
   header.raw_bytes = static_cast<uint32_t>(batch_bytes.size());
   header.compressed_bytes = static_cast<uint32_t>(compressed);
   std::memcpy(record_.data(), &header, kHeaderBytes);
-  header.crc = RecordCrc(record_.data(), std::string_view(record_).substr(kHeaderBytes));
+  header.crc =
+      RecordCrc(record_.data(), std::string_view(record_).substr(kHeaderBytes));
   std::memcpy(record_.data(), &header, kHeaderBytes);
   const uint64_t size_before = file_.size_bytes();
   PD_RETURN_IF_ERROR(file_.Append(record_));
   if (absl::Status status = file_.Sync(); !status.ok()) {
-    // Not durable, so not acknowledged: the chunk will come again and must not follow itself.
+    // Not durable, so not acknowledged: the chunk will come again and must not
+    // follow itself.
     if (absl::Status cut = file_.CutBackTo(size_before); !cut.ok()) {
-      return base::Annotate(status, std::string_view(cut.message().data(), cut.message().size()));
+      return base::Annotate(
+          status, std::string_view(cut.message().data(), cut.message().size()));
     }
     return status;
   }

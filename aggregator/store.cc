@@ -13,14 +13,17 @@ namespace profdiff::aggregator {
 
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options) {
   if (!options.clickhouse_url.empty()) {
-    PD_ASSIGN_OR_RETURN(std::unique_ptr<ClickHouseStore> store, ClickHouseStore::Open(options));
+    PD_ASSIGN_OR_RETURN(std::unique_ptr<ClickHouseStore> store,
+                        ClickHouseStore::Open(options));
     return std::unique_ptr<Store>(std::move(store));
   }
-  PD_ASSIGN_OR_RETURN(std::unique_ptr<LocalStore> store, LocalStore::Open(options));
+  PD_ASSIGN_OR_RETURN(std::unique_ptr<LocalStore> store,
+                      LocalStore::Open(options));
   return std::unique_ptr<Store>(std::move(store));
 }
 
-absl::StatusOr<v1::RunTables> Store::GetRunTables(const v1::GetRunTablesRequest& request) const {
+absl::StatusOr<v1::RunTables> Store::GetRunTables(
+    const v1::GetRunTablesRequest& request) const {
   v1::GetProfileRequest profiles;
   profiles.set_run(request.run());
   *profiles.mutable_workers() = request.workers();
@@ -30,17 +33,19 @@ absl::StatusOr<v1::RunTables> Store::GetRunTables(const v1::GetRunTablesRequest&
 
 namespace {
 
-// Printable ASCII (no control characters, no newline), at most kMaxAgentIdBytes.
+// Printable ASCII (no control characters, no newline), at most
+// kMaxAgentIdBytes.
 absl::Status ValidatePrintable(std::string_view what, std::string_view text) {
   if (text.size() > kMaxAgentIdBytes) {
-    return absl::InvalidArgumentError(base::StrCat(what, " ", base::QuoteBytes(text), ": is ",
-                                                   text.size(), " bytes, the limit is ",
-                                                   kMaxAgentIdBytes));
+    return absl::InvalidArgumentError(
+        base::StrCat(what, " ", base::QuoteBytes(text), ": is ", text.size(),
+                     " bytes, the limit is ", kMaxAgentIdBytes));
   }
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] < 0x20 || text[i] > 0x7e) {
-      return absl::InvalidArgumentError(base::StrCat(what, " ", base::QuoteBytes(text), ": byte ", i,
-                                                     " is not printable ASCII"));
+      return absl::InvalidArgumentError(
+          base::StrCat(what, " ", base::QuoteBytes(text), ": byte ", i,
+                       " is not printable ASCII"));
     }
   }
   return absl::OkStatus();
@@ -56,58 +61,69 @@ absl::Status ValidateUploadHeader(const v1::UploadHeader& header) {
   PD_RETURN_IF_ERROR(ValidatePrintable("agent_id", header.agent_id()));
   PD_RETURN_IF_ERROR(ValidatePrintable("worker hostname", info.hostname()));
   if (info.rank() < 0) {
-    return absl::InvalidArgumentError(base::StrCat("worker rank ", info.rank(), ": must be >= 0"));
+    return absl::InvalidArgumentError(
+        base::StrCat("worker rank ", info.rank(), ": must be >= 0"));
   }
-  if (info.world_size() < 1 || info.world_size() > kMaxWorldSize || info.rank() >= info.world_size()) {
-    return absl::InvalidArgumentError(base::StrCat("worker world_size ", info.world_size(),
-                                                   ": must be in [1, ", kMaxWorldSize,
-                                                   "] and > rank ", info.rank()));
+  if (info.world_size() < 1 || info.world_size() > kMaxWorldSize ||
+      info.rank() >= info.world_size()) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "worker world_size ", info.world_size(), ": must be in [1, ",
+        kMaxWorldSize, "] and > rank ", info.rank()));
   }
   const std::string& fingerprint = header.content_fingerprint();
   if (fingerprint.size() > kMaxFingerprintBytes ||
       fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return absl::InvalidArgumentError(base::StrCat("content_fingerprint ", base::QuoteBytes(fingerprint),
-                                                   ": must be at most ", kMaxFingerprintBytes,
-                                                   " lowercase hex digits"));
+    return absl::InvalidArgumentError(base::StrCat(
+        "content_fingerprint ", base::QuoteBytes(fingerprint),
+        ": must be at most ", kMaxFingerprintBytes, " lowercase hex digits"));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckSameContent(const v1::UploadHeader& stored, const v1::UploadHeader& incoming) {
+absl::Status CheckSameContent(const v1::UploadHeader& stored,
+                              const v1::UploadHeader& incoming) {
   const std::string& before = stored.content_fingerprint();
   const std::string& now = incoming.content_fingerprint();
   if (before.empty() || now.empty() || before == now) return absl::OkStatus();
   return absl::AlreadyExistsError(base::StrCat(
-      "span ", incoming.span(), " of run ", incoming.run(), " worker ", incoming.worker().rank(), ".",
-      incoming.worker().worker_name(), " already holds other content (fingerprint ", before,
-      ", sent by agent ", base::QuoteBytes(stored.agent_id()), " from ",
-      base::QuoteBytes(stored.worker().source_path()), "); this upload's fingerprint is ", now,
-      " (from ", base::QuoteBytes(incoming.worker().source_path()),
+      "span ", incoming.span(), " of run ", incoming.run(), " worker ",
+      incoming.worker().rank(), ".", incoming.worker().worker_name(),
+      " already holds other content (fingerprint ", before, ", sent by agent ",
+      base::QuoteBytes(stored.agent_id()), " from ",
+      base::QuoteBytes(stored.worker().source_path()),
+      "); this upload's fingerprint is ", now, " (from ",
+      base::QuoteBytes(incoming.worker().source_path()),
       "): a different file cannot be stored under the same span id"));
 }
 
 void WorldSizeAgreement::Note(const v1::WorkerInfo& worker) {
   if (!worker.distributed_info_present() || world_size_ != 0) return;
   world_size_ = worker.world_size();
-  said_by_ = base::StrCat("rank ", worker.rank(), " (", worker.worker_name(), ")");
+  said_by_ =
+      base::StrCat("rank ", worker.rank(), " (", worker.worker_name(), ")");
 }
 
-absl::Status WorldSizeAgreement::Check(const std::string& run, const v1::WorkerInfo& worker) const {
-  if (!worker.distributed_info_present() || world_size_ == 0 || worker.world_size() == world_size_) {
+absl::Status WorldSizeAgreement::Check(const std::string& run,
+                                       const v1::WorkerInfo& worker) const {
+  if (!worker.distributed_info_present() || world_size_ == 0 ||
+      worker.world_size() == world_size_) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(base::StrCat(
-      "run ", run, ": this span of rank ", worker.rank(), " (", worker.worker_name(),
-      ") says world_size ", worker.world_size(), ", but the run's stored spans say ", world_size_,
-      " (", said_by_, "): one run has one world size; upload it under another --run"));
+      "run ", run, ": this span of rank ", worker.rank(), " (",
+      worker.worker_name(), ") says world_size ", worker.world_size(),
+      ", but the run's stored spans say ", world_size_, " (", said_by_,
+      "): one run has one world size; upload it under another --run"));
 }
 
 absl::Status CheckChunkSize(const v1::TraceChunk& chunk) {
   const size_t bytes = chunk.events().ByteSizeLong();
-  if (bytes <= static_cast<size_t>(rpc::kMaxChunkBytes)) return absl::OkStatus();
-  return absl::ResourceExhaustedError(base::StrCat("chunk ", chunk.sequence(), ": its events are ", bytes,
-                                                   " bytes encoded, the limit is ", rpc::kMaxChunkBytes,
-                                                   " (split it into more chunks)"));
+  if (bytes <= static_cast<size_t>(rpc::kMaxChunkBytes))
+    return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      base::StrCat("chunk ", chunk.sequence(), ": its events are ", bytes,
+                   " bytes encoded, the limit is ", rpc::kMaxChunkBytes,
+                   " (split it into more chunks)"));
 }
 
 std::string DisplayId(std::string_view id) {
@@ -123,12 +139,14 @@ absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request) {
   constexpr int kDefaultPageSize = 100;
   constexpr int kMaxPageSize = 1000;
   if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
-    return absl::InvalidArgumentError(
-        base::StrCat("page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
+    return absl::InvalidArgumentError(base::StrCat(
+        "page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
   }
   return request.page_size() == 0 ? kDefaultPageSize : request.page_size();
 }
 
-std::string WorkerKey(int32_t rank, const std::string& name) { return base::StrCat(rank, ".", name); }
+std::string WorkerKey(int32_t rank, const std::string& name) {
+  return base::StrCat(rank, ".", name);
+}
 
 }  // namespace profdiff::aggregator

@@ -1,20 +1,29 @@
-// The contract every run store keeps, whichever backend holds the data: the local data folder
-// (aggregator/local_store.h) or a sharded ClickHouse cluster (aggregator/clickhouse/
-// clickhouse_store.h). The Collector and RunStore services talk only to this interface.
+// The contract every run store keeps, whichever backend holds the data: the
+// local data folder (aggregator/local_store.h) or a sharded ClickHouse cluster
+// (aggregator/clickhouse/ clickhouse_store.h). The Collector and RunStore
+// services talk only to this interface.
 //
 // Contract (tests/aggregator/collector_test.cc runs it against both backends):
-// 1. A chunk is acknowledged (AppendChunk returns) only once it is durable in the store; the
-//    durable sequence OpenSpan reports is the store's, so an agent resumes after its last
-//    acknowledged chunk even on another aggregator replica.
-// 2. A chunk at or below the durable sequence is a duplicate and ignored; a retried write
+// 1. A chunk is acknowledged (AppendChunk returns) only once it is durable in
+// the store; the
+//    durable sequence OpenSpan reports is the store's, so an agent resumes
+//    after its last acknowledged chunk even on another aggregator replica.
+// 2. A chunk at or below the durable sequence is a duplicate and ignored; a
+// retried write
 //    never counts an event twice.
 // 3. A refused chunk (bad batch, a limit, out of order) changes nothing stored.
-// 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored (aggregator/run_state.h).
-// 5. Reads never answer with part of a run: when some of it cannot be read they fail.
-// 6. A span's content is fixed: a header whose content_fingerprint differs from the stored
-//    span's is refused (AlreadyExists), never acknowledged as stored nor mixed into it.
-// 7. A run's world size comes from its workers' distributedInfo; a span whose distributedInfo
-//    names another world size is refused (FailedPrecondition, naming both values).
+// 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored
+// (aggregator/run_state.h).
+// 5. Reads never answer with part of a run: when some of it cannot be read they
+// fail.
+// 6. A span's content is fixed: a header whose content_fingerprint differs from
+// the stored
+//    span's is refused (AlreadyExists), never acknowledged as stored nor mixed
+//    into it.
+// 7. A run's world size comes from its workers' distributedInfo; a span whose
+// distributedInfo
+//    names another world size is refused (FailedPrecondition, naming both
+//    values).
 #ifndef PROFDIFF_AGGREGATOR_STORE_H_
 #define PROFDIFF_AGGREGATOR_STORE_H_
 
@@ -35,40 +44,47 @@
 
 namespace profdiff::aggregator {
 
-// The largest world size a run may declare: a bound on what one upload can make a reader
-// allocate (ranks listed as missing, per-rank rows).
+// The largest world size a run may declare: a bound on what one upload can make
+// a reader allocate (ranks listed as missing, per-rank rows).
 inline constexpr int32_t kMaxWorldSize = 1 << 20;
 // Agent ids and hostnames in headers: printable ASCII, at most this long.
 inline constexpr size_t kMaxAgentIdBytes = 255;
 // A content fingerprint: at most this many lowercase hex digits.
 inline constexpr size_t kMaxFingerprintBytes = 64;
 
-// A Chrome-trace export produced on demand, piece by piece, so a slow reader holds one stored
-// chunk's worth of memory on the server, not the whole document (aggregator/stored_spans.h).
+// A Chrome-trace export produced on demand, piece by piece, so a slow reader
+// holds one stored chunk's worth of memory on the server, not the whole
+// document (aggregator/stored_spans.h).
 class TraceExport {
  public:
   virtual ~TraceExport() = default;
-  // Replaces `piece` with the next part of the JSON document: about `max_bytes` (one event may
-  // go past it). False, with `piece` empty, once the document is complete. DataLoss when stored
-  // events are damaged.
-  virtual absl::StatusOr<bool> NextPiece(size_t max_bytes, std::string& piece) = 0;
+  // Replaces `piece` with the next part of the JSON document: about `max_bytes`
+  // (one event may go past it). False, with `piece` empty, once the document is
+  // complete. DataLoss when stored events are damaged.
+  virtual absl::StatusOr<bool> NextPiece(size_t max_bytes,
+                                         std::string& piece) = 0;
 };
 
 struct StoreOptions {
   // Backend: the local data folder, unless `clickhouse_url` is set
-  // (clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one address per shard).
+  // (clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one address per
+  // shard).
   std::string data_dir;
   std::string clickhouse_url;
-  std::string clickhouse_cluster = "profdiff";  // the servers' remote_servers cluster
-  uint64_t max_segment_bytes = 64 << 20;           // local: segment files roll at this size
-  uint64_t max_span_bytes = uint64_t{16} << 30;    // stored bytes of one span
-  absl::Duration partial_after = absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
+  std::string clickhouse_cluster =
+      "profdiff";  // the servers' remote_servers cluster
+  uint64_t max_segment_bytes = 64
+                               << 20;  // local: segment files roll at this size
+  uint64_t max_span_bytes = uint64_t{16} << 30;  // stored bytes of one span
+  absl::Duration partial_after =
+      absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
   trace::EventBatchLimits batch_limits;
 };
 
 class Store {
  public:
-  // The right to append to one span, held by one upload stream; released when destroyed.
+  // The right to append to one span, held by one upload stream; released when
+  // destroyed.
   class SpanLease {
    public:
     virtual ~SpanLease() = default;
@@ -87,54 +103,68 @@ class Store {
   // Where the data is, for the log.
   virtual std::string Describe() const = 0;
 
-  // Starts or resumes the span `header` names. InvalidArgument for bad ids/ranks; Aborted when
-  // another stream holds the span.
-  virtual absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) = 0;
-  // Stores `chunk` durably and returns the span's durable sequence (see the contract above).
-  // InvalidArgument: out-of-order sequence, a batch that does not decode; ResourceExhausted:
-  // batch or span limits; FailedPrecondition: the span is closed; Unavailable: the store cannot
-  // be written now (the agent retries).
-  virtual absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) = 0;
+  // Starts or resumes the span `header` names. InvalidArgument for bad
+  // ids/ranks; Aborted when another stream holds the span.
+  virtual absl::StatusOr<OpenedSpan> OpenSpan(
+      const v1::UploadHeader& header) = 0;
+  // Stores `chunk` durably and returns the span's durable sequence (see the
+  // contract above). InvalidArgument: out-of-order sequence, a batch that does
+  // not decode; ResourceExhausted: batch or span limits; FailedPrecondition:
+  // the span is closed; Unavailable: the store cannot be written now (the agent
+  // retries).
+  virtual absl::StatusOr<int64_t> AppendChunk(SpanLease& lease,
+                                              const v1::TraceChunk& chunk) = 0;
 
-  // What StartAppendChunk reports: the chunk's sequence once it is durable (for a duplicate, the
-  // durable sequence), or why not. With earlier chunks still in flight the span's durable
-  // sequence may be lower: a caller acknowledging answers in chunk order, and none after a
-  // failure, acknowledges only durable prefixes.
+  // What StartAppendChunk reports: the chunk's sequence once it is durable (for
+  // a duplicate, the durable sequence), or why not. With earlier chunks still
+  // in flight the span's durable sequence may be lower: a caller acknowledging
+  // answers in chunk order, and none after a failure, acknowledges only durable
+  // prefixes.
   using AppendDone = absl::AnyInvocable<void(absl::StatusOr<int64_t>)>;
-  // AppendChunk without waiting for the store's write, so a stream can hand over its next chunk
-  // while this one is stored: `done` runs once the chunk is durable or refused, on whichever
-  // thread finished it (possibly inline, before this returns). The caller starts a lease's
-  // appends one at a time (the next once this returns), keeps the lease until every `done` ran,
-  // and calls CloseSpan only after that. `chunk` is not used after this returns. A chunk that
-  // fails after later ones were handed over leaves the lease refusing appends (Unavailable)
-  // until those are done; then it continues from the durable sequence. The default runs
-  // AppendChunk.
-  virtual void StartAppendChunk(SpanLease& lease, const v1::TraceChunk& chunk, AppendDone done) {
+  // AppendChunk without waiting for the store's write, so a stream can hand
+  // over its next chunk while this one is stored: `done` runs once the chunk is
+  // durable or refused, on whichever thread finished it (possibly inline,
+  // before this returns). The caller starts a lease's appends one at a time
+  // (the next once this returns), keeps the lease until every `done` ran, and
+  // calls CloseSpan only after that. `chunk` is not used after this returns. A
+  // chunk that fails after later ones were handed over leaves the lease
+  // refusing appends (Unavailable) until those are done; then it continues from
+  // the durable sequence. The default runs AppendChunk.
+  virtual void StartAppendChunk(SpanLease& lease, const v1::TraceChunk& chunk,
+                                AppendDone done) {
     done(AppendChunk(lease, chunk));
   }
-  // Closes the span after checking `end` against what is stored (InvalidArgument when chunk or
-  // event counts differ), and has its worker's profile rebuilt: the local store before it
-  // returns, the ClickHouse store in the background (its reads build a profile not stored yet).
-  // Idempotent.
+  // Closes the span after checking `end` against what is stored
+  // (InvalidArgument when chunk or event counts differ), and has its worker's
+  // profile rebuilt: the local store before it returns, the ClickHouse store in
+  // the background (its reads build a profile not stored yet). Idempotent.
   virtual absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) = 0;
 
-  // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for bad requests.
-  virtual absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const = 0;
-  virtual absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const = 0;
-  // The profiles of the selected workers with a closed span, by rank; FailedPrecondition when
-  // none has one yet.
-  virtual absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const = 0;
-  // The operator and kernel tables of the selected workers reduced to run values (RunTables), so
-  // a large run's tables reach the differ without its profiles. Errors as GetProfile. The
-  // default reduces GetProfile's answer (aggregator/run_tables.h).
-  virtual absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const;
-  // The Chrome-trace JSON of one worker's closed spans (or of one span), produced as it is read.
-  // NotFound / InvalidArgument for the request; DataLoss when stored events are damaged (also
-  // from NextPiece); FailedPrecondition for a span still uploading.
+  // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for
+  // bad requests.
+  virtual absl::StatusOr<v1::ListRunsResponse> ListRuns(
+      const v1::ListRunsRequest& request) const = 0;
+  virtual absl::StatusOr<v1::StoredRun> GetRun(
+      const std::string& run) const = 0;
+  // The profiles of the selected workers with a closed span, by rank;
+  // FailedPrecondition when none has one yet.
+  virtual absl::StatusOr<v1::RunProfile> GetProfile(
+      const v1::GetProfileRequest& request) const = 0;
+  // The operator and kernel tables of the selected workers reduced to run
+  // values (RunTables), so a large run's tables reach the differ without its
+  // profiles. Errors as GetProfile. The default reduces GetProfile's answer
+  // (aggregator/run_tables.h).
+  virtual absl::StatusOr<v1::RunTables> GetRunTables(
+      const v1::GetRunTablesRequest& request) const;
+  // The Chrome-trace JSON of one worker's closed spans (or of one span),
+  // produced as it is read. NotFound / InvalidArgument for the request;
+  // DataLoss when stored events are damaged (also from NextPiece);
+  // FailedPrecondition for a span still uploading.
   virtual absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const = 0;
-  // Spans found damaged (INCOMPLETE) that their agents should send again: those `request`'s
-  // agent sent and those whose sender is unknown (at most 1000). The default: none.
+  // Spans found damaged (INCOMPLETE) that their agents should send again: those
+  // `request`'s agent sent and those whose sender is unknown (at most 1000).
+  // The default: none.
   virtual absl::StatusOr<v1::ListDamagedSpansResponse> ListDamagedSpans(
       const v1::ListDamagedSpansRequest& request) const;
 };
@@ -142,37 +172,44 @@ class Store {
 // Opens the backend `options` names.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
 
-// The checks every backend makes of an upload header: ids, rank, world size (<= kMaxWorldSize),
-// agent id and hostname (printable, bounded), content fingerprint (hex, bounded).
+// The checks every backend makes of an upload header: ids, rank, world size (<=
+// kMaxWorldSize), agent id and hostname (printable, bounded), content
+// fingerprint (hex, bounded).
 absl::Status ValidateUploadHeader(const v1::UploadHeader& header);
 
-// Contract 6: OK unless both fingerprints are set and differ; then AlreadyExists naming the span,
-// both fingerprints and the stored span's agent and source path.
-absl::Status CheckSameContent(const v1::UploadHeader& stored, const v1::UploadHeader& incoming);
+// Contract 6: OK unless both fingerprints are set and differ; then
+// AlreadyExists naming the span, both fingerprints and the stored span's agent
+// and source path.
+absl::Status CheckSameContent(const v1::UploadHeader& stored,
+                              const v1::UploadHeader& incoming);
 
-// Contract 7: the world size a run's spans agree on. `Note` each stored span's worker (those
-// without distributedInfo do not count: their world size is a guess), then `Check` a new one.
+// Contract 7: the world size a run's spans agree on. `Note` each stored span's
+// worker (those without distributedInfo do not count: their world size is a
+// guess), then `Check` a new one.
 class WorldSizeAgreement {
  public:
   void Note(const v1::WorkerInfo& worker);
-  // FailedPrecondition naming both values when `worker` has distributedInfo and another world
-  // size than the spans noted (and the worker that said it).
-  absl::Status Check(const std::string& run, const v1::WorkerInfo& worker) const;
+  // FailedPrecondition naming both values when `worker` has distributedInfo and
+  // another world size than the spans noted (and the worker that said it).
+  absl::Status Check(const std::string& run,
+                     const v1::WorkerInfo& worker) const;
 
  private:
   int32_t world_size_ = 0;  // 0: no span with distributedInfo noted
   std::string said_by_;
 };
 
-// A chunk's events over rpc::kMaxChunkBytes (encoded) are refused: ResourceExhausted naming the
-// chunk, its size and the limit (messages may be larger than that to carry the envelope).
+// A chunk's events over rpc::kMaxChunkBytes (encoded) are refused:
+// ResourceExhausted naming the chunk, its size and the limit (messages may be
+// larger than that to carry the envelope).
 absl::Status CheckChunkSize(const v1::TraceChunk& chunk);
 
-// An id for a message: itself when it is a valid id, else escaped and cut (base::QuoteBytes),
-// so a hostile megabyte id is never echoed whole.
+// An id for a message: itself when it is a valid id, else escaped and cut
+// (base::QuoteBytes), so a hostile megabyte id is never echoed whole.
 std::string DisplayId(std::string_view id);
 
-// The page size a ListRuns request asks for (0: the default, 100); InvalidArgument past 1000.
+// The page size a ListRuns request asks for (0: the default, 100);
+// InvalidArgument past 1000.
 absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request);
 
 // "<rank>.<worker name>": a worker's key within its run.

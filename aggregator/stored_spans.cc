@@ -12,40 +12,49 @@ namespace profdiff::aggregator {
 namespace {
 
 // Appends the batch `bytes` (chunk `sequence`) to `trace`.
-absl::Status AppendBatch(std::string_view bytes, uint64_t sequence, const trace::EventBatchLimits& limits,
+absl::Status AppendBatch(std::string_view bytes, uint64_t sequence,
+                         const trace::EventBatchLimits& limits,
                          v1::EventBatch& batch, trace::Trace& trace) {
   if (!batch.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::DataLossError(base::StrCat("chunk ", sequence, " does not parse as EventBatch"));
+    return absl::DataLossError(
+        base::StrCat("chunk ", sequence, " does not parse as EventBatch"));
   }
   return trace::AppendEventBatch(batch, limits, trace);
 }
 
-absl::Status LoadSpanBatches(const StoredSpan& span, const trace::EventBatchLimits& limits,
+absl::Status LoadSpanBatches(const StoredSpan& span,
+                             const trace::EventBatchLimits& limits,
                              trace::Trace& trace) {
-  PD_ASSIGN_OR_RETURN(const std::unique_ptr<BatchCursor> cursor, span.open_batches());
+  PD_ASSIGN_OR_RETURN(const std::unique_ptr<BatchCursor> cursor,
+                      span.open_batches());
   v1::EventBatch batch;
   for (uint64_t sequence = 0;; ++sequence) {
-    PD_ASSIGN_OR_RETURN(const std::optional<std::string_view> bytes, cursor->Next());
+    PD_ASSIGN_OR_RETURN(const std::optional<std::string_view> bytes,
+                        cursor->Next());
     if (!bytes.has_value()) return absl::OkStatus();
     PD_RETURN_IF_ERROR(AppendBatch(*bytes, sequence, limits, batch, trace));
   }
 }
 
-absl::Status LoadSpan(const StoredSpan& span, const trace::EventBatchLimits& limits,
+absl::Status LoadSpan(const StoredSpan& span,
+                      const trace::EventBatchLimits& limits,
                       trace::Trace& trace) {
-  PD_RETURN_IF_ERROR(base::Annotate(LoadSpanBatches(span, limits, trace), base::StrCat("span ", span.id)));
+  PD_RETURN_IF_ERROR(base::Annotate(LoadSpanBatches(span, limits, trace),
+                                    base::StrCat("span ", span.id)));
   trace::ApplyWorkerInfo(span.worker, trace);
   return absl::OkStatus();
 }
 
-// Writes the merged spans' JSON a chunk at a time: the state is the span and chunk being
-// written and how far into the chunk's events the last piece got.
+// Writes the merged spans' JSON a chunk at a time: the state is the span and
+// chunk being written and how far into the chunk's events the last piece got.
 class SpansExport final : public TraceExport {
  public:
-  SpansExport(std::vector<StoredSpan> spans, const trace::EventBatchLimits& limits)
+  SpansExport(std::vector<StoredSpan> spans,
+              const trace::EventBatchLimits& limits)
       : spans_(std::move(spans)), limits_(limits) {}
 
-  absl::StatusOr<bool> NextPiece(size_t max_bytes, std::string& piece) override {
+  absl::StatusOr<bool> NextPiece(size_t max_bytes,
+                                 std::string& piece) override {
     piece.clear();
     if (done_) return false;
     if (!begun_) {
@@ -72,7 +81,8 @@ class SpansExport final : public TraceExport {
   }
 
  private:
-  // Decodes the next stored chunk into events_; false after the last span's last chunk.
+  // Decodes the next stored chunk into events_; false after the last span's
+  // last chunk.
   absl::StatusOr<bool> LoadNextChunk() {
     for (;;) {
       if (cursor_ == nullptr) {
@@ -82,14 +92,17 @@ class SpansExport final : public TraceExport {
         sequence_ = 0;
       }
       absl::StatusOr<std::optional<std::string_view>> bytes = cursor_->Next();
-      if (!bytes.ok()) return base::Annotate(bytes.status(), base::StrCat("span ", spans_[span_].id));
+      if (!bytes.ok())
+        return base::Annotate(bytes.status(),
+                              base::StrCat("span ", spans_[span_].id));
       if (!bytes->has_value()) {
         cursor_.reset();
         continue;
       }
       chunk_.ClearKeepingCapacity();
-      PD_RETURN_IF_ERROR(base::Annotate(AppendBatch(**bytes, sequence_++, limits_, batch_, chunk_),
-                                        base::StrCat("span ", spans_[span_].id)));
+      PD_RETURN_IF_ERROR(base::Annotate(
+          AppendBatch(**bytes, sequence_++, limits_, batch_, chunk_),
+          base::StrCat("span ", spans_[span_].id)));
       next_event_ = 0;
       if (span_ == 0) {
         events_ = &chunk_;
@@ -97,9 +110,10 @@ class SpansExport final : public TraceExport {
         // Later spans are rebased and their ids moved, as MergeSpans does.
         shifted_.ClearKeepingCapacity();
         shifted_.events.arg_begin.push_back(0);
-        trace::AppendTrace(shifted_, chunk_,
-                           trace::SpanMergeShift(span_, spans_[span_].worker.base_time_ns(),
-                                                 first_base_time_ns_));
+        trace::AppendTrace(
+            shifted_, chunk_,
+            trace::SpanMergeShift(span_, spans_[span_].worker.base_time_ns(),
+                                  first_base_time_ns_));
         events_ = &shifted_;
       }
       return true;
@@ -125,31 +139,34 @@ class SpansExport final : public TraceExport {
 
 }  // namespace
 
-std::unique_ptr<TraceExport> ExportSpans(std::vector<StoredSpan> spans,
-                                         const trace::EventBatchLimits& limits) {
+std::unique_ptr<TraceExport> ExportSpans(
+    std::vector<StoredSpan> spans, const trace::EventBatchLimits& limits) {
   return std::make_unique<SpansExport>(std::move(spans), limits);
 }
 
 absl::StatusOr<trace::Trace> LoadSpans(const std::vector<StoredSpan>& spans,
                                        const trace::EventBatchLimits& limits) {
   std::vector<trace::Trace> traces(spans.size());
-  for (size_t i = 0; i < spans.size(); ++i) PD_RETURN_IF_ERROR(LoadSpan(spans[i], limits, traces[i]));
+  for (size_t i = 0; i < spans.size(); ++i)
+    PD_RETURN_IF_ERROR(LoadSpan(spans[i], limits, traces[i]));
   return trace::MergeSpans(std::move(traces));
 }
 
-absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
-                                               const std::vector<StoredSpan>& spans,
-                                               const trace::EventBatchLimits& limits,
-                                               const analysis::ProfileOptions& options) {
+absl::StatusOr<v1::WorkerProfile> BuildProfile(
+    const std::string& run, const std::vector<StoredSpan>& spans,
+    const trace::EventBatchLimits& limits,
+    const analysis::ProfileOptions& options) {
   PD_ASSIGN_OR_RETURN(trace::Trace merged, LoadSpans(spans, limits));
   const v1::WorkerInfo& latest = spans.back().worker;
   v1::WorkerProfile profile = analysis::BuildWorkerProfile(
-      merged, {run, latest.worker_name(), static_cast<int32_t>(spans.size())}, options);
+      merged, {run, latest.worker_name(), static_cast<int32_t>(spans.size())},
+      options);
   profile.mutable_worker()->set_hostname(latest.hostname());
   return profile;
 }
 
-analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request, bool& stored) {
+analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request,
+                                          bool& stored) {
   analysis::ProfileOptions options;
   if (request.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE) {
     options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
@@ -164,14 +181,16 @@ analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request, 
 
 bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info) {
   if (selector.has_rank() && selector.rank() != info.rank()) return false;
-  return selector.worker_name().empty() || selector.worker_name() == info.worker_name();
+  return selector.worker_name().empty() ||
+         selector.worker_name() == info.worker_name();
 }
 
 std::string DescribeSelector(const v1::WorkerSelector& selector) {
   std::string text;
   if (selector.has_rank()) text = base::StrCat("rank ", selector.rank());
   if (!selector.worker_name().empty()) {
-    base::StrAppend(&text, text.empty() ? "" : " ", "name ", selector.worker_name());
+    base::StrAppend(&text, text.empty() ? "" : " ", "name ",
+                    selector.worker_name());
   }
   return text.empty() ? "all workers" : text;
 }

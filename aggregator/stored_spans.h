@@ -1,5 +1,6 @@
-// Reading closed spans back, whichever store holds their batches: the merged trace of a
-// worker's spans and the WorkerProfile built from it, as `profdiff show` builds it from files.
+// Reading closed spans back, whichever store holds their batches: the merged
+// trace of a worker's spans and the WorkerProfile built from it, as `profdiff
+// show` builds it from files.
 #ifndef PROFDIFF_AGGREGATOR_STORED_SPANS_H_
 #define PROFDIFF_AGGREGATOR_STORED_SPANS_H_
 
@@ -24,36 +25,40 @@
 
 namespace profdiff::aggregator {
 
-// A closed span to read back: its id, who wrote it, and how to read its stored EventBatches
-// (serialized) in sequence order.
+// A closed span to read back: its id, who wrote it, and how to read its stored
+// EventBatches (serialized) in sequence order.
 struct StoredSpan {
   std::string id;
   v1::WorkerInfo worker;
   std::function<absl::StatusOr<std::unique_ptr<BatchCursor>>()> open_batches;
 };
 
-// All of a worker's spans, merged as `profdiff show` merges a worker's files. DataLoss when a
-// stored batch does not parse.
+// All of a worker's spans, merged as `profdiff show` merges a worker's files.
+// DataLoss when a stored batch does not parse.
 absl::StatusOr<trace::Trace> LoadSpans(const std::vector<StoredSpan>& spans,
                                        const trace::EventBatchLimits& limits);
 
-// The worker's profile from its closed spans (`spans` not empty), with what only the agent
-// knows (the host) from the latest span's header.
-absl::StatusOr<v1::WorkerProfile> BuildProfile(const std::string& run,
-                                               const std::vector<StoredSpan>& spans,
-                                               const trace::EventBatchLimits& limits,
-                                               const analysis::ProfileOptions& options);
+// The worker's profile from its closed spans (`spans` not empty), with what
+// only the agent knows (the host) from the latest span's header.
+absl::StatusOr<v1::WorkerProfile> BuildProfile(
+    const std::string& run, const std::vector<StoredSpan>& spans,
+    const trace::EventBatchLimits& limits,
+    const analysis::ProfileOptions& options);
 
-// The Chrome-trace export of `spans` (not empty), merged as LoadSpans merges them, produced a
-// stored chunk at a time: byte for byte trace::WriteChromeTrace(LoadSpans(spans)).
+// The Chrome-trace export of `spans` (not empty), merged as LoadSpans merges
+// them, produced a stored chunk at a time: byte for byte
+// trace::WriteChromeTrace(LoadSpans(spans)).
 std::unique_ptr<TraceExport> ExportSpans(std::vector<StoredSpan> spans,
                                          const trace::EventBatchLimits& limits);
 
-// The profile options a GetProfile request asks for; `stored` tells whether they are the ones
-// profiles are stored with (by name), so a stored profile answers it.
-analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request, bool& stored);
+// The profile options a GetProfile request asks for; `stored` tells whether
+// they are the ones profiles are stored with (by name), so a stored profile
+// answers it.
+analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request,
+                                          bool& stored);
 
-// Whether `selector` picks the worker `info`, and the selector in words for messages.
+// Whether `selector` picks the worker `info`, and the selector in words for
+// messages.
 bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info);
 std::string DescribeSelector(const v1::WorkerSelector& selector);
 

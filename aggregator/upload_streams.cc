@@ -8,7 +8,8 @@ namespace profdiff::aggregator {
 UploadStreams::UploadStreams(int max_streams, absl::Duration idle_timeout)
     : max_streams_(max_streams), idle_timeout_(idle_timeout) {
   sweeper_ = std::thread([this] {
-    const absl::Duration every = std::clamp(idle_timeout_ / 4, absl::Milliseconds(10), absl::Seconds(5));
+    const absl::Duration every =
+        std::clamp(idle_timeout_ / 4, absl::Milliseconds(10), absl::Seconds(5));
     while (!stop_.WaitForNotificationWithTimeout(every)) Sweep();
   });
 }
@@ -45,7 +46,8 @@ void UploadStreams::Sweep() {
       if (end) ends.push_back(std::move(end));
     }
   }
-  // Ending a stream may remove it from the registry (its OnDone): never under `mu_`.
+  // Ending a stream may remove it from the registry (its OnDone): never under
+  // `mu_`.
   for (absl::AnyInvocable<void()>& end : ends) end();
 }
 

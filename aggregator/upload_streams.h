@@ -1,6 +1,7 @@
-// Every open Upload stream of the aggregator, so that their number is capped in total and a
-// stream that goes quiet is ended: without that, idle streams (a hostile client, or agents frozen
-// behind a dead connection) hold memory and span leases without bound.
+// Every open Upload stream of the aggregator, so that their number is capped in
+// total and a stream that goes quiet is ended: without that, idle streams (a
+// hostile client, or agents frozen behind a dead connection) hold memory and
+// span leases without bound.
 #ifndef PROFDIFF_AGGREGATOR_UPLOAD_STREAMS_H_
 #define PROFDIFF_AGGREGATOR_UPLOAD_STREAMS_H_
 
@@ -19,10 +20,12 @@ namespace profdiff::aggregator {
 class IdleStream {
  public:
   virtual ~IdleStream() = default;
-  // Called with the registry locked (so the stream is alive): when the stream has waited on its
-  // client for longer than `idle`, claims its end and returns what ends it, to be run once the
-  // registry is unlocked; else an empty function.
-  virtual absl::AnyInvocable<void()> ExpireIfIdle(absl::Time now, absl::Duration idle) = 0;
+  // Called with the registry locked (so the stream is alive): when the stream
+  // has waited on its client for longer than `idle`, claims its end and returns
+  // what ends it, to be run once the registry is unlocked; else an empty
+  // function.
+  virtual absl::AnyInvocable<void()> ExpireIfIdle(absl::Time now,
+                                                  absl::Duration idle) = 0;
 };
 
 class UploadStreams {
@@ -33,7 +36,8 @@ class UploadStreams {
   UploadStreams(const UploadStreams&) = delete;
   UploadStreams& operator=(const UploadStreams&) = delete;
 
-  // Registers a new stream; false (it is not registered) when max_streams are open.
+  // Registers a new stream; false (it is not registered) when max_streams are
+  // open.
   bool Add(IdleStream* stream);
   // Unregisters `stream` (before it is destroyed).
   void Remove(IdleStream* stream);

@@ -18,22 +18,27 @@ constexpr std::string_view kFlowCategory = "fwdbwd";
 
 using ThreadKey = std::pair<int64_t, int64_t>;  // (pid, tid)
 
-// Operators of each thread by start (then longer first), to bind a flow endpoint to its op.
+// Operators of each thread by start (then longer first), to bind a flow
+// endpoint to its op.
 class OperatorsByThread {
  public:
-  OperatorsByThread(const trace::Trace& trace, const EventLinks& links) : t_(trace.events) {
-    for (uint32_t op : links.operators) by_thread_[ThreadKey(t_.pid[op], t_.tid[op])].push_back(op);
+  OperatorsByThread(const trace::Trace& trace, const EventLinks& links)
+      : t_(trace.events) {
+    for (uint32_t op : links.operators)
+      by_thread_[ThreadKey(t_.pid[op], t_.tid[op])].push_back(op);
   }
 
-  // The innermost operator on the thread starting exactly at `ts_ns` (as HTA binds flow ends:
-  // both ends are written at their op's start), or kNoEvent.
+  // The innermost operator on the thread starting exactly at `ts_ns` (as HTA
+  // binds flow ends: both ends are written at their op's start), or kNoEvent.
   uint32_t StartingAt(int64_t pid, int64_t tid, int64_t ts_ns) const {
     auto it = by_thread_.find(ThreadKey(pid, tid));
     if (it == by_thread_.end()) return kNoEvent;
     const std::vector<uint32_t>& ops = it->second;
-    auto after = std::upper_bound(ops.begin(), ops.end(), ts_ns,
-                                  [this](int64_t ts, uint32_t op) { return ts < t_.start_ns[op]; });
-    if (after == ops.begin() || t_.start_ns[*(after - 1)] != ts_ns) return kNoEvent;
+    auto after = std::upper_bound(
+        ops.begin(), ops.end(), ts_ns,
+        [this](int64_t ts, uint32_t op) { return ts < t_.start_ns[op]; });
+    if (after == ops.begin() || t_.start_ns[*(after - 1)] != ts_ns)
+      return kNoEvent;
     return *(after - 1);  // of equal starts the shortest, the innermost
   }
 
@@ -42,38 +47,46 @@ class OperatorsByThread {
   absl::flat_hash_map<ThreadKey, std::vector<uint32_t>> by_thread_;
 };
 
-bool IsRootName(std::string_view name) { return name.starts_with(kBackwardRootPrefix); }
+bool IsRootName(std::string_view name) {
+  return name.starts_with(kBackwardRootPrefix);
+}
 
-// Per operator: the nearest backward root at or around it (kNoEvent when none). One pass in
-// start order: a parent comes before its children.
-std::vector<uint32_t> RootsAround(const trace::Trace& trace, const EventLinks& links) {
+// Per operator: the nearest backward root at or around it (kNoEvent when none).
+// One pass in start order: a parent comes before its children.
+std::vector<uint32_t> RootsAround(const trace::Trace& trace,
+                                  const EventLinks& links) {
   std::vector<uint32_t> root_of(trace.events.size(), kNoEvent);
   for (uint32_t op : links.operators) {
     if (IsRootName(trace.strings.Get(trace.events.name[op]))) {
       root_of[op] = op;
-    } else if (const uint32_t parent = links.op_parent[op]; parent != kNoEvent) {
+    } else if (const uint32_t parent = links.op_parent[op];
+               parent != kNoEvent) {
       root_of[op] = root_of[parent];
     }
   }
   return root_of;
 }
 
-// Whether a root can be linked: it has no forward op yet and is not an AccumulateGrad root.
+// Whether a root can be linked: it has no forward op yet and is not an
+// AccumulateGrad root.
 bool Linkable(const BackwardLinks& out, uint32_t root) {
-  return root != kNoEvent && !out.accumulate_grad[root] && out.forward_op[root] == kNoEvent;
+  return root != kNoEvent && !out.accumulate_grad[root] &&
+         out.forward_op[root] == kNoEvent;
 }
 
-void LinkByFlows(const trace::Trace& trace, const EventLinks& links, const std::vector<uint32_t>& root_of,
-                 BackwardLinks& out) {
+void LinkByFlows(const trace::Trace& trace, const EventLinks& links,
+                 const std::vector<uint32_t>& root_of, BackwardLinks& out) {
   const trace::EventTable& t = trace.events;
   absl::flat_hash_map<uint32_t, bool> is_fwdbwd;  // by category id
   auto fwdbwd = [&](uint32_t i) {
     auto [it, inserted] = is_fwdbwd.try_emplace(t.category[i].value, false);
-    if (inserted) it->second = trace.strings.Get(t.category[i]) == kFlowCategory;
+    if (inserted)
+      it->second = trace.strings.Get(t.category[i]) == kFlowCategory;
     return it->second;
   };
-  // Each id's first start; its ends are walked in event order, so the result never depends
-  // on hash order. A repeated start, or an end without a start, is counted and not used.
+  // Each id's first start; its ends are walked in event order, so the result
+  // never depends on hash order. A repeated start, or an end without a start,
+  // is counted and not used.
   absl::flat_hash_map<int64_t, uint32_t> start_of;
   std::vector<uint32_t> ends;
   for (uint32_t i = 0; i < t.size(); ++i) {
@@ -99,7 +112,8 @@ void LinkByFlows(const trace::Trace& trace, const EventLinks& links, const std::
     }
     const uint32_t s = start->second;
     const uint32_t forward = ops.StartingAt(t.pid[s], t.tid[s], t.start_ns[s]);
-    const uint32_t backward = ops.StartingAt(t.pid[end], t.tid[end], t.start_ns[end]);
+    const uint32_t backward =
+        ops.StartingAt(t.pid[end], t.tid[end], t.start_ns[end]);
     const uint32_t root = backward == kNoEvent ? kNoEvent : root_of[backward];
     if (forward == kNoEvent || !Linkable(out, root)) {
       ++out.flows_unused;
@@ -111,11 +125,12 @@ void LinkByFlows(const trace::Trace& trace, const EventLinks& links, const std::
   out.flows_unused += static_cast<int32_t>(start_of.size() - used.size());
 }
 
-void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links, const std::vector<uint32_t>& root_of,
+void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links,
+                           const std::vector<uint32_t>& root_of,
                            BackwardLinks& out) {
   const trace::EventTable& t = trace.events;
-  // Forward ops as (pid, sequence number, tid, start, op), sorted: one allocation, not one per
-  // sequence number.
+  // Forward ops as (pid, sequence number, tid, start, op), sorted: one
+  // allocation, not one per sequence number.
   using Forward = std::tuple<int64_t, int64_t, int64_t, int64_t, uint32_t>;
   std::vector<Forward> forward;
   absl::flat_hash_set<ThreadKey> forward_threads;
@@ -136,36 +151,45 @@ void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links, c
     }
     out.has_sequence_numbers = true;
     const uint32_t root = root_of[op];
-    if (Linkable(out, root) && asked.insert(root).second) wanted.push_back({root, t.forward_thread_id[op], sequence});
+    if (Linkable(out, root) && asked.insert(root).second)
+      wanted.push_back({root, t.forward_thread_id[op], sequence});
   }
   if (wanted.empty() || forward.empty()) return;
   std::sort(forward.begin(), forward.end());
   // Forward ops of (pid, sequence number), on every thread.
   auto candidates = [&forward](int64_t pid, int64_t sequence) {
-    auto lo = std::lower_bound(forward.begin(), forward.end(), Forward(pid, sequence, INT64_MIN, INT64_MIN, 0));
-    auto hi = std::lower_bound(lo, forward.end(), Forward(pid, sequence + 1, INT64_MIN, INT64_MIN, 0));
+    auto lo = std::lower_bound(forward.begin(), forward.end(),
+                               Forward(pid, sequence, INT64_MIN, INT64_MIN, 0));
+    auto hi = std::lower_bound(
+        lo, forward.end(), Forward(pid, sequence + 1, INT64_MIN, INT64_MIN, 0));
     return std::pair(lo, hi);
   };
 
-  // Which tid each forward thread number means, per process (design note 3): itself when it is
-  // a thread with forward ops, else the thread matching most of its roots' sequence numbers.
+  // Which tid each forward thread number means, per process (design note 3):
+  // itself when it is a thread with forward ops, else the thread matching most
+  // of its roots' sequence numbers.
   using NumberKey = std::pair<int64_t, int64_t>;  // (pid, thread number)
-  absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, int32_t> votes;  // (pid, number, tid)
+  absl::flat_hash_map<std::tuple<int64_t, int64_t, int64_t>, int32_t>
+      votes;  // (pid, number, tid)
   for (const Wanted& w : wanted) {
     const int64_t pid = t.pid[w.root];
     if (forward_threads.contains(ThreadKey(pid, w.thread_number))) continue;
     auto [lo, hi] = candidates(pid, w.sequence);
     int64_t last_tid = INT64_MIN;
     for (auto it = lo; it != hi; ++it) {
-      if (std::get<2>(*it) != last_tid) ++votes[{pid, w.thread_number, std::get<2>(*it)}];
+      if (std::get<2>(*it) != last_tid)
+        ++votes[{pid, w.thread_number, std::get<2>(*it)}];
       last_tid = std::get<2>(*it);
     }
   }
-  absl::flat_hash_map<NumberKey, std::pair<int64_t, int32_t>> tid_of_number;  // -> (tid, votes)
+  absl::flat_hash_map<NumberKey, std::pair<int64_t, int32_t>>
+      tid_of_number;  // -> (tid, votes)
   for (const auto& [key, count] : votes) {
     const auto [pid, number, tid] = key;
-    auto [it, inserted] = tid_of_number.try_emplace(NumberKey(pid, number), tid, count);
-    if (!inserted && (count > it->second.second || (count == it->second.second && tid < it->second.first))) {
+    auto [it, inserted] =
+        tid_of_number.try_emplace(NumberKey(pid, number), tid, count);
+    if (!inserted && (count > it->second.second ||
+                      (count == it->second.second && tid < it->second.first))) {
       it->second = {tid, count};
     }
   }
@@ -181,7 +205,8 @@ void LinkBySequenceNumbers(const trace::Trace& trace, const EventLinks& links, c
     auto [lo, hi] = candidates(pid, w.sequence);
     uint32_t found = kNoEvent;
     for (auto it = lo; it != hi; ++it) {
-      if (std::get<2>(*it) == tid && std::get<3>(*it) <= t.start_ns[w.root]) found = std::get<4>(*it);
+      if (std::get<2>(*it) == tid && std::get<3>(*it) <= t.start_ns[w.root])
+        found = std::get<4>(*it);
     }
     if (found == kNoEvent) continue;
     out.forward_op[w.root] = found;
@@ -210,7 +235,8 @@ BackwardLinks LinkBackward(const trace::Trace& trace, const EventLinks& links) {
   LinkByFlows(trace, links, root_of, out);
   LinkBySequenceNumbers(trace, links, root_of, out);
   for (uint32_t root : out.roots) {
-    if (!out.accumulate_grad[root] && out.forward_op[root] == kNoEvent) ++out.unlinked;
+    if (!out.accumulate_grad[root] && out.forward_op[root] == kNoEvent)
+      ++out.unlinked;
   }
   return out;
 }

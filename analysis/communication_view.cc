@@ -7,15 +7,19 @@
 
 namespace profdiff::analysis {
 
-std::vector<CollectiveRow> ComputeCommunication(const trace::Trace& trace, const EventLinks& links,
+std::vector<CollectiveRow> ComputeCommunication(const trace::Trace& trace,
+                                                const EventLinks& links,
                                                 const OperatorTimes& times) {
   const trace::EventTable& t = trace.events;
-  auto is_collective = [&](uint32_t op) { return IsCollectiveOpName(trace.strings.Get(t.name[op])); };
+  auto is_collective = [&](uint32_t op) {
+    return IsCollectiveOpName(trace.strings.Get(t.name[op]));
+  };
   std::map<std::string, CollectiveRow> rows;
   for (uint32_t op : links.operators) {
     if (!is_collective(op)) continue;
     bool nested = false;
-    for (uint32_t p = links.op_parent[op]; p != kNoEvent && !nested; p = links.op_parent[p]) {
+    for (uint32_t p = links.op_parent[op]; p != kNoEvent && !nested;
+         p = links.op_parent[p]) {
       nested = is_collective(p);
     }
     if (nested) continue;
@@ -28,13 +32,17 @@ std::vector<CollectiveRow> ComputeCommunication(const trace::Trace& trace, const
     ++row.calls;
     row.host_ns += t.duration_ns[op];
     row.device_ns += times.device_total_ns[op];
-    row.in_elements += trace.IntArg(op, trace::ArgKey::kInMsgNelems).value_or(0);
-    row.out_elements += trace.IntArg(op, trace::ArgKey::kOutMsgNelems).value_or(0);
+    row.in_elements +=
+        trace.IntArg(op, trace::ArgKey::kInMsgNelems).value_or(0);
+    row.out_elements +=
+        trace.IntArg(op, trace::ArgKey::kOutMsgNelems).value_or(0);
   }
   std::vector<CollectiveRow> result;
   for (auto& [name, row] : rows) result.push_back(std::move(row));
   std::sort(result.begin(), result.end(),
-            [](const CollectiveRow& a, const CollectiveRow& b) { return a.host_ns > b.host_ns; });
+            [](const CollectiveRow& a, const CollectiveRow& b) {
+              return a.host_ns > b.host_ns;
+            });
   return result;
 }
 

@@ -8,8 +8,12 @@
 namespace profdiff::analysis {
 
 KernelTable::KernelTable(const trace::Trace& trace, const EventLinks& links,
-                         KernelGrouping grouping, const std::vector<int32_t>* step_of_event)
-    : trace_(trace), links_(links), grouping_(grouping), step_of_event_(step_of_event) {}
+                         KernelGrouping grouping,
+                         const std::vector<int32_t>* step_of_event)
+    : trace_(trace),
+      links_(links),
+      grouping_(grouping),
+      step_of_event_(step_of_event) {}
 
 void KernelTable::Add(uint32_t kernel) {
   const trace::EventTable& t = trace_.events;
@@ -31,10 +35,15 @@ void KernelTable::Add(uint32_t kernel) {
   row.max_ns = std::max(row.max_ns, duration);
   row.min_ns = std::min(row.min_ns, duration);
   const double weight = static_cast<double>(duration);
-  row.blocks_per_sm_weighted += trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm).value_or(0) * weight;
+  row.blocks_per_sm_weighted +=
+      trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm).value_or(0) *
+      weight;
   row.occupancy_weighted +=
-      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct).value_or(0) * weight;
-  const int32_t step = step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep;
+      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct)
+          .value_or(0) *
+      weight;
+  const int32_t step =
+      step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep;
   if (step == kNoStep) return;
   KernelStepSample& sample = SampleOfStep(row.steps, step);
   ++sample.calls;
@@ -45,12 +54,14 @@ std::vector<KernelRow> KernelTable::Rows() const {
   std::vector<KernelRow> rows;
   rows.reserve(rows_.size());
   for (const auto& [key, row] : rows_) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(), [this](const KernelRow& a, const KernelRow& b) {
-    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
-    const auto an = trace_.strings.Get(a.name), bn = trace_.strings.Get(b.name);
-    if (an != bn) return an < bn;
-    return trace_.strings.Get(a.op_name) < trace_.strings.Get(b.op_name);
-  });
+  std::sort(
+      rows.begin(), rows.end(), [this](const KernelRow& a, const KernelRow& b) {
+        if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+        const auto an = trace_.strings.Get(a.name),
+                   bn = trace_.strings.Get(b.name);
+        if (an != bn) return an < bn;
+        return trace_.strings.Get(a.op_name) < trace_.strings.Get(b.op_name);
+      });
   return rows;
 }
 

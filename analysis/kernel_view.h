@@ -1,5 +1,6 @@
-// The kernel view (SEMANTICS.md §5): calls, total/mean/max/min duration and duration-weighted
-// blocks per SM and occupancy, by kernel name or by name + launching operator.
+// The kernel view (SEMANTICS.md §5): calls, total/mean/max/min duration and
+// duration-weighted blocks per SM and occupancy, by kernel name or by name +
+// launching operator.
 #ifndef PROFDIFF_ANALYSIS_KERNEL_VIEW_H_
 #define PROFDIFF_ANALYSIS_KERNEL_VIEW_H_
 
@@ -22,13 +23,16 @@ struct KernelStepSample {
 
 struct KernelRow {
   trace::StringId name;
-  trace::StringId op_name;  // 0 when grouped by name, or when no operator launched it
+  trace::StringId
+      op_name;  // 0 when grouped by name, or when no operator launched it
   int32_t calls = 0;
   int64_t total_ns = 0;
   int64_t max_ns = 0;
   int64_t min_ns = 0;
-  double blocks_per_sm_weighted = 0;  // Σ blocks per SM · duration (missing counts as 0)
-  double occupancy_weighted = 0;      // Σ occupancy % · duration (missing counts as 0)
+  double blocks_per_sm_weighted =
+      0;  // Σ blocks per SM · duration (missing counts as 0)
+  double occupancy_weighted =
+      0;  // Σ occupancy % · duration (missing counts as 0)
   std::vector<KernelStepSample> steps;  // by step, for steps where the row ran
 };
 
@@ -37,8 +41,10 @@ enum class KernelGrouping : uint8_t { kName, kNameAndOp };
 // Accumulates kernel events into rows. The trace and links must outlive it.
 class KernelTable {
  public:
-  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no step samples.
-  KernelTable(const trace::Trace& trace, const EventLinks& links, KernelGrouping grouping,
+  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no
+  // step samples.
+  KernelTable(const trace::Trace& trace, const EventLinks& links,
+              KernelGrouping grouping,
               const std::vector<int32_t>* step_of_event = nullptr);
   void Add(uint32_t kernel);
   // Rows by total duration, descending.
@@ -49,7 +55,8 @@ class KernelTable {
   const EventLinks& links_;
   KernelGrouping grouping_;
   const std::vector<int32_t>* step_of_event_;
-  absl::flat_hash_map<uint64_t, KernelRow> rows_;  // key: name id << 32 | op name id
+  absl::flat_hash_map<uint64_t, KernelRow>
+      rows_;  // key: name id << 32 | op name id
 };
 
 }  // namespace profdiff::analysis

@@ -13,7 +13,8 @@ namespace profdiff::analysis {
 struct DeviceMemory {
   std::string device;  // "cpu", "cuda:0", or "device<type>:<id>"
   int64_t peak_allocated_bytes = 0;
-  double average_allocated_bytes = 0;  // time-weighted between the first and last event
+  double average_allocated_bytes =
+      0;  // time-weighted between the first and last event
   int64_t peak_reserved_bytes = 0;
   int32_t event_count = 0;
 };

@@ -7,13 +7,15 @@
 
 namespace profdiff::analysis {
 
-OperatorTimes ComputeOperatorTimes(const trace::Trace& trace, const EventLinks& links) {
+OperatorTimes ComputeOperatorTimes(const trace::Trace& trace,
+                                   const EventLinks& links) {
   const trace::EventTable& t = trace.events;
   OperatorTimes times;
   times.host_self_ns.assign(t.size(), 0);
   times.device_self_ns.assign(t.size(), 0);
   times.device_total_ns.assign(t.size(), 0);
-  for (uint32_t op : links.operators) times.host_self_ns[op] = t.duration_ns[op];
+  for (uint32_t op : links.operators)
+    times.host_self_ns[op] = t.duration_ns[op];
   for (uint32_t op : links.operators) {
     const uint32_t parent = links.op_parent[op];
     if (parent != kNoEvent) times.host_self_ns[parent] -= t.duration_ns[op];
@@ -26,29 +28,39 @@ OperatorTimes ComputeOperatorTimes(const trace::Trace& trace, const EventLinks& 
     const uint32_t op = links.DeviceOp(d);
     if (op != kNoEvent) times.device_self_ns[op] += t.duration_ns[d];
   }
-  // Children sort after their parent, so walking backwards finishes a child before its parent.
-  for (uint32_t op : links.operators) times.device_total_ns[op] = times.device_self_ns[op];
+  // Children sort after their parent, so walking backwards finishes a child
+  // before its parent.
+  for (uint32_t op : links.operators)
+    times.device_total_ns[op] = times.device_self_ns[op];
   for (auto it = links.operators.rbegin(); it != links.operators.rend(); ++it) {
     const uint32_t parent = links.op_parent[*it];
-    if (parent != kNoEvent) times.device_total_ns[parent] += times.device_total_ns[*it];
+    if (parent != kNoEvent)
+      times.device_total_ns[parent] += times.device_total_ns[*it];
   }
   return times;
 }
 
 bool IsOperatorRowName(std::string_view name) {
-  return name != "DistributedDataParallel.forward" && name != "DataParallel.forward" &&
-         !name.starts_with("Optimizer.") && !name.starts_with("ProfilerStep#");
+  return name != "DistributedDataParallel.forward" &&
+         name != "DataParallel.forward" && !name.starts_with("Optimizer.") &&
+         !name.starts_with("ProfilerStep#");
 }
 
-OperatorTable::OperatorTable(const trace::Trace& trace, const OperatorTimes& times,
-                             OperatorGrouping grouping, const std::vector<int32_t>* step_of_event)
-    : trace_(trace), times_(times), grouping_(grouping), step_of_event_(step_of_event) {}
+OperatorTable::OperatorTable(const trace::Trace& trace,
+                             const OperatorTimes& times,
+                             OperatorGrouping grouping,
+                             const std::vector<int32_t>* step_of_event)
+    : trace_(trace),
+      times_(times),
+      grouping_(grouping),
+      step_of_event_(step_of_event) {}
 
 void OperatorTable::Add(uint32_t op) {
   const trace::EventTable& t = trace_.events;
   if (!IsOperatorRowName(trace_.strings.Get(t.name[op]))) return;
-  const trace::StringId shapes =
-      grouping_ == OperatorGrouping::kNameAndShape ? t.input_shapes[op] : trace::StringId{};
+  const trace::StringId shapes = grouping_ == OperatorGrouping::kNameAndShape
+                                     ? t.input_shapes[op]
+                                     : trace::StringId{};
   const uint64_t key = (uint64_t{t.name[op].value} << 32) | shapes.value;
   OperatorRow& row = rows_[key];
   row.name = t.name[op];
@@ -58,7 +70,8 @@ void OperatorTable::Add(uint32_t op) {
   row.host_total_ns += t.duration_ns[op];
   row.device_self_ns += times_.device_self_ns[op];
   row.device_total_ns += times_.device_total_ns[op];
-  const int32_t step = step_of_event_ != nullptr ? (*step_of_event_)[op] : kNoStep;
+  const int32_t step =
+      step_of_event_ != nullptr ? (*step_of_event_)[op] : kNoStep;
   if (step == kNoStep) return;
   OperatorStepSample& sample = SampleOfStep(row.steps, step);
   ++sample.calls;
@@ -72,13 +85,18 @@ std::vector<OperatorRow> OperatorTable::Rows() const {
   std::vector<OperatorRow> rows;
   rows.reserve(rows_.size());
   for (const auto& [key, row] : rows_) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(), [this](const OperatorRow& a, const OperatorRow& b) {
-    if (a.device_total_ns != b.device_total_ns) return a.device_total_ns > b.device_total_ns;
-    if (a.host_total_ns != b.host_total_ns) return a.host_total_ns > b.host_total_ns;
-    const auto an = trace_.strings.Get(a.name), bn = trace_.strings.Get(b.name);
-    if (an != bn) return an < bn;
-    return trace_.strings.Get(a.input_shapes) < trace_.strings.Get(b.input_shapes);
-  });
+  std::sort(rows.begin(), rows.end(),
+            [this](const OperatorRow& a, const OperatorRow& b) {
+              if (a.device_total_ns != b.device_total_ns)
+                return a.device_total_ns > b.device_total_ns;
+              if (a.host_total_ns != b.host_total_ns)
+                return a.host_total_ns > b.host_total_ns;
+              const auto an = trace_.strings.Get(a.name),
+                         bn = trace_.strings.Get(b.name);
+              if (an != bn) return an < bn;
+              return trace_.strings.Get(a.input_shapes) <
+                     trace_.strings.Get(b.input_shapes);
+            });
   return rows;
 }
 

@@ -1,5 +1,6 @@
-// The operator view (SEMANTICS.md §5): host and device self/total time of every operator,
-// aggregated by name or by name + input shapes, for the whole trace or any subset of operators.
+// The operator view (SEMANTICS.md §5): host and device self/total time of every
+// operator, aggregated by name or by name + input shapes, for the whole trace
+// or any subset of operators.
 #ifndef PROFDIFF_ANALYSIS_OPERATOR_VIEW_H_
 #define PROFDIFF_ANALYSIS_OPERATOR_VIEW_H_
 
@@ -16,15 +17,19 @@ namespace profdiff::analysis {
 
 // Per-event times of operator events (indexed by event; 0 for other events).
 struct OperatorTimes {
-  std::vector<int64_t> host_self_ns;    // wall - children's wall - own runtime calls' wall
-  std::vector<int64_t> device_self_ns;  // Σ device activities launched by its own runtime calls
-  std::vector<int64_t> device_total_ns; // device self + children's device total
+  std::vector<int64_t>
+      host_self_ns;  // wall - children's wall - own runtime calls' wall
+  std::vector<int64_t>
+      device_self_ns;  // Σ device activities launched by its own runtime calls
+  std::vector<int64_t>
+      device_total_ns;  // device self + children's device total
 };
 
-OperatorTimes ComputeOperatorTimes(const trace::Trace& trace, const EventLinks& links);
+OperatorTimes ComputeOperatorTimes(const trace::Trace& trace,
+                                   const EventLinks& links);
 
-// False for ranges the plugin does not list as operators (DistributedDataParallel.forward,
-// DataParallel.forward, Optimizer.*).
+// False for ranges the plugin does not list as operators
+// (DistributedDataParallel.forward, DataParallel.forward, Optimizer.*).
 bool IsOperatorRowName(std::string_view name);
 
 // A row's share of one kept step.
@@ -45,7 +50,8 @@ struct OperatorRow {
   int64_t host_total_ns = 0;
   int64_t device_self_ns = 0;
   int64_t device_total_ns = 0;
-  std::vector<OperatorStepSample> steps;  // by step, for steps where the row ran
+  std::vector<OperatorStepSample>
+      steps;  // by step, for steps where the row ran
 };
 
 enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
@@ -53,8 +59,10 @@ enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
 // Accumulates operator events into rows. The trace and times must outlive it.
 class OperatorTable {
  public:
-  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no step samples.
-  OperatorTable(const trace::Trace& trace, const OperatorTimes& times, OperatorGrouping grouping,
+  // `step_of_event` (from AssignEventsToSteps) may be null: then rows carry no
+  // step samples.
+  OperatorTable(const trace::Trace& trace, const OperatorTimes& times,
+                OperatorGrouping grouping,
                 const std::vector<int32_t>* step_of_event = nullptr);
   // Adds operator event `op` (ignored when its name is not an operator row).
   void Add(uint32_t op);
@@ -66,7 +74,8 @@ class OperatorTable {
   const OperatorTimes& times_;
   OperatorGrouping grouping_;
   const std::vector<int32_t>* step_of_event_;
-  absl::flat_hash_map<uint64_t, OperatorRow> rows_;  // key: name id << 32 | shapes id
+  absl::flat_hash_map<uint64_t, OperatorRow>
+      rows_;  // key: name id << 32 | shapes id
 };
 
 }  // namespace profdiff::analysis

@@ -1,5 +1,6 @@
-// Profiler traces are written nearly in time order, so most of the sorts analysis needs find
-// their input already sorted: check in O(n) before paying O(n log n).
+// Profiler traces are written nearly in time order, so most of the sorts
+// analysis needs find their input already sorted: check in O(n) before paying
+// O(n log n).
 #ifndef PROFDIFF_ANALYSIS_SORT_UNLESS_SORTED_H_
 #define PROFDIFF_ANALYSIS_SORT_UNLESS_SORTED_H_
 

@@ -1,5 +1,6 @@
-// Per-step samples of a row or node: a short vector kept in step order, one entry per step
-// where the row ran (a handful of steps, so a scan from the back beats a map).
+// Per-step samples of a row or node: a short vector kept in step order, one
+// entry per step where the row ran (a handful of steps, so a scan from the back
+// beats a map).
 #ifndef PROFDIFF_ANALYSIS_STEP_SAMPLES_H_
 #define PROFDIFF_ANALYSIS_STEP_SAMPLES_H_
 
@@ -8,7 +9,8 @@
 
 namespace profdiff::analysis {
 
-// The sample of `step` in `samples` (sorted by step), inserted zeroed when missing.
+// The sample of `step` in `samples` (sorted by step), inserted zeroed when
+// missing.
 template <typename Sample>
 Sample& SampleOfStep(std::vector<Sample>& samples, int32_t step) {
   auto it = samples.end();

@@ -10,40 +10,53 @@ namespace {
 
 using trace::EventKind;
 
-// SEMANTICS.md §2: the last kept step is also dropped when it launched fewer than this share of
-// the device activities of the step before it (a capture cut short).
+// SEMANTICS.md §2: the last kept step is also dropped when it launched fewer
+// than this share of the device activities of the step before it (a capture cut
+// short).
 constexpr double kIncompleteStepRatio = 0.8;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-// SEMANTICS.md §2: host *ops* (cpu_op and python_function, as the plugin's cpu_min_ts and
-// cpu_max_ts) bound the implicit step; user annotations, runtime calls and device work do not.
+// SEMANTICS.md §2: host *ops* (cpu_op and python_function, as the plugin's
+// cpu_min_ts and cpu_max_ts) bound the implicit step; user annotations, runtime
+// calls and device work do not.
 bool CountsForImplicitStep(EventKind kind) {
-  return kind == EventKind::kCpuOp || kind == EventKind::kPythonFunction || kind == EventKind::kModule;
+  return kind == EventKind::kCpuOp || kind == EventKind::kPythonFunction ||
+         kind == EventKind::kModule;
 }
 
 // The steps of the events [begin, end) of one span, appended to `result`.
-void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_t begin,
-                     uint32_t end, int32_t span, StepWindows& result) {
+void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links,
+                     uint32_t begin, uint32_t end, int32_t span,
+                     StepWindows& result) {
   const trace::EventTable& t = trace.events;
   auto in_span = [begin, end](uint32_t i) { return i >= begin && i < end; };
   std::vector<StepWindow> steps;
   for (uint32_t i = begin; i < end; ++i) {
-    if (t.kind[i] != EventKind::kProfilerStep || t.phase[i] != trace::EventPhase::kComplete) continue;
-    steps.push_back({ProfilerStepNumber(trace.strings.Get(t.name[i])), t.start_ns[i], t.end_ns(i), 0, 0, 0, span});
+    if (t.kind[i] != EventKind::kProfilerStep ||
+        t.phase[i] != trace::EventPhase::kComplete)
+      continue;
+    steps.push_back({ProfilerStepNumber(trace.strings.Get(t.name[i])),
+                     t.start_ns[i], t.end_ns(i), 0, 0, 0, span});
   }
-  std::sort(steps.begin(), steps.end(), [](const StepWindow& a, const StepWindow& b) {
-    return a.host_start_ns < b.host_start_ns;
-  });
+  std::sort(steps.begin(), steps.end(),
+            [](const StepWindow& a, const StepWindow& b) {
+              return a.host_start_ns < b.host_start_ns;
+            });
   // The same step recorded twice (two threads): keep the first.
   steps.erase(std::unique(steps.begin(), steps.end(),
-                          [](const StepWindow& a, const StepWindow& b) { return a.number == b.number; }),
+                          [](const StepWindow& a, const StepWindow& b) {
+                            return a.number == b.number;
+                          }),
               steps.end());
   if (steps.empty()) {
-    // SEMANTICS.md §2: no ProfilerStep at all -> one step 0 over the host activity.
+    // SEMANTICS.md §2: no ProfilerStep at all -> one step 0 over the host
+    // activity.
     int64_t lo = std::numeric_limits<int64_t>::max();
     int64_t hi = std::numeric_limits<int64_t>::min();
     for (uint32_t i = begin; i < end; ++i) {
-      if (!CountsForImplicitStep(t.kind[i]) || t.phase[i] != trace::EventPhase::kComplete) continue;
+      if (!CountsForImplicitStep(t.kind[i]) ||
+          t.phase[i] != trace::EventPhase::kComplete)
+        continue;
       lo = std::min(lo, t.start_ns[i]);
       hi = std::max(hi, t.end_ns(i));
     }
@@ -51,7 +64,8 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
     steps.push_back({0, lo, hi, 0, 0, 0, span});
   }
 
-  // Device activities launched by runtime calls that lie entirely inside a step's host range.
+  // Device activities launched by runtime calls that lie entirely inside a
+  // step's host range.
   const size_t n = steps.size();
   std::vector<int64_t> device_min(n, std::numeric_limits<int64_t>::max());
   std::vector<int64_t> device_max(n, std::numeric_limits<int64_t>::min());
@@ -62,7 +76,8 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
       if (!in_span(r)) continue;
       while (s < n && steps[s].host_end_ns < t.start_ns[r]) ++s;
       if (s == n) break;
-      if (t.start_ns[r] >= steps[s].host_start_ns && t.end_ns(r) <= steps[s].host_end_ns) {
+      if (t.start_ns[r] >= steps[s].host_start_ns &&
+          t.end_ns(r) <= steps[s].host_end_ns) {
         step_of_runtime[r] = static_cast<uint32_t>(s);
       }
     }
@@ -70,7 +85,9 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
   bool any_matched = false;
   for (uint32_t d : links.device_activities) {
     const uint32_t runtime = links.device_runtime[d];
-    if (!in_span(d) || runtime == kNoEvent || step_of_runtime[runtime] == kNoEvent) continue;
+    if (!in_span(d) || runtime == kNoEvent ||
+        step_of_runtime[runtime] == kNoEvent)
+      continue;
     const uint32_t s = step_of_runtime[runtime];
     ++steps[s].device_activity_count;
     device_min[s] = std::min(device_min[s], t.start_ns[d]);
@@ -86,30 +103,36 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links, uint32_
       for (uint32_t d : links.device_activities) {
         if (!in_span(d)) continue;
         const uint32_t runtime = links.device_runtime[d];
-        const bool matched = runtime != kNoEvent && step_of_runtime[runtime] != kNoEvent;
-        if (!matched && t.end_ns(d) < device_min[0]) previous_end = std::max(*previous_end, t.end_ns(d));
+        const bool matched =
+            runtime != kNoEvent && step_of_runtime[runtime] != kNoEvent;
+        if (!matched && t.end_ns(d) < device_min[0])
+          previous_end = std::max(*previous_end, t.end_ns(d));
       }
     }
   }
   for (size_t s = 0; s < n; ++s) {
     StepWindow& step = steps[s];
-    step.start_ns = previous_end ? std::max(*previous_end, step.host_start_ns) : step.host_start_ns;
-    step.end_ns = step.device_activity_count > 0 ? std::max(step.host_end_ns, device_max[s])
-                                                 : std::max(step.host_end_ns, step.start_ns);
+    step.start_ns = previous_end ? std::max(*previous_end, step.host_start_ns)
+                                 : step.host_start_ns;
+    step.end_ns = step.device_activity_count > 0
+                      ? std::max(step.host_end_ns, device_max[s])
+                      : std::max(step.host_end_ns, step.start_ns);
     if (previous_end) previous_end = step.end_ns;
   }
 
   size_t keep = n;
   if (any_matched && n > 1) {
     while (keep > 0 && steps[keep - 1].device_activity_count == 0) --keep;
-    if (keep > 1 && steps[keep - 2].device_activity_count * kIncompleteStepRatio >
-                        steps[keep - 1].device_activity_count) {
+    if (keep > 1 &&
+        steps[keep - 2].device_activity_count * kIncompleteStepRatio >
+            steps[keep - 1].device_activity_count) {
       --keep;
     }
   }
   result.dropped += static_cast<int32_t>(n - keep);
   steps.resize(keep);
-  if (!steps.empty()) result.windows.push_back({steps.front().start_ns, steps.back().end_ns});
+  if (!steps.empty())
+    result.windows.push_back({steps.front().start_ns, steps.back().end_ns});
   result.kept.insert(result.kept.end(), steps.begin(), steps.end());
 }
 
@@ -126,8 +149,10 @@ StepWindows FindSteps(const trace::Trace& trace, const EventLinks& links) {
   StepWindows result;
   const uint32_t n = static_cast<uint32_t>(trace.events.size());
   for (size_t s = 0; s < trace.span_begin.size(); ++s) {
-    const uint32_t end = s + 1 < trace.span_begin.size() ? trace.span_begin[s + 1] : n;
-    FindStepsInSpan(trace, links, trace.span_begin[s], end, static_cast<int32_t>(s), result);
+    const uint32_t end =
+        s + 1 < trace.span_begin.size() ? trace.span_begin[s + 1] : n;
+    FindStepsInSpan(trace, links, trace.span_begin[s], end,
+                    static_cast<int32_t>(s), result);
   }
   return result;
 }

@@ -33,16 +33,20 @@ void FillWorkerInfo(const trace::Trace& trace, const WorkerIdentity& identity,
   }
   // The OS pid of the process: the pid of its first operator.
   for (size_t i = 0; i < trace.events.size(); ++i) {
-    if (trace.events.kind[i] == trace::EventKind::kCpuOp && trace.events.pid[i] > 0) {
+    if (trace.events.kind[i] == trace::EventKind::kCpuOp &&
+        trace.events.pid[i] > 0) {
       info.set_pid(trace.events.pid[i]);
       break;
     }
   }
 }
 
-// Sets the roles of `s` to those of `b` divided by `steps` (1 for one step, n for a mean).
+// Sets the roles of `s` to those of `b` divided by `steps` (1 for one step, n
+// for a mean).
 void SetBreakdown(const StepBreakdown& b, double steps, v1::StepStats& s) {
-  auto role = [&](StepRole r) { return Us(static_cast<double>(b.role_ns[static_cast<int>(r)]) / steps); };
+  auto role = [&](StepRole r) {
+    return Us(static_cast<double>(b.role_ns[static_cast<int>(r)]) / steps);
+  };
   s.set_kernel_us(role(StepRole::kKernel));
   s.set_memcpy_us(role(StepRole::kMemcpy));
   s.set_memset_us(role(StepRole::kMemset));
@@ -53,7 +57,8 @@ void SetBreakdown(const StepBreakdown& b, double steps, v1::StepStats& s) {
   s.set_other_us(role(StepRole::kOther));
 }
 
-void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& breakdowns,
+void FillSteps(const StepWindows& steps,
+               const std::vector<StepBreakdown>& breakdowns,
                v1::WorkerProfile& profile) {
   StepBreakdown sum;
   int64_t duration_sum = 0;
@@ -65,7 +70,8 @@ void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& break
     stats->set_duration_us(Us(w.end_ns - w.start_ns));
     stats->set_device_activity_count(w.device_activity_count);
     SetBreakdown(breakdowns[s], 1, *stats);
-    for (int r = 0; r < kStepRoleCount; ++r) sum.role_ns[r] += breakdowns[s].role_ns[r];
+    for (int r = 0; r < kStepRoleCount; ++r)
+      sum.role_ns[r] += breakdowns[s].role_ns[r];
     duration_sum += w.end_ns - w.start_ns;
   }
   v1::StepStats* average = profile.mutable_average_step();
@@ -77,8 +83,9 @@ void FillSteps(const StepWindows& steps, const std::vector<StepBreakdown>& break
   profile.set_steps_dropped(steps.dropped);
 }
 
-void FillOperatorRows(const trace::Trace& trace, const std::vector<OperatorRow>& rows,
-                      google::protobuf::RepeatedPtrField<v1::OperatorStats>& out) {
+void FillOperatorRows(
+    const trace::Trace& trace, const std::vector<OperatorRow>& rows,
+    google::protobuf::RepeatedPtrField<v1::OperatorStats>& out) {
   out.Reserve(static_cast<int>(rows.size()));
   for (const OperatorRow& row : rows) {
     v1::OperatorStats* stats = out.Add();
@@ -101,7 +108,8 @@ void FillOperatorRows(const trace::Trace& trace, const std::vector<OperatorRow>&
   }
 }
 
-void FillKernelRows(const trace::Trace& trace, const std::vector<KernelRow>& rows,
+void FillKernelRows(const trace::Trace& trace,
+                    const std::vector<KernelRow>& rows,
                     google::protobuf::RepeatedPtrField<v1::KernelStats>& out) {
   out.Reserve(static_cast<int>(rows.size()));
   for (const KernelRow& row : rows) {
@@ -114,8 +122,10 @@ void FillKernelRows(const trace::Trace& trace, const std::vector<KernelRow>& row
     stats->set_max_us(Us(row.max_ns));
     stats->set_min_us(Us(row.min_ns));
     if (row.total_ns > 0) {
-      stats->set_blocks_per_sm(row.blocks_per_sm_weighted / static_cast<double>(row.total_ns));
-      stats->set_achieved_occupancy_pct(row.occupancy_weighted / static_cast<double>(row.total_ns));
+      stats->set_blocks_per_sm(row.blocks_per_sm_weighted /
+                               static_cast<double>(row.total_ns));
+      stats->set_achieved_occupancy_pct(row.occupancy_weighted /
+                                        static_cast<double>(row.total_ns));
     }
     for (const KernelStepSample& step : row.steps) {
       v1::KernelStepSample* sample = stats->add_step_samples();
@@ -128,12 +138,18 @@ void FillKernelRows(const trace::Trace& trace, const std::vector<KernelRow>& row
 
 v1::ModuleNodeKind ProtoKind(ModuleNodeKind kind) {
   switch (kind) {
-    case ModuleNodeKind::kRoot: return v1::MODULE_NODE_KIND_ROOT;
-    case ModuleNodeKind::kModule: return v1::MODULE_NODE_KIND_MODULE;
-    case ModuleNodeKind::kOperator: return v1::MODULE_NODE_KIND_OPERATOR;
-    case ModuleNodeKind::kBackward: return v1::MODULE_NODE_KIND_BACKWARD;
-    case ModuleNodeKind::kOptimizer: return v1::MODULE_NODE_KIND_OPTIMIZER;
-    case ModuleNodeKind::kGradientSync: return v1::MODULE_NODE_KIND_GRADIENT_SYNC;
+    case ModuleNodeKind::kRoot:
+      return v1::MODULE_NODE_KIND_ROOT;
+    case ModuleNodeKind::kModule:
+      return v1::MODULE_NODE_KIND_MODULE;
+    case ModuleNodeKind::kOperator:
+      return v1::MODULE_NODE_KIND_OPERATOR;
+    case ModuleNodeKind::kBackward:
+      return v1::MODULE_NODE_KIND_BACKWARD;
+    case ModuleNodeKind::kOptimizer:
+      return v1::MODULE_NODE_KIND_OPTIMIZER;
+    case ModuleNodeKind::kGradientSync:
+      return v1::MODULE_NODE_KIND_GRADIENT_SYNC;
   }
   return v1::MODULE_NODE_KIND_UNSPECIFIED;
 }
@@ -146,13 +162,18 @@ struct ModuleFiller {
   const ModuleTree& tree;
   const ProfileOptions& options;
   const std::vector<int32_t>& step_of_event;
-  // The root's samples: each kept step's host duration and the device time launched in it.
+  // The root's samples: each kept step's host duration and the device time
+  // launched in it.
   const std::vector<ModuleStepSample>& root_steps;
 
-  void Fill(uint32_t n, const std::string& parent_path, v1::ModuleNode& out) const {
+  void Fill(uint32_t n, const std::string& parent_path,
+            v1::ModuleNode& out) const {
     const ModuleTreeNode& node = tree.nodes[n];
     out.set_name(n == 0 ? "(root)" : node.name);
-    const std::string path = n == 0 ? "" : parent_path.empty() ? node.name : parent_path + "/" + node.name;
+    const std::string path = n == 0 ? ""
+                             : parent_path.empty()
+                                 ? node.name
+                                 : parent_path + "/" + node.name;
     out.set_path(path);
     out.set_kind(ProtoKind(node.kind));
     out.set_calls(node.calls);
@@ -161,8 +182,10 @@ struct ModuleFiller {
     out.set_device_us(Us(node.device_ns));
     out.set_device_self_us(Us(node.device_self_ns));
     out.set_device_union_us(Us(node.device_union_ns));
-    // SEMANTICS.md §7: compare device time where the node ran device work, host time otherwise.
-    out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns) : Us(node.host_ns));
+    // SEMANTICS.md §7: compare device time where the node ran device work, host
+    // time otherwise.
+    out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns)
+                                          : Us(node.host_ns));
     out.set_backward_host_us(Us(node.backward_host_ns));
     out.set_backward_device_us(Us(node.backward_device_ns));
     for (const ModuleStepSample& step : n == 0 ? root_steps : node.steps) {
@@ -175,7 +198,8 @@ struct ModuleFiller {
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
     if (options.module_tables && n != 0) {
-      OperatorTable operators(trace, times, OperatorGrouping::kName, &step_of_event);
+      OperatorTable operators(trace, times, OperatorGrouping::kName,
+                              &step_of_event);
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
       FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
@@ -188,7 +212,8 @@ struct ModuleFiller {
   }
 };
 
-void FillBackwardLinking(const BackwardAttribution& b, v1::BackwardLinking& out) {
+void FillBackwardLinking(const BackwardAttribution& b,
+                         v1::BackwardLinking& out) {
   out.set_roots(b.roots);
   out.set_linked_by_flow(b.linked_by_flow);
   out.set_linked_by_sequence(b.linked_by_sequence);
@@ -208,16 +233,19 @@ void ClearNodeTables(v1::ModuleNode& node) {
 
 v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
   switch (source) {
-    case ModuleTreeSource::kPythonModules: return v1::MODULE_TREE_SOURCE_PYTHON_MODULES;
-    case ModuleTreeSource::kAnnotations: return v1::MODULE_TREE_SOURCE_ANNOTATIONS;
-    case ModuleTreeSource::kOperators: return v1::MODULE_TREE_SOURCE_OPERATORS;
+    case ModuleTreeSource::kPythonModules:
+      return v1::MODULE_TREE_SOURCE_PYTHON_MODULES;
+    case ModuleTreeSource::kAnnotations:
+      return v1::MODULE_TREE_SOURCE_ANNOTATIONS;
+    case ModuleTreeSource::kOperators:
+      return v1::MODULE_TREE_SOURCE_OPERATORS;
   }
   return v1::MODULE_TREE_SOURCE_UNSPECIFIED;
 }
 
-
-// The step, GPU, HTA, memory, operator and kernel views: computed on a helper thread when the
-// options allow one, while the module tree and communication views are built on the caller's.
+// The step, GPU, HTA, memory, operator and kernel views: computed on a helper
+// thread when the options allow one, while the module tree and communication
+// views are built on the caller's.
 struct StepViews {
   std::vector<StepBreakdown> breakdowns;
   std::vector<DeviceGpuMetrics> devices;
@@ -227,7 +255,8 @@ struct StepViews {
   std::vector<KernelRow> kernel_rows;
 };
 
-void FillDevices(const std::vector<DeviceGpuMetrics>& devices, v1::WorkerProfile& profile) {
+void FillDevices(const std::vector<DeviceGpuMetrics>& devices,
+                 v1::WorkerProfile& profile) {
   double utilization_sum = 0;
   double sm_sum = 0;
   double occupancy_sum = 0;
@@ -252,14 +281,18 @@ void FillDevices(const std::vector<DeviceGpuMetrics>& devices, v1::WorkerProfile
       ++occupancy_devices;
     }
   }
-  if (!devices.empty()) profile.set_gpu_utilization(utilization_sum / static_cast<double>(devices.size()));
+  if (!devices.empty())
+    profile.set_gpu_utilization(utilization_sum /
+                                static_cast<double>(devices.size()));
   if (sm_devices > 0) profile.set_sm_efficiency(sm_sum / sm_devices);
-  if (occupancy_devices > 0) profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
+  if (occupancy_devices > 0)
+    profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
 }
 
 }  // namespace
 
-v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
+                                     const WorkerIdentity& identity,
                                      const ProfileOptions& options) {
   v1::WorkerProfile profile;
   FillWorkerInfo(trace, identity, *profile.mutable_worker());
@@ -267,12 +300,14 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   profile.set_event_count(static_cast<int64_t>(trace.events.size()));
 
   const EventLinks links = LinkEvents(trace);
-  profile.set_runtime_calls_linked_by_containment(links.runtime_linked_by_containment);
+  profile.set_runtime_calls_linked_by_containment(
+      links.runtime_linked_by_containment);
   profile.set_runtime_linking(links.runtime_linked_by_containment > 0
                                   ? v1::RUNTIME_LINKING_CONTAINMENT
                                   : v1::RUNTIME_LINKING_EXTERNAL_ID);
   const StepWindows steps = FindSteps(trace, links);
-  const std::vector<int32_t> step_of_event = AssignEventsToSteps(trace, links, steps);
+  const std::vector<int32_t> step_of_event =
+      AssignEventsToSteps(trace, links, steps);
   const OperatorTimes times = ComputeOperatorTimes(trace, links);
 
   StepViews views;
@@ -281,7 +316,8 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
     views.devices = ComputeGpuMetrics(trace, links, steps);
     views.hta_steps = ComputeHtaStepOps(trace, links);
     views.memory = ComputeMemory(trace);
-    OperatorTable operators(trace, times, options.operator_grouping, &step_of_event);
+    OperatorTable operators(trace, times, options.operator_grouping,
+                            &step_of_event);
     for (uint32_t op : links.operators) operators.Add(op);
     views.operator_rows = operators.Rows();
     KernelTable kernels(trace, links, options.kernel_grouping, &step_of_event);
@@ -307,23 +343,27 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   for (size_t s = 0; s < steps.kept.size(); ++s) {
     root_steps[s].step = static_cast<int32_t>(s);
     root_steps[s].calls = 1;
-    root_steps[s].host_ns = steps.kept[s].host_end_ns - steps.kept[s].host_start_ns;
+    root_steps[s].host_ns =
+        steps.kept[s].host_end_ns - steps.kept[s].host_start_ns;
   }
   for (uint32_t d : links.device_activities) {
-    if (step_of_event[d] != kNoStep) root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
+    if (step_of_event[d] != kNoStep)
+      root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
   }
-  ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}.Fill(
-      0, "", *profile.mutable_modules());
+  ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}
+      .Fill(0, "", *profile.mutable_modules());
   if (tree.events_below_max_depth > 0) {
-    profile.add_warnings(base::StrCat("the module tree is deeper than ", kMaxModuleDepth, " levels: ",
-                                      tree.events_below_max_depth,
-                                      " calls nested deeper count in their level-", kMaxModuleDepth,
-                                      " ancestor"));
+    profile.add_warnings(
+        base::StrCat("the module tree is deeper than ", kMaxModuleDepth,
+                     " levels: ", tree.events_below_max_depth,
+                     " calls nested deeper count in their level-",
+                     kMaxModuleDepth, " ancestor"));
   }
   if (tree.names_past_max_nodes > 0) {
-    profile.add_warnings(base::StrCat("the module tree has more than ", kMaxModuleNodes, " nodes: ",
-                                      tree.names_past_max_nodes, " more are summed in \"", kOtherName,
-                                      "\" nodes"));
+    profile.add_warnings(
+        base::StrCat("the module tree has more than ", kMaxModuleNodes,
+                     " nodes: ", tree.names_past_max_nodes,
+                     " more are summed in \"", kOtherName, "\" nodes"));
   }
   for (const CollectiveRow& c : ComputeCommunication(trace, links, times)) {
     v1::CollectiveStats* stats = profile.add_communication();
@@ -342,23 +382,29 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   }
   FillSteps(steps, views.breakdowns, profile);
   FillDevices(views.devices, profile);
-  profile.set_operator_grouping(options.operator_grouping == OperatorGrouping::kNameAndShape
+  profile.set_operator_grouping(options.operator_grouping ==
+                                        OperatorGrouping::kNameAndShape
                                     ? v1::GROUPING_NAME_AND_SHAPE
                                     : v1::GROUPING_NAME);
   FillOperatorRows(trace, views.operator_rows, *profile.mutable_operators());
-  if (const size_t folded = FoldOperatorRows(*profile.mutable_operators(), kMaxTableRows)) {
-    profile.add_warnings(base::StrCat("the operator table has more than ", kMaxTableRows,
-                                      " rows: the lightest ", folded, " are summed in one \"", kOtherName,
-                                      "\" row"));
+  if (const size_t folded =
+          FoldOperatorRows(*profile.mutable_operators(), kMaxTableRows)) {
+    profile.add_warnings(base::StrCat("the operator table has more than ",
+                                      kMaxTableRows, " rows: the lightest ",
+                                      folded, " are summed in one \"",
+                                      kOtherName, "\" row"));
   }
-  profile.set_kernel_grouping(options.kernel_grouping == KernelGrouping::kNameAndOp
+  profile.set_kernel_grouping(options.kernel_grouping ==
+                                      KernelGrouping::kNameAndOp
                                   ? v1::GROUPING_NAME_AND_OP
                                   : v1::GROUPING_NAME);
   FillKernelRows(trace, views.kernel_rows, *profile.mutable_kernels());
-  if (const size_t folded = FoldKernelRows(*profile.mutable_kernels(), kMaxTableRows)) {
-    profile.add_warnings(base::StrCat("the kernel table has more than ", kMaxTableRows,
-                                      " rows: the lightest ", folded, " are summed in one \"", kOtherName,
-                                      "\" row"));
+  if (const size_t folded =
+          FoldKernelRows(*profile.mutable_kernels(), kMaxTableRows)) {
+    profile.add_warnings(base::StrCat("the kernel table has more than ",
+                                      kMaxTableRows, " rows: the lightest ",
+                                      folded, " are summed in one \"",
+                                      kOtherName, "\" row"));
   }
   for (const HtaStepOps& step : views.hta_steps) {
     v1::HtaStep* out = profile.add_hta_steps();
@@ -381,8 +427,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIden
   }
   if (profile.ByteSizeLong() > kMaxProfileBytes) {
     ClearNodeTables(*profile.mutable_modules());
-    profile.add_warnings(base::StrCat("the profile is over ", kMaxProfileBytes >> 20,
-                                      " MiB: its module nodes carry no operator and kernel tables"));
+    profile.add_warnings(base::StrCat(
+        "the profile is over ", kMaxProfileBytes >> 20,
+        " MiB: its module nodes carry no operator and kernel tables"));
   }
   return profile;
 }

@@ -1,5 +1,6 @@
-// Builds a worker's profile (protos/profdiff/v1/profile.proto) from its trace: steps and their
-// breakdown, GPU metrics, operator and kernel views, module tree, memory and communication.
+// Builds a worker's profile (protos/profdiff/v1/profile.proto) from its trace:
+// steps and their breakdown, GPU metrics, operator and kernel views, module
+// tree, memory and communication.
 #ifndef PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
 #define PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
 
@@ -16,8 +17,9 @@ struct ProfileOptions {
   OperatorGrouping operator_grouping = OperatorGrouping::kName;
   KernelGrouping kernel_grouping = KernelGrouping::kName;
   bool module_tables = true;  // per-node operator and kernel tables
-  // 2 or more: the step, GPU, memory, operator and kernel views are built on a second thread
-  // while this one builds the module tree. The profile is the same either way.
+  // 2 or more: the step, GPU, memory, operator and kernel views are built on a
+  // second thread while this one builds the module tree. The profile is the
+  // same either way.
   int threads = 1;
 };
 
@@ -29,7 +31,8 @@ struct WorkerIdentity {
 };
 
 // Analyses `trace` (all spans of one worker, already merged).
-v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace, const WorkerIdentity& identity,
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
+                                     const WorkerIdentity& identity,
                                      const ProfileOptions& options);
 
 }  // namespace profdiff::analysis

@@ -18,7 +18,8 @@ namespace profdiff::base {
 namespace {
 
 absl::Status ErrnoError(std::string_view call, const std::string& path) {
-  return absl::UnavailableError(StrCat(path, ": ", call, ": ", std::strerror(errno)));
+  return absl::UnavailableError(
+      StrCat(path, ": ", call, ": ", std::strerror(errno)));
 }
 
 absl::Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
@@ -52,21 +53,27 @@ absl::Status CreateDirectoriesDurably(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) return absl::OkStatus();
   const std::string parent = ParentOf(path);
   if (parent != path) {
-    if (absl::Status status = CreateDirectoriesDurably(parent); !status.ok()) return status;
+    if (absl::Status status = CreateDirectoriesDurably(parent); !status.ok())
+      return status;
   }
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoError("mkdir", path);
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return ErrnoError("mkdir", path);
   return SyncDirectory(parent);
 }
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
-  // Unique per process and call, so two writers of one path never share a temp file.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view bytes) {
+  // Unique per process and call, so two writers of one path never share a temp
+  // file.
   static std::atomic<uint64_t> counter{0};
   const std::string temp = StrCat(path, ".tmp.", ::getpid(), ".", counter++);
   {
-    const ScopedFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    const ScopedFd fd(
+        ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!fd.valid()) return ErrnoError("open", temp);
     absl::Status status = WriteAll(fd.get(), bytes, temp);
-    if (status.ok() && ::fsync(fd.get()) != 0) status = ErrnoError("fsync", temp);
+    if (status.ok() && ::fsync(fd.get()) != 0)
+      status = ErrnoError("fsync", temp);
     if (!status.ok()) {
       ::unlink(temp.c_str());
       return status;
@@ -81,7 +88,8 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
 }
 
 absl::StatusOr<AppendOnlyFile> AppendOnlyFile::Open(const std::string& path) {
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  ScopedFd fd(
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (!fd.valid()) return ErrnoError("open", path);
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return ErrnoError("fstat", path);
@@ -92,7 +100,8 @@ absl::Status AppendOnlyFile::Append(std::string_view bytes) {
   if (absl::Status status = WriteAll(fd_.get(), bytes, path_); !status.ok()) {
     // Cut a partial write off, so the next append does not follow torn bytes.
     if (absl::Status cut = CutBackTo(size_bytes_); !cut.ok()) {
-      return Annotate(status, std::string_view(cut.message().data(), cut.message().size()));
+      return Annotate(
+          status, std::string_view(cut.message().data(), cut.message().size()));
     }
     return status;
   }
@@ -101,7 +110,8 @@ absl::Status AppendOnlyFile::Append(std::string_view bytes) {
 }
 
 absl::Status AppendOnlyFile::CutBackTo(uint64_t size_bytes) {
-  if (::ftruncate(fd_.get(), static_cast<off_t>(size_bytes)) != 0) return ErrnoError("ftruncate", path_);
+  if (::ftruncate(fd_.get(), static_cast<off_t>(size_bytes)) != 0)
+    return ErrnoError("ftruncate", path_);
   size_bytes_ = size_bytes;
   return absl::OkStatus();
 }

@@ -1,5 +1,6 @@
-// Durable file writes: a whole file replaced atomically (temp file, fsync, rename, fsync of the
-// folder), and an append-only file whose appends are made durable on demand.
+// Durable file writes: a whole file replaced atomically (temp file, fsync,
+// rename, fsync of the folder), and an append-only file whose appends are made
+// durable on demand.
 #ifndef PROFDIFF_BASE_ATOMIC_FILE_H_
 #define PROFDIFF_BASE_ATOMIC_FILE_H_
 
@@ -14,32 +15,35 @@
 
 namespace profdiff::base {
 
-// Replaces the file at `path` with `bytes` so that after a crash it holds either the old or the
-// new content, never a mix: writes `path`.tmp.<pid>.<n>, fsyncs it, renames it over `path` and
-// fsyncs the folder. Errors (Unavailable, naming the path and the failing call) leave `path` as
-// it was.
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+// Replaces the file at `path` with `bytes` so that after a crash it holds
+// either the old or the new content, never a mix: writes `path`.tmp.<pid>.<n>,
+// fsyncs it, renames it over `path` and fsyncs the folder. Errors (Unavailable,
+// naming the path and the failing call) leave `path` as it was.
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view bytes);
 
-// fsyncs the folder at `path`, so entries created or renamed in it survive a crash.
+// fsyncs the folder at `path`, so entries created or renamed in it survive a
+// crash.
 absl::Status SyncDirectory(const std::string& path);
 
-// Creates `path` and its missing parents, fsyncing each folder that gained an entry.
+// Creates `path` and its missing parents, fsyncing each folder that gained an
+// entry.
 absl::Status CreateDirectoriesDurably(const std::string& path);
 
-// A file opened for appending. Appended bytes are durable once Sync() returns OK. Move-only
-// (its descriptor closes with it). Not thread-safe.
+// A file opened for appending. Appended bytes are durable once Sync() returns
+// OK. Move-only (its descriptor closes with it). Not thread-safe.
 class AppendOnlyFile {
  public:
   // Opens (creating when missing) `path` for appending. Unavailable on failure.
   static absl::StatusOr<AppendOnlyFile> Open(const std::string& path);
 
-
-  // Writes all of `bytes` at the end of the file; on failure the file is cut back to its size
-  // before the call.
+  // Writes all of `bytes` at the end of the file; on failure the file is cut
+  // back to its size before the call.
   absl::Status Append(std::string_view bytes);
   // fdatasync: everything appended so far is on disk.
   absl::Status Sync();
-  // Cuts the file back to `size_bytes` (<= size_bytes()), e.g. when an append's Sync failed.
+  // Cuts the file back to `size_bytes` (<= size_bytes()), e.g. when an append's
+  // Sync failed.
   absl::Status CutBackTo(uint64_t size_bytes);
 
   uint64_t size_bytes() const { return size_bytes_; }

@@ -27,25 +27,30 @@ class ScopedFd {
   int fd_;
 };
 
-absl::Status ErrnoStatus(int err, const std::string& path, std::string_view what) {
-  const std::string message = base::StrCat(path, ": ", what, ": ", std::strerror(err));
+absl::Status ErrnoStatus(int err, const std::string& path,
+                         std::string_view what) {
+  const std::string message =
+      base::StrCat(path, ": ", what, ": ", std::strerror(err));
   if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EISDIR) return absl::InvalidArgumentError(message);
+  if (err == EACCES || err == EISDIR)
+    return absl::InvalidArgumentError(message);
   return absl::UnavailableError(message);
 }
 
 }  // namespace
 
-absl::Status ReadFileInto(const std::string& path, uint64_t max_bytes, std::string& out) {
+absl::Status ReadFileInto(const std::string& path, uint64_t max_bytes,
+                          std::string& out) {
   ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return ErrnoStatus(errno, path, "open");
   struct stat st;
   if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, path, "stat");
-  if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(base::StrCat(path, ": is a folder"));
+  if (S_ISDIR(st.st_mode))
+    return absl::InvalidArgumentError(base::StrCat(path, ": is a folder"));
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
-    return absl::ResourceExhaustedError(base::StrCat(path, ": file is ", size,
-                                                     " bytes, over the limit of ", max_bytes));
+    return absl::ResourceExhaustedError(base::StrCat(
+        path, ": file is ", size, " bytes, over the limit of ", max_bytes));
   }
   out.resize(size);
   uint64_t done = 0;

@@ -10,10 +10,12 @@
 
 namespace profdiff::base {
 
-// Replaces `out` with the bytes of the file at `path` (capacity is kept, so a reused string
-// does not reallocate). Errors: NotFound (no such file), ResourceExhausted (larger than
-// `max_bytes`), Unavailable/Internal for other I/O failures; each names the path.
-absl::Status ReadFileInto(const std::string& path, uint64_t max_bytes, std::string& out);
+// Replaces `out` with the bytes of the file at `path` (capacity is kept, so a
+// reused string does not reallocate). Errors: NotFound (no such file),
+// ResourceExhausted (larger than `max_bytes`), Unavailable/Internal for other
+// I/O failures; each names the path.
+absl::Status ReadFileInto(const std::string& path, uint64_t max_bytes,
+                          std::string& out);
 
 }  // namespace profdiff::base
 

@@ -18,7 +18,8 @@ std::vector<std::string> UnderscoreFlagNames(int argc, char** argv) {
     if (arg == "--") break;
     if (!arg.starts_with("--")) continue;
     const size_t name_end = std::min(arg.find('='), arg.size());
-    std::replace(arg.begin() + 2, arg.begin() + static_cast<std::ptrdiff_t>(name_end), '-', '_');
+    std::replace(arg.begin() + 2,
+                 arg.begin() + static_cast<std::ptrdiff_t>(name_end), '-', '_');
   }
   return args;
 }
@@ -31,17 +32,20 @@ std::vector<char*> ArgvOf(std::vector<std::string>& args) {
 }
 
 void ParseFlags(int argc, char** argv, const char* usage) {
-  absl::SetProgramUsageMessage(
-      StrCat(usage, "\nFlag names may be written with '-' or '_' (--data-dir = --data_dir)."));
+  absl::SetProgramUsageMessage(StrCat(usage,
+                                      "\nFlag names may be written with '-' or "
+                                      "'_' (--data-dir = --data_dir)."));
   absl::FlagsUsageConfig config;
   config.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "_main.cc") || absl::EndsWith(file, "_flags.cc");
+    return absl::EndsWith(file, "_main.cc") ||
+           absl::EndsWith(file, "_flags.cc");
   };
   config.contains_helpshort_flags = config.contains_help_flags;
   absl::SetFlagsUsageConfig(config);
   std::vector<std::string> args = UnderscoreFlagNames(argc, argv);
   std::vector<char*> argv_underscored = ArgvOf(args);
-  absl::ParseCommandLine(static_cast<int>(args.size()), argv_underscored.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()),
+                         argv_underscored.data());
 }
 
 }  // namespace profdiff::base

@@ -1,7 +1,8 @@
-// A growable byte buffer mapped straight from the kernel, for texts of tens of MB read once and
-// overwritten whole (a gunzipped trace). Unlike std::string it never zero-fills what is about to
-// be overwritten, and a large buffer asks for transparent huge pages: a cold `profdiff show` of
-// an 80 MB trace otherwise takes a page fault per 4 KiB of it (tens of thousands).
+// A growable byte buffer mapped straight from the kernel, for texts of tens of
+// MB read once and overwritten whole (a gunzipped trace). Unlike std::string it
+// never zero-fills what is about to be overwritten, and a large buffer asks for
+// transparent huge pages: a cold `profdiff show` of an 80 MB trace otherwise
+// takes a page fault per 4 KiB of it (tens of thousands).
 #ifndef PROFDIFF_BASE_PAGE_BUFFER_H_
 #define PROFDIFF_BASE_PAGE_BUFFER_H_
 
@@ -23,8 +24,9 @@ class PageBuffer {
   char* data() const { return data_.get(); }
   size_t size() const { return size_; }
 
-  // Makes size() at least `bytes`, keeping the first `keep` bytes (keep <= size()). New bytes
-  // are unspecified. ResourceExhausted when the kernel gives no memory.
+  // Makes size() at least `bytes`, keeping the first `keep` bytes (keep <=
+  // size()). New bytes are unspecified. ResourceExhausted when the kernel gives
+  // no memory.
   absl::Status Grow(size_t bytes, size_t keep);
 
  private:

@@ -1,4 +1,5 @@
-// Ownership of a POSIX file descriptor: closed exactly once, when its owner goes away.
+// Ownership of a POSIX file descriptor: closed exactly once, when its owner
+// goes away.
 #ifndef PROFDIFF_BASE_SCOPED_FD_H_
 #define PROFDIFF_BASE_SCOPED_FD_H_
 

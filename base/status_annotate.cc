@@ -1,23 +1,27 @@
 #include "base/status_annotate.h"
 
 #include <absl/strings/escaping.h>
+
 #include "base/str_cat.h"
 
 namespace profdiff::base {
 namespace {
-// Long enough to recognise the culprit, short enough to keep one error on one line.
+// Long enough to recognise the culprit, short enough to keep one error on one
+// line.
 constexpr size_t kMaxQuotedBytes = 64;
 }  // namespace
 
 absl::Status Annotate(const absl::Status& status, std::string_view context) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), base::StrCat(context, ": ", status.message()));
+  return absl::Status(status.code(),
+                      base::StrCat(context, ": ", status.message()));
 }
 
 std::string QuoteBytes(std::string_view bytes) {
   const bool cut = bytes.size() > kMaxQuotedBytes;
   if (cut) bytes = bytes.substr(0, kMaxQuotedBytes);
-  return base::StrCat("\"", absl::CHexEscape(ToAbsl(bytes)), cut ? "...\"" : "\"");
+  return base::StrCat("\"", absl::CHexEscape(ToAbsl(bytes)),
+                      cut ? "...\"" : "\"");
 }
 
 }  // namespace profdiff::base

@@ -1,6 +1,7 @@
-// absl::StrCat / StrAppend that also take std::string_view. Debian's Abseil 20220623 is built
-// with its own absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0), which std::string_view
-// does not convert to; these forward everything else unchanged.
+// absl::StrCat / StrAppend that also take std::string_view. Debian's Abseil
+// 20220623 is built with its own absl::string_view
+// (ABSL_OPTION_USE_STD_STRING_VIEW 0), which std::string_view does not convert
+// to; these forward everything else unchanged.
 #ifndef PROFDIFF_BASE_STR_CAT_H_
 #define PROFDIFF_BASE_STR_CAT_H_
 
@@ -12,7 +13,9 @@
 
 namespace profdiff::base {
 namespace internal {
-inline absl::string_view AlphaNumArg(std::string_view v) { return {v.data(), v.size()}; }
+inline absl::string_view AlphaNumArg(std::string_view v) {
+  return {v.data(), v.size()};
+}
 template <typename T>
 const T& AlphaNumArg(const T& v) {
   return v;
@@ -20,7 +23,9 @@ const T& AlphaNumArg(const T& v) {
 }  // namespace internal
 
 // Views as Abseil wants them.
-inline absl::string_view ToAbsl(std::string_view v) { return {v.data(), v.size()}; }
+inline absl::string_view ToAbsl(std::string_view v) {
+  return {v.data(), v.size()};
+}
 
 template <typename... Args>
 std::string StrCat(const Args&... args) {

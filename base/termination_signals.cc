@@ -7,7 +7,6 @@
 #include "base/log.h"
 #include "base/port_file.h"
 
-
 namespace profdiff::base {
 
 TerminationSignals::TerminationSignals() {
@@ -17,8 +16,9 @@ TerminationSignals::TerminationSignals() {
   pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
 }
 
-int TerminationSignals::ServeUntilSignal(const char* program, int port, const std::string& port_file,
-                                         absl::FunctionRef<void()> shutdown) const {
+int TerminationSignals::ServeUntilSignal(
+    const char* program, int port, const std::string& port_file,
+    absl::FunctionRef<void()> shutdown) const {
   if (absl::Status status = WritePortFile(port_file, port); !status.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", program, status.ToString().c_str());
     return 1;

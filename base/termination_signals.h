@@ -1,5 +1,6 @@
-// How the server binaries stop: SIGINT/SIGTERM taken by sigwait on the main thread, never by an
-// asynchronous handler (which could not call Shutdown safely).
+// How the server binaries stop: SIGINT/SIGTERM taken by sigwait on the main
+// thread, never by an asynchronous handler (which could not call Shutdown
+// safely).
 #ifndef PROFDIFF_BASE_TERMINATION_SIGNALS_H_
 #define PROFDIFF_BASE_TERMINATION_SIGNALS_H_
 
@@ -13,16 +14,18 @@ namespace profdiff::base {
 
 class TerminationSignals {
  public:
-  // Blocks SIGINT and SIGTERM in this thread. Construct before any thread starts, so every
-  // thread inherits the mask and Wait is the only receiver.
+  // Blocks SIGINT and SIGTERM in this thread. Construct before any thread
+  // starts, so every thread inherits the mask and Wait is the only receiver.
   TerminationSignals();
   // Waits for one of them; returns its number.
   int Wait() const;
 
-  // The rest of a server binary's life once it serves on `port`: writes the port file (when
-  // `port_file` is set), waits for a signal, logs it, calls `shutdown`. Returns the exit code:
-  // 0, or 1 (said on stderr as "<program>: error: ...") when the port file cannot be written.
-  int ServeUntilSignal(const char* program, int port, const std::string& port_file,
+  // The rest of a server binary's life once it serves on `port`: writes the
+  // port file (when `port_file` is set), waits for a signal, logs it, calls
+  // `shutdown`. Returns the exit code: 0, or 1 (said on stderr as "<program>:
+  // error: ...") when the port file cannot be written.
+  int ServeUntilSignal(const char* program, int port,
+                       const std::string& port_file,
                        absl::FunctionRef<void()> shutdown) const;
 
  private:

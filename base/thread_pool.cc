@@ -5,7 +5,8 @@
 namespace profdiff::base {
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { RunWorker(); });
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this] { RunWorker(); });
 }
 
 ThreadPool::~ThreadPool() {

@@ -1,9 +1,11 @@
-// Offline diff of the largest pair in the corpus (xDiT FLUX.1 on MI300X, AITER vs AITER+Sage,
-// ~62 MB of JSON a side, ~730 nn.Module nodes). Compare, in the same run:
-//   BM_FloorBothSides   the reader floor (gunzip + simdjson walk) of both files, one after the other
-//   BM_LoadBothSides    `profdiff diff`'s loading: both sides read and profiled in parallel
-//   BM_DiffOnly         the differ on the two loaded profiles (the target: < 10% of load)
-//   BM_DiffEndToEnd     load + diff, what a user waits for
+// Offline diff of the largest pair in the corpus (xDiT FLUX.1 on MI300X, AITER
+// vs AITER+Sage, ~62 MB of JSON a side, ~730 nn.Module nodes). Compare, in the
+// same run:
+//   BM_FloorBothSides   the reader floor (gunzip + simdjson walk) of both
+//   files, one after the other BM_LoadBothSides    `profdiff diff`'s loading:
+//   both sides read and profiled in parallel BM_DiffOnly         the differ on
+//   the two loaded profiles (the target: < 10% of load) BM_DiffEndToEnd
+//   load + diff, what a user waits for
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -20,8 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-std::string TracePath(int i) { return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]); }
+std::string TracePath(int i) {
+  return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]);
+}
 
 bool PairPresent(benchmark::State& state) {
   for (int i = 0; i < 2; ++i) {
@@ -39,7 +42,8 @@ void BM_FloorBothSides(benchmark::State& state) {
   simdjson::ondemand::parser parser;
   for (auto _ : state) {
     for (int i = 0; i < 2; ++i) {
-      if (!buffer.Load(TracePath(i), {}).ok()) return state.SkipWithError("cannot read trace");
+      if (!buffer.Load(TracePath(i), {}).ok())
+        return state.SkipWithError("cannot read trace");
       benchmark::DoNotOptimize(profdiff::bench::WalkEvents(parser, buffer));
     }
   }
@@ -48,8 +52,10 @@ void BM_FloorBothSides(benchmark::State& state) {
 void BM_LoadBothSides(benchmark::State& state) {
   if (!PairPresent(state)) return;
   for (auto _ : state) {
-    auto runs = profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
-    if (!runs.ok()) return state.SkipWithError(std::string(runs.status().message()).c_str());
+    auto runs =
+        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+    if (!runs.ok())
+      return state.SkipWithError(std::string(runs.status().message()).c_str());
     benchmark::DoNotOptimize(runs->size());
   }
 }
@@ -57,10 +63,13 @@ void BM_LoadBothSides(benchmark::State& state) {
 void BM_DiffOnly(benchmark::State& state) {
   if (!PairPresent(state)) return;
   auto runs = profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
-  if (!runs.ok()) return state.SkipWithError(std::string(runs.status().message()).c_str());
+  if (!runs.ok())
+    return state.SkipWithError(std::string(runs.status().message()).c_str());
   for (auto _ : state) {
     auto report = profdiff::differ::DiffRuns((*runs)[0], (*runs)[1], {});
-    if (!report.ok()) return state.SkipWithError(std::string(report.status().message()).c_str());
+    if (!report.ok())
+      return state.SkipWithError(
+          std::string(report.status().message()).c_str());
     benchmark::DoNotOptimize(report->operators_size());
   }
 }
@@ -68,10 +77,14 @@ void BM_DiffOnly(benchmark::State& state) {
 void BM_DiffEndToEnd(benchmark::State& state) {
   if (!PairPresent(state)) return;
   for (auto _ : state) {
-    auto runs = profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
-    if (!runs.ok()) return state.SkipWithError(std::string(runs.status().message()).c_str());
+    auto runs =
+        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+    if (!runs.ok())
+      return state.SkipWithError(std::string(runs.status().message()).c_str());
     auto report = profdiff::differ::DiffRuns((*runs)[0], (*runs)[1], {});
-    if (!report.ok()) return state.SkipWithError(std::string(report.status().message()).c_str());
+    if (!report.ok())
+      return state.SkipWithError(
+          std::string(report.status().message()).c_str());
     benchmark::DoNotOptimize(report->operators_size());
   }
 }

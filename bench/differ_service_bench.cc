@@ -1,10 +1,13 @@
-// A diff through the Differ service against the same diff offline, in one process: the largest
-// pair of the corpus (xDiT FLUX.1, ~62 MB of JSON a side) uploaded to a real aggregator, and a
-// real differ on 127.0.0.1 in front of it.
-//   BM_OfflineDiff      `profdiff diff FILE FILE`: both traces read and profiled, then diffed
-//   BM_StoredDiffCold   Differ.Diff with nothing cached: both profiles fetched from the
-//                       aggregator (read from its store, sent over gRPC), then diffed
-//   BM_StoredDiffCached Differ.Diff of two COMPLETE runs already cached: the diff and the reply
+// A diff through the Differ service against the same diff offline, in one
+// process: the largest pair of the corpus (xDiT FLUX.1, ~62 MB of JSON a side)
+// uploaded to a real aggregator, and a real differ on 127.0.0.1 in front of it.
+//   BM_OfflineDiff      `profdiff diff FILE FILE`: both traces read and
+//   profiled, then diffed BM_StoredDiffCold   Differ.Diff with nothing cached:
+//   both profiles fetched from the
+//                       aggregator (read from its store, sent over gRPC), then
+//                       diffed
+//   BM_StoredDiffCached Differ.Diff of two COMPLETE runs already cached: the
+//   diff and the reply
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -34,7 +37,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kRuns[] = {"flux_aiter", "flux_aiter_sage"};
 
-std::string TracePath(int i) { return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]); }
+std::string TracePath(int i) {
+  return profdiff::bench::BenchTracePath(profdiff::bench::kDiffPair[i]);
+}
 
 // The aggregator holding both runs; set up once in main.
 struct Store {
@@ -47,19 +52,23 @@ Store* g_store = nullptr;
 absl::Status UploadPair(Store& store) {
   for (int i = 0; i < 2; ++i) {
     PD_ASSIGN_OR_RETURN(profdiff::agent::AgentStateStore state,
-                        profdiff::agent::AgentStateStore::Open((store.dir / "agent" / kRuns[i]).string()));
+                        profdiff::agent::AgentStateStore::Open(
+                            (store.dir / "agent" / kRuns[i]).string()));
     profdiff::agent::TraceFileUploaderOptions options;
     options.identity.run_flag = kRuns[i];
     profdiff::agent::TraceFileUploader uploader(
         std::move(state), options,
-        std::make_unique<profdiff::agent::SpanUploader>(store.address, profdiff::agent::SpanUploaderOptions{}));
+        std::make_unique<profdiff::agent::SpanUploader>(
+            store.address, profdiff::agent::SpanUploaderOptions{}));
     profdiff::trace::KinetoReader reader;
-    PD_RETURN_IF_ERROR(uploader.UploadPath(TracePath(i), reader, std::stop_token()));
+    PD_RETURN_IF_ERROR(
+        uploader.UploadPath(TracePath(i), reader, std::stop_token()));
   }
   return absl::OkStatus();
 }
 
-std::unique_ptr<profdiff::differ::DifferServer> StartDiffer(size_t cache_bytes) {
+std::unique_ptr<profdiff::differ::DifferServer> StartDiffer(
+    size_t cache_bytes) {
   profdiff::differ::DifferOptions options;
   options.listen_address = "127.0.0.1:0";
   options.store_address = g_store->address;
@@ -68,7 +77,8 @@ std::unique_ptr<profdiff::differ::DifferServer> StartDiffer(size_t cache_bytes) 
   return differ.ok() ? std::move(differ).value() : nullptr;
 }
 
-// One Differ.Diff call of the pair; false (and the error on `state`) when it fails.
+// One Differ.Diff call of the pair; false (and the error on `state`) when it
+// fails.
 bool DiffOnce(profdiff::v1::Differ::Stub& stub, benchmark::State& state) {
   grpc::ClientContext context;
   profdiff::rpc::SetTimeout(context, absl::Minutes(2));
@@ -84,34 +94,41 @@ bool DiffOnce(profdiff::v1::Differ::Stub& stub, benchmark::State& state) {
 
 void BM_OfflineDiff(benchmark::State& state) {
   for (auto _ : state) {
-    auto runs = profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
-    if (!runs.ok()) return state.SkipWithError(std::string(runs.status().message()).c_str());
+    auto runs =
+        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+    if (!runs.ok())
+      return state.SkipWithError(std::string(runs.status().message()).c_str());
     auto report = profdiff::differ::DiffRuns((*runs)[0], (*runs)[1], {});
-    if (!report.ok()) return state.SkipWithError(std::string(report.status().message()).c_str());
+    if (!report.ok())
+      return state.SkipWithError(
+          std::string(report.status().message()).c_str());
     benchmark::DoNotOptimize(report->operators_size());
   }
 }
 
 void BM_StoredDiffCold(benchmark::State& state) {
-  std::unique_ptr<profdiff::differ::DifferServer> differ = StartDiffer(/*cache_bytes=*/0);
+  std::unique_ptr<profdiff::differ::DifferServer> differ =
+      StartDiffer(/*cache_bytes=*/0);
   if (differ == nullptr) return state.SkipWithError("differ did not start");
-  auto stub = profdiff::v1::Differ::NewStub(
-      profdiff::rpc::MakeChannel("127.0.0.1:" + std::to_string(differ->port())));
+  auto stub = profdiff::v1::Differ::NewStub(profdiff::rpc::MakeChannel(
+      "127.0.0.1:" + std::to_string(differ->port())));
   for (auto _ : state) {
     if (!DiffOnce(*stub, state)) return;
   }
 }
 
 void BM_StoredDiffCached(benchmark::State& state) {
-  std::unique_ptr<profdiff::differ::DifferServer> differ = StartDiffer(size_t{1} << 30);
+  std::unique_ptr<profdiff::differ::DifferServer> differ =
+      StartDiffer(size_t{1} << 30);
   if (differ == nullptr) return state.SkipWithError("differ did not start");
-  auto stub = profdiff::v1::Differ::NewStub(
-      profdiff::rpc::MakeChannel("127.0.0.1:" + std::to_string(differ->port())));
+  auto stub = profdiff::v1::Differ::NewStub(profdiff::rpc::MakeChannel(
+      "127.0.0.1:" + std::to_string(differ->port())));
   if (!DiffOnce(*stub, state)) return;  // fills the cache
   for (auto _ : state) {
     if (!DiffOnce(*stub, state)) return;
   }
-  state.counters["cache_hits"] = static_cast<double>(differ->cache_stats().hits);
+  state.counters["cache_hits"] =
+      static_cast<double>(differ->cache_stats().hits);
 }
 
 BENCHMARK(BM_OfflineDiff)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -125,19 +142,22 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   for (int i = 0; i < 2; ++i) {
     if (!fs::exists(TracePath(i))) {
-      std::fprintf(stderr, "SKIPPED: trace not found: %s\n", TracePath(i).c_str());
+      std::fprintf(stderr, "SKIPPED: trace not found: %s\n",
+                   TracePath(i).c_str());
       return 0;
     }
   }
   Store store;
-  store.dir = fs::temp_directory_path() / ("differ_service_bench_" + std::to_string(getpid()));
+  store.dir = fs::temp_directory_path() /
+              ("differ_service_bench_" + std::to_string(getpid()));
   fs::remove_all(store.dir);
   profdiff::aggregator::AggregatorOptions options;
   options.listen_address = "127.0.0.1:0";
   options.store.data_dir = (store.dir / "store").string();
   auto aggregator = profdiff::aggregator::AggregatorServer::Start(options);
   if (!aggregator.ok()) {
-    std::fprintf(stderr, "aggregator: %s\n", aggregator.status().ToString().c_str());
+    std::fprintf(stderr, "aggregator: %s\n",
+                 aggregator.status().ToString().c_str());
     return 1;
   }
   store.aggregator = std::move(aggregator).value();

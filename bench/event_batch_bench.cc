@@ -1,8 +1,9 @@
-// EventBatch conversion throughput on real traces: what the agent pays per uploaded event
-// (EncodeEventBatch in 16384-event batches; 256-event batches show the per-batch cost of the
-// StringId map, which is O(string pool)) and the aggregator per received event
-// (AppendEventBatch, validation included), and the content fingerprint of a span id
-// (TraceFingerprint). items_per_second = events per second.
+// EventBatch conversion throughput on real traces: what the agent pays per
+// uploaded event (EncodeEventBatch in 16384-event batches; 256-event batches
+// show the per-batch cost of the StringId map, which is O(string pool)) and the
+// aggregator per received event (AppendEventBatch, validation included), and
+// the content fingerprint of a span id (TraceFingerprint). items_per_second =
+// events per second.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -27,14 +28,24 @@ namespace fs = std::filesystem;
 constexpr int64_t kEventsPerBatch = 16384;
 constexpr int64_t kSmallEventsPerBatch = 256;
 
-const char* const kTraces[] = {
-    "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz",  // small, many kernels
-    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",                    // 456k events
+const char* const
+    kTraces
+        [] =
+            {
+                "param/dlrm_kineto/"
+                "worker0_step_12.1694128201545.pt.trace.json.gz",  // small,
+                                                                   // many
+                                                                   // kernels
+                "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 456k
+                                                                   // events
 };
 
-std::string TracePath(int index) { return profdiff::bench::BenchTracePath(kTraces[index]); }
+std::string TracePath(int index) {
+  return profdiff::bench::BenchTracePath(kTraces[index]);
+}
 
-// The trace state.range(0) names, or nothing (the benchmark skipped, saying why).
+// The trace state.range(0) names, or nothing (the benchmark skipped, saying
+// why).
 std::optional<profdiff::trace::Trace> TraceOrSkip(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path)) {
@@ -59,7 +70,8 @@ void BM_EncodeEventBatch(benchmark::State& state) {
   size_t bytes = 0;
   for (auto _ : state) {
     for (size_t begin = 0; begin < events; begin += per_batch) {
-      profdiff::trace::EncodeEventBatch(*trace, begin, std::min(begin + per_batch, events), batch);
+      profdiff::trace::EncodeEventBatch(
+          *trace, begin, std::min(begin + per_batch, events), batch);
       bytes += batch.ByteSizeLong();
     }
   }
@@ -76,7 +88,8 @@ void BM_AppendEventBatch(benchmark::State& state) {
   std::vector<profdiff::v1::EventBatch> batches;
   const size_t per_batch = static_cast<size_t>(kEventsPerBatch);
   for (size_t begin = 0; begin < events; begin += per_batch) {
-    profdiff::trace::EncodeEventBatch(*trace, begin, std::min(begin + per_batch, events),
+    profdiff::trace::EncodeEventBatch(*trace, begin,
+                                      std::min(begin + per_batch, events),
                                       batches.emplace_back());
   }
   for (auto _ : state) {
@@ -92,13 +105,15 @@ void BM_AppendEventBatch(benchmark::State& state) {
   state.SetLabel(kTraces[state.range(0)]);
 }
 
-// What the agent adds per file for its span id (trace/trace_fingerprint.h): compare with
-// BM_EncodeEventBatch, which it pays anyway.
+// What the agent adds per file for its span id (trace/trace_fingerprint.h):
+// compare with BM_EncodeEventBatch, which it pays anyway.
 void BM_TraceFingerprint(benchmark::State& state) {
   std::optional<profdiff::trace::Trace> trace = TraceOrSkip(state);
   if (!trace) return;
-  for (auto _ : state) benchmark::DoNotOptimize(profdiff::trace::TraceFingerprint(*trace));
-  state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(profdiff::trace::TraceFingerprint(*trace));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(trace->events.size() * state.iterations()));
   state.SetLabel(kTraces[state.range(0)]);
 }
 

@@ -1,7 +1,9 @@
-// ExportTrace of a stored span: the whole document at once (LoadSpans, then WriteChromeTrace: what
-// the aggregator did before, holding the trace and the JSON) against the document made piece by
-// piece from the stored chunks (ExportSpans: what it does now, holding one chunk and one piece).
-// Both read the same in-memory chunks, cut as the agent cuts them. items_per_second = events.
+// ExportTrace of a stored span: the whole document at once (LoadSpans, then
+// WriteChromeTrace: what the aggregator did before, holding the trace and the
+// JSON) against the document made piece by piece from the stored chunks
+// (ExportSpans: what it does now, holding one chunk and one piece). Both read
+// the same in-memory chunks, cut as the agent cuts them. items_per_second =
+// events.
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -30,7 +32,8 @@ const char* const kTraces[] = {
 
 class Chunks final : public profdiff::aggregator::BatchCursor {
  public:
-  explicit Chunks(const std::vector<std::string>* batches) : batches_(batches) {}
+  explicit Chunks(const std::vector<std::string>* batches)
+      : batches_(batches) {}
   absl::StatusOr<std::optional<std::string_view>> Next() override {
     if (next_ == batches_->size()) return std::nullopt;
     return std::optional<std::string_view>((*batches_)[next_++]);
@@ -41,7 +44,8 @@ class Chunks final : public profdiff::aggregator::BatchCursor {
   size_t next_ = 0;
 };
 
-// The stored span of trace state.range(0), or nothing (the benchmark skipped, saying why).
+// The stored span of trace state.range(0), or nothing (the benchmark skipped,
+// saying why).
 struct StoredTrace {
   std::vector<std::string> batches;
   std::vector<profdiff::aggregator::StoredSpan> spans;
@@ -49,7 +53,8 @@ struct StoredTrace {
 };
 
 std::unique_ptr<StoredTrace> StoreOrSkip(benchmark::State& state) {
-  const std::string path = profdiff::bench::BenchTracePath(kTraces[state.range(0)]);
+  const std::string path =
+      profdiff::bench::BenchTracePath(kTraces[state.range(0)]);
   if (!std::filesystem::exists(path)) {
     state.SkipWithError(("trace not found: " + path).c_str());
     return nullptr;
@@ -64,14 +69,18 @@ std::unique_ptr<StoredTrace> StoreOrSkip(benchmark::State& state) {
   stored->events = trace->events.size();
   profdiff::v1::EventBatch batch;
   for (size_t begin = 0; begin < stored->events; begin += kEventsPerChunk) {
-    profdiff::trace::EncodeEventBatch(*trace, begin, std::min(begin + kEventsPerChunk, stored->events), batch);
+    profdiff::trace::EncodeEventBatch(
+        *trace, begin, std::min(begin + kEventsPerChunk, stored->events),
+        batch);
     stored->batches.push_back(batch.SerializeAsString());
   }
   const std::vector<std::string>* batches = &stored->batches;
-  stored->spans.push_back({"span", profdiff::trace::WorkerInfoOf(*trace),
-                           [batches]() -> absl::StatusOr<std::unique_ptr<profdiff::aggregator::BatchCursor>> {
-                             return std::make_unique<Chunks>(batches);
-                           }});
+  stored->spans.push_back(
+      {"span", profdiff::trace::WorkerInfoOf(*trace),
+       [batches]() -> absl::StatusOr<
+                       std::unique_ptr<profdiff::aggregator::BatchCursor>> {
+         return std::make_unique<Chunks>(batches);
+       }});
   return stored;
 }
 
@@ -79,13 +88,16 @@ void BM_ExportWhole(benchmark::State& state) {
   const std::unique_ptr<StoredTrace> stored = StoreOrSkip(state);
   if (!stored) return;
   for (auto _ : state) {
-    absl::StatusOr<profdiff::trace::Trace> trace = profdiff::aggregator::LoadSpans(stored->spans, {});
-    if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+    absl::StatusOr<profdiff::trace::Trace> trace =
+        profdiff::aggregator::LoadSpans(stored->spans, {});
+    if (!trace.ok())
+      return state.SkipWithError(std::string(trace.status().message()).c_str());
     std::string json;
     profdiff::trace::WriteChromeTrace(*trace, json);
     benchmark::DoNotOptimize(json.size());
   }
-  state.SetItemsProcessed(static_cast<int64_t>(stored->events * state.iterations()));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(stored->events * state.iterations()));
   state.SetLabel(kTraces[state.range(0)]);
 }
 
@@ -99,13 +111,16 @@ void BM_ExportInPieces(benchmark::State& state) {
     size_t bytes = 0;
     for (;;) {
       absl::StatusOr<bool> more = exported->NextPiece(kPieceBytes, piece);
-      if (!more.ok()) return state.SkipWithError(std::string(more.status().message()).c_str());
+      if (!more.ok())
+        return state.SkipWithError(
+            std::string(more.status().message()).c_str());
       if (!*more) break;
       bytes += piece.size();  // the service writes each piece out and drops it
     }
     benchmark::DoNotOptimize(bytes);
   }
-  state.SetItemsProcessed(static_cast<int64_t>(stored->events * state.iterations()));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(stored->events * state.iterations()));
   state.SetLabel(kTraces[state.range(0)]);
 }
 

@@ -1,23 +1,32 @@
-// Aggregator ingest under load: N concurrent agents upload real traces (pre-cut into chunks, as
-// the agent cuts them) to a real profdiff-aggregator process with durable acks.
-// - Rounds (default): every agent uploads one span per round, a new run per round (as a new
-//   training job would be). Prints events/s and MB/s in total, ack latency percentiles, and the
-//   aggregator's RSS after each round (the target: RSS does not grow with the events uploaded).
-// - Load (--duration D): the agents upload spans back to back for D, the aggregator's RSS is
-//   sampled every --sample-every, and at the end the events the aggregator stored are checked
-//   against the events it acknowledged (lost must be 0).
+// Aggregator ingest under load: N concurrent agents upload real traces (pre-cut
+// into chunks, as the agent cuts them) to a real profdiff-aggregator process
+// with durable acks.
+// - Rounds (default): every agent uploads one span per round, a new run per
+// round (as a new
+//   training job would be). Prints events/s and MB/s in total, ack latency
+//   percentiles, and the aggregator's RSS after each round (the target: RSS
+//   does not grow with the events uploaded).
+// - Load (--duration D): the agents upload spans back to back for D, the
+// aggregator's RSS is
+//   sampled every --sample-every, and at the end the events the aggregator
+//   stored are checked against the events it acknowledged (lost must be 0).
 //
-// - With --clickhouse_shards N, the aggregator stores into N real ClickHouse servers started on
-//   127.0.0.1 (Debian's clickhouse-server) instead of its data folder; the same figures follow.
-// After two or more rounds it times a diff answered from the store: both runs' profiles fetched
-// with GetProfile (8 workers each), then diffed.
+// - With --clickhouse_shards N, the aggregator stores into N real ClickHouse
+// servers started on
+//   127.0.0.1 (Debian's clickhouse-server) instead of its data folder; the same
+//   figures follow.
+// After two or more rounds it times a diff answered from the store: both runs'
+// profiles fetched with GetProfile (8 workers each), then diffed.
 //
-//   ingest_bench --aggregator build/aggregator/profdiff-aggregator [--agents 8] [--rounds 3]
-//                [--window 8] [--chunk-events 16384] [--duration 60s --sample-every 5s]
+//   ingest_bench --aggregator build/aggregator/profdiff-aggregator [--agents 8]
+//   [--rounds 3]
+//                [--window 8] [--chunk-events 16384] [--duration 60s
+//                --sample-every 5s]
 //                [--clickhouse_shards 2]
 //
-// A harness rather than Google Benchmark: the subject is another process and the figures
-// (throughput, latency percentiles, RSS) are not a per-iteration time.
+// A harness rather than Google Benchmark: the subject is another process and
+// the figures (throughput, latency percentiles, RSS) are not a per-iteration
+// time.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -51,16 +60,22 @@
 #include "trace/kineto_reader.h"
 #include "trace/worker_info.h"
 
-ABSL_FLAG(std::string, aggregator, "aggregator/profdiff-aggregator", "profdiff-aggregator binary");
+ABSL_FLAG(std::string, aggregator, "aggregator/profdiff-aggregator",
+          "profdiff-aggregator binary");
 ABSL_FLAG(int, agents, 8, "concurrent upload streams");
 ABSL_FLAG(int, rounds, 3, "rounds; every agent uploads one span per round");
 ABSL_FLAG(int, window, 8, "chunks in flight per stream, as the agent keeps");
 ABSL_FLAG(int, chunk_events, 16384, "events per chunk (the agent's default)");
-ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(), "load mode: upload back to back this long");
-ABSL_FLAG(std::vector<std::string>, aggregator_flags, {}, "extra flags for the aggregator (comma-separated)");
-ABSL_FLAG(std::string, aggregator_log, "", "keep the aggregator's log in this file");
-ABSL_FLAG(int, clickhouse_shards, 0, "store into this many ClickHouse shards (0: the local store)");
-ABSL_FLAG(absl::Duration, sample_every, absl::Seconds(5), "load mode: RSS sampling period");
+ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(),
+          "load mode: upload back to back this long");
+ABSL_FLAG(std::vector<std::string>, aggregator_flags, {},
+          "extra flags for the aggregator (comma-separated)");
+ABSL_FLAG(std::string, aggregator_log, "",
+          "keep the aggregator's log in this file");
+ABSL_FLAG(int, clickhouse_shards, 0,
+          "store into this many ClickHouse shards (0: the local store)");
+ABSL_FLAG(absl::Duration, sample_every, absl::Seconds(5),
+          "load mode: RSS sampling period");
 
 namespace {
 
@@ -96,9 +111,11 @@ absl::StatusOr<Prepared> Prepare(const std::string& path, int chunk_events) {
     v1::UploadMessage& message = prepared.chunks.emplace_back();
     message.mutable_chunk()->set_sequence(prepared.chunks.size() - 1);
     absl::StatusOr<size_t> end = profdiff::trace::EncodeEventBatchWithin(
-        *trace, begin, chunk_events, (4 << 20) - (64 << 10), *message.mutable_chunk()->mutable_events());
+        *trace, begin, chunk_events, (4 << 20) - (64 << 10),
+        *message.mutable_chunk()->mutable_events());
     if (!end.ok()) return end.status();
-    prepared.bytes += static_cast<int64_t>(message.chunk().events().ByteSizeLong());
+    prepared.bytes +=
+        static_cast<int64_t>(message.chunk().events().ByteSizeLong());
     begin = *end;
   }
   prepared.events = static_cast<int64_t>(trace->events.size());
@@ -111,9 +128,11 @@ struct StreamResult {
   std::vector<double> ack_latency_ms;
 };
 
-// Uploads one span with up to `window` chunks in flight; records each chunk's write-to-ack time.
-StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, const Prepared& span,
-                             const std::string& run, const std::string& span_id, int rank, int window,
+// Uploads one span with up to `window` chunks in flight; records each chunk's
+// write-to-ack time.
+StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel,
+                             const Prepared& span, const std::string& run,
+                             const std::string& span_id, int rank, int window,
                              const std::string& agent_id, int world_size) {
   StreamResult result;
   auto stub = v1::Collector::NewStub(channel);
@@ -127,7 +146,8 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
   *header.mutable_header()->mutable_worker() = span.worker;
   header.mutable_header()->mutable_worker()->set_rank(rank);
   header.mutable_header()->mutable_worker()->set_world_size(world_size);
-  header.mutable_header()->mutable_worker()->set_worker_name(profdiff::base::StrCat("agent", rank));
+  header.mutable_header()->mutable_worker()->set_worker_name(
+      profdiff::base::StrCat("agent", rank));
   v1::UploadAck ack;
   if (!stream->Write(header) || !stream->Read(&ack)) {
     result.error = stream->Finish().error_message();
@@ -137,7 +157,8 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
   size_t next = 0;
   size_t acked = 0;
   while (acked < span.chunks.size()) {
-    while (next < span.chunks.size() && sent.size() < static_cast<size_t>(window)) {
+    while (next < span.chunks.size() &&
+           sent.size() < static_cast<size_t>(window)) {
       sent.push_back(Clock::now());
       if (!stream->Write(span.chunks[next++])) break;
     }
@@ -146,7 +167,8 @@ StreamResult UploadPipelined(const std::shared_ptr<grpc::Channel>& channel, cons
       return result;
     }
     result.ack_latency_ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - sent.front()).count());
+        std::chrono::duration<double, std::milli>(Clock::now() - sent.front())
+            .count());
     sent.pop_front();
     ++acked;
   }
@@ -175,12 +197,15 @@ class AggregatorProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    std::vector<std::string> args = {binary, "--listen=127.0.0.1:0", store_flag};
-    for (const std::string& flag : absl::GetFlag(FLAGS_aggregator_flags)) args.push_back(flag);
+    std::vector<std::string> args = {binary, "--listen=127.0.0.1:0",
+                                     store_flag};
+    for (const std::string& flag : absl::GetFlag(FLAGS_aggregator_flags))
+      args.push_back(flag);
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    const int error = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    const int error = posix_spawn(&pid_, binary.c_str(), &actions, nullptr,
+                                  argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     close(pipe_fds[1]);
     if (error != 0) return false;
@@ -188,7 +213,8 @@ class AggregatorProcess {
     FILE* log = fdopen(pipe_fds[0], "r");
     char line[4096];
     while (port_ == 0 && std::fgets(line, sizeof(line), log) != nullptr) {
-      if (const char* at = std::strstr(line, " port="); at != nullptr) port_ = std::atoi(at + 6);
+      if (const char* at = std::strstr(line, " port="); at != nullptr)
+        port_ = std::atoi(at + 6);
     }
     drain_ = std::jthread([log] {
       const std::string keep = absl::GetFlag(FLAGS_aggregator_log);
@@ -231,8 +257,8 @@ class AggregatorProcess {
   std::jthread drain_;
 };
 
-// The answers of one RunStore read for the bench's first two runs (ingest-r0, ingest-r1); false
-// after printing the error.
+// The answers of one RunStore read for the bench's first two runs (ingest-r0,
+// ingest-r1); false after printing the error.
 template <typename Request, typename Response, typename Call>
 bool FetchFirstTwoRuns(const char* what, Response (&out)[2], Call call) {
   for (int r = 0; r < 2; ++r) {
@@ -240,8 +266,10 @@ bool FetchFirstTwoRuns(const char* what, Response (&out)[2], Call call) {
     profdiff::rpc::SetTimeout(context, absl::Minutes(5));
     Request request;
     request.set_run(profdiff::base::StrCat("ingest-r", r));
-    if (const grpc::Status status = call(&context, request, &out[r]); !status.ok()) {
-      std::fprintf(stderr, "error: %s: %s\n", what, status.error_message().c_str());
+    if (const grpc::Status status = call(&context, request, &out[r]);
+        !status.ok()) {
+      std::fprintf(stderr, "error: %s: %s\n", what,
+                   status.error_message().c_str());
       return false;
     }
   }
@@ -251,12 +279,15 @@ bool FetchFirstTwoRuns(const char* what, Response (&out)[2], Call call) {
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
+  return values[std::min(values.size() - 1,
+                         static_cast<size_t>(p * values.size()))];
 }
 
-// Load mode: `agents` threads upload spans back to back until `duration` has passed (a span
-// under way is finished), each span rank 0 of its own one-worker run "load-AGENT-I".
-int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator, const std::string& address,
+// Load mode: `agents` threads upload spans back to back until `duration` has
+// passed (a span under way is finished), each span rank 0 of its own one-worker
+// run "load-AGENT-I".
+int RunLoad(const std::vector<Prepared>& prepared,
+            AggregatorProcess& aggregator, const std::string& address,
             int agents, absl::Duration duration) {
   const Clock::time_point start = Clock::now();
   const Clock::time_point stop_at = start + absl::ToChronoNanoseconds(duration);
@@ -266,10 +297,13 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
   std::vector<std::pair<double, double>> rss_samples;  // (seconds, MiB)
   {
     std::jthread sampler([&](std::stop_token stop) {
-      const auto period = absl::ToChronoNanoseconds(absl::GetFlag(FLAGS_sample_every));
-      for (Clock::time_point next = Clock::now(); !stop.stop_requested(); next += period) {
-        rss_samples.emplace_back(std::chrono::duration<double>(Clock::now() - start).count(),
-                                 aggregator.RssMib().first);
+      const auto period =
+          absl::ToChronoNanoseconds(absl::GetFlag(FLAGS_sample_every));
+      for (Clock::time_point next = Clock::now(); !stop.stop_requested();
+           next += period) {
+        rss_samples.emplace_back(
+            std::chrono::duration<double>(Clock::now() - start).count(),
+            aggregator.RssMib().first);
         while (!stop.stop_requested() && Clock::now() < next + period) {
           std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -278,26 +312,32 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
     std::vector<std::jthread> threads;
     for (int a = 0; a < agents; ++a) {
       threads.emplace_back([&, a] {
-        const std::shared_ptr<grpc::Channel> channel = profdiff::rpc::MakeChannel(address);
+        const std::shared_ptr<grpc::Channel> channel =
+            profdiff::rpc::MakeChannel(address);
         for (int64_t i = 0; Clock::now() < stop_at; ++i) {
           const Prepared& span = prepared[(a + i) % prepared.size()];
-          // A run per span, as a new job's worker (its profile is built once, when it closes).
-          StreamResult result = UploadPipelined(channel, span, profdiff::base::StrCat("load-", a, "-", i), "s0",
-                                                0, absl::GetFlag(FLAGS_window),
-                                                profdiff::base::StrCat("ingest-bench-", a), 1);
+          // A run per span, as a new job's worker (its profile is built once,
+          // when it closes).
+          StreamResult result = UploadPipelined(
+              channel, span, profdiff::base::StrCat("load-", a, "-", i), "s0",
+              0, absl::GetFlag(FLAGS_window),
+              profdiff::base::StrCat("ingest-bench-", a), 1);
           if (!result.ok) {
             errors[a] = result.error;
             return;
           }
-          latencies[a].insert(latencies[a].end(), result.ack_latency_ms.begin(), result.ack_latency_ms.end());
+          latencies[a].insert(latencies[a].end(), result.ack_latency_ms.begin(),
+                              result.ack_latency_ms.end());
           acked_events[a] += span.events;
           ++spans[a];
         }
       });
     }
-    threads.clear();  // joins the agents; the sampler stops when it goes out of scope
+    threads.clear();  // joins the agents; the sampler stops when it goes out of
+                      // scope
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
   std::vector<double> all;
   int64_t events = 0, span_count = 0;
   for (int a = 0; a < agents; ++a) {
@@ -309,7 +349,8 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
     events += acked_events[a];
     span_count += spans[a];
   }
-  // What the aggregator stored must be what it acknowledged: every span is its own run.
+  // What the aggregator stored must be what it acknowledged: every span is its
+  // own run.
   auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
   int64_t stored = 0, stored_spans = 0;
   v1::ListRunsRequest request;
@@ -319,8 +360,11 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
     grpc::ClientContext context;
     profdiff::rpc::SetTimeout(context, absl::Minutes(2));
     v1::ListRunsResponse response;
-    if (const grpc::Status status = store->ListRuns(&context, request, &response); !status.ok()) {
-      std::fprintf(stderr, "error: ListRuns: %s\n", status.error_message().c_str());
+    if (const grpc::Status status =
+            store->ListRuns(&context, request, &response);
+        !status.ok()) {
+      std::fprintf(stderr, "error: ListRuns: %s\n",
+                   status.error_message().c_str());
       return 1;
     }
     for (const v1::StoredRun& run : response.runs()) {
@@ -330,13 +374,17 @@ int RunLoad(const std::vector<Prepared>& prepared, AggregatorProcess& aggregator
     request.set_page_token(response.next_page_token());
   } while (!request.page_token().empty());
   const auto [rss, hwm] = aggregator.RssMib();
-  std::printf("load: agents=%d seconds=%.1f spans=%lld events=%lld events_per_s=%.0f ack_ms_p50=%.2f "
-              "p99=%.2f max=%.2f stored_events=%lld stored_closed_spans=%lld events_lost=%lld "
-              "aggregator_rss_mib=%.1f peak_mib=%.1f\n",
-              agents, seconds, static_cast<long long>(span_count), static_cast<long long>(events),
-              events / seconds, Percentile(all, 0.5), Percentile(all, 0.99), Percentile(all, 1.0),
-              static_cast<long long>(stored), static_cast<long long>(stored_spans),
-              static_cast<long long>(events - stored), rss, hwm);
+  std::printf(
+      "load: agents=%d seconds=%.1f spans=%lld events=%lld events_per_s=%.0f "
+      "ack_ms_p50=%.2f "
+      "p99=%.2f max=%.2f stored_events=%lld stored_closed_spans=%lld "
+      "events_lost=%lld "
+      "aggregator_rss_mib=%.1f peak_mib=%.1f\n",
+      agents, seconds, static_cast<long long>(span_count),
+      static_cast<long long>(events), events / seconds, Percentile(all, 0.5),
+      Percentile(all, 0.99), Percentile(all, 1.0),
+      static_cast<long long>(stored), static_cast<long long>(stored_spans),
+      static_cast<long long>(events - stored), rss, hwm);
   std::printf("rss_mib_over_time:");
   for (const auto& [at, mib] : rss_samples) std::printf(" %.0fs=%.1f", at, mib);
   std::printf("\n");
@@ -349,24 +397,31 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   std::vector<Prepared> prepared;
   for (const char* relative : kTraces) {
-    absl::StatusOr<Prepared> p = Prepare(profdiff::bench::BenchTracePath(relative), absl::GetFlag(FLAGS_chunk_events));
+    absl::StatusOr<Prepared> p =
+        Prepare(profdiff::bench::BenchTracePath(relative),
+                absl::GetFlag(FLAGS_chunk_events));
     if (!p.ok()) {
-      std::fprintf(stderr, "SKIPPED: %s\n", std::string(p.status().message()).c_str());
+      std::fprintf(stderr, "SKIPPED: %s\n",
+                   std::string(p.status().message()).c_str());
       return 0;
     }
-    std::printf("trace %-24s events=%lld chunks=%zu encoded_mb=%.1f\n", p->name.c_str(),
-                static_cast<long long>(p->events), p->chunks.size(), p->bytes / 1e6);
+    std::printf("trace %-24s events=%lld chunks=%zu encoded_mb=%.1f\n",
+                p->name.c_str(), static_cast<long long>(p->events),
+                p->chunks.size(), p->bytes / 1e6);
     prepared.push_back(std::move(p).value());
   }
-  const fs::path data_dir = fs::temp_directory_path() / profdiff::base::StrCat("ingest_bench_", getpid());
+  const fs::path data_dir = fs::temp_directory_path() /
+                            profdiff::base::StrCat("ingest_bench_", getpid());
   fs::remove_all(data_dir);
   std::string store_flag = "--data-dir=" + data_dir.string();
   std::unique_ptr<profdiff::testing::ClickHouseCluster> cluster;
   if (const int shards = absl::GetFlag(FLAGS_clickhouse_shards); shards > 0) {
-    absl::StatusOr<std::unique_ptr<profdiff::testing::ClickHouseCluster>> started =
-        profdiff::testing::ClickHouseCluster::Start((data_dir / "clickhouse").string(), shards);
+    absl::StatusOr<std::unique_ptr<profdiff::testing::ClickHouseCluster>>
+        started = profdiff::testing::ClickHouseCluster::Start(
+            (data_dir / "clickhouse").string(), shards);
     if (!started.ok()) {
-      std::fprintf(stderr, "SKIPPED: %s\n", std::string(started.status().message()).c_str());
+      std::fprintf(stderr, "SKIPPED: %s\n",
+                   std::string(started.status().message()).c_str());
       return 0;
     }
     cluster = std::move(started).value();
@@ -375,15 +430,18 @@ int main(int argc, char** argv) {
   std::printf("store %s\n", store_flag.c_str());
   AggregatorProcess aggregator;
   if (!aggregator.Start(absl::GetFlag(FLAGS_aggregator), store_flag)) {
-    std::fprintf(stderr, "error: could not start %s\n", absl::GetFlag(FLAGS_aggregator).c_str());
+    std::fprintf(stderr, "error: could not start %s\n",
+                 absl::GetFlag(FLAGS_aggregator).c_str());
     return 1;
   }
   const int agents = absl::GetFlag(FLAGS_agents);
   const auto address = profdiff::base::StrCat("127.0.0.1:", aggregator.port());
-  std::printf("aggregator port=%d agents=%d window=%d rss_at_start_mib=%.1f\n", aggregator.port(),
-              agents, absl::GetFlag(FLAGS_window), aggregator.RssMib().first);
+  std::printf("aggregator port=%d agents=%d window=%d rss_at_start_mib=%.1f\n",
+              aggregator.port(), agents, absl::GetFlag(FLAGS_window),
+              aggregator.RssMib().first);
   if (absl::GetFlag(FLAGS_duration) > absl::ZeroDuration()) {
-    const int code = RunLoad(prepared, aggregator, address, agents, absl::GetFlag(FLAGS_duration));
+    const int code = RunLoad(prepared, aggregator, address, agents,
+                             absl::GetFlag(FLAGS_duration));
     std::error_code error;
     fs::remove_all(data_dir, error);
     return code;
@@ -403,46 +461,57 @@ int main(int argc, char** argv) {
       for (int a = 0; a < agents; ++a) {
         threads.emplace_back([&, a] {
           // One channel per agent, as separate agent processes would have.
-          results[a] = UploadPipelined(profdiff::rpc::MakeChannel(address), prepared[a % prepared.size()],
-                                       profdiff::base::StrCat("ingest-r", round), "span", a,
-                                       absl::GetFlag(FLAGS_window), profdiff::base::StrCat("ingest-bench-", a),
-                                       agents);
+          results[a] = UploadPipelined(
+              profdiff::rpc::MakeChannel(address),
+              prepared[a % prepared.size()],
+              profdiff::base::StrCat("ingest-r", round), "span", a,
+              absl::GetFlag(FLAGS_window),
+              profdiff::base::StrCat("ingest-bench-", a), agents);
         });
       }
     }
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - start).count();
     std::vector<double> latencies;
     for (const StreamResult& r : results) {
       if (!r.ok) {
         std::fprintf(stderr, "error: upload failed: %s\n", r.error.c_str());
         return 1;
       }
-      latencies.insert(latencies.end(), r.ack_latency_ms.begin(), r.ack_latency_ms.end());
+      latencies.insert(latencies.end(), r.ack_latency_ms.begin(),
+                       r.ack_latency_ms.end());
     }
     total_events += events;
     total_seconds += seconds;
     const auto [rss, hwm] = aggregator.RssMib();
     std::printf(
-        "round %d: events=%lld seconds=%.2f events_per_s=%.0f encoded_mb_per_s=%.1f "
-        "ack_ms_p50=%.2f p99=%.2f max=%.2f aggregator_rss_mib=%.1f peak_mib=%.1f "
+        "round %d: events=%lld seconds=%.2f events_per_s=%.0f "
+        "encoded_mb_per_s=%.1f "
+        "ack_ms_p50=%.2f p99=%.2f max=%.2f aggregator_rss_mib=%.1f "
+        "peak_mib=%.1f "
         "events_uploaded_so_far=%lld\n",
-        round, static_cast<long long>(events), seconds, events / seconds, bytes / 1e6 / seconds,
-        Percentile(latencies, 0.5), Percentile(latencies, 0.99), Percentile(latencies, 1.0), rss, hwm,
+        round, static_cast<long long>(events), seconds, events / seconds,
+        bytes / 1e6 / seconds, Percentile(latencies, 0.5),
+        Percentile(latencies, 0.99), Percentile(latencies, 1.0), rss, hwm,
         static_cast<long long>(total_events));
     std::fflush(stdout);
   }
-  // Later rounds overlap the profile builds of earlier ones, as steady ingest would.
-  std::printf("all rounds: events=%lld seconds=%.2f events_per_s=%.0f\n", static_cast<long long>(total_events),
-              total_seconds, total_events / total_seconds);
+  // Later rounds overlap the profile builds of earlier ones, as steady ingest
+  // would.
+  std::printf("all rounds: events=%lld seconds=%.2f events_per_s=%.0f\n",
+              static_cast<long long>(total_events), total_seconds,
+              total_events / total_seconds);
   if (absl::GetFlag(FLAGS_rounds) >= 2) {
-    // Two runs' operator and kernel diffs from tables the store reduces (GetRunTables: SQL
-    // aggregates on ClickHouse), as `profdiff diff --tables-from-store` asks for them; first, so
-    // no profile read below has warmed anything for it.
+    // Two runs' operator and kernel diffs from tables the store reduces
+    // (GetRunTables: SQL aggregates on ClickHouse), as `profdiff diff
+    // --tables-from-store` asks for them; first, so no profile read below has
+    // warmed anything for it.
     auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
     const Clock::time_point tables_start = Clock::now();
     v1::RunTables tables[2];
     if (!FetchFirstTwoRuns<v1::GetRunTablesRequest>(
-            "GetRunTables", tables, [&](auto* context, const auto& request, auto* response) {
+            "GetRunTables", tables,
+            [&](auto* context, const auto& request, auto* response) {
               return store->GetRunTables(context, request, response);
             })) {
       return 1;
@@ -450,41 +519,55 @@ int main(int argc, char** argv) {
     const Clock::time_point tables_fetched = Clock::now();
     v1::DiffOptions options;
     options.set_tables_from_store(true);
-    absl::StatusOr<v1::DiffReport> tables_report = profdiff::differ::DiffRunTables(tables[0], tables[1], options);
+    absl::StatusOr<v1::DiffReport> tables_report =
+        profdiff::differ::DiffRunTables(tables[0], tables[1], options);
     if (!tables_report.ok()) {
-      std::fprintf(stderr, "error: tables diff: %s\n", tables_report.status().ToString().c_str());
+      std::fprintf(stderr, "error: tables diff: %s\n",
+                   tables_report.status().ToString().c_str());
       return 1;
     }
     const Clock::time_point tables_diffed = Clock::now();
-    std::printf("tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu\n",
-                tables[0].workers(), tables[1].workers(),
-                std::chrono::duration<double, std::milli>(tables_fetched - tables_start).count(),
-                std::chrono::duration<double, std::milli>(tables_diffed - tables_fetched).count(),
-                std::chrono::duration<double, std::milli>(tables_diffed - tables_start).count(),
-                tables[0].ByteSizeLong(), tables[1].ByteSizeLong());
+    std::printf(
+        "tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f "
+        "total_ms=%.1f response_bytes=%zu+%zu\n",
+        tables[0].workers(), tables[1].workers(),
+        std::chrono::duration<double, std::milli>(tables_fetched - tables_start)
+            .count(),
+        std::chrono::duration<double, std::milli>(tables_diffed -
+                                                  tables_fetched)
+            .count(),
+        std::chrono::duration<double, std::milli>(tables_diffed - tables_start)
+            .count(),
+        tables[0].ByteSizeLong(), tables[1].ByteSizeLong());
 
-    // A diff answered from the store: both runs' profiles over gRPC, then the diff itself.
+    // A diff answered from the store: both runs' profiles over gRPC, then the
+    // diff itself.
     const Clock::time_point start = Clock::now();
     v1::RunProfile profiles[2];
     if (!FetchFirstTwoRuns<v1::GetProfileRequest>(
-            "GetProfile", profiles, [&](auto* context, const auto& request, auto* response) {
+            "GetProfile", profiles,
+            [&](auto* context, const auto& request, auto* response) {
               return store->GetProfile(context, request, response);
             })) {
       return 1;
     }
     const Clock::time_point fetched = Clock::now();
-    absl::StatusOr<v1::DiffReport> report = profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
+    absl::StatusOr<v1::DiffReport> report =
+        profdiff::differ::DiffRuns(profiles[0], profiles[1], {});
     if (!report.ok()) {
-      std::fprintf(stderr, "error: diff: %s\n", report.status().ToString().c_str());
+      std::fprintf(stderr, "error: diff: %s\n",
+                   report.status().ToString().c_str());
       return 1;
     }
     const Clock::time_point diffed = Clock::now();
-    std::printf("diff_from_store: workers=%d+%d get_profiles_ms=%.1f diff_ms=%.1f total_ms=%.1f response_bytes=%zu+%zu\n",
-                profiles[0].workers_size(), profiles[1].workers_size(),
-                std::chrono::duration<double, std::milli>(fetched - start).count(),
-                std::chrono::duration<double, std::milli>(diffed - fetched).count(),
-                std::chrono::duration<double, std::milli>(diffed - start).count(), profiles[0].ByteSizeLong(),
-                profiles[1].ByteSizeLong());
+    std::printf(
+        "diff_from_store: workers=%d+%d get_profiles_ms=%.1f diff_ms=%.1f "
+        "total_ms=%.1f response_bytes=%zu+%zu\n",
+        profiles[0].workers_size(), profiles[1].workers_size(),
+        std::chrono::duration<double, std::milli>(fetched - start).count(),
+        std::chrono::duration<double, std::milli>(diffed - fetched).count(),
+        std::chrono::duration<double, std::milli>(diffed - start).count(),
+        profiles[0].ByteSizeLong(), profiles[1].ByteSizeLong());
   }
   std::error_code error;
   fs::remove_all(data_dir, error);

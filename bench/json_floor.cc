@@ -2,11 +2,13 @@
 
 namespace profdiff::bench {
 
-size_t WalkEvents(simdjson::ondemand::parser& parser, const trace::TraceFileBuffer& buffer) {
+size_t WalkEvents(simdjson::ondemand::parser& parser,
+                  const trace::TraceFileBuffer& buffer) {
   namespace od = simdjson::ondemand;
   size_t touched = 0;
   od::document doc;
-  const simdjson::padded_string_view json(buffer.data(), buffer.json().size(), buffer.capacity());
+  const simdjson::padded_string_view json(buffer.data(), buffer.json().size(),
+                                          buffer.capacity());
   if (parser.iterate(json).get(doc)) return 0;
   od::object top;
   if (doc.get_object().get(top)) return 0;
@@ -22,7 +24,8 @@ size_t WalkEvents(simdjson::ondemand::parser& parser, const trace::TraceFileBuff
         od::value v;
         if (f.value().get(v)) continue;
         od::object args;
-        if (v.type().value_unsafe() == od::json_type::object && !v.get_object().get(args)) {
+        if (v.type().value_unsafe() == od::json_type::object &&
+            !v.get_object().get(args)) {
           for (auto a : args) {
             od::value av;
             if (!a.value().get(av)) touched += av.raw_json_token().size();

@@ -1,5 +1,6 @@
-// The floor both benchmarks compare against: gunzip + a simdjson on-demand walk touching every
-// field of every event (keys and raw values), converting nothing.
+// The floor both benchmarks compare against: gunzip + a simdjson on-demand walk
+// touching every field of every event (keys and raw values), converting
+// nothing.
 #ifndef PROFDIFF_BENCH_JSON_FLOOR_H_
 #define PROFDIFF_BENCH_JSON_FLOOR_H_
 
@@ -11,8 +12,10 @@
 
 namespace profdiff::bench {
 
-// Returns the bytes of raw values touched (so the walk cannot be optimised away).
-size_t WalkEvents(simdjson::ondemand::parser& parser, const trace::TraceFileBuffer& buffer);
+// Returns the bytes of raw values touched (so the walk cannot be optimised
+// away).
+size_t WalkEvents(simdjson::ondemand::parser& parser,
+                  const trace::TraceFileBuffer& buffer);
 
 }  // namespace profdiff::bench
 

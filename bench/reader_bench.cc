@@ -1,7 +1,8 @@
-// Reader and profile-build throughput on the largest real traces, next to a floor measured in the
-// same binary: gunzip + a simdjson on-demand walk touching every event's fields, no conversion.
-// Counters: bytes_per_second = MB of JSON per second; items_per_second = events per second.
-// Compare a BM_Read/BM_Show time with BM_Floor on the same file: that ratio is the target
+// Reader and profile-build throughput on the largest real traces, next to a
+// floor measured in the same binary: gunzip + a simdjson on-demand walk
+// touching every event's fields, no conversion. Counters: bytes_per_second = MB
+// of JSON per second; items_per_second = events per second. Compare a
+// BM_Read/BM_Show time with BM_Floor on the same file: that ratio is the target
 // (show within 2x of the floor).
 #include <cstdlib>
 #include <filesystem>
@@ -23,16 +24,20 @@ namespace fs = std::filesystem;
 
 using profdiff::bench::kLargestTraces;
 
-std::string TracePath(int index) { return profdiff::bench::BenchTracePath(kLargestTraces[index]); }
+std::string TracePath(int index) {
+  return profdiff::bench::BenchTracePath(kLargestTraces[index]);
+}
 
 void BM_Floor(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  if (!fs::exists(path))
+    return state.SkipWithError(("trace not found: " + path).c_str());
   profdiff::trace::TraceFileBuffer buffer;
   simdjson::ondemand::parser parser;
   size_t bytes = 0;
   for (auto _ : state) {
-    if (!buffer.Load(path, {}).ok()) return state.SkipWithError("cannot read trace");
+    if (!buffer.Load(path, {}).ok())
+      return state.SkipWithError("cannot read trace");
     benchmark::DoNotOptimize(profdiff::bench::WalkEvents(parser, buffer));
     bytes += buffer.json().size();
   }
@@ -47,19 +52,22 @@ profdiff::trace::ReadParallelism Threads(const benchmark::State& state) {
 
 void BM_Read(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  if (!fs::exists(path))
+    return state.SkipWithError(("trace not found: " + path).c_str());
   profdiff::trace::KinetoReader reader({}, Threads(state));
   size_t bytes = 0;
   size_t events = 0;
   for (auto _ : state) {
     auto trace = reader.ReadFile(path);
-    if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+    if (!trace.ok())
+      return state.SkipWithError(std::string(trace.status().message()).c_str());
     events += trace->events.size();
     benchmark::DoNotOptimize(trace->events.size());
   }
   // MB/s of JSON text: the gunzipped size, once per iteration.
   profdiff::trace::TraceFileBuffer buffer;
-  if (buffer.Load(path, {}).ok()) bytes = buffer.json().size() * state.iterations();
+  if (buffer.Load(path, {}).ok())
+    bytes = buffer.json().size() * state.iterations();
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetItemsProcessed(static_cast<int64_t>(events));
   state.SetLabel(kLargestTraces[state.range(0)]);
@@ -67,36 +75,52 @@ void BM_Read(benchmark::State& state) {
 
 void BM_BuildProfile(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  if (!fs::exists(path))
+    return state.SkipWithError(("trace not found: " + path).c_str());
   profdiff::trace::KinetoReader reader;
   auto trace = reader.ReadFile(path);
-  if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
+  if (!trace.ok())
+    return state.SkipWithError(std::string(trace.status().message()).c_str());
   for (auto _ : state) {
-    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = Threads(state).threads});
+    auto profile = profdiff::analysis::BuildWorkerProfile(
+        *trace, {"run", "w", 1}, {.threads = Threads(state).threads});
     benchmark::DoNotOptimize(profile.steps_size());
   }
-  state.SetItemsProcessed(static_cast<int64_t>(trace->events.size() * state.iterations()));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(trace->events.size() * state.iterations()));
   state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 // What `profdiff show` does for one file: read, then build the profile.
 void BM_Show(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
-  if (!fs::exists(path)) return state.SkipWithError(("trace not found: " + path).c_str());
+  if (!fs::exists(path))
+    return state.SkipWithError(("trace not found: " + path).c_str());
   profdiff::trace::KinetoReader reader({}, Threads(state));
   for (auto _ : state) {
     auto trace = reader.ReadFile(path);
-    if (!trace.ok()) return state.SkipWithError(std::string(trace.status().message()).c_str());
-    auto profile = profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = Threads(state).threads});
+    if (!trace.ok())
+      return state.SkipWithError(std::string(trace.status().message()).c_str());
+    auto profile = profdiff::analysis::BuildWorkerProfile(
+        *trace, {"run", "w", 1}, {.threads = Threads(state).threads});
     benchmark::DoNotOptimize(profile.steps_size());
   }
   state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
 BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Read)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_BuildProfile)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Show)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Read)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_BuildProfile)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Show)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
@@ -104,8 +128,9 @@ int main(int argc, char** argv) {
   // As `profdiff` does: a run folder reads one worker after another.
   profdiff::base::KeepFreedMemoryForReuse();
   benchmark::Initialize(&argc, argv);
-  benchmark::AddCustomContext("simdjson_builtin_implementation",
-                              SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));
+  benchmark::AddCustomContext(
+      "simdjson_builtin_implementation",
+      SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION));
   benchmark::AddCustomContext("simdjson_stage1_implementation",
                               simdjson::get_active_implementation()->name());
   benchmark::RunSpecifiedBenchmarks();

@@ -1,18 +1,25 @@
-// `profdiff show` on one trace against the floor (gunzip + a simdjson walk touching every event's
-// fields, bench/json_floor.h); the target is a ratio of at most 2. Each round runs every
-// measurement once, in turn, so the noise of a shared machine falls on all of them alike; the
-// figures reported are medians, the ratios medians of the per-round ratios.
+// `profdiff show` on one trace against the floor (gunzip + a simdjson walk
+// touching every event's fields, bench/json_floor.h); the target is a ratio of
+// at most 2. Each round runs every measurement once, in turn, so the noise of a
+// shared machine falls on all of them alike; the figures reported are medians,
+// the ratios medians of the per-round ratios.
 //
 //   show_ratio [--rounds N] [--profdiff PATH] [TRACE...]
-//     (default: the largest traces under $PROFDIFF_TRACES; the profdiff binary next to this one)
-//   show_ratio --floor TRACE   (one floor run; what the cold measurement starts)
+//     (default: the largest traces under $PROFDIFF_TRACES; the profdiff binary
+//     next to this one)
+//   show_ratio --floor TRACE   (one floor run; what the cold measurement
+//   starts)
 //
 // Two comparisons:
-//   warm: in this process, buffers and parsers reused from round to round (as the Google
-//     Benchmark reader_bench measures): the floor, against reading the file in parts and building
-//     the profile on all cores, and against doing both on one thread;
-//   cold: a fresh process per run, paying for page faults and start-up as a user's command does:
-//     `show_ratio --floor TRACE` against `profdiff show TRACE --view all` (output to /dev/null).
+//   warm: in this process, buffers and parsers reused from round to round (as
+//   the Google
+//     Benchmark reader_bench measures): the floor, against reading the file in
+//     parts and building the profile on all cores, and against doing both on
+//     one thread;
+//   cold: a fresh process per run, paying for page faults and start-up as a
+//   user's command does:
+//     `show_ratio --floor TRACE` against `profdiff show TRACE --view all`
+//     (output to /dev/null).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -47,7 +54,8 @@ template <typename F>
 double Millis(F&& f) {
   const auto start = Clock::now();
   f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
 }
 
 double Median(std::vector<double> v) {
@@ -58,22 +66,27 @@ double Median(std::vector<double> v) {
 // Runs `argv` with its stdout on /dev/null; exits this process if it fails.
 void RunProcess(const std::vector<std::string>& argv) {
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
+                                   O_WRONLY, 0);
   pid_t pid;
-  const int error = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int error =
+      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   int status = 0;
-  if (error != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (error != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "%s failed\n", argv[0].c_str());
     std::exit(1);
   }
 }
 
-size_t Floor(const std::string& path, profdiff::trace::TraceFileBuffer& buffer, simdjson::ondemand::parser& parser) {
+size_t Floor(const std::string& path, profdiff::trace::TraceFileBuffer& buffer,
+             simdjson::ondemand::parser& parser) {
   if (!buffer.Load(path, {}).ok()) {
     std::fprintf(stderr, "%s: cannot read\n", path.c_str());
     std::exit(1);
@@ -92,7 +105,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   int rounds = 11;
-  std::string profdiff = (fs::path(argv[0]).parent_path() / ".." / "client" / "profdiff").string();
+  std::string profdiff =
+      (fs::path(argv[0]).parent_path() / ".." / "client" / "profdiff").string();
   std::vector<std::string> traces;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -105,16 +119,22 @@ int main(int argc, char** argv) {
     }
   }
   if (traces.empty()) {
-    for (const char* t : profdiff::bench::kLargestTraces) traces.push_back(profdiff::bench::BenchTracePath(t));
+    for (const char* t : profdiff::bench::kLargestTraces)
+      traces.push_back(profdiff::bench::BenchTracePath(t));
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::printf("cores: %d, rounds: %d, simdjson on-demand kernel: %s, profdiff: %s\n", cores, rounds,
-              SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION), profdiff.c_str());
-  std::printf("%-40s | %8s %8s %7s %8s %7s | %8s %8s %7s\n", "", "warm", "", "", "", "", "cold", "", "");
-  std::printf("%-40s | %8s %8s %7s %8s %7s | %8s %8s %7s\n", "trace", "floor", "show", "ratio", "1-thread",
-              "ratio", "floor", "show", "ratio");
+  const int cores =
+      static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::printf(
+      "cores: %d, rounds: %d, simdjson on-demand kernel: %s, profdiff: %s\n",
+      cores, rounds, SIMDJSON_STRINGIFY(SIMDJSON_BUILTIN_IMPLEMENTATION),
+      profdiff.c_str());
+  std::printf("%-40s | %8s %8s %7s %8s %7s | %8s %8s %7s\n", "", "warm", "", "",
+              "", "", "cold", "", "");
+  std::printf("%-40s | %8s %8s %7s %8s %7s | %8s %8s %7s\n", "trace", "floor",
+              "show", "ratio", "1-thread", "ratio", "floor", "show", "ratio");
   int over_target = 0;
-  size_t sink = 0;  // what the runs produced, printed so that none can be optimised away
+  size_t sink =
+      0;  // what the runs produced, printed so that none can be optimised away
   for (const std::string& path : traces) {
     if (!fs::exists(path)) {
       std::printf("%-40s SKIPPED: not found\n", path.c_str());
@@ -128,13 +148,18 @@ int main(int argc, char** argv) {
     auto show_with = [&](profdiff::trace::KinetoReader& reader, int threads) {
       auto trace = reader.ReadFile(path);
       if (!trace.ok()) std::exit(1);
-      sink += profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1}, {.threads = threads}).ByteSizeLong();
+      sink += profdiff::analysis::BuildWorkerProfile(*trace, {"run", "w", 1},
+                                                     {.threads = threads})
+                  .ByteSizeLong();
     };
     auto show = [&] { show_with(all_cores, cores); };
     auto single = [&] { show_with(one_thread, 1); };
     auto cold_floor = [&] { RunProcess({argv[0], "--floor", path}); };
-    auto cold_show = [&] { RunProcess({profdiff, "show", path, "--view", "all"}); };
-    floor(), show(), single(), cold_floor(), cold_show();  // warm-up: page cache, allocator
+    auto cold_show = [&] {
+      RunProcess({profdiff, "show", path, "--view", "all"});
+    };
+    floor(), show(), single(), cold_floor(),
+        cold_show();  // warm-up: page cache, allocator
     std::vector<double> t[5], show_ratio, single_ratio, cold_ratio;
     for (int r = 0; r < rounds; ++r) {
       t[0].push_back(Millis(floor));
@@ -148,10 +173,15 @@ int main(int argc, char** argv) {
     }
     const double ratio = Median(show_ratio);
     if (ratio > 2.0) ++over_target;
-    std::printf("%-40.40s | %8.1f %8.1f %6.2fx %8.1f %6.2fx | %8.1f %8.1f %6.2fx\n",
-                fs::path(path).filename().c_str(), Median(t[0]), Median(t[1]), ratio, Median(t[2]),
-                Median(single_ratio), Median(t[3]), Median(t[4]), Median(cold_ratio));
+    std::printf(
+        "%-40.40s | %8.1f %8.1f %6.2fx %8.1f %6.2fx | %8.1f %8.1f %6.2fx\n",
+        fs::path(path).filename().c_str(), Median(t[0]), Median(t[1]), ratio,
+        Median(t[2]), Median(single_ratio), Median(t[3]), Median(t[4]),
+        Median(cold_ratio));
   }
-  std::printf("times in ms; traces over the 2x target (warm): %d (bytes produced: %zu)\n", over_target, sink);
+  std::printf(
+      "times in ms; traces over the 2x target (warm): %d (bytes produced: "
+      "%zu)\n",
+      over_target, sink);
   return 0;
 }

@@ -11,7 +11,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
-      parsed.positionals.insert(parsed.positionals.end(), args.begin() + i + 1, args.end());
+      parsed.positionals.insert(parsed.positionals.end(), args.begin() + i + 1,
+                                args.end());
       break;
     }
     if (!arg.starts_with("--")) {
@@ -31,13 +32,15 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     } else if (valued.contains(name)) {
       if (!has_inline_value) {
         if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(base::StrCat("--", name, " needs a value"));
+          return absl::InvalidArgumentError(
+              base::StrCat("--", name, " needs a value"));
         }
         value = args[++i];
       }
       parsed.options[name] = value;
     } else {
-      return absl::InvalidArgumentError(base::StrCat("unknown option --", name));
+      return absl::InvalidArgumentError(
+          base::StrCat("unknown option --", name));
     }
   }
   return parsed;

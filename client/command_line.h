@@ -1,4 +1,5 @@
-// Parses a subcommand's arguments: `--name value`, `--name=value`, `--flag`, and positionals.
+// Parses a subcommand's arguments: `--name value`, `--name=value`, `--flag`,
+// and positionals.
 #ifndef PROFDIFF_CLIENT_COMMAND_LINE_H_
 #define PROFDIFF_CLIENT_COMMAND_LINE_H_
 
@@ -21,8 +22,8 @@ struct ParsedArgs {
   }
 };
 
-// `valued` options take a value, `switches` take none; anything else starting with "--" is
-// InvalidArgument naming it. "--" ends the options.
+// `valued` options take a value, `switches` take none; anything else starting
+// with "--" is InvalidArgument naming it. "--" ends the options.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& valued,
                                      const std::set<std::string>& switches);

@@ -25,20 +25,26 @@
 namespace profdiff::client {
 namespace {
 
-absl::StatusOr<int64_t> ParseNumber(const std::string& flag, std::string_view text) {
+absl::StatusOr<int64_t> ParseNumber(const std::string& flag,
+                                    std::string_view text) {
   int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return absl::InvalidArgumentError(base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
   }
   return value;
 }
 
-absl::StatusOr<double> ParseNonNegative(const std::string& flag, std::string_view text) {
+absl::StatusOr<double> ParseNonNegative(const std::string& flag,
+                                        std::string_view text) {
   double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return absl::InvalidArgumentError(base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
   }
   return value;
 }
@@ -50,7 +56,8 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
   if (text == "kernels") return v1::DIFF_VIEW_KERNELS;
   if (text == "ranks") return v1::DIFF_VIEW_RANKS;
   return absl::InvalidArgumentError(base::StrCat(
-      "--view ", text, ": expected overview, modules, operators, kernels, ranks or all"));
+      "--view ", text,
+      ": expected overview, modules, operators, kernels, ranks or all"));
 }
 
 // What `profdiff diff` compares: two paths, two run ids, or one of each.
@@ -67,10 +74,11 @@ struct DiffAsk {
   analysis::ProfileOptions profile_options;
 };
 
-// One diff of the two sides per ask: two run ids go to the server's differ; paths are read here
-// once for every ask, and a stored run's profile is fetched to be diffed here.
-absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides,
-                                                          const std::vector<DiffAsk>& asks) {
+// One diff of the two sides per ask: two run ids go to the server's differ;
+// paths are read here once for every ask, and a stored run's profile is fetched
+// to be diffed here.
+absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
+    const DiffSides& sides, const std::vector<DiffAsk>& asks) {
   const bool baseline_stored = IsRunIdArgument(sides.baseline);
   const bool experimental_stored = IsRunIdArgument(sides.experimental);
   std::vector<v1::DiffReport> reports;
@@ -84,12 +92,13 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
       const RequestGroupings groupings = GroupingsOf(ask.profile_options);
       request.set_operator_grouping(groupings.operators);
       request.set_kernel_grouping(groupings.kernels);
-      absl::StatusOr<v1::DiffReport> report = DiffOnServer(sides.server.address, sides.server.security, request, sides.timeout);
+      absl::StatusOr<v1::DiffReport> report = DiffOnServer(
+          sides.server.address, sides.server.security, request, sides.timeout);
       if (report.status().code() == absl::StatusCode::kUnavailable) {
         // Maybe a mistyped path rather than a run id: say both.
-        return absl::UnavailableError(base::StrCat(sides.baseline, ", ", sides.experimental,
-                                                   ": not files or folders here, and ",
-                                                   report.status().message()));
+        return absl::UnavailableError(base::StrCat(
+            sides.baseline, ", ", sides.experimental,
+            ": not files or folders here, and ", report.status().message()));
       }
       if (!report.ok()) return report.status();
       reports.push_back(*std::move(report));
@@ -102,29 +111,38 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
   std::vector<std::vector<v1::RunProfile>> runs;
   std::vector<std::string> warnings;
   if (!baseline_stored && !experimental_stored) {
-    PD_ASSIGN_OR_RETURN(runs, LoadRunsWithEachOptions({{sides.baseline}, {sides.experimental}}, groupings));
+    PD_ASSIGN_OR_RETURN(
+        runs, LoadRunsWithEachOptions({{sides.baseline}, {sides.experimental}},
+                                      groupings));
   } else {
-    // One side is a path, the other a stored run: its state, then its profile (so the warning
-    // describes the profile or an older state), then the diff here.
+    // One side is a path, the other a stored run: its state, then its profile
+    // (so the warning describes the profile or an older state), then the diff
+    // here.
     runs.resize(asks.size());
-    RunStoreClient client(sides.server.address, sides.server.security, sides.timeout);
+    RunStoreClient client(sides.server.address, sides.server.security,
+                          sides.timeout);
     for (const std::string& side : {sides.baseline, sides.experimental}) {
       if (!IsRunIdArgument(side)) {
         PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> local,
                             LoadRunsWithEachOptions({{side}}, groupings));
-        for (size_t a = 0; a < asks.size(); ++a) runs[a].push_back(std::move(local[a].front()));
+        for (size_t a = 0; a < asks.size(); ++a)
+          runs[a].push_back(std::move(local[a].front()));
         continue;
       }
       PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
       for (size_t a = 0; a < asks.size(); ++a) {
-        PD_ASSIGN_OR_RETURN(v1::RunProfile run, client.GetProfile(side, groupings[a]));
+        PD_ASSIGN_OR_RETURN(v1::RunProfile run,
+                            client.GetProfile(side, groupings[a]));
         runs[a].push_back(std::move(run));
       }
-      for (std::string& warning : differ::RunWarnings(stored)) warnings.push_back(std::move(warning));
+      for (std::string& warning : differ::RunWarnings(stored))
+        warnings.push_back(std::move(warning));
     }
   }
   for (size_t a = 0; a < asks.size(); ++a) {
-    PD_ASSIGN_OR_RETURN(v1::DiffReport report, differ::DiffRuns(runs[a][0], runs[a][1], asks[a].options));
+    PD_ASSIGN_OR_RETURN(
+        v1::DiffReport report,
+        differ::DiffRuns(runs[a][0], runs[a][1], asks[a].options));
     for (const std::string& warning : warnings) report.add_warnings(warning);
     reports.push_back(std::move(report));
   }
@@ -133,12 +151,14 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(const DiffSides& sides
 
 // The groupings the HTML page's toggle switches to.
 analysis::ProfileOptions OtherGroupings(analysis::ProfileOptions options) {
-  options.operator_grouping = options.operator_grouping == analysis::OperatorGrouping::kName
-                                  ? analysis::OperatorGrouping::kNameAndShape
-                                  : analysis::OperatorGrouping::kName;
-  options.kernel_grouping = options.kernel_grouping == analysis::KernelGrouping::kName
-                                ? analysis::KernelGrouping::kNameAndOp
-                                : analysis::KernelGrouping::kName;
+  options.operator_grouping =
+      options.operator_grouping == analysis::OperatorGrouping::kName
+          ? analysis::OperatorGrouping::kNameAndShape
+          : analysis::OperatorGrouping::kName;
+  options.kernel_grouping =
+      options.kernel_grouping == analysis::KernelGrouping::kName
+          ? analysis::KernelGrouping::kNameAndOp
+          : analysis::KernelGrouping::kName;
   return options;
 }
 
@@ -146,34 +166,55 @@ analysis::ProfileOptions OtherGroupings(analysis::ProfileOptions options) {
 
 std::string DiffUsage() {
   return "usage: profdiff diff BASELINE EXPERIMENTAL [options]\n"
-         "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run folder of worker traces,\n"
-         "                       read here; anything else is a run id on the server, and two run\n"
+         "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run "
+         "folder of worker traces,\n"
+         "                       read here; anything else is a run id on the "
+         "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
-         "  --view overview|modules|operators|kernels|ranks|all   (repeatable via commas; default all)\n"
-         "  --path P             module drill-down: child indices (0/3/1) or names (ResNet/layer3/...);\n"
-         "                       operator and kernel tables then show only what ran inside that node\n"
+         "  --view overview|modules|operators|kernels|ranks|all   (repeatable "
+         "via commas; default all)\n"
+         "  --path P             module drill-down: child indices (0/3/1) or "
+         "names (ResNet/layer3/...);\n"
+         "                       operator and kernel tables then show only "
+         "what ran inside that node\n"
          "  --group-by name|shape, --kernels-by name|op\n"
-         "  --ranks LIST|all     ranks to compare (e.g. 0,2-3; default all; HTA mode: the lowest)\n"
-         "  --per-rank           each rank's step time and breakdown, straggler marked\n"
-         "  --tables-from-store  two run ids: operators and kernels only, each run reduced over its\n"
-         "                       workers by the store (SQL on ClickHouse) instead of shipping every\n"
-         "                       profile; no steps, modules or per-step noise; --ranks: all or one\n"
-         "  --normalize per-step|total   (default per-step: profiling windows differ in steps)\n"
-         "  --min-change PCT     smallest change called significant or changed (default 5)\n"
-         "  --min-change-us US   and at least this per step (default 0.1% of the baseline step time)\n"
-         "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device cpu|gpu|all] [--short-names]\n"
-         "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), --depth N (table module levels, default 3)\n"
-         "  --format table|json|csv|html   html: one self-contained page (module timeline with zoom,\n"
-         "                       charts, sortable tables that follow the selected module)\n"
-         "                       (html shows every view; the page sorts, filters and cuts its tables)\n"
-         "  -o, --output FILE    write to FILE instead of standard output (- is standard output)\n"
+         "  --ranks LIST|all     ranks to compare (e.g. 0,2-3; default all; "
+         "HTA mode: the lowest)\n"
+         "  --per-rank           each rank's step time and breakdown, "
+         "straggler marked\n"
+         "  --tables-from-store  two run ids: operators and kernels only, each "
+         "run reduced over its\n"
+         "                       workers by the store (SQL on ClickHouse) "
+         "instead of shipping every\n"
+         "                       profile; no steps, modules or per-step noise; "
+         "--ranks: all or one\n"
+         "  --normalize per-step|total   (default per-step: profiling windows "
+         "differ in steps)\n"
+         "  --min-change PCT     smallest change called significant or changed "
+         "(default 5)\n"
+         "  --min-change-us US   and at least this per step (default 0.1% of "
+         "the baseline step time)\n"
+         "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device "
+         "cpu|gpu|all] [--short-names]\n"
+         "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), "
+         "--depth N (table module levels, default 3)\n"
+         "  --format table|json|csv|html   html: one self-contained page "
+         "(module timeline with zoom,\n"
+         "                       charts, sortable tables that follow the "
+         "selected module)\n"
+         "                       (html shows every view; the page sorts, "
+         "filters and cuts its tables)\n"
+         "  -o, --output FILE    write to FILE instead of standard output (- "
+         "is standard output)\n"
          "  --timeout D          deadline of the server call (default 5m)\n" +
          std::string(ConnectionUsage());
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, const std::string& text) {
+absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,
+                                                     const std::string& text) {
   std::vector<int64_t> out;
-  for (absl::string_view part : absl::StrSplit(base::ToAbsl(text), ',', absl::SkipEmpty())) {
+  for (absl::string_view part :
+       absl::StrSplit(base::ToAbsl(text), ',', absl::SkipEmpty())) {
     const std::string_view item(part.data(), part.size());
     const size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
@@ -184,15 +225,18 @@ absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, co
     PD_ASSIGN_OR_RETURN(int64_t lo, ParseNumber(flag, item.substr(0, dash)));
     PD_ASSIGN_OR_RETURN(int64_t hi, ParseNumber(flag, item.substr(dash + 1)));
     if (hi < lo || hi - lo > 100000) {
-      return absl::InvalidArgumentError(base::StrCat("--", flag, " ", item, ": not a range lo-hi"));
+      return absl::InvalidArgumentError(
+          base::StrCat("--", flag, " ", item, ": not a range lo-hi"));
     }
     for (int64_t v = lo; v <= hi; ++v) out.push_back(v);
   }
-  if (out.empty()) return absl::InvalidArgumentError(base::StrCat("--", flag, ": empty list"));
+  if (out.empty())
+    return absl::InvalidArgumentError(base::StrCat("--", flag, ": empty list"));
   return out;
 }
 
-absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args) {
+absl::StatusOr<std::string> RunDiffCommand(
+    const std::vector<std::string>& args) {
   // `-o FILE` is the one short option; the parser knows long ones.
   std::vector<std::string> spelled = args;
   for (std::string& arg : spelled) {
@@ -201,28 +245,35 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
       ParseArgs(spelled,
-                WithConnectionOptions({"view", "path", "group-by", "kernels-by", "ranks", "normalize", "min-change",
-                                       "min-change-us", "compare", "steps", "device", "sort", "filter", "top",
+                WithConnectionOptions({"view", "path", "group-by", "kernels-by",
+                                       "ranks", "normalize", "min-change",
+                                       "min-change-us", "compare", "steps",
+                                       "device", "sort", "filter", "top",
                                        "depth", "format", "timeout", "output"}),
-                WithConnectionSwitches({"per-rank", "short-names", "tables-from-store"})));
+                WithConnectionSwitches(
+                    {"per-rank", "short-names", "tables-from-store"})));
   if (parsed.positionals.size() != 2) {
-    return absl::InvalidArgumentError(base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
-                                                   parsed.positionals.size(), " paths\n", DiffUsage()));
+    return absl::InvalidArgumentError(
+        base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
+                     parsed.positionals.size(), " paths\n", DiffUsage()));
   }
   v1::DiffOptions options;
   DiffRenderOptions render;
   const bool html = parsed.Get("format", "table") == "html";
   if (!html) {
-    absl::StatusOr<OutputFormat> format = ParseOutputFormat(parsed.Get("format", "table"));
+    absl::StatusOr<OutputFormat> format =
+        ParseOutputFormat(parsed.Get("format", "table"));
     if (!format.ok()) {
       return absl::InvalidArgumentError(
-          base::StrCat("--format ", parsed.Get("format", ""), ": expected table, json, csv or html"));
+          base::StrCat("--format ", parsed.Get("format", ""),
+                       ": expected table, json, csv or html"));
     }
     render.format = *format;
   }
   const std::string views = parsed.Get("view", "all");
   if (views != "all") {
-    for (absl::string_view v : absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
+    for (absl::string_view v :
+         absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
       PD_ASSIGN_OR_RETURN(v1::DiffView view, ParseView(std::string(v)));
       options.add_views(view);
     }
@@ -232,16 +283,26 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   options.set_tables_from_store(parsed.options.contains("tables-from-store"));
   options.set_sort(parsed.Get("sort", ""));
   options.set_filter(parsed.Get("filter", ""));
-  PD_ASSIGN_OR_RETURN(int64_t top, ParseNumber("top", parsed.Get("top", !html && render.format == OutputFormat::kTable ? "20" : "0")));
+  PD_ASSIGN_OR_RETURN(
+      int64_t top,
+      ParseNumber("top", parsed.Get("top", !html && render.format ==
+                                                        OutputFormat::kTable
+                                               ? "20"
+                                               : "0")));
   options.set_top(static_cast<int32_t>(std::min<int64_t>(top, INT32_MAX)));
-  PD_ASSIGN_OR_RETURN(int64_t depth, ParseNumber("depth", parsed.Get("depth", "3")));
+  PD_ASSIGN_OR_RETURN(int64_t depth,
+                      ParseNumber("depth", parsed.Get("depth", "3")));
   render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
   if (parsed.options.contains("min-change")) {
-    PD_ASSIGN_OR_RETURN(double pct, ParseNonNegative("min-change", parsed.Get("min-change", "")));
+    PD_ASSIGN_OR_RETURN(
+        double pct,
+        ParseNonNegative("min-change", parsed.Get("min-change", "")));
     options.set_min_change_pct(pct);
   }
   if (parsed.options.contains("min-change-us")) {
-    PD_ASSIGN_OR_RETURN(double us, ParseNonNegative("min-change-us", parsed.Get("min-change-us", "")));
+    PD_ASSIGN_OR_RETURN(
+        double us,
+        ParseNonNegative("min-change-us", parsed.Get("min-change-us", "")));
     options.set_min_change_us(us);
   }
   const std::string normalize = parsed.Get("normalize", "per-step");
@@ -250,26 +311,31 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   } else if (normalize == "total") {
     options.set_normalize(v1::NORMALIZATION_TOTAL);
   } else {
-    return absl::InvalidArgumentError(base::StrCat("--normalize ", normalize, ": expected per-step or total"));
+    return absl::InvalidArgumentError(base::StrCat(
+        "--normalize ", normalize, ": expected per-step or total"));
   }
   const std::string compare = parsed.Get("compare", "profdiff");
   if (compare == "hta") {
     options.set_compare(v1::COMPARE_MODE_HTA);
   } else if (compare != "profdiff") {
-    return absl::InvalidArgumentError(base::StrCat("--compare ", compare, ": expected profdiff or hta"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--compare ", compare, ": expected profdiff or hta"));
   }
   const std::string ranks = parsed.Get("ranks", "");
   if (ranks == "all") {
     options.set_hta_all_ranks(true);
   } else if (!ranks.empty()) {
-    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list, ParseNumberList("ranks", ranks));
-    for (int64_t r : list) options.add_ranks(static_cast<int32_t>(std::min<int64_t>(r, INT32_MAX)));
+    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list,
+                        ParseNumberList("ranks", ranks));
+    for (int64_t r : list)
+      options.add_ranks(static_cast<int32_t>(std::min<int64_t>(r, INT32_MAX)));
   }
   const std::string steps = parsed.Get("steps", "");
   if (steps == "all") {
     options.set_hta_all_steps(true);
   } else if (!steps.empty()) {
-    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list, ParseNumberList("steps", steps));
+    PD_ASSIGN_OR_RETURN(std::vector<int64_t> list,
+                        ParseNumberList("steps", steps));
     for (int64_t s : list) options.add_hta_steps(s);
   }
   const std::string device = parsed.Get("device", "all");
@@ -280,41 +346,57 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
   } else if (device == "all") {
     options.set_hta_device(v1::HTA_DEVICE_ALL);
   } else {
-    return absl::InvalidArgumentError(base::StrCat("--device ", device, ": expected cpu, gpu or all"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--device ", device, ": expected cpu, gpu or all"));
   }
   options.set_hta_short_names(parsed.options.contains("short-names"));
   if (options.compare() != v1::COMPARE_MODE_HTA &&
-      (!steps.empty() || parsed.options.contains("device") || options.hta_short_names())) {
-    return absl::InvalidArgumentError("--steps, --device and --short-names apply to --compare hta");
+      (!steps.empty() || parsed.options.contains("device") ||
+       options.hta_short_names())) {
+    return absl::InvalidArgumentError(
+        "--steps, --device and --short-names apply to --compare hta");
   }
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
-                      ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
+                      ParseProfileOptions(parsed.Get("group-by", "name"),
+                                          parsed.Get("kernels-by", "name")));
   absl::Duration timeout;
-  if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) || timeout <= absl::ZeroDuration()) {
+  if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) ||
+      timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
-        base::StrCat("--timeout ", parsed.Get("timeout", ""), ": expected a duration such as 30s or 5m"));
+        base::StrCat("--timeout ", parsed.Get("timeout", ""),
+                     ": expected a duration such as 30s or 5m"));
   }
   if (html && options.tables_from_store()) {
-    return absl::InvalidArgumentError("--format html shows every view; --tables-from-store prints table, json or csv");
+    return absl::InvalidArgumentError(
+        "--format html shows every view; --tables-from-store prints table, "
+        "json or csv");
   }
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
-    return absl::InvalidArgumentError("--format html shows profdiff's comparison; HTA mode prints table, json or csv");
+    return absl::InvalidArgumentError(
+        "--format html shows profdiff's comparison; HTA mode prints table, "
+        "json or csv");
   }
-  // Two trace paths are diffed here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must not get in the way.
+  // Two trace paths are diffed here: TLS settings (a stale PROFDIFF_TOKEN_FILE)
+  // must not get in the way.
   ServerConnection server;
-  if (IsRunIdArgument(parsed.positionals[0]) || IsRunIdArgument(parsed.positionals[1])) {
+  if (IsRunIdArgument(parsed.positionals[0]) ||
+      IsRunIdArgument(parsed.positionals[1])) {
     PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
   }
-  const DiffSides sides{parsed.positionals[0], parsed.positionals[1], std::move(server), timeout};
+  const DiffSides sides{parsed.positionals[0], parsed.positionals[1],
+                        std::move(server), timeout};
   std::string output;
   if (html) {
-    // The page's tables follow the selected module, and its group-by toggle shows the other
-    // grouping: each comes from the differ, with its own noise and significance.
+    // The page's tables follow the selected module, and its group-by toggle
+    // shows the other grouping: each comes from the differ, with its own noise
+    // and significance.
     options.set_node_tables(true);
-    options.set_per_rank(true);  // the page shows ranks only when a side has several
-    // The page shows every view and sorts, filters and cuts its tables itself; the report's
-    // own tables must hold every row so they agree with the per-module tables.
+    options.set_per_rank(
+        true);  // the page shows ranks only when a side has several
+    // The page shows every view and sorts, filters and cuts its tables itself;
+    // the report's own tables must hold every row so they agree with the
+    // per-module tables.
     options.clear_views();
     options.clear_sort();
     options.clear_filter();
@@ -325,25 +407,33 @@ absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args)
     other_options.add_views(v1::DIFF_VIEW_OPERATORS);
     other_options.add_views(v1::DIFF_VIEW_KERNELS);
     other_options.set_per_rank(false);
-    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
-                        DiffSidesEach(sides, {{options, profile_options},
-                                              {other_options, OtherGroupings(profile_options)}}));
+    PD_ASSIGN_OR_RETURN(
+        std::vector<v1::DiffReport> reports,
+        DiffSidesEach(sides,
+                      {{options, profile_options},
+                       {other_options, OtherGroupings(profile_options)}}));
     output = RenderHtmlReport(reports[0], &reports[1]);
   } else {
-    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports, DiffSidesEach(sides, {{options, profile_options}}));
+    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
+                        DiffSidesEach(sides, {{options, profile_options}}));
     PD_ASSIGN_OR_RETURN(output, RenderDiffReport(reports.front(), render));
   }
   const std::string path = parsed.Get("output", "");
   if (path.empty() || path == "-") return output;
   std::error_code error;
-  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
-    // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename would replace it.
+  if (std::filesystem::exists(path, error) &&
+      !std::filesystem::is_regular_file(path, error)) {
+    // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename
+    // would replace it.
     std::ofstream out(path, std::ios::binary);
     out.write(output.data(), static_cast<std::streamsize>(output.size()));
-    if (!out.flush()) return absl::UnavailableError(base::StrCat("-o ", path, ": cannot write"));
+    if (!out.flush())
+      return absl::UnavailableError(
+          base::StrCat("-o ", path, ": cannot write"));
     return std::string();
   }
-  if (absl::Status written = base::WriteFileAtomically(path, output); !written.ok()) {
+  if (absl::Status written = base::WriteFileAtomically(path, output);
+      !written.ok()) {
     return base::Annotate(written, base::StrCat("-o ", path));
   }
   return base::StrCat("wrote ", path, " (", output.size(), " bytes)\n");

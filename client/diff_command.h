@@ -1,5 +1,6 @@
-// `profdiff diff BASELINE EXPERIMENTAL [options]`: reads both sides (trace files or run folders)
-// in parallel, builds their profiles and runs the differ in-process.
+// `profdiff diff BASELINE EXPERIMENTAL [options]`: reads both sides (trace
+// files or run folders) in parallel, builds their profiles and runs the differ
+// in-process.
 #ifndef PROFDIFF_CLIENT_DIFF_COMMAND_H_
 #define PROFDIFF_CLIENT_DIFF_COMMAND_H_
 
@@ -14,11 +15,14 @@ namespace profdiff::client {
 
 std::string DiffUsage();
 
-// The command's output (table, JSON or CSV), or an error naming the bad option or input.
-absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args);
+// The command's output (table, JSON or CSV), or an error naming the bad option
+// or input.
+absl::StatusOr<std::string> RunDiffCommand(
+    const std::vector<std::string>& args);
 
 // Parses "0,2,5-7" (ranks or steps).
-absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag, const std::string& text);
+absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,
+                                                     const std::string& text);
 
 }  // namespace profdiff::client
 

@@ -1,6 +1,5 @@
 #include "client/diff_renderer.h"
 
-
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/number_format.h"
@@ -20,7 +19,8 @@ std::string Interval(const v1::Noise& noise) {
 }
 
 std::string OverviewValue(const v1::OverviewRow& row, double value) {
-  if (row.unit() == "bytes") return value == 0 ? "-" : Mebibytes(value) + " MiB";
+  if (row.unit() == "bytes")
+    return value == 0 ? "-" : Mebibytes(value) + " MiB";
   if (row.unit() == "fraction") return absl::StrFormat("%.1f%%", value * 100);
   if (row.unit() == "%") return absl::StrFormat("%.1f%%", value);
   if (row.unit() == "us") return Micros(value);
@@ -29,7 +29,8 @@ std::string OverviewValue(const v1::OverviewRow& row, double value) {
 
 std::string OverviewDelta(const v1::OverviewRow& row) {
   const double d = row.delta();
-  if (row.unit() == "bytes") return absl::StrFormat("%+.1f MiB", d / kBytesPerMiB);
+  if (row.unit() == "bytes")
+    return absl::StrFormat("%+.1f MiB", d / kBytesPerMiB);
   if (row.unit() == "fraction") return absl::StrFormat("%+.1f pp", d * 100);
   if (row.unit() == "%") return absl::StrFormat("%+.1f pp", d);
   if (row.unit() == "us") return SignedMicros(d);
@@ -37,37 +38,52 @@ std::string OverviewDelta(const v1::OverviewRow& row) {
 }
 
 TextTable OverviewTable(const v1::Overview& overview) {
-  TextTable table({{"metric", Align::kLeft}, {"baseline"}, {"experimental"}, {"delta"},
-                   {"delta %"}, {"95% CI of delta"}, {"significant"}});
+  TextTable table({{"metric", Align::kLeft},
+                   {"baseline"},
+                   {"experimental"},
+                   {"delta"},
+                   {"delta %"},
+                   {"95% CI of delta"},
+                   {"significant"}});
   for (const v1::OverviewRow& row : overview.rows()) {
     if (row.unit().empty() && !row.baseline_text().empty()) {
-      table.AddRow({row.metric(), row.baseline_text(), row.experimental_text(),
-                    row.baseline_text() == row.experimental_text() ? "same" : "differs", "", "", ""});
+      table.AddRow(
+          {row.metric(), row.baseline_text(), row.experimental_text(),
+           row.baseline_text() == row.experimental_text() ? "same" : "differs",
+           "", "", ""});
       continue;
     }
     // A value a side does not have is "-", and so is every comparison with it.
     const bool missing = row.baseline_missing() || row.experimental_missing();
-    table.AddRow({row.unit() == "us" ? row.metric() + " (us)" : row.metric(),
-                  row.baseline_missing() ? "-" : OverviewValue(row, row.baseline()),
-                  row.experimental_missing() ? "-" : OverviewValue(row, row.experimental()),
-                  missing ? "-" : OverviewDelta(row),
-                  missing ? "-" : SignedPercent(row.delta_pct(), row.baseline(), row.experimental()),
-                  Interval(row.noise()), Significance(row.noise())});
+    table.AddRow(
+        {row.unit() == "us" ? row.metric() + " (us)" : row.metric(),
+         row.baseline_missing() ? "-" : OverviewValue(row, row.baseline()),
+         row.experimental_missing() ? "-"
+                                    : OverviewValue(row, row.experimental()),
+         missing ? "-" : OverviewDelta(row),
+         missing ? "-"
+                 : SignedPercent(row.delta_pct(), row.baseline(),
+                                 row.experimental()),
+         Interval(row.noise()), Significance(row.noise())});
   }
   return table;
 }
 
 bool HasBackwardValues(const v1::ModuleDiffNode& node) {
-  if (node.baseline().backward_us() > 0 || node.experimental().backward_us() > 0) return true;
+  if (node.baseline().backward_us() > 0 ||
+      node.experimental().backward_us() > 0)
+    return true;
   for (const v1::ModuleDiffNode& child : node.children()) {
     if (HasBackwardValues(child)) return true;
   }
   return false;
 }
 
-// `backward`: add each forward module's backward time on both sides. A node compared by host
-// time under a parent compared by device time says so beside its delta.
-void AddModuleRows(const v1::ModuleDiffNode& node, const std::string& parent_compared, int depth, int max_depth,
+// `backward`: add each forward module's backward time on both sides. A node
+// compared by host time under a parent compared by device time says so beside
+// its delta.
+void AddModuleRows(const v1::ModuleDiffNode& node,
+                   const std::string& parent_compared, int depth, int max_depth,
                    bool backward, TextTable& table) {
   const std::string indent(static_cast<size_t>(2 * std::max(depth, 0)), ' ');
   std::string name = node.name();
@@ -76,12 +92,19 @@ void AddModuleRows(const v1::ModuleDiffNode& node, const std::string& parent_com
     name = node.baseline_name() + " ~ " + node.experimental_name();
   }
   std::vector<std::string> row = {
-      indent + name, node.index_path().empty() ? "-" : node.index_path(), node.status(),
-      absl::StrFormat("%g", node.baseline().calls()), absl::StrFormat("%g", node.experimental().calls()),
-      Micros(node.baseline().compare_us()), Micros(node.experimental().compare_us()),
+      indent + name,
+      node.index_path().empty() ? "-" : node.index_path(),
+      node.status(),
+      absl::StrFormat("%g", node.baseline().calls()),
+      absl::StrFormat("%g", node.experimental().calls()),
+      Micros(node.baseline().compare_us()),
+      Micros(node.experimental().compare_us()),
       SignedMicros(node.delta().compare_us()) +
-          (node.compared() == "host_us" && parent_compared == "device_us" ? " host" : ""),
-      SignedPercent(node.delta_pct(), node.baseline().compare_us(), node.experimental().compare_us()),
+          (node.compared() == "host_us" && parent_compared == "device_us"
+               ? " host"
+               : ""),
+      SignedPercent(node.delta_pct(), node.baseline().compare_us(),
+                    node.experimental().compare_us()),
       Significance(node.noise())};
   if (backward) {
     const bool module = node.kind() == v1::MODULE_NODE_KIND_MODULE;
@@ -91,15 +114,23 @@ void AddModuleRows(const v1::ModuleDiffNode& node, const std::string& parent_com
   table.AddRow(std::move(row));
   if (depth >= max_depth) return;
   for (const v1::ModuleDiffNode& child : node.children()) {
-    AddModuleRows(child, node.compared(), depth + 1, max_depth, backward, table);
+    AddModuleRows(child, node.compared(), depth + 1, max_depth, backward,
+                  table);
   }
 }
 
 TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
   const bool backward = HasBackwardValues(root);
-  std::vector<TextTable::Column> columns = {
-      {"module", Align::kLeft}, {"index", Align::kLeft}, {"status", Align::kLeft}, {"calls base"}, {"calls exp"},
-      {"compare base (us)"}, {"compare exp (us)"}, {"delta (us)"}, {"delta %"}, {"significant"}};
+  std::vector<TextTable::Column> columns = {{"module", Align::kLeft},
+                                            {"index", Align::kLeft},
+                                            {"status", Align::kLeft},
+                                            {"calls base"},
+                                            {"calls exp"},
+                                            {"compare base (us)"},
+                                            {"compare exp (us)"},
+                                            {"delta (us)"},
+                                            {"delta %"},
+                                            {"significant"}};
   if (backward) {
     columns.push_back({"backward base (us)"});
     columns.push_back({"backward exp (us)"});
@@ -110,81 +141,130 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
 }
 
 TextTable OperatorsTable(const v1::DiffReport& report) {
-  TextTable table({{"operator", Align::kLeft}, {"change", Align::kLeft}, {"calls base"},
-                   {"calls exp"}, {"host total base"}, {"host total exp"}, {"device total base"},
-                   {"device total exp"}, {"delta compared (us)"}, {"delta %"}, {"significant"}});
+  TextTable table({{"operator", Align::kLeft},
+                   {"change", Align::kLeft},
+                   {"calls base"},
+                   {"calls exp"},
+                   {"host total base"},
+                   {"host total exp"},
+                   {"device total base"},
+                   {"device total exp"},
+                   {"delta compared (us)"},
+                   {"delta %"},
+                   {"significant"}});
   for (const v1::OperatorDiff& row : report.operators()) {
     const bool device = row.compared() == "device_total_us";
-    const double a = device ? row.baseline().device_total_us() : row.baseline().host_total_us();
-    const double b = device ? row.experimental().device_total_us() : row.experimental().host_total_us();
+    const double a = device ? row.baseline().device_total_us()
+                            : row.baseline().host_total_us();
+    const double b = device ? row.experimental().device_total_us()
+                            : row.experimental().host_total_us();
     std::string name = row.name();
     if (!row.input_shapes().empty()) name += " " + row.input_shapes();
-    table.AddRow({name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
-                  absl::StrFormat("%g", row.experimental().calls()), Micros(row.baseline().host_total_us()),
-                  Micros(row.experimental().host_total_us()), Micros(row.baseline().device_total_us()),
-                  Micros(row.experimental().device_total_us()),
-                  SignedMicros(b - a) + (device ? " dev" : " host"), SignedPercent(DeltaPercent(a, b), a, b),
-                  Significance(row.noise())});
+    table.AddRow(
+        {name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
+         absl::StrFormat("%g", row.experimental().calls()),
+         Micros(row.baseline().host_total_us()),
+         Micros(row.experimental().host_total_us()),
+         Micros(row.baseline().device_total_us()),
+         Micros(row.experimental().device_total_us()),
+         SignedMicros(b - a) + (device ? " dev" : " host"),
+         SignedPercent(DeltaPercent(a, b), a, b), Significance(row.noise())});
   }
   return table;
 }
 
 TextTable KernelsTable(const v1::DiffReport& report) {
-  TextTable table({{"kernel", Align::kLeft}, {"change", Align::kLeft}, {"calls base"}, {"calls exp"},
-                   {"total base (us)"}, {"total exp (us)"}, {"mean base"}, {"mean exp"},
-                   {"delta total (us)"}, {"delta %"}, {"significant"}});
+  TextTable table({{"kernel", Align::kLeft},
+                   {"change", Align::kLeft},
+                   {"calls base"},
+                   {"calls exp"},
+                   {"total base (us)"},
+                   {"total exp (us)"},
+                   {"mean base"},
+                   {"mean exp"},
+                   {"delta total (us)"},
+                   {"delta %"},
+                   {"significant"}});
   for (const v1::KernelDiff& row : report.kernels()) {
     std::string name = row.name();
     if (!row.op_name().empty()) name += " <- " + row.op_name();
-    table.AddRow({name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
-                  absl::StrFormat("%g", row.experimental().calls()), Micros(row.baseline().total_us()),
-                  Micros(row.experimental().total_us()), Micros(row.baseline().mean_us()),
-                  Micros(row.experimental().mean_us()), SignedMicros(row.delta().total_us()),
-                  SignedPercent(row.delta_pct().total_us(), row.baseline().total_us(), row.experimental().total_us()),
-                  Significance(row.noise())});
+    table.AddRow(
+        {name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
+         absl::StrFormat("%g", row.experimental().calls()),
+         Micros(row.baseline().total_us()),
+         Micros(row.experimental().total_us()),
+         Micros(row.baseline().mean_us()), Micros(row.experimental().mean_us()),
+         SignedMicros(row.delta().total_us()),
+         SignedPercent(row.delta_pct().total_us(), row.baseline().total_us(),
+                       row.experimental().total_us()),
+         Significance(row.noise())});
   }
   return table;
 }
 
 TextTable RanksTable(const v1::DiffReport& report) {
-  TextTable table({{"side", Align::kLeft}, {"rank"}, {"worker", Align::kLeft}, {"steps"},
-                   {"step time (us)"}, {"compute (us)"}, {"kernel"}, {"memcpy"}, {"memset"}, {"communication"},
-                   {"runtime"}, {"dataloader"}, {"cpu exec"}, {"other"}, {"straggler", Align::kLeft}});
+  TextTable table({{"side", Align::kLeft},
+                   {"rank"},
+                   {"worker", Align::kLeft},
+                   {"steps"},
+                   {"step time (us)"},
+                   {"compute (us)"},
+                   {"kernel"},
+                   {"memcpy"},
+                   {"memset"},
+                   {"communication"},
+                   {"runtime"},
+                   {"dataloader"},
+                   {"cpu exec"},
+                   {"other"},
+                   {"straggler", Align::kLeft}});
   for (const v1::RankSteps& r : report.ranks()) {
     const v1::StepStats& s = r.average_step();
-    table.AddRow({r.side(), base::StrCat(r.rank()), r.worker_name(), base::StrCat(r.steps()),
-                  Micros(s.duration_us()), Micros(r.compute_us()), Micros(s.kernel_us()), Micros(s.memcpy_us()),
-                  Micros(s.memset_us()), Micros(s.communication_us()), Micros(s.runtime_us()),
-                  Micros(s.dataloader_us()), Micros(s.cpu_exec_us()), Micros(s.other_us()),
-                  r.straggler() ? "yes" : ""});
+    table.AddRow({r.side(), base::StrCat(r.rank()), r.worker_name(),
+                  base::StrCat(r.steps()), Micros(s.duration_us()),
+                  Micros(r.compute_us()), Micros(s.kernel_us()),
+                  Micros(s.memcpy_us()), Micros(s.memset_us()),
+                  Micros(s.communication_us()), Micros(s.runtime_us()),
+                  Micros(s.dataloader_us()), Micros(s.cpu_exec_us()),
+                  Micros(s.other_us()), r.straggler() ? "yes" : ""});
   }
   return table;
 }
 
 TextTable HtaTable(const v1::DiffReport& report) {
-  TextTable table({{"name", Align::kLeft}, {"baseline_counts"}, {"baseline_total_duration_us"},
-                   {"experimental_counts"}, {"experimental_total_duration_us"}, {"diff_counts"},
-                   {"diff_duration_us"}, {"change", Align::kLeft}});
+  TextTable table({{"name", Align::kLeft},
+                   {"baseline_counts"},
+                   {"baseline_total_duration_us"},
+                   {"experimental_counts"},
+                   {"experimental_total_duration_us"},
+                   {"diff_counts"},
+                   {"diff_duration_us"},
+                   {"change", Align::kLeft}});
   for (const v1::HtaRow& row : report.hta_rows()) {
     table.AddRow({row.name(), base::StrCat(row.baseline_counts()),
                   absl::StrFormat("%.0f", row.baseline_total_duration_us()),
                   base::StrCat(row.experimental_counts()),
                   absl::StrFormat("%.0f", row.experimental_total_duration_us()),
-                  base::StrCat(row.diff_counts()), absl::StrFormat("%.0f", row.diff_duration_us()),
+                  base::StrCat(row.diff_counts()),
+                  absl::StrFormat("%.0f", row.diff_duration_us()),
                   row.change()});
   }
   return table;
 }
 
-std::string SideLine(const char* label, const v1::RunSummary& s, bool reduced_by_store) {
+std::string SideLine(const char* label, const v1::RunSummary& s,
+                     bool reduced_by_store) {
   std::string ranks;
-  for (int32_t r : s.ranks()) base::StrAppend(&ranks, ranks.empty() ? "" : ",", r);
+  for (int32_t r : s.ranks())
+    base::StrAppend(&ranks, ranks.empty() ? "" : ",", r);
   if (reduced_by_store) {
-    return absl::StrFormat("%-12s %s: %d rank%s (%s), tables reduced by the store\n", label, s.run(),
-                           s.ranks_size(), s.ranks_size() == 1 ? "" : "s", ranks);
+    return absl::StrFormat(
+        "%-12s %s: %d rank%s (%s), tables reduced by the store\n", label,
+        s.run(), s.ranks_size(), s.ranks_size() == 1 ? "" : "s", ranks);
   }
-  return absl::StrFormat("%-12s %s: rank %s, %.1f kept steps per rank (%d dropped), %s\n", label,
-                         s.run(), ranks, s.steps_per_rank(), s.steps_dropped(), s.device_name());
+  return absl::StrFormat(
+      "%-12s %s: rank %s, %.1f kept steps per rank (%d dropped), %s\n", label,
+      s.run(), ranks, s.steps_per_rank(), s.steps_dropped(), s.device_name());
 }
 
 }  // namespace
@@ -200,27 +280,39 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                : base::StrCat(title, "\n", table.RenderText(), "\n");
   };
   if (!csv) {
-    out += SideLine("baseline", report.baseline(), report.options().tables_from_store());
-    out += SideLine("experimental", report.experimental(), report.options().tables_from_store());
-    for (const std::string& warning : report.warnings()) out += "warning: " + TerminalSafe(warning) + "\n";
+    out += SideLine("baseline", report.baseline(),
+                    report.options().tables_from_store());
+    out += SideLine("experimental", report.experimental(),
+                    report.options().tables_from_store());
+    for (const std::string& warning : report.warnings())
+      out += "warning: " + TerminalSafe(warning) + "\n";
     out += "\n";
   }
   if (report.options().compare() == v1::COMPARE_MODE_HTA) {
-    section("HTA compare_traces (integer us; counts and durations summed over the chosen ranks and steps)",
-            HtaTable(report));
+    section(
+        "HTA compare_traces (integer us; counts and durations summed over the "
+        "chosen ranks and steps)",
+        HtaTable(report));
     return out;
   }
   const bool per_step = report.options().normalize() != v1::NORMALIZATION_TOTAL;
-  const std::string unit = per_step ? "per step, mean over ranks" : "total over the window, mean over ranks";
+  const std::string unit = per_step ? "per step, mean over ranks"
+                                    : "total over the window, mean over ranks";
   section("Overview (mean per step)", OverviewTable(report.overview()));
   section("Per rank", RanksTable(report));
   if (report.has_modules()) {
-    section(base::StrCat("Modules (", unit, "; compare = device time where the node ran device work, else host time)"),
+    section(base::StrCat("Modules (", unit,
+                         "; compare = device time where the node ran device "
+                         "work, else host time)"),
             ModulesTable(report.modules(), options.module_depth));
   }
-  const std::string scope = report.options().path().empty() ? "" : " inside " + report.modules().path();
-  section(base::StrCat("Operators", scope, " (", unit, ")"), OperatorsTable(report));
-  section(base::StrCat("Kernels", scope, " (", unit, ")"), KernelsTable(report));
+  const std::string scope = report.options().path().empty()
+                                ? ""
+                                : " inside " + report.modules().path();
+  section(base::StrCat("Operators", scope, " (", unit, ")"),
+          OperatorsTable(report));
+  section(base::StrCat("Kernels", scope, " (", unit, ")"),
+          KernelsTable(report));
   return out;
 }
 

@@ -10,14 +10,17 @@
 
 namespace profdiff::client {
 
-absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address,
-                                            const rpc::ChannelSecurity& security,
-                                            const v1::DiffRequest& request, absl::Duration timeout) {
-  std::unique_ptr<v1::Differ::Stub> stub = v1::Differ::NewStub(rpc::MakeChannel(address, security));
+absl::StatusOr<v1::DiffReport> DiffOnServer(
+    const std::string& address, const rpc::ChannelSecurity& security,
+    const v1::DiffRequest& request, absl::Duration timeout) {
+  std::unique_ptr<v1::Differ::Stub> stub =
+      v1::Differ::NewStub(rpc::MakeChannel(address, security));
   grpc::ClientContext context;
   rpc::SetTimeout(context, timeout);
   v1::DiffReport report;
-  if (absl::Status status = rpc::FromGrpcStatus(stub->Diff(&context, request, &report)); !status.ok()) {
+  if (absl::Status status =
+          rpc::FromGrpcStatus(stub->Diff(&context, request, &report));
+      !status.ok()) {
     return base::Annotate(status, base::StrCat("server ", address));
   }
   return report;

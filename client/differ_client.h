@@ -1,4 +1,5 @@
-// Asks a profdiff-differ for the diff of two stored runs (`profdiff diff RUN_A RUN_B`).
+// Asks a profdiff-differ for the diff of two stored runs (`profdiff diff RUN_A
+// RUN_B`).
 #ifndef PROFDIFF_CLIENT_DIFFER_CLIENT_H_
 #define PROFDIFF_CLIENT_DIFFER_CLIENT_H_
 
@@ -13,11 +14,12 @@
 
 namespace profdiff::client {
 
-// The call has a deadline of `timeout`. Errors are the differ's (NOT_FOUND naming an unknown
-// run; UNAVAILABLE when nothing answers) with "server ADDR: " in front.
-absl::StatusOr<v1::DiffReport> DiffOnServer(const std::string& address,
-                                            const rpc::ChannelSecurity& security,
-                                            const v1::DiffRequest& request, absl::Duration timeout);
+// The call has a deadline of `timeout`. Errors are the differ's (NOT_FOUND
+// naming an unknown run; UNAVAILABLE when nothing answers) with "server ADDR: "
+// in front.
+absl::StatusOr<v1::DiffReport> DiffOnServer(
+    const std::string& address, const rpc::ChannelSecurity& security,
+    const v1::DiffRequest& request, absl::Duration timeout);
 
 }  // namespace profdiff::client
 

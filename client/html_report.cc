@@ -21,9 +21,11 @@ void Fill(std::string& page, std::string_view marker, std::string_view text) {
 
 }  // namespace
 
-std::string RenderHtmlReport(const v1::DiffReport& report, const v1::DiffReport* other_grouping) {
+std::string RenderHtmlReport(const v1::DiffReport& report,
+                             const v1::DiffReport* other_grouping) {
   std::string page(html_assets::kReportHtml);
-  // The data last: it is the largest part, and markers inside it must not be replaced.
+  // The data last: it is the largest part, and markers inside it must not be
+  // replaced.
   Fill(page, "/*@STYLE@*/", html_assets::kReportCss);
   Fill(page, "/*@SCRIPT@*/", html_assets::kReportJs);
   Fill(page, "@DATA@", HtmlReportData(report, other_grouping));

@@ -33,8 +33,8 @@ class Writer {
     } else if (v == std::floor(v) && std::fabs(v) < 1e15) {
       base::StrAppend(&out_, static_cast<int64_t>(v));
     } else {
-      // Shortest text that reads back as the same double: the page computes deltas from the
-      // two sides, so rounding here would change them.
+      // Shortest text that reads back as the same double: the page computes
+      // deltas from the two sides, so rounding here would change them.
       char text[32];
       const auto [end, error] = std::to_chars(text, text + sizeof(text), v);
       out_.append(text, error == std::errc() ? end : text);
@@ -44,7 +44,8 @@ class Writer {
   void String(std::string_view text) { trace::AppendJsonString(text, out_); }
   // An index into the string table.
   void Interned(const std::string& text) {
-    auto [it, inserted] = ids_.try_emplace(text, static_cast<int64_t>(strings_.size()));
+    auto [it, inserted] =
+        ids_.try_emplace(text, static_cast<int64_t>(strings_.size()));
     if (inserted) strings_.push_back(&it->first);
     base::StrAppend(&out_, it->second);
   }
@@ -69,7 +70,8 @@ class Writer {
     ((Raw(","), Number((b.*fields)()), Raw(","), Number((e.*fields)())), ...);
   }
 
-  void Operators(const google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows) {
+  void Operators(
+      const google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows) {
     Raw("[");
     bool first = true;
     for (const v1::OperatorDiff& r : rows) {
@@ -85,8 +87,8 @@ class Writer {
       Raw(",");
       Noise(r.noise());
       using V = v1::OperatorValues;
-      Pairs(r.baseline(), r.experimental(), &V::calls, &V::host_self_us, &V::host_total_us,
-            &V::device_self_us, &V::device_total_us);
+      Pairs(r.baseline(), r.experimental(), &V::calls, &V::host_self_us,
+            &V::host_total_us, &V::device_self_us, &V::device_total_us);
       Raw("]");
     }
     Raw("]");
@@ -108,7 +110,8 @@ class Writer {
       Raw(",");
       Noise(r.noise());
       using V = v1::KernelValues;
-      Pairs(r.baseline(), r.experimental(), &V::calls, &V::total_us, &V::mean_us, &V::min_us, &V::max_us);
+      Pairs(r.baseline(), r.experimental(), &V::calls, &V::total_us,
+            &V::mean_us, &V::min_us, &V::max_us);
       Raw("]");
     }
     Raw("]");
@@ -135,7 +138,8 @@ class Writer {
     Raw("]");
   }
 
-  // `other`: the same node in the other grouping's report (null when there is none).
+  // `other`: the same node in the other grouping's report (null when there is
+  // none).
   void Module(const v1::ModuleDiffNode& node, const v1::ModuleDiffNode* other) {
     Raw(R"({"n":)");
     String(node.name());
@@ -162,7 +166,8 @@ class Writer {
       Raw(R"(,"t":)");
       Tables(node);
     }
-    if (other != nullptr && other->operators_size() + other->kernels_size() > 0) {
+    if (other != nullptr &&
+        other->operators_size() + other->kernels_size() > 0) {
       Raw(R"(,"u":)");
       Tables(*other);
     }
@@ -172,7 +177,8 @@ class Writer {
       Comma(first);
       // Both reports align the same trees, so children line up by position.
       const v1::ModuleDiffNode* other_child =
-          other != nullptr && c < other->children_size() && other->children(c).path() == node.children(c).path()
+          other != nullptr && c < other->children_size() &&
+                  other->children(c).path() == node.children(c).path()
               ? &other->children(c)
               : nullptr;
       Module(node.children(c), other_child);
@@ -180,7 +186,8 @@ class Writer {
     Raw("]}");
   }
 
-  // The string table, then the document: `strings` must come first for one-pass readers.
+  // The string table, then the document: `strings` must come first for one-pass
+  // readers.
   std::string Finish(const std::string& body) {
     std::string doc = R"({"strings":[)";
     for (size_t i = 0; i < strings_.size(); ++i) {
@@ -190,7 +197,8 @@ class Writer {
     doc.append("],");
     doc.append(body);
     doc.push_back('}');
-    // Design note 2: `<` only occurs inside JSON strings, where \u003c means the same.
+    // Design note 2: `<` only occurs inside JSON strings, where \u003c means
+    // the same.
     std::string escaped;
     escaped.reserve(doc.size());
     for (char c : doc) {
@@ -207,7 +215,8 @@ class Writer {
 
  private:
   std::string out_;
-  absl::node_hash_map<std::string, int64_t> ids_;  // node-stable: strings_ points at its keys
+  absl::node_hash_map<std::string, int64_t>
+      ids_;  // node-stable: strings_ points at its keys
   std::vector<const std::string*> strings_;
 };
 
@@ -244,7 +253,8 @@ void Overview(Writer& w, const v1::Overview& overview) {
     w.String(r.metric());
     w.Raw(",");
     w.String(r.unit());
-    for (double v : {r.baseline(), r.experimental(), r.delta(), r.delta_pct()}) {
+    for (double v :
+         {r.baseline(), r.experimental(), r.delta(), r.delta_pct()}) {
       w.Raw(",");
       w.Number(v);
     }
@@ -263,7 +273,8 @@ void Overview(Writer& w, const v1::Overview& overview) {
   w.Raw("]");
 }
 
-void Ranks(Writer& w, const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks) {
+void Ranks(Writer& w,
+           const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks) {
   w.Raw("[");
   bool first = true;
   for (const v1::RankSteps& r : ranks) {
@@ -279,8 +290,9 @@ void Ranks(Writer& w, const google::protobuf::RepeatedPtrField<v1::RankSteps>& r
     w.Raw(",");
     w.Bool(r.straggler());
     const v1::StepStats& s = r.average_step();
-    for (double v : {s.duration_us(), s.kernel_us(), s.memcpy_us(), s.memset_us(), s.communication_us(),
-                     s.runtime_us(), s.dataloader_us(), s.cpu_exec_us(), s.other_us()}) {
+    for (double v : {s.duration_us(), s.kernel_us(), s.memcpy_us(),
+                     s.memset_us(), s.communication_us(), s.runtime_us(),
+                     s.dataloader_us(), s.cpu_exec_us(), s.other_us()}) {
       w.Raw(",");
       w.Number(v);
     }
@@ -291,7 +303,8 @@ void Ranks(Writer& w, const google::protobuf::RepeatedPtrField<v1::RankSteps>& r
 
 }  // namespace
 
-std::string HtmlReportData(const v1::DiffReport& report, const v1::DiffReport* other_grouping) {
+std::string HtmlReportData(const v1::DiffReport& report,
+                           const v1::DiffReport* other_grouping) {
   Writer w;
   w.Raw(R"("layout":)");
   w.Raw(kLayout);
@@ -323,9 +336,10 @@ std::string HtmlReportData(const v1::DiffReport& report, const v1::DiffReport* o
   }
   if (report.has_modules()) {
     w.Raw(R"(,"modules":)");
-    w.Module(report.modules(), other_grouping != nullptr && other_grouping->has_modules()
-                                   ? &other_grouping->modules()
-                                   : nullptr);
+    w.Module(report.modules(),
+             other_grouping != nullptr && other_grouping->has_modules()
+                 ? &other_grouping->modules()
+                 : nullptr);
   }
   const std::string body = std::move(w.out());
   return w.Finish(body);

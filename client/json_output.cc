@@ -12,8 +12,11 @@ absl::StatusOr<std::string> ToJson(const google::protobuf::Message& message) {
   json.always_print_primitive_fields = true;
   json.add_whitespace = true;
   std::string out;
-  const auto status = google::protobuf::util::MessageToJsonString(message, &out, json);
-  if (!status.ok()) return absl::InternalError(base::StrCat("JSON output: ", status.ToString()));
+  const auto status =
+      google::protobuf::util::MessageToJsonString(message, &out, json);
+  if (!status.ok())
+    return absl::InternalError(
+        base::StrCat("JSON output: ", status.ToString()));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// The JSON every `--format json` prints: the proto with its field names (snake_case), every
-// field present (zeros included, so scripts need no defaults), indented.
+// The JSON every `--format json` prints: the proto with its field names
+// (snake_case), every field present (zeros included, so scripts need no
+// defaults), indented.
 #ifndef PROFDIFF_CLIENT_JSON_OUTPUT_H_
 #define PROFDIFF_CLIENT_JSON_OUTPUT_H_
 

@@ -12,21 +12,29 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 inline std::string Micros(double us) { return absl::StrFormat("%.1f", us); }
-inline std::string SignedMicros(double us) { return absl::StrFormat("%+.1f", us); }
+inline std::string SignedMicros(double us) {
+  return absl::StrFormat("%+.1f", us);
+}
 inline std::string Percent(double part, double whole) {
   return whole > 0 ? absl::StrFormat("%.1f%%", 100.0 * part / whole) : "-";
 }
 // A delta in percent; "new" where the baseline was 0 and the value appeared.
-// Past +10,000% a change reads better as a factor ("x120" rather than "+11900.0%").
+// Past +10,000% a change reads better as a factor ("x120" rather than
+// "+11900.0%").
 inline constexpr double kFactorAbovePct = 1e4;
 
-inline std::string SignedPercent(double pct, double baseline, double experimental) {
+inline std::string SignedPercent(double pct, double baseline,
+                                 double experimental) {
   if (baseline == 0) return experimental == 0 ? "0.0%" : "new";
   if (pct > kFactorAbovePct) return absl::StrFormat("x%.0f", 1 + pct / 100);
   return absl::StrFormat("%+.1f%%", pct);
 }
-inline double DeltaPercent(double a, double b) { return a == 0 ? 0 : (b - a) / a * 100.0; }
-inline std::string Mebibytes(double bytes) { return absl::StrFormat("%.1f", bytes / kBytesPerMiB); }
+inline double DeltaPercent(double a, double b) {
+  return a == 0 ? 0 : (b - a) / a * 100.0;
+}
+inline std::string Mebibytes(double bytes) {
+  return absl::StrFormat("%.1f", bytes / kBytesPerMiB);
+}
 
 }  // namespace profdiff::client
 

@@ -14,16 +14,22 @@ namespace {
 constexpr char kUsage[] =
     "usage: profdiff <command> [args]\n"
     "commands:\n"
-    "  show PATH...|RUN  profile of one run (trace file, run folder, or a run id on the\n"
-    "                 server): overview, steps, operators, kernels, modules, memory\n"
-    "  diff BASE EXP  what changed between two runs (paths, or run ids on the server):\n"
-    "                 overview, aligned module tree, operators, kernels (with noise),\n"
+    "  show PATH...|RUN  profile of one run (trace file, run folder, or a run "
+    "id on the\n"
+    "                 server): overview, steps, operators, kernels, modules, "
+    "memory\n"
+    "  diff BASE EXP  what changed between two runs (paths, or run ids on the "
+    "server):\n"
+    "                 overview, aligned module tree, operators, kernels (with "
+    "noise),\n"
     "                 or HTA's compare_traces\n"
-    "  runs           the runs stored on the server (--server ADDR: the differ or aggregator)\n"
+    "  runs           the runs stored on the server (--server ADDR: the differ "
+    "or aggregator)\n"
     "  export RUN     one worker's stored events as a Chrome trace file\n"
     "run 'profdiff <command> --help' for a command's options\n";
 
-// 2 when the server could not be reached (nothing was wrong with the request), 1 otherwise.
+// 2 when the server could not be reached (nothing was wrong with the request),
+// 1 otherwise.
 int ExitCodeOf(const absl::Status& status) {
   return status.code() == absl::StatusCode::kUnavailable ||
                  status.code() == absl::StatusCode::kDeadlineExceeded
@@ -51,7 +57,8 @@ int main(int argc, char** argv) {
       {"show", &profdiff::client::ShowUsage, &profdiff::client::RunShowCommand},
       {"diff", &profdiff::client::DiffUsage, &profdiff::client::RunDiffCommand},
       {"runs", &profdiff::client::RunsUsage, &profdiff::client::RunRunsCommand},
-      {"export", &profdiff::client::ExportUsage, &profdiff::client::RunExportCommand},
+      {"export", &profdiff::client::ExportUsage,
+       &profdiff::client::RunExportCommand},
   };
   for (const Command& c : kCommands) {
     if (command != c.name) continue;
@@ -70,6 +77,7 @@ int main(int argc, char** argv) {
     std::fwrite(output->data(), 1, output->size(), stdout);
     return 0;
   }
-  std::fprintf(stderr, "profdiff: error: unknown command '%s'\n%s", command.c_str(), kUsage);
+  std::fprintf(stderr, "profdiff: error: unknown command '%s'\n%s",
+               command.c_str(), kUsage);
   return 2;
 }

@@ -24,10 +24,14 @@ struct SortColumn {
 const std::vector<SortColumn<v1::OperatorStats>>& OperatorColumns() {
   static const std::vector<SortColumn<v1::OperatorStats>> columns{
       {"calls", [](const v1::OperatorStats& r) { return r.calls(); }},
-      {"host_self", [](const v1::OperatorStats& r) { return r.host_self_us(); }},
-      {"host_total", [](const v1::OperatorStats& r) { return r.host_total_us(); }},
-      {"device_self", [](const v1::OperatorStats& r) { return r.device_self_us(); }},
-      {"device_total", [](const v1::OperatorStats& r) { return r.device_total_us(); }},
+      {"host_self",
+       [](const v1::OperatorStats& r) { return r.host_self_us(); }},
+      {"host_total",
+       [](const v1::OperatorStats& r) { return r.host_total_us(); }},
+      {"device_self",
+       [](const v1::OperatorStats& r) { return r.device_self_us(); }},
+      {"device_total",
+       [](const v1::OperatorStats& r) { return r.device_total_us(); }},
   };
   return columns;
 }
@@ -44,26 +48,32 @@ const std::vector<SortColumn<v1::KernelStats>>& KernelColumns() {
 }
 
 template <typename Row>
-absl::Status SortFilterTop(const ShowOptions& options, const base::NameFilter& filter,
-                           const std::vector<SortColumn<Row>>& columns, std::string_view what,
+absl::Status SortFilterTop(const ShowOptions& options,
+                           const base::NameFilter& filter,
+                           const std::vector<SortColumn<Row>>& columns,
+                           std::string_view what,
                            google::protobuf::RepeatedPtrField<Row>& rows) {
-  auto kept = std::remove_if(rows.begin(), rows.end(),
-                             [&filter](const Row& r) { return !filter.Matches(r.name()); });
+  auto kept = std::remove_if(rows.begin(), rows.end(), [&filter](const Row& r) {
+    return !filter.Matches(r.name());
+  });
   rows.erase(kept, rows.end());
   if (!options.sort.empty() && options.sort != "name") {
-    auto it = std::find_if(columns.begin(), columns.end(),
-                           [&](const SortColumn<Row>& c) { return c.name == options.sort; });
+    auto it = std::find_if(
+        columns.begin(), columns.end(),
+        [&](const SortColumn<Row>& c) { return c.name == options.sort; });
     if (it == columns.end()) {
       std::string names = "name";
       for (const auto& c : columns) names += ", " + c.name;
-      return absl::InvalidArgumentError(base::StrCat("--sort ", options.sort, ": not a ", what,
-                                                     " column (", names, ")"));
+      return absl::InvalidArgumentError(base::StrCat(
+          "--sort ", options.sort, ": not a ", what, " column (", names, ")"));
     }
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](const Row& a, const Row& b) { return it->key(a) > it->key(b); });
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      return it->key(a) > it->key(b);
+    });
   } else if (options.sort == "name") {
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const Row& a, const Row& b) { return a.name() < b.name(); });
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.name() < b.name();
+    });
   }
   if (options.top > 0 && rows.size() > options.top) {
     rows.DeleteSubrange(options.top, rows.size() - options.top);
@@ -72,27 +82,35 @@ absl::Status SortFilterTop(const ShowOptions& options, const base::NameFilter& f
 }
 
 std::string DeviceLine(const v1::WorkerProfile& w) {
-  if (w.worker().devices().empty()) return w.devices().empty() ? "CPU only" : "GPU (no deviceProperties)";
+  if (w.worker().devices().empty())
+    return w.devices().empty() ? "CPU only" : "GPU (no deviceProperties)";
   // The device the worker's kernels ran on, else the first listed.
-  int64_t used = w.devices().empty() ? w.worker().devices(0).id() : w.devices(0).device();
+  int64_t used =
+      w.devices().empty() ? w.worker().devices(0).id() : w.devices(0).device();
   for (const v1::DeviceProperties& d : w.worker().devices()) {
     if (d.id() == used) {
-      return absl::StrFormat("%s (%.1f GiB)", d.name(), d.total_global_mem_bytes() / kBytesPerGiB);
+      return absl::StrFormat("%s (%.1f GiB)", d.name(),
+                             d.total_global_mem_bytes() / kBytesPerGiB);
     }
   }
   return w.worker().devices(0).name();
 }
 
-std::string WorkerHeader(const v1::RunProfile& run, const v1::WorkerProfile& w) {
+std::string WorkerHeader(const v1::RunProfile& run,
+                         const v1::WorkerProfile& w) {
   std::string header = absl::StrFormat(
-      "run %s · worker %s (rank %d of %d%s) · %s · steps kept %d, dropped %d · %d span%s, %d events",
-      run.run(), w.worker().worker_name(), w.worker().rank(), w.worker().world_size(),
-      w.worker().backend().empty() ? "" : ", " + w.worker().backend(), DeviceLine(w),
-      w.steps_size(), w.steps_dropped(), w.span_count(), w.span_count() == 1 ? "" : "s",
-      w.event_count());
-  if (w.worker().unknown_category_count() > 0 || w.worker().dropped_event_count() > 0) {
-    header += absl::StrFormat(" · %d events of unknown category kept, %d not kept",
-                              w.worker().unknown_category_count(), w.worker().dropped_event_count());
+      "run %s · worker %s (rank %d of %d%s) · %s · steps kept %d, dropped %d · "
+      "%d span%s, %d events",
+      run.run(), w.worker().worker_name(), w.worker().rank(),
+      w.worker().world_size(),
+      w.worker().backend().empty() ? "" : ", " + w.worker().backend(),
+      DeviceLine(w), w.steps_size(), w.steps_dropped(), w.span_count(),
+      w.span_count() == 1 ? "" : "s", w.event_count());
+  if (w.worker().unknown_category_count() > 0 ||
+      w.worker().dropped_event_count() > 0) {
+    header += absl::StrFormat(
+        " · %d events of unknown category kept, %d not kept",
+        w.worker().unknown_category_count(), w.worker().dropped_event_count());
   }
   if (w.runtime_linking() == v1::RUNTIME_LINKING_CONTAINMENT) {
     header += absl::StrFormat(" · %d runtime calls linked by containment",
@@ -104,40 +122,59 @@ std::string WorkerHeader(const v1::RunProfile& run, const v1::WorkerProfile& w) 
 void AddBreakdownRows(const v1::StepStats& s, TextTable& table) {
   const double total = s.duration_us();
   const std::pair<const char*, double> rows[] = {
-      {"Kernel", s.kernel_us()},         {"Memcpy", s.memcpy_us()},
-      {"Memset", s.memset_us()},         {"Communication", s.communication_us()},
-      {"Runtime", s.runtime_us()},       {"DataLoader", s.dataloader_us()},
-      {"CPU Exec", s.cpu_exec_us()},     {"Other", s.other_us()},
+      {"Kernel", s.kernel_us()},     {"Memcpy", s.memcpy_us()},
+      {"Memset", s.memset_us()},     {"Communication", s.communication_us()},
+      {"Runtime", s.runtime_us()},   {"DataLoader", s.dataloader_us()},
+      {"CPU Exec", s.cpu_exec_us()}, {"Other", s.other_us()},
   };
   table.AddRow({"Step time (avg)", Micros(total), "100.0%"});
-  for (const auto& [name, us] : rows) table.AddRow({std::string("  ") + name, Micros(us), Percent(us, total)});
+  for (const auto& [name, us] : rows)
+    table.AddRow({std::string("  ") + name, Micros(us), Percent(us, total)});
 }
 
 TextTable OverviewTable(const v1::WorkerProfile& w) {
   TextTable table({{"metric", Align::kLeft}, {"value (us)"}, {"share"}});
   AddBreakdownRows(w.average_step(), table);
   const bool gpu = !w.devices().empty() || !w.worker().devices().empty();
-  table.AddRow({"GPU utilization", "", gpu ? absl::StrFormat("%.1f%%", 100 * w.gpu_utilization()) : "-"});
-  // As the diff prints them: "-" where the trace does not record the metric, never 0.
+  table.AddRow(
+      {"GPU utilization", "",
+       gpu ? absl::StrFormat("%.1f%%", 100 * w.gpu_utilization()) : "-"});
+  // As the diff prints them: "-" where the trace does not record the metric,
+  // never 0.
   bool sm = false;
   bool occupancy = false;
   for (const v1::DeviceMetrics& d : w.devices()) {
     sm = sm || d.has_sm_efficiency();
     occupancy = occupancy || d.has_occupancy();
   }
-  table.AddRow({"Est. SM efficiency", "", sm ? absl::StrFormat("%.1f%%", 100 * w.sm_efficiency()) : "-"});
-  table.AddRow({"Est. achieved occupancy", "", occupancy ? absl::StrFormat("%.1f%%", w.achieved_occupancy_pct()) : "-"});
+  table.AddRow({"Est. SM efficiency", "",
+                sm ? absl::StrFormat("%.1f%%", 100 * w.sm_efficiency()) : "-"});
+  table.AddRow({"Est. achieved occupancy", "",
+                occupancy
+                    ? absl::StrFormat("%.1f%%", w.achieved_occupancy_pct())
+                    : "-"});
   return table;
 }
 
 TextTable StepsTable(const v1::WorkerProfile& w) {
-  TextTable table({{"step"}, {"start (us)"}, {"duration (us)"}, {"kernel"}, {"memcpy"}, {"memset"},
-                   {"communication"}, {"runtime"}, {"dataloader"}, {"cpu exec"}, {"other"}});
+  TextTable table({{"step"},
+                   {"start (us)"},
+                   {"duration (us)"},
+                   {"kernel"},
+                   {"memcpy"},
+                   {"memset"},
+                   {"communication"},
+                   {"runtime"},
+                   {"dataloader"},
+                   {"cpu exec"},
+                   {"other"}});
   for (const v1::StepStats& s : w.steps()) {
-    table.AddRow({base::StrCat(s.step()), Micros(s.start_us()), Micros(s.duration_us()),
-                  Micros(s.kernel_us()), Micros(s.memcpy_us()), Micros(s.memset_us()),
-                  Micros(s.communication_us()), Micros(s.runtime_us()), Micros(s.dataloader_us()),
-                  Micros(s.cpu_exec_us()), Micros(s.other_us())});
+    table.AddRow({base::StrCat(s.step()), Micros(s.start_us()),
+                  Micros(s.duration_us()), Micros(s.kernel_us()),
+                  Micros(s.memcpy_us()), Micros(s.memset_us()),
+                  Micros(s.communication_us()), Micros(s.runtime_us()),
+                  Micros(s.dataloader_us()), Micros(s.cpu_exec_us()),
+                  Micros(s.other_us())});
   }
   return table;
 }
@@ -146,15 +183,18 @@ TextTable OperatorsTable(const v1::WorkerProfile& w) {
   const bool shapes = w.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE;
   std::vector<TextTable::Column> columns = {{"operator", Align::kLeft}};
   if (shapes) columns.push_back({"input shapes", Align::kLeft});
-  for (const char* h : {"calls", "host self (us)", "host total (us)", "device self (us)", "device total (us)"}) {
+  for (const char* h : {"calls", "host self (us)", "host total (us)",
+                        "device self (us)", "device total (us)"}) {
     columns.push_back({h});
   }
   TextTable table(columns);
   for (const v1::OperatorStats& r : w.operators()) {
     std::vector<std::string> row = {r.name()};
     if (shapes) row.push_back(r.input_shapes());
-    for (std::string cell : {base::StrCat(r.calls()), Micros(r.host_self_us()), Micros(r.host_total_us()),
-                             Micros(r.device_self_us()), Micros(r.device_total_us())}) {
+    for (std::string cell :
+         {base::StrCat(r.calls()), Micros(r.host_self_us()),
+          Micros(r.host_total_us()), Micros(r.device_self_us()),
+          Micros(r.device_total_us())}) {
       row.push_back(std::move(cell));
     }
     table.AddRow(std::move(row));
@@ -166,17 +206,19 @@ TextTable KernelsTable(const v1::WorkerProfile& w) {
   const bool by_op = w.kernel_grouping() == v1::GROUPING_NAME_AND_OP;
   std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft}};
   if (by_op) columns.push_back({"operator", Align::kLeft});
-  for (const char* h : {"calls", "total (us)", "mean (us)", "max (us)", "min (us)", "blocks/SM", "occupancy %"}) {
+  for (const char* h : {"calls", "total (us)", "mean (us)", "max (us)",
+                        "min (us)", "blocks/SM", "occupancy %"}) {
     columns.push_back({h});
   }
   TextTable table(columns);
   for (const v1::KernelStats& r : w.kernels()) {
     std::vector<std::string> row = {r.name()};
     if (by_op) row.push_back(r.op_name());
-    for (std::string cell : {base::StrCat(r.calls()), Micros(r.total_us()), Micros(r.mean_us()),
-                             Micros(r.max_us()), Micros(r.min_us()),
-                             absl::StrFormat("%.2f", r.blocks_per_sm()),
-                             absl::StrFormat("%.1f", r.achieved_occupancy_pct())}) {
+    for (std::string cell :
+         {base::StrCat(r.calls()), Micros(r.total_us()), Micros(r.mean_us()),
+          Micros(r.max_us()), Micros(r.min_us()),
+          absl::StrFormat("%.2f", r.blocks_per_sm()),
+          absl::StrFormat("%.1f", r.achieved_occupancy_pct())}) {
       row.push_back(std::move(cell));
     }
     table.AddRow(std::move(row));
@@ -184,28 +226,39 @@ TextTable KernelsTable(const v1::WorkerProfile& w) {
   return table;
 }
 
-// `backward`: add each forward module's backward time, in the unit of its compare value.
-void AddModuleRows(const v1::ModuleNode& node, int depth, bool backward, TextTable& table) {
+// `backward`: add each forward module's backward time, in the unit of its
+// compare value.
+void AddModuleRows(const v1::ModuleNode& node, int depth, bool backward,
+                   TextTable& table) {
   if (depth >= 0) {
-    std::vector<std::string> row = {std::string(2 * depth, ' ') + node.name(), base::StrCat(node.calls()),
-                                    Micros(node.host_us()), Micros(node.host_self_us()), Micros(node.device_us()),
-                                    Micros(node.device_self_us()), Micros(node.compare_us())};
+    std::vector<std::string> row = {std::string(2 * depth, ' ') + node.name(),
+                                    base::StrCat(node.calls()),
+                                    Micros(node.host_us()),
+                                    Micros(node.host_self_us()),
+                                    Micros(node.device_us()),
+                                    Micros(node.device_self_us()),
+                                    Micros(node.compare_us())};
     if (backward) {
       const bool device = node.device_us() > 0;
-      const double us = device ? node.backward_device_us() : node.backward_host_us();
-      row.push_back(node.kind() == v1::MODULE_NODE_KIND_MODULE && (node.backward_host_us() > 0 || us > 0)
-                        ? Micros(us) : "-");
+      const double us =
+          device ? node.backward_device_us() : node.backward_host_us();
+      row.push_back(node.kind() == v1::MODULE_NODE_KIND_MODULE &&
+                            (node.backward_host_us() > 0 || us > 0)
+                        ? Micros(us)
+                        : "-");
     }
     table.AddRow(std::move(row));
   }
-  for (const v1::ModuleNode& child : node.children()) AddModuleRows(child, depth + 1, backward, table);
+  for (const v1::ModuleNode& child : node.children())
+    AddModuleRows(child, depth + 1, backward, table);
 }
 
 TextTable ModulesTable(const v1::WorkerProfile& w) {
   const bool backward = w.backward_linking().attributed() > 0;
-  std::vector<TextTable::Column> columns = {{"module", Align::kLeft}, {"calls"}, {"host (us)"},
-                                            {"host self (us)"}, {"device (us)"}, {"device self (us)"},
-                                            {"compare (us)"}};
+  std::vector<TextTable::Column> columns = {
+      {"module", Align::kLeft}, {"calls"},       {"host (us)"},
+      {"host self (us)"},       {"device (us)"}, {"device self (us)"},
+      {"compare (us)"}};
   if (backward) columns.push_back({"backward (us)"});
   TextTable table(std::move(columns));
   AddModuleRows(w.modules(), -1, backward, table);
@@ -215,30 +268,41 @@ TextTable ModulesTable(const v1::WorkerProfile& w) {
 // One line on what the backward pass became in the tree (SEMANTICS.md §7).
 std::string BackwardLine(const v1::WorkerProfile& w) {
   const v1::BackwardLinking& b = w.backward_linking();
-  if (!b.not_attributed().empty()) return base::StrCat("backward not attributed: ", b.not_attributed(), "\n");
-  return base::StrCat("backward: ", b.linked_by_flow() + b.linked_by_sequence(), " of ", b.roots(),
-                      " backward roots linked to their forward op (", b.linked_by_flow(), " by fwdbwd flows, ",
-                      b.linked_by_sequence(), " by sequence numbers), ", b.outside_modules(),
-                      " of them to an op in no module\n");
+  if (!b.not_attributed().empty())
+    return base::StrCat("backward not attributed: ", b.not_attributed(), "\n");
+  return base::StrCat("backward: ", b.linked_by_flow() + b.linked_by_sequence(),
+                      " of ", b.roots(),
+                      " backward roots linked to their forward op (",
+                      b.linked_by_flow(), " by fwdbwd flows, ",
+                      b.linked_by_sequence(), " by sequence numbers), ",
+                      b.outside_modules(), " of them to an op in no module\n");
 }
 
 TextTable MemoryTable(const v1::WorkerProfile& w) {
-  TextTable table({{"device", Align::kLeft}, {"peak allocated (MiB)"}, {"avg allocated (MiB)"},
-                   {"peak reserved (MiB)"}, {"events"}});
+  TextTable table({{"device", Align::kLeft},
+                   {"peak allocated (MiB)"},
+                   {"avg allocated (MiB)"},
+                   {"peak reserved (MiB)"},
+                   {"events"}});
   for (const v1::MemoryStats& m : w.memory()) {
-    table.AddRow({m.device(), absl::StrFormat("%.1f", m.peak_allocated_bytes() / kBytesPerMiB),
-                  absl::StrFormat("%.1f", m.average_allocated_bytes() / kBytesPerMiB),
-                  absl::StrFormat("%.1f", m.peak_reserved_bytes() / kBytesPerMiB),
-                  base::StrCat(m.event_count())});
+    table.AddRow(
+        {m.device(),
+         absl::StrFormat("%.1f", m.peak_allocated_bytes() / kBytesPerMiB),
+         absl::StrFormat("%.1f", m.average_allocated_bytes() / kBytesPerMiB),
+         absl::StrFormat("%.1f", m.peak_reserved_bytes() / kBytesPerMiB),
+         base::StrCat(m.event_count())});
   }
   return table;
 }
 
 const char* ModuleSourceText(v1::ModuleTreeSource source) {
   switch (source) {
-    case v1::MODULE_TREE_SOURCE_PYTHON_MODULES: return "nn.Module events";
-    case v1::MODULE_TREE_SOURCE_ANNOTATIONS: return "nn.Module annotations";
-    default: return "operator tree (no nn.Module events in the trace)";
+    case v1::MODULE_TREE_SOURCE_PYTHON_MODULES:
+      return "nn.Module events";
+    case v1::MODULE_TREE_SOURCE_ANNOTATIONS:
+      return "nn.Module annotations";
+    default:
+      return "operator tree (no nn.Module events in the trace)";
   }
 }
 
@@ -252,15 +316,18 @@ absl::StatusOr<ProfileView> ParseProfileView(const std::string& text) {
   if (text == "modules") return ProfileView::kModules;
   if (text == "memory") return ProfileView::kMemory;
   if (text == "all") return ProfileView::kAll;
-  return absl::InvalidArgumentError(base::StrCat(
-      "--view ", text, ": expected overview, steps, operators, kernels, modules, memory or all"));
+  return absl::InvalidArgumentError(
+      base::StrCat("--view ", text,
+                   ": expected overview, steps, operators, kernels, modules, "
+                   "memory or all"));
 }
 
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
   if (text == "table") return OutputFormat::kTable;
   if (text == "json") return OutputFormat::kJson;
   if (text == "csv") return OutputFormat::kCsv;
-  return absl::InvalidArgumentError(base::StrCat("--format ", text, ": expected table, json or csv"));
+  return absl::InvalidArgumentError(
+      base::StrCat("--format ", text, ": expected table, json or csv"));
 }
 
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
@@ -271,23 +338,32 @@ absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
   for (v1::WorkerProfile& w : *run.mutable_workers()) {
     ShowOptions op_options = options;
     ShowOptions kernel_options = options;
-    // One --sort names a column of the view shown; the other table keeps its default order.
+    // One --sort names a column of the view shown; the other table keeps its
+    // default order.
     (sorts_kernels ? op_options : kernel_options).sort.clear();
     if (options.view == ProfileView::kAll) kernel_options.sort.clear();
-    if (auto s = SortFilterTop(op_options, pattern, OperatorColumns(), "operator", *w.mutable_operators()); !s.ok()) return s;
-    if (auto s = SortFilterTop(kernel_options, pattern, KernelColumns(), "kernel", *w.mutable_kernels()); !s.ok()) return s;
+    if (auto s = SortFilterTop(op_options, pattern, OperatorColumns(),
+                               "operator", *w.mutable_operators());
+        !s.ok())
+      return s;
+    if (auto s = SortFilterTop(kernel_options, pattern, KernelColumns(),
+                               "kernel", *w.mutable_kernels());
+        !s.ok())
+      return s;
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const ShowOptions& options) {
+absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
+                                             const ShowOptions& options) {
   if (options.format == OutputFormat::kJson) return ToJson(run);
   const bool csv = options.format == OutputFormat::kCsv;
   std::string out;
   auto section = [&](const v1::WorkerProfile& w, const std::string& title,
                      const TextTable& table) {
     if (csv) {
-      out += base::StrCat("# ", title, " worker=", w.worker().worker_name(), "\n", table.RenderCsv(), "\n");
+      out += base::StrCat("# ", title, " worker=", w.worker().worker_name(),
+                          "\n", table.RenderCsv(), "\n");
     } else {
       out += base::StrCat("\n", title, "\n", table.RenderText(), "");
     }
@@ -297,14 +373,22 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const Sh
   for (const v1::WorkerProfile& w : run.workers()) {
     if (!csv) {
       out += WorkerHeader(run, w);
-      for (const std::string& warning : w.warnings()) out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
+      for (const std::string& warning : w.warnings())
+        out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
     }
-    if (all || v == ProfileView::kOverview) section(w, "Overview (mean over kept steps)", OverviewTable(w));
+    if (all || v == ProfileView::kOverview)
+      section(w, "Overview (mean over kept steps)", OverviewTable(w));
     if (all || v == ProfileView::kSteps) section(w, "Steps", StepsTable(w));
-    if (all || v == ProfileView::kOperators) section(w, "Operators", OperatorsTable(w));
-    if (all || v == ProfileView::kKernels) section(w, "Kernels", KernelsTable(w));
+    if (all || v == ProfileView::kOperators)
+      section(w, "Operators", OperatorsTable(w));
+    if (all || v == ProfileView::kKernels)
+      section(w, "Kernels", KernelsTable(w));
     if (all || v == ProfileView::kModules) {
-      section(w, csv ? "Modules" : base::StrCat("Modules, from the ", ModuleSourceText(w.module_source())), ModulesTable(w));
+      section(w,
+              csv ? "Modules"
+                  : base::StrCat("Modules, from the ",
+                                 ModuleSourceText(w.module_source())),
+              ModulesTable(w));
       if (!csv) out += BackwardLine(w);
     }
     if (all || v == ProfileView::kMemory) section(w, "Memory", MemoryTable(w));

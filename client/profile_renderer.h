@@ -1,4 +1,5 @@
-// Prints a RunProfile the way `profdiff show` does: terminal tables, CSV or JSON, one view or all.
+// Prints a RunProfile the way `profdiff show` does: terminal tables, CSV or
+// JSON, one view or all.
 #ifndef PROFDIFF_CLIENT_PROFILE_RENDERER_H_
 #define PROFDIFF_CLIENT_PROFILE_RENDERER_H_
 
@@ -10,27 +11,38 @@
 
 namespace profdiff::client {
 
-enum class ProfileView { kOverview, kSteps, kOperators, kKernels, kModules, kMemory, kAll };
+enum class ProfileView {
+  kOverview,
+  kSteps,
+  kOperators,
+  kKernels,
+  kModules,
+  kMemory,
+  kAll
+};
 enum class OutputFormat { kTable, kJson, kCsv };
 
 struct ShowOptions {
   ProfileView view = ProfileView::kOverview;
   OutputFormat format = OutputFormat::kTable;
-  int top = 0;           // rows per table; 0 = all
-  std::string sort;      // operator/kernel column; empty = the view's default
-  std::string filter;    // RE2 regex on operator/kernel names (base/name_filter.h); empty = all
+  int top = 0;         // rows per table; 0 = all
+  std::string sort;    // operator/kernel column; empty = the view's default
+  std::string filter;  // RE2 regex on operator/kernel names
+                       // (base/name_filter.h); empty = all
 };
 
 // Parses "--view"/"--format" values; InvalidArgument lists the accepted values.
 absl::StatusOr<ProfileView> ParseProfileView(const std::string& text);
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text);
 
-// Applies --filter, --sort and --top to the operator and kernel rows of every worker.
-// InvalidArgument for a bad regex or an unknown sort column (the message lists the columns).
+// Applies --filter, --sort and --top to the operator and kernel rows of every
+// worker. InvalidArgument for a bad regex or an unknown sort column (the
+// message lists the columns).
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run);
 
 // Renders `run` (after ApplyRowControls).
-absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run, const ShowOptions& options);
+absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
+                                             const ShowOptions& options);
 
 }  // namespace profdiff::client
 

@@ -25,11 +25,11 @@ std::string RunNameOf(const std::string& path) {
   return WorkerNameOf(p.filename().string());
 }
 
-// One profile per entry of `options`, from one read of the worker's files, each file parsed on
-// up to `read_threads` threads.
+// One profile per entry of `options`, from one read of the worker's files, each
+// file parsed on up to `read_threads` threads.
 absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
-    const WorkerFiles& files, const std::string& run, const std::vector<analysis::ProfileOptions>& options,
-    int read_threads) {
+    const WorkerFiles& files, const std::string& run,
+    const std::vector<analysis::ProfileOptions>& options, int read_threads) {
   trace::KinetoReader reader({}, {.threads = read_threads});
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
@@ -41,100 +41,120 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
   for (analysis::ProfileOptions o : options) {
     o.threads = read_threads;
     profiles.push_back(analysis::BuildWorkerProfile(
-        merged, {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, o));
+        merged,
+        {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, o));
   }
   return profiles;
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths) {
+absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
+    const std::vector<std::string>& paths) {
   std::map<std::string, std::vector<std::string>> by_worker;
   for (const std::string& path : paths) {
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
     if (error || !fs::exists(status)) {
-      return absl::NotFoundError(base::StrCat(path, ": no such file or folder"));
+      return absl::NotFoundError(
+          base::StrCat(path, ": no such file or folder"));
     }
     if (fs::is_directory(status)) {
       size_t found = 0;
-      for (const fs::directory_entry& entry : fs::directory_iterator(path, error)) {
+      for (const fs::directory_entry& entry :
+           fs::directory_iterator(path, error)) {
         const std::string name = entry.path().filename().string();
         if (!entry.is_regular_file() || !IsTraceFileName(name)) continue;
         by_worker[WorkerNameOf(name)].push_back(entry.path().string());
         ++found;
       }
-      if (error) return absl::UnavailableError(base::StrCat(path, ": ", error.message()));
+      if (error)
+        return absl::UnavailableError(
+            base::StrCat(path, ": ", error.message()));
       if (found == 0) {
-        return absl::NotFoundError(
-            base::StrCat(path, ": no trace files (*.json, *.json.gz) in this folder"));
+        return absl::NotFoundError(base::StrCat(
+            path, ": no trace files (*.json, *.json.gz) in this folder"));
       }
     } else {
-      by_worker[WorkerNameOf(fs::path(path).filename().string())].push_back(path);
+      by_worker[WorkerNameOf(fs::path(path).filename().string())].push_back(
+          path);
     }
   }
   std::vector<WorkerFiles> workers;
   for (auto& [name, files] : by_worker) {
-    // Spans in the order they were written: the timestamp in the name sorts with the name.
+    // Spans in the order they were written: the timestamp in the name sorts
+    // with the name.
     std::sort(files.begin(), files.end());
     workers.push_back({name, std::move(files)});
   }
   return workers;
 }
 
-absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& group_by,
-                                                             const std::string& kernels_by) {
+absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(
+    const std::string& group_by, const std::string& kernels_by) {
   analysis::ProfileOptions options;
   if (group_by == "shape") {
     options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
   } else if (group_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--group-by ", group_by, ": expected name or shape"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--group-by ", group_by, ": expected name or shape"));
   }
   if (kernels_by == "op") {
     options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
   } else if (kernels_by != "name") {
-    return absl::InvalidArgumentError(base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--kernels-by ", kernels_by, ": expected name or op"));
   }
   return options;
 }
 
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
-    const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options) {
+    const std::vector<std::vector<std::string>>& runs,
+    const analysis::ProfileOptions& options) {
   PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> by_options,
                       LoadRunsWithEachOptions(runs, {options}));
   return std::move(by_options.front());
 }
 
-absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions(
-    const std::vector<std::vector<std::string>>& runs, const std::vector<analysis::ProfileOptions>& options) {
+absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
+LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
+                        const std::vector<analysis::ProfileOptions>& options) {
   std::vector<v1::RunProfile> profiles(runs.size());
-  // Every worker of every run is one task, so both sides of a diff load in parallel.
+  // Every worker of every run is one task, so both sides of a diff load in
+  // parallel.
   struct Task {
     size_t run;
     WorkerFiles files;
   };
   std::vector<Task> tasks;
   for (size_t r = 0; r < runs.size(); ++r) {
-    if (runs[r].empty()) return absl::InvalidArgumentError("no path given for a run");
-    PD_ASSIGN_OR_RETURN(std::vector<WorkerFiles> workers, FindWorkerFiles(runs[r]));
+    if (runs[r].empty())
+      return absl::InvalidArgumentError("no path given for a run");
+    PD_ASSIGN_OR_RETURN(std::vector<WorkerFiles> workers,
+                        FindWorkerFiles(runs[r]));
     profiles[r].set_run(RunNameOf(runs[r].front()));
     for (WorkerFiles& files : workers) tasks.push_back({r, std::move(files)});
   }
-  std::vector<absl::StatusOr<std::vector<v1::WorkerProfile>>> results(tasks.size(),
-                                                                      absl::UnknownError("not loaded"));
+  std::vector<absl::StatusOr<std::vector<v1::WorkerProfile>>> results(
+      tasks.size(), absl::UnknownError("not loaded"));
   {
-    // At most one thread per core: workers in parallel, and the cores left over parse each file
-    // in parts (one worker on two cores reads its file on both).
-    const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
-    const size_t threads = std::max<size_t>(1, std::min<size_t>(tasks.size(), cores));
+    // At most one thread per core: workers in parallel, and the cores left over
+    // parse each file in parts (one worker on two cores reads its file on
+    // both).
+    const size_t cores =
+        std::max<size_t>(1, std::thread::hardware_concurrency());
+    const size_t threads =
+        std::max<size_t>(1, std::min<size_t>(tasks.size(), cores));
     const int read_threads = static_cast<int>(cores / threads);
-    // `next` is declared before the pool: the pool's destructor joins threads that still read it.
+    // `next` is declared before the pool: the pool's destructor joins threads
+    // that still read it.
     std::atomic<size_t> next{0};
     std::vector<std::jthread> pool;
     for (size_t k = 0; k < threads; ++k) {
       pool.emplace_back([&] {
         for (size_t t = next++; t < tasks.size(); t = next++) {
-          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(), options, read_threads);
+          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(),
+                                  options, read_threads);
         }
       });
     }
@@ -148,18 +168,21 @@ absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions
   }
   for (std::vector<v1::RunProfile>& runs_of_options : by_options) {
     for (v1::RunProfile& run : runs_of_options) {
-      std::stable_sort(run.mutable_workers()->begin(), run.mutable_workers()->end(),
-                       [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
-                         return a.worker().rank() < b.worker().rank();
-                       });
+      std::stable_sort(
+          run.mutable_workers()->begin(), run.mutable_workers()->end(),
+          [](const v1::WorkerProfile& a, const v1::WorkerProfile& b) {
+            return a.worker().rank() < b.worker().rank();
+          });
     }
   }
   return by_options;
 }
 
-absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
-                                       const analysis::ProfileOptions& options) {
-  PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs, LoadRuns({paths}, options));
+absl::StatusOr<v1::RunProfile> LoadRun(
+    const std::vector<std::string>& paths,
+    const analysis::ProfileOptions& options) {
+  PD_ASSIGN_OR_RETURN(std::vector<v1::RunProfile> runs,
+                      LoadRuns({paths}, options));
   return std::move(runs.front());
 }
 

@@ -1,6 +1,7 @@
-// Turns the paths a user gives into a RunProfile: a trace file is one worker; a run folder holds
-// one file per worker span (`<worker>.<ts>.pt.trace.json[.gz]`, several files of one worker are
-// its spans). Workers are read and analysed in parallel.
+// Turns the paths a user gives into a RunProfile: a trace file is one worker; a
+// run folder holds one file per worker span
+// (`<worker>.<ts>.pt.trace.json[.gz]`, several files of one worker are its
+// spans). Workers are read and analysed in parallel.
 #ifndef PROFDIFF_CLIENT_RUN_LOADER_H_
 #define PROFDIFF_CLIENT_RUN_LOADER_H_
 
@@ -20,27 +21,31 @@ struct WorkerFiles {
   std::vector<std::string> paths;
 };
 
-// Groups the trace files under `paths` by worker. NotFound when a path does not exist or a folder
-// holds no trace file.
-absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(const std::vector<std::string>& paths);
+// Groups the trace files under `paths` by worker. NotFound when a path does not
+// exist or a folder holds no trace file.
+absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
+    const std::vector<std::string>& paths);
 
-// Reads and analyses every worker; the run is named after the folder (or file) given first.
-// Errors name the file that failed.
+// Reads and analyses every worker; the run is named after the folder (or file)
+// given first. Errors name the file that failed.
 absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
                                        const analysis::ProfileOptions& options);
 
-// The profile options `--group-by name|shape` and `--kernels-by name|op` ask for.
-absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(const std::string& group_by,
-                                                             const std::string& kernels_by);
+// The profile options `--group-by name|shape` and `--kernels-by name|op` ask
+// for.
+absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(
+    const std::string& group_by, const std::string& kernels_by);
 
 // LoadRun for several runs at once; all their workers share one thread pool.
 absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
-    const std::vector<std::vector<std::string>>& runs, const analysis::ProfileOptions& options);
+    const std::vector<std::vector<std::string>>& runs,
+    const analysis::ProfileOptions& options);
 
-// LoadRuns once per entry of `options` (one profile of each run per grouping), reading every
-// trace file once: the HTML report's two groupings cost one read.
-absl::StatusOr<std::vector<std::vector<v1::RunProfile>>> LoadRunsWithEachOptions(
-    const std::vector<std::vector<std::string>>& runs, const std::vector<analysis::ProfileOptions>& options);
+// LoadRuns once per entry of `options` (one profile of each run per grouping),
+// reading every trace file once: the HTML report's two groupings cost one read.
+absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
+LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
+                        const std::vector<analysis::ProfileOptions>& options);
 
 }  // namespace profdiff::client
 

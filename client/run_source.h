@@ -1,5 +1,5 @@
-// Where a run comes from on the command line: "A path argument (an existing file or folder) is
-// read offline; anything else is a run id on the server."
+// Where a run comes from on the command line: "A path argument (an existing
+// file or folder) is read offline; anything else is a run id on the server."
 #ifndef PROFDIFF_CLIENT_RUN_SOURCE_H_
 #define PROFDIFF_CLIENT_RUN_SOURCE_H_
 
@@ -14,17 +14,19 @@
 
 namespace profdiff::client {
 
-// True when `arg` names a run on the server rather than a trace path: no such file or folder
-// exists, and it can be a run id (base/id_rules.h; not a trace file name).
+// True when `arg` names a run on the server rather than a trace path: no such
+// file or folder exists, and it can be a run id (base/id_rules.h; not a trace
+// file name).
 bool IsRunIdArgument(const std::string& arg);
 
-// Reads the trace files when every argument names an existing file or folder, or when a missing
-// one cannot be a run id (has a '/', or a trace file name: NotFound from the reader). Otherwise
-// the single argument is a run id fetched from `server` (RunStore.GetProfile). InvalidArgument
-// for several arguments that are not all paths.
-absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(const std::vector<std::string>& args,
-                                                        const ServerConnection& server,
-                                                        const analysis::ProfileOptions& options);
+// Reads the trace files when every argument names an existing file or folder,
+// or when a missing one cannot be a run id (has a '/', or a trace file name:
+// NotFound from the reader). Otherwise the single argument is a run id fetched
+// from `server` (RunStore.GetProfile). InvalidArgument for several arguments
+// that are not all paths.
+absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(
+    const std::vector<std::string>& args, const ServerConnection& server,
+    const analysis::ProfileOptions& options);
 
 }  // namespace profdiff::client
 

@@ -17,8 +17,10 @@ constexpr char kDefaultServer[] = "localhost:50051";
 // A worker given as a number is a rank, else a worker name.
 void SelectWorker(const std::string& worker, v1::WorkerSelector& selector) {
   int rank = 0;
-  const auto [end, error] = std::from_chars(worker.data(), worker.data() + worker.size(), rank);
-  if (!worker.empty() && error == std::errc() && end == worker.data() + worker.size()) {
+  const auto [end, error] =
+      std::from_chars(worker.data(), worker.data() + worker.size(), rank);
+  if (!worker.empty() && error == std::errc() &&
+      end == worker.data() + worker.size()) {
     selector.set_rank(rank);
   } else {
     selector.set_worker_name(worker);
@@ -43,7 +45,8 @@ RequestGroupings GroupingsOf(const analysis::ProfileOptions& options) {
   return groupings;
 }
 
-RunStoreClient::RunStoreClient(const std::string& address, const rpc::ChannelSecurity& security,
+RunStoreClient::RunStoreClient(const std::string& address,
+                               const rpc::ChannelSecurity& security,
                                absl::Duration timeout)
     : address_(address),
       timeout_(timeout),
@@ -53,7 +56,8 @@ absl::Status RunStoreClient::Annotate(const absl::Status& status) const {
   return base::Annotate(status, base::StrCat("server ", address_));
 }
 
-absl::StatusOr<std::vector<v1::StoredRun>> RunStoreClient::ListRuns(const std::string& filter) {
+absl::StatusOr<std::vector<v1::StoredRun>> RunStoreClient::ListRuns(
+    const std::string& filter) {
   std::vector<v1::StoredRun> runs;
   v1::ListRunsRequest request;
   request.set_filter(filter);
@@ -61,11 +65,13 @@ absl::StatusOr<std::vector<v1::StoredRun>> RunStoreClient::ListRuns(const std::s
     grpc::ClientContext context;
     rpc::SetTimeout(context, timeout_);
     v1::ListRunsResponse response;
-    if (absl::Status status = rpc::FromGrpcStatus(stub_->ListRuns(&context, request, &response));
+    if (absl::Status status =
+            rpc::FromGrpcStatus(stub_->ListRuns(&context, request, &response));
         !status.ok()) {
       return Annotate(status);
     }
-    for (v1::StoredRun& run : *response.mutable_runs()) runs.push_back(std::move(run));
+    for (v1::StoredRun& run : *response.mutable_runs())
+      runs.push_back(std::move(run));
     request.set_page_token(response.next_page_token());
   } while (!request.page_token().empty());
   return runs;
@@ -77,15 +83,16 @@ absl::StatusOr<v1::StoredRun> RunStoreClient::GetRun(const std::string& run) {
   v1::GetRunRequest request;
   request.set_run(run);
   v1::StoredRun response;
-  if (absl::Status status = rpc::FromGrpcStatus(stub_->GetRun(&context, request, &response));
+  if (absl::Status status =
+          rpc::FromGrpcStatus(stub_->GetRun(&context, request, &response));
       !status.ok()) {
     return Annotate(status);
   }
   return response;
 }
 
-absl::StatusOr<v1::RunProfile> RunStoreClient::GetProfile(const std::string& run,
-                                                          const analysis::ProfileOptions& options) {
+absl::StatusOr<v1::RunProfile> RunStoreClient::GetProfile(
+    const std::string& run, const analysis::ProfileOptions& options) {
   grpc::ClientContext context;
   rpc::SetTimeout(context, timeout_);
   v1::GetProfileRequest request;
@@ -94,16 +101,17 @@ absl::StatusOr<v1::RunProfile> RunStoreClient::GetProfile(const std::string& run
   request.set_operator_grouping(groupings.operators);
   request.set_kernel_grouping(groupings.kernels);
   v1::RunProfile response;
-  if (absl::Status status = rpc::FromGrpcStatus(stub_->GetProfile(&context, request, &response));
+  if (absl::Status status =
+          rpc::FromGrpcStatus(stub_->GetProfile(&context, request, &response));
       !status.ok()) {
     return Annotate(status);
   }
   return response;
 }
 
-absl::StatusOr<std::string> RunStoreClient::ExportTrace(const std::string& run,
-                                                        const std::string& worker,
-                                                        const std::string& span) {
+absl::StatusOr<std::string> RunStoreClient::ExportTrace(
+    const std::string& run, const std::string& worker,
+    const std::string& span) {
   grpc::ClientContext context;
   rpc::SetTimeout(context, timeout_);
   v1::ExportTraceRequest request;
@@ -115,7 +123,8 @@ absl::StatusOr<std::string> RunStoreClient::ExportTrace(const std::string& run,
   std::string json;
   v1::ExportTraceChunk piece;
   while (reader->Read(&piece)) json += piece.json();
-  if (absl::Status status = rpc::FromGrpcStatus(reader->Finish()); !status.ok()) {
+  if (absl::Status status = rpc::FromGrpcStatus(reader->Finish());
+      !status.ok()) {
     return Annotate(status);
   }
   return json;

@@ -6,7 +6,8 @@
 namespace profdiff::client {
 
 std::set<std::string> WithConnectionOptions(std::set<std::string> valued) {
-  valued.insert({"server", "tls-ca-file", "tls-cert-file", "tls-key-file", "auth-token-file"});
+  valued.insert({"server", "tls-ca-file", "tls-cert-file", "tls-key-file",
+                 "auth-token-file"});
   return valued;
 }
 
@@ -29,13 +30,17 @@ absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed) {
 }
 
 const char* ConnectionUsage() {
-  return "  --server HOST:PORT   the profdiff-differ (default $PROFDIFF_SERVER, else localhost:50051)\n"
+  return "  --server HOST:PORT   the profdiff-differ (default "
+         "$PROFDIFF_SERVER, else localhost:50051)\n"
          "  --tls                TLS, trusting the system's CA roots\n"
-         "  --tls-ca-file FILE   TLS, trusting this PEM CA ($PROFDIFF_TLS_CA_FILE)\n"
+         "  --tls-ca-file FILE   TLS, trusting this PEM CA "
+         "($PROFDIFF_TLS_CA_FILE)\n"
          "  --tls-cert-file FILE, --tls-key-file FILE\n"
-         "                       client certificate for mutual TLS ($PROFDIFF_TLS_CERT_FILE, _KEY_FILE)\n"
+         "                       client certificate for mutual TLS "
+         "($PROFDIFF_TLS_CERT_FILE, _KEY_FILE)\n"
          "  --auth-token-file FILE\n"
-         "                       send the bearer token in FILE; implies TLS ($PROFDIFF_TOKEN_FILE)\n";
+         "                       send the bearer token in FILE; implies TLS "
+         "($PROFDIFF_TOKEN_FILE)\n";
 }
 
 }  // namespace profdiff::client

@@ -1,5 +1,5 @@
-// How a subcommand reaches a profdiff server: the address (--server) and the TLS and token
-// options every such subcommand takes.
+// How a subcommand reaches a profdiff server: the address (--server) and the
+// TLS and token options every such subcommand takes.
 #ifndef PROFDIFF_CLIENT_SERVER_CONNECTION_H_
 #define PROFDIFF_CLIENT_SERVER_CONNECTION_H_
 
@@ -14,15 +14,17 @@
 namespace profdiff::client {
 
 struct ServerConnection {
-  std::string address;             // HOST:PORT
-  rpc::ChannelSecurity security;   // plaintext unless TLS options (or a token) were given
+  std::string address;  // HOST:PORT
+  rpc::ChannelSecurity
+      security;  // plaintext unless TLS options (or a token) were given
 };
 
 // `valued` and `switches` with the connection options added, for ParseArgs.
 std::set<std::string> WithConnectionOptions(std::set<std::string> valued);
 std::set<std::string> WithConnectionSwitches(std::set<std::string> switches);
 
-// --server (default DefaultServerAddress()), --tls, --tls-ca-file, --tls-cert-file,
+// --server (default DefaultServerAddress()), --tls, --tls-ca-file,
+// --tls-cert-file,
 // --tls-key-file, --auth-token-file, with the PROFDIFF_* environment defaults.
 // InvalidArgument naming the option and file that cannot be used.
 absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed);

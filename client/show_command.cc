@@ -15,43 +15,63 @@
 namespace profdiff::client {
 
 std::string ShowUsage() {
-  return "usage: profdiff show PATH...|RUN [--server ADDR] [--view overview|steps|operators|kernels|modules|memory|all]\n"
+  return "usage: profdiff show PATH...|RUN [--server ADDR] [--view "
+         "overview|steps|operators|kernels|modules|memory|all]\n"
          "                    [--group-by name|shape] [--kernels-by name|op]\n"
-         "                    [--format table|json|csv] [--top N] [--sort COLUMN] [--filter REGEX]\n"
-         "  PATH: a trace file (.json / .json.gz) or a run folder of worker traces\n"
-         "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, else localhost:50051)\n"
-         "  --sort: operators: name, calls, host_self, host_total, device_self, device_total;\n"
+         "                    [--format table|json|csv] [--top N] [--sort "
+         "COLUMN] [--filter REGEX]\n"
+         "  PATH: a trace file (.json / .json.gz) or a run folder of worker "
+         "traces\n"
+         "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, "
+         "else localhost:50051)\n"
+         "  --sort: operators: name, calls, host_self, host_total, "
+         "device_self, device_total;\n"
          "          kernels: name, calls, total, mean, max, min\n"
          "  with RUN, how to reach the server:\n" +
          std::string(ConnectionUsage());
 }
 
-absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args, WithConnectionOptions({"view", "group-by", "kernels-by", "format", "top", "sort", "filter"}),
-                                WithConnectionSwitches({})));
-  if (parsed.positionals.empty()) return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
+absl::StatusOr<std::string> RunShowCommand(
+    const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(
+      ParsedArgs parsed,
+      ParseArgs(args,
+                WithConnectionOptions({"view", "group-by", "kernels-by",
+                                       "format", "top", "sort", "filter"}),
+                WithConnectionSwitches({})));
+  if (parsed.positionals.empty())
+    return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
   ShowOptions options;
-  PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(parsed.Get("format", "table")));
-  const std::string default_view = options.format == OutputFormat::kTable ? "overview" : "all";
-  PD_ASSIGN_OR_RETURN(options.view, ParseProfileView(parsed.Get("view", default_view)));
+  PD_ASSIGN_OR_RETURN(options.format,
+                      ParseOutputFormat(parsed.Get("format", "table")));
+  const std::string default_view =
+      options.format == OutputFormat::kTable ? "overview" : "all";
+  PD_ASSIGN_OR_RETURN(options.view,
+                      ParseProfileView(parsed.Get("view", default_view)));
   options.sort = parsed.Get("sort", "");
   options.filter = parsed.Get("filter", "");
   const std::string top = parsed.Get("top", "0");
-  const auto [end, error] = std::from_chars(top.data(), top.data() + top.size(), options.top);
-  if (error != std::errc() || end != top.data() + top.size() || options.top < 0) {
-    return absl::InvalidArgumentError(base::StrCat("--top ", top, ": expected a number >= 0"));
+  const auto [end, error] =
+      std::from_chars(top.data(), top.data() + top.size(), options.top);
+  if (error != std::errc() || end != top.data() + top.size() ||
+      options.top < 0) {
+    return absl::InvalidArgumentError(
+        base::StrCat("--top ", top, ": expected a number >= 0"));
   }
 
   PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
-                      ParseProfileOptions(parsed.Get("group-by", "name"), parsed.Get("kernels-by", "name")));
-  // Trace paths are read here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must not get in the way.
+                      ParseProfileOptions(parsed.Get("group-by", "name"),
+                                          parsed.Get("kernels-by", "name")));
+  // Trace paths are read here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must
+  // not get in the way.
   ServerConnection server;
-  if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(), IsRunIdArgument)) {
+  if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(),
+                  IsRunIdArgument)) {
     PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
   }
-  PD_ASSIGN_OR_RETURN(v1::RunProfile run,
-                      LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
+  PD_ASSIGN_OR_RETURN(
+      v1::RunProfile run,
+      LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   return RenderRunProfile(run, options);
 }

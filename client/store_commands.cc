@@ -17,42 +17,58 @@ namespace {
 
 std::string StateName(v1::RunState state) {
   switch (state) {
-    case v1::RUN_STATE_OPEN: return "open";
-    case v1::RUN_STATE_COMPLETE: return "complete";
-    case v1::RUN_STATE_PARTIAL: return "partial";
-    default: break;
+    case v1::RUN_STATE_OPEN:
+      return "open";
+    case v1::RUN_STATE_COMPLETE:
+      return "complete";
+    case v1::RUN_STATE_PARTIAL:
+      return "partial";
+    default:
+      break;
   }
   return "unknown";
 }
 
 std::string FormatUnixMillis(int64_t millis) {
-  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(millis), absl::UTCTimeZone());
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(millis),
+                          absl::UTCTimeZone());
 }
 
 }  // namespace
 
 std::string RunsUsage() {
-  return "usage: profdiff runs [--server ADDR] [--filter TEXT] [--format table|json|csv]\n"
-         "  the runs the server (differ or aggregator) holds: state, workers with closed spans / world size,\n"
+  return "usage: profdiff runs [--server ADDR] [--filter TEXT] [--format "
+         "table|json|csv]\n"
+         "  the runs the server (differ or aggregator) holds: state, workers "
+         "with closed spans / world size,\n"
          "  events, last activity (UTC)\n" +
          std::string(ConnectionUsage());
 }
 
 std::string ExportUsage() {
-  return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server ADDR] -o|--output FILE\n"
-         "  writes one worker's stored events back as a Chrome trace (Perfetto, TensorBoard)\n" +
+  return "usage: profdiff export RUN --worker RANK|NAME [--span ID] [--server "
+         "ADDR] -o|--output FILE\n"
+         "  writes one worker's stored events back as a Chrome trace "
+         "(Perfetto, TensorBoard)\n" +
          std::string(ConnectionUsage());
 }
 
-absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(args, WithConnectionOptions({"filter", "format"}), WithConnectionSwitches({})));
+absl::StatusOr<std::string> RunRunsCommand(
+    const std::vector<std::string>& args) {
+  PD_ASSIGN_OR_RETURN(
+      ParsedArgs parsed,
+      ParseArgs(args, WithConnectionOptions({"filter", "format"}),
+                WithConnectionSwitches({})));
   if (!parsed.positionals.empty()) {
     return absl::InvalidArgumentError(base::StrCat("runs: unexpected argument ",
-                                                   parsed.positionals.front(), "\n", RunsUsage()));
+                                                   parsed.positionals.front(),
+                                                   "\n", RunsUsage()));
   }
-  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
+  PD_ASSIGN_OR_RETURN(const ServerConnection server,
+                      ServerConnectionOf(parsed));
   RunStoreClient client(server.address, server.security);
-  PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs, client.ListRuns(parsed.Get("filter", "")));
+  PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs,
+                      client.ListRuns(parsed.Get("filter", "")));
   const std::string format = parsed.Get("format", "table");
   if (format == "json") {
     v1::ListRunsResponse all;
@@ -60,7 +76,8 @@ absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args)
     return ToJson(all);
   }
   if (format != "table" && format != "csv") {
-    return absl::InvalidArgumentError(base::StrCat("--format ", format, ": expected table, json or csv"));
+    return absl::InvalidArgumentError(
+        base::StrCat("--format ", format, ": expected table, json or csv"));
   }
   TextTable table({{"run", Align::kLeft},
                    {"state", Align::kLeft},
@@ -69,41 +86,51 @@ absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args)
                    {"events"},
                    {"updated (UTC)", Align::kLeft}});
   for (const v1::StoredRun& run : runs) {
-    table.AddRow({run.run(), StateName(run.state()),
-                  base::StrCat(run.closed_worker_count(), "/", run.worker_count()),
-                  base::StrCat(run.world_size()), base::StrCat(run.event_count()),
-                  FormatUnixMillis(run.updated_unix_ms())});
+    table.AddRow(
+        {run.run(), StateName(run.state()),
+         base::StrCat(run.closed_worker_count(), "/", run.worker_count()),
+         base::StrCat(run.world_size()), base::StrCat(run.event_count()),
+         FormatUnixMillis(run.updated_unix_ms())});
   }
   if (format == "csv") return table.RenderCsv();
-  std::string text = base::StrCat(table.RenderText(120), runs.size(), " runs\n");
+  std::string text =
+      base::StrCat(table.RenderText(120), runs.size(), " runs\n");
   for (const v1::StoredRun& run : runs) {
     for (const std::string& warning : run.warnings()) {
-      base::StrAppend(&text, "warning: run ", run.run(), ": ", TerminalSafe(warning), "\n");
+      base::StrAppend(&text, "warning: run ", run.run(), ": ",
+                      TerminalSafe(warning), "\n");
     }
   }
   return text;
 }
 
-absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& args) {
+absl::StatusOr<std::string> RunExportCommand(
+    const std::vector<std::string>& args) {
   // `-o FILE` is the one short option; the parser knows long ones.
   std::vector<std::string> spelled = args;
   for (std::string& arg : spelled) {
     if (arg == "-o") arg = "--output";
   }
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseArgs(spelled, WithConnectionOptions({"worker", "span", "output"}),
-                                                     WithConnectionSwitches({})));
+  PD_ASSIGN_OR_RETURN(
+      ParsedArgs parsed,
+      ParseArgs(spelled, WithConnectionOptions({"worker", "span", "output"}),
+                WithConnectionSwitches({})));
   if (parsed.positionals.size() != 1) {
-    return absl::InvalidArgumentError(base::StrCat("export: expected one RUN\n", ExportUsage()));
+    return absl::InvalidArgumentError(
+        base::StrCat("export: expected one RUN\n", ExportUsage()));
   }
   const std::string output = parsed.Get("output", "");
   const std::string worker = parsed.Get("worker", "");
   if (output.empty() || worker.empty()) {
-    return absl::InvalidArgumentError(base::StrCat("export: --worker and -o are required\n", ExportUsage()));
+    return absl::InvalidArgumentError(
+        base::StrCat("export: --worker and -o are required\n", ExportUsage()));
   }
-  PD_ASSIGN_OR_RETURN(const ServerConnection server, ServerConnectionOf(parsed));
+  PD_ASSIGN_OR_RETURN(const ServerConnection server,
+                      ServerConnectionOf(parsed));
   RunStoreClient client(server.address, server.security);
   PD_ASSIGN_OR_RETURN(std::string json,
-                      client.ExportTrace(parsed.positionals.front(), worker, parsed.Get("span", "")));
+                      client.ExportTrace(parsed.positionals.front(), worker,
+                                         parsed.Get("span", "")));
   PD_RETURN_IF_ERROR(base::WriteFileAtomically(output, json));
   return base::StrCat("wrote ", output, " (", json.size(), " bytes)\n");
 }

@@ -11,9 +11,12 @@
 
 namespace profdiff::client {
 
-// Each runs the command on its arguments (after the command name) and returns what it prints.
-absl::StatusOr<std::string> RunRunsCommand(const std::vector<std::string>& args);
-absl::StatusOr<std::string> RunExportCommand(const std::vector<std::string>& args);
+// Each runs the command on its arguments (after the command name) and returns
+// what it prints.
+absl::StatusOr<std::string> RunRunsCommand(
+    const std::vector<std::string>& args);
+absl::StatusOr<std::string> RunExportCommand(
+    const std::vector<std::string>& args);
 
 std::string RunsUsage();
 std::string ExportUsage();

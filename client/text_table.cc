@@ -42,17 +42,20 @@ std::string TerminalSafe(std::string_view text) {
 
 std::string TextTable::RenderText(size_t max_width) const {
   std::vector<size_t> widths(columns_.size());
-  for (size_t c = 0; c < columns_.size(); ++c) widths[c] = columns_[c].header.size();
+  for (size_t c = 0; c < columns_.size(); ++c)
+    widths[c] = columns_[c].header.size();
   for (const auto& row : rows_) {
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], std::min(TerminalSafe(row[c]).size(), max_width));
+      widths[c] =
+          std::max(widths[c], std::min(TerminalSafe(row[c]).size(), max_width));
     }
   }
   std::string out;
   auto append_row = [&](const std::vector<std::string>& cells) {
     std::string line;
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const std::string cell = c < cells.size() ? Cut(TerminalSafe(cells[c]), max_width) : "";
+      const std::string cell =
+          c < cells.size() ? Cut(TerminalSafe(cells[c]), max_width) : "";
       const std::string pad(widths[c] - std::min(widths[c], cell.size()), ' ');
       if (c > 0) line += "  ";
       line += columns_[c].align == Align::kRight ? pad + cell : cell + pad;

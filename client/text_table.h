@@ -1,4 +1,5 @@
-// A table of strings printed either as aligned columns for a terminal or as CSV.
+// A table of strings printed either as aligned columns for a terminal or as
+// CSV.
 #ifndef PROFDIFF_CLIENT_TEXT_TABLE_H_
 #define PROFDIFF_CLIENT_TEXT_TABLE_H_
 
@@ -8,8 +9,9 @@
 
 namespace profdiff::client {
 
-// `text` with control characters (ESC, CR, newline, ...) and DEL written as \xNN, so a trace's
-// strings cannot move the cursor, recolour or rewrite a user's terminal.
+// `text` with control characters (ESC, CR, newline, ...) and DEL written as
+// \xNN, so a trace's strings cannot move the cursor, recolour or rewrite a
+// user's terminal.
 std::string TerminalSafe(std::string_view text);
 
 enum class Align { kLeft, kRight };
@@ -20,13 +22,16 @@ class TextTable {
     std::string header;
     Align align = Align::kRight;
   };
-  explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  explicit TextTable(std::vector<Column> columns)
+      : columns_(std::move(columns)) {}
 
-  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void AddRow(std::vector<std::string> cells) {
+    rows_.push_back(std::move(cells));
+  }
   size_t row_count() const { return rows_.size(); }
 
-  // Aligned columns separated by two spaces; long left-aligned cells are cut to `max_width`;
-  // cells are TerminalSafe.
+  // Aligned columns separated by two spaces; long left-aligned cells are cut to
+  // `max_width`; cells are TerminalSafe.
   std::string RenderText(size_t max_width = 80) const;
   // RFC 4180 CSV with a header row.
   std::string RenderCsv() const;

@@ -1,7 +1,9 @@
-// The change class of a row or node (added, deleted, increased, decreased, unchanged).
+// The change class of a row or node (added, deleted, increased, decreased,
+// unchanged).
 //
-// With per-step samples on both sides a row is increased/decreased only when its change is
-// significant (noise.h); with a single step a side, when it moved past the same thresholds.
+// With per-step samples on both sides a row is increased/decreased only when
+// its change is significant (noise.h); with a single step a side, when it moved
+// past the same thresholds.
 #ifndef PROFDIFF_DIFFER_CHANGE_CLASS_H_
 #define PROFDIFF_DIFFER_CHANGE_CLASS_H_
 
@@ -13,7 +15,8 @@
 namespace profdiff::differ {
 
 std::string ChangeClass(bool in_baseline, bool in_experimental, double baseline,
-                        double experimental, const v1::Noise& noise, const ChangeThreshold& threshold);
+                        double experimental, const v1::Noise& noise,
+                        const ChangeThreshold& threshold);
 
 }  // namespace profdiff::differ
 

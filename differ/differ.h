@@ -1,6 +1,7 @@
-// The differ: two runs' profiles in, a DiffReport out (overview, aligned module tree,
-// operator and kernel diffs with noise, per-rank steps, or HTA's compare). It does no I/O, so
-// the CLI runs it in-process and the Differ service serves the same code.
+// The differ: two runs' profiles in, a DiffReport out (overview, aligned module
+// tree, operator and kernel diffs with noise, per-rank steps, or HTA's
+// compare). It does no I/O, so the CLI runs it in-process and the Differ
+// service serves the same code.
 #ifndef PROFDIFF_DIFFER_DIFFER_H_
 #define PROFDIFF_DIFFER_DIFFER_H_
 
@@ -11,8 +12,8 @@
 
 namespace profdiff::differ {
 
-// InvalidArgument for options that cannot apply (no such rank, step, sort column, bad regex);
-// NotFound for a --path that names no node.
+// InvalidArgument for options that cannot apply (no such rank, step, sort
+// column, bad regex); NotFound for a --path that names no node.
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
                                         const v1::DiffOptions& options);

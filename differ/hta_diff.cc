@@ -16,30 +16,36 @@ struct Totals {
 };
 
 // Name -> totals of one side over its chosen ranks and steps.
-absl::StatusOr<std::map<std::string, Totals>> SideTotals(const v1::RunProfile& run,
-                                                         const v1::DiffOptions& options,
-                                                         std::string_view label) {
+absl::StatusOr<std::map<std::string, Totals>> SideTotals(
+    const v1::RunProfile& run, const v1::DiffOptions& options,
+    std::string_view label) {
   std::vector<const v1::WorkerProfile*> workers;
   for (const v1::WorkerProfile& w : run.workers()) workers.push_back(&w);
-  std::stable_sort(workers.begin(), workers.end(), [](const auto* x, const auto* y) {
-    return x->worker().rank() < y->worker().rank();
-  });
-  if (workers.empty()) return absl::InvalidArgumentError(base::StrCat(label, " run has no workers"));
+  std::stable_sort(workers.begin(), workers.end(),
+                   [](const auto* x, const auto* y) {
+                     return x->worker().rank() < y->worker().rank();
+                   });
+  if (workers.empty())
+    return absl::InvalidArgumentError(
+        base::StrCat(label, " run has no workers"));
   if (!options.ranks().empty()) {
     std::erase_if(workers, [&options](const v1::WorkerProfile* w) {
-      return std::find(options.ranks().begin(), options.ranks().end(), w->worker().rank()) ==
-             options.ranks().end();
+      return std::find(options.ranks().begin(), options.ranks().end(),
+                       w->worker().rank()) == options.ranks().end();
     });
     if (workers.empty()) {
-      return absl::InvalidArgumentError(base::StrCat(label, " run has none of the ranks given"));
+      return absl::InvalidArgumentError(
+          base::StrCat(label, " run has none of the ranks given"));
     }
   } else if (!options.hta_all_ranks()) {
     workers.resize(1);  // HTA's default: the first (lowest) rank
   }
-  // HTA numbers iterations over the whole trace set and, by default, takes the lowest.
+  // HTA numbers iterations over the whole trace set and, by default, takes the
+  // lowest.
   std::set<int64_t> all_steps;
   for (const v1::WorkerProfile* w : workers) {
-    for (const v1::HtaStep& step : w->hta_steps()) all_steps.insert(step.step());
+    for (const v1::HtaStep& step : w->hta_steps())
+      all_steps.insert(step.step());
   }
   std::set<int64_t> steps;
   if (options.hta_all_steps()) {
@@ -48,9 +54,11 @@ absl::StatusOr<std::map<std::string, Totals>> SideTotals(const v1::RunProfile& r
     for (int64_t s : options.hta_steps()) {
       if (!all_steps.contains(s)) {
         std::string have;
-        for (int64_t x : all_steps) base::StrAppend(&have, have.empty() ? "" : ", ", x);
-        return absl::InvalidArgumentError(base::StrCat("--steps: the ", label, " run has no step ",
-                                                       s, " (it has ", have.empty() ? "none" : have, ")"));
+        for (int64_t x : all_steps)
+          base::StrAppend(&have, have.empty() ? "" : ", ", x);
+        return absl::InvalidArgumentError(
+            base::StrCat("--steps: the ", label, " run has no step ", s,
+                         " (it has ", have.empty() ? "none" : have, ")"));
       }
       steps.insert(s);
     }
@@ -65,7 +73,8 @@ absl::StatusOr<std::map<std::string, Totals>> SideTotals(const v1::RunProfile& r
       if (!steps.contains(step.step())) continue;
       for (const v1::HtaOpStats& op : step.ops()) {
         if (op.device() ? !gpu : !cpu) continue;
-        Totals& t = totals[options.hta_short_names() ? HtaShortName(op.name()) : op.name()];
+        Totals& t = totals[options.hta_short_names() ? HtaShortName(op.name())
+                                                     : op.name()];
         t.counts += op.count();
         t.duration_us += op.total_duration_us();
       }
@@ -96,7 +105,8 @@ std::string HtaShortName(std::string_view name) {
   return space == std::string::npos ? stack : stack.substr(space + 1);
 }
 
-absl::Status DiffHta(const v1::RunProfile& baseline, const v1::RunProfile& experimental,
+absl::Status DiffHta(const v1::RunProfile& baseline,
+                     const v1::RunProfile& experimental,
                      const v1::DiffOptions& options, v1::DiffReport& report) {
   auto a = SideTotals(baseline, options, "baseline");
   if (!a.ok()) return a.status();
@@ -116,8 +126,11 @@ absl::Status DiffHta(const v1::RunProfile& baseline, const v1::RunProfile& exper
     row.set_experimental_counts(tb.counts);
     row.set_experimental_total_duration_us(static_cast<double>(tb.duration_us));
     row.set_diff_counts(tb.counts - ta.counts);
-    row.set_diff_duration_us(static_cast<double>(tb.duration_us - ta.duration_us));
-    row.set_change(tb.counts > ta.counts ? "+" : tb.counts < ta.counts ? "-" : "=");
+    row.set_diff_duration_us(
+        static_cast<double>(tb.duration_us - ta.duration_us));
+    row.set_change(tb.counts > ta.counts   ? "+"
+                   : tb.counts < ta.counts ? "-"
+                                           : "=");
     if (ta.counts == 0) {
       ops.add_added(name);
     } else if (tb.counts == 0) {

@@ -13,9 +13,11 @@ struct Score {
   }
 };
 
-// Greedy first match: each `a` takes the first equal key after the previous match.
-void AlignGreedy(const std::vector<AlignItem>& a, const std::vector<AlignItem>& b, size_t a0,
-                 size_t a1, size_t b0, size_t b1, std::vector<AlignedPair>& out) {
+// Greedy first match: each `a` takes the first equal key after the previous
+// match.
+void AlignGreedy(const std::vector<AlignItem>& a,
+                 const std::vector<AlignItem>& b, size_t a0, size_t a1,
+                 size_t b0, size_t b1, std::vector<AlignedPair>& out) {
   size_t j = b0;
   for (size_t i = a0; i < a1; ++i) {
     size_t k = j;
@@ -32,14 +34,17 @@ void AlignGreedy(const std::vector<AlignItem>& a, const std::vector<AlignItem>& 
 }
 
 // Dynamic programming over a[a0, a1) x b[b0, b1).
-void AlignOptimal(const std::vector<AlignItem>& a, const std::vector<AlignItem>& b, size_t a0,
-                  size_t a1, size_t b0, size_t b1, std::vector<AlignedPair>& out) {
+void AlignOptimal(const std::vector<AlignItem>& a,
+                  const std::vector<AlignItem>& b, size_t a0, size_t a1,
+                  size_t b0, size_t b1, std::vector<AlignedPair>& out) {
   const size_t n = a1 - a0;
   const size_t m = b1 - b0;
-  // best[i][j]: best score of a[a0 + i ..) x b[b0 + j ..), so the walk below runs forwards.
+  // best[i][j]: best score of a[a0 + i ..) x b[b0 + j ..), so the walk below
+  // runs forwards.
   std::vector<Score> best((n + 1) * (m + 1));
   auto at = [m](size_t i, size_t j) { return i * (m + 1) + j; };
-  // The score of matching a[a0 + i] with b[b0 + j], then aligning what follows both.
+  // The score of matching a[a0 + i] with b[b0 + j], then aligning what follows
+  // both.
   auto diagonal = [&](size_t i, size_t j) {
     Score s = best[at(i + 1, j + 1)];
     ++s.matches;
@@ -58,7 +63,8 @@ void AlignOptimal(const std::vector<AlignItem>& a, const std::vector<AlignItem>&
   while (i < n || j < m) {
     if (i < n && j < m && a[a0 + i].key == b[b0 + j].key) {
       if (!(diagonal(i, j) < best[at(i, j)])) {
-        out.push_back({static_cast<int32_t>(a0 + i), static_cast<int32_t>(b0 + j)});
+        out.push_back(
+            {static_cast<int32_t>(a0 + i), static_cast<int32_t>(b0 + j)});
         ++i;
         ++j;
         continue;
@@ -78,15 +84,17 @@ void AlignOptimal(const std::vector<AlignItem>& a, const std::vector<AlignItem>&
 }  // namespace
 
 std::vector<AlignedPair> AlignChildren(const std::vector<AlignItem>& a,
-                                       const std::vector<AlignItem>& b, size_t max_cells) {
+                                       const std::vector<AlignItem>& b,
+                                       size_t max_cells) {
   std::vector<AlignedPair> out;
   out.reserve(a.size() + b.size());
   if ((a.size() + 1) * (b.size() + 1) <= max_cells) {
     AlignOptimal(a, b, 0, a.size(), 0, b.size(), out);
     return out;
   }
-  // Too large for the table: equal heads and tails match one to one (they are part of some
-  // alignment with the most matches), and only the middle needs work.
+  // Too large for the table: equal heads and tails match one to one (they are
+  // part of some alignment with the most matches), and only the middle needs
+  // work.
   size_t head = 0;
   while (head < a.size() && head < b.size() && a[head].key == b[head].key) {
     out.push_back({static_cast<int32_t>(head), static_cast<int32_t>(head)});
@@ -112,7 +120,8 @@ std::vector<AlignedPair> AlignChildren(const std::vector<AlignItem>& a,
 
 std::string_view ClassName(std::string_view node_name) {
   const size_t underscore = node_name.rfind('_');
-  if (underscore == std::string_view::npos || underscore == 0 || underscore + 1 == node_name.size()) {
+  if (underscore == std::string_view::npos || underscore == 0 ||
+      underscore + 1 == node_name.size()) {
     return node_name;
   }
   for (size_t i = underscore + 1; i < node_name.size(); ++i) {

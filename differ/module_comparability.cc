@@ -29,19 +29,23 @@ void Visit(const v1::ModuleDiffNode& node, std::vector<std::string>& warnings) {
     if (child.status() == "added") added.push_back(child.experimental_name());
   }
   if (!any_matched && !removed.empty() && !added.empty()) {
-    const std::string where = node.path().empty() ? "the top level" : node.path();
-    warnings.push_back(base::StrCat("modules: below ", where, " nothing aligns (baseline ",
-                                    NameList(removed), "; experimental ", NameList(added), "): only ",
-                                    where, node.path().empty() ? "" : " and what is above it",
-                                    " can be compared"));
+    const std::string where =
+        node.path().empty() ? "the top level" : node.path();
+    warnings.push_back(base::StrCat(
+        "modules: below ", where, " nothing aligns (baseline ",
+        NameList(removed), "; experimental ", NameList(added), "): only ",
+        where, node.path().empty() ? "" : " and what is above it",
+        " can be compared"));
     return;
   }
-  for (const v1::ModuleDiffNode& child : node.children()) Visit(child, warnings);
+  for (const v1::ModuleDiffNode& child : node.children())
+    Visit(child, warnings);
 }
 
 }  // namespace
 
-std::vector<std::string> IncomparableSubtreeWarnings(const v1::ModuleDiffNode& root) {
+std::vector<std::string> IncomparableSubtreeWarnings(
+    const v1::ModuleDiffNode& root) {
   std::vector<std::string> warnings;
   Visit(root, warnings);
   return warnings;

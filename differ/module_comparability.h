@@ -1,6 +1,7 @@
-// Where two module trees stop being comparable: a matched node whose sub-modules all differ
-// (two nn.Module implementations of one model, a block rewritten). The tree diff shows them as
-// removed and added; this says in words what a user may compare there.
+// Where two module trees stop being comparable: a matched node whose
+// sub-modules all differ (two nn.Module implementations of one model, a block
+// rewritten). The tree diff shows them as removed and added; this says in words
+// what a user may compare there.
 #ifndef PROFDIFF_DIFFER_MODULE_COMPARABILITY_H_
 #define PROFDIFF_DIFFER_MODULE_COMPARABILITY_H_
 
@@ -11,11 +12,12 @@
 
 namespace profdiff::differ {
 
-// One warning per matched node that has removed and added sub-modules and no matched one,
-// e.g. "modules: below DistributedDataParallel_0 nothing aligns (baseline Mlp_0; experimental
-// FlatMlp_0): only DistributedDataParallel_0 and what is above it can be compared". `(unknown)`
-// blocks are not sub-modules.
-std::vector<std::string> IncomparableSubtreeWarnings(const v1::ModuleDiffNode& root);
+// One warning per matched node that has removed and added sub-modules and no
+// matched one, e.g. "modules: below DistributedDataParallel_0 nothing aligns
+// (baseline Mlp_0; experimental FlatMlp_0): only DistributedDataParallel_0 and
+// what is above it can be compared". `(unknown)` blocks are not sub-modules.
+std::vector<std::string> IncomparableSubtreeWarnings(
+    const v1::ModuleDiffNode& root);
 
 }  // namespace profdiff::differ
 

@@ -1,6 +1,7 @@
-// The module tree diff (SEMANTICS.md §7): each side's worker trees merged by path (values are
-// means over ranks), children of matched nodes aligned optimally (module_alignment.h) and
-// recursed into, `(unknown)` blocks for time inside a node that none of its children covers.
+// The module tree diff (SEMANTICS.md §7): each side's worker trees merged by
+// path (values are means over ranks), children of matched nodes aligned
+// optimally (module_alignment.h) and recursed into, `(unknown)` blocks for time
+// inside a node that none of its children covers.
 #ifndef PROFDIFF_DIFFER_MODULE_DIFF_H_
 #define PROFDIFF_DIFFER_MODULE_DIFF_H_
 
@@ -17,17 +18,20 @@ namespace profdiff::differ {
 
 struct ModuleDiff {
   v1::ModuleDiffNode node;  // the root, or the node `path` names
-  // What ran inside that node on each side, for scoped operator/kernel diffs (only set when a
-  // path was given).
+  // What ran inside that node on each side, for scoped operator/kernel diffs
+  // (only set when a path was given).
   OperatorTables operators[2];
   KernelTables kernels[2];
 };
 
-// `path` is "" (the root), child indices ("0/3/1") or node names ("ResNet/layer3/Bottleneck_2",
-// either side's names or class names); an unknown path is NOT_FOUND naming what exists there.
-// `node_tables`: every node below the root carries its own operator and kernel diffs.
-absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b, const std::string& path,
-                                       const ChangeThreshold& threshold, bool node_tables = false);
+// `path` is "" (the root), child indices ("0/3/1") or node names
+// ("ResNet/layer3/Bottleneck_2", either side's names or class names); an
+// unknown path is NOT_FOUND naming what exists there. `node_tables`: every node
+// below the root carries its own operator and kernel diffs.
+absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b,
+                                       const std::string& path,
+                                       const ChangeThreshold& threshold,
+                                       bool node_tables = false);
 
 }  // namespace profdiff::differ
 

@@ -9,11 +9,13 @@ namespace {
 
 // (df, t_0.975) from the standard table; the last row is the normal limit.
 constexpr std::array<std::pair<double, double>, 34> kT975 = {{
-    {1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},  {5, 2.571},  {6, 2.447},  {7, 2.365},
-    {8, 2.306},  {9, 2.262},  {10, 2.228}, {11, 2.201}, {12, 2.179}, {13, 2.160}, {14, 2.145},
-    {15, 2.131}, {16, 2.120}, {17, 2.110}, {18, 2.101}, {19, 2.093}, {20, 2.086}, {21, 2.080},
-    {22, 2.074}, {23, 2.069}, {24, 2.064}, {25, 2.060}, {26, 2.056}, {27, 2.052}, {28, 2.048},
-    {29, 2.045}, {30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}, {1e300, 1.960},
+    {1, 12.706}, {2, 4.303},  {3, 3.182},   {4, 2.776},     {5, 2.571},
+    {6, 2.447},  {7, 2.365},  {8, 2.306},   {9, 2.262},     {10, 2.228},
+    {11, 2.201}, {12, 2.179}, {13, 2.160},  {14, 2.145},    {15, 2.131},
+    {16, 2.120}, {17, 2.110}, {18, 2.101},  {19, 2.093},    {20, 2.086},
+    {21, 2.080}, {22, 2.074}, {23, 2.069},  {24, 2.064},    {25, 2.060},
+    {26, 2.056}, {27, 2.052}, {28, 2.048},  {29, 2.045},    {30, 2.042},
+    {40, 2.021}, {60, 2.000}, {120, 1.980}, {1e300, 1.960},
 }};
 
 struct Moments {
@@ -48,12 +50,14 @@ double StudentT975(double df) {
   return kT975.back().second;
 }
 
-bool LargeEnough(double delta, double baseline, const ChangeThreshold& threshold) {
+bool LargeEnough(double delta, double baseline,
+                 const ChangeThreshold& threshold) {
   return std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(baseline) &&
          std::abs(delta) >= threshold.min_abs;
 }
 
-v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>& b,
+v1::Noise CompareSamples(const std::vector<double>& a,
+                         const std::vector<double>& b,
                          const ChangeThreshold& threshold) {
   v1::Noise noise;
   noise.set_baseline_samples(static_cast<int32_t>(a.size()));
@@ -71,15 +75,17 @@ v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>
   double half_width = 0;
   if (se2 > 0) {
     // Welch–Satterthwaite degrees of freedom.
-    const double df = se2 * se2 / (va * va / static_cast<double>(a.size() - 1) +
-                                   vb * vb / static_cast<double>(b.size() - 1));
+    const double df = se2 * se2 /
+                      (va * va / static_cast<double>(a.size() - 1) +
+                       vb * vb / static_cast<double>(b.size() - 1));
     half_width = StudentT975(df) * std::sqrt(se2);
   }
   noise.set_has_interval(true);
   noise.set_ci_low(delta - half_width);
   noise.set_ci_high(delta + half_width);
   const bool excludes_zero = noise.ci_low() > 0 || noise.ci_high() < 0;
-  noise.set_significant(excludes_zero && LargeEnough(delta, ma.mean, threshold));
+  noise.set_significant(excludes_zero &&
+                        LargeEnough(delta, ma.mean, threshold));
   return noise;
 }
 

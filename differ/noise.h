@@ -1,8 +1,9 @@
-// How sure a delta is (DESIGN.md: "every delta carries its noise"): the per-step samples of
-// each side give a mean and a spread, and Welch's t gives a 95% interval of the difference of
-// the means. A change is significant when that interval excludes 0 and it is large enough to
-// matter: at least `min_pct` of the baseline and at least `min_abs` (per step), so steady
-// sub-percent jitter and microsecond-sized nodes are not flagged.
+// How sure a delta is (DESIGN.md: "every delta carries its noise"): the
+// per-step samples of each side give a mean and a spread, and Welch's t gives a
+// 95% interval of the difference of the means. A change is significant when
+// that interval excludes 0 and it is large enough to matter: at least `min_pct`
+// of the baseline and at least `min_abs` (per step), so steady sub-percent
+// jitter and microsecond-sized nodes are not flagged.
 #ifndef PROFDIFF_DIFFER_NOISE_H_
 #define PROFDIFF_DIFFER_NOISE_H_
 
@@ -14,8 +15,9 @@ namespace profdiff::differ {
 
 inline constexpr double kDefaultMinChangePct = 5.0;
 
-// The two-sided 95% quantile of Student's t with `df` degrees of freedom (df >= 1; fractional
-// df interpolated in 1/df, exact to 3 decimals at the tabulated points).
+// The two-sided 95% quantile of Student's t with `df` degrees of freedom (df >=
+// 1; fractional df interpolated in 1/df, exact to 3 decimals at the tabulated
+// points).
 double StudentT975(double df);
 
 // The practical thresholds of a diff.
@@ -25,10 +27,12 @@ struct ChangeThreshold {
 };
 
 // Whether a change of `delta` from `baseline` is large enough to matter.
-bool LargeEnough(double delta, double baseline, const ChangeThreshold& threshold);
+bool LargeEnough(double delta, double baseline,
+                 const ChangeThreshold& threshold);
 
 // Welch's comparison of experimental `b` against baseline `a`.
-v1::Noise CompareSamples(const std::vector<double>& a, const std::vector<double>& b,
+v1::Noise CompareSamples(const std::vector<double>& a,
+                         const std::vector<double>& b,
                          const ChangeThreshold& threshold);
 
 }  // namespace profdiff::differ

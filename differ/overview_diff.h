@@ -10,17 +10,20 @@
 
 namespace profdiff::differ {
 
-// Per side: device, memory, GPU metrics, average step time and each breakdown category
-// (always per-step means; step samples give the noise).
-v1::Overview DiffOverview(const Side& a, const Side& b, const ChangeThreshold& threshold);
+// Per side: device, memory, GPU metrics, average step time and each breakdown
+// category (always per-step means; step samples give the noise).
+v1::Overview DiffOverview(const Side& a, const Side& b,
+                          const ChangeThreshold& threshold);
 
-// A rank is a straggler when its compute is more than this share over the others' median.
+// A rank is a straggler when its compute is more than this share over the
+// others' median.
 inline constexpr double kStragglerMargin = 0.05;
 
-// Each rank's mean step of both sides, with its compute (step time minus communication). In a
-// side with several ranks the one with the most compute is the straggler, when it is more than
-// kStragglerMargin over the median of the others': step times say nothing, since the others
-// wait for it in their collectives.
+// Each rank's mean step of both sides, with its compute (step time minus
+// communication). In a side with several ranks the one with the most compute is
+// the straggler, when it is more than kStragglerMargin over the median of the
+// others': step times say nothing, since the others wait for it in their
+// collectives.
 std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b);
 
 // What the report says about one side.

@@ -16,49 +16,62 @@ namespace {
 
 namespace pb = google::protobuf;
 
-// A numeric sort key read by reflection, so every value column sorts without a list to keep.
+// A numeric sort key read by reflection, so every value column sorts without a
+// list to keep.
 template <typename Row>
 using SortKey = std::function<double(const Row&)>;
 
 double NumberField(const pb::Message& m, const pb::FieldDescriptor* f) {
   const pb::Reflection* r = m.GetReflection();
   switch (f->cpp_type()) {
-    case pb::FieldDescriptor::CPPTYPE_DOUBLE: return r->GetDouble(m, f);
-    case pb::FieldDescriptor::CPPTYPE_INT64: return static_cast<double>(r->GetInt64(m, f));
-    case pb::FieldDescriptor::CPPTYPE_INT32: return r->GetInt32(m, f);
-    default: return 0;
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+      return r->GetDouble(m, f);
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+      return static_cast<double>(r->GetInt64(m, f));
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+      return r->GetInt32(m, f);
+    default:
+      return 0;
   }
 }
 
 std::string ValueColumns(const pb::Descriptor* values) {
   std::string names = "name, change";
   for (int i = 0; i < values->field_count(); ++i) {
-    base::StrAppend(&names, ", [baseline_|experimental_|delta_|delta_pct_]", values->field(i)->name());
+    base::StrAppend(&names, ", [baseline_|experimental_|delta_|delta_pct_]",
+                    values->field(i)->name());
   }
   return names;
 }
 
-// The key for `column` on a row with baseline/experimental/delta/delta_pct sub-messages of
-// type `values`; deltas by magnitude.
+// The key for `column` on a row with baseline/experimental/delta/delta_pct
+// sub-messages of type `values`; deltas by magnitude.
 template <typename Row>
-absl::StatusOr<SortKey<Row>> ValueSortKey(const std::string& column, const pb::Descriptor* values,
+absl::StatusOr<SortKey<Row>> ValueSortKey(const std::string& column,
+                                          const pb::Descriptor* values,
                                           std::string_view what) {
   static constexpr std::pair<const char*, const char*> kPrefixes[] = {
-      {"baseline_", "baseline"}, {"experimental_", "experimental"}, {"delta_pct_", "delta_pct"},
-      {"delta_", "delta"}, {"", "delta"}};
+      {"baseline_", "baseline"},
+      {"experimental_", "experimental"},
+      {"delta_pct_", "delta_pct"},
+      {"delta_", "delta"},
+      {"", "delta"}};
   for (const auto& [prefix, side] : kPrefixes) {
     if (!std::string_view(column).starts_with(prefix)) continue;
-    const pb::FieldDescriptor* value = values->FindFieldByName(column.substr(std::string_view(prefix).size()));
+    const pb::FieldDescriptor* value =
+        values->FindFieldByName(column.substr(std::string_view(prefix).size()));
     if (value == nullptr) continue;
     const pb::FieldDescriptor* sub = Row::descriptor()->FindFieldByName(side);
     const bool magnitude = std::string_view(side).starts_with("delta");
     return SortKey<Row>([sub, value, magnitude](const Row& row) {
-      const double v = NumberField(row.GetReflection()->GetMessage(row, sub), value);
+      const double v =
+          NumberField(row.GetReflection()->GetMessage(row, sub), value);
       return magnitude ? std::abs(v) : v;
     });
   }
-  return absl::InvalidArgumentError(base::StrCat("--sort ", column, ": not a ", what,
-                                                 " diff column (", ValueColumns(values), ")"));
+  return absl::InvalidArgumentError(base::StrCat("--sort ", column, ": not a ",
+                                                 what, " diff column (",
+                                                 ValueColumns(values), ")"));
 }
 
 template <typename Row>
@@ -67,17 +80,23 @@ absl::Status Order(const v1::DiffOptions& options, const pb::Descriptor* values,
                    pb::RepeatedPtrField<Row>& rows) {
   auto filter = base::NameFilter::Compile(options.filter());
   if (!filter.ok()) return filter.status();
-  rows.erase(std::remove_if(rows.begin(), rows.end(),
-                            [&](const Row& r) { return !filter->Matches(r.name()); }),
-             rows.end());
+  rows.erase(
+      std::remove_if(rows.begin(), rows.end(),
+                     [&](const Row& r) { return !filter->Matches(r.name()); }),
+      rows.end());
   const std::string& column = options.sort();
   if (column == "name") {
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name() < b.name(); });
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.name() < b.name();
+    });
   } else if (column == "change") {
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.change() < b.change(); });
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.change() < b.change();
+    });
   } else if (column.empty()) {
     std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      if (a.noise().significant() != b.noise().significant()) return a.noise().significant();
+      if (a.noise().significant() != b.noise().significant())
+        return a.noise().significant();
       const double da = default_delta(a), db = default_delta(b);
       if (da != db) return da > db;
       return a.name() < b.name();
@@ -85,8 +104,9 @@ absl::Status Order(const v1::DiffOptions& options, const pb::Descriptor* values,
   } else {
     auto key = ValueSortKey<Row>(column, values, what);
     if (!key.ok()) return key.status();
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](const Row& a, const Row& b) { return (*key)(a) > (*key)(b); });
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      return (*key)(a) > (*key)(b);
+    });
   }
   if (options.top() > 0 && rows.size() > options.top()) {
     rows.DeleteSubrange(options.top(), rows.size() - options.top());
@@ -96,7 +116,8 @@ absl::Status Order(const v1::DiffOptions& options, const pb::Descriptor* values,
 
 bool IsValueColumn(const std::string& column, const pb::Descriptor* values) {
   if (column.empty() || column == "name" || column == "change") return true;
-  for (std::string_view prefix : {"baseline_", "experimental_", "delta_pct_", "delta_", ""}) {
+  for (std::string_view prefix :
+       {"baseline_", "experimental_", "delta_pct_", "delta_", ""}) {
     if (std::string_view(column).starts_with(prefix) &&
         values->FindFieldByName(column.substr(prefix.size())) != nullptr) {
       return true;
@@ -117,39 +138,54 @@ bool IsKernelColumn(const std::string& column) {
 absl::Status OrderOperatorRows(const v1::DiffOptions& options,
                                pb::RepeatedPtrField<v1::OperatorDiff>& rows) {
   const SortKey<v1::OperatorDiff> compared = [](const v1::OperatorDiff& r) {
-    return std::abs(r.compared() == "device_total_us" ? r.delta().device_total_us() : r.delta().host_total_us());
+    return std::abs(r.compared() == "device_total_us"
+                        ? r.delta().device_total_us()
+                        : r.delta().host_total_us());
   };
-  return Order(options, v1::OperatorValues::descriptor(), "operator", compared, rows);
+  return Order(options, v1::OperatorValues::descriptor(), "operator", compared,
+               rows);
 }
 
-absl::Status OrderKernelRows(const v1::DiffOptions& options, pb::RepeatedPtrField<v1::KernelDiff>& rows) {
-  const SortKey<v1::KernelDiff> total = [](const v1::KernelDiff& r) { return std::abs(r.delta().total_us()); };
+absl::Status OrderKernelRows(const v1::DiffOptions& options,
+                             pb::RepeatedPtrField<v1::KernelDiff>& rows) {
+  const SortKey<v1::KernelDiff> total = [](const v1::KernelDiff& r) {
+    return std::abs(r.delta().total_us());
+  };
   return Order(options, v1::KernelValues::descriptor(), "kernel", total, rows);
 }
 
-absl::Status OrderHtaRows(const v1::DiffOptions& options, pb::RepeatedPtrField<v1::HtaRow>& rows) {
+absl::Status OrderHtaRows(const v1::DiffOptions& options,
+                          pb::RepeatedPtrField<v1::HtaRow>& rows) {
   auto filter = base::NameFilter::Compile(options.filter());
   if (!filter.ok()) return filter.status();
   rows.erase(std::remove_if(rows.begin(), rows.end(),
-                            [&](const v1::HtaRow& r) { return !filter->Matches(r.name()); }),
+                            [&](const v1::HtaRow& r) {
+                              return !filter->Matches(r.name());
+                            }),
              rows.end());
   const std::string& column = options.sort();
   if (!column.empty() && column != "name") {
-    const pb::FieldDescriptor* field = v1::HtaRow::descriptor()->FindFieldByName(column);
-    if (field == nullptr || field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING) {
+    const pb::FieldDescriptor* field =
+        v1::HtaRow::descriptor()->FindFieldByName(column);
+    if (field == nullptr ||
+        field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING) {
       std::string names = "name";
       for (int i = 0; i < v1::HtaRow::descriptor()->field_count(); ++i) {
         const pb::FieldDescriptor* f = v1::HtaRow::descriptor()->field(i);
-        if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_STRING) base::StrAppend(&names, ", ", f->name());
+        if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_STRING)
+          base::StrAppend(&names, ", ", f->name());
       }
-      return absl::InvalidArgumentError(base::StrCat("--sort ", column, ": not an HTA column (", names, ")"));
+      return absl::InvalidArgumentError(
+          base::StrCat("--sort ", column, ": not an HTA column (", names, ")"));
     }
     const bool magnitude = std::string_view(column).starts_with("diff_");
-    std::stable_sort(rows.begin(), rows.end(), [&](const v1::HtaRow& a, const v1::HtaRow& b) {
-      double x = NumberField(a, field), y = NumberField(b, field);
-      if (magnitude) x = std::abs(x), y = std::abs(y);
-      return x > y;
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const v1::HtaRow& a, const v1::HtaRow& b) {
+                       double x = NumberField(a, field),
+                              y = NumberField(b, field);
+                       if (magnitude) x = std::abs(x), y = std::abs(y);
+                       return x > y;
+                     });
   }
   if (options.top() > 0 && rows.size() > options.top()) {
     rows.DeleteSubrange(options.top(), rows.size() - options.top());

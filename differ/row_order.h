@@ -1,7 +1,8 @@
-// `--sort`, `--filter` and `--top` on diff rows. Columns are a value name ("host_total_us")
-// with an optional side prefix: baseline_, experimental_, delta_ (the default) or delta_pct_;
-// deltas sort by magnitude. Without --sort: significant rows first, then by |delta| of the
-// compared column. HTA rows sort by their own columns (default: name, as HTA prints them).
+// `--sort`, `--filter` and `--top` on diff rows. Columns are a value name
+// ("host_total_us") with an optional side prefix: baseline_, experimental_,
+// delta_ (the default) or delta_pct_; deltas sort by magnitude. Without --sort:
+// significant rows first, then by |delta| of the compared column. HTA rows sort
+// by their own columns (default: name, as HTA prints them).
 #ifndef PROFDIFF_DIFFER_ROW_ORDER_H_
 #define PROFDIFF_DIFFER_ROW_ORDER_H_
 
@@ -11,14 +12,17 @@
 
 namespace profdiff::differ {
 
-// Whether `column` names a column of the operator / kernel diff (a --sort may name either).
+// Whether `column` names a column of the operator / kernel diff (a --sort may
+// name either).
 bool IsOperatorColumn(const std::string& column);
 bool IsKernelColumn(const std::string& column);
 
-absl::Status OrderOperatorRows(const v1::DiffOptions& options,
-                               google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows);
-absl::Status OrderKernelRows(const v1::DiffOptions& options,
-                             google::protobuf::RepeatedPtrField<v1::KernelDiff>& rows);
+absl::Status OrderOperatorRows(
+    const v1::DiffOptions& options,
+    google::protobuf::RepeatedPtrField<v1::OperatorDiff>& rows);
+absl::Status OrderKernelRows(
+    const v1::DiffOptions& options,
+    google::protobuf::RepeatedPtrField<v1::KernelDiff>& rows);
 absl::Status OrderHtaRows(const v1::DiffOptions& options,
                           google::protobuf::RepeatedPtrField<v1::HtaRow>& rows);
 

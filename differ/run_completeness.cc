@@ -9,10 +9,14 @@ namespace {
 
 const char* StateName(v1::RunState state) {
   switch (state) {
-    case v1::RUN_STATE_OPEN: return "OPEN";
-    case v1::RUN_STATE_PARTIAL: return "PARTIAL";
-    case v1::RUN_STATE_COMPLETE: return "COMPLETE";
-    default: return "in an unknown state";
+    case v1::RUN_STATE_OPEN:
+      return "OPEN";
+    case v1::RUN_STATE_PARTIAL:
+      return "PARTIAL";
+    case v1::RUN_STATE_COMPLETE:
+      return "COMPLETE";
+    default:
+      return "in an unknown state";
   }
 }
 
@@ -24,7 +28,8 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
   for (const v1::WorkerSummary& worker : run.workers()) {
     if (worker.profile_ready()) stored.insert(worker.worker().rank());
   }
-  // Missing ranks as ranges; a huge world size costs one pass, never a huge message.
+  // Missing ranks as ranges; a huge world size costs one pass, never a huge
+  // message.
   std::string missing;
   int ranges = 0;
   int64_t unlisted = 0;
@@ -45,16 +50,19 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
     rank = last + 1;
   }
   if (unlisted > 0) base::StrAppend(&missing, " and ", unlisted, " more ranks");
-  std::string warning = base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
-                                     stored.size(), " of ");
+  std::string warning =
+      base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
+                   stored.size(), " of ");
   if (run.world_size() > 0) {
     base::StrAppend(&warning, run.world_size(), " ranks stored");
   } else {
     base::StrAppend(&warning, "an unknown number of ranks stored");
   }
   if (!missing.empty()) base::StrAppend(&warning, ", missing ranks ", missing);
-  base::StrAppend(&warning, run.state() == v1::RUN_STATE_OPEN ? " (spans still arriving)" : "",
-                  "; the diff covers the stored ranks only");
+  base::StrAppend(
+      &warning,
+      run.state() == v1::RUN_STATE_OPEN ? " (spans still arriving)" : "",
+      "; the diff covers the stored ranks only");
   return warning;
 }
 

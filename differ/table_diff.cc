@@ -17,11 +17,14 @@ namespace {
 template <size_t M>
 struct Entry {
   Entry(std::string name, std::string detail, const Side& a, const Side& b)
-      : name(std::move(name)), detail(std::move(detail)), series{RowSeries<M>(a), RowSeries<M>(b)} {}
+      : name(std::move(name)),
+        detail(std::move(detail)),
+        series{RowSeries<M>(a), RowSeries<M>(b)} {}
   std::string name;
   std::string detail;
   RowSeries<M> series[2];  // baseline, experimental
-  double min_us[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double min_us[2] = {std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};
   double max_us[2] = {0, 0};
 };
 
@@ -31,7 +34,8 @@ class EntryTable {
  public:
   EntryTable(const Side& a, const Side& b) : a_(a), b_(b) {}
   Entry<M>& Get(const std::string& name, const std::string& detail) {
-    auto [it, inserted] = index_.try_emplace(std::pair(name, detail), entries_.size());
+    auto [it, inserted] =
+        index_.try_emplace(std::pair(name, detail), entries_.size());
     if (inserted) entries_.emplace_back(name, detail, a_, b_);
     return entries_[it->second];
   }
@@ -44,15 +48,23 @@ class EntryTable {
   std::vector<Entry<M>> entries_;
 };
 
-enum OperatorMetric { kCalls, kHostSelf, kHostTotal, kDeviceSelf, kDeviceTotal, kOperatorMetrics };
+enum OperatorMetric {
+  kCalls,
+  kHostSelf,
+  kHostTotal,
+  kDeviceSelf,
+  kDeviceTotal,
+  kOperatorMetrics
+};
 
 template <typename Stats>
 std::array<double, kOperatorMetrics> OperatorMetrics(const Stats& s) {
-  return {static_cast<double>(s.calls()), s.host_self_us(), s.host_total_us(), s.device_self_us(),
-          s.device_total_us()};
+  return {static_cast<double>(s.calls()), s.host_self_us(), s.host_total_us(),
+          s.device_self_us(), s.device_total_us()};
 }
 
-v1::OperatorValues ToOperatorValues(const std::array<double, kOperatorMetrics>& v) {
+v1::OperatorValues ToOperatorValues(
+    const std::array<double, kOperatorMetrics>& v) {
   v1::OperatorValues out;
   out.set_calls(v[kCalls]);
   out.set_host_self_us(v[kHostSelf]);
@@ -68,20 +80,24 @@ enum KernelMetric { kKernelCalls, kKernelTotal, kKernelMetrics };
 
 namespace {
 
-// Fills a row's delta (experimental - baseline) and delta_pct; `each_column(d, x, y, f)` sets
-// every column of d to f(x's, y's).
+// Fills a row's delta (experimental - baseline) and delta_pct; `each_column(d,
+// x, y, f)` sets every column of d to f(x's, y's).
 template <typename Row, typename EachColumn>
 void SetDeltasOf(Row& row, EachColumn each_column) {
   for (const bool pct : {false, true}) {
-    const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
-    each_column(pct ? *row.mutable_delta_pct() : *row.mutable_delta(), row.baseline(), row.experimental(), f);
+    const auto f = [pct](double p, double q) {
+      return pct ? DeltaPct(p, q) : q - p;
+    };
+    each_column(pct ? *row.mutable_delta_pct() : *row.mutable_delta(),
+                row.baseline(), row.experimental(), f);
   }
 }
 
 }  // namespace
 
 void SetDeltas(v1::OperatorDiff& row) {
-  SetDeltasOf(row, [](v1::OperatorValues& d, const v1::OperatorValues& x, const v1::OperatorValues& y, auto f) {
+  SetDeltasOf(row, [](v1::OperatorValues& d, const v1::OperatorValues& x,
+                      const v1::OperatorValues& y, auto f) {
     d.set_calls(f(x.calls(), y.calls()));
     d.set_host_self_us(f(x.host_self_us(), y.host_self_us()));
     d.set_host_total_us(f(x.host_total_us(), y.host_total_us()));
@@ -91,7 +107,8 @@ void SetDeltas(v1::OperatorDiff& row) {
 }
 
 void SetDeltas(v1::KernelDiff& row) {
-  SetDeltasOf(row, [](v1::KernelValues& d, const v1::KernelValues& x, const v1::KernelValues& y, auto f) {
+  SetDeltasOf(row, [](v1::KernelValues& d, const v1::KernelValues& x,
+                      const v1::KernelValues& y, auto f) {
     d.set_calls(f(x.calls(), y.calls()));
     d.set_total_us(f(x.total_us(), y.total_us()));
     d.set_mean_us(f(x.mean_us(), y.mean_us()));
@@ -100,13 +117,18 @@ void SetDeltas(v1::KernelDiff& row) {
   });
 }
 
-const char* ComparedOperatorColumn(const v1::OperatorValues& a, const v1::OperatorValues& b) {
-  // SEMANTICS.md §7's rule for modules, applied to operators: device time where there is any.
-  return a.device_total_us() > 0 || b.device_total_us() > 0 ? "device_total_us" : "host_total_us";
+const char* ComparedOperatorColumn(const v1::OperatorValues& a,
+                                   const v1::OperatorValues& b) {
+  // SEMANTICS.md §7's rule for modules, applied to operators: device time where
+  // there is any.
+  return a.device_total_us() > 0 || b.device_total_us() > 0 ? "device_total_us"
+                                                            : "host_total_us";
 }
 
-std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables& a_tables,
-                                            const Side& b, const OperatorTables& b_tables,
+std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
+                                            const OperatorTables& a_tables,
+                                            const Side& b,
+                                            const OperatorTables& b_tables,
                                             const ChangeThreshold& threshold) {
   EntryTable<kOperatorMetrics> table(a, b);
   const Side* sides[2] = {&a, &b};
@@ -115,10 +137,12 @@ std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables&
     for (size_t w = 0; w < tables[side]->size(); ++w) {
       if ((*tables[side])[w] == nullptr) continue;
       for (const v1::OperatorStats& row : *(*tables[side])[w]) {
-        RowSeries<kOperatorMetrics>& series = table.Get(row.name(), row.input_shapes()).series[side];
+        RowSeries<kOperatorMetrics>& series =
+            table.Get(row.name(), row.input_shapes()).series[side];
         series.AddTotal(*sides[side], w, OperatorMetrics(row));
         for (const v1::OperatorStepSample& step : row.step_samples()) {
-          series.AddStep(*sides[side], w, step.step_index(), OperatorMetrics(step));
+          series.AddStep(*sides[side], w, step.step_index(),
+                         OperatorMetrics(step));
         }
       }
     }
@@ -137,19 +161,26 @@ std::vector<v1::OperatorDiff> DiffOperators(const Side& a, const OperatorTables&
     *row.mutable_baseline() = ToOperatorValues(va);
     *row.mutable_experimental() = ToOperatorValues(vb);
     SetDeltas(row);
-    row.set_compared(ComparedOperatorColumn(row.baseline(), row.experimental()));
-    const size_t compared = row.compared() == "device_total_us" ? kDeviceTotal : kHostTotal;
-    *row.mutable_noise() = CompareSamples(entry.series[0].Samples(compared),
-                                          entry.series[1].Samples(compared), threshold);
+    row.set_compared(
+        ComparedOperatorColumn(row.baseline(), row.experimental()));
+    const size_t compared =
+        row.compared() == "device_total_us" ? kDeviceTotal : kHostTotal;
+    *row.mutable_noise() =
+        CompareSamples(entry.series[0].Samples(compared),
+                       entry.series[1].Samples(compared), threshold);
     row.set_change(ChangeClass(entry.series[0].present && va[kCalls] > 0,
-                               entry.series[1].present && vb[kCalls] > 0, va[compared],
-                               vb[compared], row.noise(), threshold));
+                               entry.series[1].present && vb[kCalls] > 0,
+                               va[compared], vb[compared], row.noise(),
+                               threshold));
   }
   return out;
 }
 
-std::vector<v1::KernelDiff> DiffKernels(const Side& a, const KernelTables& a_tables, const Side& b,
-                                        const KernelTables& b_tables, const ChangeThreshold& threshold) {
+std::vector<v1::KernelDiff> DiffKernels(const Side& a,
+                                        const KernelTables& a_tables,
+                                        const Side& b,
+                                        const KernelTables& b_tables,
+                                        const ChangeThreshold& threshold) {
   EntryTable<kKernelMetrics> table(a, b);
   const Side* sides[2] = {&a, &b};
   const KernelTables* tables[2] = {&a_tables, &b_tables};
@@ -159,7 +190,8 @@ std::vector<v1::KernelDiff> DiffKernels(const Side& a, const KernelTables& a_tab
       for (const v1::KernelStats& row : *(*tables[side])[w]) {
         Entry<kKernelMetrics>& entry = table.Get(row.name(), row.op_name());
         RowSeries<kKernelMetrics>& series = entry.series[side];
-        series.AddTotal(*sides[side], w, {static_cast<double>(row.calls()), row.total_us()});
+        series.AddTotal(*sides[side], w,
+                        {static_cast<double>(row.calls()), row.total_us()});
         for (const v1::KernelStepSample& step : row.step_samples()) {
           series.AddStep(*sides[side], w, step.step_index(),
                          {static_cast<double>(step.calls()), step.total_us()});
@@ -175,12 +207,15 @@ std::vector<v1::KernelDiff> DiffKernels(const Side& a, const KernelTables& a_tab
     v1::KernelValues values[2];
     const Side* side_of[2] = {&a, &b};
     for (int side = 0; side < 2; ++side) {
-      const double calls = entry.series[side].Value(*side_of[side], kKernelCalls);
-      const double total = entry.series[side].Value(*side_of[side], kKernelTotal);
+      const double calls =
+          entry.series[side].Value(*side_of[side], kKernelCalls);
+      const double total =
+          entry.series[side].Value(*side_of[side], kKernelTotal);
       values[side].set_calls(calls);
       values[side].set_total_us(total);
       values[side].set_mean_us(calls > 0 ? total / calls : 0);
-      values[side].set_min_us(entry.series[side].present ? entry.min_us[side] : 0);
+      values[side].set_min_us(entry.series[side].present ? entry.min_us[side]
+                                                         : 0);
       values[side].set_max_us(entry.max_us[side]);
     }
     v1::KernelDiff& row = out.emplace_back();
@@ -189,12 +224,13 @@ std::vector<v1::KernelDiff> DiffKernels(const Side& a, const KernelTables& a_tab
     *row.mutable_baseline() = values[0];
     *row.mutable_experimental() = values[1];
     SetDeltas(row);
-    *row.mutable_noise() = CompareSamples(entry.series[0].Samples(kKernelTotal),
-                                          entry.series[1].Samples(kKernelTotal), threshold);
+    *row.mutable_noise() =
+        CompareSamples(entry.series[0].Samples(kKernelTotal),
+                       entry.series[1].Samples(kKernelTotal), threshold);
     row.set_change(ChangeClass(entry.series[0].present && values[0].calls() > 0,
                                entry.series[1].present && values[1].calls() > 0,
-                               values[0].total_us(), values[1].total_us(), row.noise(),
-                               threshold));
+                               values[0].total_us(), values[1].total_us(),
+                               row.noise(), threshold));
   }
   return out;
 }

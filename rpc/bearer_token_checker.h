@@ -1,4 +1,5 @@
-// Checks the bearer token of every call a TLS server receives, before any handler runs.
+// Checks the bearer token of every call a TLS server receives, before any
+// handler runs.
 #ifndef PROFDIFF_RPC_BEARER_TOKEN_CHECKER_H_
 #define PROFDIFF_RPC_BEARER_TOKEN_CHECKER_H_
 
@@ -8,15 +9,19 @@
 
 namespace profdiff::rpc {
 
-// Accepts a call whose "authorization" metadata is "Bearer TOKEN"; refuses any other with
-// UNAUTHENTICATED saying what was wrong (missing, not a bearer token, wrong token). The
-// comparison takes the same time wherever the tokens differ.
+// Accepts a call whose "authorization" metadata is "Bearer TOKEN"; refuses any
+// other with UNAUTHENTICATED saying what was wrong (missing, not a bearer
+// token, wrong token). The comparison takes the same time wherever the tokens
+// differ.
 class BearerTokenChecker final : public grpc::AuthMetadataProcessor {
  public:
   explicit BearerTokenChecker(std::string token) : token_(std::move(token)) {}
 
-  bool IsBlocking() const override { return false; }  // a comparison: no need for a thread
-  grpc::Status Process(const InputMetadata& auth_metadata, grpc::AuthContext* context,
+  bool IsBlocking() const override {
+    return false;
+  }  // a comparison: no need for a thread
+  grpc::Status Process(const InputMetadata& auth_metadata,
+                       grpc::AuthContext* context,
                        OutputMetadata* consumed_auth_metadata,
                        OutputMetadata* response_metadata) override;
 

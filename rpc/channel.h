@@ -1,5 +1,5 @@
-// Client channels to profdiff servers, with the same message limits as the servers, and the
-// deadline every call carries (STYLE.md §8).
+// Client channels to profdiff servers, with the same message limits as the
+// servers, and the deadline every call carries (STYLE.md §8).
 #ifndef PROFDIFF_RPC_CHANNEL_H_
 #define PROFDIFF_RPC_CHANNEL_H_
 
@@ -14,13 +14,15 @@
 
 namespace profdiff::rpc {
 
-// A channel to "HOST:PORT", plaintext unless `security` says TLS. Connects lazily; nothing
-// fails here.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
-                                           const ChannelSecurity& security = ChannelSecurity());
+// A channel to "HOST:PORT", plaintext unless `security` says TLS. Connects
+// lazily; nothing fails here.
+std::shared_ptr<grpc::Channel> MakeChannel(
+    const std::string& address,
+    const ChannelSecurity& security = ChannelSecurity());
 
-// gRPC's reconnect backoff for a channel whose owner retries on its own schedule: gRPC's default
-// grows to 120 s and would keep failing the owner's attempts long after the server is back.
+// gRPC's reconnect backoff for a channel whose owner retries on its own
+// schedule: gRPC's default grows to 120 s and would keep failing the owner's
+// attempts long after the server is back.
 struct ReconnectBackoff {
   absl::Duration initial = absl::Seconds(1);
   absl::Duration max = absl::Seconds(120);

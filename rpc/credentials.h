@@ -1,6 +1,7 @@
-// TLS and bearer-token settings of profdiff's servers and clients, read from PEM and token files
-// once at start. A token is only ever sent or accepted over TLS: gRPC refuses call credentials on
-// a plaintext channel, and a token in clear text is a token given to everyone on the path.
+// TLS and bearer-token settings of profdiff's servers and clients, read from
+// PEM and token files once at start. A token is only ever sent or accepted over
+// TLS: gRPC refuses call credentials on a plaintext channel, and a token in
+// clear text is a token given to everyone on the path.
 #ifndef PROFDIFF_RPC_CREDENTIALS_H_
 #define PROFDIFF_RPC_CREDENTIALS_H_
 
@@ -15,25 +16,30 @@ namespace profdiff::rpc {
 
 // The files a server's flags name; empty means not given.
 struct ServerSecurityFiles {
-  std::string tls_cert_file;   // --tls-cert-file: PEM certificate chain (with the key: TLS)
+  std::string tls_cert_file;   // --tls-cert-file: PEM certificate chain (with
+                               // the key: TLS)
   std::string tls_key_file;    // --tls-key-file: PEM private key
-  std::string client_ca_file;  // --tls-client-ca-file: mutual TLS, clients need a cert it signed
-  std::string token_file;      // --auth-token-file: callers send "authorization: Bearer TOKEN"
+  std::string client_ca_file;  // --tls-client-ca-file: mutual TLS, clients need
+                               // a cert it signed
+  std::string token_file;  // --auth-token-file: callers send "authorization:
+                           // Bearer TOKEN"
 };
 
 class ServerSecurity {
  public:
   ServerSecurity() = default;  // plaintext, no token
 
-  // InvalidArgument naming the flag and file for a file that cannot be read, holds no PEM block
-  // of the right kind, or an unusable token; and for a combination that cannot work (a key
-  // without a certificate, a client CA or a token without TLS).
+  // InvalidArgument naming the flag and file for a file that cannot be read,
+  // holds no PEM block of the right kind, or an unusable token; and for a
+  // combination that cannot work (a key without a certificate, a client CA or a
+  // token without TLS).
   static absl::StatusOr<ServerSecurity> Load(const ServerSecurityFiles& files);
 
   bool tls() const { return tls_; }
   bool mutual_tls() const { return !ssl_.pem_root_certs.empty(); }
   bool requires_token() const { return !token_.empty(); }
-  // "plaintext", or "TLS", "+ client certificates", "+ bearer token": for the start-up log.
+  // "plaintext", or "TLS", "+ client certificates", "+ bearer token": for the
+  // start-up log.
   std::string Describe() const;
   // New credentials for one server (each carries its own token checker).
   std::shared_ptr<grpc::ServerCredentials> MakeCredentials() const;
@@ -44,14 +50,17 @@ class ServerSecurity {
   std::string token_;
 };
 
-// The files a client's flags name. Empty fields are filled from PROFDIFF_TOKEN_FILE,
-// PROFDIFF_TLS_CA_FILE, PROFDIFF_TLS_CERT_FILE and PROFDIFF_TLS_KEY_FILE.
+// The files a client's flags name. Empty fields are filled from
+// PROFDIFF_TOKEN_FILE, PROFDIFF_TLS_CA_FILE, PROFDIFF_TLS_CERT_FILE and
+// PROFDIFF_TLS_KEY_FILE.
 struct ChannelSecurityFiles {
-  std::string tls_ca_file;    // --tls-ca-file: trust servers this CA signed (else system roots)
-  std::string tls_cert_file;  // --tls-cert-file, --tls-key-file: client certificate (mutual TLS)
+  std::string tls_ca_file;  // --tls-ca-file: trust servers this CA signed (else
+                            // system roots)
+  std::string tls_cert_file;  // --tls-cert-file, --tls-key-file: client
+                              // certificate (mutual TLS)
   std::string tls_key_file;
-  std::string token_file;     // --auth-token-file
-  bool tls = false;           // --tls: TLS with the system's roots and no other file
+  std::string token_file;  // --auth-token-file
+  bool tls = false;  // --tls: TLS with the system's roots and no other file
 };
 ChannelSecurityFiles WithEnvironmentDefaults(ChannelSecurityFiles files);
 
@@ -59,24 +68,29 @@ class ChannelSecurity {
  public:
   ChannelSecurity();  // plaintext, no token
 
-  // TLS when any file is given or `files.tls`; the token travels as call credentials.
-  // InvalidArgument naming the flag and file, as ServerSecurity::Load.
-  static absl::StatusOr<ChannelSecurity> Load(const ChannelSecurityFiles& files);
+  // TLS when any file is given or `files.tls`; the token travels as call
+  // credentials. InvalidArgument naming the flag and file, as
+  // ServerSecurity::Load.
+  static absl::StatusOr<ChannelSecurity> Load(
+      const ChannelSecurityFiles& files);
 
   bool tls() const { return tls_; }
-  const std::shared_ptr<grpc::ChannelCredentials>& credentials() const { return credentials_; }
+  const std::shared_ptr<grpc::ChannelCredentials>& credentials() const {
+    return credentials_;
+  }
 
  private:
   bool tls_ = false;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
-// The address a server listens on when --listen is not given: every interface with TLS, only
-// the loopback without (plaintext must not reach other hosts by accident).
+// The address a server listens on when --listen is not given: every interface
+// with TLS, only the loopback without (plaintext must not reach other hosts by
+// accident).
 std::string DefaultListenAddress(const ServerSecurity& security, int port);
 
-// Logs how `address` is served: INFO, or a WARNING when a plaintext server listens beyond the
-// loopback (anyone who reaches it can upload and read runs).
+// Logs how `address` is served: INFO, or a WARNING when a plaintext server
+// listens beyond the loopback (anyone who reaches it can upload and read runs).
 void LogListening(const std::string& address, const ServerSecurity& security);
 
 }  // namespace profdiff::rpc

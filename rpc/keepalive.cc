@@ -27,11 +27,16 @@ Keepalive Make(absl::Duration time, absl::Duration timeout) {
 
 }  // namespace
 
-Keepalive ClientKeepalive() { return Make(absl::Seconds(30), absl::Seconds(10)); }
-Keepalive ServerKeepalive() { return Make(absl::Seconds(60), absl::Seconds(20)); }
+Keepalive ClientKeepalive() {
+  return Make(absl::Seconds(30), absl::Seconds(10));
+}
+Keepalive ServerKeepalive() {
+  return Make(absl::Seconds(60), absl::Seconds(20));
+}
 
 int GrpcMillis(absl::Duration duration) {
-  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(duration), 1, INT32_MAX));
+  return static_cast<int>(
+      std::clamp<int64_t>(absl::ToInt64Milliseconds(duration), 1, INT32_MAX));
 }
 
 absl::Duration MinClientPingInterval() {

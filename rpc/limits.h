@@ -6,11 +6,13 @@
 
 namespace profdiff::rpc {
 
-// A chunk holds at most 4 MiB of encoded events (the agent splits bigger ones); the rest is
-// room for the message envelope. Larger messages are refused by gRPC with RESOURCE_EXHAUSTED.
+// A chunk holds at most 4 MiB of encoded events (the agent splits bigger ones);
+// the rest is room for the message envelope. Larger messages are refused by
+// gRPC with RESOURCE_EXHAUSTED.
 inline constexpr int64_t kMaxChunkBytes = 4 << 20;
 inline constexpr int kMaxMessageBytes = 8 << 20;
-// Replies that carry a whole run (GetProfile of many workers, a DiffReport) may be larger.
+// Replies that carry a whole run (GetProfile of many workers, a DiffReport) may
+// be larger.
 inline constexpr int kMaxReplyBytes = 256 << 20;
 
 }  // namespace profdiff::rpc

@@ -1,5 +1,5 @@
-// Starts a gRPC server on an address with profdiff's limits, and tells the port it got (tests
-// bind 127.0.0.1:0).
+// Starts a gRPC server on an address with profdiff's limits, and tells the port
+// it got (tests bind 127.0.0.1:0).
 #ifndef PROFDIFF_RPC_SERVER_H_
 #define PROFDIFF_RPC_SERVER_H_
 
@@ -23,12 +23,13 @@ struct RunningServer {
   int port = 0;  // the port bound, also when the address asked for 0
 };
 
-// Serves `services` (not owned; they must outlive the server) on `address` ("HOST:PORT"), in
-// plaintext or with the TLS and token checks of `security`. Unavailable when the address cannot
-// be bound (or, with TLS, when gRPC refuses the certificate and key).
-absl::StatusOr<RunningServer> StartServer(const std::string& address,
-                                          const std::vector<grpc::Service*>& services,
-                                          const ServerSecurity& security = ServerSecurity());
+// Serves `services` (not owned; they must outlive the server) on `address`
+// ("HOST:PORT"), in plaintext or with the TLS and token checks of `security`.
+// Unavailable when the address cannot be bound (or, with TLS, when gRPC refuses
+// the certificate and key).
+absl::StatusOr<RunningServer> StartServer(
+    const std::string& address, const std::vector<grpc::Service*>& services,
+    const ServerSecurity& security = ServerSecurity());
 
 }  // namespace profdiff::rpc
 

@@ -8,7 +8,8 @@
 
 namespace profdiff::rpc {
 
-// Loads what --tls-cert-file, --tls-key-file, --tls-client-ca-file and --auth-token-file name.
+// Loads what --tls-cert-file, --tls-key-file, --tls-client-ca-file and
+// --auth-token-file name.
 absl::StatusOr<ServerSecurity> ServerSecurityFromFlags();
 
 }  // namespace profdiff::rpc

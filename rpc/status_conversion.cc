@@ -7,12 +7,14 @@ namespace profdiff::rpc {
 // Both code sets are the canonical gRPC codes with the same numbers.
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
 }
 
 }  // namespace profdiff::rpc

@@ -3,7 +3,6 @@
 #include <charconv>
 
 #include "base/str_cat.h"
-
 #include "trace/decimal_time.h"
 
 namespace profdiff::trace {
@@ -11,14 +10,22 @@ namespace {
 
 char PhaseLetter(EventPhase phase) {
   switch (phase) {
-    case EventPhase::kComplete: return 'X';
-    case EventPhase::kInstant: return 'i';
-    case EventPhase::kFlowStart: return 's';
-    case EventPhase::kFlowStep: return 't';
-    case EventPhase::kFlowEnd: return 'f';
-    case EventPhase::kCounter: return 'C';
-    case EventPhase::kMetadata: return 'M';
-    case EventPhase::kUnspecified: break;
+    case EventPhase::kComplete:
+      return 'X';
+    case EventPhase::kInstant:
+      return 'i';
+    case EventPhase::kFlowStart:
+      return 's';
+    case EventPhase::kFlowStep:
+      return 't';
+    case EventPhase::kFlowEnd:
+      return 'f';
+    case EventPhase::kCounter:
+      return 'C';
+    case EventPhase::kMetadata:
+      return 'M';
+    case EventPhase::kUnspecified:
+      break;
   }
   return 'X';
 }
@@ -30,9 +37,11 @@ void AppendDouble(double value, std::string& out) {
   out.append(buffer, result.ptr);
 }
 
-// Grid, block and input types were arrays in the source and are kept as compact JSON text.
+// Grid, block and input types were arrays in the source and are kept as compact
+// JSON text.
 bool IsJsonValuedArg(ArgKey key) {
-  return key == ArgKey::kGrid || key == ArgKey::kBlock || key == ArgKey::kInputTypes;
+  return key == ArgKey::kGrid || key == ArgKey::kBlock ||
+         key == ArgKey::kInputTypes;
 }
 
 void AppendKey(std::string_view key, bool& first, std::string& out) {
@@ -58,14 +67,16 @@ void AppendArgs(const Trace& trace, size_t i, std::string& out) {
   AppendIdArg("Sequence number", t.sequence_number[i], kNoSequence, first, out);
   AppendIdArg("Fwd thread id", t.forward_thread_id[i], kNoId, first, out);
   AppendIdArg("Python id", t.python_id[i], kNoSequence, first, out);
-  AppendIdArg("Python parent id", t.python_parent_id[i], kNoSequence, first, out);
+  AppendIdArg("Python parent id", t.python_parent_id[i], kNoSequence, first,
+              out);
   if (t.input_shapes[i].value != 0) {
     AppendKey("Input Dims", first, out);
     out.append(trace.strings.Get(t.input_shapes[i]));
   }
   for (uint32_t a = t.arg_begin[i]; a < t.arg_begin[i + 1]; ++a) {
     const ArgKey key = trace.args.key[a];
-    if (key == ArgKey::kFlowBindingEnclosing) continue;  // written as "bp" on the event
+    if (key == ArgKey::kFlowBindingEnclosing)
+      continue;  // written as "bp" on the event
     AppendKey(ArgJsonName(key), first, out);
     switch (ArgTypeOf(key)) {
       case ArgType::kInt:
@@ -75,8 +86,10 @@ void AppendArgs(const Trace& trace, size_t i, std::string& out) {
         AppendDouble(trace.args.double_value[a], out);
         break;
       case ArgType::kString: {
-        const std::string_view text = trace.strings.Get(trace.args.string_value[a]);
-        if (IsJsonValuedArg(key) && !text.empty() && (text[0] == '[' || text[0] == '{')) {
+        const std::string_view text =
+            trace.strings.Get(trace.args.string_value[a]);
+        if (IsJsonValuedArg(key) && !text.empty() &&
+            (text[0] == '[' || text[0] == '{')) {
           out.append(text);
         } else {
           AppendJsonString(text, out);
@@ -88,14 +101,15 @@ void AppendArgs(const Trace& trace, size_t i, std::string& out) {
   out.push_back('}');
 }
 
-// A pid/tid: the number, or for the negative ids the reader gives named ones (kineto_reader.cc),
-// the name again, so the written trace reads back the same.
+// A pid/tid: the number, or for the negative ids the reader gives named ones
+// (kineto_reader.cc), the name again, so the written trace reads back the same.
 void AppendProcessOrThread(const Trace& trace, int64_t id, std::string& out) {
   if (id >= 0 || static_cast<uint64_t>(-1 - id) >= trace.strings.size()) {
     base::StrAppend(&out, id);
     return;
   }
-  AppendJsonString(trace.strings.Get(StringId{static_cast<uint32_t>(-1 - id)}), out);
+  AppendJsonString(trace.strings.Get(StringId{static_cast<uint32_t>(-1 - id)}),
+                   out);
 }
 
 void AppendMetadata(const TraceMetadata& metadata, std::string& out) {
@@ -107,10 +121,13 @@ void AppendMetadata(const TraceMetadata& metadata, std::string& out) {
       if (d > 0) out.push_back(',');
       base::StrAppend(&out, "{\"id\":", device.id, ",\"name\":");
       AppendJsonString(device.name, out);
-      base::StrAppend(&out, ",\"totalGlobalMem\":", device.total_global_mem_bytes,
-                      ",\"computeMajor\":", device.compute_major, ",\"computeMinor\":",
-                      device.compute_minor, ",\"maxThreadsPerMultiprocessor\":",
-                      device.max_threads_per_multiprocessor, ",\"warpSize\":", device.warp_size,
+      base::StrAppend(&out,
+                      ",\"totalGlobalMem\":", device.total_global_mem_bytes,
+                      ",\"computeMajor\":", device.compute_major,
+                      ",\"computeMinor\":", device.compute_minor,
+                      ",\"maxThreadsPerMultiprocessor\":",
+                      device.max_threads_per_multiprocessor,
+                      ",\"warpSize\":", device.warp_size,
                       ",\"numSms\":", device.num_sms, "}");
     }
     out.push_back(']');
@@ -118,8 +135,8 @@ void AppendMetadata(const TraceMetadata& metadata, std::string& out) {
   if (metadata.has_distributed_info) {
     out.append(",\"distributedInfo\":{\"backend\":");
     AppendJsonString(metadata.backend, out);
-    base::StrAppend(&out, ",\"rank\":", metadata.rank, ",\"world_size\":", metadata.world_size,
-                    "}");
+    base::StrAppend(&out, ",\"rank\":", metadata.rank,
+                    ",\"world_size\":", metadata.world_size, "}");
   }
   if (metadata.base_time_ns != 0) {
     base::StrAppend(&out, ",\"baseTimeNanoseconds\":", metadata.base_time_ns);
@@ -136,11 +153,21 @@ void AppendJsonString(std::string_view text, std::string& out) {
   out.push_back('"');
   for (const char c : text) {
     switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
+      case '"':
+        out.append("\\\"");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           constexpr char kHex[] = "0123456789abcdef";
@@ -162,7 +189,8 @@ void ChromeTraceStream::Begin(const TraceMetadata& metadata, std::string& out) {
   first_event_ = true;
 }
 
-void ChromeTraceStream::Append(const Trace& trace, size_t begin, size_t end, std::string& out) {
+void ChromeTraceStream::Append(const Trace& trace, size_t begin, size_t end,
+                               std::string& out) {
   const EventTable& t = trace.events;
   for (size_t i = begin; i < end; ++i) {
     if (!first_event_) out.append(",\n");
@@ -188,7 +216,8 @@ void ChromeTraceStream::Append(const Trace& trace, size_t begin, size_t end, std
     }
     if (t.kind[i] == EventKind::kFlow) {
       base::StrAppend(&out, ",\"id\":", t.flow_id[i]);
-      if (trace.IntArg(i, ArgKey::kFlowBindingEnclosing).has_value()) out.append(",\"bp\":\"e\"");
+      if (trace.IntArg(i, ArgKey::kFlowBindingEnclosing).has_value())
+        out.append(",\"bp\":\"e\"");
     }
     AppendArgs(trace, i, out);
     out.push_back('}');

@@ -6,11 +6,13 @@
 
 namespace profdiff::trace {
 namespace {
-constexpr int kNanosDigits = 3;  // microseconds -> nanoseconds: three decimal places
-constexpr int kMaxExponent = 30; // larger exponents cannot fit int64 ns anyway
+constexpr int kNanosDigits =
+    3;  // microseconds -> nanoseconds: three decimal places
+constexpr int kMaxExponent = 30;  // larger exponents cannot fit int64 ns anyway
 constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
-// What Kineto writes: up to 15 integer digits, then nothing or '.' and exactly 3 digits. The
-// value is exact (int * 1000 + fraction) and within int64, so no rounding or range check is due.
+// What Kineto writes: up to 15 integer digits, then nothing or '.' and exactly
+// 3 digits. The value is exact (int * 1000 + fraction) and within int64, so no
+// rounding or range check is due.
 bool ParseKinetoMicros(std::string_view text, int64_t* ns) {
   const size_t n = text.size();
   const size_t integer_digits = n >= 4 && text[n - 4] == '.' ? n - 4 : n;
@@ -50,7 +52,8 @@ bool ParseMicrosAsNanos(std::string_view text, int64_t* ns) {
   int round_digit = -1;  // first digit dropped because it is below a nanosecond
   int exponent = 0;
   bool seen_point = false;
-  // Digits are accumulated up to 19 significant; more than that cannot be int64 ns.
+  // Digits are accumulated up to 19 significant; more than that cannot be int64
+  // ns.
   for (; i < n; ++i) {
     const char c = text[i];
     if (c >= '0' && c <= '9') {
@@ -100,7 +103,8 @@ bool ParseMicrosAsNanos(std::string_view text, int64_t* ns) {
     ++scale;
     if (scale < 0 && mantissa == 0) break;
   }
-  if (scale < 0) {  // so many fraction digits that nothing is left: below half a nanosecond
+  if (scale < 0) {  // so many fraction digits that nothing is left: below half
+                    // a nanosecond
     mantissa = 0;
     round_digit = 0;
   }
@@ -112,7 +116,8 @@ bool ParseMicrosAsNanos(std::string_view text, int64_t* ns) {
 }
 
 void AppendNanosAsMicros(int64_t ns, std::string& out) {
-  uint64_t magnitude = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  uint64_t magnitude =
+      ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
   if (ns < 0) out.push_back('-');
   const uint64_t micros = magnitude / 1000;
   const uint64_t nanos = magnitude % 1000;

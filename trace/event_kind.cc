@@ -45,6 +45,8 @@ constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
 }  // namespace
 
 ArgType ArgTypeOf(ArgKey key) { return kArgSpecs[static_cast<int>(key)].type; }
-std::string_view ArgJsonName(ArgKey key) { return kArgSpecs[static_cast<int>(key)].json_name; }
+std::string_view ArgJsonName(ArgKey key) {
+  return kArgSpecs[static_cast<int>(key)].json_name;
+}
 
 }  // namespace profdiff::trace

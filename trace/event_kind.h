@@ -1,5 +1,6 @@
-// What an event is (kind), how the Chrome trace wrote it (phase), and the typed arguments the
-// reader keeps. Mirrors EventKind/EventPhase/ArgKey in protos/profdiff/v1/trace.proto.
+// What an event is (kind), how the Chrome trace wrote it (phase), and the typed
+// arguments the reader keeps. Mirrors EventKind/EventPhase/ArgKey in
+// protos/profdiff/v1/trace.proto.
 #ifndef PROFDIFF_TRACE_EVENT_KIND_H_
 #define PROFDIFF_TRACE_EVENT_KIND_H_
 
@@ -81,15 +82,18 @@ enum class ArgType : uint8_t { kInt, kDouble, kString };
 
 // The storage type of each ArgKey.
 ArgType ArgTypeOf(ArgKey key);
-// The JSON key the Chrome-trace format uses for `key` (modern spelling), e.g. "blocks per SM".
+// The JSON key the Chrome-trace format uses for `key` (modern spelling), e.g.
+// "blocks per SM".
 std::string_view ArgJsonName(ArgKey key);
 
 // True for activities that run on a device timeline (kernels, memcpy, memset).
 inline bool IsDeviceActivity(EventKind kind) {
-  return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+  return kind == EventKind::kKernel || kind == EventKind::kMemcpy ||
+         kind == EventKind::kMemset;
 }
 
-// True for events that run on a host thread with a duration (ops, annotations, runtime...).
+// True for events that run on a host thread with a duration (ops, annotations,
+// runtime...).
 inline bool IsHostRange(EventKind kind) {
   switch (kind) {
     case EventKind::kCpuOp:

@@ -6,8 +6,9 @@
 namespace profdiff::trace {
 namespace {
 
-// How far past a dividing point to look for a cut: Kineto events are under 2 KB, so a window
-// this wide always holds several line starts when the writer indents.
+// How far past a dividing point to look for a cut: Kineto events are under 2
+// KB, so a window this wide always holds several line starts when the writer
+// indents.
 constexpr size_t kSearchWindowBytes = 1 << 20;
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -19,7 +20,8 @@ size_t LastNonSpaceBefore(std::string_view json, size_t end) {
   return end == 0 ? std::string_view::npos : end - 1;
 }
 
-// The cut at the newline at `newline`, when the text around it reads "}<ws>,<ws>\n<ws>{".
+// The cut at the newline at `newline`, when the text around it reads
+// "}<ws>,<ws>\n<ws>{".
 bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
   size_t next = newline + 1;
   while (next < json.size() && IsBlank(json[next])) ++next;
@@ -34,8 +36,8 @@ bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
   return true;
 }
 
-// The event array's brackets: the first '[' after "traceEvents" (or the text's first byte when
-// that is '['), and the last ']' that follows an event's '}'.
+// The event array's brackets: the first '[' after "traceEvents" (or the text's
+// first byte when that is '['), and the last ']' that follows an event's '}'.
 bool FindArray(std::string_view json, size_t* begin, size_t* end) {
   const size_t first = json.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return false;
@@ -47,7 +49,8 @@ bool FindArray(std::string_view json, size_t* begin, size_t* end) {
     *begin = json.find('[', key);
     if (*begin == std::string_view::npos) return false;
   }
-  for (size_t close = json.rfind(']'); close != std::string_view::npos && close > *begin;
+  for (size_t close = json.rfind(']');
+       close != std::string_view::npos && close > *begin;
        close = json.rfind(']', close - 1)) {
     const size_t before = LastNonSpaceBefore(json, close);
     if (before != std::string_view::npos && json[before] == '}') {
@@ -62,7 +65,8 @@ bool FindArray(std::string_view json, size_t* begin, size_t* end) {
 
 EventSplit FindEventSplit(std::string_view json, size_t parts) {
   EventSplit split;
-  if (parts < 2 || !FindArray(json, &split.array_begin, &split.array_end)) return split;
+  if (parts < 2 || !FindArray(json, &split.array_begin, &split.array_end))
+    return split;
   const size_t span = split.array_end - split.array_begin;
   size_t from = split.array_begin;
   for (size_t k = 1; k < parts; ++k) {

@@ -30,7 +30,8 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// The deepest nesting of brackets in JSON text `raw` (brackets inside strings do not count).
+// The deepest nesting of brackets in JSON text `raw` (brackets inside strings
+// do not count).
 uint32_t NestingDepth(std::string_view raw) {
   uint32_t depth = 0;
   uint32_t deepest = 0;
@@ -54,8 +55,9 @@ uint32_t NestingDepth(std::string_view raw) {
   return deepest;
 }
 
-// Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost never
-// reallocates (which would copy every column), and capacity never written costs no memory.
+// Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
+// never reallocates (which would copy every column), and capacity never written
+// costs no memory.
 constexpr size_t kBytesPerEventEstimate = 128;
 constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 constexpr std::string_view kModulePrefix = "nn.Module: ";
@@ -63,23 +65,38 @@ constexpr std::string_view kMemoryEventName = "[memory]";
 constexpr std::string_view kStreamPrefix = "stream ";
 
 // Keys of an event object.
-enum class EventField : uint8_t { kUnknown, kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kBp, kArgs };
+enum class EventField : uint8_t {
+  kUnknown,
+  kPh,
+  kCat,
+  kName,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kId,
+  kBp,
+  kArgs
+};
 
-// Whether the raw (still escaped) key text starting at `raw` is exactly `name`. Comparing in
-// place saves scanning every key for its closing quote; `name` has no quote or backslash, so a
-// match cannot be an escape sequence. Reading past the key stays inside simdjson's padding.
+// Whether the raw (still escaped) key text starting at `raw` is exactly `name`.
+// Comparing in place saves scanning every key for its closing quote; `name` has
+// no quote or backslash, so a match cannot be an escape sequence. Reading past
+// the key stays inside simdjson's padding.
 bool RawKeyIs(const char* raw, std::string_view name) {
-  return std::memcmp(raw, name.data(), name.size()) == 0 && raw[name.size()] == '"';
+  return std::memcmp(raw, name.data(), name.size()) == 0 &&
+         raw[name.size()] == '"';
 }
 
-// Whether the raw key text at `raw` is exactly the literal `name` (a constant-length compare the
-// compiler inlines).
+// Whether the raw key text at `raw` is exactly the literal `name` (a
+// constant-length compare the compiler inlines).
 template <size_t N>
 bool RawKeyIsLiteral(const char* raw, const char (&name)[N]) {
   return std::memcmp(raw, name, N - 1) == 0 && raw[N - 1] == '"';
 }
 
-// The known event field the raw key text at `raw` spells, dispatched on the first byte.
+// The known event field the raw key text at `raw` spells, dispatched on the
+// first byte.
 EventField ClassifyEventField(const char* raw) {
   switch (raw[0]) {
     case 'p':
@@ -115,11 +132,14 @@ EventField ClassifyEventField(const char* raw) {
 }
 
 // The JSON spelling of each EventField, for messages.
-constexpr std::string_view kEventFieldNames[] = {"", "ph", "cat", "name", "pid", "tid",
-                                                 "ts", "dur", "id", "bp", "args"};
-static_assert(std::size(kEventFieldNames) == static_cast<size_t>(EventField::kArgs) + 1);
+constexpr std::string_view kEventFieldNames[] = {
+    "", "ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "args"};
+static_assert(std::size(kEventFieldNames) ==
+              static_cast<size_t>(EventField::kArgs) + 1);
 
-std::string_view EventFieldName(EventField field) { return kEventFieldNames[static_cast<int>(field)]; }
+std::string_view EventFieldName(EventField field) {
+  return kEventFieldNames[static_cast<int>(field)];
+}
 
 // Where an argument goes: a dedicated column, or a typed row of the ArgTable.
 enum class ArgSlot : uint8_t {
@@ -138,39 +158,47 @@ struct ArgName {
   std::string_view json;
   ArgSlot slot;
   ArgKey key;
-  // The first 8 bytes of the raw key text `json` + '"' (masked when shorter): most keys that
-  // are not this name differ there, so one load and compare rejects them without a memcmp call.
+  // The first 8 bytes of the raw key text `json` + '"' (masked when shorter):
+  // most keys that are not this name differ there, so one load and compare
+  // rejects them without a memcmp call.
   uint64_t head = 0;
   uint64_t head_mask = 0;
 };
 
-// Known argument names bucketed by length: a lookup compares a handful of same-length names.
+// Known argument names bucketed by length: a lookup compares a handful of
+// same-length names.
 class ArgNameTable {
  public:
   ArgNameTable() {
     Add({"correlation", ArgSlot::kCorrelation, ArgKey::kUnspecified});
     Add({"External id", ArgSlot::kExternalId, ArgKey::kUnspecified});
-    Add({"external id", ArgSlot::kExternalId, ArgKey::kUnspecified});  // 2021 spelling
+    Add({"external id", ArgSlot::kExternalId,
+         ArgKey::kUnspecified});  // 2021 spelling
     Add({"Sequence number", ArgSlot::kSequenceNumber, ArgKey::kUnspecified});
     Add({"Fwd thread id", ArgSlot::kForwardThreadId, ArgKey::kUnspecified});
     Add({"Python id", ArgSlot::kPythonId, ArgKey::kUnspecified});
     Add({"Python parent id", ArgSlot::kPythonParentId, ArgKey::kUnspecified});
     Add({"Input Dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});
-    Add({"Input dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});  // legacy spelling
+    Add({"Input dims", ArgSlot::kInputShapes,
+         ArgKey::kUnspecified});  // legacy spelling
     for (int k = 1; k < kArgKeyCount; ++k) {
       const auto key = static_cast<ArgKey>(k);
-      if (key == ArgKey::kFlowBindingEnclosing) continue;  // "bp" is an event field
+      if (key == ArgKey::kFlowBindingEnclosing)
+        continue;  // "bp" is an event field
       Add({ArgJsonName(key), ArgSlot::kTyped, key});
     }
   }
 
-  // The known name that the raw key text at `raw` spells, if any. Reading 8 bytes from `raw`
-  // stays inside simdjson's padding.
+  // The known name that the raw key text at `raw` spells, if any. Reading 8
+  // bytes from `raw` stays inside simdjson's padding.
   const ArgName* Find(const char* raw) const {
     uint64_t head;
     std::memcpy(&head, raw, sizeof(head));
-    for (const ArgName& candidate : buckets_[static_cast<unsigned char>(raw[0])]) {
-      if ((head & candidate.head_mask) == candidate.head && RawKeyIs(raw, candidate.json)) return &candidate;
+    for (const ArgName& candidate :
+         buckets_[static_cast<unsigned char>(raw[0])]) {
+      if ((head & candidate.head_mask) == candidate.head &&
+          RawKeyIs(raw, candidate.json))
+        return &candidate;
     }
     return nullptr;
   }
@@ -181,7 +209,8 @@ class ArgNameTable {
     quoted.push_back('"');
     const size_t n = std::min<size_t>(quoted.size(), sizeof(uint64_t));
     std::memcpy(&name.head, quoted.data(), n);
-    name.head_mask = n == sizeof(uint64_t) ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+    name.head_mask =
+        n == sizeof(uint64_t) ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
     buckets_[static_cast<unsigned char>(name.json[0])].push_back(name);
   }
   std::array<std::vector<ArgName>, 256> buckets_;  // by first byte
@@ -190,16 +219,20 @@ class ArgNameTable {
 // Maps a Chrome-trace category (any case) to a kind for complete ("X") events.
 EventKind KindOfCategory(std::string_view category) {
   std::string lower(category);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "cpu_op" || lower == "operator") return EventKind::kCpuOp;
   if (lower == "user_annotation") return EventKind::kUserAnnotation;
   if (lower == "gpu_user_annotation") return EventKind::kGpuUserAnnotation;
-  if (lower == "python_function" || lower == "python") return EventKind::kPythonFunction;
+  if (lower == "python_function" || lower == "python")
+    return EventKind::kPythonFunction;
   if (lower == "cuda_runtime" || lower == "runtime" || lower == "hip_runtime" ||
-      lower == "mtia_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime") {
+      lower == "mtia_runtime" || lower == "xpu_runtime" ||
+      lower == "privateuse1_runtime") {
     return EventKind::kRuntime;
   }
-  if (lower == "cuda_driver" || lower == "hip_driver" || lower == "privateuse1_driver") {
+  if (lower == "cuda_driver" || lower == "hip_driver" ||
+      lower == "privateuse1_driver") {
     return EventKind::kDriver;
   }
   if (lower == "cuda_sync") return EventKind::kSync;
@@ -208,11 +241,13 @@ EventKind KindOfCategory(std::string_view category) {
   if (lower == "gpu_memset" || lower == "memset") return EventKind::kMemset;
   if (lower == "overhead") return EventKind::kOverhead;
   if (lower == "trace") return EventKind::kTraceSpan;
-  if (lower == "cpu_instant_event" || lower == "memory") return EventKind::kInstant;
+  if (lower == "cpu_instant_event" || lower == "memory")
+    return EventKind::kInstant;
   return EventKind::kOther;
 }
 
-// Fields of the event being parsed, committed to the table once the object is done.
+// Fields of the event being parsed, committed to the table once the object is
+// done.
 struct PendingEvent {
   std::string_view ph;
   std::string_view category;
@@ -236,29 +271,37 @@ struct PendingEvent {
   StringId input_shapes;
 };
 
-// The PendingEvent field an integer-valued argument fills, or nullptr for other slots.
+// The PendingEvent field an integer-valued argument fills, or nullptr for other
+// slots.
 int64_t* IntegerColumn(ArgSlot slot, PendingEvent& p) {
   switch (slot) {
-    case ArgSlot::kCorrelation: return &p.correlation;
-    case ArgSlot::kExternalId: return &p.external_id;
-    case ArgSlot::kSequenceNumber: return &p.sequence_number;
-    case ArgSlot::kForwardThreadId: return &p.forward_thread_id;
-    case ArgSlot::kPythonId: return &p.python_id;
-    case ArgSlot::kPythonParentId: return &p.python_parent_id;
-    default: return nullptr;
+    case ArgSlot::kCorrelation:
+      return &p.correlation;
+    case ArgSlot::kExternalId:
+      return &p.external_id;
+    case ArgSlot::kSequenceNumber:
+      return &p.sequence_number;
+    case ArgSlot::kForwardThreadId:
+      return &p.forward_thread_id;
+    case ArgSlot::kPythonId:
+      return &p.python_id;
+    case ArgSlot::kPythonParentId:
+      return &p.python_parent_id;
+    default:
+      return nullptr;
   }
 }
 
 std::string_view TrimTrailingSpace(std::string_view text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
-                           text.back() == '\t')) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
+                           text.back() == '\r' || text.back() == '\t')) {
     text.remove_suffix(1);
   }
   return text;
 }
 
-// Copies JSON text without whitespace outside strings, so "[[1, 3], []]" and "[[1,3],[]]" group
-// together whatever the writer's spacing.
+// Copies JSON text without whitespace outside strings, so "[[1, 3], []]" and
+// "[[1,3],[]]" group together whatever the writer's spacing.
 void CompactJson(std::string_view raw, std::string& out) {
   out.clear();
   bool in_string = false;
@@ -288,16 +331,22 @@ bool ParseIntegerText(std::string_view text, int64_t* out) {
     base = 16;
   }
   if (text.empty()) return false;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out, base);
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), *out, base);
   return error == std::errc() && end == text.data() + text.size();
 }
 
-// Offset of the first byte that is not valid UTF-8 (only called after simdjson said so).
+// Offset of the first byte that is not valid UTF-8 (only called after simdjson
+// said so).
 size_t FirstInvalidUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
     if (len == 0 || i + len > text.size()) return i;
     for (size_t k = 1; k < len; ++k) {
       if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
@@ -312,7 +361,11 @@ class TraceParser {
  public:
   TraceParser(Trace& out, std::string_view json, std::string_view source,
               const ReaderLimits& limits, const ArgNameTable& arg_names)
-      : out_(out), json_(json), source_(source), limits_(limits), arg_names_(arg_names) {}
+      : out_(out),
+        json_(json),
+        source_(source),
+        limits_(limits),
+        arg_names_(arg_names) {}
 
   // What the text given to Parse is.
   enum class Mode {
@@ -320,10 +373,13 @@ class TraceParser {
     kEventPart,  // "[" events "]" cut out of a trace's event array
   };
 
-  absl::Status Parse(od::parser& parser, size_t capacity, Mode mode = Mode::kWhole) {
+  absl::Status Parse(od::parser& parser, size_t capacity,
+                     Mode mode = Mode::kWhole) {
     od::document doc;
-    const simdjson::padded_string_view padded(json_.data(), json_.size(), capacity);
-    if (auto error = parser.iterate(padded).get(doc)) return DocumentError(error, nullptr);
+    const simdjson::padded_string_view padded(json_.data(), json_.size(),
+                                              capacity);
+    if (auto error = parser.iterate(padded).get(doc))
+      return DocumentError(error, nullptr);
     doc_ = &doc;
     od::json_type type;
     if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
@@ -331,39 +387,50 @@ class TraceParser {
     out_.events.arg_begin.push_back(0);
     if (mode == Mode::kEventPart) {
       od::array events;
-      if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
+      if (auto error = doc.get_array().get(events))
+        return DocumentError(error, nullptr);
       PD_RETURN_IF_ERROR(ParseEvents(events));
     } else if (type == od::json_type::array) {
       out_.metadata.source_format = SourceFormat::kLegacyJson;
       events_offset_ = json_.find_first_not_of(" \t\r\n");
       od::array events;
-      if (auto error = doc.get_array().get(events)) return DocumentError(error, nullptr);
+      if (auto error = doc.get_array().get(events))
+        return DocumentError(error, nullptr);
       PD_RETURN_IF_ERROR(ParseEvents(events));
     } else if (type == od::json_type::object) {
       out_.metadata.source_format = SourceFormat::kKinetoJson;
       PD_RETURN_IF_ERROR(ParseTopObject(doc));
     } else {
-      return absl::InvalidArgumentError(base::StrCat(
-          source_, ": expected a JSON object with \"traceEvents\" or an array of events"));
+      return absl::InvalidArgumentError(
+          base::StrCat(source_,
+                       ": expected a JSON object with \"traceEvents\" or an "
+                       "array of events"));
     }
-    // current_location() is in bounds only while tokens remain after the top-level value.
+    // current_location() is in bounds only while tokens remain after the
+    // top-level value.
     const char* trailing = nullptr;
     if (!doc.current_location().get(trailing)) {
-      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(trailing),
-                                                     ": unexpected content after the trace"));
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": byte ", Offset(trailing),
+                       ": unexpected content after the trace"));
     }
     return absl::OkStatus();
   }
 
-  // Events are reserved for this many bytes of JSON (the whole file when parsing a part of it).
+  // Events are reserved for this many bytes of JSON (the whole file when
+  // parsing a part of it).
   void set_reserve_bytes(size_t bytes) { reserve_bytes_ = bytes; }
-  // After a kWhole parse: the offset of the (last) event array's '[' in the text.
+  // After a kWhole parse: the offset of the (last) event array's '[' in the
+  // text.
   size_t events_offset() const { return events_offset_; }
   // Rows whose pid, tid or flow id is a name (see AppendShift::string_id_rows).
-  const std::vector<StringIdRow>& string_id_rows() const { return string_id_rows_; }
+  const std::vector<StringIdRow>& string_id_rows() const {
+    return string_id_rows_;
+  }
 
  private:
-  // --- error reporting ---------------------------------------------------------------------
+  // --- error reporting
+  // ---------------------------------------------------------------------
 
   size_t Offset(const char* p) const {
     return p == nullptr ? json_.size() : static_cast<size_t>(p - json_.data());
@@ -377,27 +444,32 @@ class TraceParser {
   absl::Status DocumentError(simdjson::error_code error, const char* at) {
     if (error == simdjson::UTF8_ERROR) {
       const size_t offset = FirstInvalidUtf8(json_);
-      return absl::InvalidArgumentError(base::StrCat(
-          source_, ": byte ", offset, ": invalid UTF-8 ",
-          base::QuoteBytes(json_.substr(offset, 4)), " (traces must be UTF-8 JSON)"));
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": byte ", offset, ": invalid UTF-8 ",
+                       base::QuoteBytes(json_.substr(offset, 4)),
+                       " (traces must be UTF-8 JSON)"));
     }
-    size_t offset = at != nullptr ? Offset(at) : doc_ != nullptr ? Offset(doc_->current_location()) : 0;
+    size_t offset = at != nullptr     ? Offset(at)
+                    : doc_ != nullptr ? Offset(doc_->current_location())
+                                      : 0;
     if (error == simdjson::CAPACITY) {
       return absl::ResourceExhaustedError(
-          base::StrCat(source_, ": JSON of ", json_.size(), " bytes is over the parser capacity"));
+          base::StrCat(source_, ": JSON of ", json_.size(),
+                       " bytes is over the parser capacity"));
     }
     if (error == simdjson::DEPTH_ERROR) {
-      return absl::ResourceExhaustedError(base::StrCat(source_, ": byte ", offset,
-                                                       ": JSON nesting deeper than max_depth ",
-                                                       limits_.max_depth));
+      return absl::ResourceExhaustedError(base::StrCat(
+          source_, ": byte ", offset, ": JSON nesting deeper than max_depth ",
+          limits_.max_depth));
     }
-    return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", offset,
-                                                   ": invalid JSON: ",
-                                                   simdjson::error_message(error)));
+    return absl::InvalidArgumentError(
+        base::StrCat(source_, ": byte ", offset,
+                     ": invalid JSON: ", simdjson::error_message(error)));
   }
 
   std::string EventPrefix(const char* at) const {
-    return base::StrCat(source_, ": event #", event_index_, " (byte ", Offset(at), ")");
+    return base::StrCat(source_, ": event #", event_index_, " (byte ",
+                        Offset(at), ")");
   }
 
   absl::Status EventJsonError(simdjson::error_code error, const char* at) {
@@ -406,33 +478,36 @@ class TraceParser {
       const char* here = nullptr;
       if (!doc_->current_location().get(here)) at = here;
     }
+    return absl::InvalidArgumentError(base::StrCat(
+        EventPrefix(at), ": invalid JSON: ", simdjson::error_message(error)));
+  }
+
+  absl::Status FieldError(std::string_view field, const char* at,
+                          std::string_view expected, std::string_view found) {
     return absl::InvalidArgumentError(
-        base::StrCat(EventPrefix(at), ": invalid JSON: ", simdjson::error_message(error)));
+        base::StrCat(EventPrefix(at), ": field \"", field, "\": expected ",
+                     expected, ", got ", base::QuoteBytes(found)));
   }
 
-  absl::Status FieldError(std::string_view field, const char* at, std::string_view expected,
-                          std::string_view found) {
-    return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": field \"", field,
-                                                   "\": expected ", expected, ", got ",
-                                                   base::QuoteBytes(found)));
+  absl::Status FieldError(std::string_view field, const char* at,
+                          std::string_view expected, od::value& value) {
+    return FieldError(field, at, expected,
+                      TrimTrailingSpace(value.raw_json_token()));
   }
 
-  absl::Status FieldError(std::string_view field, const char* at, std::string_view expected,
-                          od::value& value) {
-    return FieldError(field, at, expected, TrimTrailingSpace(value.raw_json_token()));
-  }
-
-  absl::Status CheckLength(std::string_view field, const char* at, std::string_view text) {
+  absl::Status CheckLength(std::string_view field, const char* at,
+                           std::string_view text) {
     if (text.size() <= limits_.max_string_bytes) return absl::OkStatus();
-    return absl::ResourceExhaustedError(base::StrCat(EventPrefix(at), ": field \"", field,
-                                                     "\": ", text.size(),
-                                                     " bytes, over max_string_bytes ",
-                                                     limits_.max_string_bytes));
+    return absl::ResourceExhaustedError(base::StrCat(
+        EventPrefix(at), ": field \"", field, "\": ", text.size(),
+        " bytes, over max_string_bytes ", limits_.max_string_bytes));
   }
 
-  // --- values ------------------------------------------------------------------------------
+  // --- values
+  // ------------------------------------------------------------------------------
 
-  // The key text without unescaping (escaped keys never match a known name, as intended).
+  // The key text without unescaping (escaped keys never match a known name, as
+  // intended).
   static std::string_view KeyView(od::field& field) {
     const char* begin = field.key().raw();
     const char* end = begin;
@@ -440,10 +515,10 @@ class TraceParser {
     return {begin, static_cast<size_t>(end - begin)};
   }
 
-  absl::Status ReadString(od::value& value, std::string_view field, const char* at,
-                          std::string_view* out) {
-    // Most strings have no escapes: take them from the input (stage 1 validated the UTF-8)
-    // instead of copying them out through the unescaper.
+  absl::Status ReadString(od::value& value, std::string_view field,
+                          const char* at, std::string_view* out) {
+    // Most strings have no escapes: take them from the input (stage 1 validated
+    // the UTF-8) instead of copying them out through the unescaper.
     const std::string_view raw = TrimTrailingSpace(value.raw_json_token());
     if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"' &&
         std::memchr(raw.data() + 1, '\\', raw.size() - 2) == nullptr) {
@@ -454,22 +529,27 @@ class TraceParser {
     return CheckLength(field, at, *out);
   }
 
-  absl::Status ReadMicros(od::value& value, std::string_view field, const char* at, int64_t* ns) {
+  absl::Status ReadMicros(od::value& value, std::string_view field,
+                          const char* at, int64_t* ns) {
     const std::string_view raw = TrimTrailingSpace(value.raw_json_token());
     if (!ParseMicrosAsNanos(raw, ns)) {
-      return FieldError(field, at, "a number of microseconds within int64 nanoseconds", raw);
+      return FieldError(
+          field, at, "a number of microseconds within int64 nanoseconds", raw);
     }
     return absl::OkStatus();
   }
 
-  // Integers; a JSON double with an integral meaning is truncated, null means absent.
-  absl::Status ReadInt(od::value& value, std::string_view field, const char* at, int64_t* out,
-                       bool* present) {
+  // Integers; a JSON double with an integral meaning is truncated, null means
+  // absent.
+  absl::Status ReadInt(od::value& value, std::string_view field, const char* at,
+                       int64_t* out, bool* present) {
     *present = true;
-    // Nearly every integer is a plain JSON integer: try that before asking for the type.
+    // Nearly every integer is a plain JSON integer: try that before asking for
+    // the type.
     if (!value.get_int64().get(*out)) return absl::OkStatus();
     od::json_type type;
-    if (value.type().get(type)) return FieldError(field, at, "an integer", value);
+    if (value.type().get(type))
+      return FieldError(field, at, "an integer", value);
     if (type == od::json_type::null) {
       *present = false;
       return absl::OkStatus();
@@ -477,7 +557,8 @@ class TraceParser {
     if (type == od::json_type::string) {
       // ROCm traces quote some integers ("bytes": "256", "stream": "0x0").
       std::string_view text;
-      if (!value.get_string().get(text) && ParseIntegerText(text, out)) return absl::OkStatus();
+      if (!value.get_string().get(text) && ParseIntegerText(text, out))
+        return absl::OkStatus();
       return FieldError(field, at, "an integer", value);
     }
     if (type == od::json_type::number) {
@@ -496,19 +577,25 @@ class TraceParser {
     return FieldError(field, at, "an integer", value);
   }
 
-  // pid/tid: numbers, numeric strings, "stream N"; other strings get a stable negative id.
-  absl::Status ReadThreadId(od::value& value, std::string_view field, const char* at,
-                            int64_t* out, uint8_t* string_id_columns, uint8_t column) {
-    // A repeated key replaces the earlier value, and with it whether the id is a name.
+  // pid/tid: numbers, numeric strings, "stream N"; other strings get a stable
+  // negative id.
+  absl::Status ReadThreadId(od::value& value, std::string_view field,
+                            const char* at, int64_t* out,
+                            uint8_t* string_id_columns, uint8_t column) {
+    // A repeated key replaces the earlier value, and with it whether the id is
+    // a name.
     *string_id_columns &= static_cast<uint8_t>(~column);
-    if (!value.get_int64().get(*out)) return absl::OkStatus();  // the usual case
+    if (!value.get_int64().get(*out))
+      return absl::OkStatus();  // the usual case
     od::json_type type;
-    if (value.type().get(type)) return FieldError(field, at, "a number or string", value);
+    if (value.type().get(type))
+      return FieldError(field, at, "a number or string", value);
     if (type == od::json_type::string) {
       std::string_view text;
       PD_RETURN_IF_ERROR(ReadString(value, field, at, &text));
       std::string_view digits = text;
-      if (digits.starts_with(kStreamPrefix)) digits.remove_prefix(kStreamPrefix.size());
+      if (digits.starts_with(kStreamPrefix))
+        digits.remove_prefix(kStreamPrefix.size());
       if (ParseIntegerText(digits, out)) return absl::OkStatus();
       *out = -1 - static_cast<int64_t>(out_.strings.Intern(text).value);
       *string_id_columns |= column;
@@ -521,10 +608,11 @@ class TraceParser {
   }
 
   // Arrays and objects become compact JSON text; strings their text.
-  absl::Status ReadStringOrJson(od::value& value, std::string_view field, const char* at,
-                                StringId* out) {
+  absl::Status ReadStringOrJson(od::value& value, std::string_view field,
+                                const char* at, StringId* out) {
     od::json_type type;
-    if (value.type().get(type)) return FieldError(field, at, "a string or array", value);
+    if (value.type().get(type))
+      return FieldError(field, at, "a string or array", value);
     std::string_view raw;
     if (type == od::json_type::array) {
       od::array array;
@@ -544,8 +632,9 @@ class TraceParser {
     } else {
       raw = TrimTrailingSpace(value.raw_json_token());
     }
-    // The same spelling repeats on many events: checked, compacted and interned once (a text
-    // that fails a check ends the read, so whatever is remembered has passed them).
+    // The same spelling repeats on many events: checked, compacted and interned
+    // once (a text that fails a check ends the read, so whatever is remembered
+    // has passed them).
     if (const StringId* recent = recent_json_.Find(raw)) {
       *out = *recent;
       return absl::OkStatus();
@@ -557,11 +646,12 @@ class TraceParser {
     }
     PD_RETURN_IF_ERROR(CheckLength(field, at, raw));
     if (type == od::json_type::array || type == od::json_type::object) {
-      // Taken whole as text, so simdjson never descended into it: check its depth here.
+      // Taken whole as text, so simdjson never descended into it: check its
+      // depth here.
       if (const uint32_t depth = NestingDepth(raw); depth > limits_.max_depth) {
-        return absl::ResourceExhaustedError(base::StrCat(EventPrefix(at), ": field \"", field,
-                                                         "\": JSON nesting ", depth,
-                                                         " deep, over max_depth ", limits_.max_depth));
+        return absl::ResourceExhaustedError(base::StrCat(
+            EventPrefix(at), ": field \"", field, "\": JSON nesting ", depth,
+            " deep, over max_depth ", limits_.max_depth));
       }
     }
     CompactJson(raw, scratch_);
@@ -572,23 +662,27 @@ class TraceParser {
     return absl::OkStatus();
   }
 
-  // --- events ------------------------------------------------------------------------------
+  // --- events
+  // ------------------------------------------------------------------------------
 
   absl::Status ParseTopObject(od::document& doc) {
     od::object top;
-    if (auto error = doc.get_object().get(top)) return DocumentError(error, nullptr);
+    if (auto error = doc.get_object().get(top))
+      return DocumentError(error, nullptr);
     bool has_events = false;
     for (auto field_result : top) {
       od::field field;
-      if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+      if (auto error = std::move(field_result).get(field))
+        return DocumentError(error, nullptr);
       const std::string_view key = KeyView(field);
       od::value value = field.value();
       if (key == "traceEvents") {
         events_offset_ = Offset(value.raw_json_token().data());
         od::array events;
         if (value.get_array().get(events)) {
-          return absl::InvalidArgumentError(base::StrCat(
-              source_, ": byte ", Offset(field.key().raw()), ": \"traceEvents\" is not an array"));
+          return absl::InvalidArgumentError(
+              base::StrCat(source_, ": byte ", Offset(field.key().raw()),
+                           ": \"traceEvents\" is not an array"));
         }
         has_events = true;
         PD_RETURN_IF_ERROR(ParseEvents(events));
@@ -598,44 +692,49 @@ class TraceParser {
         PD_RETURN_IF_ERROR(ParseDistributedInfo(value, field.key().raw()));
       } else if (key == "baseTimeNanoseconds") {
         bool present;
-        PD_RETURN_IF_ERROR(
-            TopInt(value, key, field.key().raw(), &out_.metadata.base_time_ns, &present));
+        PD_RETURN_IF_ERROR(TopInt(value, key, field.key().raw(),
+                                  &out_.metadata.base_time_ns, &present));
       } else if (key == "traceName") {
         std::string_view name;
-        if (!value.get_string().get(name)) out_.metadata.trace_name = std::string(name);
+        if (!value.get_string().get(name))
+          out_.metadata.trace_name = std::string(name);
       }
     }
     if (!has_events) {
-      return absl::InvalidArgumentError(
-          base::StrCat(source_, ": no \"traceEvents\" array in the top-level object"));
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": no \"traceEvents\" array in the top-level object"));
     }
     return absl::OkStatus();
   }
 
-  absl::Status TopInt(od::value& value, std::string_view field, const char* at, int64_t* out,
-                      bool* present) {
+  absl::Status TopInt(od::value& value, std::string_view field, const char* at,
+                      int64_t* out, bool* present) {
     // ReadInt's message speaks of an event; top-level fields get their own.
     if (ReadInt(value, field, at, out, present).ok()) return absl::OkStatus();
-    return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at), ": field \"",
-                                                   field, "\": expected an integer"));
+    return absl::InvalidArgumentError(
+        base::StrCat(source_, ": byte ", Offset(at), ": field \"", field,
+                     "\": expected an integer"));
   }
 
   absl::Status ParseDevices(od::value& value, const char* at) {
     od::array devices;
     if (value.get_array().get(devices)) {
-      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at),
-                                                     ": \"deviceProperties\" is not an array"));
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": byte ", Offset(at),
+                       ": \"deviceProperties\" is not an array"));
     }
     for (auto device_result : devices) {
       od::object device;
       if (device_result.get_object().get(device)) {
-        return absl::InvalidArgumentError(base::StrCat(
-            source_, ": byte ", Offset(at), ": \"deviceProperties\" entry is not an object"));
+        return absl::InvalidArgumentError(
+            base::StrCat(source_, ": byte ", Offset(at),
+                         ": \"deviceProperties\" entry is not an object"));
       }
       DeviceInfo info;
       for (auto field_result : device) {
         od::field field;
-        if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+        if (auto error = std::move(field_result).get(field))
+          return DocumentError(error, nullptr);
         const std::string_view key = KeyView(field);
         od::value v = field.value();
         const char* where = field.key().raw();
@@ -644,14 +743,16 @@ class TraceParser {
         if (key == "name") {
           std::string_view name;
           if (v.get_string().get(name)) {
-            return absl::InvalidArgumentError(base::StrCat(
-                source_, ": byte ", Offset(where), ": deviceProperties \"name\" is not a string"));
+            return absl::InvalidArgumentError(
+                base::StrCat(source_, ": byte ", Offset(where),
+                             ": deviceProperties \"name\" is not a string"));
           }
           info.name = std::string(name);
         } else if (key == "id") {
           PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.id, &present));
         } else if (key == "totalGlobalMem") {
-          PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.total_global_mem_bytes, &present));
+          PD_RETURN_IF_ERROR(
+              TopInt(v, key, where, &info.total_global_mem_bytes, &present));
         } else if (key == "numSms") {
           PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
           info.num_sms = static_cast<int32_t>(number);
@@ -677,13 +778,15 @@ class TraceParser {
   absl::Status ParseDistributedInfo(od::value& value, const char* at) {
     od::object info;
     if (value.get_object().get(info)) {
-      return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at),
-                                                     ": \"distributedInfo\" is not an object"));
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": byte ", Offset(at),
+                       ": \"distributedInfo\" is not an object"));
     }
     out_.metadata.has_distributed_info = true;
     for (auto field_result : info) {
       od::field field;
-      if (auto error = std::move(field_result).get(field)) return DocumentError(error, nullptr);
+      if (auto error = std::move(field_result).get(field))
+        return DocumentError(error, nullptr);
       const std::string_view key = KeyView(field);
       od::value v = field.value();
       const char* where = field.key().raw();
@@ -691,7 +794,8 @@ class TraceParser {
       bool present = false;
       if (key == "backend") {
         std::string_view backend;
-        if (!v.get_string().get(backend)) out_.metadata.backend = std::string(backend);
+        if (!v.get_string().get(backend))
+          out_.metadata.backend = std::string(backend);
       } else if (key == "rank") {
         PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
         out_.metadata.rank = static_cast<int32_t>(number);
@@ -706,10 +810,11 @@ class TraceParser {
   absl::Status ParseEvents(od::array& events) {
     for (auto event_result : events) {
       od::value event;
-      if (auto error = std::move(event_result).get(event)) return EventJsonError(error, nullptr);
+      if (auto error = std::move(event_result).get(event))
+        return EventJsonError(error, nullptr);
       if (out_.events.size() >= limits_.max_events) {
-        return absl::ResourceExhaustedError(base::StrCat(source_, ": more than max_events ",
-                                                         limits_.max_events, " events"));
+        return absl::ResourceExhaustedError(base::StrCat(
+            source_, ": more than max_events ", limits_.max_events, " events"));
       }
       PD_RETURN_IF_ERROR(ParseEvent(event));
       ++event_index_;
@@ -747,10 +852,12 @@ class TraceParser {
           PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.name));
           break;
         case EventField::kPid:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.pid, &p.string_id_columns, StringIdRow::kPid));
+          PD_RETURN_IF_ERROR(ReadThreadId(
+              value, key, at, &p.pid, &p.string_id_columns, StringIdRow::kPid));
           break;
         case EventField::kTid:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.tid, &p.string_id_columns, StringIdRow::kTid));
+          PD_RETURN_IF_ERROR(ReadThreadId(
+              value, key, at, &p.tid, &p.string_id_columns, StringIdRow::kTid));
           break;
         case EventField::kTs:
           PD_RETURN_IF_ERROR(ReadMicros(value, key, at, &p.ts_ns));
@@ -761,7 +868,9 @@ class TraceParser {
           p.has_dur = true;
           break;
         case EventField::kId:
-          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.flow_id, &p.string_id_columns, StringIdRow::kFlowId));
+          PD_RETURN_IF_ERROR(ReadThreadId(value, key, at, &p.flow_id,
+                                          &p.string_id_columns,
+                                          StringIdRow::kFlowId));
           break;
         case EventField::kBp: {
           std::string_view bp;
@@ -779,15 +888,19 @@ class TraceParser {
     return Commit(p, event_start, args_before);
   }
 
-  absl::Status ParseArgs(od::value& value, const char* args_at, PendingEvent& p) {
+  absl::Status ParseArgs(od::value& value, const char* args_at,
+                         PendingEvent& p) {
     od::json_type type;
-    if (value.type().get(type)) return FieldError("args", args_at, "an object", value);
+    if (value.type().get(type))
+      return FieldError("args", args_at, "an object", value);
     if (type == od::json_type::null) return absl::OkStatus();
     od::object args;
-    if (value.get_object().get(args)) return FieldError("args", args_at, "an object", value);
+    if (value.get_object().get(args))
+      return FieldError("args", args_at, "an object", value);
     for (auto field_result : args) {
       od::field field;
-      if (auto error = std::move(field_result).get(field)) return EventJsonError(error, args_at);
+      if (auto error = std::move(field_result).get(field))
+        return EventJsonError(error, args_at);
       const char* raw_key = field.key().raw();
       const ArgName* name = arg_names_.Find(raw_key);
       if (name == nullptr) continue;
@@ -813,8 +926,8 @@ class TraceParser {
     return absl::OkStatus();
   }
 
-  absl::Status ReadTypedArg(od::value& value, std::string_view field, const char* at,
-                            ArgKey key) {
+  absl::Status ReadTypedArg(od::value& value, std::string_view field,
+                            const char* at, ArgKey key) {
     int64_t int_value = 0;
     double double_value = 0;
     StringId string_value;
@@ -827,9 +940,11 @@ class TraceParser {
       }
       case ArgType::kDouble: {
         od::json_type type;
-        if (value.type().get(type)) return FieldError(field, at, "a number", value);
+        if (value.type().get(type))
+          return FieldError(field, at, "a number", value);
         if (type == od::json_type::null) return absl::OkStatus();
-        if (value.get_double().get(double_value)) return FieldError(field, at, "a number", value);
+        if (value.get_double().get(double_value))
+          return FieldError(field, at, "a number", value);
         break;
       }
       case ArgType::kString:
@@ -840,7 +955,8 @@ class TraceParser {
     return absl::OkStatus();
   }
 
-  void AppendArg(ArgKey key, int64_t int_value, double double_value, StringId string_value) {
+  void AppendArg(ArgKey key, int64_t int_value, double double_value,
+                 StringId string_value) {
     out_.args.key.push_back(key);
     out_.args.int_value.push_back(int_value);
     out_.args.double_value.push_back(double_value);
@@ -865,14 +981,17 @@ class TraceParser {
       case EventPhase::kFlowEnd:
         return EventKind::kFlow;
       case EventPhase::kInstant:
-        return p.name == kMemoryEventName ? EventKind::kMemory : EventKind::kInstant;
+        return p.name == kMemoryEventName ? EventKind::kMemory
+                                          : EventKind::kInstant;
       default:
         break;
     }
     if (!p.has_category) {
-      // Legacy profiler: every event is an op, except the record_function ranges that stand in
-      // for what Kineto writes itself (examples/workloads records them this way).
-      if (p.name.starts_with(kProfilerStepPrefix)) return EventKind::kProfilerStep;
+      // Legacy profiler: every event is an op, except the record_function
+      // ranges that stand in for what Kineto writes itself (examples/workloads
+      // records them this way).
+      if (p.name.starts_with(kProfilerStepPrefix))
+        return EventKind::kProfilerStep;
       if (p.name.starts_with(kModulePrefix)) return EventKind::kUserAnnotation;
       return EventKind::kCpuOp;
     }
@@ -886,7 +1005,8 @@ class TraceParser {
     if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) &&
         p.name.starts_with(kProfilerStepPrefix)) {
       kind = EventKind::kProfilerStep;
-    } else if (kind == EventKind::kPythonFunction && p.name.starts_with(kModulePrefix)) {
+    } else if (kind == EventKind::kPythonFunction &&
+               p.name.starts_with(kModulePrefix)) {
       kind = EventKind::kModule;
     }
     return kind;
@@ -899,7 +1019,8 @@ class TraceParser {
     return id;
   }
 
-  // Runs of events share a category; remembering the last one skips most hash lookups.
+  // Runs of events share a category; remembering the last one skips most hash
+  // lookups.
   StringId InternCategory(std::string_view category) {
     if (category != last_category_text_ || last_category_.value == 0) {
       last_category_ = out_.strings.Intern(category);
@@ -908,45 +1029,67 @@ class TraceParser {
     return last_category_;
   }
 
-  absl::Status Commit(const PendingEvent& p, const char* at, uint32_t args_before) {
+  absl::Status Commit(const PendingEvent& p, const char* at,
+                      uint32_t args_before) {
     if (p.ph.empty()) {
-      return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": missing field \"ph\""));
+      return absl::InvalidArgumentError(
+          base::StrCat(EventPrefix(at), ": missing field \"ph\""));
     }
     EventPhase phase;
     switch (p.ph[0]) {
-      case 'X': phase = EventPhase::kComplete; break;
+      case 'X':
+        phase = EventPhase::kComplete;
+        break;
       case 'i':
-      case 'I': phase = EventPhase::kInstant; break;
-      case 's': phase = EventPhase::kFlowStart; break;
-      case 't': phase = EventPhase::kFlowStep; break;
-      case 'f': phase = EventPhase::kFlowEnd; break;
-      case 'C': phase = EventPhase::kCounter; break;
-      case 'M': phase = EventPhase::kMetadata; break;
+      case 'I':
+        phase = EventPhase::kInstant;
+        break;
+      case 's':
+        phase = EventPhase::kFlowStart;
+        break;
+      case 't':
+        phase = EventPhase::kFlowStep;
+        break;
+      case 'f':
+        phase = EventPhase::kFlowEnd;
+        break;
+      case 'C':
+        phase = EventPhase::kCounter;
+        break;
+      case 'M':
+        phase = EventPhase::kMetadata;
+        break;
       default:
-        // Begin/end pairs, async and object events: not written by PyTorch; counted, not kept.
+        // Begin/end pairs, async and object events: not written by PyTorch;
+        // counted, not kept.
         ++out_.counters.unsupported_phase_events;
         DropArgsFrom(args_before);
         return absl::OkStatus();
     }
     if (!p.has_ts && phase != EventPhase::kMetadata) {
-      return absl::InvalidArgumentError(base::StrCat(EventPrefix(at), ": missing field \"ts\""));
+      return absl::InvalidArgumentError(
+          base::StrCat(EventPrefix(at), ": missing field \"ts\""));
     }
     int64_t duration_ns = p.dur_ns;
     if (phase == EventPhase::kComplete) {
       if (!p.has_dur) {
-        return absl::InvalidArgumentError(
-            base::StrCat(EventPrefix(at), ": missing field \"dur\" on a complete (\"X\") event"));
+        return absl::InvalidArgumentError(base::StrCat(
+            EventPrefix(at),
+            ": missing field \"dur\" on a complete (\"X\") event"));
       }
       if (duration_ns < 0) {
         return absl::InvalidArgumentError(base::StrCat(
-            EventPrefix(at), ": field \"dur\": expected a non-negative duration, got ",
+            EventPrefix(at),
+            ": field \"dur\": expected a non-negative duration, got ",
             duration_ns, " ns"));
       }
     } else {
       duration_ns = 0;
     }
-    if (p.binding_enclosing) AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
-    const StringId category = p.has_category ? InternCategory(p.category) : StringId{};
+    if (p.binding_enclosing)
+      AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
+    const StringId category =
+        p.has_category ? InternCategory(p.category) : StringId{};
     EventTable& t = out_.events;
     t.kind.push_back(KindOf(p, phase, category));
     t.phase.push_back(phase);
@@ -966,7 +1109,8 @@ class TraceParser {
     t.input_shapes.push_back(p.input_shapes);
     t.arg_begin.push_back(static_cast<uint32_t>(out_.args.size()));
     if (p.string_id_columns != 0) {
-      string_id_rows_.push_back({static_cast<uint32_t>(t.size() - 1), p.string_id_columns});
+      string_id_rows_.push_back(
+          {static_cast<uint32_t>(t.size() - 1), p.string_id_columns});
     }
     return absl::OkStatus();
   }
@@ -981,46 +1125,51 @@ class TraceParser {
   size_t events_offset_ = 0;
   size_t event_index_ = 0;
   std::string scratch_;
-  absl::flat_hash_map<std::string_view, StringId, TextHash> id_of_raw_json_;  // views into json_
+  absl::flat_hash_map<std::string_view, StringId, TextHash>
+      id_of_raw_json_;          // views into json_
   RecentStrings recent_json_;   // in front of id_of_raw_json_
   RecentStrings recent_names_;  // in front of out_.strings; views into the pool
   std::string_view last_category_text_;
   StringId last_category_;
-  std::vector<EventKind> kind_of_category_;  // by category StringId; computed on first use
+  std::vector<EventKind>
+      kind_of_category_;  // by category StringId; computed on first use
   std::vector<StringIdRow> string_id_rows_;
 };
 
-
 // Sizes `parser` for `bytes` of JSON at `limits`' depth.
-absl::Status AllocateParser(od::parser& parser, size_t bytes, const ReaderLimits& limits,
+absl::Status AllocateParser(od::parser& parser, size_t bytes,
+                            const ReaderLimits& limits,
                             std::string_view source) {
-  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth) return absl::OkStatus();
-  if (parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS) return absl::OkStatus();
+  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth)
+    return absl::OkStatus();
+  if (parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS)
+    return absl::OkStatus();
   return absl::ResourceExhaustedError(
       base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
 }
 
-// One part of a file read on several threads: "[" events "]", in place in the file's buffer,
-// parsed into a Trace of its own.
+// One part of a file read on several threads: "[" events "]", in place in the
+// file's buffer, parsed into a Trace of its own.
 struct EventPart {
   od::parser parser;
   Trace trace;
   absl::Status status;
   std::vector<StringIdRow> string_id_rows;
 
-  // On the reading thread, before the part's thread starts: the parser and the columns are
-  // allocated (or kept, with their capacity, from the last file) from that thread's heap. A
-  // helper thread's own heap would map large blocks afresh for every file, and each new page
-  // costs a fault.
-  void Prepare(size_t text_bytes, size_t reserve_bytes, std::string_view source, const ReaderLimits& limits) {
+  // On the reading thread, before the part's thread starts: the parser and the
+  // columns are allocated (or kept, with their capacity, from the last file)
+  // from that thread's heap. A helper thread's own heap would map large blocks
+  // afresh for every file, and each new page costs a fault.
+  void Prepare(size_t text_bytes, size_t reserve_bytes, std::string_view source,
+               const ReaderLimits& limits) {
     trace.ClearKeepingCapacity();
     trace.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
     string_id_rows.clear();
     status = AllocateParser(parser, text_bytes, limits, source);
   }
 
-  void Parse(std::string_view text, size_t capacity, std::string_view source, const ReaderLimits& limits,
-             const ArgNameTable& arg_names) {
+  void Parse(std::string_view text, size_t capacity, std::string_view source,
+             const ReaderLimits& limits, const ArgNameTable& arg_names) {
     if (!status.ok()) return;
     TraceParser part(trace, text, source, limits, arg_names);
     part.set_reserve_bytes(0);  // reserved by Prepare
@@ -1033,14 +1182,16 @@ struct EventPart {
 
 class KinetoReader::Impl {
  public:
-  Impl(ReaderLimits limits, ReadParallelism parallelism) : limits_(limits), parallelism_(parallelism) {}
+  Impl(ReaderLimits limits, ReadParallelism parallelism)
+      : limits_(limits), parallelism_(parallelism) {}
 
   absl::StatusOr<Trace> ReadFile(const std::string& path) {
     PD_RETURN_IF_ERROR(buffer_.Load(path, limits_));
     return Parse(path);
   }
 
-  absl::StatusOr<Trace> ReadBytes(std::string_view bytes, std::string_view source) {
+  absl::StatusOr<Trace> ReadBytes(std::string_view bytes,
+                                  std::string_view source) {
     PD_RETURN_IF_ERROR(buffer_.LoadBytes(bytes, source, limits_));
     return Parse(source);
   }
@@ -1051,9 +1202,11 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
-    const size_t parts = std::min<size_t>(std::max(parallelism_.threads, 1),
-                                          json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
-    // Past simdjson's limit for one document the single pass refuses the file; parts would not.
+    const size_t parts = std::min<size_t>(
+        std::max(parallelism_.threads, 1),
+        json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
+    // Past simdjson's limit for one document the single pass refuses the file;
+    // parts would not.
     if (parts > 1 && json.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
       const EventSplit split = FindEventSplit(json, parts);
       if (!split.cuts.empty()) {
@@ -1072,13 +1225,16 @@ class KinetoReader::Impl {
     return trace;
   }
 
-  // Parses the file split at `split`, or returns nullopt when a part fails or the split proves
-  // not to be the event array cut between events (the caller then reads in one pass, which
-  // gives the exact error). The parts are parsed in place: each cut's comma becomes the "]"
-  // that ends one part, and the blank before its '{' the "[" that starts the next. The text
-  // around the array ("{...\"traceEvents\": [" and "], ...}") is parsed as one small document
-  // with an empty array, so the top-level fields are read as in one pass.
-  std::optional<Trace> ParseInParts(std::string_view source, const EventSplit& split) {
+  // Parses the file split at `split`, or returns nullopt when a part fails or
+  // the split proves not to be the event array cut between events (the caller
+  // then reads in one pass, which gives the exact error). The parts are parsed
+  // in place: each cut's comma becomes the "]" that ends one part, and the
+  // blank before its '{' the "[" that starts the next. The text around the
+  // array ("{...\"traceEvents\": [" and "], ...}") is parsed as one small
+  // document with an empty array, so the top-level fields are read as in one
+  // pass.
+  std::optional<Trace> ParseInParts(std::string_view source,
+                                    const EventSplit& split) {
     const std::string_view json = buffer_.json();
     const size_t n = split.cuts.size() + 1;
     if (parts_.size() < n) parts_.resize(n);
@@ -1089,13 +1245,17 @@ class KinetoReader::Impl {
     outside_.append(json.substr(split.array_end));
     const size_t outside_size = outside_.size();
     outside_.resize(outside_size + kJsonPadding, ' ');
-    if (!AllocateParser(parser_, outside_size, limits_, source).ok()) return std::nullopt;
+    if (!AllocateParser(parser_, outside_size, limits_, source).ok())
+      return std::nullopt;
     {
-      TraceParser fields(outside, std::string_view(outside_.data(), outside_size), source, limits_,
-                         arg_names_);
-      // Nothing but the top-level fields may come from here: no events, kept or dropped.
-      if (!fields.Parse(parser_, outside_.size()).ok() || outside.events.size() != 0 ||
-          outside.strings.size() != 1 || outside.counters.unsupported_phase_events != 0 ||
+      TraceParser fields(outside,
+                         std::string_view(outside_.data(), outside_size),
+                         source, limits_, arg_names_);
+      // Nothing but the top-level fields may come from here: no events, kept or
+      // dropped.
+      if (!fields.Parse(parser_, outside_.size()).ok() ||
+          outside.events.size() != 0 || outside.strings.size() != 1 ||
+          outside.counters.unsupported_phase_events != 0 ||
           fields.events_offset() != split.array_begin) {
         return std::nullopt;
       }
@@ -1109,7 +1269,8 @@ class KinetoReader::Impl {
       text[cut.comma] = ']';
       text[cut.next - 1] = '[';
     }
-    // The text is put back however this ends, so a one-pass read after it sees the file.
+    // The text is put back however this ends, so a one-pass read after it sees
+    // the file.
     absl::Cleanup restore = [&] {
       for (size_t c = 0; c < split.cuts.size(); ++c) {
         text[split.cuts[c].comma] = saved[2 * c];
@@ -1120,16 +1281,20 @@ class KinetoReader::Impl {
       std::vector<std::jthread> threads;
       std::function<void()> first_part;
       for (size_t k = 0; k < n; ++k) {
-        const size_t begin = k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
+        const size_t begin =
+            k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
         const size_t end = k + 1 == n ? split.array_end : split.cuts[k].comma;
         const std::string_view part(text + begin, end + 1 - begin);
         // The first part's columns are the ones the others are appended to.
-        parts_[k].Prepare(part.size(), k == 0 ? json.size() : part.size(), source, limits_);
-        auto parse = [this, k, part, source, capacity = buffer_.capacity() - begin] {
+        parts_[k].Prepare(part.size(), k == 0 ? json.size() : part.size(),
+                          source, limits_);
+        auto parse = [this, k, part, source,
+                      capacity = buffer_.capacity() - begin] {
           parts_[k].Parse(part, capacity, source, limits_, arg_names_);
         };
         if (k == 0) {
-          first_part = parse;  // on this thread, so the result's columns come from its heap
+          first_part = parse;  // on this thread, so the result's columns come
+                               // from its heap
           continue;
         }
         try {
@@ -1148,10 +1313,11 @@ class KinetoReader::Impl {
     Trace trace = std::move(parts_[0].trace);
     trace.metadata = std::move(outside.metadata);
     for (size_t k = 1; k < n; ++k) {
-      AppendTrace(trace, parts_[k].trace, {.string_id_rows = &parts_[k].string_id_rows});
+      AppendTrace(trace, parts_[k].trace,
+                  {.string_id_rows = &parts_[k].string_id_rows});
     }
-    // One pass fails on any event after the max_events-th kept one, even one it would drop:
-    // at the limit only one pass can tell.
+    // One pass fails on any event after the max_events-th kept one, even one it
+    // would drop: at the limit only one pass can tell.
     if (trace.events.size() >= limits_.max_events) return std::nullopt;
     return trace;
   }
@@ -1161,10 +1327,11 @@ class KinetoReader::Impl {
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
-  // Kept between files, so their parsers and columns are reused; a reader that read a large
-  // file in parts holds that memory (about 6 bytes per byte of JSON) until it is destroyed.
+  // Kept between files, so their parsers and columns are reused; a reader that
+  // read a large file in parts holds that memory (about 6 bytes per byte of
+  // JSON) until it is destroyed.
   std::vector<EventPart> parts_;
-  std::string outside_;           // the text around the event array
+  std::string outside_;  // the text around the event array
   size_t last_read_parts_ = 1;
 };
 
@@ -1176,13 +1343,17 @@ absl::StatusOr<Trace> KinetoReader::ReadFile(const std::string& path) {
   return impl_->ReadFile(path);
 }
 
-size_t KinetoReader::last_read_parts() const { return impl_->last_read_parts(); }
+size_t KinetoReader::last_read_parts() const {
+  return impl_->last_read_parts();
+}
 
-absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes, std::string_view source) {
+absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes,
+                                              std::string_view source) {
   return impl_->ReadBytes(bytes, source);
 }
 
-absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes, std::string_view source) {
+absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes,
+                                      std::string_view source) {
   KinetoReader reader;
   return reader.ReadBytes(bytes, source);
 }

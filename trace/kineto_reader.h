@@ -1,12 +1,17 @@
-// Reads PyTorch profiler traces (Kineto Chrome-trace JSON of every era, and the legacy
-// profiler's bare event array; .json or .json.gz) into a Trace.
+// Reads PyTorch profiler traces (Kineto Chrome-trace JSON of every era, and the
+// legacy profiler's bare event array; .json or .json.gz) into a Trace.
 //
 // Design:
-// 1. One simdjson on-demand pass; each event's fields are visited once and dispatched on the key.
-// 2. The reader translates, it does not interpret: categories become kinds, times become exact
-//    nanoseconds, arguments become typed columns. Steps and trees belong to analysis/.
-// 3. Bad input is an error naming the source, the event index, the byte offset and the field.
-//    Unknown fields are skipped; unknown categories are kept as EventKind::kOther and counted.
+// 1. One simdjson on-demand pass; each event's fields are visited once and
+// dispatched on the key.
+// 2. The reader translates, it does not interpret: categories become kinds,
+// times become exact
+//    nanoseconds, arguments become typed columns. Steps and trees belong to
+//    analysis/.
+// 3. Bad input is an error naming the source, the event index, the byte offset
+// and the field.
+//    Unknown fields are skipped; unknown categories are kept as
+//    EventKind::kOther and counted.
 #ifndef PROFDIFF_TRACE_KINETO_READER_H_
 #define PROFDIFF_TRACE_KINETO_READER_H_
 
@@ -21,11 +26,12 @@
 
 namespace profdiff::trace {
 
-// How many threads one file's events may be parsed on: a file of N bytes is cut into at most
-// min(threads, N / min_part_bytes) parts of about equal size, only where the text shows one
-// event ending and the next beginning on a new line (event_split.h). The result is the one a
-// single pass gives, and so are the errors: whatever the parts cannot prove (a wrong cut, a
-// failing part, a file at max_events) is read again in one pass.
+// How many threads one file's events may be parsed on: a file of N bytes is cut
+// into at most min(threads, N / min_part_bytes) parts of about equal size, only
+// where the text shows one event ending and the next beginning on a new line
+// (event_split.h). The result is the one a single pass gives, and so are the
+// errors: whatever the parts cannot prove (a wrong cut, a failing part, a file
+// at max_events) is read again in one pass.
 struct ReadParallelism {
   int threads = 1;
   size_t min_part_bytes = size_t{8} << 20;
@@ -34,17 +40,21 @@ struct ReadParallelism {
 // Reusable reader: keeps its parser and buffers between files. One per thread.
 class KinetoReader {
  public:
-  explicit KinetoReader(ReaderLimits limits = {}, ReadParallelism parallelism = {});
+  explicit KinetoReader(ReaderLimits limits = {},
+                        ReadParallelism parallelism = {});
   ~KinetoReader();
   KinetoReader(const KinetoReader&) = delete;
   KinetoReader& operator=(const KinetoReader&) = delete;
 
-  // Reads a trace file. Errors: NotFound, DataLoss (corrupt gzip), InvalidArgument (bad JSON or
-  // event), ResourceExhausted (a limit); every message starts with `path`.
+  // Reads a trace file. Errors: NotFound, DataLoss (corrupt gzip),
+  // InvalidArgument (bad JSON or event), ResourceExhausted (a limit); every
+  // message starts with `path`.
   absl::StatusOr<Trace> ReadFile(const std::string& path);
 
-  // Reads trace bytes (JSON, or gzip of JSON) held by the caller; `source` names them in errors.
-  absl::StatusOr<Trace> ReadBytes(std::string_view bytes, std::string_view source);
+  // Reads trace bytes (JSON, or gzip of JSON) held by the caller; `source`
+  // names them in errors.
+  absl::StatusOr<Trace> ReadBytes(std::string_view bytes,
+                                  std::string_view source);
 
   // How many parts the last successful read was parsed in (1: a single pass).
   size_t last_read_parts() const;
@@ -55,7 +65,8 @@ class KinetoReader {
 };
 
 // One-shot convenience over KinetoReader::ReadBytes.
-absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes, std::string_view source);
+absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes,
+                                      std::string_view source);
 
 }  // namespace profdiff::trace
 

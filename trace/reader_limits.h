@@ -1,5 +1,5 @@
-// Limits on what a trace file may make the reader allocate (STYLE.md §9): crossing one is
-// ResourceExhausted naming the limit.
+// Limits on what a trace file may make the reader allocate (STYLE.md §9):
+// crossing one is ResourceExhausted naming the limit.
 #ifndef PROFDIFF_TRACE_READER_LIMITS_H_
 #define PROFDIFF_TRACE_READER_LIMITS_H_
 
@@ -8,14 +8,16 @@
 namespace profdiff::trace {
 
 struct ReaderLimits {
-  uint64_t max_file_bytes = uint64_t{4} << 30;   // on disk, compressed or not
-  uint64_t max_json_bytes = uint64_t{8} << 30;   // after gunzip; the largest real trace is 87 MB
-  // Decompression-bomb guard: gunzipped JSON past 64 MiB may be at most this many times its
-  // compressed size (real traces compress 5-30x; 3 GiB of blanks compress 1000x).
+  uint64_t max_file_bytes = uint64_t{4} << 30;  // on disk, compressed or not
+  uint64_t max_json_bytes =
+      uint64_t{8} << 30;  // after gunzip; the largest real trace is 87 MB
+  // Decompression-bomb guard: gunzipped JSON past 64 MiB may be at most this
+  // many times its compressed size (real traces compress 5-30x; 3 GiB of blanks
+  // compress 1000x).
   uint64_t max_gzip_ratio = 200;
   uint64_t max_events = 100'000'000;
-  uint32_t max_string_bytes = 1 << 20;           // one name, category or shape list
-  uint32_t max_depth = 64;                       // JSON nesting (Kineto uses 5)
+  uint32_t max_string_bytes = 1 << 20;  // one name, category or shape list
+  uint32_t max_depth = 64;              // JSON nesting (Kineto uses 5)
 };
 
 }  // namespace profdiff::trace

@@ -22,12 +22,14 @@ Trace MergeSpans(std::vector<Trace> spans) {
   for (size_t k = 1; k < spans.size(); ++k) {
     merged.span_begin.push_back(static_cast<uint32_t>(merged.events.size()));
     AppendTrace(merged, spans[k],
-                SpanMergeShift(k, spans[k].metadata.base_time_ns, merged.metadata.base_time_ns));
+                SpanMergeShift(k, spans[k].metadata.base_time_ns,
+                               merged.metadata.base_time_ns));
   }
   return merged;
 }
 
-AppendShift SpanMergeShift(size_t k, int64_t base_time_ns, int64_t first_base_time_ns) {
+AppendShift SpanMergeShift(size_t k, int64_t base_time_ns,
+                           int64_t first_base_time_ns) {
   return {.time_ns = base_time_ns - first_base_time_ns,
           .id_offset = static_cast<int64_t>(k) << kSpanIdShift};
 }

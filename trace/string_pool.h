@@ -1,5 +1,6 @@
-// Interned strings of one span: names, categories and shapes are stored once and referred to by
-// StringId, so the reader allocates per distinct string, not per event (STYLE.md §9).
+// Interned strings of one span: names, categories and shapes are stored once
+// and referred to by StringId, so the reader allocates per distinct string, not
+// per event (STYLE.md §9).
 #ifndef PROFDIFF_TRACE_STRING_POOL_H_
 #define PROFDIFF_TRACE_STRING_POOL_H_
 
@@ -25,16 +26,19 @@ struct StringId {
   }
 };
 
-// Debian's Abseil has its own string_view and hashes std::string_view through std::hash, which
-// is slower; this hashes the same bytes as an absl::string_view.
+// Debian's Abseil has its own string_view and hashes std::string_view through
+// std::hash, which is slower; this hashes the same bytes as an
+// absl::string_view.
 struct TextHash {
   size_t operator()(std::string_view text) const {
-    return absl::Hash<absl::string_view>()(absl::string_view(text.data(), text.size()));
+    return absl::Hash<absl::string_view>()(
+        absl::string_view(text.data(), text.size()));
   }
 };
 
-// Owns distinct strings; ids are dense from 0 and stable for the pool's life. Views returned by
-// Get() stay valid while the pool lives (strings are never moved). Not thread-safe.
+// Owns distinct strings; ids are dense from 0 and stable for the pool's life.
+// Views returned by Get() stay valid while the pool lives (strings are never
+// moved). Not thread-safe.
 class StringPool {
  public:
   StringPool();
@@ -47,7 +51,8 @@ class StringPool {
   size_t size() const { return strings_.size(); }
 
  private:
-  std::deque<std::string> strings_;  // deque: growth never moves the strings the views point at
+  std::deque<std::string>
+      strings_;  // deque: growth never moves the strings the views point at
   absl::flat_hash_map<std::string_view, StringId, TextHash> ids_;
 };
 

@@ -3,9 +3,11 @@
 namespace profdiff::trace {
 namespace {
 
-// Arguments per event are few (at most a dozen), so a linear scan beats any index.
+// Arguments per event are few (at most a dozen), so a linear scan beats any
+// index.
 template <typename Column, typename T = typename Column::value_type>
-std::optional<T> FindArg(const Trace& trace, size_t i, ArgKey key, const Column& column) {
+std::optional<T> FindArg(const Trace& trace, size_t i, ArgKey key,
+                         const Column& column) {
   const uint32_t begin = trace.events.arg_begin[i];
   const uint32_t end = trace.events.arg_begin[i + 1];
   for (uint32_t a = begin; a < end; ++a) {

@@ -1,10 +1,14 @@
-// One span of profiler events in memory: a columnar EventTable, its typed arguments, the
-// interned strings, and what the file said about its worker (devices, rank, time base).
+// One span of profiler events in memory: a columnar EventTable, its typed
+// arguments, the interned strings, and what the file said about its worker
+// (devices, rank, time base).
 //
 // Design:
-// 1. Columns, not structs: analysis scans a few columns of many events (STYLE.md §9).
-// 2. Times are int64 nanoseconds relative to `metadata.base_time_ns`, exactly as written.
-// 3. Arguments are sparse: event i owns rows [arg_begin[i], arg_begin[i + 1]) of `args`.
+// 1. Columns, not structs: analysis scans a few columns of many events
+// (STYLE.md §9).
+// 2. Times are int64 nanoseconds relative to `metadata.base_time_ns`, exactly
+// as written.
+// 3. Arguments are sparse: event i owns rows [arg_begin[i], arg_begin[i + 1])
+// of `args`.
 #ifndef PROFDIFF_TRACE_TRACE_H_
 #define PROFDIFF_TRACE_TRACE_H_
 
@@ -19,10 +23,11 @@
 namespace profdiff::trace {
 
 // "No value" markers for the optional integer columns.
-inline constexpr int64_t kNoId = 0;          // correlation, external id, fwd thread id
-inline constexpr int64_t kNoSequence = -1;   // sequence number, python ids
+inline constexpr int64_t kNoId = 0;  // correlation, external id, fwd thread id
+inline constexpr int64_t kNoSequence = -1;  // sequence number, python ids
 
-// Events in columns; all vectors have size() entries (arg_begin has size() + 1).
+// Events in columns; all vectors have size() entries (arg_begin has size() +
+// 1).
 struct EventTable {
   std::vector<EventKind> kind;
   std::vector<EventPhase> phase;
@@ -46,10 +51,12 @@ struct EventTable {
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
   void Reserve(size_t events);
   void Clear();  // keeps capacity
-  // Column by column (string ids compare as ids: equal only within one pool's numbering).
+  // Column by column (string ids compare as ids: equal only within one pool's
+  // numbering).
   friend bool operator==(const EventTable&, const EventTable&) = default;
 
-  // Calls `f` on every per-event column (not arg_begin, which has one more entry).
+  // Calls `f` on every per-event column (not arg_begin, which has one more
+  // entry).
   template <typename F>
   void ForEachColumn(F f) {
     ForEachColumnOf(*this, f);
@@ -106,7 +113,12 @@ struct DeviceInfo {
   friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
 };
 
-enum class SourceFormat : uint8_t { kUnspecified, kKinetoJson, kLegacyJson, kCupti };
+enum class SourceFormat : uint8_t {
+  kUnspecified,
+  kKinetoJson,
+  kLegacyJson,
+  kCupti
+};
 
 // What the file says about the worker that wrote it.
 struct TraceMetadata {
@@ -124,8 +136,8 @@ struct TraceMetadata {
 
 // Tolerated oddities, counted so nothing is dropped silently (STYLE.md §5).
 struct ReadCounters {
-  int64_t unknown_category_events = 0;  // kept as EventKind::kOther
-  int64_t unsupported_phase_events = 0; // e.g. "B"/"E" pairs: not kept
+  int64_t unknown_category_events = 0;   // kept as EventKind::kOther
+  int64_t unsupported_phase_events = 0;  // e.g. "B"/"E" pairs: not kept
   friend bool operator==(const ReadCounters&, const ReadCounters&) = default;
 };
 
@@ -136,12 +148,13 @@ struct Trace {
   ArgTable args;
   TraceMetadata metadata;
   ReadCounters counters;
-  // Event index where each span (profiling window) begins; {0} for a single file. Steps and GPU
-  // metrics are computed per span, so the gap between two windows counts for nothing.
+  // Event index where each span (profiling window) begins; {0} for a single
+  // file. Steps and GPU metrics are computed per span, so the gap between two
+  // windows counts for nothing.
   std::vector<uint32_t> span_begin = {0};
 
-  // Makes this an empty Trace whose event and argument columns keep their capacity, for a reader
-  // that reads one span after another into it.
+  // Makes this an empty Trace whose event and argument columns keep their
+  // capacity, for a reader that reads one span after another into it.
   void ClearKeepingCapacity();
 
   // The integer/double/string value of `key` on event `i`, if present.

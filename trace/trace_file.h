@@ -1,5 +1,5 @@
-// Reads a trace file from disk into memory, gunzipping `.gz` content (detected by its magic
-// bytes, not the name), into a buffer padded for simdjson.
+// Reads a trace file from disk into memory, gunzipping `.gz` content (detected
+// by its magic bytes, not the name), into a buffer padded for simdjson.
 #ifndef PROFDIFF_TRACE_TRACE_FILE_H_
 #define PROFDIFF_TRACE_TRACE_FILE_H_
 
@@ -19,17 +19,20 @@ inline constexpr size_t kJsonPadding = 64;
 // Reusable buffers for reading trace files; one per thread.
 class TraceFileBuffer {
  public:
-  // Replaces the contents with the JSON text of `path`. Errors name the path: NotFound,
-  // ResourceExhausted (max_file_bytes / max_json_bytes), DataLoss (corrupt or truncated gzip).
+  // Replaces the contents with the JSON text of `path`. Errors name the path:
+  // NotFound, ResourceExhausted (max_file_bytes / max_json_bytes), DataLoss
+  // (corrupt or truncated gzip).
   absl::Status Load(const std::string& path, const ReaderLimits& limits);
   // Replaces the contents with `bytes`, gunzipping them when they are gzip.
-  absl::Status LoadBytes(std::string_view bytes, std::string_view source, const ReaderLimits& limits);
+  absl::Status LoadBytes(std::string_view bytes, std::string_view source,
+                         const ReaderLimits& limits);
 
   // The JSON text; at least kJsonPadding bytes of capacity follow it.
   std::string_view json() const { return {json_.data(), json_size_}; }
   size_t capacity() const { return json_.size(); }
   const char* data() const { return json_.data(); }
-  // For a reader that cuts the text in place and puts it back (kineto_reader.cc).
+  // For a reader that cuts the text in place and puts it back
+  // (kineto_reader.cc).
   char* mutable_data() { return json_.data(); }
 
  private:

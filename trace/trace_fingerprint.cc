@@ -1,10 +1,11 @@
 #include "trace/trace_fingerprint.h"
 
+#include <xxhash.h>
+
 #include <type_traits>
 #include <vector>
 
 #include <absl/strings/str_format.h>
-#include <xxhash.h>
 
 namespace profdiff::trace {
 namespace {
@@ -17,7 +18,9 @@ class Hasher {
   Hasher(const Hasher&) = delete;
   Hasher& operator=(const Hasher&) = delete;
 
-  void Bytes(const void* data, size_t size) { XXH3_64bits_update(state_, data, size); }
+  void Bytes(const void* data, size_t size) {
+    XXH3_64bits_update(state_, data, size);
+  }
   template <typename T>
   void Value(const T& value) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -43,14 +46,16 @@ class Hasher {
 
 uint64_t TraceFingerprint(const Trace& trace) {
   Hasher hash;
-  trace.events.ForEachColumn([&hash](const auto& column) { hash.Column(column); });
+  trace.events.ForEachColumn(
+      [&hash](const auto& column) { hash.Column(column); });
   hash.Column(trace.events.arg_begin);
   hash.Column(trace.args.key);
   hash.Column(trace.args.int_value);
   hash.Column(trace.args.double_value);
   hash.Column(trace.args.string_value);
   hash.Value(trace.strings.size());
-  for (uint32_t id = 0; id < trace.strings.size(); ++id) hash.Text(trace.strings.Get(StringId{id}));
+  for (uint32_t id = 0; id < trace.strings.size(); ++id)
+    hash.Text(trace.strings.Get(StringId{id}));
   const TraceMetadata& m = trace.metadata;
   hash.Value(m.has_distributed_info);
   hash.Value(m.rank);

@@ -5,20 +5,28 @@ namespace {
 
 v1::SourceFormat ToProto(SourceFormat format) {
   switch (format) {
-    case SourceFormat::kKinetoJson: return v1::SOURCE_FORMAT_KINETO_JSON;
-    case SourceFormat::kLegacyJson: return v1::SOURCE_FORMAT_LEGACY_JSON;
-    case SourceFormat::kCupti: return v1::SOURCE_FORMAT_CUPTI;
-    case SourceFormat::kUnspecified: break;
+    case SourceFormat::kKinetoJson:
+      return v1::SOURCE_FORMAT_KINETO_JSON;
+    case SourceFormat::kLegacyJson:
+      return v1::SOURCE_FORMAT_LEGACY_JSON;
+    case SourceFormat::kCupti:
+      return v1::SOURCE_FORMAT_CUPTI;
+    case SourceFormat::kUnspecified:
+      break;
   }
   return v1::SOURCE_FORMAT_UNSPECIFIED;
 }
 
 SourceFormat FromProto(v1::SourceFormat format) {
   switch (format) {
-    case v1::SOURCE_FORMAT_KINETO_JSON: return SourceFormat::kKinetoJson;
-    case v1::SOURCE_FORMAT_LEGACY_JSON: return SourceFormat::kLegacyJson;
-    case v1::SOURCE_FORMAT_CUPTI: return SourceFormat::kCupti;
-    default: break;
+    case v1::SOURCE_FORMAT_KINETO_JSON:
+      return SourceFormat::kKinetoJson;
+    case v1::SOURCE_FORMAT_LEGACY_JSON:
+      return SourceFormat::kLegacyJson;
+    case v1::SOURCE_FORMAT_CUPTI:
+      return SourceFormat::kCupti;
+    default:
+      break;
   }
   return SourceFormat::kUnspecified;
 }
@@ -46,7 +54,8 @@ v1::WorkerInfo WorkerInfoOf(const Trace& trace) {
     device->set_num_sms(d.num_sms);
     device->set_compute_major(d.compute_major);
     device->set_compute_minor(d.compute_minor);
-    device->set_max_threads_per_multiprocessor(d.max_threads_per_multiprocessor);
+    device->set_max_threads_per_multiprocessor(
+        d.max_threads_per_multiprocessor);
     device->set_warp_size(d.warp_size);
   }
   return info;
@@ -66,8 +75,8 @@ void ApplyWorkerInfo(const v1::WorkerInfo& info, Trace& trace) {
   trace.counters.unknown_category_events = info.unknown_category_count();
   m.devices.clear();
   for (const v1::DeviceProperties& d : info.devices()) {
-    m.devices.push_back({d.id(), d.name(), d.total_global_mem_bytes(), d.num_sms(),
-                         d.compute_major(), d.compute_minor(),
+    m.devices.push_back({d.id(), d.name(), d.total_global_mem_bytes(),
+                         d.num_sms(), d.compute_major(), d.compute_minor(),
                          d.max_threads_per_multiprocessor(), d.warp_size()});
   }
 }

@@ -10,8 +10,8 @@ ActivityBufferPool::ActivityBufferPool(size_t count, size_t bytes)
   buffers_.reserve(count);
   absl::MutexLock lock(&mu_);
   for (size_t i = 0; i < count; ++i) {
-    buffers_.push_back(
-        Aligned{std::make_unique_for_overwrite<uint64_t[]>(bytes_ / sizeof(uint64_t))});
+    buffers_.push_back(Aligned{
+        std::make_unique_for_overwrite<uint64_t[]>(bytes_ / sizeof(uint64_t))});
     free_.push_back(buffers_.back().bytes());
   }
 }
@@ -28,8 +28,9 @@ uint8_t* ActivityBufferPool::Acquire() {
 }
 
 void ActivityBufferPool::Release(uint8_t* buffer) {
-  const bool ours = std::any_of(buffers_.begin(), buffers_.end(),
-                                [buffer](const Aligned& a) { return a.bytes() == buffer; });
+  const bool ours =
+      std::any_of(buffers_.begin(), buffers_.end(),
+                  [buffer](const Aligned& a) { return a.bytes() == buffer; });
   absl::MutexLock lock(&mu_);
   if (!ours || std::find(free_.begin(), free_.end(), buffer) != free_.end()) {
     ++foreign_releases_;  // not ours, or released twice

@@ -1,6 +1,6 @@
-// The fixed pool of buffers CUPTI fills with activity records: memory stays bounded however far
-// the consumer falls behind, and an empty pool makes CUPTI drop (and count) records instead of
-// the process growing without limit.
+// The fixed pool of buffers CUPTI fills with activity records: memory stays
+// bounded however far the consumer falls behind, and an empty pool makes CUPTI
+// drop (and count) records instead of the process growing without limit.
 #ifndef PROFDIFF_AGENT_CUPTI_ACTIVITY_BUFFER_POOL_H_
 #define PROFDIFF_AGENT_CUPTI_ACTIVITY_BUFFER_POOL_H_
 
@@ -20,12 +20,14 @@ inline constexpr size_t kActivityBufferAlignment = 8;
 // Thread-safe: CUPTI requests and completes buffers on its own threads.
 class ActivityBufferPool {
  public:
-  // `count` buffers of `bytes` each (rounded up to the alignment), allocated now.
+  // `count` buffers of `bytes` each (rounded up to the alignment), allocated
+  // now.
   ActivityBufferPool(size_t count, size_t bytes);
 
   // A free buffer of buffer_bytes(), or nullptr when every buffer is in use.
   uint8_t* Acquire() ABSL_LOCKS_EXCLUDED(mu_);
-  // Returns a buffer Acquire gave out. A pointer that is not one is ignored and counted.
+  // Returns a buffer Acquire gave out. A pointer that is not one is ignored and
+  // counted.
   void Release(uint8_t* buffer) ABSL_LOCKS_EXCLUDED(mu_);
 
   size_t buffer_bytes() const { return bytes_; }

@@ -15,14 +15,16 @@ absl::Status BadSpec(std::string_view text, std::string_view why) {
 }
 
 // "N" or "A-B" into first/last, both >= 0 and first <= last.
-absl::Status ParseRange(std::string_view text, std::string_view range, CaptureSpec& spec) {
+absl::Status ParseRange(std::string_view text, std::string_view range,
+                        CaptureSpec& spec) {
   const size_t dash = range.find('-');
   if (!base::ParseInt64(range.substr(0, dash), spec.first) || spec.first < 0) {
     return BadSpec(text, "not a non-negative integer before '-'");
   }
   spec.last = spec.first;
   if (dash != std::string_view::npos &&
-      (!base::ParseInt64(range.substr(dash + 1), spec.last) || spec.last < spec.first)) {
+      (!base::ParseInt64(range.substr(dash + 1), spec.last) ||
+       spec.last < spec.first)) {
     return BadSpec(text, "the end is not an integer at or after the start");
   }
   return absl::OkStatus();
@@ -35,18 +37,21 @@ absl::StatusOr<CaptureSpec> ParseCaptureSpec(std::string_view text) {
   if (text.empty() || text == "always") return spec;
   if (text.starts_with("steps:")) {
     spec.mode = CaptureMode::kSteps;
-    if (absl::Status s = ParseRange(text, text.substr(6), spec); !s.ok()) return s;
+    if (absl::Status s = ParseRange(text, text.substr(6), spec); !s.ok())
+      return s;
     return spec;
   }
   if (text.starts_with("seconds:")) {
     spec.mode = CaptureMode::kSeconds;
     const std::string_view range = text.substr(8);
     if (absl::Status s = ParseRange(text, range, spec); !s.ok()) return s;
-    if (range.find('-') == std::string_view::npos) {  // "seconds:D": from 0 for D seconds
+    if (range.find('-') ==
+        std::string_view::npos) {  // "seconds:D": from 0 for D seconds
       spec.last = spec.first;
       spec.first = 0;
     }
-    if (spec.last == spec.first) return BadSpec(text, "the window lasts 0 seconds");
+    if (spec.last == spec.first)
+      return BadSpec(text, "the window lasts 0 seconds");
     return spec;
   }
   return BadSpec(text, "unknown mode");
@@ -54,9 +59,12 @@ absl::StatusOr<CaptureSpec> ParseCaptureSpec(std::string_view text) {
 
 std::string CaptureSpecText(const CaptureSpec& spec) {
   switch (spec.mode) {
-    case CaptureMode::kAlways: return "always";
-    case CaptureMode::kSeconds: return base::StrCat("seconds:", spec.first, "-", spec.last);
-    case CaptureMode::kSteps: return base::StrCat("steps:", spec.first, "-", spec.last);
+    case CaptureMode::kAlways:
+      return "always";
+    case CaptureMode::kSeconds:
+      return base::StrCat("seconds:", spec.first, "-", spec.last);
+    case CaptureMode::kSteps:
+      return base::StrCat("steps:", spec.first, "-", spec.last);
   }
   return "always";
 }
@@ -81,7 +89,8 @@ void CaptureWindow::Close(uint64_t t_ns) {
 void CaptureWindow::StepStarted(int64_t step, uint64_t t_ns) {
   if (spec_.mode != CaptureMode::kSteps) return;
   if (step >= spec_.first && step <= spec_.last) Open(t_ns);
-  // A step past the window that starts while it is open (its end was never seen) closes it.
+  // A step past the window that starts while it is open (its end was never
+  // seen) closes it.
   if (step > spec_.last) Close(t_ns);
 }
 
@@ -100,7 +109,8 @@ void CaptureWindow::OnStepRangeEnd(int64_t step, uint64_t t_ns) {
 
 void CaptureWindow::OnProfilerStart(uint64_t t_ns) {
   if (source_ == StepSource::kUnknown) source_ = StepSource::kProfilerApi;
-  if (source_ == StepSource::kProfilerApi) StepStarted(profiler_starts_++, t_ns);
+  if (source_ == StepSource::kProfilerApi)
+    StepStarted(profiler_starts_++, t_ns);
 }
 
 void CaptureWindow::OnProfilerStop(uint64_t t_ns) {
@@ -111,8 +121,10 @@ void CaptureWindow::OnProfilerStop(uint64_t t_ns) {
 
 void CaptureWindow::OnTime(uint64_t t_ns) {
   if (spec_.mode != CaptureMode::kSeconds) return;
-  const uint64_t begin = injected_ns_ + static_cast<uint64_t>(spec_.first * kNsPerSecond);
-  const uint64_t end = injected_ns_ + static_cast<uint64_t>(spec_.last * kNsPerSecond);
+  const uint64_t begin =
+      injected_ns_ + static_cast<uint64_t>(spec_.first * kNsPerSecond);
+  const uint64_t end =
+      injected_ns_ + static_cast<uint64_t>(spec_.last * kNsPerSecond);
   if (state_ == State::kWaiting && t_ns >= begin) Open(begin);
   if (state_ == State::kOpen && t_ns >= end) Close(end);
 }

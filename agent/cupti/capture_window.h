@@ -1,14 +1,18 @@
-// When the injection library captures: PROFDIFF_CAPTURE parsed, and the window it opens and
-// closes as steps, cudaProfilerStart/Stop calls and time go by.
+// When the injection library captures: PROFDIFF_CAPTURE parsed, and the window
+// it opens and closes as steps, cudaProfilerStart/Stop calls and time go by.
 //
 // Design:
-// 1. "always" (the default): from injection to exit. "seconds:D" or "seconds:S-E": D seconds
-//    from injection, or from S to E seconds after it. "steps:A-B" (or "steps:N"): from the start
-//    of step A to the end of step B.
-// 2. Steps are counted by "ProfilerStep#N" NVTX ranges (N as named). A program without them
-//    marks steps with cudaProfilerStart/Stop: the k-th Start (from 0) begins step k and a Stop
-//    ends it. The first kind of marker seen is the one counted, so the two never mix.
-// 3. A window opens once and closes once; times are CUPTI nanoseconds. The owner serialises
+// 1. "always" (the default): from injection to exit. "seconds:D" or
+// "seconds:S-E": D seconds
+//    from injection, or from S to E seconds after it. "steps:A-B" (or
+//    "steps:N"): from the start of step A to the end of step B.
+// 2. Steps are counted by "ProfilerStep#N" NVTX ranges (N as named). A program
+// without them
+//    marks steps with cudaProfilerStart/Stop: the k-th Start (from 0) begins
+//    step k and a Stop ends it. The first kind of marker seen is the one
+//    counted, so the two never mix.
+// 3. A window opens once and closes once; times are CUPTI nanoseconds. The
+// owner serialises
 //    calls (not thread-safe).
 #ifndef PROFDIFF_AGENT_CUPTI_CAPTURE_WINDOW_H_
 #define PROFDIFF_AGENT_CUPTI_CAPTURE_WINDOW_H_
@@ -26,11 +30,13 @@ enum class CaptureMode { kAlways, kSeconds, kSteps };
 struct CaptureSpec {
   CaptureMode mode = CaptureMode::kAlways;
   int64_t first = 0;  // kSteps: first step; kSeconds: seconds after injection
-  int64_t last = 0;   // kSteps: last step (inclusive); kSeconds: end, seconds after injection
+  int64_t last = 0;   // kSteps: last step (inclusive); kSeconds: end, seconds
+                      // after injection
 };
 
-// Parses PROFDIFF_CAPTURE. InvalidArgument naming the variable, the text and the grammar for
-// anything else (a reversed range, a negative number, seconds:0).
+// Parses PROFDIFF_CAPTURE. InvalidArgument naming the variable, the text and
+// the grammar for anything else (a reversed range, a negative number,
+// seconds:0).
 absl::StatusOr<CaptureSpec> ParseCaptureSpec(std::string_view text);
 
 // Prints `spec` as ParseCaptureSpec reads it ("steps:10-20").

@@ -1,9 +1,8 @@
 #include "agent/cupti/cupti_session.h"
 
+#include <generated_nvtx_meta.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <generated_nvtx_meta.h>
 
 #include <cstring>
 #include <utility>
@@ -19,13 +18,19 @@
 namespace profdiff::agent::cupti {
 namespace {
 
-// The kinds issue #7 names, plus DEVICE and CONTEXT records (state for the translator).
+// The kinds issue #7 names, plus DEVICE and CONTEXT records (state for the
+// translator).
 constexpr CUpti_ActivityKind kActivityKinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONTEXT,
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,          CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER,          CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_OVERHEAD,        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_DEVICE,
+    CUPTI_ACTIVITY_KIND_CONTEXT,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_OVERHEAD,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
 
 // OK, or the failed call named with CUPTI's own text for the result.
@@ -33,9 +38,9 @@ absl::Status CuptiCall(CUptiResult result, std::string_view call) {
   if (result == CUPTI_SUCCESS) return absl::OkStatus();
   const char* text = nullptr;
   cuptiGetResultString(result, &text);
-  return absl::InternalError(
-      base::StrCat(call, " failed: ", text == nullptr ? "unknown CUPTI error" : text, " (",
-                   static_cast<int>(result), ")"));
+  return absl::InternalError(base::StrCat(
+      call, " failed: ", text == nullptr ? "unknown CUPTI error" : text, " (",
+      static_cast<int>(result), ")"));
 }
 
 uint64_t Now() {
@@ -45,23 +50,27 @@ uint64_t Now() {
 }
 
 std::string Text(const char* text) {
-  return text == nullptr ? std::string() : std::string(text, strnlen(text, kMaxNvtxMessageBytes));
+  return text == nullptr
+             ? std::string()
+             : std::string(text, strnlen(text, kMaxNvtxMessageBytes));
 }
 
 int64_t ThisThread() { return static_cast<int64_t>(::syscall(SYS_gettid)); }
 
-// Names runtime and driver calls the way Kineto does (CUPTI's name; the translator drops the
-// version suffix).
+// Names runtime and driver calls the way Kineto does (CUPTI's name; the
+// translator drops the version suffix).
 std::string CallbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const char* name = nullptr;
-  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) return "";
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS ||
+      name == nullptr)
+    return "";
   return name;
 }
 
 }  // namespace
 
-CuptiSession::CuptiSession(InjectionConfig config, std::string hostname, int64_t pid,
-                           uint64_t now_ns)
+CuptiSession::CuptiSession(InjectionConfig config, std::string hostname,
+                           int64_t pid, uint64_t now_ns)
     : config_(std::move(config)),
       hostname_(std::move(hostname)),
       pid_(pid),
@@ -71,13 +80,16 @@ CuptiSession::CuptiSession(InjectionConfig config, std::string hostname, int64_t
       span_started_ns_(now_ns) {
   SpanUploaderOptions upload;
   upload.agent_id = base::StrCat("cupti-", config_.worker_name);
-  // The agent's unix socket is local and plaintext; TLS and tokens are for an aggregator.
+  // The agent's unix socket is local and plaintext; TLS and tokens are for an
+  // aggregator.
   if (!config_.target.starts_with("unix:")) {
-    absl::StatusOr<rpc::ChannelSecurity> security = rpc::ChannelSecurity::Load(config_.security);
+    absl::StatusOr<rpc::ChannelSecurity> security =
+        rpc::ChannelSecurity::Load(config_.security);
     if (security.ok()) {
       upload.security = *std::move(security);
     } else {
-      security_error_ = security.status();  // Begin refuses: never fall back to plaintext
+      security_error_ =
+          security.status();  // Begin refuses: never fall back to plaintext
     }
   }
   uploader_ = std::make_unique<BackgroundSpanUploader>(
@@ -95,76 +107,93 @@ absl::Status CuptiSession::Begin(CUpti_BuffersCallbackRequestFunc request,
                                  CUpti_BuffersCallbackCompleteFunc complete) {
   if (!security_error_.ok()) return security_error_;
   // System thread ids on API records: the ids NVTX ranges carry (gettid).
-  if (absl::Status s = CuptiCall(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
-                                 "cuptiSetThreadIdType");
+  if (absl::Status s =
+          CuptiCall(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+                    "cuptiSetThreadIdType");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CuptiCall(cuptiActivityRegisterCallbacks(request, complete),
-                                 "cuptiActivityRegisterCallbacks");
+  if (absl::Status s =
+          CuptiCall(cuptiActivityRegisterCallbacks(request, complete),
+                    "cuptiActivityRegisterCallbacks");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CuptiCall(cuptiSubscribe(&subscriber_, &CuptiSession::Callback, this),
-                                 "cuptiSubscribe");
+  if (absl::Status s =
+          CuptiCall(cuptiSubscribe(&subscriber_, &CuptiSession::Callback, this),
+                    "cuptiSubscribe");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CuptiCall(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX),
-                                 "cuptiEnableDomain(NVTX)");
+  if (absl::Status s =
+          CuptiCall(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX),
+                    "cuptiEnableDomain(NVTX)");
       !s.ok()) {
     return s;
   }
-  for (CUpti_CallbackId cbid : {CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
-                                CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000}) {
-    if (absl::Status s = CuptiCall(
-            cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
-            "cuptiEnableCallback(cudaProfilerStart/Stop)");
+  for (CUpti_CallbackId cbid :
+       {CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+        CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000}) {
+    if (absl::Status s =
+            CuptiCall(cuptiEnableCallback(1, subscriber_,
+                                          CUPTI_CB_DOMAIN_RUNTIME_API, cbid),
+                      "cuptiEnableCallback(cudaProfilerStart/Stop)");
         !s.ok()) {
       return s;
     }
   }
   for (CUpti_ActivityKind kind : kActivityKinds) {
-    if (absl::Status s = CuptiCall(cuptiActivityEnable(kind),
-                                   base::StrCat("cuptiActivityEnable(kind ", kind, ")"));
+    if (absl::Status s =
+            CuptiCall(cuptiActivityEnable(kind),
+                      base::StrCat("cuptiActivityEnable(kind ", kind, ")"));
         !s.ok()) {
       return s;
     }
   }
   flusher_ = std::jthread([this](std::stop_token stop) { FlushLoop(stop); });
-  PD_LOG(INFO, "cupti capture started run=%s worker=%s rank=%d capture=%s target=%s", config_.run,
-         config_.worker_name, config_.rank, CaptureSpecText(config_.capture), config_.target);
+  PD_LOG(INFO,
+         "cupti capture started run=%s worker=%s rank=%d capture=%s target=%s",
+         config_.run, config_.worker_name, config_.rank,
+         CaptureSpecText(config_.capture), config_.target);
   return absl::OkStatus();
 }
 
-void CuptiSession::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+void CuptiSession::OnBufferRequested(uint8_t** buffer, size_t* size,
+                                     size_t* max_records) {
   *buffer = pool_.Acquire();
-  *size = *buffer == nullptr ? 0 : pool_.buffer_bytes();  // 0: CUPTI drops and counts records
-  *max_records = 0;                                       // as many as fit
+  *size = *buffer == nullptr
+              ? 0
+              : pool_.buffer_bytes();  // 0: CUPTI drops and counts records
+  *max_records = 0;                    // as many as fit
 }
 
-void CuptiSession::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
-                                     size_t /*size*/, size_t valid) {
+void CuptiSession::OnBufferCompleted(CUcontext context, uint32_t stream,
+                                     uint8_t* buffer, size_t /*size*/,
+                                     size_t valid) {
   std::vector<const CUpti_Activity*> records;
   CUpti_Activity* record = nullptr;
   while (buffer != nullptr && valid > 0 &&
          cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     records.push_back(record);
   }
-  // Records CUPTI could not store (the pool was empty): the completion callback's context is
-  // always NULL since CUDA 6, so ask for the global queue, whose count resets on each read.
+  // Records CUPTI could not store (the pool was empty): the completion
+  // callback's context is always NULL since CUDA 6, so ask for the global
+  // queue, whose count resets on each read.
   (void)context;
   (void)stream;
   size_t cupti_dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &cupti_dropped) != CUPTI_SUCCESS) {
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &cupti_dropped) !=
+      CUPTI_SUCCESS) {
     cupti_dropped = 0;
   }
-  const int64_t queued = uploader_->queued_events();  // once per buffer, not per record
+  const int64_t queued =
+      uploader_->queued_events();  // once per buffer, not per record
   {
     absl::MutexLock lock(&mu_);
     const TimeWindow window = Window();
     for (const CUpti_Activity* r : records) {
-      if (window_done_) break;  // the window's span is gone: nothing more is kept
+      if (window_done_)
+        break;  // the window's span is gone: nothing more is kept
       if (CarriesEvent(r->kind) && !Room(queued)) continue;
       translator_.Translate(*r, window, span_);
     }
@@ -174,15 +203,18 @@ void CuptiSession::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t
   if (buffer != nullptr) pool_.Release(buffer);
 }
 
-void CUPTIAPI CuptiSession::Callback(void* userdata, CUpti_CallbackDomain domain,
+void CUPTIAPI CuptiSession::Callback(void* userdata,
+                                     CUpti_CallbackDomain domain,
                                      CUpti_CallbackId cbid, const void* data) {
-  // Called on the application's threads from C: nothing may escape (STYLE.md §5).
+  // Called on the application's threads from C: nothing may escape (STYLE.md
+  // §5).
   try {
     auto* session = static_cast<CuptiSession*>(userdata);
     if (domain == CUPTI_CB_DOMAIN_NVTX) {
       session->OnNvtx(cbid, data);
     } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-      session->OnProfilerApi(cbid, *static_cast<const CUpti_CallbackData*>(data));
+      session->OnProfilerApi(cbid,
+                             *static_cast<const CUpti_CallbackData*>(data));
     }
   } catch (...) {
   }
@@ -191,83 +223,104 @@ void CUPTIAPI CuptiSession::Callback(void* userdata, CUpti_CallbackDomain domain
 void CuptiSession::OnNvtx(CUpti_CallbackId cbid, const void* data) {
   const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
   const void* params = nvtx->functionParams;
-  const auto registered = [this](nvtxStringHandle_t h) { return RegisteredString(h); };
+  const auto registered = [this](nvtxStringHandle_t h) {
+    return RegisteredString(h);
+  };
   const uint64_t now = Now();
   const int64_t thread = ThisThread();
-  // The message of a push or start, and for a start its id (the call's return value).
+  // The message of a push or start, and for a start its id (the call's return
+  // value).
   std::string message;
   bool push = false, start = false;
   uint64_t id = 0;
   uintptr_t domain = 0;  // 0: the global domain
   switch (cbid) {
     case CUPTI_CBID_NVTX_nvtxRangePushA:
-      message = Text(static_cast<const nvtxRangePushA_params*>(params)->message);
+      message =
+          Text(static_cast<const nvtxRangePushA_params*>(params)->message);
       push = true;
       break;
     case CUPTI_CBID_NVTX_nvtxRangePushW:
-      message = WideToUtf8(static_cast<const nvtxRangePushW_params*>(params)->message);
+      message = WideToUtf8(
+          static_cast<const nvtxRangePushW_params*>(params)->message);
       push = true;
       break;
     case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      message = NvtxMessageText(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib,
-                                registered);
+      message = NvtxMessageText(
+          static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib,
+          registered);
       push = true;
       break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
       const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
       message = NvtxMessageText(p->core.eventAttrib, registered);
-      domain = reinterpret_cast<uintptr_t>(p->domain);  // each domain has its own stack
+      domain = reinterpret_cast<uintptr_t>(
+          p->domain);  // each domain has its own stack
       push = true;
       break;
     }
     case CUPTI_CBID_NVTX_nvtxRangePop:
-      if (std::optional<HostRange> range = ranges_.Pop(thread, 0, now)) RangeFinished(*range);
+      if (std::optional<HostRange> range = ranges_.Pop(thread, 0, now))
+        RangeFinished(*range);
       return;
     case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
       const auto domain = reinterpret_cast<uintptr_t>(
           static_cast<const nvtxDomainRangePop_params*>(params)->domain);
-      if (std::optional<HostRange> range = ranges_.Pop(thread, domain, now)) RangeFinished(*range);
+      if (std::optional<HostRange> range = ranges_.Pop(thread, domain, now))
+        RangeFinished(*range);
       return;
     }
     case CUPTI_CBID_NVTX_nvtxRangeStartA:
-      message = Text(static_cast<const nvtxRangeStartA_params*>(params)->message);
+      message =
+          Text(static_cast<const nvtxRangeStartA_params*>(params)->message);
       start = true;
       break;
     case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      message = WideToUtf8(static_cast<const nvtxRangeStartW_params*>(params)->message);
+      message = WideToUtf8(
+          static_cast<const nvtxRangeStartW_params*>(params)->message);
       start = true;
       break;
     case CUPTI_CBID_NVTX_nvtxRangeStartEx:
-      message = NvtxMessageText(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib,
-                                registered);
+      message = NvtxMessageText(
+          static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib,
+          registered);
       start = true;
       break;
     case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx:
       message = NvtxMessageText(
-          static_cast<const nvtxDomainRangeStartEx_params*>(params)->core.eventAttrib, registered);
+          static_cast<const nvtxDomainRangeStartEx_params*>(params)
+              ->core.eventAttrib,
+          registered);
       start = true;
       break;
     case CUPTI_CBID_NVTX_nvtxRangeEnd:
       id = static_cast<const nvtxRangeEnd_params*>(params)->id;
-      if (std::optional<HostRange> range = ranges_.End(id, now)) RangeFinished(*range);
+      if (std::optional<HostRange> range = ranges_.End(id, now))
+        RangeFinished(*range);
       return;
     case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
       id = static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id;
-      if (std::optional<HostRange> range = ranges_.End(id, now)) RangeFinished(*range);
+      if (std::optional<HostRange> range = ranges_.End(id, now))
+        RangeFinished(*range);
       return;
     case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(params);
+      const auto* p =
+          static_cast<const nvtxDomainRegisterStringA_params*>(params);
       if (nvtx->functionReturnValue != nullptr && p->string != nullptr) {
-        const auto handle = *static_cast<const nvtxStringHandle_t*>(nvtx->functionReturnValue);
+        const auto handle =
+            *static_cast<const nvtxStringHandle_t*>(nvtx->functionReturnValue);
         absl::MutexLock lock(&mu_);
-        registered_.insert_or_assign(handle, std::string(p->string, strnlen(p->string, kMaxNvtxMessageBytes)));
+        registered_.insert_or_assign(
+            handle,
+            std::string(p->string, strnlen(p->string, kMaxNvtxMessageBytes)));
       }
       return;
     }
     default:
       return;  // marks, naming, sync objects: not ranges
   }
-  if (message.size() > kMaxNvtxMessageBytes) message.resize(kMaxNvtxMessageBytes);
+  if (message.size() > kMaxNvtxMessageBytes)
+    message.resize(kMaxNvtxMessageBytes);
   if (push) {
     ranges_.Push(thread, domain, now, message);
   } else if (start && nvtx->functionReturnValue != nullptr) {
@@ -277,12 +330,15 @@ void CuptiSession::OnNvtx(CUpti_CallbackId cbid, const void* data) {
   RangeOpened(message, now);
 }
 
-void CuptiSession::OnProfilerApi(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+void CuptiSession::OnProfilerApi(CUpti_CallbackId cbid,
+                                 const CUpti_CallbackData& data) {
   if (data.callbackSite != CUPTI_API_ENTER) return;
   const uint64_t now = Now();
   absl::MutexLock lock(&mu_);
-  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) window_.OnProfilerStart(now);
-  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) window_.OnProfilerStop(now);
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)
+    window_.OnProfilerStart(now);
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
+    window_.OnProfilerStop(now);
 }
 
 void CuptiSession::RangeOpened(std::string_view message, uint64_t t_ns) {
@@ -296,7 +352,8 @@ void CuptiSession::RangeFinished(const HostRange& range) {
   const TorchRangeName parsed = ParseTorchRangeName(range.message);
   const int64_t queued = uploader_->queued_events();
   absl::MutexLock lock(&mu_);
-  if (parsed.step.has_value()) window_.OnStepRangeEnd(*parsed.step, range.end_ns);
+  if (parsed.step.has_value())
+    window_.OnStepRangeEnd(*parsed.step, range.end_ns);
   if (window_done_) return;
   if (Room(queued)) translator_.TranslateRange(range, pid_, Window(), span_);
 }
@@ -308,12 +365,14 @@ std::string CuptiSession::RegisteredString(nvtxStringHandle_t handle) {
 }
 
 TimeWindow CuptiSession::Window() const {
-  if (window_.state() == CaptureWindow::State::kWaiting) return {UINT64_MAX, UINT64_MAX};
+  if (window_.state() == CaptureWindow::State::kWaiting)
+    return {UINT64_MAX, UINT64_MAX};
   return {window_.begin_ns(), window_.end_ns()};
 }
 
 bool CuptiSession::Room(int64_t queued) {
-  if (static_cast<int64_t>(span_.events.size()) + queued < config_.max_buffered_events) {
+  if (static_cast<int64_t>(span_.events.size()) + queued <
+      config_.max_buffered_events) {
     return true;
   }
   ++dropped_;
@@ -335,12 +394,14 @@ void CuptiSession::FlushLoop(const std::stop_token& stop) {
       } else if (window_.state() == CaptureWindow::State::kOpen &&
                  config_.capture.mode == CaptureMode::kAlways &&
                  now - span_started_ns_ >=
-                     static_cast<uint64_t>(absl::ToInt64Nanoseconds(config_.span_period))) {
+                     static_cast<uint64_t>(
+                         absl::ToInt64Nanoseconds(config_.span_period))) {
         cut = true;
       }
     }
     if (!finish_window && !cut) continue;
-    // Forced: also the buffers still being filled, so the span holds what ran before now.
+    // Forced: also the buffers still being filled, so the span holds what ran
+    // before now.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     FinishSpan();
     if (finish_window) {
@@ -363,8 +424,10 @@ void CuptiSession::FinishSpan() {
     absl::MutexLock lock(&mu_);
     if (span_.events.size() == 0) {
       span_started_ns_ = now;
-      translator_.FinishSpan(span_);  // forgets external ids as a finished span would
-      return;  // its drops, if any, go with the next span (and into the exit summary)
+      translator_.FinishSpan(
+          span_);  // forgets external ids as a finished span would
+      return;  // its drops, if any, go with the next span (and into the exit
+               // summary)
     }
     translator_.FinishSpan(span_);
     span_.metadata.rank = config_.rank;
@@ -389,11 +452,12 @@ void CuptiSession::FinishSpan() {
     absl::MutexLock lock(&mu_);
     dropped_ += static_cast<int64_t>(events);
     dropped_total_ += static_cast<int64_t>(events);
-    PD_LOG(WARNING, "span dropped, upload queue full run=%s span=%s events=%d", config_.run,
-           span_id, events);
+    PD_LOG(WARNING, "span dropped, upload queue full run=%s span=%s events=%d",
+           config_.run, span_id, events);
     return;
   }
-  PD_VLOG(1, "span finished run=%s span=%s events=%d", config_.run, span_id, events);
+  PD_VLOG(1, "span finished run=%s span=%s events=%d", config_.run, span_id,
+          events);
 }
 
 void CuptiSession::Shutdown() {
@@ -417,7 +481,8 @@ void CuptiSession::Shutdown() {
     absl::MutexLock lock(&mu_);
     window_done_ = true;
   }
-  // No callback after this: NVTX and profiler-API callbacks unsubscribed, activity off.
+  // No callback after this: NVTX and profiler-API callbacks unsubscribed,
+  // activity off.
   cuptiEnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_NVTX);
   cuptiUnsubscribe(subscriber_);
   for (CUpti_ActivityKind kind : kActivityKinds) cuptiActivityDisable(kind);
@@ -428,17 +493,20 @@ void CuptiSession::Shutdown() {
   const TranslationCounters& counters = translator_.counters();
   const NvtxRangeCounters ranges = ranges_.counters();
   if (!drained) {
-    PD_LOG(WARNING, "spans not acknowledged within PROFDIFF_EXIT_TIMEOUT_SECONDS=%d",
+    PD_LOG(WARNING,
+           "spans not acknowledged within PROFDIFF_EXIT_TIMEOUT_SECONDS=%d",
            absl::ToInt64Seconds(config_.exit_timeout));
   }
-  PD_LOG(INFO,
-         "cupti capture done run=%s worker=%s spans=%d acknowledged=%d refused=%d events=%d "
-         "dropped=%d outside_window=%d unsupported_records=%d unmatched_nvtx=%d "
-         "buffer_pool_empty=%d all_acknowledged=%s",
-         config_.run, config_.worker_name, spans_finished_, stats.spans_acknowledged,
-         stats.spans_refused, counters.events, dropped_total_, counters.outside_window,
-         counters.unsupported, ranges.unmatched_pops, pool_.exhausted(),
-         drained ? "true" : "false");
+  PD_LOG(
+      INFO,
+      "cupti capture done run=%s worker=%s spans=%d acknowledged=%d refused=%d "
+      "events=%d "
+      "dropped=%d outside_window=%d unsupported_records=%d unmatched_nvtx=%d "
+      "buffer_pool_empty=%d all_acknowledged=%s",
+      config_.run, config_.worker_name, spans_finished_,
+      stats.spans_acknowledged, stats.spans_refused, counters.events,
+      dropped_total_, counters.outside_window, counters.unsupported,
+      ranges.unmatched_pops, pool_.exhausted(), drained ? "true" : "false");
 }
 
 }  // namespace profdiff::agent::cupti

@@ -8,31 +8,33 @@
 namespace profdiff::agent::cupti {
 namespace {
 
-// Reads integer variable `name` into `out` when set; InvalidArgument outside [min, max].
-absl::Status ReadInt(const EnvironmentLookup& env, std::string_view name, int64_t min,
-                     int64_t max, int64_t& out) {
+// Reads integer variable `name` into `out` when set; InvalidArgument outside
+// [min, max].
+absl::Status ReadInt(const EnvironmentLookup& env, std::string_view name,
+                     int64_t min, int64_t max, int64_t& out) {
   const std::optional<std::string> value = env(name);
   if (!value.has_value() || value->empty()) return absl::OkStatus();
   int64_t parsed = 0;
   if (!base::ParseInt64(*value, parsed) || parsed < min || parsed > max) {
-    return absl::InvalidArgumentError(base::StrCat(name, "=\"", *value,
-                                                   "\": expected an integer in [", min, ", ",
-                                                   max, "]"));
+    return absl::InvalidArgumentError(
+        base::StrCat(name, "=\"", *value, "\": expected an integer in [", min,
+                     ", ", max, "]"));
   }
   out = parsed;
   return absl::OkStatus();
 }
 
-std::string ValueOr(const EnvironmentLookup& env, std::string_view name, std::string fallback) {
+std::string ValueOr(const EnvironmentLookup& env, std::string_view name,
+                    std::string fallback) {
   std::optional<std::string> value = env(name);
-  return value.has_value() && !value->empty() ? *std::move(value) : std::move(fallback);
+  return value.has_value() && !value->empty() ? *std::move(value)
+                                              : std::move(fallback);
 }
 
 }  // namespace
 
-absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(const EnvironmentLookup& env,
-                                                               std::string_view hostname,
-                                                               int64_t pid) {
+absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
+    const EnvironmentLookup& env, std::string_view hostname, int64_t pid) {
   InjectionConfig config;
   const std::string aggregator = ValueOr(env, "PROFDIFF_AGGREGATOR", "");
   config.target = !aggregator.empty()
@@ -40,11 +42,13 @@ absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(const Environment
                       : "unix:" + ValueOr(env, "PROFDIFF_AGENT_SOCKET",
                                           std::string(kDefaultAgentSocket));
 
-  absl::StatusOr<CaptureSpec> capture = ParseCaptureSpec(ValueOr(env, "PROFDIFF_CAPTURE", ""));
+  absl::StatusOr<CaptureSpec> capture =
+      ParseCaptureSpec(ValueOr(env, "PROFDIFF_CAPTURE", ""));
   if (!capture.ok()) return capture.status();
   config.capture = *capture;
 
-  const std::string host = SanitizeId(hostname.empty() ? "unknown-host" : hostname);
+  const std::string host =
+      SanitizeId(hostname.empty() ? "unknown-host" : hostname);
   config.worker_name = SanitizeId(base::StrCat(host, "_", pid));
   std::string run = ValueOr(env, "PROFDIFF_RUN_ID", "");
   std::string_view run_source = "PROFDIFF_RUN_ID";
@@ -67,13 +71,16 @@ absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(const Environment
   for (absl::Status s : {
            ReadInt(env, "RANK", 0, INT32_MAX - 1, rank),
            ReadInt(env, "WORLD_SIZE", 1, INT32_MAX, world_size),
-           ReadInt(env, "PROFDIFF_BUFFER_EVENTS", 0, int64_t{1} << 34, buffered),
-           // CUPTI asks for buffers of at least a few records; 1 GiB in all is plenty.
+           ReadInt(env, "PROFDIFF_BUFFER_EVENTS", 0, int64_t{1} << 34,
+                   buffered),
+           // CUPTI asks for buffers of at least a few records; 1 GiB in all is
+           // plenty.
            ReadInt(env, "PROFDIFF_CUPTI_BUFFERS", 1, 1024, buffers),
            ReadInt(env, "PROFDIFF_CUPTI_BUFFER_KB", 64, 1 << 20, buffer_kb),
            ReadInt(env, "PROFDIFF_FLUSH_MS", 10, 3'600'000, flush_ms),
            ReadInt(env, "PROFDIFF_SPAN_SECONDS", 1, 86'400, span_seconds),
-           ReadInt(env, "PROFDIFF_EXIT_TIMEOUT_SECONDS", 0, 3'600, exit_seconds),
+           ReadInt(env, "PROFDIFF_EXIT_TIMEOUT_SECONDS", 0, 3'600,
+                   exit_seconds),
            ReadInt(env, "PROFDIFF_LOG_V", 0, 9, verbosity),
        }) {
     if (!s.ok()) return s;
@@ -84,8 +91,8 @@ absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(const Environment
   }
   if (buffers * buffer_kb > (int64_t{1} << 20)) {
     return absl::InvalidArgumentError(base::StrCat(
-        "PROFDIFF_CUPTI_BUFFERS=", buffers, " x PROFDIFF_CUPTI_BUFFER_KB=", buffer_kb,
-        " is more than 1 GiB of activity buffers"));
+        "PROFDIFF_CUPTI_BUFFERS=", buffers, " x PROFDIFF_CUPTI_BUFFER_KB=",
+        buffer_kb, " is more than 1 GiB of activity buffers"));
   }
   config.rank = static_cast<int32_t>(rank);
   config.world_size = static_cast<int32_t>(world_size);

@@ -1,21 +1,22 @@
-// The injection library's settings, all from the environment of the process it is injected
-// into (there is no command line): a pure function of an environment lookup, so every variable
-// and its errors are unit-tested.
+// The injection library's settings, all from the environment of the process it
+// is injected into (there is no command line): a pure function of an
+// environment lookup, so every variable and its errors are unit-tested.
 //
 // Variables (defaults in brackets):
-//   PROFDIFF_AGENT_SOCKET    unix socket of the node's profdiff-agent [/run/profdiff/agent.sock]
-//   PROFDIFF_AGGREGATOR      HOST:PORT: send to an aggregator directly instead
-//   PROFDIFF_CAPTURE         always | seconds:D | seconds:S-E | steps:N | steps:A-B [always]
-//   PROFDIFF_RUN_ID          the run, else TORCHELASTIC_RUN_ID, else "cupti-<hostname>-<pid>"
-//   RANK, WORLD_SIZE         the worker's rank [0] and the run's world size [1]
-//   PROFDIFF_BUFFER_EVENTS   events held while the agent is away before new ones drop [2000000]
-//   PROFDIFF_CUPTI_BUFFERS   CUPTI activity buffers in the pool [32]
-//   PROFDIFF_CUPTI_BUFFER_KB size of each [4096]
-//   PROFDIFF_FLUSH_MS        period of cuptiActivityFlushAll [1000]
-//   PROFDIFF_SPAN_SECONDS    "always" captures are cut into spans this long [60]
-//   PROFDIFF_EXIT_TIMEOUT_SECONDS  how long exit waits for spans to be acknowledged [30]
-//   PROFDIFF_LOG_V           log verbosity [0]
-//   PROFDIFF_TLS_*, PROFDIFF_TOKEN_FILE  as for every profdiff client (rpc/credentials.h)
+//   PROFDIFF_AGENT_SOCKET    unix socket of the node's profdiff-agent
+//   [/run/profdiff/agent.sock] PROFDIFF_AGGREGATOR      HOST:PORT: send to an
+//   aggregator directly instead PROFDIFF_CAPTURE         always | seconds:D |
+//   seconds:S-E | steps:N | steps:A-B [always] PROFDIFF_RUN_ID          the
+//   run, else TORCHELASTIC_RUN_ID, else "cupti-<hostname>-<pid>" RANK,
+//   WORLD_SIZE         the worker's rank [0] and the run's world size [1]
+//   PROFDIFF_BUFFER_EVENTS   events held while the agent is away before new
+//   ones drop [2000000] PROFDIFF_CUPTI_BUFFERS   CUPTI activity buffers in the
+//   pool [32] PROFDIFF_CUPTI_BUFFER_KB size of each [4096] PROFDIFF_FLUSH_MS
+//   period of cuptiActivityFlushAll [1000] PROFDIFF_SPAN_SECONDS    "always"
+//   captures are cut into spans this long [60] PROFDIFF_EXIT_TIMEOUT_SECONDS
+//   how long exit waits for spans to be acknowledged [30] PROFDIFF_LOG_V log
+//   verbosity [0] PROFDIFF_TLS_*, PROFDIFF_TOKEN_FILE  as for every profdiff
+//   client (rpc/credentials.h)
 #ifndef PROFDIFF_AGENT_CUPTI_INJECTION_CONFIG_H_
 #define PROFDIFF_AGENT_CUPTI_INJECTION_CONFIG_H_
 
@@ -34,13 +35,15 @@
 
 namespace profdiff::agent::cupti {
 
-inline constexpr std::string_view kDefaultAgentSocket = "/run/profdiff/agent.sock";
+inline constexpr std::string_view kDefaultAgentSocket =
+    "/run/profdiff/agent.sock";
 
 struct InjectionConfig {
   std::string target;  // gRPC target: "unix:/path" or "HOST:PORT"
   CaptureSpec capture;
   std::string run;
-  std::string worker_name;  // "<hostname>_<pid>", as Kineto names its trace files
+  std::string
+      worker_name;  // "<hostname>_<pid>", as Kineto names its trace files
   int32_t rank = 0;
   int32_t world_size = 1;
   int64_t max_buffered_events = 2'000'000;
@@ -54,14 +57,15 @@ struct InjectionConfig {
 };
 
 // Returns the value of an environment variable, nullopt when unset.
-using EnvironmentLookup = std::function<std::optional<std::string>(std::string_view)>;
+using EnvironmentLookup =
+    std::function<std::optional<std::string>(std::string_view)>;
 
-// The configuration of a process on `hostname` with `pid`. InvalidArgument naming the variable,
-// its value and what was expected, for a malformed or out-of-range value or an invalid run id
+// The configuration of a process on `hostname` with `pid`. InvalidArgument
+// naming the variable, its value and what was expected, for a malformed or
+// out-of-range value or an invalid run id
 // ([A-Za-z0-9._-]{1,128}).
-absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(const EnvironmentLookup& env,
-                                                               std::string_view hostname,
-                                                               int64_t pid);
+absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
+    const EnvironmentLookup& env, std::string_view hostname, int64_t pid);
 
 }  // namespace profdiff::agent::cupti
 

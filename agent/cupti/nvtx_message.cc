@@ -36,7 +36,8 @@ std::string WideToUtf8(const wchar_t* text) {
   std::string out;
   if (text == nullptr) return out;
   for (; *text != L'\0' && out.size() < kMaxNvtxMessageBytes; ++text) {
-    AppendUtf8(static_cast<uint32_t>(*text), out);  // wchar_t is UTF-32 on Linux
+    AppendUtf8(static_cast<uint32_t>(*text),
+               out);  // wchar_t is UTF-32 on Linux
   }
   return out;
 }
@@ -49,7 +50,8 @@ std::string NvtxMessageText(const nvtxEventAttributes_t* attributes,
       return attributes->message.ascii == nullptr
                  ? ""
                  : std::string(attributes->message.ascii,
-                               strnlen(attributes->message.ascii, kMaxNvtxMessageBytes));
+                               strnlen(attributes->message.ascii,
+                                       kMaxNvtxMessageBytes));
     case NVTX_MESSAGE_TYPE_UNICODE:
       return Cut(WideToUtf8(attributes->message.unicode));
     case NVTX_MESSAGE_TYPE_REGISTERED:

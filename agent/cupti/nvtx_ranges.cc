@@ -20,7 +20,9 @@ void NvtxRangeRecorder::Push(int64_t thread, uintptr_t domain, uint64_t t_ns,
   stack.push_back(HostRange{std::string(message), thread, t_ns, 0});
 }
 
-std::optional<HostRange> NvtxRangeRecorder::Pop(int64_t thread, uintptr_t domain, uint64_t t_ns) {
+std::optional<HostRange> NvtxRangeRecorder::Pop(int64_t thread,
+                                                uintptr_t domain,
+                                                uint64_t t_ns) {
   const StackKey key(thread, domain);
   absl::MutexLock lock(&mu_);
   if (auto overflow = overflow_.find(key); overflow != overflow_.end()) {
@@ -34,7 +36,8 @@ std::optional<HostRange> NvtxRangeRecorder::Pop(int64_t thread, uintptr_t domain
   }
   HostRange range = std::move(it->second.back());
   it->second.pop_back();
-  if (it->second.empty()) stacks_.erase(it);  // threads come and go: keep the map small
+  if (it->second.empty())
+    stacks_.erase(it);  // threads come and go: keep the map small
   range.end_ns = t_ns;
   return range;
 }
@@ -46,7 +49,8 @@ void NvtxRangeRecorder::Start(uint64_t id, int64_t thread, uint64_t t_ns,
     ++counters_.dropped;
     return;
   }
-  started_.insert_or_assign(id, HostRange{std::string(message), thread, t_ns, 0});
+  started_.insert_or_assign(id,
+                            HostRange{std::string(message), thread, t_ns, 0});
 }
 
 std::optional<HostRange> NvtxRangeRecorder::End(uint64_t id, uint64_t t_ns) {

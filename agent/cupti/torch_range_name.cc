@@ -11,9 +11,10 @@ namespace {
 
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 constexpr std::string_view kModulePrefix = "nn.Module: ";
-// emit_nvtx's fields after the name (torch/csrc/profiler/util.cpp getNvtxStr), in any order.
-constexpr std::array<std::string_view, 4> kFieldKeys = {"seq = ", "op_id = ", "sizes = ",
-                                                        "input_op_ids = "};
+// emit_nvtx's fields after the name (torch/csrc/profiler/util.cpp getNvtxStr),
+// in any order.
+constexpr std::array<std::string_view, 4> kFieldKeys = {
+    "seq = ", "op_id = ", "sizes = ", "input_op_ids = "};
 
 // Where the first ", <known key>" starts, or npos.
 size_t SuffixStart(std::string_view message) {
@@ -30,7 +31,8 @@ size_t SuffixStart(std::string_view message) {
   return first;
 }
 
-// The value of `key` in the suffix: up to the next ", <known key>" (sizes hold commas).
+// The value of `key` in the suffix: up to the next ", <known key>" (sizes hold
+// commas).
 std::string_view FieldValue(std::string_view suffix, std::string_view key) {
   const size_t at = suffix.find(std::string(", ") + std::string(key));
   if (at == std::string_view::npos) return {};
@@ -48,7 +50,8 @@ TorchRangeName ParseTorchRangeName(std::string_view message) {
     // emit_nvtx may append its fields: "ProfilerStep#5, op_id = 9".
     const std::string_view step_name = message.substr(0, SuffixStart(message));
     int64_t step = 0;
-    if (base::ParseInt64(step_name.substr(kStepPrefix.size()), step) && step >= 0) {
+    if (base::ParseInt64(step_name.substr(kStepPrefix.size()), step) &&
+        step >= 0) {
       parsed.kind = trace::EventKind::kProfilerStep;
       parsed.name = step_name;
       parsed.step = step;
@@ -66,11 +69,13 @@ TorchRangeName ParseTorchRangeName(std::string_view message) {
       parsed.sequence_number = seq;
     }
     for (char c : FieldValue(suffix, "sizes = ")) {
-      if (!absl::ascii_isspace(static_cast<unsigned char>(c))) parsed.input_shapes.push_back(c);
+      if (!absl::ascii_isspace(static_cast<unsigned char>(c)))
+        parsed.input_shapes.push_back(c);
     }
     return parsed;
   }
-  if (message.find("::") != std::string_view::npos) parsed.kind = trace::EventKind::kCpuOp;
+  if (message.find("::") != std::string_view::npos)
+    parsed.kind = trace::EventKind::kCpuOp;
   return parsed;
 }
 

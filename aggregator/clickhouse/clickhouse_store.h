@@ -1,39 +1,48 @@
-// The run store on a sharded ClickHouse cluster, for aggregator replicas that keep no run state
-// of their own (schema: aggregator/clickhouse/schema.h; contract: aggregator/store.h).
+// The run store on a sharded ClickHouse cluster, for aggregator replicas that
+// keep no run state of their own (schema: aggregator/clickhouse/schema.h;
+// contract: aggregator/store.h).
 //
 // Design:
-// 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a group commit with
-//    other chunks (shard_writer.h): its new names, its event rows, then its ledger row (`chunks`),
-//    each table one all-or-nothing insert, event and ledger rows tagged with a fresh random
-//    `attempt`. It is acknowledged after the ledger row is stored. Every read counts a chunk
-//    once, through the ledger: per (run, worker, span, seq) the ledger row with the largest
-//    attempt, and only the event rows of that attempt. A retried insert, an aggregator that
-//    died between its inserts, or two replicas racing on one span leave extra rows that no
-//    read counts. (ReplacingMergeTree alone would deduplicate only when ClickHouse happens to
-//    merge parts, and never across shards, so queries would need FINAL everywhere.) The ledger
-//    is ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
-// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence from the ledger, run
-//    state derives from the spans and chunks rows (aggregator/run_state.h), and a span lease is
-//    the state of one stream. Any replica serves any agent and any read.
-// 3. Shard down, writes fail over: a worker's rows go to its home shard; when that shard does not
-//    answer, the whole chunk (events and ledger row) goes to the next shard that does, and the
-//    ack waits for that. Reads are through the Distributed tables and fail (Unavailable, naming
-//    the shard) while any shard is down, since ClickHouse would otherwise answer from part of the
-//    data. Only the write path's durable-sequence lookup skips an unreachable shard: it can only
-//    make an agent send chunks again, which the ledger counts once.
-// 4. Profiles are a cache: built in the background after a span closes (the close is
-//    acknowledged once the span's state is stored, so an agent never waits on a build) and
-//    stored with the span ids they cover; a read whose stored profile does not cover exactly the
-//    closed spans (not built yet, or not buildable while a shard was down) rebuilds it from the
-//    ledger's batches.
+// 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a
+// group commit with
+//    other chunks (shard_writer.h): its new names, its event rows, then its
+//    ledger row (`chunks`), each table one all-or-nothing insert, event and
+//    ledger rows tagged with a fresh random `attempt`. It is acknowledged after
+//    the ledger row is stored. Every read counts a chunk once, through the
+//    ledger: per (run, worker, span, seq) the ledger row with the largest
+//    attempt, and only the event rows of that attempt. A retried insert, an
+//    aggregator that died between its inserts, or two replicas racing on one
+//    span leave extra rows that no read counts. (ReplacingMergeTree alone would
+//    deduplicate only when ClickHouse happens to merge parts, and never across
+//    shards, so queries would need FINAL everywhere.) The ledger is
+//    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
+// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence from
+// the ledger, run
+//    state derives from the spans and chunks rows (aggregator/run_state.h), and
+//    a span lease is the state of one stream. Any replica serves any agent and
+//    any read.
+// 3. Shard down, writes fail over: a worker's rows go to its home shard; when
+// that shard does not
+//    answer, the whole chunk (events and ledger row) goes to the next shard
+//    that does, and the ack waits for that. Reads are through the Distributed
+//    tables and fail (Unavailable, naming the shard) while any shard is down,
+//    since ClickHouse would otherwise answer from part of the data. Only the
+//    write path's durable-sequence lookup skips an unreachable shard: it can
+//    only make an agent send chunks again, which the ledger counts once.
+// 4. Profiles are a cache: built in the background after a span closes (the
+// close is
+//    acknowledged once the span's state is stored, so an agent never waits on a
+//    build) and stored with the span ids they cover; a read whose stored
+//    profile does not cover exactly the closed spans (not built yet, or not
+//    buildable while a shard was down) rebuilds it from the ledger's batches.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
 #include <map>
 #include <memory>
 #include <set>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <absl/base/thread_annotations.h>
@@ -52,36 +61,50 @@ class ClickHouseStore final : public Store {
  public:
   class Lease;
 
-  // Connects to every shard of `options.clickhouse_url` and creates the database and tables
-  // where missing. Unavailable when a shard does not answer.
-  static absl::StatusOr<std::unique_ptr<ClickHouseStore>> Open(const StoreOptions& options);
+  // Connects to every shard of `options.clickhouse_url` and creates the
+  // database and tables where missing. Unavailable when a shard does not
+  // answer.
+  static absl::StatusOr<std::unique_ptr<ClickHouseStore>> Open(
+      const StoreOptions& options);
   ~ClickHouseStore() override;
 
-  const std::vector<std::string>& recovery_notes() const override { return notes_; }
+  const std::vector<std::string>& recovery_notes() const override {
+    return notes_;
+  }
   std::string Describe() const override;
 
-  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<int64_t> AppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk) override;
-  void StartAppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk, AppendDone done) override;
-  absl::Status CloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end) override;
-  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override;
+  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<int64_t> AppendChunk(Store::SpanLease& lease,
+                                      const v1::TraceChunk& chunk) override;
+  void StartAppendChunk(Store::SpanLease& lease, const v1::TraceChunk& chunk,
+                        AppendDone done) override;
+  absl::Status CloseSpan(Store::SpanLease& lease,
+                         const v1::SpanEnd& end) override;
+  absl::StatusOr<v1::ListRunsResponse> ListRuns(
+      const v1::ListRunsRequest& request) const override;
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
-  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override;
-  // SQL aggregates over the `operators` and `kernels` rows of the workers' latest profiles
-  // (building first any profile not stored yet); no profile leaves the servers.
-  absl::StatusOr<v1::RunTables> GetRunTables(const v1::GetRunTablesRequest& request) const override;
+  absl::StatusOr<v1::RunProfile> GetProfile(
+      const v1::GetProfileRequest& request) const override;
+  // SQL aggregates over the `operators` and `kernels` rows of the workers'
+  // latest profiles (building first any profile not stored yet); no profile
+  // leaves the servers.
+  absl::StatusOr<v1::RunTables> GetRunTables(
+      const v1::GetRunTablesRequest& request) const override;
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override;
 
-  // How many event rows of `run` each shard holds, counted through the ledger (for tests and
-  // operators checking the spread).
-  absl::StatusOr<std::vector<int64_t>> EventsPerShard(const std::string& run) const;
+  // How many event rows of `run` each shard holds, counted through the ledger
+  // (for tests and operators checking the spread).
+  absl::StatusOr<std::vector<int64_t>> EventsPerShard(
+      const std::string& run) const;
 
  private:
   struct Passkey {};
 
  public:
-  ClickHouseStore(Passkey, StoreOptions options, std::vector<std::unique_ptr<clickhouse::HttpClient>> shards);
+  ClickHouseStore(Passkey, StoreOptions options,
+                  std::vector<std::unique_ptr<clickhouse::HttpClient>> shards);
 
  private:
   struct SpanRow;
@@ -89,7 +112,8 @@ class ClickHouseStore final : public Store {
   struct RunRows;
   struct WorkerRows;
   struct InFlightChunk;
-  // A worker a read selected: its closed spans, and whether a stored profile covers exactly them.
+  // A worker a read selected: its closed spans, and whether a stored profile
+  // covers exactly them.
   struct Wanted {
     int32_t rank;
     std::string name;
@@ -98,70 +122,92 @@ class ClickHouseStore final : public Store {
     std::vector<std::string> closed_ids;
     bool stored = false;
   };
-  // The selected workers of `run` with a closed span, by rank; NotFound for an unknown run or a
-  // selector matching no worker, FailedPrecondition when none has a closed span.
-  absl::StatusOr<std::vector<Wanted>> SelectWorkers(const std::string& run, const v1::WorkerSelector& selector) const;
+  // The selected workers of `run` with a closed span, by rank; NotFound for an
+  // unknown run or a selector matching no worker, FailedPrecondition when none
+  // has a closed span.
+  absl::StatusOr<std::vector<Wanted>> SelectWorkers(
+      const std::string& run, const v1::WorkerSelector& selector) const;
 
-  // Checks `chunk` against the lease, encodes its rows and counts it in flight; null for a
-  // chunk already durable.
-  absl::StatusOr<std::unique_ptr<InFlightChunk>> PrepareChunk(Lease& lease, const v1::TraceChunk& chunk);
-  // A shard writer's answer for `chunk`: retries it on the next shard when this one did not
-  // answer, else settles it on the lease and reports it.
+  // Checks `chunk` against the lease, encodes its rows and counts it in flight;
+  // null for a chunk already durable.
+  absl::StatusOr<std::unique_ptr<InFlightChunk>> PrepareChunk(
+      Lease& lease, const v1::TraceChunk& chunk);
+  // A shard writer's answer for `chunk`: retries it on the next shard when this
+  // one did not answer, else settles it on the lease and reports it.
   void ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::Status status);
 
-  // Inserts `data` into `table`_local on `shard`, or the next shards in turn while one is
-  // unreachable; returns the shard that took it.
-  absl::StatusOr<size_t> InsertFailingOver(size_t shard, const std::string& table,
+  // Inserts `data` into `table`_local on `shard`, or the next shards in turn
+  // while one is unreachable; returns the shard that took it.
+  absl::StatusOr<size_t> InsertFailingOver(size_t shard,
+                                           const std::string& table,
                                            const std::string& data) const;
-  absl::StatusOr<size_t> HomeShard(const std::string& run, const std::string& worker) const;
-  // A read through the Distributed tables, on the first shard that answers; Unavailable when a
-  // shard it needs is down, unless `skip_unreachable` (write-path lookups only: design 3).
-  absl::StatusOr<std::string> Read(const std::string& sql, bool skip_unreachable = false) const;
-  // The spans, ledger totals and profile rows of `runs` (of one worker only, when given).
-  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs, const std::string& worker = "") const;
-  static std::vector<WorkerRows> WorkersOf(const RunRows& rows, const std::string& run);
-  v1::StoredRun Summarize(const std::string& run, const RunRows& rows, bool with_workers,
-                          absl::Time now) const;
-  // A profile's rows in RowBinary for the operators, kernels and profiles tables.
+  absl::StatusOr<size_t> HomeShard(const std::string& run,
+                                   const std::string& worker) const;
+  // A read through the Distributed tables, on the first shard that answers;
+  // Unavailable when a shard it needs is down, unless `skip_unreachable`
+  // (write-path lookups only: design 3).
+  absl::StatusOr<std::string> Read(const std::string& sql,
+                                   bool skip_unreachable = false) const;
+  // The spans, ledger totals and profile rows of `runs` (of one worker only,
+  // when given).
+  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs,
+                                   const std::string& worker = "") const;
+  static std::vector<WorkerRows> WorkersOf(const RunRows& rows,
+                                           const std::string& run);
+  v1::StoredRun Summarize(const std::string& run, const RunRows& rows,
+                          bool with_workers, absl::Time now) const;
+  // A profile's rows in RowBinary for the operators, kernels and profiles
+  // tables.
   struct ProfileRows {
     std::string operators, kernels, profiles;
     int count = 0;  // profiles
   };
-  // Builds the worker's profile from its closed spans, unless a stored one covers them, and
-  // stores it (with its table rows), or appends its rows to `batch` for the caller to store.
-  absl::Status StoreWorkerProfile(const std::string& run, const std::string& worker, size_t shard,
+  // Builds the worker's profile from its closed spans, unless a stored one
+  // covers them, and stores it (with its table rows), or appends its rows to
+  // `batch` for the caller to store.
+  absl::Status StoreWorkerProfile(const std::string& run,
+                                  const std::string& worker, size_t shard,
                                   ProfileRows* batch = nullptr) const;
-  static void AppendProfileRows(const std::string& run, const std::string& worker, uint64_t generation,
-                                const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
+  static void AppendProfileRows(const std::string& run,
+                                const std::string& worker, uint64_t generation,
+                                const v1::WorkerProfile& profile,
+                                const std::vector<std::string>& span_ids,
                                 ProfileRows& out);
-  // Inserts the operators, kernels, then profiles rows into `shard` (or the next that answers).
+  // Inserts the operators, kernels, then profiles rows into `shard` (or the
+  // next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
-  // The closed (or named) spans of one worker, with their batches read from the ledger.
-  // Contract 7 against the run's stored spans.
+  // The closed (or named) spans of one worker, with their batches read from the
+  // ledger. Contract 7 against the run's stored spans.
   absl::Status CheckWorldSize(const v1::UploadHeader& header) const;
-  absl::StatusOr<std::vector<StoredSpan>> ReadSpans(const std::string& run,
-                                                    const std::vector<SpanRow>& spans) const;
-  absl::Status InsertProfile(const std::string& run, const std::string& worker, size_t shard,
-                             uint64_t generation, const v1::WorkerProfile& profile,
+  absl::StatusOr<std::vector<StoredSpan>> ReadSpans(
+      const std::string& run, const std::vector<SpanRow>& spans) const;
+  absl::Status InsertProfile(const std::string& run, const std::string& worker,
+                             size_t shard, uint64_t generation,
+                             const v1::WorkerProfile& profile,
                              const std::vector<std::string>& span_ids) const;
   void ReleaseLease(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
   // Queues a build of the worker's profile, unless one is queued already.
-  void ScheduleProfileBuild(const std::string& run, const std::string& worker, size_t shard)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // The builder: builds every queued profile, stores them together, until none is queued.
+  void ScheduleProfileBuild(const std::string& run, const std::string& worker,
+                            size_t shard) ABSL_LOCKS_EXCLUDED(mu_);
+  // The builder: builds every queued profile, stores them together, until none
+  // is queued.
   void BuildQueuedProfiles() ABSL_LOCKS_EXCLUDED(mu_);
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
-  std::vector<std::unique_ptr<clickhouse::ShardWriter>> writers_;  // one per shard, group commit
+  std::vector<std::unique_ptr<clickhouse::ShardWriter>>
+      writers_;  // one per shard, group commit
   std::vector<std::string> notes_;
   mutable absl::Mutex mu_;
-  std::set<std::string> leased_ ABSL_GUARDED_BY(mu_);  // spans this replica is writing
+  std::set<std::string> leased_
+      ABSL_GUARDED_BY(mu_);  // spans this replica is writing
   // (run, worker) -> home shard, waiting for the builder.
-  std::map<std::pair<std::string, std::string>, size_t> builds_queued_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, size_t> builds_queued_
+      ABSL_GUARDED_BY(mu_);
   bool builder_running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  base::ThreadPool builds_{1};  // last: destroyed first, while what its work uses is alive
+  base::ThreadPool builds_{
+      1};  // last: destroyed first, while what its work uses is alive
 };
 
 }  // namespace profdiff::aggregator

@@ -1,5 +1,6 @@
-// `--store clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB`: one HTTP address per shard, in
-// the order of the servers' remote_servers cluster, and the database profdiff's tables live in.
+// `--store clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB`: one HTTP
+// address per shard, in the order of the servers' remote_servers cluster, and
+// the database profdiff's tables live in.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_URL_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_URL_H_
 
@@ -16,7 +17,8 @@ struct ClickHouseUrl {
   std::string database;
 };
 
-// InvalidArgument naming the part that is wrong (scheme, an address, the database name).
+// InvalidArgument naming the part that is wrong (scheme, an address, the
+// database name).
 absl::StatusOr<ClickHouseUrl> ParseClickHouseUrl(std::string_view url);
 
 }  // namespace profdiff::aggregator::clickhouse

@@ -19,11 +19,12 @@ size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   return size * count;
 }
 
-// ClickHouse error codes that mean "a server could not be reached", whoever reported them:
-// SOCKET_TIMEOUT (209), NETWORK_ERROR (210), ALL_CONNECTION_TRIES_FAILED (279),
-// NO_REMOTE_SHARD_AVAILABLE (519).
+// ClickHouse error codes that mean "a server could not be reached", whoever
+// reported them: SOCKET_TIMEOUT (209), NETWORK_ERROR (210),
+// ALL_CONNECTION_TRIES_FAILED (279), NO_REMOTE_SHARD_AVAILABLE (519).
 bool IsUnreachable(std::string_view message) {
-  for (std::string_view code : {"Code: 209,", "Code: 210,", "Code: 279,", "Code: 519,"}) {
+  for (std::string_view code :
+       {"Code: 209,", "Code: 210,", "Code: 279,", "Code: 519,"}) {
     if (message.find(code) != std::string_view::npos) return true;
   }
   return false;
@@ -31,7 +32,8 @@ bool IsUnreachable(std::string_view message) {
 
 std::string FirstLine(std::string_view text) {
   const size_t end = text.find('\n');
-  std::string line(text.substr(0, end == std::string_view::npos ? text.size() : end));
+  std::string line(
+      text.substr(0, end == std::string_view::npos ? text.size() : end));
   constexpr size_t kMax = 600;
   if (line.size() > kMax) line = line.substr(0, kMax) + "...";
   return line;
@@ -44,8 +46,11 @@ struct HttpClient::Handle {
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl;
 };
 
-HttpClient::HttpClient(std::string address, std::string database, absl::Duration timeout)
-    : address_(std::move(address)), database_(std::move(database)), timeout_(timeout) {
+HttpClient::HttpClient(std::string address, std::string database,
+                       absl::Duration timeout)
+    : address_(std::move(address)),
+      database_(std::move(database)),
+      timeout_(timeout) {
   InitCurlOnce();
 }
 
@@ -69,20 +74,24 @@ void HttpClient::ReturnHandle(std::unique_ptr<Handle> handle) const {
   if (idle_.size() < kMaxIdle) idle_.push_back(std::move(handle));
 }
 
-absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query, std::string_view body) const {
+absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query,
+                                             std::string_view body) const {
   std::unique_ptr<Handle> handle = TakeHandle();
   CURL* curl = handle->curl.get();
-  if (curl == nullptr) return absl::ResourceExhaustedError("libcurl could not make a handle");
+  if (curl == nullptr)
+    return absl::ResourceExhaustedError("libcurl could not make a handle");
   curl_easy_reset(curl);
   const std::string url = base::StrCat("http://", address_, "/?", url_query);
   std::string response;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                   static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout_)));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(absl::ToInt64Milliseconds(timeout_)));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   // No "Expect: 100-continue" round trip before large bodies.
@@ -96,36 +105,50 @@ absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query, std::st
   curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
   ReturnHandle(std::move(handle));
   if (code == CURLE_OPERATION_TIMEDOUT && connect_us > 0) {
-    // Connected, then no answer in time: the statement may still run (or have run); retrying it
-    // on another shard would not help.
-    return absl::DeadlineExceededError(base::StrCat("clickhouse ", address_, ": no answer within ",
-                                                    absl::FormatDuration(timeout_)));
+    // Connected, then no answer in time: the statement may still run (or have
+    // run); retrying it on another shard would not help.
+    return absl::DeadlineExceededError(
+        base::StrCat("clickhouse ", address_, ": no answer within ",
+                     absl::FormatDuration(timeout_)));
   }
   if (code != CURLE_OK) {
-    return absl::UnavailableError(
-        base::StrCat("clickhouse ", address_, " unreachable: ", curl_easy_strerror(code)));
+    return absl::UnavailableError(base::StrCat(
+        "clickhouse ", address_, " unreachable: ", curl_easy_strerror(code)));
   }
   if (http_status != 200) {
-    const std::string message = base::StrCat("clickhouse ", address_, ": HTTP ", http_status, ": ",
-                                             FirstLine(response));
-    if (message.find("Code: 159,") != std::string::npos) return absl::DeadlineExceededError(message);
-    const bool gateway = http_status == 502 || http_status == 503 || http_status == 504;
-    return gateway || IsUnreachable(response) ? absl::UnavailableError(message) : absl::InternalError(message);
+    const std::string message =
+        base::StrCat("clickhouse ", address_, ": HTTP ", http_status, ": ",
+                     FirstLine(response));
+    if (message.find("Code: 159,") != std::string::npos)
+      return absl::DeadlineExceededError(message);
+    const bool gateway =
+        http_status == 502 || http_status == 503 || http_status == 504;
+    return gateway || IsUnreachable(response) ? absl::UnavailableError(message)
+                                              : absl::InternalError(message);
   }
   return response;
 }
 
-absl::StatusOr<std::string> HttpClient::Query(std::string_view sql, const Settings& settings) const {
-  std::string query = database_.empty() ? "" : base::StrCat("database=", database_);
-  for (const std::string& setting : settings) base::StrAppend(&query, query.empty() ? "" : "&", setting);
+absl::StatusOr<std::string> HttpClient::Query(std::string_view sql,
+                                              const Settings& settings) const {
+  std::string query =
+      database_.empty() ? "" : base::StrCat("database=", database_);
+  for (const std::string& setting : settings)
+    base::StrAppend(&query, query.empty() ? "" : "&", setting);
   return Post(query, sql);
 }
 
-absl::Status HttpClient::Insert(std::string_view insert_sql, std::string_view data) const {
+absl::Status HttpClient::Insert(std::string_view insert_sql,
+                                std::string_view data) const {
   std::unique_ptr<char, decltype(&curl_free)> escaped(
-      curl_easy_escape(nullptr, insert_sql.data(), static_cast<int>(insert_sql.size())), &curl_free);
-  if (escaped == nullptr) return absl::ResourceExhaustedError("libcurl could not escape a statement");
-  return Post(base::StrCat("database=", database_, "&query=", escaped.get()), data).status();
+      curl_easy_escape(nullptr, insert_sql.data(),
+                       static_cast<int>(insert_sql.size())),
+      &curl_free);
+  if (escaped == nullptr)
+    return absl::ResourceExhaustedError("libcurl could not escape a statement");
+  return Post(base::StrCat("database=", database_, "&query=", escaped.get()),
+              data)
+      .status();
 }
 
 }  // namespace profdiff::aggregator::clickhouse

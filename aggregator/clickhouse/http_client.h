@@ -1,6 +1,7 @@
-// ClickHouse's HTTP interface (the one protocol both Debian's 18.16 and current releases speak):
-// statements and SELECTs as POST bodies, INSERT data as the body with the statement in the URL.
-// Connections are kept alive in a small pool; every call has a deadline.
+// ClickHouse's HTTP interface (the one protocol both Debian's 18.16 and current
+// releases speak): statements and SELECTs as POST bodies, INSERT data as the
+// body with the statement in the URL. Connections are kept alive in a small
+// pool; every call has a deadline.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_HTTP_CLIENT_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_HTTP_CLIENT_H_
 
@@ -22,8 +23,8 @@ using Settings = std::vector<std::string>;
 
 class HttpClient {
  public:
-  // `address` is HOST:HTTP_PORT; `database` the default database of every statement (none when
-  // empty, for CREATE DATABASE).
+  // `address` is HOST:HTTP_PORT; `database` the default database of every
+  // statement (none when empty, for CREATE DATABASE).
   HttpClient(std::string address, std::string database, absl::Duration timeout);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
@@ -32,16 +33,20 @@ class HttpClient {
   const std::string& address() const { return address_; }
 
   // Runs `sql` and returns the response body. Errors:
-  //  Unavailable: the server (or, for a Distributed read, a shard behind it) cannot be reached;
-  //  Internal: ClickHouse refused the statement (its message is kept).
-  absl::StatusOr<std::string> Query(std::string_view sql, const Settings& settings = {}) const;
-  // Runs "INSERT INTO ... FORMAT F" with `data` as its rows. A failed insert stored nothing
-  // (ClickHouse inserts one block of up to max_insert_block_size rows atomically).
+  //  Unavailable: the server (or, for a Distributed read, a shard behind it)
+  //  cannot be reached; Internal: ClickHouse refused the statement (its message
+  //  is kept).
+  absl::StatusOr<std::string> Query(std::string_view sql,
+                                    const Settings& settings = {}) const;
+  // Runs "INSERT INTO ... FORMAT F" with `data` as its rows. A failed insert
+  // stored nothing (ClickHouse inserts one block of up to max_insert_block_size
+  // rows atomically).
   absl::Status Insert(std::string_view insert_sql, std::string_view data) const;
 
  private:
   struct Handle;
-  absl::StatusOr<std::string> Post(std::string_view url_query, std::string_view body) const;
+  absl::StatusOr<std::string> Post(std::string_view url_query,
+                                   std::string_view body) const;
   std::unique_ptr<Handle> TakeHandle() const;
   void ReturnHandle(std::unique_ptr<Handle> handle) const;
 

@@ -57,7 +57,8 @@ std::vector<std::string> RowBinaryReader::StringArray() {
 
 absl::Status RowBinaryReader::status(std::string_view what) const {
   if (ok_) return absl::OkStatus();
-  return absl::DataLossError(base::StrCat("clickhouse answer to ", what, " is cut short or damaged near byte ",
+  return absl::DataLossError(base::StrCat("clickhouse answer to ", what,
+                                          " is cut short or damaged near byte ",
                                           offset_, " of ", data_.size()));
 }
 

@@ -1,6 +1,7 @@
-// ClickHouse's RowBinary format, both ways: rows for INSERT ... FORMAT RowBinary, and answers of
-// SELECT ... FORMAT RowBinary (exact 64-bit integers and binary strings, which TSV and JSON
-// would escape or quote). Little-endian fixed-width numbers; strings as LEB128 length + bytes.
+// ClickHouse's RowBinary format, both ways: rows for INSERT ... FORMAT
+// RowBinary, and answers of SELECT ... FORMAT RowBinary (exact 64-bit integers
+// and binary strings, which TSV and JSON would escape or quote). Little-endian
+// fixed-width numbers; strings as LEB128 length + bytes.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_ROW_BINARY_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_ROW_BINARY_H_
 
@@ -20,10 +21,11 @@ class RowBinaryWriter {
   explicit RowBinaryWriter(std::string& out) : out_(out) {}
 
   template <typename T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   void Number(T value) {
     char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));  // x86-64 and aarch64 are little-endian
+    std::memcpy(bytes, &value,
+                sizeof(T));  // x86-64 and aarch64 are little-endian
     out_.append(bytes, sizeof(T));
   }
   void String(std::string_view value);
@@ -33,8 +35,9 @@ class RowBinaryWriter {
   std::string& out_;
 };
 
-// Reads an answer field by field; the first read past the end (or a length that runs past it)
-// makes ok() false and every later read return zeros, so callers check once per row.
+// Reads an answer field by field; the first read past the end (or a length that
+// runs past it) makes ok() false and every later read return zeros, so callers
+// check once per row.
 class RowBinaryReader {
  public:
   explicit RowBinaryReader(std::string_view data) : data_(data) {}
@@ -45,8 +48,7 @@ class RowBinaryReader {
   absl::Status status(std::string_view what) const;
 
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  T Number() {
+  requires std::is_arithmetic_v<T> T Number() {
     T value{};
     if (!ok_ || data_.size() - offset_ < sizeof(T)) {
       ok_ = false;

@@ -8,7 +8,8 @@
 namespace profdiff::aggregator::clickhouse {
 namespace {
 
-// Enum8('CPU_OP' = 1, ...) from the proto's EventKind, so SQL reads kinds by name.
+// Enum8('CPU_OP' = 1, ...) from the proto's EventKind, so SQL reads kinds by
+// name.
 std::string KindEnum() {
   const google::protobuf::EnumDescriptor* kinds = v1::EventKind_descriptor();
   std::string values;
@@ -16,7 +17,8 @@ std::string KindEnum() {
     const google::protobuf::EnumValueDescriptor* value = kinds->value(i);
     std::string name = value->name();
     if (name.starts_with("EVENT_KIND_")) name = name.substr(11);
-    base::StrAppend(&values, i == 0 ? "" : ", ", "'", name, "' = ", value->number());
+    base::StrAppend(&values, i == 0 ? "" : ", ", "'", name,
+                    "' = ", value->number());
   }
   return base::StrCat("Enum8(", values, ")");
 }
@@ -31,66 +33,84 @@ std::vector<Table> Tables() {
   const std::string key = "run String, worker String, ";
   return {
       {"chunks",
-       key + "span String, seq Int64, attempt UInt64, event_count UInt32, batch_bytes UInt64, "
+       key + "span String, seq Int64, attempt UInt64, event_count UInt32, "
+             "batch_bytes UInt64, "
              "stored_ms Int64, batch_zstd String",
        "ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)"},
       {"events",
-       key + "span String, seq Int64, attempt UInt64, idx UInt32, kind " + KindEnum() +
-           ", name_id UInt64, start_ns Int64, duration_ns Int64, device Int64, thread Int64, "
-           "correlation Int64, external_id Int64, sequence_number Int64, input_shapes_id UInt64",
+       key + "span String, seq Int64, attempt UInt64, idx UInt32, kind " +
+           KindEnum() +
+           ", name_id UInt64, start_ns Int64, duration_ns Int64, device Int64, "
+           "thread Int64, "
+           "correlation Int64, external_id Int64, sequence_number Int64, "
+           "input_shapes_id UInt64",
        "MergeTree ORDER BY (run, worker, span, seq, idx)"},
       {"names", key + "name_id UInt64, name String",
        "ReplacingMergeTree ORDER BY (run, worker, name_id)"},
       {"spans",
-       key + "span String, rank Int32, world_size Int32, worker_name String, agent_id String, "
-             "header String, state UInt8, chunk_count Int64, event_count Int64, opened_ms Int64, "
+       key + "span String, rank Int32, world_size Int32, worker_name String, "
+             "agent_id String, "
+             "header String, state UInt8, chunk_count Int64, event_count "
+             "Int64, opened_ms Int64, "
              "closed_ms Int64",
        "ReplacingMergeTree(state) ORDER BY (run, worker, span)"},
-      {"profiles", key + "generation UInt64, spans Array(String), step_count Int32, profile String",
+      {"profiles",
+       key + "generation UInt64, spans Array(String), step_count Int32, "
+             "profile String",
        "ReplacingMergeTree(generation) ORDER BY (run, worker)"},
       {"operators",
-       key + "generation UInt64, name String, input_shapes String, calls Int64, host_self_us Float64, "
-             "host_total_us Float64, device_self_us Float64, device_total_us Float64, "
-             // The row's per-step mean in its worker (aggregator/run_tables.h), so run values are sums.
-             "step_calls Float64, step_host_self_us Float64, step_host_total_us Float64, "
+       key + "generation UInt64, name String, input_shapes String, calls "
+             "Int64, host_self_us Float64, "
+             "host_total_us Float64, device_self_us Float64, device_total_us "
+             "Float64, "
+             // The row's per-step mean in its worker (aggregator/run_tables.h),
+             // so run values are sums.
+             "step_calls Float64, step_host_self_us Float64, "
+             "step_host_total_us Float64, "
              "step_device_self_us Float64, step_device_total_us Float64",
        "MergeTree ORDER BY (run, worker, generation, name)"},
       {"kernels",
-       key + "generation UInt64, name String, op_name String, calls Int64, total_us Float64, "
-             "max_us Float64, min_us Float64, step_calls Float64, step_total_us Float64",
+       key + "generation UInt64, name String, op_name String, calls Int64, "
+             "total_us Float64, "
+             "max_us Float64, min_us Float64, step_calls Float64, "
+             "step_total_us Float64",
        "MergeTree ORDER BY (run, worker, generation, name)"},
   };
 }
 
 }  // namespace
 
-std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster) {
+std::vector<std::string> SchemaStatements(const std::string& database,
+                                          const std::string& cluster) {
   const std::vector<Table> tables = Tables();
   std::vector<std::string> statements;
   for (const Table& table : tables) {
-    statements.push_back(base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name,
-                                      "_local (", table.columns, ") ENGINE = ", table.engine));
+    statements.push_back(
+        base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name,
+                     "_local (", table.columns, ") ENGINE = ", table.engine));
   }
   for (const Table& table : tables) {
-    statements.push_back(base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name, " AS ",
-                                      database, ".", table.name, "_local ENGINE = Distributed(",
-                                      cluster, ", ", database, ", ", table.name,
-                                      "_local, cityHash64(run, worker))"));
+    statements.push_back(base::StrCat(
+        "CREATE TABLE IF NOT EXISTS ", database, ".", table.name, " AS ",
+        database, ".", table.name, "_local ENGINE = Distributed(", cluster,
+        ", ", database, ", ", table.name, "_local, cityHash64(run, worker))"));
   }
   return statements;
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> LocalTableColumns() {
+std::vector<std::pair<std::string, std::vector<std::string>>>
+LocalTableColumns() {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const Table& table : Tables()) {
-    // "name Type, name Type(a, b), ...": columns are split at commas outside parentheses, and a
-    // column's name is its first word.
+    // "name Type, name Type(a, b), ...": columns are split at commas outside
+    // parentheses, and a column's name is its first word.
     std::vector<std::string> names;
     std::string item;
     int depth = 0;
     const auto finish = [&] {
       const size_t first = item.find_first_not_of(' ');
-      if (first != std::string::npos) names.push_back(item.substr(first, item.find(' ', first) - first));
+      if (first != std::string::npos)
+        names.push_back(item.substr(first, item.find(' ', first) - first));
       item.clear();
     };
     for (const char c : table.columns) {

@@ -1,23 +1,31 @@
-// profdiff's tables in ClickHouse. Each table exists twice: `<name>_local` (MergeTree family) on
-// every shard, holding the rows written to that shard, and `<name>`, a Distributed table over
-// the cluster for reads. Rows of one worker are written to its home shard,
-// cityHash64(run, worker) % shards (the Distributed tables' sharding key, so inserts through them
-// agree), or, while it is down, to the next shard that answers (see clickhouse_store.h).
+// profdiff's tables in ClickHouse. Each table exists twice: `<name>_local`
+// (MergeTree family) on every shard, holding the rows written to that shard,
+// and `<name>`, a Distributed table over the cluster for reads. Rows of one
+// worker are written to its home shard, cityHash64(run, worker) % shards (the
+// Distributed tables' sharding key, so inserts through them agree), or, while
+// it is down, to the next shard that answers (see clickhouse_store.h).
 //
-//   chunks    the ledger: one row per stored chunk (run, worker, span, seq, attempt, events,
-//             bytes, time) with the chunk's EventBatch (zstd), for exact rebuilds and exports.
-//             ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq).
-//   events    one row per event (kind as Enum8, name id, start, duration, device, thread or
-//             stream, correlation, external id, sequence number, input-shapes id), with the
-//             (seq, attempt) that wrote it; for SQL over events. MergeTree.
-//   names     the strings events refer to, per run: (run, name_id = FNV-1a 64 of the string).
-//   spans     one row per span and state (open = 1, closed = 2): header, counts, times.
+//   chunks    the ledger: one row per stored chunk (run, worker, span, seq,
+//   attempt, events,
+//             bytes, time) with the chunk's EventBatch (zstd), for exact
+//             rebuilds and exports. ReplacingMergeTree(attempt) ORDER BY (run,
+//             worker, span, seq).
+//   events    one row per event (kind as Enum8, name id, start, duration,
+//   device, thread or
+//             stream, correlation, external id, sequence number, input-shapes
+//             id), with the (seq, attempt) that wrote it; for SQL over events.
+//             MergeTree.
+//   names     the strings events refer to, per run: (run, name_id = FNV-1a 64
+//   of the string). spans     one row per span and state (open = 1, closed =
+//   2): header, counts, times.
 //             ReplacingMergeTree(state) ORDER BY (run, worker, span).
-//   profiles  serialized WorkerProfiles with the span ids they cover, by generation.
+//   profiles  serialized WorkerProfiles with the span ids they cover, by
+//   generation.
 //             ReplacingMergeTree(generation) ORDER BY (run, worker).
-//   operators / kernels  the rows of each stored profile's operator and kernel tables, with each
-//             row's per-step mean in its worker, so a run's (or many runs') aggregates are one
-//             GROUP BY, without shipping profiles.
+//   operators / kernels  the rows of each stored profile's operator and kernel
+//   tables, with each
+//             row's per-step mean in its worker, so a run's (or many runs')
+//             aggregates are one GROUP BY, without shipping profiles.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 
@@ -27,13 +35,16 @@
 
 namespace profdiff::aggregator::clickhouse {
 
-// Every CREATE TABLE IF NOT EXISTS statement for one shard, local tables first; `cluster` is the
-// remote_servers cluster the Distributed tables read.
-std::vector<std::string> SchemaStatements(const std::string& database, const std::string& cluster);
+// Every CREATE TABLE IF NOT EXISTS statement for one shard, local tables first;
+// `cluster` is the remote_servers cluster the Distributed tables read.
+std::vector<std::string> SchemaStatements(const std::string& database,
+                                          const std::string& cluster);
 
-// The columns each `<name>_local` table must have, by name, for checking a schema an older
-// profdiff created (CREATE TABLE IF NOT EXISTS keeps it as it was).
-std::vector<std::pair<std::string, std::vector<std::string>>> LocalTableColumns();
+// The columns each `<name>_local` table must have, by name, for checking a
+// schema an older profdiff created (CREATE TABLE IF NOT EXISTS keeps it as it
+// was).
+std::vector<std::pair<std::string, std::vector<std::string>>>
+LocalTableColumns();
 
 // Span states as stored.
 inline constexpr uint8_t kSpanOpen = 1;

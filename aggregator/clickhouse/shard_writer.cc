@@ -12,13 +12,17 @@ namespace profdiff::aggregator::clickhouse {
 
 void ChunkRows::SetAttempt(uint64_t attempt) {
   // RowBinary numbers are little-endian, as this machine's.
-  for (size_t row = 0; row + event_row_bytes <= events.size() && event_row_bytes > 0; row += event_row_bytes) {
-    std::memcpy(events.data() + row + attempt_offset, &attempt, sizeof(attempt));
+  for (size_t row = 0;
+       row + event_row_bytes <= events.size() && event_row_bytes > 0;
+       row += event_row_bytes) {
+    std::memcpy(events.data() + row + attempt_offset, &attempt,
+                sizeof(attempt));
   }
   std::memcpy(ledger.data() + attempt_offset, &attempt, sizeof(attempt));
 }
 
-ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes, size_t max_queued_bytes)
+ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes,
+                         size_t max_queued_bytes)
     : shard_(shard),
       max_group_bytes_(max_group_bytes),
       max_queued_bytes_(max_queued_bytes),
@@ -34,15 +38,18 @@ void ShardWriter::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done, bool wait_for_room) {
-  const size_t bytes = rows->names.size() + rows->events.size() + rows->ledger.size();
+void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done,
+                         bool wait_for_room) {
+  const size_t bytes =
+      rows->names.size() + rows->events.size() + rows->ledger.size();
   {
     absl::MutexLock lock(&mu_);
     if (wait_for_room) {
       mu_.Await(absl::Condition(
           +[](ShardWriter* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
             // A chunk bigger than the bound goes alone.
-            return self->stopping_ || self->queue_.empty() || self->queued_bytes_ < self->max_queued_bytes_;
+            return self->stopping_ || self->queue_.empty() ||
+                   self->queued_bytes_ < self->max_queued_bytes_;
           },
           this));
     }
@@ -76,7 +83,8 @@ void ShardWriter::Run() {
     }
     const absl::Status status = Commit(group);
     for (Pending& pending : group) {
-      pending.rows.reset();  // before `done`, which may hand the rows to another writer
+      pending.rows
+          .reset();  // before `done`, which may hand the rows to another writer
       std::move(pending.done)(status);
     }
   }
@@ -88,7 +96,9 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   std::string names, events, ledger;
   if (!alone) {
     std::sort(group.begin(), group.end(),
-              [](const Pending& a, const Pending& b) { return a.rows->order < b.rows->order; });
+              [](const Pending& a, const Pending& b) {
+                return a.rows->order < b.rows->order;
+              });
     for (const Pending& pending : group) {
       names += pending.rows->names;
       events += pending.rows->events;
@@ -97,21 +107,27 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   }
   const ChunkRows& first = *group.front().rows;
   const absl::Time start = absl::Now();
-  // The ledger last: a chunk counts once its ledger row is stored, and only then.
-  // Most chunks bring no name their stream has not sent: then there is no names insert.
+  // The ledger last: a chunk counts once its ledger row is stored, and only
+  // then. Most chunks bring no name their stream has not sent: then there is no
+  // names insert.
   const std::string& group_names = alone ? first.names : names;
-  absl::Status status = group_names.empty()
-                            ? absl::OkStatus()
-                            : shard_->Insert("INSERT INTO names_local FORMAT RowBinary", group_names);
+  absl::Status status =
+      group_names.empty()
+          ? absl::OkStatus()
+          : shard_->Insert("INSERT INTO names_local FORMAT RowBinary",
+                           group_names);
   if (status.ok()) {
-    status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary", alone ? first.events : events);
+    status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary",
+                            alone ? first.events : events);
   }
   if (status.ok()) {
-    status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary", alone ? first.ledger : ledger);
+    status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary",
+                            alone ? first.ledger : ledger);
   }
-  PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s", shard_->address(), group.size(),
-          alone ? first.events.size() : events.size(), absl::ToDoubleMilliseconds(absl::Now() - start),
-          status.ToString());
+  PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s",
+          shard_->address(), group.size(),
+          alone ? first.events.size() : events.size(),
+          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
   return status;
 }
 

@@ -1,9 +1,11 @@
-// Group commit of chunk rows into one ClickHouse shard. Every INSERT makes a new part on disk
-// that ClickHouse later merges, so a part per chunk (per stream, per table) would spend the
-// servers on file creation and merges: CLICKHOUSE.md measured 1 k-row inserts at a tenth of the
-// rate of 100 k-row ones. Streams hand their chunks' rows to the shard's writer thread without
-// waiting (several chunks of one stream may be queued); it sends what has gathered as one insert
-// per table, the ledger last, and reports the result to each chunk's callback.
+// Group commit of chunk rows into one ClickHouse shard. Every INSERT makes a
+// new part on disk that ClickHouse later merges, so a part per chunk (per
+// stream, per table) would spend the servers on file creation and merges:
+// CLICKHOUSE.md measured 1 k-row inserts at a tenth of the rate of 100 k-row
+// ones. Streams hand their chunks' rows to the shard's writer thread without
+// waiting (several chunks of one stream may be queued); it sends what has
+// gathered as one insert per table, the ledger last, and reports the result to
+// each chunk's callback.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 
@@ -24,18 +26,19 @@
 
 namespace profdiff::aggregator::clickhouse {
 
-// One chunk's rows in RowBinary, for the names, events and chunks (ledger) tables. Every event
-// row and the ledger row carry the chunk's attempt at the same offset (`attempt_offset`) and the
-// event rows have one size (`event_row_bytes`), so a retry on another shard changes the attempt
-// in place instead of encoding the chunk again.
+// One chunk's rows in RowBinary, for the names, events and chunks (ledger)
+// tables. Every event row and the ledger row carry the chunk's attempt at the
+// same offset (`attempt_offset`) and the event rows have one size
+// (`event_row_bytes`), so a retry on another shard changes the attempt in place
+// instead of encoding the chunk again.
 struct ChunkRows {
   std::string names;
   std::string events;
   std::string ledger;
   size_t event_row_bytes = 0;
   size_t attempt_offset = 0;
-  // The chunk's place in the events and ledger tables' order (run, worker, span, seq): a group
-  // sent in that order is a block ClickHouse need not sort.
+  // The chunk's place in the events and ledger tables' order (run, worker,
+  // span, seq): a group sent in that order is a block ClickHouse need not sort.
   std::tuple<std::string, std::string, std::string, int64_t> order;
 
   void SetAttempt(uint64_t attempt);
@@ -45,23 +48,27 @@ class ShardWriter {
  public:
   using Done = absl::AnyInvocable<void(absl::Status)>;
 
-  // `max_group_bytes` bounds one group's rows (the writer takes at least one chunk);
-  // `max_queued_bytes` the rows waiting, beyond which Submit waits (backpressure on streams).
-  explicit ShardWriter(const HttpClient* shard, size_t max_group_bytes = size_t{64} << 20,
+  // `max_group_bytes` bounds one group's rows (the writer takes at least one
+  // chunk); `max_queued_bytes` the rows waiting, beyond which Submit waits
+  // (backpressure on streams).
+  explicit ShardWriter(const HttpClient* shard,
+                       size_t max_group_bytes = size_t{64} << 20,
                        size_t max_queued_bytes = size_t{256} << 20);
   ~ShardWriter();  // Stop()s
-  // Commits what is queued and ends the writer thread; later Submits fail at once. Idempotent.
+  // Commits what is queued and ends the writer thread; later Submits fail at
+  // once. Idempotent.
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   ShardWriter(const ShardWriter&) = delete;
   ShardWriter& operator=(const ShardWriter&) = delete;
 
-  // Queues `rows` to be stored with whatever other chunks are waiting; `done` runs on the writer
-  // thread once the ledger rows are stored (OK) or the group failed (Unavailable when the shard
-  // did not answer). `rows` is not touched after `done` starts. When more than max_queued_bytes
-  // wait, Submit first waits for room unless `wait_for_room` is false (a failover from another
+  // Queues `rows` to be stored with whatever other chunks are waiting; `done`
+  // runs on the writer thread once the ledger rows are stored (OK) or the group
+  // failed (Unavailable when the shard did not answer). `rows` is not touched
+  // after `done` starts. When more than max_queued_bytes wait, Submit first
+  // waits for room unless `wait_for_room` is false (a failover from another
   // writer's thread, which must not block on this one).
-  void Submit(std::shared_ptr<ChunkRows> rows, Done done, bool wait_for_room = true)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void Submit(std::shared_ptr<ChunkRows> rows, Done done,
+              bool wait_for_room = true) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Pending {

@@ -11,8 +11,9 @@
 
 namespace profdiff::differ {
 
-// Destroyed in reverse order: the server stops, then the pool runs out what it holds, and only
-// then go the services its work calls into, the aggregator client and the cache.
+// Destroyed in reverse order: the server stops, then the pool runs out what it
+// holds, and only then go the services its work calls into, the aggregator
+// client and the cache.
 struct DifferServer::Parts {
   std::unique_ptr<ProfileCache> cache;
   std::unique_ptr<StoredProfiles> store;
@@ -22,28 +23,34 @@ struct DifferServer::Parts {
   rpc::RunningServer server;
 };
 
-DifferServer::DifferServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+DifferServer::DifferServer(std::unique_ptr<Parts> parts)
+    : parts_(std::move(parts)) {}
 
 DifferServer::~DifferServer() { Shutdown(); }
 
-absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(DifferOptions options) {
+absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
+    DifferOptions options) {
   auto parts = std::make_unique<Parts>();
   parts->cache = std::make_unique<ProfileCache>(options.cache_bytes);
-  parts->store = std::make_unique<StoredProfiles>(options.store_address, options.store_security,
-                                                  parts->cache.get());
+  parts->store = std::make_unique<StoredProfiles>(
+      options.store_address, options.store_security, parts->cache.get());
   parts->pool = std::make_unique<base::ThreadPool>(options.threads);
-  parts->differ = std::make_unique<DifferService>(parts->store.get(), parts->pool.get(),
-                                                  options.store_timeout);
-  parts->run_store = std::make_unique<RunStoreForwarder>(parts->store.get(), options.store_timeout);
+  parts->differ = std::make_unique<DifferService>(
+      parts->store.get(), parts->pool.get(), options.store_timeout);
+  parts->run_store = std::make_unique<RunStoreForwarder>(parts->store.get(),
+                                                         options.store_timeout);
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
-                                                      {parts->differ.get(), parts->run_store.get()},
+                                                      {parts->differ.get(),
+                                                       parts->run_store.get()},
                                                       options.security));
   return std::make_unique<DifferServer>(std::move(parts));
 }
 
 int DifferServer::port() const { return parts_->server.port; }
 
-ProfileCacheStats DifferServer::cache_stats() const { return parts_->cache->stats(); }
+ProfileCacheStats DifferServer::cache_stats() const {
+  return parts_->cache->stats();
+}
 
 void DifferServer::Shutdown() {
   constexpr auto kGrace = std::chrono::seconds(2);

@@ -1,6 +1,6 @@
-// profdiff-differ assembled: the profile cache, the aggregator client, the diff threads, and
-// the Differ and forwarding RunStore services on one gRPC server. The binary and the tests run
-// this same object.
+// profdiff-differ assembled: the profile cache, the aggregator client, the diff
+// threads, and the Differ and forwarding RunStore services on one gRPC server.
+// The binary and the tests run this same object.
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
 #define PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
 
@@ -18,19 +18,23 @@ namespace profdiff::differ {
 
 struct DifferOptions {
   std::string listen_address = "127.0.0.1:50051";
-  rpc::ServerSecurity security;                    // how clients reach this server
+  rpc::ServerSecurity security;  // how clients reach this server
   std::string store_address = "127.0.0.1:50052";  // the aggregator
-  rpc::ChannelSecurity store_security;             // how this server reaches the aggregator
-  int threads = 2;                                 // concurrent diffs (CPU-bound), >= 1
-  size_t cache_bytes = size_t{1} << 30;            // profiles of COMPLETE runs
-  absl::Duration store_timeout = absl::Minutes(2); // longest call to the aggregator
+  rpc::ChannelSecurity
+      store_security;  // how this server reaches the aggregator
+  int threads = 2;     // concurrent diffs (CPU-bound), >= 1
+  size_t cache_bytes = size_t{1} << 30;  // profiles of COMPLETE runs
+  absl::Duration store_timeout =
+      absl::Minutes(2);  // longest call to the aggregator
 };
 
 class DifferServer {
  public:
-  // Starts serving; Unavailable when the address cannot be bound. The aggregator is not
-  // contacted here: it may start later, and each call reports it when it does not answer.
-  static absl::StatusOr<std::unique_ptr<DifferServer>> Start(DifferOptions options);
+  // Starts serving; Unavailable when the address cannot be bound. The
+  // aggregator is not contacted here: it may start later, and each call reports
+  // it when it does not answer.
+  static absl::StatusOr<std::unique_ptr<DifferServer>> Start(
+      DifferOptions options);
   ~DifferServer();
 
   int port() const;

@@ -1,5 +1,6 @@
-// The Differ gRPC service: Diff of two stored runs. The work (fetches, the diff) runs on a
-// thread pool so gRPC's callback threads never block (STYLE.md §8).
+// The Differ gRPC service: Diff of two stored runs. The work (fetches, the
+// diff) runs on a thread pool so gRPC's callback threads never block (STYLE.md
+// §8).
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVICE_H_
 #define PROFDIFF_DIFFER_SERVICE_DIFFER_SERVICE_H_
 
@@ -14,11 +15,13 @@ namespace profdiff::differ {
 // `store` and `pool` must outlive the service.
 class DifferService final : public v1::Differ::CallbackService {
  public:
-  DifferService(const StoredProfiles* store, base::ThreadPool* pool, absl::Duration store_timeout)
+  DifferService(const StoredProfiles* store, base::ThreadPool* pool,
+                absl::Duration store_timeout)
       : store_(store), pool_(pool), store_timeout_(store_timeout) {}
 
   grpc::ServerUnaryReactor* Diff(grpc::CallbackServerContext* context,
-                                 const v1::DiffRequest* request, v1::DiffReport* response) override;
+                                 const v1::DiffRequest* request,
+                                 v1::DiffReport* response) override;
 
  private:
   const StoredProfiles* store_;

@@ -8,8 +8,8 @@ RunVersion RunVersion::Of(const v1::StoredRun& run) {
                     .closed_worker_count = run.closed_worker_count()};
 }
 
-std::shared_ptr<const v1::RunProfile> ProfileCache::Find(const ProfileKey& key,
-                                                         const RunVersion& version) {
+std::shared_ptr<const v1::RunProfile> ProfileCache::Find(
+    const ProfileKey& key, const RunVersion& version) {
   absl::MutexLock lock(&mu_);
   auto it = index_.find(key);
   if (it == index_.end() || !(it->second->version == version)) {
@@ -21,7 +21,8 @@ std::shared_ptr<const v1::RunProfile> ProfileCache::Find(const ProfileKey& key,
   return it->second->profile;
 }
 
-std::shared_ptr<const v1::RunProfile> ProfileCache::FindAnyVersion(const ProfileKey& key) {
+std::shared_ptr<const v1::RunProfile> ProfileCache::FindAnyVersion(
+    const ProfileKey& key) {
   absl::MutexLock lock(&mu_);
   auto it = index_.find(key);
   return it == index_.end() ? nullptr : it->second->profile;
@@ -33,8 +34,12 @@ void ProfileCache::Insert(const ProfileKey& key, const RunVersion& version,
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
   if (bytes > max_bytes_) return;
-  while (bytes_ + bytes > max_bytes_ && !lru_.empty()) EraseLocked(std::prev(lru_.end()));
-  lru_.push_front(Entry{.key = key, .version = version, .profile = std::move(profile), .bytes = bytes});
+  while (bytes_ + bytes > max_bytes_ && !lru_.empty())
+    EraseLocked(std::prev(lru_.end()));
+  lru_.push_front(Entry{.key = key,
+                        .version = version,
+                        .profile = std::move(profile),
+                        .bytes = bytes});
   index_[key] = lru_.begin();
   bytes_ += bytes;
 }

@@ -1,5 +1,6 @@
-// The profiles of COMPLETE runs the differ has fetched, so a second diff against the same
-// baseline does not fetch (and the aggregator does not rebuild) it again.
+// The profiles of COMPLETE runs the differ has fetched, so a second diff
+// against the same baseline does not fetch (and the aggregator does not
+// rebuild) it again.
 #ifndef PROFDIFF_DIFFER_SERVICE_PROFILE_CACHE_H_
 #define PROFDIFF_DIFFER_SERVICE_PROFILE_CACHE_H_
 
@@ -18,8 +19,9 @@
 
 namespace profdiff::differ {
 
-// What a cached profile was built from. A run that changed since (a late span reopened it, a
-// re-uploaded span closed) has another version, and its cached profile is not used.
+// What a cached profile was built from. A run that changed since (a late span
+// reopened it, a re-uploaded span closed) has another version, and its cached
+// profile is not used.
 struct RunVersion {
   int64_t updated_unix_ms = 0;
   int64_t event_count = 0;
@@ -37,7 +39,8 @@ struct ProfileKey {
   bool operator==(const ProfileKey&) const = default;
   template <typename H>
   friend H AbslHashValue(H h, const ProfileKey& key) {
-    return H::combine(std::move(h), key.run, key.operator_grouping, key.kernel_grouping);
+    return H::combine(std::move(h), key.run, key.operator_grouping,
+                      key.kernel_grouping);
   }
 };
 
@@ -48,19 +51,25 @@ struct ProfileCacheStats {
   int64_t bytes = 0;
 };
 
-// Least recently used first out, bounded by the profiles' serialized size. Thread-safe.
+// Least recently used first out, bounded by the profiles' serialized size.
+// Thread-safe.
 class ProfileCache {
  public:
   explicit ProfileCache(size_t max_bytes) : max_bytes_(max_bytes) {}
 
   // The profile cached for `key` at `version`, else null (counted as a miss).
-  std::shared_ptr<const v1::RunProfile> Find(const ProfileKey& key, const RunVersion& version)
+  std::shared_ptr<const v1::RunProfile> Find(const ProfileKey& key,
+                                             const RunVersion& version)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The profile cached for `key` at whatever version, for when the store cannot be asked.
-  std::shared_ptr<const v1::RunProfile> FindAnyVersion(const ProfileKey& key) ABSL_LOCKS_EXCLUDED(mu_);
-  // Replaces what `key` held. A profile larger than the whole cache is not kept.
+  // The profile cached for `key` at whatever version, for when the store cannot
+  // be asked.
+  std::shared_ptr<const v1::RunProfile> FindAnyVersion(const ProfileKey& key)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Replaces what `key` held. A profile larger than the whole cache is not
+  // kept.
   void Insert(const ProfileKey& key, const RunVersion& version,
-              std::shared_ptr<const v1::RunProfile> profile) ABSL_LOCKS_EXCLUDED(mu_);
+              std::shared_ptr<const v1::RunProfile> profile)
+      ABSL_LOCKS_EXCLUDED(mu_);
   ProfileCacheStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:

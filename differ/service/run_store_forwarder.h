@@ -1,6 +1,7 @@
-// The RunStore service on the differ's address: every read is forwarded to the aggregator, so
-// `profdiff runs|show|export` need only the differ's address. No thread waits on a forwarded
-// call: the aggregator's answer finishes the client's call from gRPC's callback.
+// The RunStore service on the differ's address: every read is forwarded to the
+// aggregator, so `profdiff runs|show|export` need only the differ's address. No
+// thread waits on a forwarded call: the aggregator's answer finishes the
+// client's call from gRPC's callback.
 #ifndef PROFDIFF_DIFFER_SERVICE_RUN_STORE_FORWARDER_H_
 #define PROFDIFF_DIFFER_SERVICE_RUN_STORE_FORWARDER_H_
 
@@ -11,9 +12,9 @@
 
 namespace profdiff::differ {
 
-// Errors are the aggregator's, prefixed "aggregator ADDR: ". The client's deadline and
-// cancellation carry over to the forwarded call, capped at `store_timeout`. `store` must
-// outlive the service.
+// Errors are the aggregator's, prefixed "aggregator ADDR: ". The client's
+// deadline and cancellation carry over to the forwarded call, capped at
+// `store_timeout`. `store` must outlive the service.
 class RunStoreForwarder final : public v1::RunStore::CallbackService {
  public:
   RunStoreForwarder(const StoredProfiles* store, absl::Duration store_timeout)
@@ -32,7 +33,8 @@ class RunStoreForwarder final : public v1::RunStore::CallbackService {
                                          const v1::GetRunTablesRequest* request,
                                          v1::RunTables* response) override;
   grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
-      grpc::CallbackServerContext* context, const v1::ExportTraceRequest* request) override;
+      grpc::CallbackServerContext* context,
+      const v1::ExportTraceRequest* request) override;
 
  private:
   const StoredProfiles* store_;

@@ -1,5 +1,6 @@
-// Differ.Diff's work: both runs' profiles from the aggregator (in parallel, cached when
-// COMPLETE), then the differ library, with a warning for each run that is not COMPLETE.
+// Differ.Diff's work: both runs' profiles from the aggregator (in parallel,
+// cached when COMPLETE), then the differ library, with a warning for each run
+// that is not COMPLETE.
 #ifndef PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 #define PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 
@@ -14,14 +15,18 @@
 
 namespace profdiff::differ {
 
-// InvalidArgument for a run id that breaks base/id_rules.h (naming the field) or options the
-// differ refuses; the store's errors otherwise (NotFound naming the run).
+// InvalidArgument for a run id that breaks base/id_rules.h (naming the field)
+// or options the differ refuses; the store's errors otherwise (NotFound naming
+// the run).
 absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
-                                              const v1::DiffRequest& request, absl::Time deadline);
+                                              const v1::DiffRequest& request,
+                                              absl::Time deadline);
 
-// DiffStoredRuns with the profiles from `fetch` (called from two threads at once), so that the
-// request handling runs without an aggregator (tests/fuzz/diff_request_fuzzer.cc).
-using ProfileFetcher = std::function<absl::StatusOr<StoredProfile>(const ProfileKey& key)>;
+// DiffStoredRuns with the profiles from `fetch` (called from two threads at
+// once), so that the request handling runs without an aggregator
+// (tests/fuzz/diff_request_fuzzer.cc).
+using ProfileFetcher =
+    std::function<absl::StatusOr<StoredProfile>(const ProfileKey& key)>;
 absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
                                                const ProfileFetcher& fetch);
 

@@ -1,5 +1,5 @@
-// The differ's reads from the aggregator: a run's state and its profile, the profiles of
-// COMPLETE runs served from a ProfileCache.
+// The differ's reads from the aggregator: a run's state and its profile, the
+// profiles of COMPLETE runs served from a ProfileCache.
 #ifndef PROFDIFF_DIFFER_SERVICE_STORED_PROFILES_H_
 #define PROFDIFF_DIFFER_SERVICE_STORED_PROFILES_H_
 
@@ -11,30 +11,35 @@
 #include <absl/time/time.h>
 
 #include "differ/service/profile_cache.h"
-#include "rpc/credentials.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
+#include "rpc/credentials.h"
 
 namespace profdiff::differ {
 
 struct StoredProfile {
   std::shared_ptr<const v1::RunProfile> profile;
-  std::vector<std::string> warnings;  // the run is not COMPLETE, or came from the cache only
+  std::vector<std::string>
+      warnings;  // the run is not COMPLETE, or came from the cache only
 };
 
 // Thread-safe: calls run on the caller's thread, blocking until `deadline`.
 class StoredProfiles {
  public:
   // `store_address` is the aggregator; `cache` must outlive this.
-  StoredProfiles(const std::string& store_address, const rpc::ChannelSecurity& security,
-                 ProfileCache* cache);
+  StoredProfiles(const std::string& store_address,
+                 const rpc::ChannelSecurity& security, ProfileCache* cache);
 
-  // NotFound naming the run when the aggregator does not hold it; Unavailable naming the
-  // aggregator when it does not answer and no profile of the run is cached.
-  absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key, absl::Time deadline) const;
+  // NotFound naming the run when the aggregator does not hold it; Unavailable
+  // naming the aggregator when it does not answer and no profile of the run is
+  // cached.
+  absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key,
+                                      absl::Time deadline) const;
 
-  // The run's operator and kernel tables reduced by the store (RunStore.GetRunTables) over the
-  // rank `options` names (all when none), with its normalization; errors as Fetch.
-  absl::StatusOr<v1::RunTables> FetchTables(const std::string& run, const v1::DiffOptions& options,
+  // The run's operator and kernel tables reduced by the store
+  // (RunStore.GetRunTables) over the rank `options` names (all when none), with
+  // its normalization; errors as Fetch.
+  absl::StatusOr<v1::RunTables> FetchTables(const std::string& run,
+                                            const v1::DiffOptions& options,
                                             absl::Time deadline) const;
 
   v1::RunStore::Stub& stub() const { return *stub_; }

@@ -1,4 +1,5 @@
-// profdiff-agent's flags: both modes, defaults, and one refusal per kind of mistake.
+// profdiff-agent's flags: both modes, defaults, and one refusal per kind of
+// mistake.
 #include "agent/agent_command_line.h"
 
 #include <gmock/gmock.h>
@@ -24,8 +25,8 @@ TEST(AgentCommandLineTest, WatchModeWithDefaults) {
 
 TEST(AgentCommandLineTest, UploadModeTakesFilesAndTimeout) {
   absl::StatusOr<AgentCommandLine> line =
-      ParseAgentCommandLine({"upload", "--aggregator", "agg:1", "--run", "r1", "--timeout", "90s",
-                             "a.json", "b.json.gz"});
+      ParseAgentCommandLine({"upload", "--aggregator", "agg:1", "--run", "r1",
+                             "--timeout", "90s", "a.json", "b.json.gz"});
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_EQ(line->mode, AgentMode::kUpload);
   EXPECT_EQ(line->run, "r1");
@@ -34,34 +35,42 @@ TEST(AgentCommandLineTest, UploadModeTakesFilesAndTimeout) {
 }
 
 TEST(AgentCommandLineTest, MissingAggregatorIsInvalidArgument) {
-  const absl::Status status = ParseAgentCommandLine({"--logdir", "/logs"}).status();
+  const absl::Status status =
+      ParseAgentCommandLine({"--logdir", "/logs"}).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("--aggregator"));
 }
 
 TEST(AgentCommandLineTest, UnknownFlagIsNamed) {
   const absl::Status status =
-      ParseAgentCommandLine({"--aggregator", "a:1", "--logdir", "/l", "--colour", "x"}).status();
+      ParseAgentCommandLine(
+          {"--aggregator", "a:1", "--logdir", "/l", "--colour", "x"})
+          .status();
   EXPECT_THAT(status.message(), HasSubstr("--colour"));
 }
 
 TEST(AgentCommandLineTest, MalformedDurationIsNamed) {
   const absl::Status status =
-      ParseAgentCommandLine({"--aggregator", "a:1", "--logdir", "/l", "--settle", "soon"}).status();
+      ParseAgentCommandLine(
+          {"--aggregator", "a:1", "--logdir", "/l", "--settle", "soon"})
+          .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("--settle"));
 }
 
 TEST(AgentCommandLineTest, FlagOfTheOtherModeIsRefused) {
-  EXPECT_FALSE(
-      ParseAgentCommandLine({"--aggregator", "a:1", "--logdir", "/l", "--timeout", "1s"}).ok());
-  EXPECT_FALSE(
-      ParseAgentCommandLine({"upload", "--aggregator", "a:1", "--logdir", "/l", "f.json"}).ok());
+  EXPECT_FALSE(ParseAgentCommandLine(
+                   {"--aggregator", "a:1", "--logdir", "/l", "--timeout", "1s"})
+                   .ok());
+  EXPECT_FALSE(ParseAgentCommandLine({"upload", "--aggregator", "a:1",
+                                      "--logdir", "/l", "f.json"})
+                   .ok());
 }
 
 TEST(AgentCommandLineTest, InvalidRunIdIsRefused) {
-  EXPECT_FALSE(
-      ParseAgentCommandLine({"--aggregator", "a:1", "--logdir", "/l", "--run", "a b"}).ok());
+  EXPECT_FALSE(ParseAgentCommandLine(
+                   {"--aggregator", "a:1", "--logdir", "/l", "--run", "a b"})
+                   .ok());
 }
 
 TEST(AgentCommandLineTest, UploadWithoutFilesIsRefused) {

@@ -1,5 +1,5 @@
-// The state dir keeps one record per trace file, replaces it atomically, and reports a record
-// that does not parse instead of failing.
+// The state dir keeps one record per trace file, replaces it atomically, and
+// reports a record that does not parse instead of failing.
 #include "agent/agent_state_store.h"
 
 #include <filesystem>
@@ -19,7 +19,10 @@ using ::testing::HasSubstr;
 
 constexpr char kAggregator[] = "10.0.0.1:50051";
 
-AgentStateStore::Key KeyOf(std::string_view path, std::string_view run = "run7") { return {path, kAggregator, run}; }
+AgentStateStore::Key KeyOf(std::string_view path,
+                           std::string_view run = "run7") {
+  return {path, kAggregator, run};
+}
 
 v1::AgentFileState SampleState(const std::string& path) {
   v1::AgentFileState state;
@@ -47,11 +50,14 @@ std::vector<std::string> FilesIn(const std::string& dir) {
 
 TEST(AgentStateStoreTest, WrittenStateReadsBackEqual) {
   TempDir dir;
-  absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.Join("state"));
+  absl::StatusOr<AgentStateStore> store =
+      AgentStateStore::Open(dir.Join("state"));
   ASSERT_TRUE(store.ok()) << store.status();
-  const v1::AgentFileState state = SampleState("/logs/run7/worker0.1694128201545.pt.trace.json.gz");
+  const v1::AgentFileState state =
+      SampleState("/logs/run7/worker0.1694128201545.pt.trace.json.gz");
   ASSERT_TRUE(store->Write(state).ok());
-  absl::StatusOr<std::optional<v1::AgentFileState>> read = store->Read(AgentStateStore::KeyOf(state));
+  absl::StatusOr<std::optional<v1::AgentFileState>> read =
+      store->Read(AgentStateStore::KeyOf(state));
   ASSERT_TRUE(read.ok()) << read.status();
   ASSERT_TRUE(read->has_value());
   EXPECT_EQ((*read)->SerializeAsString(), state.SerializeAsString());
@@ -61,7 +67,8 @@ TEST(AgentStateStoreTest, UnknownPathHasNoState) {
   TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
-  absl::StatusOr<std::optional<v1::AgentFileState>> read = store->Read(KeyOf("/logs/none.json"));
+  absl::StatusOr<std::optional<v1::AgentFileState>> read =
+      store->Read(KeyOf("/logs/none.json"));
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_FALSE(read->has_value());
 }
@@ -75,11 +82,13 @@ TEST(AgentStateStoreTest, WriteReplacesTheRecordAndLeavesNoTempFile) {
   state.set_state(v1::UPLOAD_STATE_DONE);
   state.set_acked_sequence(9);
   ASSERT_TRUE(store->Write(state).ok());
-  absl::StatusOr<std::optional<v1::AgentFileState>> read = store->Read(AgentStateStore::KeyOf(state));
+  absl::StatusOr<std::optional<v1::AgentFileState>> read =
+      store->Read(AgentStateStore::KeyOf(state));
   ASSERT_TRUE(read.ok() && read->has_value());
   EXPECT_EQ((*read)->state(), v1::UPLOAD_STATE_DONE);
   EXPECT_EQ((*read)->acked_sequence(), 9);
-  // One record, named by the path's hash with the file name as a readable suffix.
+  // One record, named by the path's hash with the file name as a readable
+  // suffix.
   const std::vector<std::string> files = FilesIn(dir.path());
   ASSERT_EQ(files.size(), 1u);
   EXPECT_THAT(files[0], HasSubstr("-w0.json.state"));
@@ -93,9 +102,11 @@ TEST(AgentStateStoreTest, UnparseableRecordIsDataLossNamingTheFile) {
   ASSERT_TRUE(store->Write(good).ok());
   const std::string bad_path = "/logs/run7/bad.json";
   const std::string bad_file = store->StateFilePath(KeyOf(bad_path));
-  std::ofstream(bad_file) << "path: \"/logs/run7/bad.json\"\nstate: NOT_A_STATE {{{";
+  std::ofstream(bad_file)
+      << "path: \"/logs/run7/bad.json\"\nstate: NOT_A_STATE {{{";
 
-  absl::StatusOr<std::optional<v1::AgentFileState>> read = store->Read(KeyOf(bad_path));
+  absl::StatusOr<std::optional<v1::AgentFileState>> read =
+      store->Read(KeyOf(bad_path));
   ASSERT_EQ(read.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(read.status().message(), HasSubstr(bad_file));
 
@@ -114,7 +125,8 @@ TEST(AgentStateStoreTest, RecordOfAnotherPathIsDataLoss) {
   ASSERT_TRUE(store->Write(SampleState("/logs/a.json")).ok());
   std::filesystem::rename(store->StateFilePath(KeyOf("/logs/a.json")),
                           store->StateFilePath(KeyOf("/logs/b.json")));
-  EXPECT_EQ(store->Read(KeyOf("/logs/b.json")).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->Read(KeyOf("/logs/b.json")).status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(AgentStateStoreTest, OneFileSentToTwoRunsOrAggregatorsHasTwoRecords) {
@@ -124,21 +136,26 @@ TEST(AgentStateStoreTest, OneFileSentToTwoRunsOrAggregatorsHasTwoRecords) {
   v1::AgentFileState first = SampleState("/logs/a.json");
   first.set_state(v1::UPLOAD_STATE_DONE);
   ASSERT_TRUE(store->Write(first).ok());
-  // Another run, or another aggregator: no record yet, so the file is uploaded there too.
+  // Another run, or another aggregator: no record yet, so the file is uploaded
+  // there too.
   EXPECT_FALSE(store->Read(KeyOf("/logs/a.json", "other-run"))->has_value());
-  EXPECT_FALSE(store->Read({"/logs/a.json", "10.0.0.2:50051", "run7"})->has_value());
+  EXPECT_FALSE(
+      store->Read({"/logs/a.json", "10.0.0.2:50051", "run7"})->has_value());
   v1::AgentFileState second = first;
   second.set_run("other-run");
   second.set_state(v1::UPLOAD_STATE_UPLOADING);
   ASSERT_TRUE(store->Write(second).ok());
-  EXPECT_EQ((*store->Read(KeyOf("/logs/a.json")))->state(), v1::UPLOAD_STATE_DONE);
-  EXPECT_EQ((*store->Read(KeyOf("/logs/a.json", "other-run")))->state(), v1::UPLOAD_STATE_UPLOADING);
+  EXPECT_EQ((*store->Read(KeyOf("/logs/a.json")))->state(),
+            v1::UPLOAD_STATE_DONE);
+  EXPECT_EQ((*store->Read(KeyOf("/logs/a.json", "other-run")))->state(),
+            v1::UPLOAD_STATE_UPLOADING);
   EXPECT_EQ(FilesIn(dir.path()).size(), 2u);
 }
 
 TEST(AgentStateStoreTest, DefaultDirPrefersXdgStateHome) {
   EXPECT_EQ(DefaultAgentStateDir("/xdg", "/home/u"), "/xdg/profdiff-agent");
-  EXPECT_EQ(DefaultAgentStateDir("", "/home/u"), "/home/u/.local/state/profdiff-agent");
+  EXPECT_EQ(DefaultAgentStateDir("", "/home/u"),
+            "/home/u/.local/state/profdiff-agent");
   EXPECT_EQ(DefaultAgentStateDir("", ""), "");
 }
 

@@ -1,6 +1,6 @@
-// BackgroundSpanUploader against an in-memory Collector on loopback: spans go up in order, the
-// queue bound refuses what does not fit, Drain waits for acknowledgements and gives up at its
-// deadline while the aggregator is away.
+// BackgroundSpanUploader against an in-memory Collector on loopback: spans go
+// up in order, the queue bound refuses what does not fit, Drain waits for
+// acknowledgements and gives up at its deadline while the aggregator is away.
 #include "agent/background_span_uploader.h"
 
 #include <memory>
@@ -28,15 +28,18 @@ FinishedSpan Span(const std::string& id, int events) {
 
 std::unique_ptr<SpanUploader> Uploader(const std::string& address) {
   SpanUploaderOptions options;
-  options.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
+  options.backoff = {.initial_delay = absl::Milliseconds(5),
+                     .max_delay = absl::Milliseconds(50)};
   return std::make_unique<SpanUploader>(address, options);
 }
 
 TEST(BackgroundSpanUploaderTest, UploadsOfferedSpansInOrder) {
   FakeCollector collector;
-  absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {&collector});
+  absl::StatusOr<rpc::RunningServer> server =
+      rpc::StartServer("127.0.0.1:0", {&collector});
   ASSERT_TRUE(server.ok()) << server.status();
-  BackgroundSpanUploader uploader(Uploader(base::StrCat("127.0.0.1:", server->port)), 1000);
+  BackgroundSpanUploader uploader(
+      Uploader(base::StrCat("127.0.0.1:", server->port)), 1000);
   for (int k = 0; k < 3; ++k) {
     FinishedSpan span = Span(base::StrCat("cupti.", k), 20 + k);
     ASSERT_TRUE(uploader.Offer(span));
@@ -54,24 +57,29 @@ TEST(BackgroundSpanUploaderTest, UploadsOfferedSpansInOrder) {
   }
   std::vector<FakeStream> streams = collector.streams();
   ASSERT_EQ(streams.size(), 3u);
-  for (int k = 0; k < 3; ++k) EXPECT_EQ(streams[k].header.span(), base::StrCat("cupti.", k));
+  for (int k = 0; k < 3; ++k)
+    EXPECT_EQ(streams[k].header.span(), base::StrCat("cupti.", k));
   server->server->Shutdown();
 }
 
-TEST(BackgroundSpanUploaderTest, QueueBoundRefusesWhatDoesNotFitWhileTheAggregatorIsAway) {
+TEST(BackgroundSpanUploaderTest,
+     QueueBoundRefusesWhatDoesNotFitWhileTheAggregatorIsAway) {
   // Nothing listens on port 1: every upload waits and retries.
   BackgroundSpanUploader uploader(Uploader("127.0.0.1:1"), 50);
   FinishedSpan first = Span("a", 30);
   FinishedSpan second = Span("b", 30);
   ASSERT_TRUE(uploader.Offer(first));
   EXPECT_FALSE(uploader.Offer(second));  // 30 + 30 > 50
-  EXPECT_EQ(second.trace.events.size(), 30u);  // not taken: the caller counts it dropped
+  EXPECT_EQ(second.trace.events.size(),
+            30u);  // not taken: the caller counts it dropped
   EXPECT_EQ(uploader.queued_events(), 30);
   EXPECT_FALSE(uploader.Drain(absl::Now() + absl::Milliseconds(200)));
 }
 
-TEST(BackgroundSpanUploaderTest, DestructionDoesNotWaitForAnUnreachableAggregator) {
-  auto uploader = std::make_unique<BackgroundSpanUploader>(Uploader("127.0.0.1:1"), 1000);
+TEST(BackgroundSpanUploaderTest,
+     DestructionDoesNotWaitForAnUnreachableAggregator) {
+  auto uploader =
+      std::make_unique<BackgroundSpanUploader>(Uploader("127.0.0.1:1"), 1000);
   FinishedSpan a = Span("a", 5), b = Span("b", 5);
   ASSERT_TRUE(uploader->Offer(a));
   ASSERT_TRUE(uploader->Offer(b));

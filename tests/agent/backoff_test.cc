@@ -1,4 +1,5 @@
-// Backoff ceilings grow by the multiplier up to the cap; delays are uniform below the ceiling.
+// Backoff ceilings grow by the multiplier up to the cap; delays are uniform
+// below the ceiling.
 #include "agent/backoff.h"
 
 #include <random>
@@ -12,7 +13,8 @@ namespace {
 constexpr uint32_t kSeed = 42;
 
 TEST(BackoffTest, CeilingDoublesFromTheInitialDelay) {
-  Backoff backoff({.initial_delay = absl::Milliseconds(100), .max_delay = absl::Seconds(10)});
+  Backoff backoff({.initial_delay = absl::Milliseconds(100),
+                   .max_delay = absl::Seconds(10)});
   std::mt19937 gen(kSeed);
   // 100 ms * 2^n for the first four attempts.
   for (const int64_t expected_ms : {100, 200, 400, 800}) {
@@ -22,9 +24,11 @@ TEST(BackoffTest, CeilingDoublesFromTheInitialDelay) {
 }
 
 TEST(BackoffTest, CeilingStopsAtTheCap) {
-  Backoff backoff({.initial_delay = absl::Milliseconds(100), .max_delay = absl::Seconds(1)});
+  Backoff backoff({.initial_delay = absl::Milliseconds(100),
+                   .max_delay = absl::Seconds(1)});
   std::mt19937 gen(kSeed);
-  // 100, 200, 400, 800, then 1600 > 1000 is capped; a thousand attempts do not overflow.
+  // 100, 200, 400, 800, then 1600 > 1000 is capped; a thousand attempts do not
+  // overflow.
   for (int i = 0; i < 4; ++i) backoff.NextDelay(gen);
   EXPECT_EQ(backoff.NextCeiling(), absl::Seconds(1));
   for (int i = 0; i < 1000; ++i) backoff.NextDelay(gen);
@@ -32,7 +36,8 @@ TEST(BackoffTest, CeilingStopsAtTheCap) {
 }
 
 TEST(BackoffTest, DelaysAreJitteredWithinZeroAndTheCeiling) {
-  Backoff backoff({.initial_delay = absl::Milliseconds(100), .max_delay = absl::Seconds(1)});
+  Backoff backoff({.initial_delay = absl::Milliseconds(100),
+                   .max_delay = absl::Seconds(1)});
   std::mt19937 gen(kSeed);
   std::set<int64_t> distinct_ns;
   for (int i = 0; i < 200; ++i) {
@@ -51,11 +56,13 @@ TEST(BackoffTest, SameSeedGivesSameDelays) {
   Backoff b({});
   std::mt19937 gen_a(kSeed);
   std::mt19937 gen_b(kSeed);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(a.NextDelay(gen_a), b.NextDelay(gen_b));
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(a.NextDelay(gen_a), b.NextDelay(gen_b));
 }
 
 TEST(BackoffTest, ResetStartsOverFromTheInitialDelay) {
-  Backoff backoff({.initial_delay = absl::Milliseconds(100), .max_delay = absl::Seconds(10)});
+  Backoff backoff({.initial_delay = absl::Milliseconds(100),
+                   .max_delay = absl::Seconds(10)});
   std::mt19937 gen(kSeed);
   for (int i = 0; i < 5; ++i) backoff.NextDelay(gen);
   backoff.Reset();

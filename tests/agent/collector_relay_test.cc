@@ -1,6 +1,7 @@
-// CollectorRelay on a unix socket in front of an in-memory Collector on loopback: a span
-// uploaded through it arrives complete with the relay's agent id; a stream the aggregator breaks
-// resumes through the relay; a refusal ends the client's stream instead of hanging it.
+// CollectorRelay on a unix socket in front of an in-memory Collector on
+// loopback: a span uploaded through it arrives complete with the relay's agent
+// id; a stream the aggregator breaks resumes through the relay; a refusal ends
+// the client's stream instead of hanging it.
 #include "agent/collector_relay.h"
 
 #include <unistd.h>
@@ -24,13 +25,16 @@ namespace {
 class CollectorRelayTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<rpc::RunningServer> upstream = rpc::StartServer("127.0.0.1:0", {&collector_});
+    absl::StatusOr<rpc::RunningServer> upstream =
+        rpc::StartServer("127.0.0.1:0", {&collector_});
     ASSERT_TRUE(upstream.ok()) << upstream.status();
     upstream_ = *std::move(upstream);
-    relay_ = std::make_unique<CollectorRelay>(base::StrCat("127.0.0.1:", upstream_.port),
-                                              rpc::ChannelSecurity(), "node-agent");
+    relay_ = std::make_unique<CollectorRelay>(
+        base::StrCat("127.0.0.1:", upstream_.port), rpc::ChannelSecurity(),
+        "node-agent");
     socket_ = dir_.path() + "/agent.sock";
-    absl::StatusOr<rpc::RunningServer> relay = rpc::StartServer("unix:" + socket_, {relay_.get()});
+    absl::StatusOr<rpc::RunningServer> relay =
+        rpc::StartServer("unix:" + socket_, {relay_.get()});
     ASSERT_TRUE(relay.ok()) << relay.status();
     relay_server_ = *std::move(relay);
   }
@@ -39,9 +43,11 @@ class CollectorRelayTest : public ::testing::Test {
     if (upstream_.server != nullptr) upstream_.server->Shutdown();
   }
 
-  absl::Status Upload(const trace::Trace& trace, const std::string& span, absl::Duration within) {
+  absl::Status Upload(const trace::Trace& trace, const std::string& span,
+                      absl::Duration within) {
     SpanUploaderOptions options;  // no agent id: the relay fills in its own
-    options.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
+    options.backoff = {.initial_delay = absl::Milliseconds(5),
+                       .max_delay = absl::Milliseconds(50)};
     options.deadline = absl::Now() + within;
     SpanUploader uploader("unix:" + socket_, options);
     SpanHeader header;
@@ -69,11 +75,13 @@ class CollectorRelayTest : public ::testing::Test {
   std::string socket_;
 };
 
-TEST_F(CollectorRelayTest, SpanThroughTheRelayArrivesCompleteWithTheRelaysAgentId) {
+TEST_F(CollectorRelayTest,
+       SpanThroughTheRelayArrivesCompleteWithTheRelaysAgentId) {
   const trace::Trace trace = NumberedOpsTrace(95);
   ASSERT_TRUE(Upload(trace, "cupti.0", absl::Seconds(30)).ok());
   ExpectStoredComplete("cupti.0", 95);
-  EXPECT_EQ(collector_.span("run1", "cupti.0")->end.chunk_count(), 10u);  // 95 events, 10 a chunk
+  EXPECT_EQ(collector_.span("run1", "cupti.0")->end.chunk_count(),
+            10u);  // 95 events, 10 a chunk
   ASSERT_FALSE(collector_.streams().empty());
   EXPECT_EQ(collector_.streams()[0].header.agent_id(), "node-agent");
 }
@@ -84,17 +92,22 @@ TEST_F(CollectorRelayTest, AStreamTheAggregatorBreaksResumesThroughTheRelay) {
   ASSERT_TRUE(Upload(trace, "cupti.1", absl::Seconds(30)).ok());
   ExpectStoredComplete("cupti.1", 95);
   ASSERT_GE(collector_.streams().size(), 2u);
-  EXPECT_EQ(collector_.streams()[1].first_chunk, 5);  // resumed after chunk 4, the last durable
+  EXPECT_EQ(collector_.streams()[1].first_chunk,
+            5);  // resumed after chunk 4, the last durable
 }
 
 TEST_F(CollectorRelayTest, ARefusalReachesTheClientAsTheAggregatorsStatus) {
-  collector_.RefuseWith(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad span"));
-  const absl::Status status = Upload(NumberedOpsTrace(5), "cupti.2", absl::Seconds(30));
-  // The first stream is cancelled (the relay cannot end it with a status while the client
-  // waits); the retry is answered with the remembered refusal, which ends the upload.
+  collector_.RefuseWith(
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad span"));
+  const absl::Status status =
+      Upload(NumberedOpsTrace(5), "cupti.2", absl::Seconds(30));
+  // The first stream is cancelled (the relay cannot end it with a status while
+  // the client waits); the retry is answered with the remembered refusal, which
+  // ends the upload.
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("bad span"));
-  // Usually 1: the retry is answered by the relay (2 when it raced the first stream's end).
+  // Usually 1: the retry is answered by the relay (2 when it raced the first
+  // stream's end).
   EXPECT_LE(collector_.streams().size(), 2u);
 }
 

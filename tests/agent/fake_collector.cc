@@ -8,15 +8,19 @@
 namespace profdiff::agent {
 namespace {
 
-std::string Key(const std::string& run, const std::string& span) { return run + "/" + span; }
+std::string Key(const std::string& run, const std::string& span) {
+  return run + "/" + span;
+}
 
 }  // namespace
 
 grpc::Status FakeCollector::Upload(
-    grpc::ServerContext*, grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream) {
+    grpc::ServerContext*,
+    grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream) {
   v1::UploadMessage message;
   if (!stream->Read(&message) || !message.has_header()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected a header first");
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "expected a header first");
   }
   const std::string key = Key(message.header().run(), message.header().span());
   v1::UploadAck ack;
@@ -37,18 +41,22 @@ grpc::Status FakeCollector::Upload(
       absl::MutexLock lock(&mu_);
       FakeSpan& span = spans_[key];
       if (message.has_chunk()) {
-        const int64_t sequence = static_cast<int64_t>(message.chunk().sequence());
-        if (streams_[stream_index].first_chunk < 0) streams_[stream_index].first_chunk = sequence;
+        const int64_t sequence =
+            static_cast<int64_t>(message.chunk().sequence());
+        if (streams_[stream_index].first_chunk < 0)
+          streams_[stream_index].first_chunk = sequence;
         if (sequence <= span.durable_sequence) continue;  // duplicate: ignored
         if (sequence != span.durable_sequence + 1) {
-          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "chunk out of order");
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              "chunk out of order");
         }
-        span.max_batch_bytes =
-            std::max(span.max_batch_bytes, message.chunk().events().ByteSizeLong());
+        span.max_batch_bytes = std::max(
+            span.max_batch_bytes, message.chunk().events().ByteSizeLong());
         const absl::Status appended = trace::AppendEventBatch(
             message.chunk().events(), trace::EventBatchLimits{}, span.events);
         if (!appended.ok()) {
-          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(appended.message()));
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              std::string(appended.message()));
         }
         span.durable_sequence = sequence;
         if (sequence == break_after_chunk_) {
@@ -56,9 +64,12 @@ grpc::Status FakeCollector::Upload(
           return grpc::Status(grpc::StatusCode::UNAVAILABLE, "injected break");
         }
       } else if (message.has_end()) {
-        if (static_cast<int64_t>(message.end().chunk_count()) != span.durable_sequence + 1 ||
-            message.end().event_count() != static_cast<int64_t>(span.events.events.size())) {
-          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "end does not match the chunks");
+        if (static_cast<int64_t>(message.end().chunk_count()) !=
+                span.durable_sequence + 1 ||
+            message.end().event_count() !=
+                static_cast<int64_t>(span.events.events.size())) {
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              "end does not match the chunks");
         }
         span.end = message.end();
         span.closed = true;
@@ -101,7 +112,8 @@ bool FakeCollector::AwaitStreams(size_t n) const {
   return mu_.AwaitWithTimeout(absl::Condition(&started), absl::Seconds(30));
 }
 
-const FakeSpan* FakeCollector::span(const std::string& run, const std::string& span) const {
+const FakeSpan* FakeCollector::span(const std::string& run,
+                                    const std::string& span) const {
   absl::MutexLock lock(&mu_);
   const auto it = spans_.find(Key(run, span));
   return it == spans_.end() ? nullptr : &it->second;

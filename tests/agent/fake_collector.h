@@ -1,6 +1,7 @@
-// A Collector that keeps spans in memory, for testing the agent's side of the upload protocol
-// (collector.proto): it acks each chunk as durable, closes a span on a matching end, and can
-// break a stream or refuse a span on request. A sync service: a test double, not a pattern.
+// A Collector that keeps spans in memory, for testing the agent's side of the
+// upload protocol (collector.proto): it acks each chunk as durable, closes a
+// span on a matching end, and can break a stream or refuse a span on request. A
+// sync service: a test double, not a pattern.
 #ifndef PROFDIFF_TESTS_AGENT_FAKE_COLLECTOR_H_
 #define PROFDIFF_TESTS_AGENT_FAKE_COLLECTOR_H_
 
@@ -29,20 +30,25 @@ struct FakeSpan {
 // One Upload stream as the fake saw it.
 struct FakeStream {
   v1::UploadHeader header;
-  int64_t first_chunk = -1;  // sequence of the first chunk received on it, -1 when none
+  int64_t first_chunk =
+      -1;  // sequence of the first chunk received on it, -1 when none
 };
 
 class FakeCollector final : public v1::Collector::Service {
  public:
-  grpc::Status Upload(grpc::ServerContext* context,
-                      grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream) override;
+  grpc::Status Upload(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream)
+      override;
 
-  // The next stream that stores chunk `sequence` ends with UNAVAILABLE before acking it.
+  // The next stream that stores chunk `sequence` ends with UNAVAILABLE before
+  // acking it.
   void BreakAfterChunk(int64_t sequence) ABSL_LOCKS_EXCLUDED(mu_);
   // Every stream ends with `status` right after its header.
   void RefuseWith(grpc::Status status) ABSL_LOCKS_EXCLUDED(mu_);
   // Marks `run`/`span` closed, as if uploaded before.
-  void CloseSpan(const std::string& run, const std::string& span) ABSL_LOCKS_EXCLUDED(mu_);
+  void CloseSpan(const std::string& run, const std::string& span)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   std::vector<FakeStream> streams() const ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until at least `n` streams began (or 30 s); false on timeout.

@@ -1,12 +1,13 @@
-// Run, span, worker name and rank of a trace file: each precedence rule and each refusal.
+// Run, span, worker name and rank of a trace file: each precedence rule and
+// each refusal.
 #include "agent/span_identity.h"
-
-#include "base/id_rules.h"
 
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "base/id_rules.h"
 
 namespace profdiff::agent {
 namespace {
@@ -14,7 +15,8 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr char kLogDir[] = "/data/tb";
-constexpr char kFileInRun[] = "/data/tb/run7/worker0.1694128201545.pt.trace.json.gz";
+constexpr char kFileInRun[] =
+    "/data/tb/run7/worker0.1694128201545.pt.trace.json.gz";
 constexpr char kFingerprint[] = "0123456789abcdef";
 
 SpanIdentity MustResolve(std::string_view logdir, std::string_view path,
@@ -27,33 +29,43 @@ SpanIdentity MustResolve(std::string_view logdir, std::string_view path,
 
 TEST(SpanIdentityTest, RunFlagWinsOverEnvironmentAndFolder) {
   const SpanIdentity id = MustResolve(
-      kLogDir, kFileInRun, {.run_flag = "flag-run", .torchelastic_run_id = "elastic-run"});
+      kLogDir, kFileInRun,
+      {.run_flag = "flag-run", .torchelastic_run_id = "elastic-run"});
   EXPECT_EQ(id.run, "flag-run");
 }
 
 TEST(SpanIdentityTest, TorchelasticRunIdWinsOverFolder) {
-  const SpanIdentity id = MustResolve(kLogDir, kFileInRun, {.torchelastic_run_id = "elastic-run"});
+  const SpanIdentity id =
+      MustResolve(kLogDir, kFileInRun, {.torchelastic_run_id = "elastic-run"});
   EXPECT_EQ(id.run, "elastic-run");
 }
 
 TEST(SpanIdentityTest, SubFolderOfLogDirIsTheRun) {
   EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).run, "run7");
-  // Deeper files belong to the first folder below DIR; a trailing '/' on DIR changes nothing.
-  EXPECT_EQ(MustResolve("/data/tb/", "/data/tb/run7/node1/w.pt.trace.json", {}).run, "run7");
+  // Deeper files belong to the first folder below DIR; a trailing '/' on DIR
+  // changes nothing.
+  EXPECT_EQ(
+      MustResolve("/data/tb/", "/data/tb/run7/node1/w.pt.trace.json", {}).run,
+      "run7");
 }
 
 TEST(SpanIdentityTest, FileDirectlyInLogDirTakesTheLogDirName) {
-  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/worker0.1.pt.trace.json", {}).run, "tb");
-  EXPECT_EQ(MustResolve("/data/tb/", "/data/tb/worker0.1.pt.trace.json", {}).run, "tb");
+  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/worker0.1.pt.trace.json", {}).run,
+            "tb");
+  EXPECT_EQ(
+      MustResolve("/data/tb/", "/data/tb/worker0.1.pt.trace.json", {}).run,
+      "tb");
 }
 
 TEST(SpanIdentityTest, WithoutLogDirTheFileFolderIsTheRun) {
-  EXPECT_EQ(MustResolve("", "/data/tb/run9/worker0.1.pt.trace.json", {}).run, "run9");
+  EXPECT_EQ(MustResolve("", "/data/tb/run9/worker0.1.pt.trace.json", {}).run,
+            "run9");
 }
 
 TEST(SpanIdentityTest, InvalidRunIdIsInvalidArgumentNamingFileAndRule) {
   const std::string path = "/data/tb/my run/worker0.1.pt.trace.json";
-  const absl::StatusOr<SpanIdentity> id = ResolveSpanIdentity(kLogDir, path, {}, kFingerprint);
+  const absl::StatusOr<SpanIdentity> id =
+      ResolveSpanIdentity(kLogDir, path, {}, kFingerprint);
   ASSERT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(id.status().message(), HasSubstr(path));
   EXPECT_THAT(id.status().message(), HasSubstr("[A-Za-z0-9._-]{1,128}"));
@@ -61,18 +73,21 @@ TEST(SpanIdentityTest, InvalidRunIdIsInvalidArgumentNamingFileAndRule) {
 }
 
 TEST(SpanIdentityTest, RunIdOf129CharactersIsInvalid) {
-  const absl::StatusOr<SpanIdentity> id =
-      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(129, 'a')}, kFingerprint);
+  const absl::StatusOr<SpanIdentity> id = ResolveSpanIdentity(
+      kLogDir, kFileInRun, {.run_flag = std::string(129, 'a')}, kFingerprint);
   EXPECT_EQ(id.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(
-      ResolveSpanIdentity(kLogDir, kFileInRun, {.run_flag = std::string(128, 'a')}, kFingerprint).ok());
+  EXPECT_TRUE(ResolveSpanIdentity(kLogDir, kFileInRun,
+                                  {.run_flag = std::string(128, 'a')},
+                                  kFingerprint)
+                  .ok());
 }
 
 TEST(SpanIdentityTest, SpanIdIsTheSanitisedFileNameAndFingerprint) {
   EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).span,
             "worker0.1694128201545.pt.trace.json.gz-0123456789ab");
   // é is 2 bytes
-  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/w 0+é.json", {}).span, "w_0___.json-0123456789ab");
+  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/w 0+é.json", {}).span,
+            "w_0___.json-0123456789ab");
 }
 
 TEST(SpanIdentityTest, LongSpanIdsKeepTheirHeadAndEndInDistinctHashes) {
@@ -90,16 +105,20 @@ TEST(SpanIdentityTest, LongSpanIdsKeepTheirHeadAndEndInDistinctHashes) {
 
 TEST(SpanIdentityTest, OtherContentUnderOneNameIsAnotherSpan) {
   EXPECT_EQ(SpanIdOf("w0.json", "00000000000000aa"), "w0.json-000000000000");
-  EXPECT_NE(SpanIdOf("w0.json", "0000000000000001"), SpanIdOf("w0.json", "1000000000000000"));
+  EXPECT_NE(SpanIdOf("w0.json", "0000000000000001"),
+            SpanIdOf("w0.json", "1000000000000000"));
   // The same content under a long name is the same span, other content another.
   const std::string name = std::string(200, 'x') + ".json";
-  EXPECT_EQ(SpanIdOf(name, "1000000000000000"), SpanIdOf(name, "1000000000000000"));
-  EXPECT_NE(SpanIdOf(name, "1000000000000000"), SpanIdOf(name, "2000000000000000"));
+  EXPECT_EQ(SpanIdOf(name, "1000000000000000"),
+            SpanIdOf(name, "1000000000000000"));
+  EXPECT_NE(SpanIdOf(name, "1000000000000000"),
+            SpanIdOf(name, "2000000000000000"));
 }
 
 TEST(SpanIdentityTest, WorkerNameComesFromTheFileName) {
   EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).worker_name, "worker0");
-  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/host:1.json", {}).worker_name, "host_1");
+  EXPECT_EQ(MustResolve(kLogDir, "/data/tb/r/host:1.json", {}).worker_name,
+            "host_1");
 }
 
 TEST(SpanIdentityTest, RankFromDistributedInfoWinsOverEnvironment) {
@@ -116,11 +135,13 @@ TEST(SpanIdentityTest, RankFromEnvironmentWithoutDistributedInfo) {
 }
 
 TEST(SpanIdentityTest, RankFromTheNumberAfterRankOrWorkerInTheWorkerName) {
-  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "worker12_step_3").value_or(-1), 12);
+  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "worker12_step_3").value_or(-1),
+            12);
   EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "node1_rank12").value_or(-1), 12);
   EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "Rank-4").value_or(-1), 4);
   // Kineto's default "<hostname>_<pid>": digits that are no rank.
-  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "dc3b0e7228dd_851").value_or(-1), 0);
+  EXPECT_EQ(ResolveRank(v1::WorkerInfo(), "", "dc3b0e7228dd_851").value_or(-1),
+            0);
 }
 
 TEST(SpanIdentityTest, RankDefaultsToZero) {

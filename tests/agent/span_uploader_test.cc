@@ -1,6 +1,7 @@
-// SpanUploader against an in-memory Collector on loopback: chunks arrive in order and complete,
-// a broken stream resumes after the last durable chunk, a closed span sends nothing, a refusal
-// is final, and the aggregator being away ends at the deadline or on stop.
+// SpanUploader against an in-memory Collector on loopback: chunks arrive in
+// order and complete, a broken stream resumes after the last durable chunk, a
+// closed span sends nothing, a refusal is final, and the aggregator being away
+// ends at the deadline or on stop.
 #include "agent/span_uploader.h"
 
 #include <memory>
@@ -43,7 +44,8 @@ SpanHeader Header(uint32_t chunk_events) {
 SpanUploaderOptions FastRetries() {
   SpanUploaderOptions options;
   options.agent_id = "test-agent";
-  options.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
+  options.backoff = {.initial_delay = absl::Milliseconds(5),
+                     .max_delay = absl::Milliseconds(50)};
   options.stream_timeout = absl::Seconds(30);
   options.deadline = absl::Now() + absl::Seconds(60);
   return options;
@@ -52,7 +54,8 @@ SpanUploaderOptions FastRetries() {
 class SpanUploaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {&collector_});
+    absl::StatusOr<rpc::RunningServer> server =
+        rpc::StartServer("127.0.0.1:0", {&collector_});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
     address_ = base::StrCat("127.0.0.1:", server_.port);
@@ -72,7 +75,8 @@ TEST_F(SpanUploaderTest, UploadsEveryChunkInOrderAndClosesTheSpan) {
   SpanUploadStats stats;
   ASSERT_TRUE(uploader.Upload(trace, Header(7), std::stop_token(), stats).ok());
 
-  // 50 events by 7: six chunks of 7, one of 7, one of 1 -> ceil(50 / 7) = 8 chunks 0..7.
+  // 50 events by 7: six chunks of 7, one of 7, one of 1 -> ceil(50 / 7) = 8
+  // chunks 0..7.
   EXPECT_EQ(stats.chunk_count, 8);
   EXPECT_EQ(stats.chunks_sent, 8);
   EXPECT_EQ(stats.acked_sequence, 7);
@@ -104,7 +108,8 @@ TEST_F(SpanUploaderTest, BrokenStreamResumesAfterTheLastDurableChunk) {
   ASSERT_EQ(streams.size(), 2u);
   EXPECT_FALSE(streams[0].header.resume());
   EXPECT_TRUE(streams[1].header.resume());
-  EXPECT_EQ(streams[1].first_chunk, 3);  // the first ack said durable_sequence = 2
+  EXPECT_EQ(streams[1].first_chunk,
+            3);  // the first ack said durable_sequence = 2
   const FakeSpan* span = collector_.span(kRun, kSpan);
   ASSERT_NE(span, nullptr);
   EXPECT_TRUE(span->closed);
@@ -138,7 +143,8 @@ TEST_F(SpanUploaderTest, ChunksStayWithinTheByteBound) {
   options.max_chunk_bytes = 2000;  // far below what 400 events encode to
   SpanUploader uploader(address_, options);
   SpanUploadStats stats;
-  ASSERT_TRUE(uploader.Upload(trace, Header(1000), std::stop_token(), stats).ok());
+  ASSERT_TRUE(
+      uploader.Upload(trace, Header(1000), std::stop_token(), stats).ok());
   EXPECT_GT(stats.chunk_count, 1);
   const FakeSpan* span = collector_.span(kRun, kSpan);
   ASSERT_NE(span, nullptr);
@@ -147,11 +153,13 @@ TEST_F(SpanUploaderTest, ChunksStayWithinTheByteBound) {
 }
 
 TEST_F(SpanUploaderTest, RefusedSpanIsNotRetried) {
-  collector_.RefuseWith(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "worker_name is bad"));
+  collector_.RefuseWith(
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "worker_name is bad"));
   const trace::Trace trace = MakeTrace(5);
   SpanUploader uploader(address_, FastRetries());
   SpanUploadStats stats;
-  const absl::Status status = uploader.Upload(trace, Header(7), std::stop_token(), stats);
+  const absl::Status status =
+      uploader.Upload(trace, Header(7), std::stop_token(), stats);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("worker_name is bad"));
   EXPECT_THAT(status.message(), HasSubstr(base::StrCat(kRun, "/", kSpan)));
@@ -166,17 +174,21 @@ TEST_F(SpanUploaderTest, AggregatorAwayUntilTheDeadlineIsDeadlineExceeded) {
   options.deadline = absl::Now() + absl::Milliseconds(300);
   SpanUploader uploader(address_, options);
   SpanUploadStats stats;
-  const absl::Status status = uploader.Upload(MakeTrace(5), Header(7), std::stop_token(), stats);
+  const absl::Status status =
+      uploader.Upload(MakeTrace(5), Header(7), std::stop_token(), stats);
   EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(status.message(), HasSubstr("last error"));
   EXPECT_GE(stats.retries, 1);
 }
 
 TEST_F(SpanUploaderTest, StopEndsTheWaitForTheAggregator) {
-  collector_.RefuseWith(grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up"));
+  collector_.RefuseWith(
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up"));
   SpanUploaderOptions options = FastRetries();
-  // After the first refusal the uploader waits up to an hour: only the stop can end it.
-  options.backoff = {.initial_delay = absl::Hours(1), .max_delay = absl::Hours(1)};
+  // After the first refusal the uploader waits up to an hour: only the stop can
+  // end it.
+  options.backoff = {.initial_delay = absl::Hours(1),
+                     .max_delay = absl::Hours(1)};
   options.deadline = absl::InfiniteFuture();
   SpanUploader uploader(address_, options);
   const trace::Trace trace = MakeTrace(5);

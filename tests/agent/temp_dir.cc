@@ -12,9 +12,10 @@ namespace profdiff::agent {
 
 TempDir::TempDir() {
   const char* root = std::getenv("TEST_TMPDIR");
-  std::string pattern =
-      std::string(root != nullptr ? root : "/tmp") + "/profdiff-agent-test.XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << pattern << " failed";
+  std::string pattern = std::string(root != nullptr ? root : "/tmp") +
+                        "/profdiff-agent-test.XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    ADD_FAILURE() << "mkdtemp " << pattern << " failed";
   path_ = pattern;
 }
 

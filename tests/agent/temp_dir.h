@@ -1,4 +1,5 @@
-// A fresh folder for one test, removed with everything in it when the test ends.
+// A fresh folder for one test, removed with everything in it when the test
+// ends.
 #ifndef PROFDIFF_TESTS_AGENT_TEMP_DIR_H_
 #define PROFDIFF_TESTS_AGENT_TEMP_DIR_H_
 
@@ -6,7 +7,8 @@
 
 namespace profdiff::agent {
 
-// Makes a unique folder under $TEST_TMPDIR (else /tmp); the destructor removes it.
+// Makes a unique folder under $TEST_TMPDIR (else /tmp); the destructor removes
+// it.
 class TempDir {
  public:
   TempDir();
@@ -16,7 +18,9 @@ class TempDir {
 
   const std::string& path() const { return path_; }
   // path() + "/" + relative.
-  std::string Join(const std::string& relative) const { return path_ + "/" + relative; }
+  std::string Join(const std::string& relative) const {
+    return path_ + "/" + relative;
+  }
 
  private:
   std::string path_;

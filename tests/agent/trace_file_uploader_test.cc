@@ -1,7 +1,7 @@
-// The per-file state machine in a real state dir against an in-memory Collector: a DONE span
-// sends no chunk again, a rewritten file with other content is another span, a refusal or a bad
-// run id is FAILED, a credential refusal is not, and a stopped upload stays UPLOADING and
-// resumes.
+// The per-file state machine in a real state dir against an in-memory
+// Collector: a DONE span sends no chunk again, a rewritten file with other
+// content is another span, a refusal or a bad run id is FAILED, a credential
+// refusal is not, and a stopped upload stays UPLOADING and resumes.
 #include "agent/trace_file_uploader.h"
 
 #include <filesystem>
@@ -30,10 +30,12 @@ constexpr char kTraceJson[] = R"({"traceEvents": [
 class TraceFileUploaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {&collector_});
+    absl::StatusOr<rpc::RunningServer> server =
+        rpc::StartServer("127.0.0.1:0", {&collector_});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
-    absl::StatusOr<trace::Trace> trace = trace::ReadKinetoTrace(kTraceJson, "inline.json");
+    absl::StatusOr<trace::Trace> trace =
+        trace::ReadKinetoTrace(kTraceJson, "inline.json");
     ASSERT_TRUE(trace.ok()) << trace.status();
     trace_ = *std::move(trace);
   }
@@ -42,32 +44,43 @@ class TraceFileUploaderTest : public ::testing::Test {
   // A trace file at `relative` below the log dir, and its version.
   std::string WriteTrace(const std::string& relative) {
     const std::string path = base::StrCat(logdir_.path(), "/", relative);
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path());
     std::ofstream(path) << kTraceJson;
     return path;
   }
 
-  std::unique_ptr<TraceFileUploader> MakeUploader(const std::string& run_flag = "") {
-    absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
+  std::unique_ptr<TraceFileUploader> MakeUploader(
+      const std::string& run_flag = "") {
+    absl::StatusOr<AgentStateStore> store =
+        AgentStateStore::Open(state_dir_.path());
     EXPECT_TRUE(store.ok()) << store.status();
     SpanUploaderOptions upload;
     upload.agent_id = "test-agent";
-    upload.backoff = {.initial_delay = absl::Milliseconds(5), .max_delay = absl::Milliseconds(50)};
+    upload.backoff = {.initial_delay = absl::Milliseconds(5),
+                      .max_delay = absl::Milliseconds(50)};
     upload.deadline = absl::Now() + absl::Seconds(60);
     return std::make_unique<TraceFileUploader>(
         *std::move(store),
-        TraceFileUploaderOptions{.logdir = logdir_.path(), .identity = {.run_flag = run_flag}, .hostname = "node-a",
-                                 .aggregator = base::StrCat("127.0.0.1:", server_.port)},
-        std::make_unique<SpanUploader>(base::StrCat("127.0.0.1:", server_.port), upload));
+        TraceFileUploaderOptions{
+            .logdir = logdir_.path(),
+            .identity = {.run_flag = run_flag},
+            .hostname = "node-a",
+            .aggregator = base::StrCat("127.0.0.1:", server_.port)},
+        std::make_unique<SpanUploader>(base::StrCat("127.0.0.1:", server_.port),
+                                       upload));
   }
 
   // The record of `path` (of its only run, or of `run`).
-  v1::AgentFileState StateOf(const std::string& path, const std::string& run = "") {
-    absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(state_dir_.path());
+  v1::AgentFileState StateOf(const std::string& path,
+                             const std::string& run = "") {
+    absl::StatusOr<AgentStateStore> store =
+        AgentStateStore::Open(state_dir_.path());
     EXPECT_TRUE(store.ok());
     std::vector<v1::AgentFileState> found;
     for (const v1::AgentFileState& state : store->LoadAll().states) {
-      if (state.path() == path && (run.empty() || state.run() == run)) found.push_back(state);
+      if (state.path() == path && (run.empty() || state.run() == run))
+        found.push_back(state);
     }
     EXPECT_EQ(found.size(), 1u) << path << " run " << run;
     return found.empty() ? v1::AgentFileState() : found[0];
@@ -82,17 +95,22 @@ class TraceFileUploaderTest : public ::testing::Test {
 };
 
 TEST_F(TraceFileUploaderTest, UploadedFileIsDoneAndNotReadAgain) {
-  const std::string path = WriteTrace("run1/worker3.1700000000000.pt.trace.json");
+  const std::string path =
+      WriteTrace("run1/worker3.1700000000000.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
   ASSERT_TRUE(uploader->ShouldRead(path, version_));
-  ASSERT_TRUE(uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  ASSERT_TRUE(
+      uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
 
   const v1::AgentFileState state = StateOf(path);
   EXPECT_EQ(state.state(), v1::UPLOAD_STATE_DONE);
   EXPECT_EQ(state.run(), "run1");
-  EXPECT_THAT(state.span(), ::testing::MatchesRegex("worker3\\.1700000000000\\.pt\\.trace\\.json-[0-9a-f]{12}"));
+  EXPECT_THAT(state.span(),
+              ::testing::MatchesRegex(
+                  "worker3\\.1700000000000\\.pt\\.trace\\.json-[0-9a-f]{12}"));
   EXPECT_EQ(state.worker_name(), "worker3");
-  EXPECT_EQ(state.rank(), 3);            // no distributedInfo, no RANK: the digits of "worker3"
+  EXPECT_EQ(state.rank(),
+            3);  // no distributedInfo, no RANK: the digits of "worker3"
   EXPECT_EQ(state.acked_sequence(), 0);  // three events make one chunk
   EXPECT_FALSE(uploader->ShouldRead(path, version_));
 
@@ -109,11 +127,15 @@ TEST_F(TraceFileUploaderTest, UploadedFileIsDoneAndNotReadAgain) {
 
 TEST_F(TraceFileUploaderTest, AnExplicitRunAlwaysLandsInThatRun) {
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
-  ASSERT_TRUE(MakeUploader("first-run")->UploadFile(path, version_, trace_, std::stop_token()).ok());
-  // The same file with another --run: not "already done", a new span in that run.
+  ASSERT_TRUE(MakeUploader("first-run")
+                  ->UploadFile(path, version_, trace_, std::stop_token())
+                  .ok());
+  // The same file with another --run: not "already done", a new span in that
+  // run.
   std::unique_ptr<TraceFileUploader> other = MakeUploader("other-run");
   ASSERT_TRUE(other->ShouldRead(path, version_));
-  ASSERT_TRUE(other->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  ASSERT_TRUE(
+      other->UploadFile(path, version_, trace_, std::stop_token()).ok());
   std::vector<FakeStream> streams = collector_.streams();
   ASSERT_EQ(streams.size(), 2u);
   EXPECT_EQ(streams[0].header.worker().run(), "first-run");
@@ -128,10 +150,15 @@ TEST_F(TraceFileUploaderTest, AnExplicitRunAlwaysLandsInThatRun) {
 
 TEST_F(TraceFileUploaderTest, DoneFileOfferedAgainSendsNoChunk) {
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
-  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
-  // `upload` of a DONE file by a restarted agent (same state dir): the same span is offered
-  // with resume, the aggregator answers that it is closed, and no chunk goes out.
-  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  ASSERT_TRUE(MakeUploader()
+                  ->UploadFile(path, version_, trace_, std::stop_token())
+                  .ok());
+  // `upload` of a DONE file by a restarted agent (same state dir): the same
+  // span is offered with resume, the aggregator answers that it is closed, and
+  // no chunk goes out.
+  ASSERT_TRUE(MakeUploader()
+                  ->UploadFile(path, version_, trace_, std::stop_token())
+                  .ok());
   const std::vector<FakeStream> streams = collector_.streams();
   ASSERT_EQ(streams.size(), 2u);
   EXPECT_TRUE(streams[1].header.resume());
@@ -143,53 +170,70 @@ TEST_F(TraceFileUploaderTest, DoneFileOfferedAgainSendsNoChunk) {
 TEST_F(TraceFileUploaderTest, RewrittenFileWithOtherContentIsAnotherSpan) {
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
-  ASSERT_TRUE(uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  ASSERT_TRUE(
+      uploader->UploadFile(path, version_, trace_, std::stop_token()).ok());
   const std::string first_span = StateOf(path).span();
-  const FileVersion rewritten{.size_bytes = version_.size_bytes + 1, .mtime_ns = 2};
+  const FileVersion rewritten{.size_bytes = version_.size_bytes + 1,
+                              .mtime_ns = 2};
   EXPECT_TRUE(uploader->ShouldRead(path, rewritten));
-  absl::StatusOr<trace::Trace> other = trace::ReadKinetoTrace(kTraceJson, "inline.json");
+  absl::StatusOr<trace::Trace> other =
+      trace::ReadKinetoTrace(kTraceJson, "inline.json");
   ASSERT_TRUE(other.ok()) << other.status();
   other->events.duration_ns[0] += 1;  // other content
-  ASSERT_TRUE(uploader->UploadFile(path, rewritten, *other, std::stop_token()).ok());
+  ASSERT_TRUE(
+      uploader->UploadFile(path, rewritten, *other, std::stop_token()).ok());
   EXPECT_NE(StateOf(path).span(), first_span);
-  EXPECT_TRUE(StateOf(path).span().starts_with("worker0.1.pt.trace.json-")) << StateOf(path).span();
-  // Rewritten with the same content: the same span, which the aggregator has closed already.
-  const FileVersion touched{.size_bytes = version_.size_bytes + 1, .mtime_ns = 3};
-  ASSERT_TRUE(uploader->UploadFile(path, touched, *other, std::stop_token()).ok());
+  EXPECT_TRUE(StateOf(path).span().starts_with("worker0.1.pt.trace.json-"))
+      << StateOf(path).span();
+  // Rewritten with the same content: the same span, which the aggregator has
+  // closed already.
+  const FileVersion touched{.size_bytes = version_.size_bytes + 1,
+                            .mtime_ns = 3};
+  ASSERT_TRUE(
+      uploader->UploadFile(path, touched, *other, std::stop_token()).ok());
   const std::vector<FakeStream> streams = collector_.streams();
-  EXPECT_EQ(streams.back().header.span(), streams[streams.size() - 2].header.span());
+  EXPECT_EQ(streams.back().header.span(),
+            streams[streams.size() - 2].header.span());
   EXPECT_EQ(streams.back().header.content_fingerprint().size(), 16u);
 }
 
 TEST_F(TraceFileUploaderTest, CredentialRefusalStaysUploadingAndIsRetried) {
-  collector_.RefuseWith(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token"));
+  collector_.RefuseWith(
+      grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "bad token"));
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
-  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
-            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(
+      uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+      absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_UPLOADING);
   EXPECT_TRUE(uploader->ShouldRead(path, version_));
-  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)), ::testing::ElementsAre(path));
-  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)), ::testing::IsEmpty());  // once per refusal
+  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)),
+              ::testing::ElementsAre(path));
+  EXPECT_THAT(uploader->PathsToRetry(absl::Seconds(5)),
+              ::testing::IsEmpty());  // once per refusal
 }
 
 TEST_F(TraceFileUploaderTest, RefusedFileIsFailedWithTheReason) {
-  collector_.RefuseWith(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad worker"));
+  collector_.RefuseWith(
+      grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bad worker"));
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
-  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+      absl::StatusCode::kInvalidArgument);
   const v1::AgentFileState state = StateOf(path);
   EXPECT_EQ(state.state(), v1::UPLOAD_STATE_FAILED);
   EXPECT_THAT(state.error(), HasSubstr("bad worker"));
   EXPECT_FALSE(uploader->ShouldRead(path, version_));
 }
 
-TEST_F(TraceFileUploaderTest, InvalidRunIdIsFailedWithoutContactingTheAggregator) {
+TEST_F(TraceFileUploaderTest,
+       InvalidRunIdIsFailedWithoutContactingTheAggregator) {
   const std::string path = WriteTrace("my run/worker0.1.pt.trace.json");
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
-  EXPECT_EQ(uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      uploader->UploadFile(path, version_, trace_, std::stop_token()).code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_FAILED);
   EXPECT_THAT(StateOf(path).error(), HasSubstr("[A-Za-z0-9._-]{1,128}"));
   EXPECT_TRUE(collector_.streams().empty());
@@ -199,11 +243,15 @@ TEST_F(TraceFileUploaderTest, StoppedUploadStaysUploadingAndResumes) {
   const std::string path = WriteTrace("run1/worker0.1.pt.trace.json");
   std::stop_source stopped;
   stopped.request_stop();
-  EXPECT_EQ(MakeUploader()->UploadFile(path, version_, trace_, stopped.get_token()).code(),
+  EXPECT_EQ(MakeUploader()
+                ->UploadFile(path, version_, trace_, stopped.get_token())
+                .code(),
             absl::StatusCode::kCancelled);
   EXPECT_EQ(StateOf(path).state(), v1::UPLOAD_STATE_UPLOADING);
 
-  ASSERT_TRUE(MakeUploader()->UploadFile(path, version_, trace_, std::stop_token()).ok());
+  ASSERT_TRUE(MakeUploader()
+                  ->UploadFile(path, version_, trace_, std::stop_token())
+                  .ok());
   const std::vector<FakeStream> streams = collector_.streams();
   ASSERT_EQ(streams.size(), 1u);
   EXPECT_TRUE(streams[0].header.resume());
@@ -212,17 +260,19 @@ TEST_F(TraceFileUploaderTest, StoppedUploadStaysUploadingAndResumes) {
 
 TEST_F(TraceFileUploaderTest, UploadPathReadsTheFileAndRecordsAnUnreadableOne) {
   const std::string good = WriteTrace("run1/worker0.1.pt.trace.json");
-  const std::string bad = base::StrCat(logdir_.path(), "/run1/worker1.1.pt.trace.json");
+  const std::string bad =
+      base::StrCat(logdir_.path(), "/run1/worker1.1.pt.trace.json");
   std::ofstream(bad) << "{\"traceEvents\": [";
   std::unique_ptr<TraceFileUploader> uploader = MakeUploader();
   trace::KinetoReader reader;
   EXPECT_TRUE(uploader->UploadPath(good, reader, std::stop_token()).ok());
   EXPECT_FALSE(uploader->UploadPath(bad, reader, std::stop_token()).ok());
   EXPECT_EQ(StateOf(bad).state(), v1::UPLOAD_STATE_FAILED);
-  EXPECT_EQ(
-      uploader->UploadPath(base::StrCat(logdir_.path(), "/none.json"), reader, std::stop_token())
-          .code(),
-      absl::StatusCode::kNotFound);
+  EXPECT_EQ(uploader
+                ->UploadPath(base::StrCat(logdir_.path(), "/none.json"), reader,
+                             std::stop_token())
+                .code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A port the kernel just handed out; free again once the socket closes (a small race with other
-// processes, which a failed start reports).
+// A port the kernel just handed out; free again once the socket closes (a small
+// race with other processes, which a failed start reports).
 int FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -37,29 +37,35 @@ int FreePort() {
 }  // namespace
 
 std::string ClickHouseCluster::ServerBinary() {
-  for (const char* path : {"/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"}) {
+  for (const char* path :
+       {"/usr/sbin/clickhouse-server", "/usr/bin/clickhouse-server"}) {
     if (fs::exists(path)) return path;
   }
   return "";
 }
 
-absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::Start(const std::string& dir, int shards) {
+absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::Start(
+    const std::string& dir, int shards) {
   if (ServerBinary().empty()) {
-    return absl::NotFoundError("clickhouse-server is not installed (scripts/install_deps.sh installs it)");
+    return absl::NotFoundError(
+        "clickhouse-server is not installed (scripts/install_deps.sh installs "
+        "it)");
   }
-  // A free port may be taken between FreePort() and the server's bind (another test process):
-  // try again with new ports.
+  // A free port may be taken between FreePort() and the server's bind (another
+  // test process): try again with new ports.
   constexpr int kTries = 3;
   absl::Status last;
   for (int attempt = 0; attempt < kTries; ++attempt) {
-    absl::StatusOr<std::unique_ptr<ClickHouseCluster>> cluster = TryStart(dir, shards);
+    absl::StatusOr<std::unique_ptr<ClickHouseCluster>> cluster =
+        TryStart(dir, shards);
     if (cluster.ok()) return cluster;
     last = cluster.status();
   }
   return last;
 }
 
-absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::TryStart(const std::string& dir, int shards) {
+absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::TryStart(
+    const std::string& dir, int shards) {
   auto cluster = std::make_unique<ClickHouseCluster>();
   cluster->binary_ = ServerBinary();
   cluster->dir_ = dir;
@@ -74,43 +80,55 @@ absl::StatusOr<std::unique_ptr<ClickHouseCluster>> ClickHouseCluster::TryStart(c
   }
   std::string shards_xml;
   for (const Server& server : cluster->servers_) {
-    base::StrAppend(&shards_xml, "<shard><replica><host>127.0.0.1</host><port>", server.tcp_port,
-                    "</port></replica></shard>");
+    base::StrAppend(&shards_xml, "<shard><replica><host>127.0.0.1</host><port>",
+                    server.tcp_port, "</port></replica></shard>");
   }
   for (Server& server : cluster->servers_) {
     fs::create_directories(server.dir);
     const std::string config = base::StrCat(server.dir, "/config.xml");
-    std::ofstream(config) << "<yandex>\n"
+    std::ofstream(config)
+        << "<yandex>\n"
         << "<logger><level>warning</level><console>1</console></logger>\n"
         << "<listen_host>127.0.0.1</listen_host>\n"
-        << "<http_port>" << server.http_port << "</http_port><tcp_port>" << server.tcp_port << "</tcp_port>\n"
-        << "<path>" << server.dir << "/data/</path><tmp_path>" << server.dir << "/tmp/</tmp_path>\n"
-        << "<user_files_path>" << server.dir << "/user_files/</user_files_path>\n"
-        << "<format_schema_path>" << server.dir << "/format_schemas/</format_schema_path>\n"
+        << "<http_port>" << server.http_port << "</http_port><tcp_port>"
+        << server.tcp_port << "</tcp_port>\n"
+        << "<path>" << server.dir << "/data/</path><tmp_path>" << server.dir
+        << "/tmp/</tmp_path>\n"
+        << "<user_files_path>" << server.dir
+        << "/user_files/</user_files_path>\n"
+        << "<format_schema_path>" << server.dir
+        << "/format_schemas/</format_schema_path>\n"
         << "<users_config>" << config << "</users_config>\n"
         << "<mark_cache_size>268435456</mark_cache_size>\n"
-        << "<profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>\n"
-        << "<users><default><password></password><networks><ip>127.0.0.1</ip></networks>"
-        << "<profile>default</profile><quota>default</quota></default></users>\n"
+        << "<profiles><default><max_memory_usage>4000000000</"
+           "max_memory_usage></default></profiles>\n"
+        << "<users><default><password></password><networks><ip>127.0.0.1</ip></"
+           "networks>"
+        << "<profile>default</profile><quota>default</quota></default></"
+           "users>\n"
         << "<quotas><default></default></quotas>\n"
-        << "<remote_servers><profdiff>" << shards_xml << "</profdiff></remote_servers>\n"
+        << "<remote_servers><profdiff>" << shards_xml
+        << "</profdiff></remote_servers>\n"
         << "</yandex>\n";
-    if (absl::Status status = cluster->Launch(server); !status.ok()) return status;
+    if (absl::Status status = cluster->Launch(server); !status.ok())
+      return status;
   }
   return cluster;
 }
 
 absl::Status ClickHouseCluster::Launch(Server& server) {
-  server.process = std::make_unique<ChildProcess>(
-      std::vector<std::string>{binary_, base::StrCat("--config-file=", server.dir, "/config.xml")});
-  aggregator::clickhouse::HttpClient client(base::StrCat("127.0.0.1:", server.http_port), "", absl::Seconds(5));
+  server.process = std::make_unique<ChildProcess>(std::vector<std::string>{
+      binary_, base::StrCat("--config-file=", server.dir, "/config.xml")});
+  aggregator::clickhouse::HttpClient client(
+      base::StrCat("127.0.0.1:", server.http_port), "", absl::Seconds(5));
   const absl::Time give_up = absl::Now() + absl::Seconds(30);
   while (absl::Now() < give_up) {
     if (client.Query("SELECT 1").ok()) return absl::OkStatus();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return absl::UnavailableError(base::StrCat("clickhouse-server on port ", server.http_port,
-                                             " did not answer within 30 s: ", server.process->Output()));
+  return absl::UnavailableError(
+      base::StrCat("clickhouse-server on port ", server.http_port,
+                   " did not answer within 30 s: ", server.process->Output()));
 }
 
 ClickHouseCluster::~ClickHouseCluster() {
@@ -122,7 +140,8 @@ ClickHouseCluster::~ClickHouseCluster() {
 std::string ClickHouseCluster::Url(const std::string& database) const {
   std::string url = "clickhouse://";
   for (size_t i = 0; i < servers_.size(); ++i) {
-    base::StrAppend(&url, i == 0 ? "" : ",", "127.0.0.1:", servers_[i].http_port);
+    base::StrAppend(&url, i == 0 ? "" : ",",
+                    "127.0.0.1:", servers_[i].http_port);
   }
   return base::StrCat(url, "/", database);
 }

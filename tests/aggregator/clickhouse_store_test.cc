@@ -1,5 +1,8 @@
-// What only the ClickHouse store has: its --store grammar, its wire format, and exactly-once
-// when two replicas write the same chunk (the contract tests in collector_test.cc cover the rest).
+// What only the ClickHouse store has: its --store grammar, its wire format, and
+// exactly-once when two replicas write the same chunk (the contract tests in
+// collector_test.cc cover the rest).
+#include "aggregator/clickhouse/clickhouse_store.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -7,7 +10,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/row_binary.h"
@@ -22,7 +24,8 @@ namespace fs = std::filesystem;
 using clickhouse::ParseClickHouseUrl;
 
 TEST(ClickHouseUrlTest, ShardsInOrderAndTheDatabase) {
-  absl::StatusOr<clickhouse::ClickHouseUrl> url = ParseClickHouseUrl("clickhouse://a:8123,10.0.0.2:18123/prof_db");
+  absl::StatusOr<clickhouse::ClickHouseUrl> url =
+      ParseClickHouseUrl("clickhouse://a:8123,10.0.0.2:18123/prof_db");
   ASSERT_TRUE(url.ok()) << url.status();
   EXPECT_THAT(url->shards, ::testing::ElementsAre("a:8123", "10.0.0.2:18123"));
   EXPECT_EQ(url->database, "prof_db");
@@ -77,16 +80,23 @@ TEST(RowBinaryTest, AnAnswerCutShortIsDataLossNotAGuess) {
   EXPECT_EQ(reader.String(), "");
   EXPECT_FALSE(reader.ok());
   EXPECT_EQ(reader.status("the test").code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(reader.status("the test").message(), ::testing::HasSubstr("cut short"));
+  EXPECT_THAT(reader.status("the test").message(),
+              ::testing::HasSubstr("cut short"));
 }
 
 class ClickHouseStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    file_ = (test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz").string();
+    file_ = (test_support::TracesDir() /
+             "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz")
+                .string();
     if (!fs::exists(file_)) GTEST_SKIP() << "needs " << file_;
-    absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster = testing::ClickHouseCluster::Start(
-        (fs::path(::testing::TempDir()) / ("clickhouse_store_test_" + std::to_string(getpid()))).string(), 2);
+    absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster =
+        testing::ClickHouseCluster::Start(
+            (fs::path(::testing::TempDir()) /
+             ("clickhouse_store_test_" + std::to_string(getpid())))
+                .string(),
+            2);
     if (absl::IsNotFound(cluster.status())) GTEST_SKIP() << cluster.status();
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(cluster).value();
@@ -94,7 +104,8 @@ class ClickHouseStoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<ClickHouseStore> Open() {
-    absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+    absl::StatusOr<std::unique_ptr<ClickHouseStore>> store =
+        ClickHouseStore::Open(options_);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? std::move(store).value() : nullptr;
   }
@@ -104,8 +115,9 @@ class ClickHouseStoreTest : public ::testing::Test {
   StoreOptions options_;
 };
 
-// Two replicas each believe they hold the span (a network split: no lease spans replicas) and
-// both store chunks 3 and 4: every read still counts each chunk once.
+// Two replicas each believe they hold the span (a network split: no lease spans
+// replicas) and both store chunks 3 and 4: every read still counts each chunk
+// once.
 TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   const testing::PreparedSpan span = testing::PrepareSpan(file_, "race", 300);
   ASSERT_GE(span.chunks.size(), 6u);
@@ -113,7 +125,8 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   ASSERT_TRUE(a && b);
   absl::StatusOr<Store::OpenedSpan> on_a = a->OpenSpan(span.header);
   ASSERT_TRUE(on_a.ok()) << on_a.status();
-  for (size_t k = 0; k < 3; ++k) ASSERT_TRUE(a->AppendChunk(*on_a->lease, span.chunks[k]).ok());
+  for (size_t k = 0; k < 3; ++k)
+    ASSERT_TRUE(a->AppendChunk(*on_a->lease, span.chunks[k]).ok());
   absl::StatusOr<Store::OpenedSpan> on_b = b->OpenSpan(span.header);
   ASSERT_TRUE(on_b.ok()) << on_b.status();
   EXPECT_EQ(on_b->durable_sequence, 2);  // the ledger's, not a replica's memory
@@ -121,7 +134,8 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
     ASSERT_TRUE(a->AppendChunk(*on_a->lease, span.chunks[k]).ok());
     ASSERT_TRUE(b->AppendChunk(*on_b->lease, span.chunks[k]).ok());
   }
-  for (size_t k = 5; k < span.chunks.size(); ++k) ASSERT_TRUE(b->AppendChunk(*on_b->lease, span.chunks[k]).ok());
+  for (size_t k = 5; k < span.chunks.size(); ++k)
+    ASSERT_TRUE(b->AppendChunk(*on_b->lease, span.chunks[k]).ok());
   v1::SpanEnd end;
   end.set_chunk_count(span.chunks.size());
   end.set_event_count(span.event_count);
@@ -131,7 +145,8 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->event_count(), span.event_count);
   ASSERT_EQ(run->workers_size(), 1);
-  EXPECT_EQ(run->workers(0).spans(0).durable_sequence(), static_cast<int64_t>(span.chunks.size()) - 1);
+  EXPECT_EQ(run->workers(0).spans(0).durable_sequence(),
+            static_cast<int64_t>(span.chunks.size()) - 1);
   absl::StatusOr<std::vector<int64_t>> per_shard = a->EventsPerShard("race");
   ASSERT_TRUE(per_shard.ok()) << per_shard.status();
   EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
@@ -142,49 +157,64 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   EXPECT_EQ(profile->workers(0).event_count(), span.event_count);
 }
 
-// A try that stored its event rows but not its ledger row (the shard died between the inserts,
-// and the chunk went to another shard under a fresh attempt) leaves rows no read counts.
+// A try that stored its event rows but not its ledger row (the shard died
+// between the inserts, and the chunk went to another shard under a fresh
+// attempt) leaves rows no read counts.
 TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
-  const testing::PreparedSpan span = testing::PrepareSpan(file_, "orphans", 1000);
+  const testing::PreparedSpan span =
+      testing::PrepareSpan(file_, "orphans", 1000);
   std::unique_ptr<ClickHouseStore> store = Open();
   ASSERT_TRUE(store);
   absl::StatusOr<Store::OpenedSpan> opened = store->OpenSpan(span.header);
   ASSERT_TRUE(opened.ok()) << opened.status();
-  for (const v1::TraceChunk& chunk : span.chunks) ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
+  for (const v1::TraceChunk& chunk : span.chunks)
+    ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
   v1::SpanEnd end;
   end.set_chunk_count(span.chunks.size());
   end.set_event_count(span.event_count);
   ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
-  // A failed try's leftovers on both shards: chunk 0's events again, under an attempt with no
-  // ledger row, one larger than any real one.
+  // A failed try's leftovers on both shards: chunk 0's events again, under an
+  // attempt with no ledger row, one larger than any real one.
   const std::string url = options_.clickhouse_url.substr(13);
-  for (const std::string& address : {url.substr(0, url.find(',')), url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+  for (const std::string& address :
+       {url.substr(0, url.find(',')),
+        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
     clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
     absl::StatusOr<std::string> copied = shard.Query(
-        "INSERT INTO events_local SELECT run, worker, span, seq, 18446744073709551615, idx, kind, name_id, "
-        "start_ns, duration_ns, device, thread, correlation, external_id, sequence_number, input_shapes_id "
+        "INSERT INTO events_local SELECT run, worker, span, seq, "
+        "18446744073709551615, idx, kind, name_id, "
+        "start_ns, duration_ns, device, thread, correlation, external_id, "
+        "sequence_number, input_shapes_id "
         "FROM events WHERE run = 'orphans' AND seq = 0");
     ASSERT_TRUE(copied.ok()) << copied.status();
   }
-  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test", absl::Seconds(30));
-  absl::StatusOr<std::string> raw = any.Query("SELECT count() FROM events WHERE run = 'orphans' FORMAT TSV");
+  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+                             absl::Seconds(30));
+  absl::StatusOr<std::string> raw =
+      any.Query("SELECT count() FROM events WHERE run = 'orphans' FORMAT TSV");
   ASSERT_TRUE(raw.ok()) << raw.status();
   EXPECT_GT(std::stoll(*raw), span.event_count);  // the leftovers are there
-  absl::StatusOr<std::vector<int64_t>> per_shard = store->EventsPerShard("orphans");
+  absl::StatusOr<std::vector<int64_t>> per_shard =
+      store->EventsPerShard("orphans");
   ASSERT_TRUE(per_shard.ok()) << per_shard.status();
-  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);  // and not counted
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1],
+            span.event_count);  // and not counted
   absl::StatusOr<v1::StoredRun> run = store->GetRun("orphans");
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->event_count(), span.event_count);
 }
 
 TEST_F(ClickHouseStoreTest, ShardsThatAreNotTheClusterAreRefusedAtStart) {
-  options_.clickhouse_url = "clickhouse://" + options_.clickhouse_url.substr(13, options_.clickhouse_url.find(',') - 13) +
+  options_.clickhouse_url = "clickhouse://" +
+                            options_.clickhouse_url.substr(
+                                13, options_.clickhouse_url.find(',') - 13) +
                             "/store_test";  // one shard of a two-shard cluster
-  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store =
+      ClickHouseStore::Open(options_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("--clickhouse-cluster"));
+  EXPECT_THAT(store.status().message(),
+              ::testing::HasSubstr("--clickhouse-cluster"));
   options_.clickhouse_cluster = "nope";
   options_.clickhouse_url = cluster_->Url("store_test");
   store = ClickHouseStore::Open(options_);
@@ -192,22 +222,32 @@ TEST_F(ClickHouseStoreTest, ShardsThatAreNotTheClusterAreRefusedAtStart) {
   EXPECT_THAT(store.status().message(), ::testing::HasSubstr("nope"));
 }
 
-// A database an older profdiff made keeps its old columns (CREATE TABLE IF NOT EXISTS leaves it
-// be): the store refuses to start, naming the table and column, rather than fail every write.
-TEST_F(ClickHouseStoreTest, TablesOfAnOlderSchemaAreRefusedAtStartNamingTheColumn) {
-  absl::StatusOr<clickhouse::ClickHouseUrl> url = clickhouse::ParseClickHouseUrl(cluster_->Url("old_schema"));
+// A database an older profdiff made keeps its old columns (CREATE TABLE IF NOT
+// EXISTS leaves it be): the store refuses to start, naming the table and
+// column, rather than fail every write.
+TEST_F(ClickHouseStoreTest,
+       TablesOfAnOlderSchemaAreRefusedAtStartNamingTheColumn) {
+  absl::StatusOr<clickhouse::ClickHouseUrl> url =
+      clickhouse::ParseClickHouseUrl(cluster_->Url("old_schema"));
   ASSERT_TRUE(url.ok()) << url.status();
   clickhouse::HttpClient shard(url->shards.front(), "", absl::Seconds(30));
   ASSERT_TRUE(shard.Query("CREATE DATABASE old_schema").ok());
-  ASSERT_TRUE(shard.Query("CREATE TABLE old_schema.chunks_local (run String, worker String, span String, seq Int64, "
-                          "attempt UInt64, event_count UInt32, batch_bytes UInt64, stored_ms Int64, batch String) "
-                          "ENGINE = ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)")
+  ASSERT_TRUE(shard
+                  .Query("CREATE TABLE old_schema.chunks_local (run String, "
+                         "worker String, span String, seq Int64, "
+                         "attempt UInt64, event_count UInt32, batch_bytes "
+                         "UInt64, stored_ms Int64, batch String) "
+                         "ENGINE = ReplacingMergeTree(attempt) ORDER BY (run, "
+                         "worker, span, seq)")
                   .ok());
   options_.clickhouse_url = cluster_->Url("old_schema");
-  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store = ClickHouseStore::Open(options_);
+  absl::StatusOr<std::unique_ptr<ClickHouseStore>> store =
+      ClickHouseStore::Open(options_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("old_schema.chunks_local has no column batch_zstd"));
+  EXPECT_THAT(
+      store.status().message(),
+      ::testing::HasSubstr("old_schema.chunks_local has no column batch_zstd"));
 }
 
 }  // namespace

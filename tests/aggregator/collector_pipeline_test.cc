@@ -1,8 +1,10 @@
-// The Collector's chunk pipeline on a real server on 127.0.0.1: a stream hands the store its next
-// chunk while earlier ones are still being stored, and acks go out in chunk order, one per chunk,
-// each only once that chunk and every earlier one is durable. The store here is the local store
-// with its answers held back until the test releases them, in the order the test picks (the
-// ClickHouse store answers as its group commits finish, which is any order across shards).
+// The Collector's chunk pipeline on a real server on 127.0.0.1: a stream hands
+// the store its next chunk while earlier ones are still being stored, and acks
+// go out in chunk order, one per chunk, each only once that chunk and every
+// earlier one is durable. The store here is the local store with its answers
+// held back until the test releases them, in the order the test picks (the
+// ClickHouse store answers as its group commits finish, which is any order
+// across shards).
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -23,19 +25,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The local store, whose chunk answers wait until Release. Appends happen when handed over, so
-// what is stored is real; only the answer is held.
+// The local store, whose chunk answers wait until Release. Appends happen when
+// handed over, so what is stored is real; only the answer is held.
 class HeldStore final : public Store {
  public:
   explicit HeldStore(std::unique_ptr<Store> inner) : inner_(std::move(inner)) {}
 
-  const std::vector<std::string>& recovery_notes() const override { return inner_->recovery_notes(); }
+  const std::vector<std::string>& recovery_notes() const override {
+    return inner_->recovery_notes();
+  }
   std::string Describe() const override { return inner_->Describe(); }
-  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override { return inner_->OpenSpan(header); }
-  absl::StatusOr<int64_t> AppendChunk(SpanLease& lease, const v1::TraceChunk& chunk) override {
+  absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override {
+    return inner_->OpenSpan(header);
+  }
+  absl::StatusOr<int64_t> AppendChunk(SpanLease& lease,
+                                      const v1::TraceChunk& chunk) override {
     return inner_->AppendChunk(lease, chunk);
   }
-  void StartAppendChunk(SpanLease& lease, const v1::TraceChunk& chunk, AppendDone done) override {
+  void StartAppendChunk(SpanLease& lease, const v1::TraceChunk& chunk,
+                        AppendDone done) override {
     absl::StatusOr<int64_t> answer = inner_->AppendChunk(lease, chunk);
     absl::MutexLock lock(&mu_);
     held_.push_back({std::move(answer), std::move(done)});
@@ -44,11 +52,15 @@ class HeldStore final : public Store {
     closes_.fetch_add(1);
     return inner_->CloseSpan(lease, end);
   }
-  absl::StatusOr<v1::ListRunsResponse> ListRuns(const v1::ListRunsRequest& request) const override {
+  absl::StatusOr<v1::ListRunsResponse> ListRuns(
+      const v1::ListRunsRequest& request) const override {
     return inner_->ListRuns(request);
   }
-  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override { return inner_->GetRun(run); }
-  absl::StatusOr<v1::RunProfile> GetProfile(const v1::GetProfileRequest& request) const override {
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override {
+    return inner_->GetRun(run);
+  }
+  absl::StatusOr<v1::RunProfile> GetProfile(
+      const v1::GetProfileRequest& request) const override {
     return inner_->GetProfile(request);
   }
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
@@ -56,15 +68,18 @@ class HeldStore final : public Store {
     return inner_->ExportTrace(request);
   }
 
-  // Waits until `count` answers are held; false after 30 s (a stream that does not hand over
-  // its next chunk before the last is durable never gets there).
+  // Waits until `count` answers are held; false after 30 s (a stream that does
+  // not hand over its next chunk before the last is durable never gets there).
   bool AwaitHeld(size_t count) {
     absl::MutexLock lock(&mu_);
     awaited_ = count;
-    return mu_.AwaitWithTimeout(absl::Condition(this, &HeldStore::EnoughHeld), absl::Seconds(30));
+    return mu_.AwaitWithTimeout(absl::Condition(this, &HeldStore::EnoughHeld),
+                                absl::Seconds(30));
   }
-  // Gives the held answer `index` (in hand-over order) to the stream, or `instead` when set.
-  void Release(size_t index, std::optional<absl::Status> instead = std::nullopt) {
+  // Gives the held answer `index` (in hand-over order) to the stream, or
+  // `instead` when set.
+  void Release(size_t index,
+               std::optional<absl::Status> instead = std::nullopt) {
     Held answer;
     {
       absl::MutexLock lock(&mu_);
@@ -95,7 +110,9 @@ class HeldStore final : public Store {
     AppendDone done;
     bool given = false;
   };
-  bool EnoughHeld() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return held_.size() >= awaited_; }
+  bool EnoughHeld() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return held_.size() >= awaited_;
+  }
 
   std::unique_ptr<Store> inner_;
   absl::Mutex mu_;
@@ -107,17 +124,22 @@ class HeldStore final : public Store {
 class CollectorPipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const fs::path trace = test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
+    const fs::path trace =
+        test_support::TracesDir() /
+        "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
     if (!fs::exists(trace)) GTEST_SKIP() << "needs " << trace;
-    dir_ = fs::path(::testing::TempDir()) / ("collector_pipeline_" + std::to_string(getpid()));
+    dir_ = fs::path(::testing::TempDir()) /
+           ("collector_pipeline_" + std::to_string(getpid()));
     fs::remove_all(dir_);
     StoreOptions options;
     options.data_dir = dir_.string();
     absl::StatusOr<std::unique_ptr<Store>> local = OpenStore(options);
     ASSERT_TRUE(local.ok()) << local.status();
     store_ = std::make_unique<HeldStore>(std::move(local).value());
-    collector_ = std::make_unique<CollectorService>(store_.get(), &io_pool_, &build_pool_, CollectorLimits{});
-    absl::StatusOr<rpc::RunningServer> server = rpc::StartServer("127.0.0.1:0", {collector_.get()});
+    collector_ = std::make_unique<CollectorService>(
+        store_.get(), &io_pool_, &build_pool_, CollectorLimits{});
+    absl::StatusOr<rpc::RunningServer> server =
+        rpc::StartServer("127.0.0.1:0", {collector_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(server).value();
     channel_ = rpc::MakeChannel("127.0.0.1:" + std::to_string(server_.port));
@@ -126,24 +148,30 @@ class CollectorPipelineTest : public ::testing::Test {
     ASSERT_GE(span_.chunks.size(), 4u);
     span_.chunks.resize(4);
     span_.event_count = 0;
-    for (const v1::TraceChunk& chunk : span_.chunks) span_.event_count += chunk.events().kind_size();
+    for (const v1::TraceChunk& chunk : span_.chunks)
+      span_.event_count += chunk.events().kind_size();
   }
 
   void TearDown() override {
-    if (store_ != nullptr) store_->ReleaseAll();  // a failed test may leave answers held
-    if (server_.server) server_.server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    if (store_ != nullptr)
+      store_->ReleaseAll();  // a failed test may leave answers held
+    if (server_.server)
+      server_.server->Shutdown(std::chrono::system_clock::now() +
+                               std::chrono::seconds(5));
     std::error_code error;
     fs::remove_all(dir_, error);
   }
 
-  // Opens the span and sends all four chunks; returns the stream after the header's ack.
+  // Opens the span and sends all four chunks; returns the stream after the
+  // header's ack.
   std::unique_ptr<testing::UploadStream> SendChunks() {
     auto stream = std::make_unique<testing::UploadStream>(channel_);
     v1::UploadAck ack;
     EXPECT_TRUE(stream->WriteHeader(span_.header));
     EXPECT_TRUE(stream->ReadAck(ack));
     EXPECT_EQ(ack.durable_sequence(), -1);
-    for (const v1::TraceChunk& chunk : span_.chunks) EXPECT_TRUE(stream->WriteChunk(chunk));
+    for (const v1::TraceChunk& chunk : span_.chunks)
+      EXPECT_TRUE(stream->WriteChunk(chunk));
     return stream;
   }
 
@@ -157,10 +185,13 @@ class CollectorPipelineTest : public ::testing::Test {
   testing::PreparedSpan span_;
 };
 
-TEST_F(CollectorPipelineTest, ChunksAreHandedOverBeforeEarlierOnesAreDurableAndAckedInOrder) {
+TEST_F(CollectorPipelineTest,
+       ChunksAreHandedOverBeforeEarlierOnesAreDurableAndAckedInOrder) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
-  // All four reach the store although none is durable yet: the stream did not wait.
-  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
+  // All four reach the store although none is durable yet: the stream did not
+  // wait.
+  ASSERT_TRUE(store_->AwaitHeld(4))
+      << "the chunks were not handed over before earlier ones were durable";
   // Answers in reverse order: no ack may pass chunk 0, which is answered last.
   store_->Release(3);
   store_->Release(2);
@@ -182,8 +213,10 @@ TEST_F(CollectorPipelineTest, ChunksAreHandedOverBeforeEarlierOnesAreDurableAndA
 TEST_F(CollectorPipelineTest, SpanEndWaitsForTheChunksStillBeingStored) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
   ASSERT_TRUE(stream->WriteEnd(4, span_.event_count));
-  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
-  absl::SleepFor(absl::Milliseconds(200));  // time enough for a close that did not wait
+  ASSERT_TRUE(store_->AwaitHeld(4))
+      << "the chunks were not handed over before earlier ones were durable";
+  absl::SleepFor(
+      absl::Milliseconds(200));  // time enough for a close that did not wait
   EXPECT_EQ(store_->closes(), 0);
   for (size_t i = 0; i < 4; ++i) store_->Release(i);
   v1::UploadAck ack;
@@ -199,26 +232,31 @@ TEST_F(CollectorPipelineTest, SpanEndWaitsForTheChunksStillBeingStored) {
 
 TEST_F(CollectorPipelineTest, AFailedChunkEndsTheStreamAndNoLaterChunkIsAcked) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
-  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
+  ASSERT_TRUE(store_->AwaitHeld(4))
+      << "the chunks were not handed over before earlier ones were durable";
   store_->Release(0);
   v1::UploadAck ack;
   ASSERT_TRUE(stream->ReadAck(ack));
   EXPECT_EQ(ack.durable_sequence(), 0);
-  // Chunks 2 and 3 are durable, but chunk 1 failed: acking them would tell the agent chunk 1 is
-  // durable too.
+  // Chunks 2 and 3 are durable, but chunk 1 failed: acking them would tell the
+  // agent chunk 1 is durable too.
   store_->Release(2);
   store_->Release(3);
   store_->Release(1, absl::UnavailableError("shard gone"));
   EXPECT_FALSE(stream->ReadAck(ack));
   const grpc::Status status = stream->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_NE(status.error_message().find("shard gone"), std::string::npos) << status.error_message();
-  EXPECT_NE(status.error_message().find("span"), std::string::npos) << status.error_message();
+  EXPECT_NE(status.error_message().find("shard gone"), std::string::npos)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find("span"), std::string::npos)
+      << status.error_message();
 }
 
-TEST_F(CollectorPipelineTest, AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind) {
+TEST_F(CollectorPipelineTest,
+       AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind) {
   std::unique_ptr<testing::UploadStream> stream = SendChunks();
-  ASSERT_TRUE(store_->AwaitHeld(4)) << "the chunks were not handed over before earlier ones were durable";
+  ASSERT_TRUE(store_->AwaitHeld(4))
+      << "the chunks were not handed over before earlier ones were durable";
   const grpc::Status cancelled = stream->Cancel();
   EXPECT_EQ(cancelled.error_code(), grpc::StatusCode::CANCELLED);
   v1::UploadHeader resume = span_.header;
@@ -232,7 +270,8 @@ TEST_F(CollectorPipelineTest, AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind
     EXPECT_FALSE(early.ReadAck(ack));
     EXPECT_EQ(early.Finish().error_code(), grpc::StatusCode::ABORTED);
   }
-  // The answers still come (the store finishes what it was handed), and then the span is free.
+  // The answers still come (the store finishes what it was handed), and then
+  // the span is free.
   for (size_t i = 0; i < 4; ++i) store_->Release(i);
   for (int attempt = 0;; ++attempt) {
     testing::UploadStream again(channel_);
@@ -244,7 +283,8 @@ TEST_F(CollectorPipelineTest, AnAgentThatGoesAwayMidPipelineLeavesNoStreamBehind
       break;
     }
     const grpc::Status status = again.Finish();
-    ASSERT_EQ(status.error_code(), grpc::StatusCode::ABORTED) << status.error_message();
+    ASSERT_EQ(status.error_code(), grpc::StatusCode::ABORTED)
+        << status.error_message();
     ASSERT_LT(attempt, 100) << "the cancelled stream still holds the span";
     absl::SleepFor(absl::Milliseconds(20));
   }

@@ -1,6 +1,7 @@
-// The aggregator as agents and users meet it: a real server on 127.0.0.1, real DLRM traces.
-// The RunStore contract tests (TEST_P) run unchanged against both backends: the local data
-// folder and a two-shard ClickHouse cluster of real servers.
+// The aggregator as agents and users meet it: a real server on 127.0.0.1, real
+// DLRM traces. The RunStore contract tests (TEST_P) run unchanged against both
+// backends: the local data folder and a two-shard ClickHouse cluster of real
+// servers.
 #include <unistd.h>
 
 #include <filesystem>
@@ -26,8 +27,8 @@
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/store_fixture.h"
 #include "tests/aggregator/upload_test_client.h"
-#include "tests/support/trace_comparison.h"
 #include "tests/support/sums_agree.h"
+#include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -35,19 +36,21 @@ namespace profdiff::aggregator {
 namespace {
 
 namespace fs = std::filesystem;
-using test_support::ExpectSameEvents;
-using testing::PrepareSpan;
-using testing::PreparedSpan;
-using testing::UploadSpan;
-using testing::UploadStream;
 using store_test::CollectorTest;
 using store_test::DlrmDir;
 using store_test::DlrmFiles;
 using store_test::LocalStoreTest;
+using test_support::ExpectSameEvents;
+using testing::PreparedSpan;
+using testing::PrepareSpan;
+using testing::UploadSpan;
+using testing::UploadStream;
 
-INSTANTIATE_TEST_SUITE_P(Backends, CollectorTest, ::testing::Values("local", "clickhouse"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-
+INSTANTIATE_TEST_SUITE_P(Backends, CollectorTest,
+                         ::testing::Values("local", "clickhouse"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 TEST_P(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   for (const std::string& file : files_) {
@@ -64,7 +67,8 @@ TEST_P(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   v1::RunProfile stored;
   const grpc::Status status = GetProfile("dlrm_kineto", stored);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  absl::StatusOr<v1::RunProfile> offline = client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
+  absl::StatusOr<v1::RunProfile> offline =
+      client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
   ASSERT_TRUE(offline.ok()) << offline.status();
   // The agent adds what only it knows: the host.
   for (v1::WorkerProfile& worker : *stored.mutable_workers()) {
@@ -77,19 +81,25 @@ TEST_P(CollectorTest, EightRanksMakeOneCompleteRunWhoseProfileEqualsShow) {
   EXPECT_TRUE(differencer.Compare(*offline, stored)) << report.substr(0, 4000);
 }
 
-// The run tables the store reduces (SQL aggregates on ClickHouse) are the differ's run values,
-// computed here by the differ itself from the full profiles.
+// The run tables the store reduces (SQL aggregates on ClickHouse) are the
+// differ's run values, computed here by the differ itself from the full
+// profiles.
 TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
   for (const std::string& file : files_) {
-    const grpc::Status status = UploadSpan(channel_, PrepareSpan(file, "dlrm_kineto", 2000));
+    const grpc::Status status =
+        UploadSpan(channel_, PrepareSpan(file, "dlrm_kineto", 2000));
     ASSERT_TRUE(status.ok()) << file << ": " << status.error_message();
   }
-  absl::StatusOr<v1::RunProfile> offline = client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
+  absl::StatusOr<v1::RunProfile> offline =
+      client::LoadRun({DlrmDir()}, analysis::ProfileOptions{});
   ASSERT_TRUE(offline.ok()) << offline.status();
   constexpr auto near = test_support::SumsAgree;
-  for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
-    for (const std::vector<int32_t>& ranks : {std::vector<int32_t>{}, std::vector<int32_t>{6}}) {
-      SCOPED_TRACE(::testing::Message() << "normalize " << normalize << " ranks " << ranks.size());
+  for (const v1::Normalization normalize :
+       {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
+    for (const std::vector<int32_t>& ranks :
+         {std::vector<int32_t>{}, std::vector<int32_t>{6}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "normalize " << normalize << " ranks " << ranks.size());
       grpc::ClientContext context;
       rpc::SetTimeout(context, absl::Seconds(60));
       v1::GetRunTablesRequest request;
@@ -97,11 +107,13 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
       request.set_normalize(normalize);
       if (!ranks.empty()) request.mutable_workers()->set_rank(ranks.front());
       v1::RunTables tables;
-      const grpc::Status status = run_store_->GetRunTables(&context, request, &tables);
+      const grpc::Status status =
+          run_store_->GetRunTables(&context, request, &tables);
       ASSERT_TRUE(status.ok()) << status.error_message();
       EXPECT_EQ(tables.workers(), ranks.empty() ? 8 : 1);
 
-      absl::StatusOr<differ::Side> side = differ::Side::Select(*offline, ranks, normalize, "baseline");
+      absl::StatusOr<differ::Side> side =
+          differ::Side::Select(*offline, ranks, normalize, "baseline");
       ASSERT_TRUE(side.ok()) << side.status();
       differ::OperatorTables operators;
       differ::KernelTables kernels;
@@ -109,40 +121,59 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
         operators.push_back(&worker->operators());
         kernels.push_back(&worker->kernels());
       }
-      const std::vector<v1::OperatorDiff> op_rows = differ::DiffOperators(*side, operators, *side, operators, {});
-      const std::vector<v1::KernelDiff> kernel_rows = differ::DiffKernels(*side, kernels, *side, kernels, {});
+      const std::vector<v1::OperatorDiff> op_rows =
+          differ::DiffOperators(*side, operators, *side, operators, {});
+      const std::vector<v1::KernelDiff> kernel_rows =
+          differ::DiffKernels(*side, kernels, *side, kernels, {});
       ASSERT_EQ(tables.operators_size(), static_cast<int>(op_rows.size()));
       ASSERT_EQ(tables.kernels_size(), static_cast<int>(kernel_rows.size()));
       ASSERT_GT(op_rows.size(), 10u);
       ASSERT_GT(kernel_rows.size(), 5u);
       std::map<std::string, const v1::OperatorValues*> by_name;
-      for (const v1::OperatorRunRow& row : tables.operators()) by_name[row.name()] = &row.values();
+      for (const v1::OperatorRunRow& row : tables.operators())
+        by_name[row.name()] = &row.values();
       for (const v1::OperatorDiff& expected : op_rows) {
         ASSERT_TRUE(by_name.count(expected.name())) << expected.name();
         const v1::OperatorValues& got = *by_name[expected.name()];
-        EXPECT_TRUE(near(expected.baseline().calls(), got.calls())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().host_self_us(), got.host_self_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().host_total_us(), got.host_total_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().device_self_us(), got.device_self_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().device_total_us(), got.device_total_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().calls(), got.calls()))
+            << expected.name();
+        EXPECT_TRUE(
+            near(expected.baseline().host_self_us(), got.host_self_us()))
+            << expected.name();
+        EXPECT_TRUE(
+            near(expected.baseline().host_total_us(), got.host_total_us()))
+            << expected.name();
+        EXPECT_TRUE(
+            near(expected.baseline().device_self_us(), got.device_self_us()))
+            << expected.name();
+        EXPECT_TRUE(
+            near(expected.baseline().device_total_us(), got.device_total_us()))
+            << expected.name();
       }
       std::map<std::string, const v1::KernelValues*> kernels_by_name;
-      for (const v1::KernelRunRow& row : tables.kernels()) kernels_by_name[row.name()] = &row.values();
+      for (const v1::KernelRunRow& row : tables.kernels())
+        kernels_by_name[row.name()] = &row.values();
       for (const v1::KernelDiff& expected : kernel_rows) {
         ASSERT_TRUE(kernels_by_name.count(expected.name())) << expected.name();
         const v1::KernelValues& got = *kernels_by_name[expected.name()];
-        EXPECT_TRUE(near(expected.baseline().calls(), got.calls())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().total_us(), got.total_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().mean_us(), got.mean_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().min_us(), got.min_us())) << expected.name();
-        EXPECT_TRUE(near(expected.baseline().max_us(), got.max_us())) << expected.name();
+        EXPECT_TRUE(near(expected.baseline().calls(), got.calls()))
+            << expected.name();
+        EXPECT_TRUE(near(expected.baseline().total_us(), got.total_us()))
+            << expected.name();
+        EXPECT_TRUE(near(expected.baseline().mean_us(), got.mean_us()))
+            << expected.name();
+        EXPECT_TRUE(near(expected.baseline().min_us(), got.min_us()))
+            << expected.name();
+        EXPECT_TRUE(near(expected.baseline().max_us(), got.max_us()))
+            << expected.name();
       }
     }
   }
   if (GetParam() != "clickhouse") return;
-  // An insert retried after its answer was lost stores a profile's rows twice, on the same shard
-  // or (failed over) on the next: the sums must not double. Copy every shard's operator and
-  // kernel rows onto itself and onto the next shard, then ask again.
+  // An insert retried after its answer was lost stores a profile's rows twice,
+  // on the same shard or (failed over) on the next: the sums must not double.
+  // Copy every shard's operator and kernel rows onto itself and onto the next
+  // shard, then ask again.
   const auto tables_now = [&](v1::Normalization normalize) {
     grpc::ClientContext context;
     rpc::SetTimeout(context, absl::Seconds(60));
@@ -150,49 +181,59 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
     request.set_run("dlrm_kineto");
     request.set_normalize(normalize);
     v1::RunTables tables;
-    const grpc::Status status = run_store_->GetRunTables(&context, request, &tables);
+    const grpc::Status status =
+        run_store_->GetRunTables(&context, request, &tables);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return tables;
   };
   const v1::RunTables per_step = tables_now(v1::NORMALIZATION_PER_STEP);
   const v1::RunTables total = tables_now(v1::NORMALIZATION_TOTAL);
-  absl::StatusOr<aggregator::clickhouse::ClickHouseUrl> url = aggregator::clickhouse::ParseClickHouseUrl(clickhouse_url_);
+  absl::StatusOr<aggregator::clickhouse::ClickHouseUrl> url =
+      aggregator::clickhouse::ParseClickHouseUrl(clickhouse_url_);
   ASSERT_TRUE(url.ok()) << url.status();
   std::vector<std::unique_ptr<aggregator::clickhouse::HttpClient>> shards;
   for (const std::string& address : url->shards) {
-    shards.push_back(std::make_unique<aggregator::clickhouse::HttpClient>(address, url->database, absl::Seconds(30)));
+    shards.push_back(std::make_unique<aggregator::clickhouse::HttpClient>(
+        address, url->database, absl::Seconds(30)));
   }
   for (const char* table : {"operators_local", "kernels_local"}) {
     std::vector<std::string> rows;
     for (const auto& shard : shards) {
-      absl::StatusOr<std::string> read = shard->Query(base::StrCat("SELECT * FROM ", table, " FORMAT RowBinary"));
+      absl::StatusOr<std::string> read = shard->Query(
+          base::StrCat("SELECT * FROM ", table, " FORMAT RowBinary"));
       ASSERT_TRUE(read.ok()) << read.status();
       rows.push_back(*std::move(read));
     }
     for (size_t i = 0; i < shards.size(); ++i) {
-      const std::string insert = base::StrCat("INSERT INTO ", table, " FORMAT RowBinary");
+      const std::string insert =
+          base::StrCat("INSERT INTO ", table, " FORMAT RowBinary");
       ASSERT_TRUE(shards[i]->Insert(insert, rows[i]).ok());
-      ASSERT_TRUE(shards[(i + 1) % shards.size()]->Insert(insert, rows[i]).ok());
+      ASSERT_TRUE(
+          shards[(i + 1) % shards.size()]->Insert(insert, rows[i]).ok());
     }
   }
-  for (const auto& [before, normalize] : {std::pair{&per_step, v1::NORMALIZATION_PER_STEP},
-                                          std::pair{&total, v1::NORMALIZATION_TOTAL}}) {
+  for (const auto& [before, normalize] :
+       {std::pair{&per_step, v1::NORMALIZATION_PER_STEP},
+        std::pair{&total, v1::NORMALIZATION_TOTAL}}) {
     const v1::RunTables after = tables_now(normalize);
     ASSERT_EQ(after.operators_size(), before->operators_size());
     ASSERT_EQ(after.kernels_size(), before->kernels_size());
     for (int i = 0; i < before->operators_size(); ++i) {
       const v1::OperatorValues& b = before->operators(i).values();
       const v1::OperatorValues& a = after.operators(i).values();
-      EXPECT_TRUE(near(b.calls(), a.calls()) && near(b.host_self_us(), a.host_self_us()) &&
-                  near(b.host_total_us(), a.host_total_us()) && near(b.device_self_us(), a.device_self_us()) &&
+      EXPECT_TRUE(near(b.calls(), a.calls()) &&
+                  near(b.host_self_us(), a.host_self_us()) &&
+                  near(b.host_total_us(), a.host_total_us()) &&
+                  near(b.device_self_us(), a.device_self_us()) &&
                   near(b.device_total_us(), a.device_total_us()))
           << before->operators(i).name();
     }
     for (int i = 0; i < before->kernels_size(); ++i) {
       const v1::KernelValues& b = before->kernels(i).values();
       const v1::KernelValues& a = after.kernels(i).values();
-      EXPECT_TRUE(near(b.calls(), a.calls()) && near(b.total_us(), a.total_us()) && near(b.min_us(), a.min_us()) &&
-                  near(b.max_us(), a.max_us()))
+      EXPECT_TRUE(near(b.calls(), a.calls()) &&
+                  near(b.total_us(), a.total_us()) &&
+                  near(b.min_us(), a.min_us()) && near(b.max_us(), a.max_us()))
           << before->kernels(i).name();
     }
   }
@@ -201,31 +242,36 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
 TEST_P(CollectorTest, ShowOfAStoredRunPrintsWhatShowOfTheFilesPrints) {
   for (const std::string& file : files_) {
     PreparedSpan span = PrepareSpan(file, "dlrm_kineto", 1500);
-    span.header.mutable_worker()->clear_hostname();  // the files do not know the host
+    span.header.mutable_worker()
+        ->clear_hostname();  // the files do not know the host
     ASSERT_TRUE(UploadSpan(channel_, span).ok());
   }
   const std::string server = "127.0.0.1:" + std::to_string(server_->port());
   for (const char* group_by : {"name", "shape"}) {
-    absl::StatusOr<std::string> stored = client::RunShowCommand(
-        {"dlrm_kineto", "--server", server, "--format", "json", "--group-by", group_by});
+    absl::StatusOr<std::string> stored =
+        client::RunShowCommand({"dlrm_kineto", "--server", server, "--format",
+                                "json", "--group-by", group_by});
     ASSERT_TRUE(stored.ok()) << stored.status();
-    absl::StatusOr<std::string> offline =
-        client::RunShowCommand({DlrmDir(), "--format", "json", "--group-by", group_by});
+    absl::StatusOr<std::string> offline = client::RunShowCommand(
+        {DlrmDir(), "--format", "json", "--group-by", group_by});
     ASSERT_TRUE(offline.ok()) << offline.status();
     EXPECT_EQ(*stored, *offline) << "--group-by " << group_by;
   }
-  absl::StatusOr<std::string> runs = client::RunRunsCommand({"--server", server});
+  absl::StatusOr<std::string> runs =
+      client::RunRunsCommand({"--server", server});
   ASSERT_TRUE(runs.ok()) << runs.status();
   EXPECT_THAT(*runs, ::testing::HasSubstr("dlrm_kineto"));
   EXPECT_THAT(*runs, ::testing::HasSubstr("complete"));
   EXPECT_THAT(*runs, ::testing::HasSubstr("8/8"));
 }
 
-TEST_P(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
+TEST_P(CollectorTest,
+       ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnored) {
   const PreparedSpan span = PrepareSpan(files_[0], "resume", 500);
   ASSERT_GE(span.chunks.size(), 5u);
   // The first stream stores chunks 0..2 and breaks off.
-  EXPECT_EQ(UploadSpan(channel_, span, 3).error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(UploadSpan(channel_, span, 3).error_code(),
+            grpc::StatusCode::CANCELLED);
 
   UploadStream stream(channel_);
   v1::UploadAck ack;
@@ -233,7 +279,8 @@ TEST_P(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnore
   ASSERT_TRUE(stream.ReadAck(ack));
   EXPECT_EQ(ack.durable_sequence(), 2);
   EXPECT_FALSE(ack.span_closed());
-  // Chunk 1 again: already durable, ignored, acknowledged with the durable sequence.
+  // Chunk 1 again: already durable, ignored, acknowledged with the durable
+  // sequence.
   ASSERT_TRUE(stream.WriteChunk(span.chunks[1]));
   ASSERT_TRUE(stream.ReadAck(ack));
   EXPECT_EQ(ack.durable_sequence(), 2);
@@ -262,7 +309,8 @@ TEST_P(CollectorTest, ResumeStartsAfterTheLastDurableChunkAndDuplicatesAreIgnore
 
 TEST_P(CollectorTest, ResumeSurvivesAnAggregatorRestart) {
   const PreparedSpan span = PrepareSpan(files_[1], "restart", 500);
-  EXPECT_EQ(UploadSpan(channel_, span, 4).error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(UploadSpan(channel_, span, 4).error_code(),
+            grpc::StatusCode::CANCELLED);
   RestartServer();
   EXPECT_EQ(GetRun("restart").workers(0).spans(0).durable_sequence(), 3);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
@@ -271,9 +319,11 @@ TEST_P(CollectorTest, ResumeSurvivesAnAggregatorRestart) {
   EXPECT_EQ(run.workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
 }
 
-// Sends the header and chunks 0..1 of `span`, then `bad`; returns the stream's status.
+// Sends the header and chunks 0..1 of `span`, then `bad`; returns the stream's
+// status.
 grpc::Status SendAfterTwoChunks(const std::shared_ptr<grpc::Channel>& channel,
-                                const PreparedSpan& span, const v1::UploadMessage& bad) {
+                                const PreparedSpan& span,
+                                const v1::UploadMessage& bad) {
   UploadStream stream(channel);
   v1::UploadAck ack;
   EXPECT_TRUE(stream.WriteHeader(span.header));
@@ -291,7 +341,8 @@ void ExpectTwoChunksStored(const v1::StoredRun& run, const PreparedSpan& span) {
   ASSERT_EQ(run.workers_size(), 1);
   EXPECT_EQ(run.workers(0).spans(0).durable_sequence(), 1);
   EXPECT_EQ(run.workers(0).spans(0).event_count(),
-            span.chunks[0].events().kind_size() + span.chunks[1].events().kind_size());
+            span.chunks[0].events().kind_size() +
+                span.chunks[1].events().kind_size());
 }
 
 TEST_P(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
@@ -300,7 +351,9 @@ TEST_P(CollectorTest, OutOfOrderChunkIsInvalidArgumentAndKeepsWhatIsStored) {
   *bad.mutable_chunk() = span.chunks[3];
   const grpc::Status status = SendAfterTwoChunks(channel_, span, bad);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("chunk sequence 3 is out of order: expected 2"));
+  EXPECT_THAT(
+      status.error_message(),
+      ::testing::HasSubstr("chunk sequence 3 is out of order: expected 2"));
   ExpectTwoChunksStored(GetRun("order"), span);
   // The span goes on from where it was.
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
@@ -355,7 +408,8 @@ TEST_P(CollectorTest, PathTraversalRunIdIsInvalidArgument) {
   PreparedSpan span = PrepareSpan(files_[0], "../../etc", 500);
   const grpc::Status status = UploadSpan(channel_, span);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("run \"../../etc\""));
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("run \"../../etc\""));
   EXPECT_FALSE(fs::exists(data_dir_ / "etc"));
 }
 
@@ -363,21 +417,25 @@ TEST_P(CollectorTest, OverlongRunIdIsInvalidArgumentNamingTheLimit) {
   PreparedSpan span = PrepareSpan(files_[0], std::string(200, 'r'), 500);
   const grpc::Status status = UploadSpan(channel_, span);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("is 200 bytes, the limit is"));
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("is 200 bytes, the limit is"));
 }
 
-TEST_P(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStored) {
+TEST_P(CollectorTest,
+       SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStored) {
   const PreparedSpan span = PrepareSpan(files_[0], "span-bytes", 500);
   ASSERT_GT(span.chunks.size(), 3u);
-  // Room for a few chunks: the limit counts stored (compressed) bytes, against the next batch's
-  // encoded size.
-  const uint64_t limit = span.chunks[0].events().ByteSizeLong() + span.chunks[1].events().ByteSizeLong() + 64;
+  // Room for a few chunks: the limit counts stored (compressed) bytes, against
+  // the next batch's encoded size.
+  const uint64_t limit = span.chunks[0].events().ByteSizeLong() +
+                         span.chunks[1].events().ByteSizeLong() + 64;
   AggregatorOptions options;
   options.store.max_span_bytes = limit;
   RestartWith(options);
   const grpc::Status status = UploadSpan(channel_, span);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat("max_span_bytes (", limit, ")")));
+  EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat(
+                                          "max_span_bytes (", limit, ")")));
   // What was acknowledged stays, every event of it.
   const v1::StoredRun run = GetRun("span-bytes");
   ASSERT_EQ(run.workers_size(), 1);
@@ -385,24 +443,29 @@ TEST_P(CollectorTest, SpanPastMaxSpanBytesIsResourceExhaustedAndKeepsWhatIsStore
   ASSERT_GE(durable, 1);
   ASSERT_LT(durable, static_cast<int64_t>(span.chunks.size()) - 1);
   int64_t events = 0;
-  for (int64_t k = 0; k <= durable; ++k) events += span.chunks[k].events().kind_size();
+  for (int64_t k = 0; k <= durable; ++k)
+    events += span.chunks[k].events().kind_size();
   EXPECT_EQ(run.workers(0).spans(0).event_count(), events);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr(base::StrCat("chunk ", durable + 1, ":")));
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr(base::StrCat("chunk ", durable + 1, ":")));
 }
 
-// Each batch limit, set below what a 500-event chunk of a real trace holds, refuses the chunk.
+// Each batch limit, set below what a 500-event chunk of a real trace holds,
+// refuses the chunk.
 TEST_P(CollectorTest, BatchPastEachLimitIsResourceExhaustedNamingIt) {
   const PreparedSpan span = PrepareSpan(files_[0], "batch-limits", 500);
   trace::EventBatchLimits few_events;
   few_events.max_events = 100;
   trace::EventBatchLimits few_strings;
   few_strings.max_strings = 10;
-  for (const auto& [limits, named] : {std::pair{few_events, "events"}, std::pair{few_strings, "strings"}}) {
+  for (const auto& [limits, named] :
+       {std::pair{few_events, "events"}, std::pair{few_strings, "strings"}}) {
     AggregatorOptions options;
     options.store.batch_limits = limits;
     RestartWith(options);
     const grpc::Status status = UploadSpan(channel_, span);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << named;
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << named;
     EXPECT_THAT(status.error_message(), ::testing::HasSubstr(named));
   }
 }
@@ -426,8 +489,10 @@ TEST_P(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   ASSERT_TRUE(refused.WriteHeader(third.header));
   EXPECT_FALSE(refused.ReadAck(ack));
   const grpc::Status status = refused.Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);  // the agent retries it
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("the limit is 2 (--max-streams-per-agent)"));
+  EXPECT_EQ(status.error_code(),
+            grpc::StatusCode::UNAVAILABLE);  // the agent retries it
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("the limit is 2 (--max-streams-per-agent)"));
   // Another agent is not held back, and a closed stream frees its place.
   third.header.set_agent_id("node-b");
   EXPECT_TRUE(UploadSpan(channel_, third).ok());
@@ -435,12 +500,15 @@ TEST_P(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   third.header.set_agent_id("node-a");
   third.header.set_resume(true);
   // The server sees the cancel shortly; a busy machine may take a while.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (;;) {
     const grpc::Status again = UploadSpan(channel_, third);
     if (again.ok()) break;
-    ASSERT_EQ(again.error_code(), grpc::StatusCode::UNAVAILABLE) << again.error_message();
-    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the cancelled stream kept its place";
+    ASSERT_EQ(again.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << again.error_message();
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+        << "the cancelled stream kept its place";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(GetRun("streams").workers_size(), 3);
@@ -460,16 +528,20 @@ TEST_P(CollectorTest, SpanEndWithWrongCountsIsInvalidArgument) {
   EXPECT_FALSE(stream.ReadAck(ack));
   const grpc::Status status = stream.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), ::testing::HasSubstr("events are stored"));
+  EXPECT_THAT(status.error_message(),
+              ::testing::HasSubstr("events are stored"));
 }
 
 TEST_F(LocalStoreTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
-  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], "damaged", 500)).ok());
-  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[1], "healthy", 500)).ok());
+  ASSERT_TRUE(
+      UploadSpan(channel_, PrepareSpan(files_[0], "damaged", 500)).ok());
+  ASSERT_TRUE(
+      UploadSpan(channel_, PrepareSpan(files_[1], "healthy", 500)).ok());
   server_.reset();
   // Cut the damaged run's only segment in the middle of a record.
   fs::path segment;
-  for (const auto& entry : fs::recursive_directory_iterator(data_dir_ / "runs" / "damaged")) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(data_dir_ / "runs" / "damaged")) {
     if (entry.path().filename() == "seg-000000.log") segment = entry.path();
   }
   ASSERT_FALSE(segment.empty());
@@ -480,16 +552,20 @@ TEST_F(LocalStoreTest, TruncatedSegmentIsFoundAtStartUpAndOtherRunsAreServed) {
   const v1::StoredRun damaged = GetRun("damaged");
   ASSERT_EQ(damaged.workers_size(), 1);
   EXPECT_EQ(damaged.workers(0).spans(0).state(), v1::SPAN_STATE_INCOMPLETE);
-  EXPECT_THAT(damaged.workers(0).spans(0).problem(), ::testing::HasSubstr("cut short"));
+  EXPECT_THAT(damaged.workers(0).spans(0).problem(),
+              ::testing::HasSubstr("cut short"));
   EXPECT_FALSE(damaged.workers(0).profile_ready());
   EXPECT_NE(damaged.state(), v1::RUN_STATE_COMPLETE);
   std::string json;
-  EXPECT_EQ(Export("damaged", 0, json, damaged.workers(0).spans(0).span()).error_code(),
+  EXPECT_EQ(Export("damaged", 0, json, damaged.workers(0).spans(0).span())
+                .error_code(),
             grpc::StatusCode::DATA_LOSS);
   v1::RunProfile profile;
-  EXPECT_EQ(GetProfile("damaged", profile).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(GetProfile("damaged", profile).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
 
-  EXPECT_EQ(GetRun("healthy").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  EXPECT_EQ(GetRun("healthy").workers(0).spans(0).state(),
+            v1::SPAN_STATE_CLOSED);
   EXPECT_TRUE(GetProfile("healthy", profile).ok());
   EXPECT_EQ(profile.workers_size(), 1);
 }
@@ -508,7 +584,8 @@ TEST_P(CollectorTest, ExportedTraceReadsBackAsTheUploadedEvents) {
   std::string json;
   const grpc::Status status = Export("export", span.trace.metadata.rank, json);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "exported");
+  absl::StatusOr<trace::Trace> exported =
+      trace::ReadKinetoTrace(json, "exported");
   ASSERT_TRUE(exported.ok()) << exported.status();
   ExpectSameEvents(span.trace, *exported);
   ExpectSameMetadata(span.trace, *exported);
@@ -519,10 +596,12 @@ TEST_P(CollectorTest, ExportCommandWritesTheTraceFile) {
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   const std::string output = (data_dir_ / "rank.json").string();
   absl::StatusOr<std::string> printed = client::RunExportCommand(
-      {"export_cli", "--worker", std::to_string(span.trace.metadata.rank), "--server",
-       "127.0.0.1:" + std::to_string(server_->port()), "-o", output});
+      {"export_cli", "--worker", std::to_string(span.trace.metadata.rank),
+       "--server", "127.0.0.1:" + std::to_string(server_->port()), "-o",
+       output});
   ASSERT_TRUE(printed.ok()) << printed.status();
-  absl::StatusOr<trace::Trace> exported = trace::KinetoReader().ReadFile(output);
+  absl::StatusOr<trace::Trace> exported =
+      trace::KinetoReader().ReadFile(output);
   ASSERT_TRUE(exported.ok()) << exported.status();
   ExpectSameEvents(span.trace, *exported);
   ExpectSameMetadata(span.trace, *exported);

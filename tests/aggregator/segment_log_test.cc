@@ -17,20 +17,27 @@ namespace fs = std::filesystem;
 class SegmentLogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("segments_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ =
+        fs::path(::testing::TempDir()) /
+        ("segments_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
 
-  // Appends records "payload-0" .. "payload-<n-1>" with event counts 10, 11, ...
+  // Appends records "payload-0" .. "payload-<n-1>" with event counts 10, 11,
+  // ...
   void Write(int n, uint64_t max_segment_bytes = 64 << 20) {
     absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
     ASSERT_TRUE(scan.ok()) << scan.status();
-    absl::StatusOr<SegmentWriter> writer = SegmentWriter::Open(dir_, *scan, max_segment_bytes);
+    absl::StatusOr<SegmentWriter> writer =
+        SegmentWriter::Open(dir_, *scan, max_segment_bytes);
     ASSERT_TRUE(writer.ok()) << writer.status();
-    for (int k = scan->last_sequence + 1; k < scan->last_sequence + 1 + n; ++k) {
-      ASSERT_TRUE(writer->Append(k, 10 + k, "payload-" + std::to_string(k)).ok());
+    for (int k = scan->last_sequence + 1; k < scan->last_sequence + 1 + n;
+         ++k) {
+      ASSERT_TRUE(
+          writer->Append(k, 10 + k, "payload-" + std::to_string(k)).ok());
     }
   }
 
@@ -55,8 +62,9 @@ TEST_F(SegmentLogTest, RecordsReadBackInOrderAcrossSegments) {
   Write(3, /*max_segment_bytes=*/1);
   Write(2, /*max_segment_bytes=*/1);
   EXPECT_TRUE(fs::exists(dir_ / "seg-000004.log"));
-  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2", "payload-3",
-                                                "payload-4"));
+  EXPECT_THAT(ReadAll(),
+              ::testing::ElementsAre("payload-0", "payload-1", "payload-2",
+                                     "payload-3", "payload-4"));
   absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
   ASSERT_TRUE(scan.ok());
   EXPECT_EQ(scan->last_sequence, 4);
@@ -67,26 +75,31 @@ TEST_F(SegmentLogTest, RecordsReadBackInOrderAcrossSegments) {
 TEST_F(SegmentLogTest, TornTailIsCutAndAppendsContinueAfterIt) {
   Write(3);
   const fs::path segment = dir_ / "seg-000000.log";
-  fs::resize_file(segment, fs::file_size(segment) - 3);  // the last record loses 3 bytes
+  fs::resize_file(segment,
+                  fs::file_size(segment) - 3);  // the last record loses 3 bytes
   absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
   ASSERT_TRUE(scan.ok());
   EXPECT_EQ(scan->last_sequence, 1);
   EXPECT_THAT(scan->problem, ::testing::HasSubstr("payload cut short"));
   Write(2);  // sequences 2 and 3, after the cut
-  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2", "payload-3"));
+  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1",
+                                                "payload-2", "payload-3"));
 }
 
 TEST_F(SegmentLogTest, FlippedByteIsQuarantinedAndTheRecordsAfterItAreKept) {
   Write(3, /*max_segment_bytes=*/1);  // one record per segment
   {
-    std::fstream file(dir_ / "seg-000001.log", std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream file(dir_ / "seg-000001.log",
+                      std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(40);  // inside the payload of record 1
     file.put('#');
   }
   absl::Status read;
   ReadAll(&read);
   EXPECT_EQ(read.code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(read.message(), ::testing::HasSubstr("seg-000001.log: byte 0: record CRC mismatch"));
+  EXPECT_THAT(
+      read.message(),
+      ::testing::HasSubstr("seg-000001.log: byte 0: record CRC mismatch"));
   absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(dir_);
   ASSERT_TRUE(scan.ok()) << scan.status();
   EXPECT_EQ(scan->last_sequence, 0);
@@ -96,20 +109,24 @@ TEST_F(SegmentLogTest, FlippedByteIsQuarantinedAndTheRecordsAfterItAreKept) {
   EXPECT_TRUE(fs::exists(scan->quarantined[0]));
   EXPECT_GT(fs::file_size(scan->quarantined[0]), 0u);
   EXPECT_FALSE(scan->problem.empty());
-  // A rescan finds the same (the repair is idempotent and quarantines nothing more).
+  // A rescan finds the same (the repair is idempotent and quarantines nothing
+  // more).
   absl::StatusOr<SpanScan> again = ScanAndRepairSpanSegments(dir_);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->last_sequence, 0);
   EXPECT_EQ(again->records_after_gap, 1);
-  // The agent sends chunks 1 and 2 again: the writer cuts what followed the gap first.
+  // The agent sends chunks 1 and 2 again: the writer cuts what followed the gap
+  // first.
   Write(2, /*max_segment_bytes=*/1);
-  EXPECT_THAT(ReadAll(), ::testing::ElementsAre("payload-0", "payload-1", "payload-2"));
+  EXPECT_THAT(ReadAll(),
+              ::testing::ElementsAre("payload-0", "payload-1", "payload-2"));
 }
 
 TEST_F(SegmentLogTest, DamagedFirstHeaderKeepsEveryLaterRecord) {
   Write(4);  // one segment
   {
-    std::fstream file(dir_ / "seg-000000.log", std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream file(dir_ / "seg-000000.log",
+                      std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(0);  // the first record's magic
     file.put('X');
   }
@@ -122,9 +139,12 @@ TEST_F(SegmentLogTest, DamagedFirstHeaderKeepsEveryLaterRecord) {
 
 TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
   EXPECT_TRUE(base::ValidateId("run", "dlrm_kineto-2.v1").ok());
-  EXPECT_EQ(base::ValidateId("run", "").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(base::ValidateId("run", "..").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(base::ValidateId("run", "a/b").message(), ::testing::HasSubstr("byte 1"));
+  EXPECT_EQ(base::ValidateId("run", "").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(base::ValidateId("run", "..").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(base::ValidateId("run", "a/b").message(),
+              ::testing::HasSubstr("byte 1"));
   EXPECT_THAT(base::ValidateId("run", std::string(129, 'a')).message(),
               ::testing::HasSubstr("129 bytes, the limit is 128"));
 }
@@ -132,7 +152,10 @@ TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
 TEST(RunStateTest, CompleteOpenPartialAndReopened) {
   const absl::Time now = absl::FromUnixSeconds(1000);
   const absl::Duration idle = absl::Minutes(10);
-  RunActivity activity{.world_size = 2, .closed_ranks = 1, .open_spans = 0, .last_activity = now};
+  RunActivity activity{.world_size = 2,
+                       .closed_ranks = 1,
+                       .open_spans = 0,
+                       .last_activity = now};
   EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
   EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_PARTIAL);
   activity.closed_ranks = 2;

@@ -1,5 +1,6 @@
-// The aggregator as the RunStore contract tests meet it: a real server on 127.0.0.1 over the
-// local data folder or a two-shard ClickHouse cluster of real servers, and the DLRM traces.
+// The aggregator as the RunStore contract tests meet it: a real server on
+// 127.0.0.1 over the local data folder or a two-shard ClickHouse cluster of
+// real servers, and the DLRM traces.
 #ifndef PROFDIFF_TESTS_AGGREGATOR_STORE_FIXTURE_H_
 #define PROFDIFF_TESTS_AGGREGATOR_STORE_FIXTURE_H_
 
@@ -26,32 +27,41 @@ namespace profdiff::aggregator::store_test {
 
 namespace fs = std::filesystem;
 
-inline std::string DlrmDir() { return (test_support::TracesDir() / "param/dlrm_kineto").string(); }
+inline std::string DlrmDir() {
+  return (test_support::TracesDir() / "param/dlrm_kineto").string();
+}
 
 inline std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(DlrmDir(), error)) files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(DlrmDir(), error))
+    files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }
 
-// One two-shard cluster for the whole test binary (started on first use, SIGKILLed at exit).
+// One two-shard cluster for the whole test binary (started on first use,
+// SIGKILLed at exit).
 inline absl::StatusOr<testing::ClickHouseCluster*> SharedCluster() {
   static absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster =
       testing::ClickHouseCluster::Start(
-          (fs::path(::testing::TempDir()) / ("collector_clickhouse_" + std::to_string(getpid()))).string(), 2);
+          (fs::path(::testing::TempDir()) /
+           ("collector_clickhouse_" + std::to_string(getpid())))
+              .string(),
+          2);
   if (!cluster.ok()) return cluster.status();
   return cluster->get();
 }
 
-// A test's name as a ClickHouse database name (at most 64 characters, kept apart by a hash).
+// A test's name as a ClickHouse database name (at most 64 characters, kept
+// apart by a hash).
 inline std::string DatabaseName(std::string name) {
   const size_t hash = std::hash<std::string>{}(name) % 1000000;
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
-  return "t_" + name.substr(name.size() > 48 ? name.size() - 48 : 0) + "_" + std::to_string(hash);
+  return "t_" + name.substr(name.size() > 48 ? name.size() - 48 : 0) + "_" +
+         std::to_string(hash);
 }
 
 class StoreFixture : public ::testing::Test {
@@ -60,10 +70,14 @@ class StoreFixture : public ::testing::Test {
 
   void SetUp() override {
     files_ = DlrmFiles();
-    if (files_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces in " << DlrmDir();
-    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = std::string(test->test_suite_name()) + "_" + test->name();
-    data_dir_ = fs::path(::testing::TempDir()) / ("collector_" + DatabaseName(name));
+    if (files_.size() != 8)
+      GTEST_SKIP() << "needs the 8 DLRM traces in " << DlrmDir();
+    const ::testing::TestInfo* test =
+        ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name =
+        std::string(test->test_suite_name()) + "_" + test->name();
+    data_dir_ =
+        fs::path(::testing::TempDir()) / ("collector_" + DatabaseName(name));
     fs::remove_all(data_dir_);
     fs::create_directories(data_dir_);  // the test's own files go here too
     if (backend_ == "clickhouse") {
@@ -80,7 +94,8 @@ class StoreFixture : public ::testing::Test {
     options.listen_address = "127.0.0.1:0";
     options.store.data_dir = data_dir_;
     options.store.clickhouse_url = clickhouse_url_;
-    absl::StatusOr<std::unique_ptr<AggregatorServer>> server = AggregatorServer::Start(options);
+    absl::StatusOr<std::unique_ptr<AggregatorServer>> server =
+        AggregatorServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(server).value();
     channel_ = rpc::MakeChannel("127.0.0.1:" + std::to_string(server_->port()));
@@ -92,7 +107,8 @@ class StoreFixture : public ::testing::Test {
     StartServer();
   }
 
-  // Restarts the server with `options` (its address and data dir are the test's).
+  // Restarts the server with `options` (its address and data dir are the
+  // test's).
   void RestartWith(const AggregatorOptions& options) {
     options_ = options;
     RestartServer();
@@ -100,7 +116,8 @@ class StoreFixture : public ::testing::Test {
 
   AggregatorOptions options_;
 
-  v1::StoredRun GetRun(const std::string& run, grpc::Status* status_out = nullptr) {
+  v1::StoredRun GetRun(const std::string& run,
+                       grpc::Status* status_out = nullptr) {
     grpc::ClientContext context;
     rpc::SetTimeout(context, absl::Seconds(30));
     v1::GetRunRequest request;
@@ -124,15 +141,18 @@ class StoreFixture : public ::testing::Test {
   }
 
   // The worker's export reads back as exactly `trace`'s events.
-  void ExpectExportHolds(const std::string& run, int rank, const trace::Trace& trace) {
+  void ExpectExportHolds(const std::string& run, int rank,
+                         const trace::Trace& trace) {
     std::string json;
     ASSERT_TRUE(Export(run, rank, json).ok());
-    absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+    absl::StatusOr<trace::Trace> exported =
+        trace::ReadKinetoTrace(json, "export.json");
     ASSERT_TRUE(exported.ok()) << exported.status();
     test_support::ExpectSameEvents(trace, *exported);
   }
 
-  grpc::Status Export(const std::string& run, int rank, std::string& json, const std::string& span = "") {
+  grpc::Status Export(const std::string& run, int rank, std::string& json,
+                      const std::string& span = "") {
     grpc::ClientContext context;
     rpc::SetTimeout(context, absl::Seconds(60));
     v1::ExportTraceRequest request;
@@ -154,7 +174,8 @@ class StoreFixture : public ::testing::Test {
   std::unique_ptr<v1::RunStore::Stub> run_store_;
 };
 
-class CollectorTest : public StoreFixture, public ::testing::WithParamInterface<std::string> {
+class CollectorTest : public StoreFixture,
+                      public ::testing::WithParamInterface<std::string> {
  protected:
   CollectorTest() : StoreFixture(GetParam()) {}
 };

@@ -1,7 +1,8 @@
-// Nothing acknowledged is lost and no upload can take the aggregator down: a file's identity is
-// its content, one process per data folder, damaged bytes quarantined and the span sent again,
-// ranks counted once, world sizes bounded and agreed, streams capped and ended when idle.
-// Contract tests (TEST_P) run against both backends; LocalStoreTest only where files are on disk.
+// Nothing acknowledged is lost and no upload can take the aggregator down: a
+// file's identity is its content, one process per data folder, damaged bytes
+// quarantined and the span sent again, ranks counted once, world sizes bounded
+// and agreed, streams capped and ended when idle. Contract tests (TEST_P) run
+// against both backends; LocalStoreTest only where files are on disk.
 #include <unistd.h>
 
 #include <filesystem>
@@ -25,23 +26,28 @@ namespace {
 namespace fs = std::filesystem;
 using store_test::CollectorTest;
 using store_test::LocalStoreTest;
-using testing::PrepareSpan;
+using ::testing::HasSubstr;
 using testing::PreparedSpan;
+using testing::PrepareSpan;
 using testing::UploadSpan;
 using testing::UploadStream;
-using ::testing::HasSubstr;
 
 // `span` under another span id, content fingerprint, rank/name or world size.
-PreparedSpan With(PreparedSpan span, const std::string& id, const std::string& fingerprint) {
+PreparedSpan With(PreparedSpan span, const std::string& id,
+                  const std::string& fingerprint) {
   span.header.set_span(id);
   span.header.set_content_fingerprint(fingerprint);
   return span;
 }
 
-TEST_P(CollectorTest, OtherContentUnderAStoredSpanIdIsRefusedNeverAcknowledged) {
-  const PreparedSpan a = With(PrepareSpan(files_[0], "same_name", 2000), "trace.json.gz", "aaaa");
-  PreparedSpan b = With(PrepareSpan(files_[1], "same_name", 2000), "trace.json.gz", "bbbb");
-  *b.header.mutable_worker() = a.header.worker();  // same run, rank and worker: one span id
+TEST_P(CollectorTest,
+       OtherContentUnderAStoredSpanIdIsRefusedNeverAcknowledged) {
+  const PreparedSpan a =
+      With(PrepareSpan(files_[0], "same_name", 2000), "trace.json.gz", "aaaa");
+  PreparedSpan b =
+      With(PrepareSpan(files_[1], "same_name", 2000), "trace.json.gz", "bbbb");
+  *b.header.mutable_worker() =
+      a.header.worker();  // same run, rank and worker: one span id
   ASSERT_TRUE(UploadSpan(channel_, a).ok());
   const grpc::Status refused = UploadSpan(channel_, b);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::ALREADY_EXISTS);
@@ -49,7 +55,8 @@ TEST_P(CollectorTest, OtherContentUnderAStoredSpanIdIsRefusedNeverAcknowledged) 
   EXPECT_THAT(refused.error_message(), HasSubstr("bbbb"));
   // The same content again is the same span: closed already.
   EXPECT_TRUE(UploadSpan(channel_, a).ok());
-  ExpectExportHolds("same_name", a.header.worker().rank(), a.trace);  // a's events only, nothing of b's
+  ExpectExportHolds("same_name", a.header.worker().rank(),
+                    a.trace);  // a's events only, nothing of b's
 }
 
 TEST_P(CollectorTest, RankGivenTwiceKeepsTheRunOpenAndWarns) {
@@ -94,7 +101,8 @@ TEST_P(CollectorTest, WorldSizePastTheLimitIsInvalidArgument) {
 TEST_P(CollectorTest, NewlineInAgentIdIsInvalidArgument) {
   PreparedSpan span = PrepareSpan(files_[0], "agent_id", 2000);
   span.header.set_agent_id("agent\nforged log line");
-  EXPECT_EQ(UploadSpan(channel_, span).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(UploadSpan(channel_, span).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_P(CollectorTest, HugeRunIdIsNotEchoedWhole) {
@@ -106,7 +114,9 @@ TEST_P(CollectorTest, HugeRunIdIsNotEchoedWhole) {
 }
 
 TEST_P(CollectorTest, ExportComesInPiecesOfAboutAMebibyte) {
-  const fs::path big = test_support::TracesDir() / "tracelens/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz";
+  const fs::path big =
+      test_support::TracesDir() /
+      "tracelens/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz";
   if (!fs::exists(big)) GTEST_SKIP() << "needs " << big;
   const PreparedSpan span = PrepareSpan(big.string(), "pieces", 20000);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
@@ -128,7 +138,8 @@ TEST_P(CollectorTest, ExportComesInPiecesOfAboutAMebibyte) {
   ASSERT_TRUE(reader->Finish().ok());
   EXPECT_GT(pieces, 1u) << json.size() << " bytes";
   EXPECT_LT(largest, size_t{2} << 20);
-  absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(json, "export.json");
+  absl::StatusOr<trace::Trace> exported =
+      trace::ReadKinetoTrace(json, "export.json");
   ASSERT_TRUE(exported.ok()) << exported.status();
   test_support::ExpectSameEvents(span.trace, *exported);
 }
@@ -146,7 +157,8 @@ TEST_P(CollectorTest, IdleStreamIsEndedAndReleasesItsSpan) {
   const grpc::Status ended = idle.Finish();
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_THAT(ended.error_message(), HasSubstr("stream-idle-timeout"));
-  EXPECT_TRUE(UploadSpan(channel_, span).ok());  // the span's lease was released
+  EXPECT_TRUE(
+      UploadSpan(channel_, span).ok());  // the span's lease was released
 }
 
 TEST_P(CollectorTest, StreamsPastTheTotalLimitAreUnavailable) {
@@ -156,17 +168,20 @@ TEST_P(CollectorTest, StreamsPastTheTotalLimitAreUnavailable) {
   std::vector<std::unique_ptr<UploadStream>> held;
   for (int i = 0; i < 2; ++i) {
     held.push_back(std::make_unique<UploadStream>(channel_));
-    PreparedSpan span = With(PrepareSpan(files_[0], "total", 2000), "s" + std::to_string(i), "");
+    PreparedSpan span = With(PrepareSpan(files_[0], "total", 2000),
+                             "s" + std::to_string(i), "");
     v1::UploadAck ack;
     ASSERT_TRUE(held.back()->WriteHeader(span.header));
     ASSERT_TRUE(held.back()->ReadAck(ack));
   }
-  const grpc::Status refused = UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
+  const grpc::Status refused =
+      UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(refused.error_message(), HasSubstr("--max-streams"));
   held.clear();  // cancelled: their places come back
   for (int attempt = 0;; ++attempt) {
-    const grpc::Status status = UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
+    const grpc::Status status =
+        UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
     if (status.ok()) break;
     ASSERT_LT(attempt, 50) << status.error_message();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -176,7 +191,8 @@ TEST_P(CollectorTest, StreamsPastTheTotalLimitAreUnavailable) {
 TEST_F(LocalStoreTest, SecondStoreOnTheDataDirIsRefusedNamingTheHolder) {
   StoreOptions options;
   options.data_dir = data_dir_;
-  absl::StatusOr<std::unique_ptr<LocalStore>> second = LocalStore::Open(options);
+  absl::StatusOr<std::unique_ptr<LocalStore>> second =
+      LocalStore::Open(options);
   ASSERT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(second.status().message(), HasSubstr(std::to_string(getpid())));
   server_.reset();  // released with the store
@@ -185,7 +201,8 @@ TEST_F(LocalStoreTest, SecondStoreOnTheDataDirIsRefusedNamingTheHolder) {
 
 // The one segment file of `run`'s span.
 fs::path SegmentOf(const fs::path& data_dir, const std::string& run) {
-  for (const auto& entry : fs::recursive_directory_iterator(data_dir / "runs" / run)) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(data_dir / "runs" / run)) {
     if (entry.path().filename() == "seg-000000.log") return entry.path();
   }
   return {};
@@ -222,7 +239,8 @@ TEST_F(LocalStoreTest, DamagedByteIsQuarantinedListedAndTheResentSpanIsWhole) {
 
   span.header.set_resume(true);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
-  EXPECT_EQ(GetRun("flipped").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  EXPECT_EQ(GetRun("flipped").workers(0).spans(0).state(),
+            v1::SPAN_STATE_CLOSED);
   ExpectExportHolds("flipped", span.header.worker().rank(), span.trace);
 }
 
@@ -230,13 +248,16 @@ TEST_F(LocalStoreTest, DamagedSpanManifestIsRebuiltByTheResentSpan) {
   PreparedSpan span = PrepareSpan(files_[0], "manifest", 500);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
   server_.reset();
-  const fs::path manifest = SegmentOf(data_dir_, "manifest").parent_path() / "span.pb";
+  const fs::path manifest =
+      SegmentOf(data_dir_, "manifest").parent_path() / "span.pb";
   std::ofstream(manifest, std::ios::trunc) << "not a span manifest";
   StartServer();
-  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(), v1::SPAN_STATE_INCOMPLETE);
+  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(),
+            v1::SPAN_STATE_INCOMPLETE);
   span.header.set_resume(true);
   ASSERT_TRUE(UploadSpan(channel_, span).ok());
-  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(), v1::SPAN_STATE_CLOSED);
+  EXPECT_EQ(GetRun("manifest").workers(0).spans(0).state(),
+            v1::SPAN_STATE_CLOSED);
   ExpectExportHolds("manifest", span.header.worker().rank(), span.trace);
 }
 

@@ -1,5 +1,6 @@
-// An export made piece by piece is the document the whole-trace writer makes of the same spans,
-// byte for byte: the old path (LoadSpans, then WriteChromeTrace) is the oracle.
+// An export made piece by piece is the document the whole-trace writer makes of
+// the same spans, byte for byte: the old path (LoadSpans, then
+// WriteChromeTrace) is the oracle.
 #include "aggregator/stored_spans.h"
 
 #include <memory>
@@ -18,7 +19,8 @@ namespace {
 // A span's chunks held in memory, read back one at a time.
 class ChunksCursor final : public BatchCursor {
  public:
-  explicit ChunksCursor(std::vector<std::string> batches) : batches_(std::move(batches)) {}
+  explicit ChunksCursor(std::vector<std::string> batches)
+      : batches_(std::move(batches)) {}
   absl::StatusOr<std::optional<std::string_view>> Next() override {
     if (next_ == batches_.size()) return std::nullopt;
     return std::optional<std::string_view>(batches_[next_++]);
@@ -31,7 +33,8 @@ class ChunksCursor final : public BatchCursor {
 
 StoredSpan InMemory(const testing::PreparedSpan& prepared) {
   std::vector<std::string> batches;
-  for (const v1::TraceChunk& chunk : prepared.chunks) batches.push_back(chunk.events().SerializeAsString());
+  for (const v1::TraceChunk& chunk : prepared.chunks)
+    batches.push_back(chunk.events().SerializeAsString());
   return {prepared.header.span(), prepared.header.worker(),
           [batches]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
             return std::make_unique<ChunksCursor>(batches);
@@ -39,13 +42,19 @@ StoredSpan InMemory(const testing::PreparedSpan& prepared) {
 }
 
 TEST(StoredSpansTest, ExportInPiecesIsTheWholeDocumentByteForByte) {
-  const std::filesystem::path dir = test_support::TracesDir() / "param/dlrm_kineto";
-  const std::filesystem::path first = dir / "worker0_step_12.1694128201545.pt.trace.json.gz";
-  const std::filesystem::path second = dir / "worker1_step_12.1694128201556.pt.trace.json.gz";
-  if (!std::filesystem::exists(first) || !std::filesystem::exists(second)) GTEST_SKIP() << "needs " << dir;
-  // Two spans of one worker, so the second is rebased and its ids moved as MergeSpans does.
-  const std::vector<StoredSpan> spans = {InMemory(testing::PrepareSpan(first.string(), "r", 500)),
-                                         InMemory(testing::PrepareSpan(second.string(), "r", 700))};
+  const std::filesystem::path dir =
+      test_support::TracesDir() / "param/dlrm_kineto";
+  const std::filesystem::path first =
+      dir / "worker0_step_12.1694128201545.pt.trace.json.gz";
+  const std::filesystem::path second =
+      dir / "worker1_step_12.1694128201556.pt.trace.json.gz";
+  if (!std::filesystem::exists(first) || !std::filesystem::exists(second))
+    GTEST_SKIP() << "needs " << dir;
+  // Two spans of one worker, so the second is rebased and its ids moved as
+  // MergeSpans does.
+  const std::vector<StoredSpan> spans = {
+      InMemory(testing::PrepareSpan(first.string(), "r", 500)),
+      InMemory(testing::PrepareSpan(second.string(), "r", 700))};
   const trace::EventBatchLimits limits;
   absl::StatusOr<trace::Trace> whole = LoadSpans(spans, limits);
   ASSERT_TRUE(whole.ok()) << whole.status();

@@ -12,7 +12,8 @@
 
 namespace profdiff::testing {
 
-PreparedSpan PrepareSpan(const std::string& path, const std::string& run, size_t chunk_events) {
+PreparedSpan PrepareSpan(const std::string& path, const std::string& run,
+                         size_t chunk_events) {
   PreparedSpan span;
   trace::KinetoReader reader;
   absl::StatusOr<trace::Trace> read = reader.ReadFile(path);
@@ -30,8 +31,8 @@ PreparedSpan PrepareSpan(const std::string& path, const std::string& run, size_t
   for (size_t begin = 0; begin < span.trace.events.size();) {
     v1::TraceChunk& chunk = span.chunks.emplace_back();
     chunk.set_sequence(span.chunks.size() - 1);
-    absl::StatusOr<size_t> end =
-        trace::EncodeEventBatchWithin(span.trace, begin, chunk_events, 4 << 20, *chunk.mutable_events());
+    absl::StatusOr<size_t> end = trace::EncodeEventBatchWithin(
+        span.trace, begin, chunk_events, 4 << 20, *chunk.mutable_events());
     EXPECT_TRUE(end.ok()) << end.status();
     if (!end.ok()) break;
     begin = *end;
@@ -46,7 +47,9 @@ UploadStream::UploadStream(const std::shared_ptr<grpc::Channel>& channel)
   stream_ = stub_->Upload(&context_);
 }
 
-bool UploadStream::Write(const v1::UploadMessage& message) { return stream_->Write(message); }
+bool UploadStream::Write(const v1::UploadMessage& message) {
+  return stream_->Write(message);
+}
 
 bool UploadStream::WriteHeader(const v1::UploadHeader& header) {
   v1::UploadMessage message;
@@ -82,20 +85,23 @@ grpc::Status UploadStream::Finish() {
   return stream_->Finish();
 }
 
-grpc::Status UploadSpan(const std::shared_ptr<grpc::Channel>& channel, const PreparedSpan& span,
-                        int64_t chunk_limit) {
+grpc::Status UploadSpan(const std::shared_ptr<grpc::Channel>& channel,
+                        const PreparedSpan& span, int64_t chunk_limit) {
   UploadStream stream(channel);
   v1::UploadAck ack;
-  if (!stream.WriteHeader(span.header) || !stream.ReadAck(ack)) return stream.Finish();
+  if (!stream.WriteHeader(span.header) || !stream.ReadAck(ack))
+    return stream.Finish();
   if (ack.span_closed()) return stream.Finish();
   const int64_t chunks = static_cast<int64_t>(span.chunks.size());
   const int64_t last = chunk_limit < 0 ? chunks : std::min(chunk_limit, chunks);
   for (int64_t k = ack.durable_sequence() + 1; k < last; ++k) {
-    if (!stream.WriteChunk(span.chunks[k]) || !stream.ReadAck(ack)) return stream.Finish();
+    if (!stream.WriteChunk(span.chunks[k]) || !stream.ReadAck(ack))
+      return stream.Finish();
     EXPECT_EQ(ack.durable_sequence(), k);
   }
   if (chunk_limit < 0) {
-    if (!stream.WriteEnd(span.chunks.size(), span.event_count) || !stream.ReadAck(ack)) {
+    if (!stream.WriteEnd(span.chunks.size(), span.event_count) ||
+        !stream.ReadAck(ack)) {
       return stream.Finish();
     }
     EXPECT_TRUE(ack.span_closed());

@@ -6,7 +6,8 @@ namespace profdiff::analysis {
 namespace {
 
 TEST(IntervalSetTest, MergesOverlappingAndTouching) {
-  const auto merged = MergeIntervals({{5, 10}, {0, 3}, {3, 4}, {8, 12}, {20, 20}});
+  const auto merged =
+      MergeIntervals({{5, 10}, {0, 3}, {3, 4}, {8, 12}, {20, 20}});
   ASSERT_EQ(merged.size(), 2u);
   EXPECT_EQ(merged[0].start_ns, 0);
   EXPECT_EQ(merged[0].end_ns, 4);

@@ -1,5 +1,6 @@
-// --filter patterns come from users and, through DiffRequest, from remote clients: matching must
-// take time linear in the name and no stack per byte, whatever the pattern.
+// --filter patterns come from users and, through DiffRequest, from remote
+// clients: matching must take time linear in the name and no stack per byte,
+// whatever the pattern.
 #include "base/name_filter.h"
 
 #include <string>
@@ -21,14 +22,16 @@ TEST(NameFilterTest, MatchesAnywhereInTheName) {
   EXPECT_TRUE(NameFilter::Compile("")->Matches("anything"));
 }
 
-// A backtracking engine (std::regex) takes exponential time on these, and recurses once per
-// byte of a 1 MB name (a stack overflow); RE2 answers at once.
+// A backtracking engine (std::regex) takes exponential time on these, and
+// recurses once per byte of a 1 MB name (a stack overflow); RE2 answers at
+// once.
 TEST(NameFilterTest, PathologicalPatternsOnHugeNamesAnswerAtOnce) {
   const std::string name(1 << 20, 'a');
   for (const char* pattern : {"(a|aa)*c", "(a*)*b", "^(a+)+$", "(.*)*x"}) {
     absl::StatusOr<NameFilter> filter = NameFilter::Compile(pattern);
     ASSERT_TRUE(filter.ok()) << pattern << ": " << filter.status();
-    EXPECT_EQ(filter->Matches(name), std::string(pattern) == "^(a+)+$") << pattern;
+    EXPECT_EQ(filter->Matches(name), std::string(pattern) == "^(a+)+$")
+        << pattern;
   }
 }
 
@@ -36,7 +39,8 @@ TEST(NameFilterTest, BadOrOversizedPatternsAreInvalidArgumentNamingThem) {
   absl::StatusOr<NameFilter> bad = NameFilter::Compile("(");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(), HasSubstr("--filter ("));
-  absl::StatusOr<NameFilter> huge = NameFilter::Compile(std::string(NameFilter::kMaxPatternBytes + 1, 'a'));
+  absl::StatusOr<NameFilter> huge =
+      NameFilter::Compile(std::string(NameFilter::kMaxPatternBytes + 1, 'a'));
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(huge.status().message(), HasSubstr("the limit is 4096"));
 }

@@ -1,4 +1,5 @@
-// Every trace under PROFDIFF_TRACES loads, and `profdiff show` prints every view for it.
+// Every trace under PROFDIFF_TRACES loads, and `profdiff show` prints every
+// view for it.
 #include <cstdlib>
 #include <filesystem>
 
@@ -17,24 +18,29 @@ namespace fs = std::filesystem;
 
 TEST(AllTracesTest, EveryTraceShowsEveryView) {
   const fs::path root = profdiff::test_support::TracesDir();
-  if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
   int files = 0;
   for (const fs::path& path : profdiff::test_support::RealTraceFiles()) {
     ++files;
     for (const char* format : {"table", "json"}) {
-      absl::StatusOr<std::string> out = RunShowCommand({path.string(), "--view", "all", "--format", format});
+      absl::StatusOr<std::string> out =
+          RunShowCommand({path.string(), "--view", "all", "--format", format});
       ASSERT_TRUE(out.ok()) << path << ": " << out.status();
       EXPECT_FALSE(out->empty());
     }
   }
-  EXPECT_GE(files, 100) << "expected the shared corpus of real traces under " << root;
+  EXPECT_GE(files, 100) << "expected the shared corpus of real traces under "
+                        << root;
 }
 
-// Threads change how fast a profile is built, never what it says: a file read in parts on two
-// threads and profiled on two gives the message one thread gives, field for field.
+// Threads change how fast a profile is built, never what it says: a file read
+// in parts on two threads and profiled on two gives the message one thread
+// gives, field for field.
 TEST(AllTracesTest, EveryTraceProfilesTheSameOnOneThreadAndOnTwo) {
   const fs::path root = profdiff::test_support::TracesDir();
-  if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
   trace::KinetoReader one;
   // Small parts, so that most of the corpus is cut.
   trace::KinetoReader two({}, {.threads = 2, .min_part_bytes = 64 << 10});
@@ -46,14 +52,19 @@ TEST(AllTracesTest, EveryTraceProfilesTheSameOnOneThreadAndOnTwo) {
     ASSERT_TRUE(a.ok() && b.ok());
     for (const bool shapes : {false, true}) {
       analysis::ProfileOptions options;
-      options.operator_grouping = shapes ? analysis::OperatorGrouping::kNameAndShape : analysis::OperatorGrouping::kName;
-      const v1::WorkerProfile single = analysis::BuildWorkerProfile(*a, {"run", "w", 1}, options);
+      options.operator_grouping =
+          shapes ? analysis::OperatorGrouping::kNameAndShape
+                 : analysis::OperatorGrouping::kName;
+      const v1::WorkerProfile single =
+          analysis::BuildWorkerProfile(*a, {"run", "w", 1}, options);
       options.threads = 2;
-      const v1::WorkerProfile threaded = analysis::BuildWorkerProfile(*b, {"run", "w", 1}, options);
+      const v1::WorkerProfile threaded =
+          analysis::BuildWorkerProfile(*b, {"run", "w", 1}, options);
       std::string difference;
       google::protobuf::util::MessageDifferencer differencer;
       differencer.ReportDifferencesToString(&difference);
-      EXPECT_TRUE(differencer.Compare(single, threaded)) << difference.substr(0, 2000);
+      EXPECT_TRUE(differencer.Compare(single, threaded))
+          << difference.substr(0, 2000);
     }
     ++files;
   }

@@ -1,5 +1,5 @@
-// `profdiff diff` end to end on small trace folders written by the test: formats, the JSON
-// contract, HTA mode and errors that name what was wrong.
+// `profdiff diff` end to end on small trace folders written by the test:
+// formats, the JSON contract, HTA mode and errors that name what was wrong.
 #include "client/diff_command.h"
 
 #include <filesystem>
@@ -17,9 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// One worker with `steps` steps of 100 us; each step runs aten::mm for `mm_us` and, when
-// `with_add`, aten::add for 5 us.
-fs::path WriteRun(const std::string& name, int mm_us, bool with_add, int steps = 3) {
+// One worker with `steps` steps of 100 us; each step runs aten::mm for `mm_us`
+// and, when `with_add`, aten::add for 5 us.
+fs::path WriteRun(const std::string& name, int mm_us, bool with_add,
+                  int steps = 3) {
   const fs::path dir = fs::path(testing::TempDir()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -28,13 +29,14 @@ fs::path WriteRun(const std::string& name, int mm_us, bool with_add, int steps =
   for (int s = 0; s < steps; ++s) {
     const int t = 1000 * s;
     if (s > 0) out << ",";
-    out << R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)" << s + 1
-        << R"(", "pid": 1, "tid": 1, "ts": )" << t << R"(, "dur": 100},)"
-        << R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )" << t + 10
-        << R"(, "dur": )" << mm_us + s << "}";
+    out << R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)"
+        << s + 1 << R"(", "pid": 1, "tid": 1, "ts": )" << t
+        << R"(, "dur": 100},)"
+        << R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )"
+        << t + 10 << R"(, "dur": )" << mm_us + s << "}";
     if (with_add) {
-      out << R"(,{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": )" << t + 80
-          << R"(, "dur": 5})";
+      out << R"(,{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": )"
+          << t + 80 << R"(, "dur": 5})";
     }
   }
   out << "]}";
@@ -43,7 +45,8 @@ fs::path WriteRun(const std::string& name, int mm_us, bool with_add, int steps =
 
 v1::DiffReport ParseReport(const std::string& json) {
   v1::DiffReport report;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &report).ok()) << json.substr(0, 200);
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &report).ok())
+      << json.substr(0, 200);
   return report;
 }
 
@@ -79,7 +82,8 @@ TEST(DiffCommandTest, TableAndCsvName) {
   EXPECT_THAT(*table, HasSubstr("baseline     diff_ta"));
   EXPECT_THAT(*table, HasSubstr("Overview (mean per step)"));
   EXPECT_THAT(*table, HasSubstr("aten::mm"));
-  auto csv = RunDiffCommand({a.string(), b.string(), "--format=csv", "--view", "operators"});
+  auto csv = RunDiffCommand(
+      {a.string(), b.string(), "--format=csv", "--view", "operators"});
   ASSERT_TRUE(csv.ok()) << csv.status();
   EXPECT_THAT(*csv, HasSubstr("# Operators"));
   EXPECT_THAT(*csv, HasSubstr("operator,change,calls base"));
@@ -88,7 +92,8 @@ TEST(DiffCommandTest, TableAndCsvName) {
 TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   const fs::path a = WriteRun("diff_ha", 40, true);
   const fs::path b = WriteRun("diff_hb", 60, false);
-  auto out = RunDiffCommand({a.string(), b.string(), "--compare", "hta", "--format", "json"});
+  auto out = RunDiffCommand(
+      {a.string(), b.string(), "--compare", "hta", "--format", "json"});
   ASSERT_TRUE(out.ok()) << out.status();
   const v1::DiffReport report = ParseReport(*out);
   std::map<std::string, v1::HtaRow> rows;
@@ -98,8 +103,10 @@ TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   EXPECT_DOUBLE_EQ(rows["aten::mm"].baseline_total_duration_us(), 40);
   EXPECT_DOUBLE_EQ(rows["aten::mm"].diff_duration_us(), 20);
   EXPECT_EQ(rows["aten::add"].change(), "-");
-  EXPECT_THAT(report.hta_ops_diff().deleted(), testing::ElementsAre("aten::add"));
-  auto all = RunDiffCommand({a.string(), b.string(), "--compare", "hta", "--steps", "all", "--format", "json"});
+  EXPECT_THAT(report.hta_ops_diff().deleted(),
+              testing::ElementsAre("aten::add"));
+  auto all = RunDiffCommand({a.string(), b.string(), "--compare", "hta",
+                             "--steps", "all", "--format", "json"});
   ASSERT_TRUE(all.ok()) << all.status();
   const v1::DiffReport all_steps = ParseReport(*all);
   for (const v1::HtaRow& row : all_steps.hta_rows()) {
@@ -110,19 +117,31 @@ TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
 TEST(DiffCommandTest, ErrorsNameTheProblem) {
   const fs::path a = WriteRun("diff_ea", 40, true);
   auto one = RunDiffCommand({a.string()});
-  EXPECT_THAT(one.status().message(), HasSubstr("expected BASELINE and EXPERIMENTAL"));
+  EXPECT_THAT(one.status().message(),
+              HasSubstr("expected BASELINE and EXPERIMENTAL"));
   auto missing = RunDiffCommand({a.string(), "/no/such/run"});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("/no/such/run"));
-  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--view", "bogus"}).status().message(),
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--view", "bogus"})
+                  .status()
+                  .message(),
               HasSubstr("--view bogus"));
-  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--steps", "1"}).status().message(),
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--steps", "1"})
+                  .status()
+                  .message(),
               HasSubstr("apply to --compare hta"));
-  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--compare", "hta", "--steps", "9"}).status().message(),
+  EXPECT_THAT(RunDiffCommand(
+                  {a.string(), a.string(), "--compare", "hta", "--steps", "9"})
+                  .status()
+                  .message(),
               HasSubstr("no step 9"));
-  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--path", "nope"}).status().message(),
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--path", "nope"})
+                  .status()
+                  .message(),
               HasSubstr("no node \"nope\""));
-  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--ranks", "2-1"}).status().message(),
+  EXPECT_THAT(RunDiffCommand({a.string(), a.string(), "--ranks", "2-1"})
+                  .status()
+                  .message(),
               HasSubstr("not a range"));
 }
 

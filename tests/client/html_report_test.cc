@@ -1,5 +1,6 @@
-// The HTML report's page and data: self-contained, no name can break out of the data element,
-// and the data carries every node and row of the reports it was made from.
+// The HTML report's page and data: self-contained, no name can break out of the
+// data element, and the data carries every node and row of the reports it was
+// made from.
 #include "client/html_report.h"
 
 #include <filesystem>
@@ -26,13 +27,16 @@ using ::testing::Not;
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1))
+    ++n;
   return n;
 }
 
 // The JSON between the data element's tags.
 std::string DataOf(const std::string& page) {
-  const std::string open = R"(<script id="profdiff-data" type="application/json">)";
+  const std::string open =
+      R"(<script id="profdiff-data" type="application/json">)";
   const size_t begin = page.find(open);
   EXPECT_NE(begin, std::string::npos);
   const size_t end = page.find("</script>", begin);
@@ -53,7 +57,8 @@ v1::DiffReport HostileReport() {
   v1::OperatorDiff& op = *child.add_operators();
   op.set_name("aten::<b>mm</b>");
   op.mutable_baseline()->set_host_self_us(1.5);
-  op.mutable_experimental()->set_host_self_us(std::numeric_limits<double>::quiet_NaN());
+  op.mutable_experimental()->set_host_self_us(
+      std::numeric_limits<double>::quiet_NaN());
   *report.add_operators() = op;
   return report;
 }
@@ -74,13 +79,15 @@ TEST(HtmlReportTest, NamesCannotEndTheDataElementAndTheDataStillParses) {
   EXPECT_EQ(run, "b\"\\\n<!--");
   // A value that is not a number is written as null, not as "nan".
   simdjson::dom::array row;
-  ASSERT_EQ(doc["modules"]["c"].at(0)["t"].at(0).at(0).get(row), simdjson::SUCCESS);
+  ASSERT_EQ(doc["modules"]["c"].at(0)["t"].at(0).at(0).get(row),
+            simdjson::SUCCESS);
   EXPECT_TRUE(row.at(11).is_null());  // experimental host_self_us
 }
 
 TEST(HtmlReportTest, PageIsSelfContained) {
   const std::string page = RenderHtmlReport(HostileReport(), nullptr);
-  EXPECT_FALSE(std::regex_search(page, std::regex("https?://"))) << "the page must not refer to a network";
+  EXPECT_FALSE(std::regex_search(page, std::regex("https?://")))
+      << "the page must not refer to a network";
   EXPECT_THAT(page, Not(HasSubstr("<link")));
   EXPECT_THAT(page, Not(HasSubstr(" src=")));
   EXPECT_THAT(page, Not(HasSubstr("@DATA@")));
@@ -104,8 +111,10 @@ size_t NodeCount(const v1::ModuleDiffNode& node) {
   return n;
 }
 
-// Walks the data's module tree next to the report's: same paths, same table sizes.
-void ExpectSameTree(const v1::ModuleDiffNode& node, const v1::ModuleDiffNode& other,
+// Walks the data's module tree next to the report's: same paths, same table
+// sizes.
+void ExpectSameTree(const v1::ModuleDiffNode& node,
+                    const v1::ModuleDiffNode& other,
                     simdjson::dom::element data, size_t& nodes) {
   ++nodes;
   std::string_view path;
@@ -114,28 +123,37 @@ void ExpectSameTree(const v1::ModuleDiffNode& node, const v1::ModuleDiffNode& ot
   simdjson::dom::array tables;
   if (node.operators_size() + node.kernels_size() > 0) {
     ASSERT_EQ(data["t"].get(tables), simdjson::SUCCESS) << node.path();
-    EXPECT_EQ(ArraySize(tables.at(0)), static_cast<size_t>(node.operators_size())) << node.path();
-    EXPECT_EQ(ArraySize(tables.at(1)), static_cast<size_t>(node.kernels_size())) << node.path();
+    EXPECT_EQ(ArraySize(tables.at(0)),
+              static_cast<size_t>(node.operators_size()))
+        << node.path();
+    EXPECT_EQ(ArraySize(tables.at(1)), static_cast<size_t>(node.kernels_size()))
+        << node.path();
   }
   if (other.operators_size() + other.kernels_size() > 0) {
     ASSERT_EQ(data["u"].get(tables), simdjson::SUCCESS) << node.path();
-    EXPECT_EQ(ArraySize(tables.at(0)), static_cast<size_t>(other.operators_size())) << node.path();
+    EXPECT_EQ(ArraySize(tables.at(0)),
+              static_cast<size_t>(other.operators_size()))
+        << node.path();
   }
   simdjson::dom::array children;
   ASSERT_EQ(data["c"].get(children), simdjson::SUCCESS);
   ASSERT_EQ(children.size(), static_cast<size_t>(node.children_size()));
   for (int c = 0; c < node.children_size(); ++c) {
     simdjson::dom::element child;
-    ASSERT_EQ(children.at(static_cast<size_t>(c)).get(child), simdjson::SUCCESS);
+    ASSERT_EQ(children.at(static_cast<size_t>(c)).get(child),
+              simdjson::SUCCESS);
     ExpectSameTree(node.children(c), other.children(c), child, nodes);
   }
 }
 
 TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   const fs::path root = test_support::TracesDir();
-  const fs::path a = root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
-  const fs::path b = root / "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
-  if (!fs::exists(a) || !fs::exists(b)) GTEST_SKIP() << "missing " << a << " or " << b;
+  const fs::path a =
+      root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const fs::path b =
+      root / "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  if (!fs::exists(a) || !fs::exists(b))
+    GTEST_SKIP() << "missing " << a << " or " << b;
   v1::DiffOptions options;
   options.set_node_tables(true);
   analysis::ProfileOptions by_name;
@@ -148,19 +166,24 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   auto report = differ::DiffRuns((*named)[0], (*named)[1], options);
   auto other = differ::DiffRuns((*shaped)[0], (*shaped)[1], options);
   ASSERT_TRUE(report.ok() && other.ok());
-  ASSERT_GT(other->operators_size(), report->operators_size()) << "shapes split operators";
+  ASSERT_GT(other->operators_size(), report->operators_size())
+      << "shapes split operators";
 
   const std::string page = RenderHtmlReport(*report, &*other);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(DataOf(page)).get(doc), simdjson::SUCCESS);
-  EXPECT_EQ(ArraySize(doc["tables"].at(0)), static_cast<size_t>(report->operators_size()));
-  EXPECT_EQ(ArraySize(doc["tables"].at(1)), static_cast<size_t>(report->kernels_size()));
-  EXPECT_EQ(ArraySize(doc["other_tables"].at(0)), static_cast<size_t>(other->operators_size()));
+  EXPECT_EQ(ArraySize(doc["tables"].at(0)),
+            static_cast<size_t>(report->operators_size()));
+  EXPECT_EQ(ArraySize(doc["tables"].at(1)),
+            static_cast<size_t>(report->kernels_size()));
+  EXPECT_EQ(ArraySize(doc["other_tables"].at(0)),
+            static_cast<size_t>(other->operators_size()));
   std::string_view grouping;
   ASSERT_EQ(doc["other_operator_grouping"].get(grouping), simdjson::SUCCESS);
   EXPECT_EQ(grouping, "GROUPING_NAME_AND_SHAPE");
-  // Row 0 of the operator table: its name through the string table, its two sides' host self.
+  // Row 0 of the operator table: its name through the string table, its two
+  // sides' host self.
   simdjson::dom::array strings;
   ASSERT_EQ(doc["strings"].get(strings), simdjson::SUCCESS);
   simdjson::dom::array first;
@@ -172,7 +195,8 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   EXPECT_EQ(name, report->operators(0).name());
   double host_self = 0;
   ASSERT_EQ(first.at(10).get(host_self), simdjson::SUCCESS);
-  EXPECT_DOUBLE_EQ(host_self, report->operators(0).baseline().host_self_us()) << "numbers read back exactly";
+  EXPECT_DOUBLE_EQ(host_self, report->operators(0).baseline().host_self_us())
+      << "numbers read back exactly";
   size_t nodes = 0;
   simdjson::dom::element modules;
   ASSERT_EQ(doc["modules"].get(modules), simdjson::SUCCESS);
@@ -182,12 +206,15 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
 
 TEST(HtmlReportTest, DiffWritesTheReportToAFileAndRejectsWhatItCannotShow) {
   const fs::path root = test_support::TracesDir();
-  const fs::path a = root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const fs::path a =
+      root / "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
   if (!fs::exists(a)) GTEST_SKIP() << "missing " << a;
-  const fs::path out = fs::path(::testing::TempDir()) / "html_report_test" / "report.html";
+  const fs::path out =
+      fs::path(::testing::TempDir()) / "html_report_test" / "report.html";
   fs::create_directories(out.parent_path());
   fs::remove(out);
-  auto written = RunDiffCommand({a.string(), a.string(), "--format", "html", "-o", out.string()});
+  auto written = RunDiffCommand(
+      {a.string(), a.string(), "--format", "html", "-o", out.string()});
   ASSERT_TRUE(written.ok()) << written.status();
   EXPECT_THAT(*written, HasSubstr("wrote " + out.string()));
   std::ifstream in(out);
@@ -197,12 +224,16 @@ TEST(HtmlReportTest, DiffWritesTheReportToAFileAndRejectsWhatItCannotShow) {
   EXPECT_THAT(page.str(), HasSubstr("\"other_tables\""));
 
   auto bad_format = RunDiffCommand({a.string(), a.string(), "--format", "xml"});
-  EXPECT_THAT(bad_format.status().message(), HasSubstr("table, json, csv or html"));
-  auto hta = RunDiffCommand({a.string(), a.string(), "--format", "html", "--compare", "hta"});
+  EXPECT_THAT(bad_format.status().message(),
+              HasSubstr("table, json, csv or html"));
+  auto hta = RunDiffCommand(
+      {a.string(), a.string(), "--format", "html", "--compare", "hta"});
   EXPECT_EQ(hta.status().code(), absl::StatusCode::kInvalidArgument);
-  auto unwritable = RunDiffCommand({a.string(), a.string(), "--format", "html", "-o", "/proc/no/such/dir/x.html"});
+  auto unwritable = RunDiffCommand({a.string(), a.string(), "--format", "html",
+                                    "-o", "/proc/no/such/dir/x.html"});
   EXPECT_FALSE(unwritable.ok());
-  EXPECT_THAT(unwritable.status().message(), HasSubstr("/proc/no/such/dir/x.html"));
+  EXPECT_THAT(unwritable.status().message(),
+              HasSubstr("/proc/no/such/dir/x.html"));
 }
 
 }  // namespace

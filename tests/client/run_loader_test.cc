@@ -14,25 +14,31 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(RunLoaderTest, WorkerNameDropsTimestampAndSuffixes) {
-  EXPECT_EQ(trace::WorkerNameOf("worker0.1623143089861.pt.trace.json.gz"), "worker0");
-  EXPECT_EQ(trace::WorkerNameOf("host_123.1752181589589738346.pt.trace.json"), "host_123");
+  EXPECT_EQ(trace::WorkerNameOf("worker0.1623143089861.pt.trace.json.gz"),
+            "worker0");
+  EXPECT_EQ(trace::WorkerNameOf("host_123.1752181589589738346.pt.trace.json"),
+            "host_123");
   EXPECT_EQ(trace::WorkerNameOf("trace.json.gz"), "trace");
-  EXPECT_EQ(trace::WorkerNameOf("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "rank-0.Apr_03_18_51_38");
+  EXPECT_EQ(trace::WorkerNameOf("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
+            "rank-0.Apr_03_18_51_38");
 }
 
 TEST(RunLoaderTest, FolderFilesGroupByWorkerAsSpans) {
   const fs::path dir = fs::path(testing::TempDir()) / "run_loader_spans";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* name : {"w0.200.pt.trace.json", "w0.100.pt.trace.json", "w1.150.pt.trace.json", "notes.txt"}) {
+  for (const char* name : {"w0.200.pt.trace.json", "w0.100.pt.trace.json",
+                           "w1.150.pt.trace.json", "notes.txt"}) {
     std::ofstream(dir / name) << "{}";
   }
-  absl::StatusOr<std::vector<WorkerFiles>> workers = FindWorkerFiles({dir.string()});
+  absl::StatusOr<std::vector<WorkerFiles>> workers =
+      FindWorkerFiles({dir.string()});
   ASSERT_TRUE(workers.ok()) << workers.status();
   ASSERT_EQ(workers->size(), 2u);
   EXPECT_EQ((*workers)[0].worker_name, "w0");
   ASSERT_EQ((*workers)[0].paths.size(), 2u);
-  EXPECT_THAT((*workers)[0].paths[0], testing::EndsWith("w0.100.pt.trace.json"));
+  EXPECT_THAT((*workers)[0].paths[0],
+              testing::EndsWith("w0.100.pt.trace.json"));
   EXPECT_EQ((*workers)[1].worker_name, "w1");
 }
 
@@ -45,7 +51,8 @@ TEST(RunLoaderTest, MissingPathIsNotFound) {
 TEST(RunLoaderTest, FolderWithoutTracesIsNotFound) {
   const fs::path dir = fs::path(testing::TempDir()) / "run_loader_empty";
   fs::create_directories(dir);
-  EXPECT_EQ(FindWorkerFiles({dir.string()}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(FindWorkerFiles({dir.string()}).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

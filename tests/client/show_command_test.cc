@@ -15,16 +15,20 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// A two-rank gloo run: rank 1 is slower (its step is 30 µs longer). Under a folder of the
-// test's own: ctest runs the tests of this file as parallel processes.
+// A two-rank gloo run: rank 1 is slower (its step is 30 µs longer). Under a
+// folder of the test's own: ctest runs the tests of this file as parallel
+// processes.
 fs::path WriteRun() {
-  const fs::path dir = fs::path(testing::TempDir()) /
-                       testing::UnitTest::GetInstance()->current_test_info()->name() / "show_run";
+  const fs::path dir =
+      fs::path(testing::TempDir()) /
+      testing::UnitTest::GetInstance()->current_test_info()->name() /
+      "show_run";
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (int rank = 0; rank < 2; ++rank) {
     std::ofstream(dir / ("rank" + std::to_string(rank) + ".1000.pt.trace.json"))
-        << R"({"distributedInfo": {"backend": "gloo", "rank": )" << rank << R"(, "world_size": 2},
+        << R"({"distributedInfo": {"backend": "gloo", "rank": )" << rank
+        << R"(, "world_size": 2},
               "traceEvents": [
           {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#7", "pid": 1, "tid": 1, "ts": 0, "dur": )"
         << 100 + 30 * rank << R"(},
@@ -37,14 +41,16 @@ fs::path WriteRun() {
 TEST(ShowCommandTest, TableHeaderNamesRunWorkersAndSteps) {
   absl::StatusOr<std::string> out = RunShowCommand({WriteRun().string()});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(*out, HasSubstr("run show_run · worker rank0 (rank 0 of 2, gloo)"));
+  EXPECT_THAT(*out,
+              HasSubstr("run show_run · worker rank0 (rank 0 of 2, gloo)"));
   EXPECT_THAT(*out, HasSubstr("worker rank1 (rank 1 of 2, gloo)"));
   EXPECT_THAT(*out, HasSubstr("steps kept 1, dropped 0"));
   EXPECT_THAT(*out, HasSubstr("Step time (avg)"));
 }
 
 TEST(ShowCommandTest, JsonIsTheRunProfileWithSnakeCaseMicrosecondFields) {
-  absl::StatusOr<std::string> out = RunShowCommand({WriteRun().string(), "--format", "json"});
+  absl::StatusOr<std::string> out =
+      RunShowCommand({WriteRun().string(), "--format", "json"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(*out, HasSubstr("\"duration_us\""));
   EXPECT_THAT(*out, HasSubstr("\"host_self_us\""));
@@ -53,23 +59,27 @@ TEST(ShowCommandTest, JsonIsTheRunProfileWithSnakeCaseMicrosecondFields) {
   ASSERT_EQ(run.workers_size(), 2);
   EXPECT_EQ(run.workers(1).worker().rank(), 1);
   EXPECT_DOUBLE_EQ(run.workers(1).steps(0).duration_us(), 130);
-  // aten::mm 40 µs and aten::add 5 µs of host ops; the rest of the step is Other.
+  // aten::mm 40 µs and aten::add 5 µs of host ops; the rest of the step is
+  // Other.
   EXPECT_DOUBLE_EQ(run.workers(1).steps(0).cpu_exec_us(), 45);
   EXPECT_DOUBLE_EQ(run.workers(1).steps(0).other_us(), 85);
 }
 
 TEST(ShowCommandTest, SortFilterTopApplyToOperators) {
   absl::StatusOr<std::string> out = RunShowCommand(
-      {WriteRun().string(), "--view", "operators", "--format", "csv", "--sort", "calls", "--filter", "^aten::a", "--top", "1"});
+      {WriteRun().string(), "--view", "operators", "--format", "csv", "--sort",
+       "calls", "--filter", "^aten::a", "--top", "1"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(*out, HasSubstr("aten::add,1,5.0,5.0,0.0,0.0"));
   EXPECT_THAT(*out, testing::Not(HasSubstr("aten::mm")));
 }
 
 TEST(ShowCommandTest, EveryViewRenders) {
-  for (const char* view : {"overview", "steps", "operators", "kernels", "modules", "memory", "all"}) {
+  for (const char* view : {"overview", "steps", "operators", "kernels",
+                           "modules", "memory", "all"}) {
     for (const char* format : {"table", "csv", "json"}) {
-      absl::StatusOr<std::string> out = RunShowCommand({WriteRun().string(), "--view", view, "--format", format});
+      absl::StatusOr<std::string> out = RunShowCommand(
+          {WriteRun().string(), "--view", view, "--format", format});
       EXPECT_TRUE(out.ok()) << view << " " << format << ": " << out.status();
     }
   }
@@ -77,16 +87,23 @@ TEST(ShowCommandTest, EveryViewRenders) {
 
 TEST(ShowCommandTest, BadOptionsAreInvalidArgument) {
   const std::string run = WriteRun().string();
-  EXPECT_THAT(RunShowCommand({run, "--view", "everything"}).status().message(), HasSubstr("--view everything"));
-  EXPECT_THAT(RunShowCommand({run, "--sort", "speed"}).status().message(), HasSubstr("not a operator column"));
-  EXPECT_THAT(RunShowCommand({run, "--filter", "("}).status().message(), HasSubstr("--filter ("));
-  EXPECT_THAT(RunShowCommand({run, "--top", "-3"}).status().message(), HasSubstr("--top -3"));
-  EXPECT_THAT(RunShowCommand({run, "--bogus"}).status().message(), HasSubstr("unknown option --bogus"));
-  EXPECT_EQ(RunShowCommand({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(RunShowCommand({run, "--view", "everything"}).status().message(),
+              HasSubstr("--view everything"));
+  EXPECT_THAT(RunShowCommand({run, "--sort", "speed"}).status().message(),
+              HasSubstr("not a operator column"));
+  EXPECT_THAT(RunShowCommand({run, "--filter", "("}).status().message(),
+              HasSubstr("--filter ("));
+  EXPECT_THAT(RunShowCommand({run, "--top", "-3"}).status().message(),
+              HasSubstr("--top -3"));
+  EXPECT_THAT(RunShowCommand({run, "--bogus"}).status().message(),
+              HasSubstr("unknown option --bogus"));
+  EXPECT_EQ(RunShowCommand({}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ShowCommandTest, MissingPathIsNotFound) {
-  EXPECT_EQ(RunShowCommand({"/nonexistent/trace.json"}).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(RunShowCommand({"/nonexistent/trace.json"}).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The differ on hand-built profiles (alignment through DiffRuns, normalisation, --path, row
-// controls) and on real traces from PROFDIFF_TRACES (hardware pair, repeat runs, DataLoader).
+// The differ on hand-built profiles (alignment through DiffRuns, normalisation,
+// --path, row controls) and on real traces from PROFDIFF_TRACES (hardware pair,
+// repeat runs, DataLoader).
 #include "differ/differ.h"
 
 #include <cmath>
@@ -21,17 +22,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// --- hand-built profiles ---------------------------------------------------------------------
+// --- hand-built profiles
+// ---------------------------------------------------------------------
 
 struct NodeSpec {
-  NodeSpec(std::string n, double host = 0, double device = 0, std::vector<NodeSpec> c = {})
-      : name(std::move(n)), host_per_step(host), device_per_step(device), children(std::move(c)) {}
+  NodeSpec(std::string n, double host = 0, double device = 0,
+           std::vector<NodeSpec> c = {})
+      : name(std::move(n)),
+        host_per_step(host),
+        device_per_step(device),
+        children(std::move(c)) {}
   std::string name;
   double host_per_step;
   double device_per_step;
   std::vector<NodeSpec> children;
   v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_MODULE;
-  double backward_host_per_step = 0;  // a forward module's <module>.backward host time
+  double backward_host_per_step =
+      0;  // a forward module's <module>.backward host time
 };
 
 void FillNode(const NodeSpec& spec, int steps, v1::ModuleNode& out) {
@@ -49,12 +56,15 @@ void FillNode(const NodeSpec& spec, int steps, v1::ModuleNode& out) {
     sample->set_device_us(spec.device_per_step);
     sample->set_backward_host_us(spec.backward_host_per_step);
   }
-  for (const NodeSpec& child : spec.children) FillNode(child, steps, *out.add_children());
+  for (const NodeSpec& child : spec.children)
+    FillNode(child, steps, *out.add_children());
 }
 
-// One worker whose steps each take `step_us` on the host and whose module tree is `top`.
-v1::RunProfile MakeRun(const std::string& name, const std::vector<NodeSpec>& top, int steps = 3,
-                   double step_us = 1000) {
+// One worker whose steps each take `step_us` on the host and whose module tree
+// is `top`.
+v1::RunProfile MakeRun(const std::string& name,
+                       const std::vector<NodeSpec>& top, int steps = 3,
+                       double step_us = 1000) {
   v1::RunProfile run;
   run.set_run(name);
   v1::WorkerProfile& w = *run.add_workers();
@@ -80,7 +90,8 @@ v1::RunProfile MakeRun(const std::string& name, const std::vector<NodeSpec>& top
   return run;
 }
 
-const v1::ModuleDiffNode& Child(const v1::ModuleDiffNode& node, const std::string& name) {
+const v1::ModuleDiffNode& Child(const v1::ModuleDiffNode& node,
+                                const std::string& name) {
   for (const v1::ModuleDiffNode& c : node.children()) {
     if (c.name() == name) return c;
   }
@@ -88,7 +99,8 @@ const v1::ModuleDiffNode& Child(const v1::ModuleDiffNode& node, const std::strin
   return node;
 }
 
-void Walk(const v1::ModuleDiffNode& node, const std::function<void(const v1::ModuleDiffNode&)>& f) {
+void Walk(const v1::ModuleDiffNode& node,
+          const std::function<void(const v1::ModuleDiffNode&)>& f) {
   f(node);
   for (const v1::ModuleDiffNode& c : node.children()) Walk(c, f);
 }
@@ -110,13 +122,16 @@ TEST(DiffModulesTest, InstanceSuffixesThatDifferStillMatch) {
 TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
   auto stage = [](int blocks) {
     NodeSpec layer3("layer3");
-    for (int i = 0; i < blocks; ++i) layer3.children.push_back({"Bottleneck_" + std::to_string(i), 10});
+    for (int i = 0; i < blocks; ++i)
+      layer3.children.push_back({"Bottleneck_" + std::to_string(i), 10});
     layer3.host_per_step = 10.0 * blocks;
     return NodeSpec{"ResNet_0", layer3.host_per_step, 0, {layer3}};
   };
-  auto report = DiffRuns(MakeRun("r50", {stage(6)}), MakeRun("r152", {stage(36)}), {});
+  auto report =
+      DiffRuns(MakeRun("r50", {stage(6)}), MakeRun("r152", {stage(36)}), {});
   ASSERT_TRUE(report.ok()) << report.status();
-  const v1::ModuleDiffNode& layer3 = Child(Child(report->modules(), "ResNet_0"), "layer3");
+  const v1::ModuleDiffNode& layer3 =
+      Child(Child(report->modules(), "ResNet_0"), "layer3");
   int matched = 0, added = 0, removed = 0;
   for (const v1::ModuleDiffNode& c : layer3.children()) {
     matched += c.status() == "matched";
@@ -130,7 +145,8 @@ TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
 
 TEST(DiffModulesTest, UnknownBlockHoldsTimeOutsideEveryChild) {
   // Steps of 1000 us; the model covers 700 of them, so 300 belong to no module.
-  auto report = DiffRuns(MakeRun("a", {{"Model_0", 700}}), MakeRun("b", {{"Model_0", 700}}), {});
+  auto report = DiffRuns(MakeRun("a", {{"Model_0", 700}}),
+                         MakeRun("b", {{"Model_0", 700}}), {});
   ASSERT_TRUE(report.ok());
   const v1::ModuleDiffNode& unknown = Child(report->modules(), "(unknown)");
   EXPECT_EQ(unknown.status(), "unknown");
@@ -156,39 +172,49 @@ TEST(DiffModulesTest, PathByIndexOrNameScopesTheTree) {
   options.set_path("Enc_0/Conv_9");
   auto missing = DiffRuns(a, b, options);
   ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(missing.status().message().find("Attn_1"), std::string::npos) << missing.status();
+  EXPECT_NE(missing.status().message().find("Attn_1"), std::string::npos)
+      << missing.status();
 }
 
 TEST(DiffModulesTest, BackwardAndOptimizerNodesAlignLikeModules) {
-  auto tree = [](const std::string& linear, const std::string& optimizer, double backward) {
+  auto tree = [](const std::string& linear, const std::string& optimizer,
+                 double backward) {
     NodeSpec forward{"Net_0", 300, 0, {{linear, 200}}};
     forward.backward_host_per_step = backward;
     forward.children[0].backward_host_per_step = backward;
-    NodeSpec net_backward{"Net_0.backward", backward, 0, {{linear + ".backward", backward}}};
-    net_backward.kind = net_backward.children[0].kind = v1::MODULE_NODE_KIND_BACKWARD;
+    NodeSpec net_backward{
+        "Net_0.backward", backward, 0, {{linear + ".backward", backward}}};
+    net_backward.kind = net_backward.children[0].kind =
+        v1::MODULE_NODE_KIND_BACKWARD;
     NodeSpec step{optimizer, 50};
     step.kind = v1::MODULE_NODE_KIND_OPTIMIZER;
     return std::vector<NodeSpec>{forward, net_backward, step};
   };
   const auto a = MakeRun("a", tree("Linear_3", "Optimizer.step#SGD.step", 400));
-  const auto b = MakeRun("b", tree("Linear_7", "Optimizer.step#Adam.step", 500));
+  const auto b =
+      MakeRun("b", tree("Linear_7", "Optimizer.step#Adam.step", 500));
   auto report = DiffRuns(a, b, {});
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::ModuleDiffNode& root = report->modules();
-  ASSERT_EQ(root.children_size(), 4);  // forward, backward, optimizer, (unknown)
+  ASSERT_EQ(root.children_size(),
+            4);  // forward, backward, optimizer, (unknown)
   const v1::ModuleDiffNode& net_backward = root.children(1);
   EXPECT_EQ(net_backward.status(), "matched");
   EXPECT_EQ(net_backward.kind(), v1::MODULE_NODE_KIND_BACKWARD);
-  const v1::ModuleDiffNode& linear_backward = Child(net_backward, "Linear_7.backward");
+  const v1::ModuleDiffNode& linear_backward =
+      Child(net_backward, "Linear_7.backward");
   EXPECT_EQ(linear_backward.status(), "matched");
   EXPECT_EQ(linear_backward.baseline_name(), "Linear_3.backward");
   EXPECT_DOUBLE_EQ(linear_backward.delta().compare_us(), 100);
-  EXPECT_EQ(net_backward.children_size(), 1);  // no (unknown): its children hold all its time
+  EXPECT_EQ(net_backward.children_size(),
+            1);  // no (unknown): its children hold all its time
   const v1::ModuleDiffNode& step = root.children(2);
-  EXPECT_EQ(step.status(), "matched");  // SGD against Adam: one changed optimizer node
+  EXPECT_EQ(step.status(),
+            "matched");  // SGD against Adam: one changed optimizer node
   EXPECT_EQ(step.baseline_name(), "Optimizer.step#SGD.step");
   EXPECT_EQ(step.experimental_name(), "Optimizer.step#Adam.step");
-  // The step holds forward 300 + backward 400 + optimizer 50; 250 belong to none of them.
+  // The step holds forward 300 + backward 400 + optimizer 50; 250 belong to
+  // none of them.
   EXPECT_DOUBLE_EQ(Child(root, "(unknown)").baseline().host_us(), 250);
   // Each forward module reports its backward beside its own time.
   const v1::ModuleDiffNode& linear = Child(root.children(0), "Linear_7");
@@ -196,7 +222,8 @@ TEST(DiffModulesTest, BackwardAndOptimizerNodesAlignLikeModules) {
   EXPECT_DOUBLE_EQ(linear.delta().backward_us(), 100);
 
   v1::DiffOptions options;
-  for (const std::string path : {"Net_0.backward/Linear_3.backward", "Net.backward/Linear.backward", "1/0"}) {
+  for (const std::string path : {"Net_0.backward/Linear_3.backward",
+                                 "Net.backward/Linear.backward", "1/0"}) {
     options.set_path(path);
     auto scoped = DiffRuns(a, b, options);
     ASSERT_TRUE(scoped.ok()) << path << ": " << scoped.status();
@@ -215,7 +242,8 @@ TEST(DiffRunsTest, NormalizePerStepOrTotal) {
   auto totals = DiffRuns(a, b, total);
   ASSERT_TRUE(totals.ok());
   EXPECT_DOUBLE_EQ(Child(totals->modules(), "M_0").baseline().host_us(), 200);
-  EXPECT_DOUBLE_EQ(Child(totals->modules(), "M_0").experimental().host_us(), 400);
+  EXPECT_DOUBLE_EQ(Child(totals->modules(), "M_0").experimental().host_us(),
+                   400);
 }
 
 TEST(DiffRunsTest, UnknownRankIsAnError) {
@@ -223,11 +251,13 @@ TEST(DiffRunsTest, UnknownRankIsAnError) {
   options.add_ranks(3);
   auto report = DiffRuns(MakeRun("a", {}), MakeRun("b", {}), options);
   EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(report.status().message().find("ranks 0"), std::string::npos) << report.status();
+  EXPECT_NE(report.status().message().find("ranks 0"), std::string::npos)
+      << report.status();
 }
 
 TEST(DiffRunsTest, AValueASideDoesNotHaveIsMissingNotZero) {
-  // A CPU run against a ROCm-like GPU run: kernels and SM efficiency, no occupancy, no memory.
+  // A CPU run against a ROCm-like GPU run: kernels and SM efficiency, no
+  // occupancy, no memory.
   const v1::RunProfile cpu = MakeRun("cpu", {});
   v1::RunProfile gpu = MakeRun("gpu", {});
   v1::DeviceMetrics& device = *gpu.mutable_workers(0)->add_devices();
@@ -239,25 +269,30 @@ TEST(DiffRunsTest, AValueASideDoesNotHaveIsMissingNotZero) {
   auto report = DiffRuns(cpu, gpu, {});
   ASSERT_TRUE(report.ok()) << report.status();
   std::map<std::string, const v1::OverviewRow*> rows;
-  for (const v1::OverviewRow& row : report->overview().rows()) rows[row.metric()] = &row;
-  for (const char* metric : {"GPU utilization", "Est. SM efficiency", "Kernel", "Memcpy", "Runtime"}) {
+  for (const v1::OverviewRow& row : report->overview().rows())
+    rows[row.metric()] = &row;
+  for (const char* metric : {"GPU utilization", "Est. SM efficiency", "Kernel",
+                             "Memcpy", "Runtime"}) {
     SCOPED_TRACE(metric);
     ASSERT_TRUE(rows.contains(metric));
-    EXPECT_TRUE(rows[metric]->baseline_missing());   // the CPU run has none
+    EXPECT_TRUE(rows[metric]->baseline_missing());  // the CPU run has none
     EXPECT_FALSE(rows[metric]->experimental_missing());
     EXPECT_EQ(rows[metric]->delta(), 0);
     EXPECT_FALSE(rows[metric]->noise().has_interval());
   }
   EXPECT_TRUE(rows["Est. achieved occupancy"]->baseline_missing());
-  EXPECT_TRUE(rows["Est. achieved occupancy"]->experimental_missing());  // not recorded
+  EXPECT_TRUE(
+      rows["Est. achieved occupancy"]->experimental_missing());  // not recorded
   EXPECT_TRUE(rows["Peak memory"]->experimental_missing());
-  EXPECT_FALSE(rows["CPU Exec"]->baseline_missing());  // every run has host time
+  EXPECT_FALSE(
+      rows["CPU Exec"]->baseline_missing());  // every run has host time
   EXPECT_FALSE(rows["Average step time"]->baseline_missing());
 }
 
 TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
-  // Two ranks, synchronised: rank 1's step is 0.09% longer, but rank 0 computes 648 us of it
-  // and waits 390 in communication, rank 1 computes 357 and waits 683. Rank 0 holds them up.
+  // Two ranks, synchronised: rank 1's step is 0.09% longer, but rank 0 computes
+  // 648 us of it and waits 390 in communication, rank 1 computes 357 and waits
+  // 683. Rank 0 holds them up.
   auto run = [](const std::string& name) {
     v1::RunProfile out = MakeRun(name, {});
     *out.add_workers() = out.workers(0);
@@ -288,60 +323,82 @@ TEST(DiffRunsTest, NoStragglerWhenNoRankIsFivePercentOverTheOthers) {
   v1::RunProfile even = MakeRun("even", {});
   *even.add_workers() = even.workers(0);
   even.mutable_workers(1)->mutable_worker()->set_rank(1);
-  even.mutable_workers(1)->mutable_average_step()->set_duration_us(1040);  // 4% more than 1000
+  even.mutable_workers(1)->mutable_average_step()->set_duration_us(
+      1040);  // 4% more than 1000
   v1::DiffOptions options;
   options.set_per_rank(true);
   auto report = DiffRuns(even, even, options);
   ASSERT_TRUE(report.ok()) << report.status();
-  for (const v1::RankSteps& r : report->ranks()) EXPECT_FALSE(r.straggler()) << r.rank();
+  for (const v1::RankSteps& r : report->ranks())
+    EXPECT_FALSE(r.straggler()) << r.rank();
 }
 
-// --- real traces -----------------------------------------------------------------------------
+// --- real traces
+// -----------------------------------------------------------------------------
 
 class RealTraceDiffTest : public testing::Test {
  protected:
   void SetUp() override {
     root_ = profdiff::test_support::TracesDir();
-    if (!fs::is_directory(root_)) GTEST_SKIP() << "no trace folder at " << root_ << " (set PROFDIFF_TRACES)";
+    if (!fs::is_directory(root_))
+      GTEST_SKIP() << "no trace folder at " << root_
+                   << " (set PROFDIFF_TRACES)";
   }
 
-  absl::StatusOr<v1::DiffReport> Diff(const std::string& a, const std::string& b,
+  absl::StatusOr<v1::DiffReport> Diff(const std::string& a,
+                                      const std::string& b,
                                       const v1::DiffOptions& options = {}) {
     for (const std::string& p : {a, b}) {
-      if (!fs::exists(root_ / p)) return absl::NotFoundError("missing " + (root_ / p).string());
+      if (!fs::exists(root_ / p))
+        return absl::NotFoundError("missing " + (root_ / p).string());
     }
-    auto runs = client::LoadRuns({{(root_ / a).string()}, {(root_ / b).string()}}, {});
+    auto runs =
+        client::LoadRuns({{(root_ / a).string()}, {(root_ / b).string()}}, {});
     if (!runs.ok()) return runs.status();
     return DiffRuns((*runs)[0], (*runs)[1], options);
   }
 
-  // Calls `check` on the diff of every real pair present (RealPairs); returns how many there were.
+  // Calls `check` on the diff of every real pair present (RealPairs); returns
+  // how many there were.
   template <typename Check>
   int ForEachRealPair(Check check);
 
   fs::path root_;
 };
 
-constexpr char kNw0A[] = "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
-constexpr char kNw4A[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
-constexpr char kNw4B[] = "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623213129365.pt.trace.json.gz";
+constexpr char kNw0A[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
+    "worker0.1623143089861.pt.trace.json.gz";
+constexpr char kNw4A[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_4/"
+    "worker0.1623212756351.pt.trace.json.gz";
+constexpr char kNw4B[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_4/"
+    "worker0.1623213129365.pt.trace.json.gz";
 
-// Every pair of real traces of one model (hardware, software version, settings) the corpus has.
-std::vector<std::pair<std::string, std::string>> RealPairs(const fs::path& root) {
+// Every pair of real traces of one model (hardware, software version, settings)
+// the corpus has.
+std::vector<std::pair<std::string, std::string>> RealPairs(
+    const fs::path& root) {
   std::vector<std::pair<std::string, std::string>> pairs = {
       {kNw0A, kNw4A},
       {kNw4A, kNw4B},
-      {"torch_profiling_tutorial/log/transformer/dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz",
-       "torch_profiling_tutorial/log/transformer/dc3b0e7228dd_851.1752215573993169006.pt.trace.json.gz"},
+      {"torch_profiling_tutorial/log/transformer/"
+       "dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz",
+       "torch_profiling_tutorial/log/transformer/"
+       "dc3b0e7228dd_851.1752215573993169006.pt.trace.json.gz"},
       {"tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz",
        "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz"},
-      {"switchtransformers/history/trace.v0c4a673.json.gz", "switchtransformers/history/trace.v05c1085.json.gz"},
-      {"tracelens/mi300/resnet_act_checkpoint.json.gz", "tracelens/mi300/resnet_act_checkpoint.json.gz"},
+      {"switchtransformers/history/trace.v0c4a673.json.gz",
+       "switchtransformers/history/trace.v05c1085.json.gz"},
+      {"tracelens/mi300/resnet_act_checkpoint.json.gz",
+       "tracelens/mi300/resnet_act_checkpoint.json.gz"},
   };
   if (fs::is_directory(root / "tracelens/h100")) {
     for (const auto& entry : fs::directory_iterator(root / "tracelens/h100")) {
       const std::string name = entry.path().filename().string();
-      if (fs::exists(root / "tracelens/mi300" / name)) pairs.emplace_back("tracelens/h100/" + name, "tracelens/mi300/" + name);
+      if (fs::exists(root / "tracelens/mi300" / name))
+        pairs.emplace_back("tracelens/h100/" + name, "tracelens/mi300/" + name);
     }
   }
   return pairs;
@@ -362,18 +419,22 @@ int RealTraceDiffTest::ForEachRealPair(Check check) {
   return pairs;
 }
 
-// In its unit, on each side, a module-like node's children and its (unknown) block add up to it.
+// In its unit, on each side, a module-like node's children and its (unknown)
+// block add up to it.
 TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
   int unknown_nodes = 0;
   const int pairs = ForEachRealPair([&](const v1::DiffReport& report) {
     Walk(report.modules(), [&](const v1::ModuleDiffNode& n) {
-      // Module-like nodes get an (unknown) block; an operator node's rest is its self time.
-      const bool module_like = n.kind() == v1::MODULE_NODE_KIND_ROOT || n.kind() == v1::MODULE_NODE_KIND_MODULE ||
+      // Module-like nodes get an (unknown) block; an operator node's rest is
+      // its self time.
+      const bool module_like = n.kind() == v1::MODULE_NODE_KIND_ROOT ||
+                               n.kind() == v1::MODULE_NODE_KIND_MODULE ||
                                n.kind() == v1::MODULE_NODE_KIND_BACKWARD;
       if (n.children_size() == 0 || !module_like) return;
       const bool device = n.compared() == "device_us";
-      for (const auto& side_and_name : {std::pair(&v1::ModuleDiffNode::baseline, "baseline"),
-                                        std::pair(&v1::ModuleDiffNode::experimental, "experimental")}) {
+      for (const auto& side_and_name :
+           {std::pair(&v1::ModuleDiffNode::baseline, "baseline"),
+            std::pair(&v1::ModuleDiffNode::experimental, "experimental")}) {
         const auto side = side_and_name.first;
         const char* name = side_and_name.second;
         auto value = [&](const v1::ModuleDiffNode& x) {
@@ -385,10 +446,12 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
           if (c.status() == "unknown") {
             ++unknown_nodes;
             EXPECT_EQ(c.compared(), n.compared()) << c.path();
-            EXPECT_DOUBLE_EQ((c.*side)().compare_us(), value(c)) << c.path() << " is in its parent's unit";
+            EXPECT_DOUBLE_EQ((c.*side)().compare_us(), value(c))
+                << c.path() << " is in its parent's unit";
           }
         }
-        EXPECT_NEAR(children, value(n), 1e-6 * std::abs(value(n)) + 1e-3) << n.path() << " " << name;
+        EXPECT_NEAR(children, value(n), 1e-6 * std::abs(value(n)) + 1e-3)
+            << n.path() << " " << name;
       }
     });
   });
@@ -396,44 +459,55 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
   EXPECT_GT(unknown_nodes, 0);
 }
 
-// A percentage as the CLI prints it is within ±10^4 %: "new" for a zero baseline, a factor
+// A percentage as the CLI prints it is within ±10^4 %: "new" for a zero
+// baseline, a factor
 // ("x120") past +10^4 %.
-void ExpectPrintedPercentBounded(double pct, double baseline, double experimental, const std::string& what) {
+void ExpectPrintedPercentBounded(double pct, double baseline,
+                                 double experimental, const std::string& what) {
   const std::string text = client::SignedPercent(pct, baseline, experimental);
-  if (text.ends_with('%')) EXPECT_LE(std::abs(std::stod(text)), 1e4) << what << ": " << text;
+  if (text.ends_with('%'))
+    EXPECT_LE(std::abs(std::stod(text)), 1e4) << what << ": " << text;
 }
 
 TEST_F(RealTraceDiffTest, NoPercentageOverTenThousandOnEveryRealPair) {
   const int pairs = ForEachRealPair([](const v1::DiffReport& report) {
     for (const v1::OverviewRow& row : report.overview().rows()) {
-      ExpectPrintedPercentBounded(row.delta_pct(), row.baseline(), row.experimental(), row.metric());
+      ExpectPrintedPercentBounded(row.delta_pct(), row.baseline(),
+                                  row.experimental(), row.metric());
     }
     for (const v1::OperatorDiff& row : report.operators()) {
-      ExpectPrintedPercentBounded(row.delta_pct().host_total_us(), row.baseline().host_total_us(),
-                                  row.experimental().host_total_us(), row.name());
-      ExpectPrintedPercentBounded(row.delta_pct().device_total_us(), row.baseline().device_total_us(),
-                                  row.experimental().device_total_us(), row.name());
+      ExpectPrintedPercentBounded(
+          row.delta_pct().host_total_us(), row.baseline().host_total_us(),
+          row.experimental().host_total_us(), row.name());
+      ExpectPrintedPercentBounded(
+          row.delta_pct().device_total_us(), row.baseline().device_total_us(),
+          row.experimental().device_total_us(), row.name());
     }
     for (const v1::KernelDiff& row : report.kernels()) {
-      ExpectPrintedPercentBounded(row.delta_pct().total_us(), row.baseline().total_us(), row.experimental().total_us(),
-                                  row.name());
+      ExpectPrintedPercentBounded(row.delta_pct().total_us(),
+                                  row.baseline().total_us(),
+                                  row.experimental().total_us(), row.name());
     }
     Walk(report.modules(), [](const v1::ModuleDiffNode& n) {
-      ExpectPrintedPercentBounded(n.delta_pct(), n.baseline().compare_us(), n.experimental().compare_us(), n.path());
+      ExpectPrintedPercentBounded(n.delta_pct(), n.baseline().compare_us(),
+                                  n.experimental().compare_us(), n.path());
     });
   });
   if (pairs == 0) GTEST_SKIP() << "none of the real pairs is under " << root_;
 }
 
 TEST_F(RealTraceDiffTest, ACpuOnlyTracePrintsNoDeviceMetric) {
-  auto report = Diff("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", kNw0A);
-  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  auto report =
+      Diff("hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", kNw0A);
+  if (report.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << report.status();
   ASSERT_TRUE(report.ok()) << report.status();
   int device_rows = 0;
   for (const v1::OverviewRow& row : report->overview().rows()) {
     const std::string& m = row.metric();
-    if (m == "GPU utilization" || m == "Est. SM efficiency" || m == "Est. achieved occupancy" || m == "Kernel" ||
-        m == "Memcpy" || m == "Memset" || m == "Runtime" || m == "Device memory") {
+    if (m == "GPU utilization" || m == "Est. SM efficiency" ||
+        m == "Est. achieved occupancy" || m == "Kernel" || m == "Memcpy" ||
+        m == "Memset" || m == "Runtime" || m == "Device memory") {
       ++device_rows;
       EXPECT_TRUE(row.baseline_missing()) << m;
       EXPECT_FALSE(row.noise().significant()) << m;
@@ -455,7 +529,8 @@ TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
     EXPECT_EQ(row.delta().device_total_us(), 0) << row.name();
     EXPECT_EQ(row.change(), "unchanged") << row.name();
   }
-  for (const v1::KernelDiff& row : report->kernels()) EXPECT_EQ(row.change(), "unchanged") << row.name();
+  for (const v1::KernelDiff& row : report->kernels())
+    EXPECT_EQ(row.change(), "unchanged") << row.name();
   Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
     EXPECT_TRUE(n.status() == "matched" || n.status() == "unknown") << n.path();
     EXPECT_EQ(n.delta().compare_us(), 0) << n.path();
@@ -465,31 +540,42 @@ TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
 
 TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
   auto report = Diff(kNw4A, kNw4B);
-  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  if (report.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << report.status();
   ASSERT_TRUE(report.ok()) << report.status();
-  for (const v1::OverviewRow& row : report->overview().rows()) EXPECT_FALSE(row.noise().significant()) << row.metric();
-  for (const v1::OperatorDiff& row : report->operators()) EXPECT_FALSE(row.noise().significant()) << row.name();
-  for (const v1::KernelDiff& row : report->kernels()) EXPECT_FALSE(row.noise().significant()) << row.name();
-  // Nodes compared by device time show nothing. Host-only nodes are compared by host time (and
-  // labelled so): two processes' host time may really differ, as aten::empty under
-  // CudnnBatchNormBackward does here (-19%, every step).
+  for (const v1::OverviewRow& row : report->overview().rows())
+    EXPECT_FALSE(row.noise().significant()) << row.metric();
+  for (const v1::OperatorDiff& row : report->operators())
+    EXPECT_FALSE(row.noise().significant()) << row.name();
+  for (const v1::KernelDiff& row : report->kernels())
+    EXPECT_FALSE(row.noise().significant()) << row.name();
+  // Nodes compared by device time show nothing. Host-only nodes are compared by
+  // host time (and labelled so): two processes' host time may really differ, as
+  // aten::empty under CudnnBatchNormBackward does here (-19%, every step).
   Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
-    if (n.compared() == "device_us") EXPECT_FALSE(n.noise().significant()) << n.path();
+    if (n.compared() == "device_us")
+      EXPECT_FALSE(n.noise().significant()) << n.path();
   });
 }
 
 TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
   auto report = Diff(kNw0A, kNw4A);
-  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  if (report.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << report.status();
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_GT(report->operators_size(), 0);
-  EXPECT_NE(report->operators(0).name().find("DataLoader"), std::string::npos) << report->operators(0).name();
+  EXPECT_NE(report->operators(0).name().find("DataLoader"), std::string::npos)
+      << report->operators(0).name();
   EXPECT_EQ(report->operators(0).change(), "deleted");
   // Of the breakdown categories, the largest significant change is DataLoader.
   const v1::OverviewRow* largest = nullptr;
   for (const v1::OverviewRow& row : report->overview().rows()) {
-    if (row.unit() != "us" || row.metric() == "Average step time" || !row.noise().significant()) continue;
-    if (largest == nullptr || std::abs(row.delta()) > std::abs(largest->delta())) largest = &row;
+    if (row.unit() != "us" || row.metric() == "Average step time" ||
+        !row.noise().significant())
+      continue;
+    if (largest == nullptr ||
+        std::abs(row.delta()) > std::abs(largest->delta()))
+      largest = &row;
   }
   ASSERT_NE(largest, nullptr);
   EXPECT_EQ(largest->metric(), "DataLoader");
@@ -497,39 +583,48 @@ TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
 }
 
 TEST_F(RealTraceDiffTest, SameModelOnH100AndMi300AlignsNearlyEveryModule) {
-  for (const char* model : {"Falconsai_nsfw_image_detection__1016002", "Qwen_Qwen1.5-0.5B-Chat__1016005",
+  for (const char* model : {"Falconsai_nsfw_image_detection__1016002",
+                            "Qwen_Qwen1.5-0.5B-Chat__1016005",
                             "facebook_timesformer-base-finetuned-k400__1016002",
                             "gaunernst_bert-small-uncased__1016001"}) {
     v1::DiffOptions options;
     options.add_views(v1::DIFF_VIEW_MODULES);
-    auto report = Diff(std::string("tracelens/h100/") + model + ".json.gz",
-                       std::string("tracelens/mi300/") + model + ".json.gz", options);
-    if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+    auto report =
+        Diff(std::string("tracelens/h100/") + model + ".json.gz",
+             std::string("tracelens/mi300/") + model + ".json.gz", options);
+    if (report.status().code() == absl::StatusCode::kNotFound)
+      GTEST_SKIP() << report.status();
     ASSERT_TRUE(report.ok()) << report.status();
     int matched = 0, nodes = 0;
     Walk(report->modules(), [&](const v1::ModuleDiffNode& n) {
-      if (n.status() == "unknown" || n.kind() == v1::MODULE_NODE_KIND_ROOT) return;
+      if (n.status() == "unknown" || n.kind() == v1::MODULE_NODE_KIND_ROOT)
+        return;
       ++nodes;
       matched += n.status() == "matched";
     });
     EXPECT_GT(nodes, 50) << model;
-    EXPECT_GE(matched, nodes * 95 / 100) << model << ": " << matched << " of " << nodes;
+    EXPECT_GE(matched, nodes * 95 / 100)
+        << model << ": " << matched << " of " << nodes;
   }
 }
 
 TEST_F(RealTraceDiffTest, PathScopesOperatorAndKernelTables) {
   v1::DiffOptions options;
-  const std::string a = "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
-  const std::string b = "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string a =
+      "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string b =
+      "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
   auto whole = Diff(a, b);
-  if (whole.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << whole.status();
+  if (whole.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << whole.status();
   ASSERT_TRUE(whole.ok()) << whole.status();
   // A matched module holding a small share of the step.
   const v1::ModuleDiffNode* small = nullptr;
   const double root_host = whole->modules().baseline().host_us();
   Walk(whole->modules(), [&](const v1::ModuleDiffNode& n) {
-    if (small == nullptr && n.kind() == v1::MODULE_NODE_KIND_MODULE && n.status() == "matched" &&
-        n.baseline().host_us() > 0 && n.baseline().host_us() < 0.2 * root_host) {
+    if (small == nullptr && n.kind() == v1::MODULE_NODE_KIND_MODULE &&
+        n.status() == "matched" && n.baseline().host_us() > 0 &&
+        n.baseline().host_us() < 0.2 * root_host) {
       small = &n;
     }
   });
@@ -542,20 +637,27 @@ TEST_F(RealTraceDiffTest, PathScopesOperatorAndKernelTables) {
   EXPECT_LT(scoped->operators_size(), whole->operators_size());
   // Inside a node, no operator takes longer on the host than the node itself.
   for (const v1::OperatorDiff& row : scoped->operators()) {
-    EXPECT_LE(row.baseline().host_total_us(), scoped->modules().baseline().host_us() + 1e-6) << row.name();
+    EXPECT_LE(row.baseline().host_total_us(),
+              scoped->modules().baseline().host_us() + 1e-6)
+        << row.name();
   }
 }
 
-// The HTML report's per-node tables are exactly what `--path NODE` would answer for that node.
+// The HTML report's per-node tables are exactly what `--path NODE` would answer
+// for that node.
 TEST_F(RealTraceDiffTest, NodeTablesEqualPathScopedTables) {
-  const std::string a = "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
-  const std::string b = "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string a =
+      "tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+  const std::string b =
+      "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
   v1::DiffOptions options;
   options.set_node_tables(true);
   auto with_tables = Diff(a, b, options);
-  if (with_tables.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << with_tables.status();
+  if (with_tables.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << with_tables.status();
   ASSERT_TRUE(with_tables.ok()) << with_tables.status();
-  EXPECT_EQ(with_tables->modules().operators_size(), 0) << "the root's tables are the report's";
+  EXPECT_EQ(with_tables->modules().operators_size(), 0)
+      << "the root's tables are the report's";
   std::vector<const v1::ModuleDiffNode*> nodes;
   Walk(with_tables->modules(), [&](const v1::ModuleDiffNode& n) {
     if (n.kind() != v1::MODULE_NODE_KIND_ROOT) nodes.push_back(&n);
@@ -575,10 +677,14 @@ TEST_F(RealTraceDiffTest, NodeTablesEqualPathScopedTables) {
     ASSERT_EQ(node.operators_size(), scoped->operators_size()) << node.path();
     ASSERT_EQ(node.kernels_size(), scoped->kernels_size()) << node.path();
     for (int r = 0; r < node.operators_size(); ++r) {
-      EXPECT_EQ(node.operators(r).SerializeAsString(), scoped->operators(r).SerializeAsString()) << node.path();
+      EXPECT_EQ(node.operators(r).SerializeAsString(),
+                scoped->operators(r).SerializeAsString())
+          << node.path();
     }
     for (int r = 0; r < node.kernels_size(); ++r) {
-      EXPECT_EQ(node.kernels(r).SerializeAsString(), scoped->kernels(r).SerializeAsString()) << node.path();
+      EXPECT_EQ(node.kernels(r).SerializeAsString(),
+                scoped->kernels(r).SerializeAsString())
+          << node.path();
     }
     ++checked;
   }
@@ -591,20 +697,25 @@ TEST_F(RealTraceDiffTest, SortFilterTopAndBadColumns) {
   options.set_sort("baseline_host_total_us");
   options.set_top(5);
   auto report = Diff(kNw0A, kNw4A, options);
-  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  if (report.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << report.status();
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->operators_size(), 5);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(report->operators(i).name().rfind("aten::", 0), 0u);
-    if (i > 0) EXPECT_GE(report->operators(i - 1).baseline().host_total_us(), report->operators(i).baseline().host_total_us());
+    if (i > 0)
+      EXPECT_GE(report->operators(i - 1).baseline().host_total_us(),
+                report->operators(i).baseline().host_total_us());
   }
   options.set_sort("no_such_column");
   auto bad = Diff(kNw0A, kNw4A, options);
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("host_total_us"), std::string::npos) << bad.status();
+  EXPECT_NE(bad.status().message().find("host_total_us"), std::string::npos)
+      << bad.status();
   options.set_sort("");
   options.set_filter("([");
-  EXPECT_EQ(Diff(kNw0A, kNw4A, options).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Diff(kNw0A, kNw4A, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(RealTraceDiffTest, EightRankRunPerRankAndRankSelection) {
@@ -612,7 +723,8 @@ TEST_F(RealTraceDiffTest, EightRankRunPerRankAndRankSelection) {
   v1::DiffOptions options;
   options.set_per_rank(true);
   auto report = Diff(dlrm, dlrm, options);
-  if (report.status().code() == absl::StatusCode::kNotFound) GTEST_SKIP() << report.status();
+  if (report.status().code() == absl::StatusCode::kNotFound)
+    GTEST_SKIP() << report.status();
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->baseline().ranks_size(), 8);
   ASSERT_EQ(report->ranks_size(), 16);

@@ -1,4 +1,5 @@
-// Alignment of sibling nodes (SEMANTICS.md §7): optimal, order-preserving, time-weighted.
+// Alignment of sibling nodes (SEMANTICS.md §7): optimal, order-preserving,
+// time-weighted.
 #include "differ/module_alignment.h"
 
 #include <string>
@@ -10,14 +11,16 @@
 namespace profdiff::differ {
 namespace {
 
-std::vector<AlignItem> Items(const std::vector<std::string>& keys, double weight = 1) {
+std::vector<AlignItem> Items(const std::vector<std::string>& keys,
+                             double weight = 1) {
   std::vector<AlignItem> items;
   for (const std::string& k : keys) items.push_back({k, weight});
   return items;
 }
 
 // "a->b" for matches, "-a" removed, "+b" added, by key.
-std::vector<std::string> Describe(const std::vector<AlignItem>& a, const std::vector<AlignItem>& b,
+std::vector<std::string> Describe(const std::vector<AlignItem>& a,
+                                  const std::vector<AlignItem>& b,
                                   const std::vector<AlignedPair>& pairs) {
   std::vector<std::string> out;
   for (const AlignedPair& p : pairs) {
@@ -40,8 +43,8 @@ TEST(AlignChildrenTest, OneReorderedBlockKeepsTheRestMatched) {
 }
 
 TEST(AlignChildrenTest, GreedyFirstMatchKeepsOnlyX) {
-  // The plugin's greedy walk, which AlignChildren falls back to past its table limit: X takes
-  // the X at the end, and A, B, C find nothing after it.
+  // The plugin's greedy walk, which AlignChildren falls back to past its table
+  // limit: X takes the X at the end, and A, B, C find nothing after it.
   const auto a = Items({"X", "A", "B", "C"});
   const auto b = Items({"A", "B", "C", "X"});
   EXPECT_THAT(Describe(a, b, AlignChildren(a, b, /*max_cells=*/0)),
@@ -49,7 +52,8 @@ TEST(AlignChildrenTest, GreedyFirstMatchKeepsOnlyX) {
 }
 
 TEST(AlignChildrenTest, SixBlocksAgainstThirtySixMatchSixAndAddThirty) {
-  // ResNet50 vs ResNet152 layer3: 6 vs 36 Bottleneck blocks (keys without instance suffix).
+  // ResNet50 vs ResNet152 layer3: 6 vs 36 Bottleneck blocks (keys without
+  // instance suffix).
   std::vector<std::string> a(6, "Bottleneck");
   std::vector<std::string> b(36, "Bottleneck");
   const auto ia = Items(a);
@@ -96,7 +100,8 @@ TEST(AlignChildrenTest, LongestCommonSubsequenceLength) {
   const auto a = Items({"A", "B", "C", "B", "D", "A", "B"});
   const auto b = Items({"B", "D", "C", "A", "B", "A"});
   int matched = 0;
-  for (const AlignedPair& p : AlignChildren(a, b)) matched += p.a >= 0 && p.b >= 0;
+  for (const AlignedPair& p : AlignChildren(a, b))
+    matched += p.a >= 0 && p.b >= 0;
   EXPECT_EQ(matched, 4);
 }
 

@@ -18,41 +18,56 @@ v1::ModuleDiffNode Node(const std::string& path, const std::string& status,
   const std::string name = path.substr(path.rfind('/') + 1);
   if (status != "added") node.set_baseline_name(name);
   if (status != "removed") node.set_experimental_name(name);
-  for (v1::ModuleDiffNode& child : children) *node.add_children() = std::move(child);
+  for (v1::ModuleDiffNode& child : children)
+    *node.add_children() = std::move(child);
   return node;
 }
 
 TEST(ModuleComparabilityTest, MatchedNodeWhoseSubModulesAllDifferIsNamed) {
-  const v1::ModuleDiffNode root = Node("", "matched", {Node("DDP_0", "matched", {
-      Node("DDP_0/Mlp_0", "removed", {Node("DDP_0/Mlp_0/Linear_0", "removed")}),
-      Node("DDP_0/FlatMlp_0", "added"),
-      Node("DDP_0/(unknown)", "unknown")})});
-  EXPECT_THAT(IncomparableSubtreeWarnings(root),
-              ElementsAre("modules: below DDP_0 nothing aligns (baseline Mlp_0; experimental "
-                          "FlatMlp_0): only DDP_0 and what is above it can be compared"));
+  const v1::ModuleDiffNode root =
+      Node("", "matched",
+           {Node("DDP_0", "matched",
+                 {Node("DDP_0/Mlp_0", "removed",
+                       {Node("DDP_0/Mlp_0/Linear_0", "removed")}),
+                  Node("DDP_0/FlatMlp_0", "added"),
+                  Node("DDP_0/(unknown)", "unknown")})});
+  EXPECT_THAT(
+      IncomparableSubtreeWarnings(root),
+      ElementsAre(
+          "modules: below DDP_0 nothing aligns (baseline Mlp_0; experimental "
+          "FlatMlp_0): only DDP_0 and what is above it can be compared"));
 }
 
 TEST(ModuleComparabilityTest, TopLevelThatAlignsNothingSaysTheTopLevel) {
-  const v1::ModuleDiffNode root = Node("", "matched", {Node("A_0", "removed"), Node("B_0", "added")});
+  const v1::ModuleDiffNode root =
+      Node("", "matched", {Node("A_0", "removed"), Node("B_0", "added")});
   EXPECT_THAT(IncomparableSubtreeWarnings(root),
               ElementsAre(HasSubstr("below the top level nothing aligns")));
 }
 
 TEST(ModuleComparabilityTest, OneMatchedChildOrOnlyAdditionsAreComparable) {
-  // ResNet50 -> ResNet152: blocks added next to matched ones is an ordinary diff.
-  const v1::ModuleDiffNode grown = Node("", "matched", {Node("layer3", "matched", {
-      Node("layer3/Bottleneck_0", "matched"), Node("layer3/Bottleneck_6", "added")})});
+  // ResNet50 -> ResNet152: blocks added next to matched ones is an ordinary
+  // diff.
+  const v1::ModuleDiffNode grown =
+      Node("", "matched",
+           {Node("layer3", "matched",
+                 {Node("layer3/Bottleneck_0", "matched"),
+                  Node("layer3/Bottleneck_6", "added")})});
   EXPECT_THAT(IncomparableSubtreeWarnings(grown), IsEmpty());
-  const v1::ModuleDiffNode only_added = Node("", "matched", {Node("Head_0", "added")});
+  const v1::ModuleDiffNode only_added =
+      Node("", "matched", {Node("Head_0", "added")});
   EXPECT_THAT(IncomparableSubtreeWarnings(only_added), IsEmpty());
 }
 
 TEST(ModuleComparabilityTest, LongListsAreCut) {
   std::vector<v1::ModuleDiffNode> children;
-  for (int i = 0; i < 6; ++i) children.push_back(Node("Old_" + std::to_string(i), "removed"));
+  for (int i = 0; i < 6; ++i)
+    children.push_back(Node("Old_" + std::to_string(i), "removed"));
   children.push_back(Node("New_0", "added"));
-  EXPECT_THAT(IncomparableSubtreeWarnings(Node("", "matched", std::move(children))),
-              ElementsAre(HasSubstr("baseline Old_0, Old_1, Old_2, Old_3 and 2 more; experimental New_0")));
+  EXPECT_THAT(
+      IncomparableSubtreeWarnings(Node("", "matched", std::move(children))),
+      ElementsAre(HasSubstr("baseline Old_0, Old_1, Old_2, Old_3 and 2 more; "
+                            "experimental New_0")));
 }
 
 }  // namespace

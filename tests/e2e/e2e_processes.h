@@ -1,5 +1,5 @@
-// What the e2e tests share about the binaries under test: where they are, and the port a server
-// says it bound.
+// What the e2e tests share about the binaries under test: where they are, and
+// the port a server says it bound.
 #ifndef PROFDIFF_TESTS_E2E_E2E_PROCESSES_H_
 #define PROFDIFF_TESTS_E2E_E2E_PROCESSES_H_
 
@@ -20,12 +20,15 @@ inline std::string Env(const char* name, const char* fallback = "") {
 }
 
 // N from a server's "... port=N ..." log line.
-inline int PortFrom(const std::string& line) { return std::stoi(line.substr(line.find(" port=") + 6)); }
+inline int PortFrom(const std::string& line) {
+  return std::stoi(line.substr(line.find(" port=") + 6));
+}
 
-// The binaries under test: built into e2e_test by CMake; an environment variable of the same name
-// wins.
+// The binaries under test: built into e2e_test by CMake; an environment
+// variable of the same name wins.
 struct Binaries {
-  std::string aggregator = Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
+  std::string aggregator =
+      Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
   std::string differ = Env("PROFDIFF_DIFFER_BIN", PROFDIFF_DIFFER_BIN);
   std::string agent = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
   std::string cli = Env("PROFDIFF_CLI_BIN", PROFDIFF_CLI_BIN);
@@ -39,13 +42,16 @@ struct Binaries {
   }
 };
 
-// The 8 DLRM rank traces (canonical paths, sorted); empty when the folder is absent.
+// The 8 DLRM rank traces (canonical paths, sorted); empty when the folder is
+// absent.
 inline std::vector<std::string> DlrmFiles() {
   std::vector<std::string> files;
   std::error_code error;
-  const std::filesystem::path dir = test_support::TracesDir() / "param/dlrm_kineto";
+  const std::filesystem::path dir =
+      test_support::TracesDir() / "param/dlrm_kineto";
   if (!std::filesystem::exists(dir)) return files;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::canonical(dir), error)) {
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::canonical(dir), error)) {
     files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());

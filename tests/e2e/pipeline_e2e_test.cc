@@ -1,6 +1,6 @@
-// The pipeline as an operator runs it: profdiff-aggregator and profdiff-agent as real processes
-// on 127.0.0.1, real traces, crashes by SIGKILL. Waits are on what the processes log, never on
-// time.
+// The pipeline as an operator runs it: profdiff-aggregator and profdiff-agent
+// as real processes on 127.0.0.1, real traces, crashes by SIGKILL. Waits are on
+// what the processes log, never on time.
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,9 +25,12 @@ constexpr absl::Duration kStepTimeout = absl::Seconds(120);
 
 fs::path Traces() { return test_support::TracesDir(); }
 
-// ~225k events: large enough that an upload in 2000-event chunks is still running when a
-// process is killed after its tenth durable chunk.
-fs::path BigTrace() { return Traces() / "tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz"; }
+// ~225k events: large enough that an upload in 2000-event chunks is still
+// running when a process is killed after its tenth durable chunk.
+fs::path BigTrace() {
+  return Traces() /
+         "tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz";
+}
 
 class PipelineE2eTest : public ::testing::Test {
  protected:
@@ -35,21 +38,27 @@ class PipelineE2eTest : public ::testing::Test {
     aggregator_bin_ = Env("PROFDIFF_AGGREGATOR_BIN", PROFDIFF_AGGREGATOR_BIN);
     agent_bin_ = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
     if (!fs::exists(aggregator_bin_) || !fs::exists(agent_bin_)) {
-      GTEST_SKIP() << "PROFDIFF_AGGREGATOR_BIN / PROFDIFF_AGENT_BIN do not name the binaries ("
+      GTEST_SKIP() << "PROFDIFF_AGGREGATOR_BIN / PROFDIFF_AGENT_BIN do not "
+                      "name the binaries ("
                    << aggregator_bin_ << ", " << agent_bin_ << ")";
     }
-    root_ = fs::path(::testing::TempDir()) /
-            ("e2e_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    root_ =
+        fs::path(::testing::TempDir()) /
+        ("e2e_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
 
-  // Starts the aggregator on `port` (0: any) over root_/data; returns the port it serves on.
+  // Starts the aggregator on `port` (0: any) over root_/data; returns the port
+  // it serves on.
   int StartAggregator(int port = 0) {
     aggregator_ = std::make_unique<ChildProcess>(std::vector<std::string>{
         aggregator_bin_, "--listen=127.0.0.1:" + std::to_string(port),
         "--data-dir=" + (root_ / "data").string(), "--v=1"});
-    const std::optional<std::string> line = aggregator_->WaitForLine(" port=", kStepTimeout);
+    const std::optional<std::string> line =
+        aggregator_->WaitForLine(" port=", kStepTimeout);
     EXPECT_TRUE(line.has_value()) << aggregator_->Output();
     if (!line.has_value()) return 0;
     port_ = std::stoi(line->substr(line->find(" port=") + 6));
@@ -68,7 +77,8 @@ class PipelineE2eTest : public ::testing::Test {
   v1::SpanSummary OnlySpan(const std::string& run) {
     absl::StatusOr<v1::StoredRun> stored = client_->GetRun(run);
     EXPECT_TRUE(stored.ok()) << stored.status();
-    if (!stored.ok() || stored->workers_size() != 1 || stored->workers(0).spans_size() != 1) {
+    if (!stored.ok() || stored->workers_size() != 1 ||
+        stored->workers(0).spans_size() != 1) {
       ADD_FAILURE() << "expected one worker with one span in run " << run;
       return {};
     }
@@ -79,7 +89,8 @@ class PipelineE2eTest : public ::testing::Test {
     absl::StatusOr<std::string> json = client_->ExportTrace(run, "0", "");
     EXPECT_TRUE(json.ok()) << json.status();
     if (!json.ok()) return 0;
-    absl::StatusOr<trace::Trace> trace = trace::ReadKinetoTrace(*json, "exported");
+    absl::StatusOr<trace::Trace> trace =
+        trace::ReadKinetoTrace(*json, "exported");
     EXPECT_TRUE(trace.ok()) << trace.status();
     return trace.ok() ? trace->events.size() : 0;
   }
@@ -94,11 +105,18 @@ class PipelineE2eTest : public ::testing::Test {
 
 TEST_F(PipelineE2eTest, TwoAgentsUploadEightDlrmRanksIntoOneCompleteRun) {
   const std::vector<std::string> files = DlrmFiles();
-  if (files.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces under " << Traces();
+  if (files.size() != 8)
+    GTEST_SKIP() << "needs the 8 DLRM traces under " << Traces();
   ASSERT_NE(StartAggregator(), 0);
-  // Each agent with its own state dir: the default one may remember these files from another run.
-  std::vector<std::string> first = {"upload", "--aggregator", Address(), "--run", "dlrm_kineto",
-                                    "--state-dir", (root_ / "state-a").string()};
+  // Each agent with its own state dir: the default one may remember these files
+  // from another run.
+  std::vector<std::string> first = {"upload",
+                                    "--aggregator",
+                                    Address(),
+                                    "--run",
+                                    "dlrm_kineto",
+                                    "--state-dir",
+                                    (root_ / "state-a").string()};
   std::vector<std::string> second = first;
   second[6] = (root_ / "state-b").string();
   first.insert(first.end(), files.begin(), files.begin() + 4);
@@ -115,7 +133,8 @@ TEST_F(PipelineE2eTest, TwoAgentsUploadEightDlrmRanksIntoOneCompleteRun) {
   EXPECT_EQ(run->world_size(), 8);
 
   // GetProfile equals `profdiff show` on the same files, field by field.
-  absl::StatusOr<v1::RunProfile> stored = client_->GetProfile("dlrm_kineto", {});
+  absl::StatusOr<v1::RunProfile> stored =
+      client_->GetProfile("dlrm_kineto", {});
   ASSERT_TRUE(stored.ok()) << stored.status();
   absl::StatusOr<v1::RunProfile> offline =
       client::LoadRun({fs::path(files.front()).parent_path().string()}, {});
@@ -132,21 +151,24 @@ TEST_F(PipelineE2eTest, TwoAgentsUploadEightDlrmRanksIntoOneCompleteRun) {
   EXPECT_TRUE(differencer.Compare(*offline, *stored)) << report.substr(0, 4000);
 }
 
-TEST_F(PipelineE2eTest, AggregatorKilledMidUploadResumesWithoutLossOrDuplicates) {
+TEST_F(PipelineE2eTest,
+       AggregatorKilledMidUploadResumesWithoutLossOrDuplicates) {
   if (!fs::exists(BigTrace())) GTEST_SKIP() << "needs " << BigTrace();
-  absl::StatusOr<trace::Trace> source = trace::KinetoReader().ReadFile(BigTrace().string());
+  absl::StatusOr<trace::Trace> source =
+      trace::KinetoReader().ReadFile(BigTrace().string());
   ASSERT_TRUE(source.ok()) << source.status();
   const int port = StartAggregator();
   ASSERT_NE(port, 0);
   std::unique_ptr<ChildProcess> agent =
-      StartAgent({"upload", "--aggregator", Address(), "--run", "crash", "--state-dir", (root_ / "state").string(),
-                  "--chunk-events", "2000",
-                  "--backoff-max", "200ms", BigTrace().string()});
+      StartAgent({"upload", "--aggregator", Address(), "--run", "crash",
+                  "--state-dir", (root_ / "state").string(), "--chunk-events",
+                  "2000", "--backoff-max", "200ms", BigTrace().string()});
   ASSERT_TRUE(aggregator_->WaitForLine("sequence=10", kStepTimeout).has_value())
       << aggregator_->Output() << agent->Output();
   aggregator_->Signal(SIGKILL);
   EXPECT_EQ(aggregator_->Wait(), 128 + SIGKILL);
-  ASSERT_EQ(StartAggregator(port), port);  // same port and data dir: the agent reconnects
+  ASSERT_EQ(StartAggregator(port),
+            port);  // same port and data dir: the agent reconnects
   EXPECT_EQ(agent->Wait(), 0) << agent->Output();
   EXPECT_THAT(aggregator_->Output(), ::testing::HasSubstr("resume=1"));
 
@@ -156,17 +178,22 @@ TEST_F(PipelineE2eTest, AggregatorKilledMidUploadResumesWithoutLossOrDuplicates)
   EXPECT_EQ(ExportedEventCount("crash"), source->events.size());
 }
 
-TEST_F(PipelineE2eTest, AgentKilledMidUploadResumesFromItsStateDirAndNeverUploadsTwice) {
+TEST_F(PipelineE2eTest,
+       AgentKilledMidUploadResumesFromItsStateDirAndNeverUploadsTwice) {
   if (!fs::exists(BigTrace())) GTEST_SKIP() << "needs " << BigTrace();
-  absl::StatusOr<trace::Trace> source = trace::KinetoReader().ReadFile(BigTrace().string());
+  absl::StatusOr<trace::Trace> source =
+      trace::KinetoReader().ReadFile(BigTrace().string());
   ASSERT_TRUE(source.ok()) << source.status();
   ASSERT_NE(StartAggregator(), 0);
   const fs::path logdir = root_ / "logdir";
   fs::create_directories(logdir / "watched");
-  fs::copy_file(BigTrace(), logdir / "watched" / "worker0.1700000000000.pt.trace.json.gz");
-  const std::vector<std::string> watch = {"--aggregator", Address(), "--logdir", logdir.string(),
-                                          "--state-dir", (root_ / "state").string(), "--settle",
-                                          "50ms", "--chunk-events", "2000", "--backoff-max", "200ms"};
+  fs::copy_file(BigTrace(),
+                logdir / "watched" / "worker0.1700000000000.pt.trace.json.gz");
+  const std::vector<std::string> watch = {
+      "--aggregator",  Address(),       "--logdir",
+      logdir.string(), "--state-dir",   (root_ / "state").string(),
+      "--settle",      "50ms",          "--chunk-events",
+      "2000",          "--backoff-max", "200ms"};
   std::unique_ptr<ChildProcess> agent = StartAgent(watch);
   ASSERT_TRUE(aggregator_->WaitForLine("sequence=10", kStepTimeout).has_value())
       << aggregator_->Output() << agent->Output();
@@ -176,7 +203,8 @@ TEST_F(PipelineE2eTest, AgentKilledMidUploadResumesFromItsStateDirAndNeverUpload
   agent = StartAgent(watch);
   ASSERT_TRUE(aggregator_->WaitForLine("span closed", kStepTimeout).has_value())
       << aggregator_->Output() << agent->Output();
-  ASSERT_TRUE(agent->WaitForLine("file done", kStepTimeout).has_value()) << agent->Output();
+  ASSERT_TRUE(agent->WaitForLine("file done", kStepTimeout).has_value())
+      << agent->Output();
   EXPECT_THAT(aggregator_->Output(), ::testing::HasSubstr("resume=1"));
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0) << agent->Output();
@@ -186,25 +214,30 @@ TEST_F(PipelineE2eTest, AgentKilledMidUploadResumesFromItsStateDirAndNeverUpload
   EXPECT_EQ(span.event_count(), static_cast<int64_t>(source->events.size()));
   EXPECT_EQ(ExportedEventCount("watched"), source->events.size());
 
-  // A third start finds the span acknowledged in its state dir and does not upload it again:
-  // it says so when its scan reaches the file, and the aggregator sees no third stream.
+  // A third start finds the span acknowledged in its state dir and does not
+  // upload it again: it says so when its scan reaches the file, and the
+  // aggregator sees no third stream.
   std::vector<std::string> verbose = watch;
   verbose.insert(verbose.end(), {"--v", "1"});
   agent = StartAgent(verbose);
-  ASSERT_TRUE(agent->WaitForLine("done=1", kStepTimeout).has_value()) << agent->Output();
-  const std::optional<std::string> skipped = agent->WaitForLine("skipping trace file", kStepTimeout);
+  ASSERT_TRUE(agent->WaitForLine("done=1", kStepTimeout).has_value())
+      << agent->Output();
+  const std::optional<std::string> skipped =
+      agent->WaitForLine("skipping trace file", kStepTimeout);
   ASSERT_TRUE(skipped.has_value()) << agent->Output();
   EXPECT_THAT(*skipped, ::testing::HasSubstr("UPLOAD_STATE_DONE"));
   agent->Signal(SIGTERM);
   EXPECT_EQ(agent->Wait(), 0) << agent->Output();
-  EXPECT_THAT(agent->Output(), ::testing::Not(::testing::HasSubstr("file done")));
+  EXPECT_THAT(agent->Output(),
+              ::testing::Not(::testing::HasSubstr("file done")));
   const std::string aggregator_log = aggregator_->Output();
   size_t streams = 0;
   for (size_t at = aggregator_log.find("span open"); at != std::string::npos;
        at = aggregator_log.find("span open", at + 1)) {
     ++streams;
   }
-  EXPECT_EQ(streams, 2u) << aggregator_log;  // the killed agent's and the restarted agent's
+  EXPECT_EQ(streams, 2u)
+      << aggregator_log;  // the killed agent's and the restarted agent's
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Scale-out as an operator runs it: two ClickHouse shards (real servers), two stateless
-// profdiff-aggregator replicas over them, profdiff-agent processes spread over the replicas, a
-// differ, and the profdiff binary. Replicas and shards are killed with SIGKILL.
+// Scale-out as an operator runs it: two ClickHouse shards (real servers), two
+// stateless profdiff-aggregator replicas over them, profdiff-agent processes
+// spread over the replicas, a differ, and the profdiff binary. Replicas and
+// shards are killed with SIGKILL.
 #include <signal.h>
 
 #include <filesystem>
@@ -45,12 +46,19 @@ std::string ReadFile(const fs::path& path) {
 class ScaleOutE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (const std::string missing = bin_.Missing(); !missing.empty()) GTEST_SKIP() << "binary not built: " << missing;
-    if (ClickHouseCluster::ServerBinary().empty()) GTEST_SKIP() << "clickhouse-server is not installed";
+    if (const std::string missing = bin_.Missing(); !missing.empty())
+      GTEST_SKIP() << "binary not built: " << missing;
+    if (ClickHouseCluster::ServerBinary().empty())
+      GTEST_SKIP() << "clickhouse-server is not installed";
     files_ = DlrmFiles();
-    if (files_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces under " << test_support::TracesDir();
-    root_ = fs::path(::testing::TempDir()) /
-            ("scale_out_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    if (files_.size() != 8)
+      GTEST_SKIP() << "needs the 8 DLRM traces under "
+                   << test_support::TracesDir();
+    root_ =
+        fs::path(::testing::TempDir()) /
+        ("scale_out_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_);
     absl::StatusOr<std::unique_ptr<ClickHouseCluster>> cluster =
@@ -59,68 +67,95 @@ class ScaleOutE2eTest : public ::testing::Test {
     cluster_ = std::move(cluster).value();
   }
 
-  // Starts an aggregator replica over the cluster (or, with `local`, over a data folder).
-  std::string StartAggregator(std::unique_ptr<ChildProcess>& process, bool local = false) {
-    std::vector<std::string> args = {bin_.aggregator, "--listen=127.0.0.1:0", "--v=1"};
-    args.push_back(local ? "--data-dir=" + (root_ / "local").string() : "--store=" + cluster_->Url("profdiff"));
+  // Starts an aggregator replica over the cluster (or, with `local`, over a
+  // data folder).
+  std::string StartAggregator(std::unique_ptr<ChildProcess>& process,
+                              bool local = false) {
+    std::vector<std::string> args = {bin_.aggregator, "--listen=127.0.0.1:0",
+                                     "--v=1"};
+    args.push_back(local ? "--data-dir=" + (root_ / "local").string()
+                         : "--store=" + cluster_->Url("profdiff"));
     process = std::make_unique<ChildProcess>(args);
-    const std::optional<std::string> line = process->WaitForLine(" port=", kStepTimeout);
+    const std::optional<std::string> line =
+        process->WaitForLine(" port=", kStepTimeout);
     EXPECT_TRUE(line.has_value()) << process->Output();
-    return line.has_value() ? "127.0.0.1:" + std::to_string(PortFrom(*line)) : "";
+    return line.has_value() ? "127.0.0.1:" + std::to_string(PortFrom(*line))
+                            : "";
   }
 
-  std::string StartDiffer(std::unique_ptr<ChildProcess>& process, const std::string& store) {
-    process = std::make_unique<ChildProcess>(
-        std::vector<std::string>{bin_.differ, "--listen=127.0.0.1:0", "--store=" + store});
-    const std::optional<std::string> line = process->WaitForLine(" port=", kStepTimeout);
+  std::string StartDiffer(std::unique_ptr<ChildProcess>& process,
+                          const std::string& store) {
+    process = std::make_unique<ChildProcess>(std::vector<std::string>{
+        bin_.differ, "--listen=127.0.0.1:0", "--store=" + store});
+    const std::optional<std::string> line =
+        process->WaitForLine(" port=", kStepTimeout);
     EXPECT_TRUE(line.has_value()) << process->Output();
-    return line.has_value() ? "127.0.0.1:" + std::to_string(PortFrom(*line)) : "";
+    return line.has_value() ? "127.0.0.1:" + std::to_string(PortFrom(*line))
+                            : "";
   }
 
-  // An agent uploading `files` as `run` to `target` (a gRPC target naming one or more replicas).
-  std::unique_ptr<ChildProcess> StartUpload(const std::string& target, const std::string& run,
-                                            const std::vector<std::string>& files,
-                                            const std::string& chunk_events = "2000") {
-    std::vector<std::string> args = {bin_.agent, "upload", "--aggregator", target, "--run", run,
-                                     "--chunk-events", chunk_events, "--backoff-max", "200ms", "--timeout", "120s",
-                                     // its own memory of acknowledged spans, so every upload sends
-                                     "--state-dir", (root_ / ("agent" + std::to_string(++agents_))).string()};
+  // An agent uploading `files` as `run` to `target` (a gRPC target naming one
+  // or more replicas).
+  std::unique_ptr<ChildProcess> StartUpload(
+      const std::string& target, const std::string& run,
+      const std::vector<std::string>& files,
+      const std::string& chunk_events = "2000") {
+    std::vector<std::string> args = {
+        bin_.agent, "upload", "--aggregator", target, "--run", run,
+        "--chunk-events", chunk_events, "--backoff-max", "200ms", "--timeout",
+        "120s",
+        // its own memory of acknowledged spans, so every upload sends
+        "--state-dir",
+        (root_ / ("agent" + std::to_string(++agents_))).string()};
     args.insert(args.end(), files.begin(), files.end());
     return std::make_unique<ChildProcess>(args);
   }
 
-  // Two agents, each with both replicas in its target, in opposite orders: each connects to its
-  // first (spreading the ranks) and moves to the other when that one is gone.
-  void UploadSpread(const std::string& a, const std::string& b, const std::string& run) {
-    auto first = StartUpload(base::StrCat("ipv4:", a, ",", b), run, {files_.begin(), files_.begin() + 4});
-    auto second = StartUpload(base::StrCat("ipv4:", b, ",", a), run, {files_.begin() + 4, files_.end()});
+  // Two agents, each with both replicas in its target, in opposite orders: each
+  // connects to its first (spreading the ranks) and moves to the other when
+  // that one is gone.
+  void UploadSpread(const std::string& a, const std::string& b,
+                    const std::string& run) {
+    auto first = StartUpload(base::StrCat("ipv4:", a, ",", b), run,
+                             {files_.begin(), files_.begin() + 4});
+    auto second = StartUpload(base::StrCat("ipv4:", b, ",", a), run,
+                              {files_.begin() + 4, files_.end()});
     EXPECT_EQ(first->Wait(), 0) << first->Output();
     EXPECT_EQ(second->Wait(), 0) << second->Output();
   }
 
-  // `profdiff diff` through `differ` as JSON; the exit code, and the report or the error.
-  int Diff(const std::string& differ, const std::string& base, const std::string& exp, std::string& out) {
+  // `profdiff diff` through `differ` as JSON; the exit code, and the report or
+  // the error.
+  int Diff(const std::string& differ, const std::string& base,
+           const std::string& exp, std::string& out) {
     const fs::path report = root_ / "report.json";
     fs::remove(report);
-    ChildProcess cli({bin_.cli, "diff", base, exp, "--server", differ, "--format", "json", "-o",
-                      report.string(), "--timeout", "120s"});
+    ChildProcess cli({bin_.cli, "diff", base, exp, "--server", differ,
+                      "--format", "json", "-o", report.string(), "--timeout",
+                      "120s"});
     const int code = cli.Wait();
     out = code == 0 ? ReadFile(report) : cli.Output();
     return code;
   }
 
-  // Event rows each shard holds of `run`, counted once per chunk through the ledger.
+  // Event rows each shard holds of `run`, counted once per chunk through the
+  // ledger.
   std::vector<int64_t> EventsPerShard(const std::string& run) {
     std::vector<int64_t> counts;
     const std::string url = cluster_->Url("profdiff");
     for (int shard = 0; shard < 2; ++shard) {
-      const std::string address = url.substr(13).substr(0, url.substr(13).find('/'));
-      const std::string host = shard == 0 ? address.substr(0, address.find(',')) : address.substr(address.find(',') + 1);
-      aggregator::clickhouse::HttpClient client(host, "profdiff", absl::Seconds(30));
+      const std::string address =
+          url.substr(13).substr(0, url.substr(13).find('/'));
+      const std::string host = shard == 0
+                                   ? address.substr(0, address.find(','))
+                                   : address.substr(address.find(',') + 1);
+      aggregator::clickhouse::HttpClient client(host, "profdiff",
+                                                absl::Seconds(30));
       absl::StatusOr<std::string> answer = client.Query(base::StrCat(
-          "SELECT count() FROM events_local WHERE run = '", run, "' AND (worker, span, seq, attempt) GLOBAL IN "
-          "(SELECT worker, span, seq, max(attempt) FROM chunks WHERE run = '", run,
-          "' GROUP BY worker, span, seq) FORMAT TSV"));
+          "SELECT count() FROM events_local WHERE run = '", run,
+          "' AND (worker, span, seq, attempt) GLOBAL IN "
+          "(SELECT worker, span, seq, max(attempt) FROM chunks WHERE run = '",
+          run, "' GROUP BY worker, span, seq) FORMAT TSV"));
       EXPECT_TRUE(answer.ok()) << answer.status();
       counts.push_back(answer.ok() ? std::stoll(*answer) : -1);
     }
@@ -134,7 +169,8 @@ class ScaleOutE2eTest : public ::testing::Test {
   int agents_ = 0;
 };
 
-TEST_F(ScaleOutE2eTest, TwoReplicasOverTwoShardsStoreTheDlrmRunAndDiffLikeTheLocalStore) {
+TEST_F(ScaleOutE2eTest,
+       TwoReplicasOverTwoShardsStoreTheDlrmRunAndDiffLikeTheLocalStore) {
   std::unique_ptr<ChildProcess> replica_a, replica_b, local;
   const std::string a = StartAggregator(replica_a);
   const std::string b = StartAggregator(replica_b);
@@ -146,8 +182,10 @@ TEST_F(ScaleOutE2eTest, TwoReplicasOverTwoShardsStoreTheDlrmRunAndDiffLikeTheLoc
     EXPECT_EQ(to_local->Wait(), 0) << to_local->Output();
   }
   // Both replicas took streams.
-  EXPECT_THAT(replica_a->Output(), ::testing::HasSubstr("span closed run dlrm_base"));
-  EXPECT_THAT(replica_b->Output(), ::testing::HasSubstr("span closed run dlrm_base"));
+  EXPECT_THAT(replica_a->Output(),
+              ::testing::HasSubstr("span closed run dlrm_base"));
+  EXPECT_THAT(replica_b->Output(),
+              ::testing::HasSubstr("span closed run dlrm_base"));
 
   client::RunStoreClient client(b);  // any replica answers for every run
   absl::StatusOr<v1::StoredRun> run = client.GetRun("dlrm_base");
@@ -165,22 +203,29 @@ TEST_F(ScaleOutE2eTest, TwoReplicasOverTwoShardsStoreTheDlrmRunAndDiffLikeTheLoc
   const std::string over_clickhouse = StartDiffer(differ_ch, a);
   const std::string over_local = StartDiffer(differ_local, local_address);
   std::string from_clickhouse, from_local;
-  ASSERT_EQ(Diff(over_clickhouse, "dlrm_base", "dlrm_exp", from_clickhouse), 0) << from_clickhouse;
-  ASSERT_EQ(Diff(over_local, "dlrm_base", "dlrm_exp", from_local), 0) << from_local;
+  ASSERT_EQ(Diff(over_clickhouse, "dlrm_base", "dlrm_exp", from_clickhouse), 0)
+      << from_clickhouse;
+  ASSERT_EQ(Diff(over_local, "dlrm_base", "dlrm_exp", from_local), 0)
+      << from_local;
   EXPECT_GT(from_local.size(), 1000u);
   EXPECT_EQ(from_clickhouse, from_local);
 }
 
-TEST_F(ScaleOutE2eTest, ReplicaKilledMidUploadItsAgentsFinishOnTheOtherExactly) {
+TEST_F(ScaleOutE2eTest,
+       ReplicaKilledMidUploadItsAgentsFinishOnTheOtherExactly) {
   std::unique_ptr<ChildProcess> replica_a, replica_b;
   const std::string a = StartAggregator(replica_a);
   const std::string b = StartAggregator(replica_b);
   ASSERT_FALSE(a.empty() || b.empty());
-  // Both agents start on replica a; it dies after its tenth durable chunk (of ~17 per rank).
+  // Both agents start on replica a; it dies after its tenth durable chunk (of
+  // ~17 per rank).
   const std::string both = base::StrCat("ipv4:", a, ",", b);
-  auto first = StartUpload(both, "failover", {files_.begin(), files_.begin() + 4}, "200");
-  auto second = StartUpload(both, "failover", {files_.begin() + 4, files_.end()}, "200");
-  ASSERT_TRUE(replica_a->WaitForLine("sequence=10", kStepTimeout).has_value()) << replica_a->Output();
+  auto first = StartUpload(both, "failover",
+                           {files_.begin(), files_.begin() + 4}, "200");
+  auto second =
+      StartUpload(both, "failover", {files_.begin() + 4, files_.end()}, "200");
+  ASSERT_TRUE(replica_a->WaitForLine("sequence=10", kStepTimeout).has_value())
+      << replica_a->Output();
   replica_a->Signal(SIGKILL);
   EXPECT_EQ(replica_a->Wait(), 128 + SIGKILL);
   EXPECT_EQ(first->Wait(), 0) << first->Output();
@@ -199,19 +244,23 @@ TEST_F(ScaleOutE2eTest, ReplicaKilledMidUploadItsAgentsFinishOnTheOtherExactly) 
   for (const std::string& file : files_) {
     absl::StatusOr<trace::Trace> source = trace::KinetoReader().ReadFile(file);
     ASSERT_TRUE(source.ok()) << source.status();
-    absl::StatusOr<std::string> json = client.ExportTrace("failover", std::to_string(source->metadata.rank), "");
+    absl::StatusOr<std::string> json = client.ExportTrace(
+        "failover", std::to_string(source->metadata.rank), "");
     ASSERT_TRUE(json.ok()) << json.status();
-    absl::StatusOr<trace::Trace> exported = trace::ReadKinetoTrace(*json, "exported");
+    absl::StatusOr<trace::Trace> exported =
+        trace::ReadKinetoTrace(*json, "exported");
     ASSERT_TRUE(exported.ok()) << exported.status();
     EXPECT_EQ(exported->events.size(), source->events.size()) << file;
   }
 }
 
-TEST_F(ScaleOutE2eTest, ShardDownUploadsFailOverReadsFailClearlyAndNothingIsLost) {
+TEST_F(ScaleOutE2eTest,
+       ShardDownUploadsFailOverReadsFailClearlyAndNothingIsLost) {
   std::unique_ptr<ChildProcess> replica;
   const std::string a = StartAggregator(replica);
   ASSERT_FALSE(a.empty());
-  // Stored while both shards are up: part of it lives on the shard that goes down.
+  // Stored while both shards are up: part of it lives on the shard that goes
+  // down.
   auto before = StartUpload(a, "before", files_);
   ASSERT_EQ(before->Wait(), 0) << before->Output();
   const std::vector<int64_t> split = EventsPerShard("before");

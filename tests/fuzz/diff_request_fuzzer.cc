@@ -1,9 +1,11 @@
-// Fuzzes Differ.Diff's handling of a request: bytes parsed as a DiffRequest, then what the service
-// does with it (run id and grouping checks, then the differ with every option the client set:
-// views, path, ranks, steps, sort, filter, top, normalize, HTA mode, node tables). The runs are
-// profiles of real traces under $PROFDIFF_TRACES, named base, test, tf1, tf2 and dlrm (8 ranks);
-// any other valid id is NotFound, as from the aggregator. Any input must give a report or a
-// status, never a crash, a sanitizer report or a hang. Without the traces it exits 77 (skipped).
+// Fuzzes Differ.Diff's handling of a request: bytes parsed as a DiffRequest,
+// then what the service does with it (run id and grouping checks, then the
+// differ with every option the client set: views, path, ranks, steps, sort,
+// filter, top, normalize, HTA mode, node tables). The runs are profiles of real
+// traces under $PROFDIFF_TRACES, named base, test, tf1, tf2 and dlrm (8 ranks);
+// any other valid id is NotFound, as from the aggregator. Any input must give a
+// report or a status, never a crash, a sanitizer report or a hang. Without the
+// traces it exits 77 (skipped).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +30,12 @@ const std::map<std::string, std::vector<std::string>>& RunFiles() {
   static const std::map<std::string, std::vector<std::string>> files = {
       {"base", {"hta/trace_compare/base/base.json.gz"}},
       {"test", {"hta/trace_compare/test/test.json.gz"}},
-      {"tf1", {"torch_profiling_tutorial/log/transformer/dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz"}},
-      {"tf2", {"torch_profiling_tutorial/log/transformer/dc3b0e7228dd_851.1752215574025896717.pt.trace.json.gz"}},
+      {"tf1",
+       {"torch_profiling_tutorial/log/transformer/"
+        "dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz"}},
+      {"tf2",
+       {"torch_profiling_tutorial/log/transformer/"
+        "dc3b0e7228dd_851.1752215574025896717.pt.trace.json.gz"}},
       {"dlrm", {"param/dlrm_kineto"}},
   };
   return files;
@@ -37,7 +43,9 @@ const std::map<std::string, std::vector<std::string>>& RunFiles() {
 
 fs::path TracesDir() {
   const char* dir = std::getenv("PROFDIFF_TRACES");
-  return dir != nullptr && *dir != '\0' ? fs::path(dir) : fs::path(PROFDIFF_SOURCE_DIR) / "../shared/traces";
+  return dir != nullptr && *dir != '\0'
+             ? fs::path(dir)
+             : fs::path(PROFDIFF_SOURCE_DIR) / "../shared/traces";
 }
 
 // Every run's profile in each of the four groupings, built once.
@@ -49,8 +57,10 @@ class Profiles {
       std::vector<std::string> paths;
       for (const std::string& file : files) {
         if (!fs::exists(traces / file)) {
-          std::fprintf(stderr, "diff_request_fuzzer: SKIPPED: needs %s (set PROFDIFF_TRACES)\n",
-                       (traces / file).c_str());
+          std::fprintf(
+              stderr,
+              "diff_request_fuzzer: SKIPPED: needs %s (set PROFDIFF_TRACES)\n",
+              (traces / file).c_str());
           std::exit(77);
         }
         paths.push_back((traces / file).string());
@@ -58,23 +68,31 @@ class Profiles {
       for (const bool shapes : {false, true}) {
         for (const bool ops : {false, true}) {
           absl::StatusOr<profdiff::analysis::ProfileOptions> options =
-              profdiff::client::ParseProfileOptions(shapes ? "shape" : "name", ops ? "op" : "name");
-          absl::StatusOr<profdiff::v1::RunProfile> profile = profdiff::client::LoadRun(paths, *options);
+              profdiff::client::ParseProfileOptions(shapes ? "shape" : "name",
+                                                    ops ? "op" : "name");
+          absl::StatusOr<profdiff::v1::RunProfile> profile =
+              profdiff::client::LoadRun(paths, *options);
           if (!profile.ok()) {
-            std::fprintf(stderr, "diff_request_fuzzer: %s\n", profile.status().ToString().c_str());
+            std::fprintf(stderr, "diff_request_fuzzer: %s\n",
+                         profile.status().ToString().c_str());
             std::abort();
           }
-          profiles_[Key(run, shapes, ops)] = std::make_shared<const profdiff::v1::RunProfile>(*std::move(profile));
+          profiles_[Key(run, shapes, ops)] =
+              std::make_shared<const profdiff::v1::RunProfile>(
+                  *std::move(profile));
         }
       }
     }
   }
 
-  // What StoredProfiles::Fetch answers for a key (the service has checked the groupings).
+  // What StoredProfiles::Fetch answers for a key (the service has checked the
+  // groupings).
   absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key) const {
-    const auto found = profiles_.find(Key(key.run, key.operator_grouping == profdiff::v1::GROUPING_NAME_AND_SHAPE,
-                                          key.kernel_grouping == profdiff::v1::GROUPING_NAME_AND_OP));
-    if (found == profiles_.end()) return absl::NotFoundError("run " + key.run + ": not stored");
+    const auto found = profiles_.find(Key(
+        key.run, key.operator_grouping == profdiff::v1::GROUPING_NAME_AND_SHAPE,
+        key.kernel_grouping == profdiff::v1::GROUPING_NAME_AND_OP));
+    if (found == profiles_.end())
+      return absl::NotFoundError("run " + key.run + ": not stored");
     return StoredProfile{.profile = found->second, .warnings = {}};
   }
 
@@ -82,7 +100,8 @@ class Profiles {
   static std::string Key(const std::string& run, bool shapes, bool ops) {
     return run + (shapes ? "/shape" : "/name") + (ops ? "/op" : "/name");
   }
-  std::map<std::string, std::shared_ptr<const profdiff::v1::RunProfile>> profiles_;
+  std::map<std::string, std::shared_ptr<const profdiff::v1::RunProfile>>
+      profiles_;
 };
 
 }  // namespace
@@ -91,11 +110,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Profiles profiles;
   profdiff::v1::DiffRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
-  const absl::StatusOr<profdiff::v1::DiffReport> report = profdiff::differ::DiffFetchedRuns(
-      request, [](const ProfileKey& key) { return profiles.Fetch(key); });
+  const absl::StatusOr<profdiff::v1::DiffReport> report =
+      profdiff::differ::DiffFetchedRuns(
+          request, [](const ProfileKey& key) { return profiles.Fetch(key); });
   static const bool verbose = std::getenv("PROFDIFF_FUZZ_VERBOSE") != nullptr;
-  if (verbose) std::fprintf(stderr, "%s\n", report.ok() ? "report" : report.status().ToString().c_str());
-  // The report must serialize (a later gRPC reply); an error must say something.
+  if (verbose)
+    std::fprintf(stderr, "%s\n",
+                 report.ok() ? "report" : report.status().ToString().c_str());
+  // The report must serialize (a later gRPC reply); an error must say
+  // something.
   if (report.ok()) {
     std::string bytes;
     if (!report->SerializeToString(&bytes)) std::abort();

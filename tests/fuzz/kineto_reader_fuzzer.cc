@@ -1,7 +1,9 @@
-// Fuzzes the public entry point users hit: trace bytes (JSON or gzip) into the reader. Any input
-// must give a Trace or a Status; never a crash, hang or sanitizer report. Each input is also read
-// in parts on several threads (cut wherever the text allows, however small), which must give the
-// very same result or the very same error as one pass, also at small limits chosen by the input.
+// Fuzzes the public entry point users hit: trace bytes (JSON or gzip) into the
+// reader. Any input must give a Trace or a Status; never a crash, hang or
+// sanitizer report. Each input is also read in parts on several threads (cut
+// wherever the text allows, however small), which must give the very same
+// result or the very same error as one pass, also at small limits chosen by the
+// input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -14,18 +16,20 @@ namespace {
 
 using profdiff::trace::Trace;
 
-// Everything the reader fills, with string ids compared as ids (the parts must intern in the
-// one-pass order). Argument doubles compare with ==: JSON has no NaN to read.
+// Everything the reader fills, with string ids compared as ids (the parts must
+// intern in the one-pass order). Argument doubles compare with ==: JSON has no
+// NaN to read.
 bool SameTrace(const Trace& a, const Trace& b) {
   if (a.strings.size() != b.strings.size()) return false;
   for (uint32_t k = 0; k < a.strings.size(); ++k) {
     if (a.strings.Get({k}) != b.strings.Get({k})) return false;
   }
-  return a.events == b.events && a.args == b.args && a.metadata == b.metadata && a.counters == b.counters &&
-         a.span_begin == b.span_begin;
+  return a.events == b.events && a.args == b.args && a.metadata == b.metadata &&
+         a.counters == b.counters && a.span_begin == b.span_begin;
 }
 
-// The first byte picks small limits for some inputs, so the limits' edges are fuzzed too.
+// The first byte picks small limits for some inputs, so the limits' edges are
+// fuzzed too.
 profdiff::trace::ReaderLimits LimitsFor(std::string_view bytes) {
   profdiff::trace::ReaderLimits limits;
   if (bytes.size() < 2 || (bytes[0] & 0x80) == 0) return limits;
@@ -41,22 +45,28 @@ profdiff::trace::ReaderLimits LimitsFor(std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const profdiff::trace::ReaderLimits limits = LimitsFor(bytes);
-  constexpr profdiff::trace::ReadParallelism kParts{.threads = 3, .min_part_bytes = 1};
-  // Default limits: readers reused from input to input, as a run folder reuses one; small
-  // limits: fresh readers.
+  constexpr profdiff::trace::ReadParallelism kParts{.threads = 3,
+                                                    .min_part_bytes = 1};
+  // Default limits: readers reused from input to input, as a run folder reuses
+  // one; small limits: fresh readers.
   static profdiff::trace::KinetoReader reused_one_pass;
   static profdiff::trace::KinetoReader reused_in_parts({}, kParts);
-  const bool small_limits = limits.max_events != profdiff::trace::ReaderLimits{}.max_events;
+  const bool small_limits =
+      limits.max_events != profdiff::trace::ReaderLimits{}.max_events;
   profdiff::trace::KinetoReader fresh_one_pass(limits);
   profdiff::trace::KinetoReader fresh_in_parts(limits, kParts);
-  profdiff::trace::KinetoReader& one_pass = small_limits ? fresh_one_pass : reused_one_pass;
-  profdiff::trace::KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
+  profdiff::trace::KinetoReader& one_pass =
+      small_limits ? fresh_one_pass : reused_one_pass;
+  profdiff::trace::KinetoReader& in_parts =
+      small_limits ? fresh_in_parts : reused_in_parts;
   absl::StatusOr<Trace> a = one_pass.ReadBytes(bytes, "fuzz");
   absl::StatusOr<Trace> b = in_parts.ReadBytes(bytes, "fuzz");
-  const bool same = a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
+  const bool same =
+      a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
   if (!same) {
-    std::fprintf(stderr, "one pass and %zu parts disagree: %s / %s\n", in_parts.last_read_parts(),
-                 a.status().ToString().c_str(), b.status().ToString().c_str());
+    std::fprintf(stderr, "one pass and %zu parts disagree: %s / %s\n",
+                 in_parts.last_read_parts(), a.status().ToString().c_str(),
+                 b.status().ToString().c_str());
     std::abort();
   }
   return 0;

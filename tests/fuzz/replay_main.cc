@@ -1,5 +1,6 @@
 // Replays fuzzer inputs (files, or every file in the given folders) through
-// LLVMFuzzerTestOneInput when libFuzzer is not linked. Prints "N passed, 0 failed".
+// LLVMFuzzerTestOneInput when libFuzzer is not linked. Prints "N passed, 0
+// failed".
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -28,8 +29,10 @@ int main(int argc, char** argv) {
   }
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()),
+                           bytes.size());
   }
   std::printf("%zu passed, 0 failed\n", inputs.size());
   return 0;

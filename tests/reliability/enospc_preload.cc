@@ -1,6 +1,7 @@
-// A disk that fills up, for the fault tests: loaded into profdiff-aggregator with LD_PRELOAD, it
-// makes every write to a file under $PROFDIFF_ENOSPC_DIR fail with ENOSPC while the file
-// $PROFDIFF_ENOSPC_FLAG exists. The test creates the flag ("the disk is full") and removes it
+// A disk that fills up, for the fault tests: loaded into profdiff-aggregator
+// with LD_PRELOAD, it makes every write to a file under $PROFDIFF_ENOSPC_DIR
+// fail with ENOSPC while the file $PROFDIFF_ENOSPC_FLAG exists. The test
+// creates the flag ("the disk is full") and removes it
 // ("space was freed"), with no root, loop device or size-limited mount needed.
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -19,7 +20,8 @@ namespace {
 bool DiskFull(int fd) {
   const char* dir = std::getenv("PROFDIFF_ENOSPC_DIR");
   const char* flag = std::getenv("PROFDIFF_ENOSPC_FLAG");
-  if (dir == nullptr || flag == nullptr || ::access(flag, F_OK) != 0) return false;
+  if (dir == nullptr || flag == nullptr || ::access(flag, F_OK) != 0)
+    return false;
   char link[64];
   char target[4096];
   std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -53,7 +55,8 @@ ssize_t write(int fd, const void* data, size_t size) {
 }
 
 ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) {
-  static const auto next = Next<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
+  static const auto next =
+      Next<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
   if (DiskFull(fd)) {
     errno = ENOSPC;
     return -1;
@@ -62,7 +65,8 @@ ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) {
 }
 
 ssize_t pwrite64(int fd, const void* data, size_t size, off64_t offset) {
-  static const auto next = Next<ssize_t (*)(int, const void*, size_t, off64_t)>("pwrite64");
+  static const auto next =
+      Next<ssize_t (*)(int, const void*, size_t, off64_t)>("pwrite64");
   if (DiskFull(fd)) {
     errno = ENOSPC;
     return -1;
@@ -71,7 +75,8 @@ ssize_t pwrite64(int fd, const void* data, size_t size, off64_t offset) {
 }
 
 ssize_t writev(int fd, const struct iovec* iov, int count) {
-  static const auto next = Next<ssize_t (*)(int, const struct iovec*, int)>("writev");
+  static const auto next =
+      Next<ssize_t (*)(int, const struct iovec*, int)>("writev");
   if (DiskFull(fd)) {
     errno = ENOSPC;
     return -1;
@@ -79,7 +84,8 @@ ssize_t writev(int fd, const struct iovec* iov, int count) {
   return next(fd, iov, count);
 }
 
-// A delayed-allocation write failing at sync time, as ext4 reports it (files only).
+// A delayed-allocation write failing at sync time, as ext4 reports it (files
+// only).
 int fsync(int fd) {
   static const auto next = Next<int (*)(int)>("fsync");
   if (IsFile(fd) && DiskFull(fd)) {

@@ -1,5 +1,6 @@
-// Opens N Upload streams to an aggregator and sends nothing on them (a hostile or frozen client),
-// holds them for a while, then reports how each ended. For tests/reliability/hostile_upload_test.py.
+// Opens N Upload streams to an aggregator and sends nothing on them (a hostile
+// or frozen client), holds them for a while, then reports how each ended. For
+// tests/reliability/hostile_upload_test.py.
 //
 //   idle_streams ADDRESS N HOLD_SECONDS
 // Prints "opened=N ended_by_server=K codes=CODE:COUNT,..." and exits 0.
@@ -20,7 +21,9 @@ namespace {
 
 struct Call {
   grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientAsyncReaderWriter<profdiff::v1::UploadMessage, profdiff::v1::UploadAck>> stream;
+  std::unique_ptr<grpc::ClientAsyncReaderWriter<profdiff::v1::UploadMessage,
+                                                profdiff::v1::UploadAck>>
+      stream;
   profdiff::v1::UploadAck ack;
   grpc::Status status;
 };
@@ -35,7 +38,8 @@ int main(int argc, char** argv) {
   const std::string address = argv[1];
   const int n = std::atoi(argv[2]);
   const int hold_s = std::atoi(argv[3]);
-  // Several connections, as many clients would use (one HTTP/2 connection caps its streams).
+  // Several connections, as many clients would use (one HTTP/2 connection caps
+  // its streams).
   constexpr int kStreamsPerChannel = 1000;
   std::vector<std::unique_ptr<profdiff::v1::Collector::Stub>> stubs;
   grpc::CompletionQueue queue;
@@ -44,23 +48,28 @@ int main(int argc, char** argv) {
     if (i % kStreamsPerChannel == 0) {
       grpc::ChannelArguments arguments;
       arguments.SetInt("grpc.channel_id", i);  // a connection of its own
-      stubs.push_back(profdiff::v1::Collector::NewStub(
-          grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments)));
+      stubs.push_back(
+          profdiff::v1::Collector::NewStub(grpc::CreateCustomChannel(
+              address, grpc::InsecureChannelCredentials(), arguments)));
     }
     auto call = std::make_unique<Call>();
     call->stream = stubs.back()->PrepareAsyncUpload(&call->context, &queue);
-    call->stream->StartCall(reinterpret_cast<void*>(static_cast<intptr_t>(4 * i)));
+    call->stream->StartCall(
+        reinterpret_cast<void*>(static_cast<intptr_t>(4 * i)));
     calls.push_back(std::move(call));
   }
-  // Started calls, then a read on each: a read ends only when the server ends the stream.
-  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(hold_s);
+  // Started calls, then a read on each: a read ends only when the server ends
+  // the stream.
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::seconds(hold_s);
   int started = 0;
   int ended = 0;
   std::map<std::string, int> codes;
   void* tag = nullptr;
   bool ok = false;
   for (;;) {
-    const grpc::CompletionQueue::NextStatus next = queue.AsyncNext(&tag, &ok, deadline);
+    const grpc::CompletionQueue::NextStatus next =
+        queue.AsyncNext(&tag, &ok, deadline);
     if (next != grpc::CompletionQueue::GOT_EVENT) break;
     const intptr_t value = reinterpret_cast<intptr_t>(tag);
     Call& call = *calls[static_cast<size_t>(value / 4)];
@@ -79,8 +88,11 @@ int main(int argc, char** argv) {
     }
   }
   std::string summary;
-  for (const auto& [code, count] : codes) summary += (summary.empty() ? "" : ",") + code + ":" + std::to_string(count);
-  std::printf("opened=%d started=%d ended_by_server=%d codes=%s\n", n, started, ended, summary.c_str());
+  for (const auto& [code, count] : codes)
+    summary +=
+        (summary.empty() ? "" : ",") + code + ":" + std::to_string(count);
+  std::printf("opened=%d started=%d ended_by_server=%d codes=%s\n", n, started,
+              ended, summary.c_str());
   std::fflush(stdout);
   std::_Exit(0);  // the calls still open are simply dropped with the process
 }

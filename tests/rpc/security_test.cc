@@ -1,6 +1,7 @@
-// TLS, mutual TLS and bearer tokens on real servers on 127.0.0.1: the aggregator and the differ
-// refuse what they must (no token, a wrong token, a certificate from another CA, plaintext), and
-// a whole agent -> aggregator -> differ -> client path works over TLS with tokens.
+// TLS, mutual TLS and bearer tokens on real servers on 127.0.0.1: the
+// aggregator and the differ refuse what they must (no token, a wrong token, a
+// certificate from another CA, plaintext), and a whole agent -> aggregator ->
+// differ -> client path works over TLS with tokens.
 #include <filesystem>
 #include <fstream>
 
@@ -28,13 +29,18 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 const fs::path kTls = fs::path(PROFDIFF_SOURCE_DIR) / "tests/data/tls";
-constexpr char kResNet[] = "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+constexpr char kResNet[] =
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
+    "worker0.1623143089861.pt.trace.json.gz";
 
 std::string Tls(const char* name) { return (kTls / name).string(); }
 
 fs::path TestDir() {
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("security_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  const fs::path dir =
+      fs::path(::testing::TempDir()) /
+      ("security_" +
+       std::string(
+           ::testing::UnitTest::GetInstance()->current_test_info()->name()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -51,7 +57,8 @@ ChannelSecurity Client(ChannelSecurityFiles files) {
   return security.ok() ? *security : ChannelSecurity();
 }
 
-grpc::Status ListRuns(const std::string& address, const ChannelSecurity& security) {
+grpc::Status ListRuns(const std::string& address,
+                      const ChannelSecurity& security) {
   auto stub = v1::RunStore::NewStub(MakeChannel(address, security));
   grpc::ClientContext context;
   SetTimeout(context, absl::Seconds(10));
@@ -59,9 +66,10 @@ grpc::Status ListRuns(const std::string& address, const ChannelSecurity& securit
   return stub->ListRuns(&context, v1::ListRunsRequest(), &response);
 }
 
-// Calls every method of the Collector and RunStore services; returns each one's status.
-std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
-                                                    const ChannelSecurity& security) {
+// Calls every method of the Collector and RunStore services; returns each one's
+// status.
+std::vector<grpc::Status> CallEveryAggregatorMethod(
+    const std::string& address, const ChannelSecurity& security) {
   const std::shared_ptr<grpc::Channel> channel = MakeChannel(address, security);
   auto store = v1::RunStore::NewStub(channel);
   auto collector = v1::Collector::NewStub(channel);
@@ -73,7 +81,8 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
   };
   {
     v1::ListRunsResponse response;
-    statuses.push_back(store->ListRuns(context().get(), v1::ListRunsRequest(), &response));
+    statuses.push_back(
+        store->ListRuns(context().get(), v1::ListRunsRequest(), &response));
   }
   {
     v1::GetRunRequest request;
@@ -91,7 +100,8 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
     v1::GetRunTablesRequest request;
     request.set_run("r");
     v1::RunTables response;
-    statuses.push_back(store->GetRunTables(context().get(), request, &response));
+    statuses.push_back(
+        store->GetRunTables(context().get(), request, &response));
   }
   {
     v1::ExportTraceRequest request;
@@ -119,15 +129,20 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(const std::string& address,
     v1::ListDamagedSpansRequest request;
     request.set_agent_id("a");
     v1::ListDamagedSpansResponse response;
-    statuses.push_back(collector->ListDamagedSpans(context().get(), request, &response));
+    statuses.push_back(
+        collector->ListDamagedSpans(context().get(), request, &response));
   }
   // A method added to a service must be added above.
-  EXPECT_EQ(v1::RunStore::service_full_name(), std::string("profdiff.v1.RunStore"));
-  const auto* run_store = v1::ListRunsRequest::descriptor()->file()->FindServiceByName("RunStore");
-  const auto* collector_service = v1::UploadMessage::descriptor()->file()->FindServiceByName("Collector");
+  EXPECT_EQ(v1::RunStore::service_full_name(),
+            std::string("profdiff.v1.RunStore"));
+  const auto* run_store =
+      v1::ListRunsRequest::descriptor()->file()->FindServiceByName("RunStore");
+  const auto* collector_service =
+      v1::UploadMessage::descriptor()->file()->FindServiceByName("Collector");
   EXPECT_TRUE(run_store != nullptr && collector_service != nullptr);
   if (run_store != nullptr && collector_service != nullptr) {
-    EXPECT_EQ(run_store->method_count() + collector_service->method_count(), static_cast<int>(statuses.size()));
+    EXPECT_EQ(run_store->method_count() + collector_service->method_count(),
+              static_cast<int>(statuses.size()));
   }
   return statuses;
 }
@@ -160,7 +175,9 @@ class SecurityTest : public ::testing::Test {
   }
 
   ServerSecurityFiles TlsWithToken() const {
-    return {.tls_cert_file = Tls("server.pem"), .tls_key_file = Tls("server.key"), .token_file = token_file_};
+    return {.tls_cert_file = Tls("server.pem"),
+            .tls_key_file = Tls("server.key"),
+            .token_file = token_file_};
   }
 
   fs::path dir_;
@@ -170,8 +187,10 @@ class SecurityTest : public ::testing::Test {
 
 TEST_F(SecurityTest, EveryAggregatorMethodWithoutTokenIsUnauthenticated) {
   const std::string address = StartAggregator(TlsWithToken());
-  for (const grpc::Status& status : CallEveryAggregatorMethod(address, Client({.tls_ca_file = Tls("ca.pem")}))) {
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+  for (const grpc::Status& status : CallEveryAggregatorMethod(
+           address, Client({.tls_ca_file = Tls("ca.pem")}))) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+        << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr("no bearer token"));
   }
 }
@@ -179,42 +198,57 @@ TEST_F(SecurityTest, EveryAggregatorMethodWithoutTokenIsUnauthenticated) {
 TEST_F(SecurityTest, WrongTokenIsUnauthenticatedAndTheRightOneIsServed) {
   const std::string address = StartAggregator(TlsWithToken());
   const std::string wrong = WriteFile(dir_ / "wrong", "s3cret-token-43");
-  for (const grpc::Status& status :
-       CallEveryAggregatorMethod(address, Client({.tls_ca_file = Tls("ca.pem"), .token_file = wrong}))) {
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+  for (const grpc::Status& status : CallEveryAggregatorMethod(
+           address,
+           Client({.tls_ca_file = Tls("ca.pem"), .token_file = wrong}))) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+        << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr("wrong bearer token"));
   }
-  const grpc::Status ok = ListRuns(address, Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_}));
+  const grpc::Status ok = ListRuns(
+      address,
+      Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_}));
   EXPECT_TRUE(ok.ok()) << ok.error_message();
 }
 
 TEST_F(SecurityTest, CertificateFromAnotherCaFailsTheHandshake) {
   const std::string address = StartAggregator(TlsWithToken());
-  // The client trusts only other_ca, which did not sign the server's certificate.
-  const grpc::Status status =
-      ListRuns(address, Client({.tls_ca_file = Tls("other_ca.pem"), .token_file = token_file_}));
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  // The client trusts only other_ca, which did not sign the server's
+  // certificate.
+  const grpc::Status status = ListRuns(
+      address,
+      Client({.tls_ca_file = Tls("other_ca.pem"), .token_file = token_file_}));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << status.error_message();
   // The server is up: its own CA's clients get in.
-  EXPECT_TRUE(ListRuns(address, Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_})).ok());
+  EXPECT_TRUE(ListRuns(address, Client({.tls_ca_file = Tls("ca.pem"),
+                                        .token_file = token_file_}))
+                  .ok());
 }
 
 TEST_F(SecurityTest, PlaintextClientCannotTalkToATlsServer) {
   const std::string address = StartAggregator(TlsWithToken());
   const grpc::Status status = ListRuns(address, ChannelSecurity());
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
-  EXPECT_TRUE(ListRuns(address, Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_})).ok());
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << status.error_message();
+  EXPECT_TRUE(ListRuns(address, Client({.tls_ca_file = Tls("ca.pem"),
+                                        .token_file = token_file_}))
+                  .ok());
 }
 
 TEST_F(SecurityTest, MutualTlsRefusesClientsWithoutACertificateOfItsCa) {
   ServerSecurityFiles files = TlsWithToken();
   files.client_ca_file = Tls("ca.pem");
   const std::string address = StartAggregator(files);
-  const ChannelSecurityFiles base{.tls_ca_file = Tls("ca.pem"), .token_file = token_file_};
-  EXPECT_EQ(ListRuns(address, Client(base)).error_code(), grpc::StatusCode::UNAVAILABLE);
+  const ChannelSecurityFiles base{.tls_ca_file = Tls("ca.pem"),
+                                  .token_file = token_file_};
+  EXPECT_EQ(ListRuns(address, Client(base)).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
   ChannelSecurityFiles other = base;
   other.tls_cert_file = Tls("other_client.pem");
   other.tls_key_file = Tls("other_client.key");
-  EXPECT_EQ(ListRuns(address, Client(other)).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(ListRuns(address, Client(other)).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
   ChannelSecurityFiles good = base;
   good.tls_cert_file = Tls("client.pem");
   good.tls_key_file = Tls("client.key");
@@ -228,20 +262,31 @@ TEST_F(SecurityTest, UnusableSettingsAreRefusedNamingTheFlagAndFile) {
     EXPECT_FALSE(security.ok());
     return std::string(security.status().message());
   };
-  EXPECT_THAT(server_error({.token_file = token_file_}), HasSubstr("--auth-token-file needs TLS"));
-  EXPECT_THAT(server_error({.client_ca_file = Tls("ca.pem")}), HasSubstr("--tls-client-ca-file needs TLS"));
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem")}), HasSubstr("go together"));
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.key"), .tls_key_file = Tls("server.key")}),
-              HasSubstr("--tls-cert-file " + Tls("server.key") + ": holds no PEM \"CERTIFICATE\""));
-  EXPECT_THAT(server_error({.tls_cert_file = (dir_ / "missing.pem").string(), .tls_key_file = Tls("server.key")}),
+  EXPECT_THAT(server_error({.token_file = token_file_}),
+              HasSubstr("--auth-token-file needs TLS"));
+  EXPECT_THAT(server_error({.client_ca_file = Tls("ca.pem")}),
+              HasSubstr("--tls-client-ca-file needs TLS"));
+  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem")}),
+              HasSubstr("go together"));
+  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.key"),
+                            .tls_key_file = Tls("server.key")}),
+              HasSubstr("--tls-cert-file " + Tls("server.key") +
+                        ": holds no PEM \"CERTIFICATE\""));
+  EXPECT_THAT(server_error({.tls_cert_file = (dir_ / "missing.pem").string(),
+                            .tls_key_file = Tls("server.key")}),
               HasSubstr("missing.pem"));
   const std::string empty = WriteFile(dir_ / "empty", " \n");
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"), .tls_key_file = Tls("server.key"), .token_file = empty}),
+  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"),
+                            .tls_key_file = Tls("server.key"),
+                            .token_file = empty}),
               HasSubstr("--auth-token-file " + empty + ": is empty"));
   const std::string spaced = WriteFile(dir_ / "spaced", "two words");
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"), .tls_key_file = Tls("server.key"), .token_file = spaced}),
+  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"),
+                            .tls_key_file = Tls("server.key"),
+                            .token_file = spaced}),
               HasSubstr("byte 3 of the token"));
-  absl::StatusOr<ChannelSecurity> client = ChannelSecurity::Load({.tls_cert_file = Tls("client.pem")});
+  absl::StatusOr<ChannelSecurity> client =
+      ChannelSecurity::Load({.tls_cert_file = Tls("client.pem")});
   EXPECT_FALSE(client.ok());
 }
 
@@ -261,12 +306,14 @@ TEST_F(SecurityTest, AgentToAggregatorToDifferToClientOverTlsWithTokens) {
   const fs::path trace_path = test_support::TracesDir() / kResNet;
   if (!fs::exists(trace_path)) GTEST_SKIP() << "needs " << trace_path;
   ServerSecurityFiles aggregator_files = TlsWithToken();
-  aggregator_files.client_ca_file = Tls("ca.pem");  // and mutual TLS on the aggregator
+  aggregator_files.client_ca_file =
+      Tls("ca.pem");  // and mutual TLS on the aggregator
   const std::string aggregator_address = StartAggregator(aggregator_files);
-  const ChannelSecurity with_client_cert = Client({.tls_ca_file = Tls("ca.pem"),
-                                                   .tls_cert_file = Tls("client.pem"),
-                                                   .tls_key_file = Tls("client.key"),
-                                                   .token_file = token_file_});
+  const ChannelSecurity with_client_cert =
+      Client({.tls_ca_file = Tls("ca.pem"),
+              .tls_cert_file = Tls("client.pem"),
+              .tls_key_file = Tls("client.key"),
+              .token_file = token_file_});
 
   // The agent's uploader, as profdiff-agent runs it.
   trace::KinetoReader reader;
@@ -285,14 +332,19 @@ TEST_F(SecurityTest, AgentToAggregatorToDifferToClientOverTlsWithTokens) {
     header.worker.set_world_size(1);
     header.worker.set_worker_name("w0");
     agent::SpanUploadStats stats;
-    const absl::Status uploaded = uploader.Upload(*trace, header, std::stop_token(), stats);
+    const absl::Status uploaded =
+        uploader.Upload(*trace, header, std::stop_token(), stats);
     ASSERT_TRUE(uploaded.ok()) << uploaded;
   }
 
-  // A differ with its own TLS and token, reaching the aggregator with a client certificate.
-  const std::string differ_token = WriteFile(dir_ / "differ_token", "differ-token");
-  absl::StatusOr<ServerSecurity> differ_security = ServerSecurity::Load(
-      {.tls_cert_file = Tls("server.pem"), .tls_key_file = Tls("server.key"), .token_file = differ_token});
+  // A differ with its own TLS and token, reaching the aggregator with a client
+  // certificate.
+  const std::string differ_token =
+      WriteFile(dir_ / "differ_token", "differ-token");
+  absl::StatusOr<ServerSecurity> differ_security =
+      ServerSecurity::Load({.tls_cert_file = Tls("server.pem"),
+                            .tls_key_file = Tls("server.key"),
+                            .token_file = differ_token});
   ASSERT_TRUE(differ_security.ok()) << differ_security.status();
   differ::DifferOptions differ_options;
   differ_options.listen_address = "127.0.0.1:0";
@@ -301,25 +353,36 @@ TEST_F(SecurityTest, AgentToAggregatorToDifferToClientOverTlsWithTokens) {
   differ_options.store_security = with_client_cert;
   auto differ = differ::DifferServer::Start(differ_options);
   ASSERT_TRUE(differ.ok()) << differ.status();
-  const std::string differ_address = "127.0.0.1:" + std::to_string((*differ)->port());
+  const std::string differ_address =
+      "127.0.0.1:" + std::to_string((*differ)->port());
 
   v1::DiffRequest request;
   request.set_baseline_run("tls-a");
   request.set_experimental_run("tls-b");
-  const ChannelSecurity user = Client({.tls_ca_file = Tls("ca.pem"), .token_file = differ_token});
-  absl::StatusOr<v1::DiffReport> report = client::DiffOnServer(differ_address, user, request, absl::Seconds(60));
+  const ChannelSecurity user =
+      Client({.tls_ca_file = Tls("ca.pem"), .token_file = differ_token});
+  absl::StatusOr<v1::DiffReport> report =
+      client::DiffOnServer(differ_address, user, request, absl::Seconds(60));
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_GT(report->modules().children_size(), 0);
-  // Without a token, both of the differ's services refuse; the aggregator's token is not the differ's.
+  // Without a token, both of the differ's services refuse; the aggregator's
+  // token is not the differ's.
   const ChannelSecurity no_token = Client({.tls_ca_file = Tls("ca.pem")});
-  EXPECT_EQ(client::DiffOnServer(differ_address, no_token, request, absl::Seconds(10)).status().code(),
-            absl::StatusCode::kUnauthenticated);
-  EXPECT_EQ(ListRuns(differ_address, no_token).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(
+      client::DiffOnServer(differ_address, no_token, request, absl::Seconds(10))
+          .status()
+          .code(),
+      absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(ListRuns(differ_address, no_token).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
   absl::StatusOr<v1::DiffReport> refused = client::DiffOnServer(
-      differ_address, Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_}), request, absl::Seconds(10));
+      differ_address,
+      Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_}),
+      request, absl::Seconds(10));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated);
   client::RunStoreClient store_client(differ_address, user, absl::Seconds(30));
-  absl::StatusOr<std::vector<v1::StoredRun>> runs = store_client.ListRuns("tls-");
+  absl::StatusOr<std::vector<v1::StoredRun>> runs =
+      store_client.ListRuns("tls-");
   ASSERT_TRUE(runs.ok()) << runs.status();
   EXPECT_EQ(runs->size(), 2u);
 }

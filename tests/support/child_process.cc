@@ -11,7 +11,8 @@ extern char** environ;
 
 namespace profdiff::testing {
 
-ChildProcess::ChildProcess(std::vector<std::string> argv, std::vector<std::string> env) {
+ChildProcess::ChildProcess(std::vector<std::string> argv,
+                           std::vector<std::string> env) {
   int fds[2];
   if (pipe(fds) != 0) return;
   posix_spawn_file_actions_t actions;
@@ -27,7 +28,9 @@ ChildProcess::ChildProcess(std::vector<std::string> argv, std::vector<std::strin
   std::vector<char*> envp;
   for (std::string& e : environment) envp.push_back(e.data());
   envp.push_back(nullptr);
-  if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data()) != 0) pid_ = -1;
+  if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(),
+                  envp.data()) != 0)
+    pid_ = -1;
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   const int read_fd = fds[0];
@@ -53,7 +56,8 @@ void ChildProcess::ReadOutput(int fd) {
   output_closed_ = true;
 }
 
-std::optional<std::string> ChildProcess::WaitForLine(const std::string& text, absl::Duration timeout) {
+std::optional<std::string> ChildProcess::WaitForLine(const std::string& text,
+                                                     absl::Duration timeout) {
   size_t checked = 0;
   std::optional<std::string> found;
   auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -79,8 +83,9 @@ int ChildProcess::Wait() {
   int status = 0;
   if (pid_ <= 0 || waitpid(pid_, &status, 0) != pid_) return -1;
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  // The reader thread may still hold the last lines: let it reach the end of the pipe (bounded,
-  // since a process the child started could keep the pipe open).
+  // The reader thread may still hold the last lines: let it reach the end of
+  // the pipe (bounded, since a process the child started could keep the pipe
+  // open).
   absl::MutexLock lock(&mu_);
   mu_.AwaitWithTimeout(absl::Condition(&output_closed_), absl::Seconds(10));
   return *exit_code_;

@@ -1,5 +1,6 @@
-// A binary under test in its own process, its stderr captured line by line, so a test can wait
-// for what the process says (not for time) and kill it with any signal.
+// A binary under test in its own process, its stderr captured line by line, so
+// a test can wait for what the process says (not for time) and kill it with any
+// signal.
 #ifndef PROFDIFF_TESTS_SUPPORT_CHILD_PROCESS_H_
 #define PROFDIFF_TESTS_SUPPORT_CHILD_PROCESS_H_
 
@@ -18,21 +19,24 @@ namespace profdiff::testing {
 
 class ChildProcess {
  public:
-  // Starts `argv` (argv[0] is the binary's path) with `env` added to this process's environment.
-  ChildProcess(std::vector<std::string> argv, std::vector<std::string> env = {});
+  // Starts `argv` (argv[0] is the binary's path) with `env` added to this
+  // process's environment.
+  ChildProcess(std::vector<std::string> argv,
+               std::vector<std::string> env = {});
   // SIGKILLs the process if it is still running, and reaps it.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   bool started() const { return pid_ > 0; }
-  // Waits until a stderr line contains `text`; returns that line, or nullopt if the process
-  // ended or `timeout` passed first.
-  std::optional<std::string> WaitForLine(const std::string& text, absl::Duration timeout);
+  // Waits until a stderr line contains `text`; returns that line, or nullopt if
+  // the process ended or `timeout` passed first.
+  std::optional<std::string> WaitForLine(const std::string& text,
+                                         absl::Duration timeout);
   // Sends `signal`; with SIGKILL this is the crash the tests need.
   void Signal(int signal);
-  // Waits for the process to exit and for its stderr to be read to the end; returns its exit
-  // code (128 + signal when killed).
+  // Waits for the process to exit and for its stderr to be read to the end;
+  // returns its exit code (128 + signal when killed).
   int Wait();
   // Everything it wrote to stderr so far.
   std::string Output();

@@ -6,7 +6,8 @@ namespace profdiff::test_support {
 
 std::string IdText(const trace::Trace& trace, int64_t value) {
   if (value < 0 && static_cast<uint64_t>(-1 - value) < trace.strings.size()) {
-    return "string " + std::string(trace.strings.Get(trace::StringId{static_cast<uint32_t>(-1 - value)}));
+    return "string " + std::string(trace.strings.Get(
+                           trace::StringId{static_cast<uint32_t>(-1 - value)}));
   }
   return std::to_string(value);
 }
@@ -33,7 +34,8 @@ void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b) {
     ASSERT_EQ(x.python_id[i], y.python_id[i]);
     ASSERT_EQ(x.python_parent_id[i], y.python_parent_id[i]);
     ASSERT_EQ(IdText(a, x.flow_id[i]), IdText(b, y.flow_id[i]));
-    ASSERT_EQ(a.strings.Get(x.input_shapes[i]), b.strings.Get(y.input_shapes[i]));
+    ASSERT_EQ(a.strings.Get(x.input_shapes[i]),
+              b.strings.Get(y.input_shapes[i]));
   }
   ASSERT_EQ(a.args.size(), b.args.size());
   for (size_t r = 0; r < a.args.size(); ++r) {
@@ -41,7 +43,8 @@ void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b) {
     ASSERT_EQ(a.args.key[r], b.args.key[r]);
     ASSERT_EQ(a.args.int_value[r], b.args.int_value[r]);
     ASSERT_EQ(a.args.double_value[r], b.args.double_value[r]);
-    ASSERT_EQ(a.strings.Get(a.args.string_value[r]), b.strings.Get(b.args.string_value[r]));
+    ASSERT_EQ(a.strings.Get(a.args.string_value[r]),
+              b.strings.Get(b.args.string_value[r]));
   }
 }
 

@@ -16,8 +16,10 @@ std::filesystem::path TracesDir() {
 std::vector<std::filesystem::path> RealTraceFiles() {
   std::vector<std::filesystem::path> files;
   std::error_code error;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(TracesDir(), error)) {
-    if (entry.is_regular_file() && trace::IsTraceFileName(entry.path().filename().string())) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(TracesDir(), error)) {
+    if (entry.is_regular_file() &&
+        trace::IsTraceFileName(entry.path().filename().string())) {
       files.push_back(entry.path());
     }
   }

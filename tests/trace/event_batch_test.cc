@@ -19,8 +19,9 @@ using ::profdiff::test_support::ExpectSameEvents;
 using ::profdiff::test_support::IdText;
 using ::testing::HasSubstr;
 
-// Kernels, a memcpy and a memory event with typed args, a flow pair with "bp": "e", metadata
-// with name/labels/sort_index, and a span whose pid and tid are strings ("Spans").
+// Kernels, a memcpy and a memory event with typed args, a flow pair with "bp":
+// "e", metadata with name/labels/sort_index, and a span whose pid and tid are
+// strings ("Spans").
 constexpr std::string_view kSmallTrace = R"json({
   "baseTimeNanoseconds": 1700000000000000000,
   "traceEvents": [
@@ -60,18 +61,21 @@ Trace MustRead(std::string_view json) {
   return trace.ok() ? std::move(*trace) : Trace{};
 }
 
-// Encodes `trace` in batches of `events_per_batch`, sends each through the wire format, and
-// appends them to a fresh Trace.
+// Encodes `trace` in batches of `events_per_batch`, sends each through the wire
+// format, and appends them to a fresh Trace.
 Trace RoundTrip(const Trace& trace, size_t events_per_batch) {
   Trace out;
   v1::EventBatch batch;  // reused, as the agent does
   v1::EventBatch received;
-  for (size_t begin = 0; begin < trace.events.size(); begin += events_per_batch) {
+  for (size_t begin = 0; begin < trace.events.size();
+       begin += events_per_batch) {
     const size_t end = std::min(begin + events_per_batch, trace.events.size());
     EncodeEventBatch(trace, begin, end, batch);
     EXPECT_TRUE(received.ParseFromString(batch.SerializeAsString()));
-    const absl::Status status = AppendEventBatch(received, EventBatchLimits{}, out);
-    EXPECT_TRUE(status.ok()) << "events [" << begin << ", " << end << "): " << status;
+    const absl::Status status =
+        AppendEventBatch(received, EventBatchLimits{}, out);
+    EXPECT_TRUE(status.ok())
+        << "events [" << begin << ", " << end << "): " << status;
   }
   return out;
 }
@@ -82,7 +86,8 @@ TEST(EventBatchTest, RoundTripsSmallTraceInBatchesOfThree) {
   ASSERT_GT(trace.args.size(), 20u);  // the kernel alone has 9 typed arguments
   const Trace out = RoundTrip(trace, 3);
   ExpectSameEvents(trace, out);
-  // The span's string pid and tid kept their text through the batch's string table.
+  // The span's string pid and tid kept their text through the batch's string
+  // table.
   EXPECT_EQ(IdText(out, out.events.pid[10]), "string Spans");
   EXPECT_EQ(IdText(out, out.events.tid[10]), "string PyTorch Profiler");
 }
@@ -91,24 +96,29 @@ TEST(EventBatchTest, EncodesStartsAsDeltasFromTheBatchStart) {
   const Trace trace = MustRead(kSmallTrace);
   v1::EventBatch batch;
   EncodeEventBatch(trace, 0, 3, batch);
-  // ts 100.125, 105, 110 us = 100125, 105000, 110000 ns: deltas 100125 (from 0), 4875, 5000.
+  // ts 100.125, 105, 110 us = 100125, 105000, 110000 ns: deltas 100125 (from
+  // 0), 4875, 5000.
   EXPECT_THAT(batch.start_delta_ns(), testing::ElementsAre(100125, 4875, 5000));
-  // Each batch starts again from 0: events 3..5 have ts 120, 105, 110 us: 120000, -15000, 5000.
+  // Each batch starts again from 0: events 3..5 have ts 120, 105, 110 us:
+  // 120000, -15000, 5000.
   EncodeEventBatch(trace, 3, 6, batch);
-  EXPECT_THAT(batch.start_delta_ns(), testing::ElementsAre(120000, -15000, 5000));
+  EXPECT_THAT(batch.start_delta_ns(),
+              testing::ElementsAre(120000, -15000, 5000));
 }
 
 TEST(EventBatchTest, StringTableHoldsOnlyTheBatchStringsInFirstUseOrder) {
   const Trace trace = MustRead(kSmallTrace);
   v1::EventBatch batch;
-  EncodeEventBatch(trace, 4, 6, batch);  // the "s" and "f" flow events: name and cat "ac2g"
+  EncodeEventBatch(trace, 4, 6,
+                   batch);  // the "s" and "f" flow events: name and cat "ac2g"
   EXPECT_THAT(batch.strings(), testing::ElementsAre("", "ac2g"));
   EXPECT_THAT(batch.name(), testing::ElementsAre(1, 1));
   EXPECT_THAT(batch.category(), testing::ElementsAre(1, 1));
   EXPECT_THAT(batch.flow_id(), testing::ElementsAre(99, 99));
   // The "f" event's "bp": "e" is its one argument row, an int 1.
   EXPECT_THAT(batch.arg_event(), testing::ElementsAre(1));
-  EXPECT_THAT(batch.arg_key(), testing::ElementsAre(v1::ARG_KEY_FLOW_BINDING_ENCLOSING));
+  EXPECT_THAT(batch.arg_key(),
+              testing::ElementsAre(v1::ARG_KEY_FLOW_BINDING_ENCLOSING));
   EXPECT_THAT(batch.arg_int(), testing::ElementsAre(1));
   EXPECT_THAT(batch.arg_double(), testing::ElementsAre(0.0));
   EXPECT_THAT(batch.arg_string(), testing::ElementsAre(0));
@@ -116,7 +126,8 @@ TEST(EventBatchTest, StringTableHoldsOnlyTheBatchStringsInFirstUseOrder) {
 
 TEST(EventBatchTest, RoundTripsRealTraceInChunksOfThousand) {
   const std::filesystem::path path =
-      profdiff::test_support::TracesDir() / "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
+      profdiff::test_support::TracesDir() /
+      "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz";
   if (!std::filesystem::exists(path)) {
     GTEST_SKIP() << "trace not found: " << path << " (set PROFDIFF_TRACES)";
   }
@@ -127,8 +138,8 @@ TEST(EventBatchTest, RoundTripsRealTraceInChunksOfThousand) {
   ExpectSameEvents(*trace, RoundTrip(*trace, 1000));
 }
 
-// A Trace of `count` identical events built by hand: kind cpu_op, phase X, name "ab", every
-// other column 0 except sequence number and python ids (-1 = none).
+// A Trace of `count` identical events built by hand: kind cpu_op, phase X, name
+// "ab", every other column 0 except sequence number and python ids (-1 = none).
 Trace UniformTrace(size_t count, std::string_view name) {
   Trace trace;
   const StringId name_id = trace.strings.Intern(name);
@@ -156,9 +167,10 @@ Trace UniformTrace(size_t count, std::string_view name) {
   return trace;
 }
 
-// Sizes of UniformTrace batches, by hand. Every value is a one-byte varint (0, 1, or -1 as
-// zigzag 1). A packed column of k values: tag + length + k bytes; fields 1-15 have a one-byte
-// tag (15 columns), flow_id (16) a two-byte tag. strings {"", "ab"}: two-byte tag (field 22)
+// Sizes of UniformTrace batches, by hand. Every value is a one-byte varint (0,
+// 1, or -1 as zigzag 1). A packed column of k values: tag + length + k bytes;
+// fields 1-15 have a one-byte tag (15 columns), flow_id (16) a two-byte tag.
+// strings {"", "ab"}: two-byte tag (field 22)
 // + length + text = 3 + 5 = 8. No argument columns.
 //   1 event:  15 * 3 + 4 + 8 = 57
 //   2 events: 15 * 4 + 5 + 8 = 73
@@ -195,7 +207,8 @@ TEST(EventBatchTest, EncodeWithinIsDeterministic) {
   std::vector<std::string> first;
   std::vector<size_t> first_ends;
   for (size_t begin = 0; begin < trace.events.size();) {
-    absl::StatusOr<size_t> end = EncodeEventBatchWithin(trace, begin, 8, 400, reused);
+    absl::StatusOr<size_t> end =
+        EncodeEventBatchWithin(trace, begin, 8, 400, reused);
     ASSERT_TRUE(end.ok()) << end.status();
     ASSERT_GT(*end, begin);
     EXPECT_LE(reused.ByteSizeLong(), 400u);
@@ -207,7 +220,8 @@ TEST(EventBatchTest, EncodeWithinIsDeterministic) {
   size_t k = 0;
   for (size_t begin = 0; begin < trace.events.size(); ++k) {
     v1::EventBatch fresh;
-    absl::StatusOr<size_t> end = EncodeEventBatchWithin(trace, begin, 8, 400, fresh);
+    absl::StatusOr<size_t> end =
+        EncodeEventBatchWithin(trace, begin, 8, 400, fresh);
     ASSERT_TRUE(end.ok()) << end.status();
     ASSERT_LT(k, first.size());
     EXPECT_EQ(*end, first_ends[k]);
@@ -223,12 +237,13 @@ TEST(EventBatchTest, SingleOversizedEventIsResourceExhausted) {
   // One event alone is 57 bytes (EncodedSizeMatchesHandCount).
   absl::StatusOr<size_t> end = EncodeEventBatchWithin(trace, 0, 2, 56, batch);
   EXPECT_EQ(end.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(end.status().message(), HasSubstr("event 0 alone encodes to 57 bytes"));
+  EXPECT_THAT(end.status().message(),
+              HasSubstr("event 0 alone encodes to 57 bytes"));
   EXPECT_THAT(end.status().message(), HasSubstr("max_bytes"));
 }
 
-// A valid batch written by hand: 2 events, 3 argument rows (event 0: one, event 1: two),
-// strings {"", "op", "k"}.
+// A valid batch written by hand: 2 events, 3 argument rows (event 0: one, event
+// 1: two), strings {"", "op", "k"}.
 v1::EventBatch HandBatch() {
   v1::EventBatch b;
   b.add_strings("");
@@ -279,7 +294,8 @@ absl::Status Append(const v1::EventBatch& batch, EventBatchLimits limits = {}) {
 }
 
 TEST(EventBatchTest, AppendsHandBatchAfterExistingEvents) {
-  Trace trace = UniformTrace(1, "op");  // "op" is already StringId 1; one event, no args
+  Trace trace =
+      UniformTrace(1, "op");  // "op" is already StringId 1; one event, no args
   trace.args.key.push_back(ArgKey::kDevice);
   trace.args.int_value.push_back(0);
   trace.args.double_value.push_back(0);
@@ -310,7 +326,8 @@ TEST(EventBatchTest, MismatchedColumnLengthIsInvalidArgument) {
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "event batch: column \"duration_ns\" has 1 entries, expected 2 (one per event)");
+            "event batch: column \"duration_ns\" has 1 entries, expected 2 "
+            "(one per event)");
 }
 
 TEST(EventBatchTest, MismatchedArgColumnLengthIsInvalidArgument) {
@@ -319,7 +336,8 @@ TEST(EventBatchTest, MismatchedArgColumnLengthIsInvalidArgument) {
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "event batch: column \"arg_double\" has 4 entries, expected 3 (one per argument row)");
+            "event batch: column \"arg_double\" has 4 entries, expected 3 (one "
+            "per argument row)");
 }
 
 TEST(EventBatchTest, StringIndexOutOfRangeIsInvalidArgument) {
@@ -327,8 +345,9 @@ TEST(EventBatchTest, StringIndexOutOfRangeIsInvalidArgument) {
   batch.set_name(1, 4000);
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: name[1] = 4000 is outside the string table (3 strings)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: name[1] = 4000 is outside the string table (3 strings)");
 }
 
 TEST(EventBatchTest, ArgStringIndexOutOfRangeIsInvalidArgument) {
@@ -336,8 +355,9 @@ TEST(EventBatchTest, ArgStringIndexOutOfRangeIsInvalidArgument) {
   batch.set_arg_string(1, 3);  // strings has indices 0..2
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: arg_string[1] = 3 is outside the string table (3 strings)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: arg_string[1] = 3 is outside the string table (3 strings)");
 }
 
 TEST(EventBatchTest, UnknownKindIsInvalidArgument) {
@@ -345,8 +365,9 @@ TEST(EventBatchTest, UnknownKindIsInvalidArgument) {
   batch.set_kind(1, 21);  // EVENT_KIND_OTHER = 20 is the last
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: kind[1] = 21 is not a known EventKind (expected 0 to 20)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: kind[1] = 21 is not a known EventKind (expected 0 to 20)");
 }
 
 TEST(EventBatchTest, UnknownPhaseIsInvalidArgument) {
@@ -354,8 +375,9 @@ TEST(EventBatchTest, UnknownPhaseIsInvalidArgument) {
   batch.set_phase(0, 8);  // EVENT_PHASE_METADATA = 7 is the last
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: phase[0] = 8 is not a known EventPhase (expected 0 to 7)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: phase[0] = 8 is not a known EventPhase (expected 0 to 7)");
 }
 
 TEST(EventBatchTest, UnknownArgKeyIsInvalidArgument) {
@@ -363,8 +385,9 @@ TEST(EventBatchTest, UnknownArgKeyIsInvalidArgument) {
   batch.set_arg_key(2, 28);  // ARG_KEY_FLOW_BINDING_ENCLOSING = 27 is the last
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: arg_key[2] = 28 is not a known ArgKey (expected 0 to 27)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: arg_key[2] = 28 is not a known ArgKey (expected 0 to 27)");
 }
 
 TEST(EventBatchTest, NegativeDurationIsInvalidArgument) {
@@ -372,7 +395,9 @@ TEST(EventBatchTest, NegativeDurationIsInvalidArgument) {
   batch.set_duration_ns(1, -5);
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "event batch: duration_ns[1] = -5, expected a non-negative duration");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: duration_ns[1] = -5, expected a non-negative duration");
 }
 
 TEST(EventBatchTest, ArgEventOutOfRangeIsInvalidArgument) {
@@ -380,7 +405,8 @@ TEST(EventBatchTest, ArgEventOutOfRangeIsInvalidArgument) {
   batch.set_arg_event(2, 2);  // events are 0 and 1
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "event batch: arg_event[2] = 2 is outside the batch (2 events)");
+  EXPECT_EQ(status.message(),
+            "event batch: arg_event[2] = 2 is outside the batch (2 events)");
 }
 
 TEST(EventBatchTest, DecreasingArgEventIsInvalidArgument) {
@@ -389,27 +415,32 @@ TEST(EventBatchTest, DecreasingArgEventIsInvalidArgument) {
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "event batch: arg_event[2] = 0 is below arg_event[1] = 1, expected argument rows "
+            "event batch: arg_event[2] = 0 is below arg_event[1] = 1, expected "
+            "argument rows "
             "in event order");
 }
 
 TEST(EventBatchTest, InvalidUtf8StringIsInvalidArgument) {
-  // A stray continuation byte, an overlong "/", a UTF-16 surrogate, a code point past U+10FFFF.
+  // A stray continuation byte, an overlong "/", a UTF-16 surrogate, a code
+  // point past U+10FFFF.
   for (std::string_view bad :
-       {std::string_view("k\xff"), std::string_view("\xc0\xaf"), std::string_view("\xed\xa0\x80"),
+       {std::string_view("k\xff"), std::string_view("\xc0\xaf"),
+        std::string_view("\xed\xa0\x80"),
         std::string_view("\xf4\x90\x80\x80")}) {
     v1::EventBatch batch = HandBatch();
     batch.set_strings(2, std::string(bad));
     const absl::Status status = Append(batch);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(status.message(),
-                HasSubstr("event batch: strings[2] is not valid UTF-8 (bytes \""));
+    EXPECT_THAT(
+        status.message(),
+        HasSubstr("event batch: strings[2] is not valid UTF-8 (bytes \""));
   }
   v1::EventBatch batch = HandBatch();
   batch.set_strings(2, "k\xff");
   EXPECT_EQ(Append(batch).message(),
             "event batch: strings[2] is not valid UTF-8 (bytes \"k\\xff\")");
-  batch.set_strings(2, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");  // é € 😀 are fine
+  batch.set_strings(2,
+                    "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");  // é € 😀 are fine
   EXPECT_TRUE(Append(batch).ok());
 }
 
@@ -418,8 +449,9 @@ TEST(EventBatchTest, NonEmptyFirstStringIsInvalidArgument) {
   batch.set_strings(0, "x");
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(),
-            "event batch: strings[0] = \"x\", expected \"\" (index 0 means none)");
+  EXPECT_EQ(
+      status.message(),
+      "event batch: strings[0] = \"x\", expected \"\" (index 0 means none)");
 }
 
 TEST(EventBatchTest, TooManyEventsIsResourceExhausted) {
@@ -427,7 +459,8 @@ TEST(EventBatchTest, TooManyEventsIsResourceExhausted) {
   limits.max_events = 1;
   const absl::Status status = Append(HandBatch(), limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(status.message(), "event batch: 2 events, over the limit of 1 (max_events)");
+  EXPECT_EQ(status.message(),
+            "event batch: 2 events, over the limit of 1 (max_events)");
 }
 
 TEST(EventBatchTest, TooManyArgsIsResourceExhausted) {
@@ -435,7 +468,8 @@ TEST(EventBatchTest, TooManyArgsIsResourceExhausted) {
   limits.max_args = 2;
   const absl::Status status = Append(HandBatch(), limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(status.message(), "event batch: 3 argument rows, over the limit of 2 (max_args)");
+  EXPECT_EQ(status.message(),
+            "event batch: 3 argument rows, over the limit of 2 (max_args)");
 }
 
 TEST(EventBatchTest, TooManyStringsIsResourceExhausted) {
@@ -443,16 +477,19 @@ TEST(EventBatchTest, TooManyStringsIsResourceExhausted) {
   limits.max_strings = 2;
   const absl::Status status = Append(HandBatch(), limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(status.message(), "event batch: 3 strings, over the limit of 2 (max_strings)");
+  EXPECT_EQ(status.message(),
+            "event batch: 3 strings, over the limit of 2 (max_strings)");
 }
 
 TEST(EventBatchTest, TooLongStringIsResourceExhausted) {
   EventBatchLimits limits;
   limits.max_string_bytes = 1;
-  const absl::Status status = Append(HandBatch(), limits);  // strings[1] = "op" is 2 bytes
+  const absl::Status status =
+      Append(HandBatch(), limits);  // strings[1] = "op" is 2 bytes
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(status.message(),
-            "event batch: 2 bytes in strings[1], over the limit of 1 (max_string_bytes)");
+            "event batch: 2 bytes in strings[1], over the limit of 1 "
+            "(max_string_bytes)");
 }
 
 TEST(EventBatchTest, RefusedAppendLeavesTraceUnchanged) {
@@ -462,8 +499,8 @@ TEST(EventBatchTest, RefusedAppendLeavesTraceUnchanged) {
   const size_t strings_before = trace.strings.size();
   const size_t args_before = trace.args.size();
 
-  // The bad UTF-8 sits in the last string, so every other string was checked first and would
-  // have been interned by a careless decoder.
+  // The bad UTF-8 sits in the last string, so every other string was checked
+  // first and would have been interned by a careless decoder.
   v1::EventBatch bad = HandBatch();
   bad.add_strings("new string");
   bad.add_strings("\xff");

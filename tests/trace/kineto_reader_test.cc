@@ -15,12 +15,16 @@ Trace MustRead(std::string_view json) {
   return trace.ok() ? std::move(*trace) : Trace{};
 }
 
-absl::Status ReadError(std::string_view json) { return ReadKinetoTrace(json, "bad.json").status(); }
+absl::Status ReadError(std::string_view json) {
+  return ReadKinetoTrace(json, "bad.json").status();
+}
 
 std::string Gzip(std::string_view text) {
   libdeflate_compressor* compressor = libdeflate_alloc_compressor(6);
-  std::string out(libdeflate_gzip_compress_bound(compressor, text.size()), '\0');
-  out.resize(libdeflate_gzip_compress(compressor, text.data(), text.size(), out.data(), out.size()));
+  std::string out(libdeflate_gzip_compress_bound(compressor, text.size()),
+                  '\0');
+  out.resize(libdeflate_gzip_compress(compressor, text.data(), text.size(),
+                                      out.data(), out.size()));
   libdeflate_free_compressor(compressor);
   return out;
 }
@@ -60,7 +64,8 @@ TEST(KinetoReaderTest, ReadsModernTraceColumnsExactly) {
   EXPECT_EQ(t.external_id[0], 7);
   EXPECT_EQ(t.sequence_number[0], 5);
   EXPECT_EQ(t.forward_thread_id[0], 1);
-  EXPECT_EQ(trace.strings.Get(t.input_shapes[0]), "[[2,3],[3,4]]");  // whitespace removed
+  EXPECT_EQ(trace.strings.Get(t.input_shapes[0]),
+            "[[2,3],[3,4]]");  // whitespace removed
   EXPECT_EQ(t.kind[1], EventKind::kRuntime);
   EXPECT_EQ(t.correlation[1], 99);
   EXPECT_EQ(t.kind[2], EventKind::kKernel);
@@ -124,9 +129,11 @@ TEST(KinetoReaderTest, ReadsLegacyBareArray) {
   EXPECT_EQ(trace.metadata.source_format, SourceFormat::kLegacyJson);
 }
 
-// torch without Kineto writes no ProfilerStep or module events; record_function ranges named
-// like them (a step loop, global nn.Module hooks) take their roles.
-TEST(KinetoReaderTest, LegacyRecordFunctionRangesNamedLikeStepsAndModulesTakeTheirRoles) {
+// torch without Kineto writes no ProfilerStep or module events; record_function
+// ranges named like them (a step loop, global nn.Module hooks) take their
+// roles.
+TEST(KinetoReaderTest,
+     LegacyRecordFunctionRangesNamedLikeStepsAndModulesTakeTheirRoles) {
   const Trace trace = MustRead(R"({"traceEvents": [
     {"name": "ProfilerStep#3", "ph": "X", "ts": 10, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}},
     {"name": "nn.Module: Linear_1", "ph": "X", "ts": 12, "dur": 10, "tid": 1, "pid": "CPU functions", "args": {}},
@@ -155,9 +162,11 @@ TEST(KinetoReaderTest, GzipIsDetectedByContent) {
 
 TEST(KinetoReaderTest, TruncatedGzipIsDataLoss) {
   const std::string gz = Gzip(kModernTrace);
-  const absl::Status status = ReadKinetoTrace(gz.substr(0, gz.size() / 2), "cut.json.gz").status();
+  const absl::Status status =
+      ReadKinetoTrace(gz.substr(0, gz.size() / 2), "cut.json.gz").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(status.message(), HasSubstr("cut.json.gz: gzip data is corrupt or truncated"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("cut.json.gz: gzip data is corrupt or truncated"));
 }
 
 TEST(KinetoReaderTest, BareNaTokenIsInvalidArgumentNamingEventAndField) {
@@ -186,12 +195,14 @@ TEST(KinetoReaderTest, MissingDurationIsInvalidArgument) {
 }
 
 TEST(KinetoReaderTest, MissingPhaseIsInvalidArgument) {
-  EXPECT_THAT(ReadError(R"({"traceEvents": [{"name": "a", "ts": 5}]})").message(),
-              HasSubstr("event #0 (byte 17): missing field \"ph\""));
+  EXPECT_THAT(
+      ReadError(R"({"traceEvents": [{"name": "a", "ts": 5}]})").message(),
+      HasSubstr("event #0 (byte 17): missing field \"ph\""));
 }
 
 TEST(KinetoReaderTest, InvalidJsonIsInvalidArgument) {
-  const absl::Status status = ReadError(R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 1,,}]})");
+  const absl::Status status =
+      ReadError(R"({"traceEvents": [{"ph": "X", "ts": 1, "dur": 1,,}]})");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("bad.json"));
 }
@@ -209,17 +220,22 @@ TEST(KinetoReaderTest, InvalidUtf8NamesItsByteOffset) {
   json += R"(", "ts": 1, "dur": 1}]})";
   const absl::Status status = ReadError(json);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  // `{"traceEvents": [` (17) + `{"ph": "X", ` (12) + `"name": "caf` (12) = byte 41.
+  // `{"traceEvents": [` (17) + `{"ph": "X", ` (12) + `"name": "caf` (12) =
+  // byte 41.
   EXPECT_THAT(status.message(), HasSubstr("byte 41: invalid UTF-8"));
 }
 
 TEST(KinetoReaderTest, ObjectWithoutTraceEventsIsInvalidArgument) {
-  EXPECT_THAT(ReadError(R"({"schemaVersion": 1})").message(), HasSubstr("no \"traceEvents\""));
+  EXPECT_THAT(ReadError(R"({"schemaVersion": 1})").message(),
+              HasSubstr("no \"traceEvents\""));
 }
 
 TEST(KinetoReaderTest, NegativeDurationIsInvalidArgument) {
-  EXPECT_THAT(ReadError(R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": -1}]})").message(),
-              HasSubstr("expected a non-negative duration"));
+  EXPECT_THAT(
+      ReadError(
+          R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": -1}]})")
+          .message(),
+      HasSubstr("expected a non-negative duration"));
 }
 
 TEST(KinetoReaderTest, OverlongNameIsResourceExhausted) {
@@ -227,7 +243,10 @@ TEST(KinetoReaderTest, OverlongNameIsResourceExhausted) {
   limits.max_string_bytes = 8;
   KinetoReader reader(limits);
   const absl::Status status =
-      reader.ReadBytes(R"({"traceEvents": [{"ph": "X", "name": "aten::convolution", "ts": 5, "dur": 1}]})", "big.json")
+      reader
+          .ReadBytes(
+              R"({"traceEvents": [{"ph": "X", "name": "aten::convolution", "ts": 5, "dur": 1}]})",
+              "big.json")
           .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), HasSubstr("max_string_bytes 8"));
@@ -237,8 +256,12 @@ TEST(KinetoReaderTest, TooManyEventsIsResourceExhausted) {
   ReaderLimits limits;
   limits.max_events = 1;
   KinetoReader reader(limits);
-  const absl::Status status = reader.ReadBytes(R"([{"ph": "X", "name": "a", "ts": 5, "dur": 1},
-                                                   {"ph": "X", "name": "b", "ts": 6, "dur": 1}])", "many.json").status();
+  const absl::Status status =
+      reader
+          .ReadBytes(R"([{"ph": "X", "name": "a", "ts": 5, "dur": 1},
+                                                   {"ph": "X", "name": "b", "ts": 6, "dur": 1}])",
+                     "many.json")
+          .status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), HasSubstr("max_events 1"));
 }
@@ -253,7 +276,8 @@ TEST(KinetoReaderTest, BeginEndPhasesAreCountedNotKept) {
 
 TEST(KinetoReaderTest, MissingFileIsNotFound) {
   KinetoReader reader;
-  const absl::Status status = reader.ReadFile("/nonexistent/w.pt.trace.json").status();
+  const absl::Status status =
+      reader.ReadFile("/nonexistent/w.pt.trace.json").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(status.message(), HasSubstr("/nonexistent/w.pt.trace.json"));
 }

@@ -1,5 +1,6 @@
-// Reading one file's events on several threads gives exactly what one pass gives: the same
-// events, string ids, arguments, metadata and counters, and for bad input the same error.
+// Reading one file's events on several threads gives exactly what one pass
+// gives: the same events, string ids, arguments, metadata and counters, and for
+// bad input the same error.
 #include <filesystem>
 #include <string>
 
@@ -16,28 +17,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Cuts every file over 4 KiB into up to 4 parts, so small test texts take the parallel path.
+// Cuts every file over 4 KiB into up to 4 parts, so small test texts take the
+// parallel path.
 constexpr ReadParallelism kFourParts{.threads = 4, .min_part_bytes = 4 << 10};
 
-// Same ids, not only the same text: a part's strings must be interned in the order one pass
-// interns them.
+// Same ids, not only the same text: a part's strings must be interned in the
+// order one pass interns them.
 void ExpectIdentical(const Trace& one_pass, const Trace& in_parts) {
   ASSERT_NO_FATAL_FAILURE(test_support::ExpectSameEvents(one_pass, in_parts));
   ASSERT_EQ(one_pass.strings.size(), in_parts.strings.size());
   for (uint32_t k = 0; k < one_pass.strings.size(); ++k) {
-    ASSERT_EQ(one_pass.strings.Get(StringId{k}), in_parts.strings.Get(StringId{k})) << "string id " << k;
+    ASSERT_EQ(one_pass.strings.Get(StringId{k}),
+              in_parts.strings.Get(StringId{k}))
+        << "string id " << k;
   }
   EXPECT_TRUE(one_pass.events == in_parts.events);
   EXPECT_TRUE(one_pass.args == in_parts.args);
   EXPECT_TRUE(one_pass.metadata == in_parts.metadata);
-  EXPECT_EQ(one_pass.counters.unknown_category_events, in_parts.counters.unknown_category_events);
-  EXPECT_EQ(one_pass.counters.unsupported_phase_events, in_parts.counters.unsupported_phase_events);
+  EXPECT_EQ(one_pass.counters.unknown_category_events,
+            in_parts.counters.unknown_category_events);
+  EXPECT_EQ(one_pass.counters.unsupported_phase_events,
+            in_parts.counters.unsupported_phase_events);
   EXPECT_EQ(one_pass.span_begin, in_parts.span_begin);
 }
 
-// A Kineto-style trace of `events` events, one per line block as Kineto writes them, with
-// `tail` spliced in as the text of event number `tail_at` (for bad input) and `after` written
-// after the event array.
+// A Kineto-style trace of `events` events, one per line block as Kineto writes
+// them, with `tail` spliced in as the text of event number `tail_at` (for bad
+// input) and `after` written after the event array.
 std::string KinetoText(int events, int tail_at = -1, std::string_view tail = "",
                        std::string_view after = "") {
   std::string text = R"({
@@ -50,13 +56,18 @@ std::string KinetoText(int events, int tail_at = -1, std::string_view tail = "",
       text += tail;
       continue;
     }
-    // Thread names and stream strings appear first in later parts, so their ids must be remapped.
-    const std::string tid = i % 7 == 0 ? base::StrCat("\"thread ", i / 100, "\"") : std::to_string(i % 3);
-    base::StrAppend(&text, "  {\n    \"ph\": \"X\", \"cat\": \"", i % 5 == 0 ? "kernel" : "cpu_op",
-                    "\", \"name\": \"op", i / 50, "\", \"pid\": 1, \"tid\": ", tid, ",\n    \"ts\": ",
-                    1000 + i, ".", i % 1000, ", \"dur\": 0.5,\n    \"args\": {\n      \"External id\": ", i,
-                    ", \"Input Dims\": [[", i % 11, ", 3], []], \"Sequence number\": ", i % 13,
-                    "\n    }\n  }");
+    // Thread names and stream strings appear first in later parts, so their ids
+    // must be remapped.
+    const std::string tid = i % 7 == 0
+                                ? base::StrCat("\"thread ", i / 100, "\"")
+                                : std::to_string(i % 3);
+    base::StrAppend(&text, "  {\n    \"ph\": \"X\", \"cat\": \"",
+                    i % 5 == 0 ? "kernel" : "cpu_op", "\", \"name\": \"op",
+                    i / 50, "\", \"pid\": 1, \"tid\": ", tid,
+                    ",\n    \"ts\": ", 1000 + i, ".", i % 1000,
+                    ", \"dur\": 0.5,\n    \"args\": {\n      \"External id\": ",
+                    i, ", \"Input Dims\": [[", i % 11,
+                    ", 3], []], \"Sequence number\": ", i % 13, "\n    }\n  }");
   }
   base::StrAppend(&text, "\n  ]", after, "\n}\n");
   return text;
@@ -78,7 +89,8 @@ TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {}) {
 
 TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   const fs::path root = test_support::TracesDir();
-  if (!fs::is_directory(root)) GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
   KinetoReader one;
   KinetoReader four({}, kFourParts);
   int files = 0;
@@ -94,8 +106,10 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
     if (four.last_read_parts() > 1) ++cut;
   }
   EXPECT_GE(files, 100);
-  // Kineto writes one event per line block: nearly every real file must have been cut.
-  EXPECT_GE(cut, files * 3 / 4) << cut << " of " << files << " files were read in parts";
+  // Kineto writes one event per line block: nearly every real file must have
+  // been cut.
+  EXPECT_GE(cut, files * 3 / 4)
+      << cut << " of " << files << " files were read in parts";
 }
 
 TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
@@ -114,8 +128,10 @@ TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
 TEST(ParallelReadTest, LegacyBareArrayIsCut) {
   std::string text = "[\n";
   for (int i = 0; i < 300; ++i) {
-    base::StrAppend(&text, i == 0 ? "" : ",\n", "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
-                    "\", \"ts\": ", i, ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
+    base::StrAppend(&text, i == 0 ? "" : ",\n",
+                    "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
+                    "\", \"ts\": ", i,
+                    ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
   }
   text += "\n]\n";
   const TwoReads reads = ReadBothWays(text);
@@ -125,11 +141,14 @@ TEST(ParallelReadTest, LegacyBareArrayIsCut) {
 }
 
 TEST(ParallelReadTest, CutInsideAnEventFallsBackToOnePass) {
-  // One huge event whose arguments hold objects on their own lines: the only "},\n{" patterns in
-  // the middle of the file are inside it, so every cut is wrong and must be caught.
-  std::string big = R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
+  // One huge event whose arguments hold objects on their own lines: the only
+  // "},\n{" patterns in the middle of the file are inside it, so every cut is
+  // wrong and must be caught.
+  std::string big =
+      R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
 )";
-  for (int i = 0; i < 2000; ++i) base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
+  for (int i = 0; i < 2000; ++i)
+    base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
   big += "\n  ]}}";
   const TwoReads reads = ReadBothWays(KinetoText(3, 1, big));
   ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
@@ -142,9 +161,12 @@ TEST(ParallelReadTest, CutInsideAnEventFallsBackToOnePass) {
 TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   const std::string bad_event =
       R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": N/A, "dur": 1})";
-  const std::string no_dur = R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 5})";
-  const std::string bad_utf8 = "  {\"ph\": \"X\", \"name\": \"\xff\xfe\", \"ts\": 5, \"dur\": 1}";
-  const std::string unclosed = R"(  {"ph": "X", "name": "x", "ts": 5, "dur": 1)";
+  const std::string no_dur =
+      R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 5})";
+  const std::string bad_utf8 =
+      "  {\"ph\": \"X\", \"name\": \"\xff\xfe\", \"ts\": 5, \"dur\": 1}";
+  const std::string unclosed =
+      R"(  {"ph": "X", "name": "x", "ts": 5, "dur": 1)";
   struct Case {
     std::string text;
     ReaderLimits limits;
@@ -158,7 +180,8 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   }
   cases.push_back({KinetoText(400, -1, "", ", \"traceName\": 5 garbage"), {}});
   cases.push_back({KinetoText(400) + "trailing", {}});
-  cases.push_back({KinetoText(400).substr(0, 30000), {}});  // truncated mid-event
+  cases.push_back(
+      {KinetoText(400).substr(0, 30000), {}});  // truncated mid-event
   ReaderLimits few_events;
   few_events.max_events = 399;
   cases.push_back({KinetoText(400), few_events});
@@ -173,8 +196,9 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   }
 }
 
-// Found by the fuzzer: a key given twice, a name first and a number second, left the number
-// marked as a name, and appending the part read a string id out of range.
+// Found by the fuzzer: a key given twice, a name first and a number second,
+// left the number marked as a name, and appending the part read a string id out
+// of range.
 TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
   const std::string twice =
       R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": "host", "pid": 7, "tid": "main", "tid": 8,
@@ -182,7 +206,8 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
   const std::string name_last =
       R"(  {"ph": "s", "cat": "ac2g", "name": "f", "pid": 3, "pid": "late name", "tid": 1, "id": 9,
      "id": "flow name", "ts": 5})";
-  for (const std::string& t : {KinetoText(400, 300, twice), KinetoText(400, 320, name_last)}) {
+  for (const std::string& t :
+       {KinetoText(400, 300, twice), KinetoText(400, 320, name_last)}) {
     const TwoReads reads = ReadBothWays(t);
     ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
     ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
@@ -191,13 +216,16 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
   }
 }
 
-// One pass refuses any event after the max_events-th kept one, even an event it would drop; a
-// file exactly at the limit is left to one pass.
+// One pass refuses any event after the max_events-th kept one, even an event it
+// would drop; a file exactly at the limit is left to one pass.
 TEST(ParallelReadTest, AFileAtMaxEventsGivesTheOnePassAnswer) {
-  const std::string dropped = R"(  {"ph": "B", "name": "begin", "pid": 1, "tid": 1, "ts": 3})";
+  const std::string dropped =
+      R"(  {"ph": "B", "name": "begin", "pid": 1, "tid": 1, "ts": 3})";
   ReaderLimits limits;
   limits.max_events = 399;
-  for (const std::string& text : {KinetoText(400, 399, dropped), KinetoText(399), KinetoText(400, 200, dropped)}) {
+  for (const std::string& text :
+       {KinetoText(400, 399, dropped), KinetoText(399),
+        KinetoText(400, 200, dropped)}) {
     const TwoReads reads = ReadBothWays(text, limits);
     EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
     if (reads.one_pass.ok()) ExpectIdentical(*reads.one_pass, *reads.in_parts);

@@ -1,5 +1,5 @@
-// ActivityBufferPool: a fixed number of aligned buffers; empty means CUPTI drops, and a foreign
-// or double release is counted, not trusted.
+// ActivityBufferPool: a fixed number of aligned buffers; empty means CUPTI
+// drops, and a foreign or double release is counted, not trusted.
 #include "agent/cupti/activity_buffer_pool.h"
 
 #include <cstdint>

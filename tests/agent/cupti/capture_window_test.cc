@@ -1,5 +1,5 @@
-// PROFDIFF_CAPTURE's grammar and the window it opens and closes on steps (ProfilerStep ranges or
-// cudaProfilerStart/Stop), on time, and at exit.
+// PROFDIFF_CAPTURE's grammar and the window it opens and closes on steps
+// (ProfilerStep ranges or cudaProfilerStart/Stop), on time, and at exit.
 #include "agent/cupti/capture_window.h"
 
 #include <gmock/gmock.h>
@@ -30,8 +30,8 @@ TEST(CaptureSpecTest, ParsesEveryForm) {
 }
 
 TEST(CaptureSpecTest, MalformedSpecsNameTheVariableAndTheGrammar) {
-  for (const char* bad : {"steps:20-10", "steps:-1", "steps:", "seconds:0", "seconds:x",
-                          "minutes:3", "steps:1-2-3"}) {
+  for (const char* bad : {"steps:20-10", "steps:-1", "steps:", "seconds:0",
+                          "seconds:x", "minutes:3", "steps:1-2-3"}) {
     absl::StatusOr<CaptureSpec> spec = ParseCaptureSpec(bad);
     ASSERT_FALSE(spec.ok()) << bad;
     EXPECT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
@@ -49,7 +49,8 @@ TEST(CaptureWindowTest, AlwaysIsOpenFromInjectionUntilExit) {
   EXPECT_EQ(window.end_ns(), 900u);
 }
 
-TEST(CaptureWindowTest, StepsOpenAtTheFirstStepsStartAndCloseAtTheLastStepsEnd) {
+TEST(CaptureWindowTest,
+     StepsOpenAtTheFirstStepsStartAndCloseAtTheLastStepsEnd) {
   CaptureWindow window(*ParseCaptureSpec("steps:2-3"), 0);
   window.OnStepRangeStart(1, 100);
   window.OnStepRangeEnd(1, 190);
@@ -82,7 +83,8 @@ TEST(CaptureWindowTest, CudaProfilerStartStopCountStepsFromZero) {
   EXPECT_EQ(window.state(), State::kWaiting);
   window.OnProfilerStart(200);  // step 1
   EXPECT_EQ(window.state(), State::kOpen);
-  window.OnStepRangeStart(7, 220);  // the other marker kind is ignored once one was seen
+  window.OnStepRangeStart(
+      7, 220);  // the other marker kind is ignored once one was seen
   window.OnProfilerStop(250);
   EXPECT_EQ(window.state(), State::kClosed);
   EXPECT_EQ(window.begin_ns(), 200u);
@@ -95,7 +97,8 @@ TEST(CaptureWindowTest, SecondsCountFromInjection) {
   EXPECT_EQ(window.state(), State::kWaiting);
   window.OnTime(12 * kSecond + 7);
   EXPECT_EQ(window.state(), State::kOpen);
-  EXPECT_EQ(window.begin_ns(), 12 * kSecond);  // where it should have opened, not when seen
+  EXPECT_EQ(window.begin_ns(),
+            12 * kSecond);  // where it should have opened, not when seen
   window.OnTime(16 * kSecond);
   EXPECT_EQ(window.state(), State::kClosed);
   EXPECT_EQ(window.end_ns(), 15 * kSecond);

@@ -1,7 +1,8 @@
-// CuptiRecordTranslator on hand-built cupti.h records (no GPU): every field that matters for
-// kernels, memcpy, memset, API, synchronization and overhead records reaches the event, named as
-// Kineto names it; external ids, the capture window and unsupported kinds; and a span of NVTX
-// ranges + launches + kernels attributes its kernels to the launching operator in a profile.
+// CuptiRecordTranslator on hand-built cupti.h records (no GPU): every field
+// that matters for kernels, memcpy, memset, API, synchronization and overhead
+// records reaches the event, named as Kineto names it; external ids, the
+// capture window and unsupported kinds; and a span of NVTX ranges + launches +
+// kernels attributes its kernels to the launching operator in a profile.
 #include "agent/cupti/cupti_record_translator.h"
 
 #include <cstring>
@@ -20,11 +21,15 @@ namespace {
 using trace::ArgKey;
 using trace::EventKind;
 
-constexpr uint32_t kLaunchCbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+constexpr uint32_t kLaunchCbid =
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 
-// A stand-in for cuptiGetCallbackName: CUPTI's versioned spelling for the one id tests use.
-std::string FakeCallbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == kLaunchCbid) return "cudaLaunchKernel_v7000";
+// A stand-in for cuptiGetCallbackName: CUPTI's versioned spelling for the one
+// id tests use.
+std::string FakeCallbackName(CUpti_CallbackDomain domain,
+                             CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == kLaunchCbid)
+    return "cudaLaunchKernel_v7000";
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == 1) return "cuInit";
   return "";
 }
@@ -54,8 +59,10 @@ CUpti_ActivityDevice5 A100Like() {
   return device;
 }
 
-CUpti_ActivityKernel10 Kernel(uint32_t correlation, uint64_t start, uint64_t end) {
-  auto kernel = Zeroed<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+CUpti_ActivityKernel10 Kernel(uint32_t correlation, uint64_t start,
+                              uint64_t end) {
+  auto kernel =
+      Zeroed<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   kernel.name = "_Z6vecAddPfS_S_i";
   kernel.start = start;
   kernel.end = end;
@@ -87,7 +94,9 @@ CUpti_ActivityAPI Launch(uint32_t correlation, uint64_t start, uint64_t end) {
 
 class TranslatorTest : public ::testing::Test {
  protected:
-  std::string_view Name(size_t i) const { return trace_.strings.Get(trace_.events.name[i]); }
+  std::string_view Name(size_t i) const {
+    return trace_.strings.Get(trace_.events.name[i]);
+  }
   std::string_view Category(size_t i) const {
     return trace_.strings.Get(trace_.events.category[i]);
   }
@@ -101,16 +110,20 @@ class TranslatorTest : public ::testing::Test {
   trace::Trace trace_;
 };
 
-TEST_F(TranslatorTest, KernelCarriesGridBlockRegistersSharedMemoryStreamAndCorrelation) {
+TEST_F(TranslatorTest,
+       KernelCarriesGridBlockRegistersSharedMemoryStreamAndCorrelation) {
   const CUpti_ActivityDevice5 device = A100Like();
   translator_.Translate(AsActivity(&device), all_, trace_);
   const CUpti_ActivityKernel10 kernel = Kernel(42, 1'000, 3'500);
   translator_.Translate(AsActivity(&kernel), all_, trace_);
 
-  ASSERT_EQ(trace_.events.size(), 1u);  // the device record is state, not an event
+  ASSERT_EQ(trace_.events.size(),
+            1u);  // the device record is state, not an event
   EXPECT_EQ(trace_.events.kind[0], EventKind::kKernel);
   EXPECT_EQ(Category(0), "kernel");
-  EXPECT_EQ(Name(0), "vecAdd(float*, float*, float*, int)");  // demangled, as Kineto shows it
+  EXPECT_EQ(
+      Name(0),
+      "vecAdd(float*, float*, float*, int)");  // demangled, as Kineto shows it
   EXPECT_EQ(trace_.events.start_ns[0], 1'000);
   EXPECT_EQ(trace_.events.duration_ns[0], 2'500);
   EXPECT_EQ(trace_.events.pid[0], 0);  // device
@@ -119,10 +132,12 @@ TEST_F(TranslatorTest, KernelCarriesGridBlockRegistersSharedMemoryStreamAndCorre
   EXPECT_EQ(StringArg(0, ArgKey::kGrid), "[216, 1, 1]");
   EXPECT_EQ(StringArg(0, ArgKey::kBlock), "[256, 1, 1]");
   EXPECT_EQ(trace_.IntArg(0, ArgKey::kRegistersPerThread), 32);
-  EXPECT_EQ(trace_.IntArg(0, ArgKey::kSharedMemoryBytes), 1024 + 2048);  // static + dynamic
+  EXPECT_EQ(trace_.IntArg(0, ArgKey::kSharedMemoryBytes),
+            1024 + 2048);  // static + dynamic
   EXPECT_EQ(trace_.IntArg(0, ArgKey::kDevice), 0);
   EXPECT_EQ(trace_.IntArg(0, ArgKey::kStream), 7);
-  // 216 blocks over 108 SMs = 2 blocks per SM; 256 threads = 8 warps per block -> 16 warps per SM.
+  // 216 blocks over 108 SMs = 2 blocks per SM; 256 threads = 8 warps per block
+  // -> 16 warps per SM.
   EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kBlocksPerSm).value_or(-1), 2.0);
   EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kWarpsPerSm).value_or(-1), 16.0);
 }
@@ -156,7 +171,8 @@ TEST_F(TranslatorTest, MemcpyIsNamedByCopyAndMemoryKindsWithBytesAndBandwidth) {
   EXPECT_EQ(trace_.events.correlation[0], 5);
   EXPECT_EQ(trace_.IntArg(0, ArgKey::kBytes), 4096);
   // 4096 bytes in 2048 ns = 2 bytes/ns = 2 GB/s.
-  EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kBandwidthGbps).value_or(-1), 2.0);
+  EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kBandwidthGbps).value_or(-1),
+                   2.0);
 }
 
 TEST_F(TranslatorTest, EveryCopyKindHasItsKinetoName) {
@@ -186,10 +202,12 @@ TEST_F(TranslatorTest, MemsetCarriesMemoryKindBytesAndStream) {
   EXPECT_EQ(trace_.events.tid[0], 3);
   EXPECT_EQ(trace_.events.correlation[0], 9);
   EXPECT_EQ(trace_.IntArg(0, ArgKey::kBytes), 1024);
-  EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kBandwidthGbps).value_or(-1), 2.0);  // 1024/512
+  EXPECT_DOUBLE_EQ(trace_.DoubleArg(0, ArgKey::kBandwidthGbps).value_or(-1),
+                   2.0);  // 1024/512
 }
 
-TEST_F(TranslatorTest, RuntimeAndDriverCallsSitOnTheirOsThreadWithoutVersionSuffix) {
+TEST_F(TranslatorTest,
+       RuntimeAndDriverCallsSitOnTheirOsThreadWithoutVersionSuffix) {
   const CUpti_ActivityAPI launch = Launch(42, 200, 260);
   translator_.Translate(AsActivity(&launch), all_, trace_);
   auto driver = Zeroed<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_DRIVER);
@@ -215,7 +233,8 @@ TEST_F(TranslatorTest, RuntimeAndDriverCallsSitOnTheirOsThreadWithoutVersionSuff
   EXPECT_EQ(Category(1), "cuda_driver");
   EXPECT_EQ(Name(1), "cuInit");
   EXPECT_EQ(trace_.events.tid[1], 78);
-  EXPECT_EQ(Name(2), "cuda_runtime_cbid_9999");  // unnamed ids stay distinguishable
+  EXPECT_EQ(Name(2),
+            "cuda_runtime_cbid_9999");  // unnamed ids stay distinguishable
 }
 
 TEST_F(TranslatorTest, SynchronizationSitsOnItsContextsDeviceAndStream) {
@@ -223,7 +242,8 @@ TEST_F(TranslatorTest, SynchronizationSitsOnItsContextsDeviceAndStream) {
   context.contextId = 5;
   context.deviceId = 2;
   translator_.Translate(AsActivity(&context), all_, trace_);
-  auto sync = Zeroed<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  auto sync = Zeroed<CUpti_ActivitySynchronization2>(
+      CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
   sync.contextId = 5;
   sync.streamId = 7;
@@ -267,21 +287,26 @@ TEST_F(TranslatorTest, OverheadOnAThreadKeepsItsProcessAndThread) {
   EXPECT_EQ(trace_.events.duration_ns[0], 30);
 }
 
-TEST_F(TranslatorTest, ExternalIdsReachTheirRuntimeCallsWhicheverRecordCameFirst) {
-  auto external = Zeroed<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+TEST_F(TranslatorTest,
+       ExternalIdsReachTheirRuntimeCallsWhicheverRecordCameFirst) {
+  auto external = Zeroed<CUpti_ActivityExternalCorrelation>(
+      CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   external.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
   external.correlationId = 42;
   external.externalId = 9001;
   const CUpti_ActivityAPI before = Launch(41, 100, 110);
   const CUpti_ActivityAPI after = Launch(42, 200, 210);
-  translator_.Translate(AsActivity(&after), all_, trace_);     // the call first ...
-  translator_.Translate(AsActivity(&external), all_, trace_);  // ... its external id later
+  translator_.Translate(AsActivity(&after), all_,
+                        trace_);  // the call first ...
+  translator_.Translate(AsActivity(&external), all_,
+                        trace_);  // ... its external id later
   translator_.Translate(AsActivity(&before), all_, trace_);
   translator_.FinishSpan(trace_);
 
   ASSERT_EQ(trace_.events.size(), 2u);
   EXPECT_EQ(trace_.events.external_id[0], 9001);
-  EXPECT_EQ(trace_.events.external_id[1], trace::kNoId);  // correlation 41 had none
+  EXPECT_EQ(trace_.events.external_id[1],
+            trace::kNoId);  // correlation 41 had none
   EXPECT_EQ(trace_.metadata.source_format, trace::SourceFormat::kCupti);
 }
 
@@ -302,30 +327,40 @@ TEST_F(TranslatorTest, FinishSpanPutsTheDevicesSeenIntoTheMetadata) {
 TEST_F(TranslatorTest, RecordsStartingOutsideTheWindowAreCountedNotKept) {
   const TimeWindow window{1'000, 2'000};
   const CUpti_ActivityKernel10 early = Kernel(1, 999, 1'500);
-  const CUpti_ActivityKernel10 inside = Kernel(2, 1'000, 2'500);  // may end after the window
+  const CUpti_ActivityKernel10 inside =
+      Kernel(2, 1'000, 2'500);  // may end after the window
   const CUpti_ActivityKernel10 late = Kernel(3, 2'000, 2'100);
-  for (const auto* k : {&early, &inside, &late}) translator_.Translate(AsActivity(k), window, trace_);
+  for (const auto* k : {&early, &inside, &late})
+    translator_.Translate(AsActivity(k), window, trace_);
   ASSERT_EQ(trace_.events.size(), 1u);
   EXPECT_EQ(trace_.events.correlation[0], 2);
   EXPECT_EQ(translator_.counters().outside_window, 2);
   EXPECT_EQ(translator_.counters().events, 1);
 }
 
-TEST_F(TranslatorTest, DeviceWorkLaunchedInsideTheWindowIsKeptWhenItRunsAfterIt) {
+TEST_F(TranslatorTest,
+       DeviceWorkLaunchedInsideTheWindowIsKeptWhenItRunsAfterIt) {
   const TimeWindow window{1'000, 2'000};
-  const CUpti_ActivityAPI launch = Launch(7, 1'900, 1'950);       // launched in the last step
-  const CUpti_ActivityKernel10 lagging = Kernel(7, 2'400, 2'600);  // runs after the window
-  const CUpti_ActivityAPI early_launch = Launch(6, 900, 950);      // launched before the window
-  const CUpti_ActivityKernel10 early = Kernel(6, 1'100, 1'200);    // ... runs inside it
-  for (const void* r : {static_cast<const void*>(&launch), static_cast<const void*>(&lagging),
-                        static_cast<const void*>(&early_launch),
-                        static_cast<const void*>(&early)}) {
+  const CUpti_ActivityAPI launch =
+      Launch(7, 1'900, 1'950);  // launched in the last step
+  const CUpti_ActivityKernel10 lagging =
+      Kernel(7, 2'400, 2'600);  // runs after the window
+  const CUpti_ActivityAPI early_launch =
+      Launch(6, 900, 950);  // launched before the window
+  const CUpti_ActivityKernel10 early =
+      Kernel(6, 1'100, 1'200);  // ... runs inside it
+  for (const void* r :
+       {static_cast<const void*>(&launch), static_cast<const void*>(&lagging),
+        static_cast<const void*>(&early_launch),
+        static_cast<const void*>(&early)}) {
     translator_.Translate(AsActivity(r), window, trace_);
   }
-  ASSERT_EQ(trace_.events.size(), 3u);  // the launch, its lagging kernel, and the early kernel
+  ASSERT_EQ(trace_.events.size(),
+            3u);  // the launch, its lagging kernel, and the early kernel
   EXPECT_EQ(trace_.events.kind[1], EventKind::kKernel);
   EXPECT_EQ(trace_.events.correlation[1], 7);
-  EXPECT_EQ(translator_.counters().outside_window, 1);  // the launch before the window
+  EXPECT_EQ(translator_.counters().outside_window,
+            1);  // the launch before the window
 }
 
 TEST_F(TranslatorTest, KindsWithoutEventsAreCountedUnsupported) {
@@ -336,9 +371,11 @@ TEST_F(TranslatorTest, KindsWithoutEventsAreCountedUnsupported) {
 }
 
 TEST_F(TranslatorTest, NvtxRangesBecomeOperatorsStepsAndAnnotations) {
-  translator_.TranslateRange({"ProfilerStep#3", 77, 0, 1'000}, 4242, all_, trace_);
-  translator_.TranslateRange({"aten::mm, seq = 5, sizes = [[2, 3], [3, 4]]", 77, 100, 500},
-                             4242, all_, trace_);
+  translator_.TranslateRange({"ProfilerStep#3", 77, 0, 1'000}, 4242, all_,
+                             trace_);
+  translator_.TranslateRange(
+      {"aten::mm, seq = 5, sizes = [[2, 3], [3, 4]]", 77, 100, 500}, 4242, all_,
+      trace_);
   translator_.TranslateRange({"forward", 77, 50, 900}, 4242, all_, trace_);
   ASSERT_EQ(trace_.events.size(), 3u);
   EXPECT_EQ(trace_.events.kind[0], EventKind::kProfilerStep);
@@ -354,15 +391,19 @@ TEST_F(TranslatorTest, NvtxRangesBecomeOperatorsStepsAndAnnotations) {
   EXPECT_EQ(Category(2), "user_annotation");
 }
 
-// The whole path without a GPU: NVTX ranges, a launch and its kernel, through an EventBatch (as
-// uploaded) into a worker profile, where the kernel's time belongs to the operator whose range
-// was open on the launching thread (SEMANTICS.md §5 containment).
+// The whole path without a GPU: NVTX ranges, a launch and its kernel, through
+// an EventBatch (as uploaded) into a worker profile, where the kernel's time
+// belongs to the operator whose range was open on the launching thread
+// (SEMANTICS.md §5 containment).
 TEST_F(TranslatorTest, KernelsAttributeToTheOperatorOpenOnTheLaunchingThread) {
   const CUpti_ActivityDevice5 device = A100Like();
   translator_.Translate(AsActivity(&device), all_, trace_);
-  // Step 1 ms .. 2 ms; aten::mm 1.1 .. 1.5 ms launches at 1.2 ms a kernel running 1.6 .. 1.9 ms.
-  translator_.TranslateRange({"ProfilerStep#0", 77, 1'000'000, 2'000'000}, 4242, all_, trace_);
-  translator_.TranslateRange({"aten::mm, seq = 5", 77, 1'100'000, 1'500'000}, 4242, all_, trace_);
+  // Step 1 ms .. 2 ms; aten::mm 1.1 .. 1.5 ms launches at 1.2 ms a kernel
+  // running 1.6 .. 1.9 ms.
+  translator_.TranslateRange({"ProfilerStep#0", 77, 1'000'000, 2'000'000}, 4242,
+                             all_, trace_);
+  translator_.TranslateRange({"aten::mm, seq = 5", 77, 1'100'000, 1'500'000},
+                             4242, all_, trace_);
   const CUpti_ActivityAPI launch = Launch(42, 1'200'000, 1'210'000);
   const CUpti_ActivityKernel10 kernel = Kernel(42, 1'600'000, 1'900'000);
   translator_.Translate(AsActivity(&launch), all_, trace_);
@@ -372,10 +413,12 @@ TEST_F(TranslatorTest, KernelsAttributeToTheOperatorOpenOnTheLaunchingThread) {
   v1::EventBatch batch;
   trace::EncodeEventBatch(trace_, 0, trace_.events.size(), batch);
   trace::Trace received;
-  ASSERT_TRUE(trace::AppendEventBatch(batch, trace::EventBatchLimits{}, received).ok());
+  ASSERT_TRUE(
+      trace::AppendEventBatch(batch, trace::EventBatchLimits{}, received).ok());
   received.metadata = trace_.metadata;
   const v1::WorkerProfile profile = analysis::BuildWorkerProfile(
-      received, {.run = "r", .worker_name = "host_4242"}, analysis::ProfileOptions{});
+      received, {.run = "r", .worker_name = "host_4242"},
+      analysis::ProfileOptions{});
 
   const v1::OperatorStats* mm = nullptr;
   for (const v1::OperatorStats& op : profile.operators()) {

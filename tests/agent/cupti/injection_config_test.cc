@@ -1,4 +1,5 @@
-// InjectionConfigFromEnvironment: defaults, every variable, and errors that name the variable.
+// InjectionConfigFromEnvironment: defaults, every variable, and errors that
+// name the variable.
 #include "agent/cupti/injection_config.h"
 
 #include <map>
@@ -12,15 +13,18 @@ namespace {
 using ::testing::HasSubstr;
 
 EnvironmentLookup Env(std::map<std::string, std::string> values) {
-  return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+  return [values = std::move(values)](
+             std::string_view name) -> std::optional<std::string> {
     auto it = values.find(std::string(name));
     if (it == values.end()) return std::nullopt;
     return it->second;
   };
 }
 
-TEST(InjectionConfigTest, DefaultsSendToTheAgentSocketAndNameTheWorkerAfterHostAndPid) {
-  absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(Env({}), "node-7", 4242);
+TEST(InjectionConfigTest,
+     DefaultsSendToTheAgentSocketAndNameTheWorkerAfterHostAndPid) {
+  absl::StatusOr<InjectionConfig> config =
+      InjectionConfigFromEnvironment(Env({}), "node-7", 4242);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->target, "unix:/run/profdiff/agent.sock");
   EXPECT_EQ(config->capture.mode, CaptureMode::kAlways);
@@ -81,14 +85,18 @@ TEST(InjectionConfigTest, BadValuesNameTheVariableAndTheRange) {
   };
   for (const Case& c : std::vector<Case>{
            {{{"RANK", "x"}}, "RANK=\"x\": expected an integer"},
-           {{{"RANK", "8"}, {"WORLD_SIZE", "8"}}, "RANK=8 is not below WORLD_SIZE=8"},
+           {{{"RANK", "8"}, {"WORLD_SIZE", "8"}},
+            "RANK=8 is not below WORLD_SIZE=8"},
            {{{"PROFDIFF_CUPTI_BUFFERS", "0"}}, "PROFDIFF_CUPTI_BUFFERS=\"0\""},
-           {{{"PROFDIFF_CUPTI_BUFFERS", "1024"}, {"PROFDIFF_CUPTI_BUFFER_KB", "1048576"}},
+           {{{"PROFDIFF_CUPTI_BUFFERS", "1024"},
+             {"PROFDIFF_CUPTI_BUFFER_KB", "1048576"}},
             "more than 1 GiB"},
-           {{{"PROFDIFF_RUN_ID", "a/b"}}, "PROFDIFF_RUN_ID=\"a/b\": a run id is"},
+           {{{"PROFDIFF_RUN_ID", "a/b"}},
+            "PROFDIFF_RUN_ID=\"a/b\": a run id is"},
            {{{"PROFDIFF_CAPTURE", "steps:9-1"}}, "PROFDIFF_CAPTURE"},
        }) {
-    absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(Env(c.env), "h", 1);
+    absl::StatusOr<InjectionConfig> config =
+        InjectionConfigFromEnvironment(Env(c.env), "h", 1);
     ASSERT_FALSE(config.ok()) << c.expected;
     EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(config.status().message(), HasSubstr(c.expected));

@@ -1,4 +1,5 @@
-// NVTX pairing (push/pop per thread, start/end by id), PyTorch's range names, and message text.
+// NVTX pairing (push/pop per thread, start/end by id), PyTorch's range names,
+// and message text.
 #include "agent/cupti/nvtx_ranges.h"
 
 #include <gtest/gtest.h>
@@ -33,7 +34,8 @@ TEST(NvtxRangeRecorderTest, EachDomainHasItsOwnStack) {
   NvtxRangeRecorder recorder;
   recorder.Push(1, 0, 10, "aten::mm");
   recorder.Push(1, 0xd0, 20, "nccl range");
-  std::optional<HostRange> global = recorder.Pop(1, 0, 30);  // closes aten::mm, not the NCCL one
+  std::optional<HostRange> global =
+      recorder.Pop(1, 0, 30);  // closes aten::mm, not the NCCL one
   ASSERT_TRUE(global.has_value());
   EXPECT_EQ(global->message, "aten::mm");
   std::optional<HostRange> nccl = recorder.Pop(1, 0xd0, 40);
@@ -44,7 +46,8 @@ TEST(NvtxRangeRecorderTest, EachDomainHasItsOwnStack) {
 TEST(NvtxRangeRecorderTest, StartEndPairByIdAcrossThreads) {
   NvtxRangeRecorder recorder;
   recorder.Start(7, 1, 100, "io");
-  std::optional<HostRange> range = recorder.End(7, 250);  // ended by whoever holds the id
+  std::optional<HostRange> range =
+      recorder.End(7, 250);  // ended by whoever holds the id
   ASSERT_TRUE(range.has_value());
   EXPECT_EQ(range->message, "io");
   EXPECT_EQ(range->thread, 1);
@@ -59,7 +62,8 @@ TEST(NvtxRangeRecorderTest, UnbalancedPopsAreCountedNotFatal) {
   EXPECT_EQ(recorder.counters().unmatched_pops, 2);
 }
 
-TEST(NvtxRangeRecorderTest, PushesPastTheDepthBoundAreDroppedAndTheirPopsKeepOuterRanges) {
+TEST(NvtxRangeRecorderTest,
+     PushesPastTheDepthBoundAreDroppedAndTheirPopsKeepOuterRanges) {
   NvtxRangeRecorder recorder(/*max_depth=*/2);
   recorder.Push(1, 0, 1, "a");
   recorder.Push(1, 0, 2, "b");
@@ -72,14 +76,16 @@ TEST(NvtxRangeRecorderTest, PushesPastTheDepthBoundAreDroppedAndTheirPopsKeepOut
 }
 
 TEST(TorchRangeNameTest, EmitNvtxOperatorRangesKeepNameSequenceAndShapes) {
-  const TorchRangeName mm = ParseTorchRangeName("aten::mm, seq = 12, sizes = [[2, 3], [3, 4]]");
+  const TorchRangeName mm =
+      ParseTorchRangeName("aten::mm, seq = 12, sizes = [[2, 3], [3, 4]]");
   EXPECT_EQ(mm.name, "aten::mm");
   EXPECT_EQ(mm.kind, EventKind::kCpuOp);
   EXPECT_EQ(mm.sequence_number, 12);
   EXPECT_EQ(mm.input_shapes, "[[2,3],[3,4]]");
   // PyTorch 2.x adds op_id and input_op_ids around them.
   const TorchRangeName add = ParseTorchRangeName(
-      "aten::add, op_id = 5, seq = 3, sizes = [[4], [4]], input_op_ids = [(2,0)]");
+      "aten::add, op_id = 5, seq = 3, sizes = [[4], [4]], input_op_ids = "
+      "[(2,0)]");
   EXPECT_EQ(add.name, "aten::add");
   EXPECT_EQ(add.sequence_number, 3);
   EXPECT_EQ(add.input_shapes, "[[4],[4]]");
@@ -92,17 +98,22 @@ TEST(TorchRangeNameTest, StepsModulesAndUserRanges) {
   const TorchRangeName step = ParseTorchRangeName("ProfilerStep#42");
   EXPECT_EQ(step.kind, EventKind::kProfilerStep);
   EXPECT_EQ(step.step, 42);
-  EXPECT_EQ(ParseTorchRangeName("ProfilerStep#x").kind, EventKind::kUserAnnotation);
-  // emit_nvtx in PyTorch 2.x appends its fields to the step's record_function too.
-  const TorchRangeName emitted = ParseTorchRangeName("ProfilerStep#7, op_id = 12");
+  EXPECT_EQ(ParseTorchRangeName("ProfilerStep#x").kind,
+            EventKind::kUserAnnotation);
+  // emit_nvtx in PyTorch 2.x appends its fields to the step's record_function
+  // too.
+  const TorchRangeName emitted =
+      ParseTorchRangeName("ProfilerStep#7, op_id = 12");
   EXPECT_EQ(emitted.kind, EventKind::kProfilerStep);
   EXPECT_EQ(emitted.step, 7);
   EXPECT_EQ(emitted.name, "ProfilerStep#7");
   const TorchRangeName module = ParseTorchRangeName("nn.Module: Linear_0");
   EXPECT_EQ(module.kind, EventKind::kUserAnnotation);
   EXPECT_EQ(module.name, "nn.Module: Linear_0");
-  EXPECT_EQ(ParseTorchRangeName("data loading, epoch 3").kind, EventKind::kUserAnnotation);
-  EXPECT_EQ(ParseTorchRangeName("data loading, epoch 3").name, "data loading, epoch 3");
+  EXPECT_EQ(ParseTorchRangeName("data loading, epoch 3").kind,
+            EventKind::kUserAnnotation);
+  EXPECT_EQ(ParseTorchRangeName("data loading, epoch 3").name,
+            "data loading, epoch 3");
 }
 
 TEST(NvtxMessageTest, AsciiWideAndRegisteredMessages) {
@@ -117,12 +128,14 @@ TEST(NvtxMessageTest, AsciiWideAndRegisteredMessages) {
   EXPECT_EQ(NvtxMessageText(&attributes, nullptr), "sch\xc3\xb6n \xe6\xad\xa5");
   attributes.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
   attributes.message.registered = reinterpret_cast<nvtxStringHandle_t>(0x10);
-  EXPECT_EQ(NvtxMessageText(&attributes,
-                            [](nvtxStringHandle_t h) {
-                              return h == reinterpret_cast<nvtxStringHandle_t>(0x10) ? "backward"
-                                                                                    : "";
-                            }),
-            "backward");
+  EXPECT_EQ(
+      NvtxMessageText(&attributes,
+                      [](nvtxStringHandle_t h) {
+                        return h == reinterpret_cast<nvtxStringHandle_t>(0x10)
+                                   ? "backward"
+                                   : "";
+                      }),
+      "backward");
   EXPECT_EQ(NvtxMessageText(nullptr, nullptr), "");
 }
 

@@ -1,5 +1,7 @@
-// profdiff-differ as users meet it: a real aggregator and a real differ on 127.0.0.1, real
-// traces uploaded as runs, and the CLI asking the differ.
+// profdiff-differ as users meet it: a real aggregator and a real differ on
+// 127.0.0.1, real traces uploaded as runs, and the CLI asking the differ.
+#include "differ/service/differ_server.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -16,7 +18,6 @@
 #include "client/diff_command.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
-#include "differ/service/differ_server.h"
 #include "profdiff/v1/differ.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -28,29 +29,33 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using testing::PrepareSpan;
 using testing::PreparedSpan;
+using testing::PrepareSpan;
 using testing::UploadSpan;
 
 constexpr char kResNetNw0[] =
-    "kineto/tb_plugin_samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz";
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
+    "worker0.1623143089861.pt.trace.json.gz";
 constexpr char kResNetNw4[] =
-    "kineto/tb_plugin_samples/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz";
+    "kineto/tb_plugin_samples/resnet50_num_workers_4/"
+    "worker0.1623212756351.pt.trace.json.gz";
 constexpr char kDlrm[] = "param/dlrm_kineto";
 
 std::vector<std::string> FilesIn(const fs::path& dir) {
   std::vector<std::string> files;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir, error)) files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }
 
-// The report with what differs by construction removed: the run names (a folder's name
-// offline, the run id on the server).
+// The report with what differs by construction removed: the run names (a
+// folder's name offline, the run id on the server).
 std::string ComparableReport(const std::string& json) {
   v1::DiffReport report;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &report);
+  const auto status =
+      google::protobuf::util::JsonStringToMessage(json, &report);
   EXPECT_TRUE(status.ok()) << status.ToString();
   report.mutable_baseline()->clear_run();
   report.mutable_experimental()->clear_run();
@@ -69,8 +74,11 @@ class DifferServerTest : public ::testing::Test {
         FilesIn(traces / kDlrm).size() != 8) {
       GTEST_SKIP() << "needs the ResNet50 and DLRM traces under " << traces;
     }
-    dir_ = fs::path(::testing::TempDir()) /
-           ("differ_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ =
+        fs::path(::testing::TempDir()) /
+        ("differ_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     aggregator::AggregatorOptions aggregator_options;
@@ -96,10 +104,12 @@ class DifferServerTest : public ::testing::Test {
 
   // Uploads `files` as the spans of run `run`, the way an agent would.
   void Upload(const std::string& run, const std::vector<std::string>& files) {
-    const std::shared_ptr<grpc::Channel> channel = rpc::MakeChannel(aggregator_address_);
+    const std::shared_ptr<grpc::Channel> channel =
+        rpc::MakeChannel(aggregator_address_);
     for (const std::string& file : files) {
       PreparedSpan span = PrepareSpan(file, run, 4096);
-      span.header.mutable_worker()->clear_hostname();  // the files do not know the host
+      span.header.mutable_worker()
+          ->clear_hostname();  // the files do not know the host
       const grpc::Status status = UploadSpan(channel, span);
       ASSERT_TRUE(status.ok()) << file << ": " << status.error_message();
     }
@@ -109,7 +119,8 @@ class DifferServerTest : public ::testing::Test {
   std::string RunFolder(const std::string& name, const std::string& file) {
     const fs::path folder = dir_ / name;
     fs::create_directories(folder);
-    fs::create_symlink(test_support::TracesDir() / file, folder / fs::path(file).filename());
+    fs::create_symlink(test_support::TracesDir() / file,
+                       folder / fs::path(file).filename());
     return folder.string();
   }
 
@@ -141,8 +152,9 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
   Upload("B", FilesIn(b_dir));
   const std::vector<std::vector<std::string>> option_sets = {
       {},
-      {"--view", "operators,kernels", "--group-by", "shape", "--kernels-by", "op", "--sort",
-       "delta_host_self_us", "--top", "7", "--normalize", "total"},
+      {"--view", "operators,kernels", "--group-by", "shape", "--kernels-by",
+       "op", "--sort", "delta_host_self_us", "--top", "7", "--normalize",
+       "total"},
       {"--path", "0/1", "--filter", "conv", "--min-change", "2"},
       {"--compare", "hta", "--steps", "all", "--device", "gpu"},
   };
@@ -153,25 +165,29 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
     stored.insert(stored.end(), options.begin(), options.end());
     const std::string offline_json = DiffJson(offline);
     ASSERT_THAT(offline_json, HasSubstr("\"baseline\""));
-    EXPECT_EQ(ComparableReport(offline_json), ComparableReport(DiffJson(stored)))
+    EXPECT_EQ(ComparableReport(offline_json),
+              ComparableReport(DiffJson(stored)))
         << ::testing::PrintToString(options);
   }
 }
 
-// The HTML report through the differ (two Diff calls: with node tables, and the other grouping)
-// is byte for byte the page made offline from folders named like the runs.
+// The HTML report through the differ (two Diff calls: with node tables, and the
+// other grouping) is byte for byte the page made offline from folders named
+// like the runs.
 TEST_F(DifferServerTest, HtmlReportOfStoredRunsEqualsTheOfflineReport) {
   const std::string a_dir = RunFolder("A", kResNetNw0);
   const std::string b_dir = RunFolder("B", kResNetNw4);
   Upload("A", FilesIn(a_dir));
   Upload("B", FilesIn(b_dir));
-  absl::StatusOr<std::string> offline = client::RunDiffCommand({a_dir, b_dir, "--format", "html"});
-  absl::StatusOr<std::string> stored =
-      client::RunDiffCommand({"A", "B", "--server", differ_address_, "--format", "html"});
+  absl::StatusOr<std::string> offline =
+      client::RunDiffCommand({a_dir, b_dir, "--format", "html"});
+  absl::StatusOr<std::string> stored = client::RunDiffCommand(
+      {"A", "B", "--server", differ_address_, "--format", "html"});
   ASSERT_TRUE(offline.ok()) << offline.status();
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_THAT(*offline, HasSubstr("\"other_tables\""));
-  EXPECT_TRUE(*offline == *stored) << "offline " << offline->size() << " bytes, stored " << stored->size();
+  EXPECT_TRUE(*offline == *stored)
+      << "offline " << offline->size() << " bytes, stored " << stored->size();
 }
 
 TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
@@ -179,25 +195,31 @@ TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
   Upload("dlrm_a", FilesIn(dlrm));
   Upload("dlrm_b", FilesIn(dlrm));
   for (const std::vector<std::string>& options :
-       std::vector<std::vector<std::string>>{{"--per-rank"}, {"--ranks", "1,3-5", "--view", "modules"}}) {
+       std::vector<std::vector<std::string>>{
+           {"--per-rank"}, {"--ranks", "1,3-5", "--view", "modules"}}) {
     std::vector<std::string> offline = {dlrm, dlrm};
-    std::vector<std::string> stored = {"dlrm_a", "dlrm_b", "--server", differ_address_};
+    std::vector<std::string> stored = {"dlrm_a", "dlrm_b", "--server",
+                                       differ_address_};
     offline.insert(offline.end(), options.begin(), options.end());
     stored.insert(stored.end(), options.begin(), options.end());
-    EXPECT_EQ(ComparableReport(DiffJson(offline)), ComparableReport(DiffJson(stored)))
+    EXPECT_EQ(ComparableReport(DiffJson(offline)),
+              ComparableReport(DiffJson(stored)))
         << ::testing::PrintToString(options);
   }
 }
 
-// --tables-from-store: the store reduces each run's tables; the rows and their values are those
-// of the diff made from the full profiles, with no profile shipped to the differ.
-TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues) {
+// --tables-from-store: the store reduces each run's tables; the rows and their
+// values are those of the diff made from the full profiles, with no profile
+// shipped to the differ.
+TEST_F(DifferServerTest,
+       TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues) {
   const std::string a_dir = RunFolder("a_dir", kResNetNw0);
   const std::string b_dir = RunFolder("b_dir", kResNetNw4);
   Upload("A", FilesIn(a_dir));
   Upload("B", FilesIn(b_dir));
   constexpr auto near = test_support::SumsAgree;
-  for (const v1::Normalization normalize : {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
+  for (const v1::Normalization normalize :
+       {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
     v1::DiffRequest request;
     request.set_baseline_run("A");
     request.set_experimental_run("B");
@@ -211,49 +233,73 @@ TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues)
     ASSERT_TRUE(status.ok()) << status.error_message();
     EXPECT_FALSE(reduced.has_overview());
     EXPECT_FALSE(reduced.has_modules());
-    ASSERT_THAT(reduced.warnings(), ::testing::Contains(HasSubstr("reduced by the store over 1 baseline")));
+    ASSERT_THAT(
+        reduced.warnings(),
+        ::testing::Contains(HasSubstr("reduced by the store over 1 baseline")));
     ASSERT_EQ(reduced.operators_size(), full.operators_size());
     ASSERT_EQ(reduced.kernels_size(), full.kernels_size());
     ASSERT_GT(full.operators_size(), 20);
     std::map<std::string, const v1::OperatorDiff*> full_ops;
-    for (const v1::OperatorDiff& row : full.operators()) full_ops[row.name()] = &row;
+    for (const v1::OperatorDiff& row : full.operators())
+      full_ops[row.name()] = &row;
     for (const v1::OperatorDiff& row : reduced.operators()) {
       ASSERT_TRUE(full_ops.count(row.name())) << row.name();
       const v1::OperatorDiff& expected = *full_ops[row.name()];
-      EXPECT_TRUE(near(expected.baseline().host_self_us(), row.baseline().host_self_us())) << row.name();
-      EXPECT_TRUE(near(expected.experimental().device_total_us(), row.experimental().device_total_us())) << row.name();
-      EXPECT_TRUE(near(expected.experimental().calls(), row.experimental().calls())) << row.name();
-      EXPECT_TRUE(near(expected.delta_pct().host_total_us(), row.delta_pct().host_total_us())) << row.name();
+      EXPECT_TRUE(near(expected.baseline().host_self_us(),
+                       row.baseline().host_self_us()))
+          << row.name();
+      EXPECT_TRUE(near(expected.experimental().device_total_us(),
+                       row.experimental().device_total_us()))
+          << row.name();
+      EXPECT_TRUE(
+          near(expected.experimental().calls(), row.experimental().calls()))
+          << row.name();
+      EXPECT_TRUE(near(expected.delta_pct().host_total_us(),
+                       row.delta_pct().host_total_us()))
+          << row.name();
       EXPECT_EQ(expected.compared(), row.compared());
-      if (expected.change() == "added" || expected.change() == "deleted") EXPECT_EQ(expected.change(), row.change());
+      if (expected.change() == "added" || expected.change() == "deleted")
+        EXPECT_EQ(expected.change(), row.change());
     }
     std::map<std::string, const v1::KernelDiff*> full_kernels;
-    for (const v1::KernelDiff& row : full.kernels()) full_kernels[row.name()] = &row;
+    for (const v1::KernelDiff& row : full.kernels())
+      full_kernels[row.name()] = &row;
     for (const v1::KernelDiff& row : reduced.kernels()) {
       ASSERT_TRUE(full_kernels.count(row.name())) << row.name();
       const v1::KernelDiff& expected = *full_kernels[row.name()];
-      EXPECT_TRUE(near(expected.baseline().total_us(), row.baseline().total_us())) << row.name();
-      EXPECT_TRUE(near(expected.experimental().mean_us(), row.experimental().mean_us())) << row.name();
-      EXPECT_TRUE(near(expected.delta().calls(), row.delta().calls())) << row.name();
-      EXPECT_TRUE(near(expected.baseline().max_us(), row.baseline().max_us())) << row.name();
+      EXPECT_TRUE(
+          near(expected.baseline().total_us(), row.baseline().total_us()))
+          << row.name();
+      EXPECT_TRUE(
+          near(expected.experimental().mean_us(), row.experimental().mean_us()))
+          << row.name();
+      EXPECT_TRUE(near(expected.delta().calls(), row.delta().calls()))
+          << row.name();
+      EXPECT_TRUE(near(expected.baseline().max_us(), row.baseline().max_us()))
+          << row.name();
     }
   }
   // The CLI prints it, and refuses what needs profiles or is not on a server.
-  absl::StatusOr<std::string> table =
-      client::RunDiffCommand({"A", "B", "--server", differ_address_, "--tables-from-store"});
+  absl::StatusOr<std::string> table = client::RunDiffCommand(
+      {"A", "B", "--server", differ_address_, "--tables-from-store"});
   ASSERT_TRUE(table.ok()) << table.status();
   EXPECT_THAT(*table, HasSubstr("reduced by the store"));
   EXPECT_THAT(*table, HasSubstr("aten::"));
-  absl::StatusOr<std::string> modules = client::RunDiffCommand(
-      {"A", "B", "--server", differ_address_, "--tables-from-store", "--view", "modules"});
+  absl::StatusOr<std::string> modules =
+      client::RunDiffCommand({"A", "B", "--server", differ_address_,
+                              "--tables-from-store", "--view", "modules"});
   EXPECT_EQ(modules.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(modules.status().message()), HasSubstr("operators and kernels only"));
-  absl::StatusOr<std::string> offline = client::RunDiffCommand({a_dir, b_dir, "--tables-from-store"});
+  EXPECT_THAT(std::string(modules.status().message()),
+              HasSubstr("operators and kernels only"));
+  absl::StatusOr<std::string> offline =
+      client::RunDiffCommand({a_dir, b_dir, "--tables-from-store"});
   EXPECT_EQ(offline.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(offline.status().message()), HasSubstr("run ids on a server"));
+  EXPECT_THAT(std::string(offline.status().message()),
+              HasSubstr("run ids on a server"));
 }
 
-TEST_F(DifferServerTest, CompleteRunsAreCachedAndStillDiffedWhileTheAggregatorIsDown) {
+TEST_F(DifferServerTest,
+       CompleteRunsAreCachedAndStillDiffedWhileTheAggregatorIsDown) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
   v1::DiffRequest request;
@@ -272,25 +318,33 @@ TEST_F(DifferServerTest, CompleteRunsAreCachedAndStillDiffedWhileTheAggregatorIs
   v1::DiffReport offline;
   const grpc::Status status = Diff(request, offline);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(offline.overview().SerializeAsString(), first.overview().SerializeAsString());
+  EXPECT_EQ(offline.overview().SerializeAsString(),
+            first.overview().SerializeAsString());
   ASSERT_EQ(offline.warnings_size(), 2);
-  EXPECT_THAT(offline.warnings(0), HasSubstr("aggregator " + aggregator_address_ + " did not answer"));
+  EXPECT_THAT(
+      offline.warnings(0),
+      HasSubstr("aggregator " + aggregator_address_ + " did not answer"));
 
-  // A run never cached cannot be served without the aggregator: UNAVAILABLE naming it.
+  // A run never cached cannot be served without the aggregator: UNAVAILABLE
+  // naming it.
   request.set_experimental_run("never_cached");
   const grpc::Status unavailable = Diff(request, offline);
   EXPECT_EQ(unavailable.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_THAT(unavailable.error_message(), HasSubstr("aggregator " + aggregator_address_));
+  EXPECT_THAT(unavailable.error_message(),
+              HasSubstr("aggregator " + aggregator_address_));
 }
 
-TEST_F(DifferServerTest, RunMissingRanksIsDiffedWithAWarningNamingThemAndIsNotCached) {
-  const std::vector<std::string> dlrm = FilesIn(test_support::TracesDir() / kDlrm);
+TEST_F(DifferServerTest,
+       RunMissingRanksIsDiffedWithAWarningNamingThemAndIsNotCached) {
+  const std::vector<std::string> dlrm =
+      FilesIn(test_support::TracesDir() / kDlrm);
   Upload("full", dlrm);
   Upload("growing", {dlrm.begin(), dlrm.begin() + 6});
   absl::StatusOr<std::string> table =
       client::RunDiffCommand({"full", "growing", "--server", differ_address_});
   ASSERT_TRUE(table.ok()) << table.status();
-  EXPECT_THAT(*table, HasSubstr("warning: run growing is OPEN: 6 of 8 ranks stored, missing ranks 6-7"));
+  EXPECT_THAT(*table, HasSubstr("warning: run growing is OPEN: 6 of 8 ranks "
+                                "stored, missing ranks 6-7"));
   EXPECT_EQ(differ_->cache_stats().entries, 1);  // only the COMPLETE run
 
   Upload("growing", {dlrm.begin() + 6, dlrm.end()});
@@ -299,7 +353,8 @@ TEST_F(DifferServerTest, RunMissingRanksIsDiffedWithAWarningNamingThemAndIsNotCa
   request.set_experimental_run("growing");
   v1::DiffReport report;
   ASSERT_TRUE(Diff(request, report).ok());
-  EXPECT_THAT(report.warnings(), ::testing::Not(::testing::Contains(HasSubstr("growing"))));
+  EXPECT_THAT(report.warnings(),
+              ::testing::Not(::testing::Contains(HasSubstr("growing"))));
   EXPECT_EQ(report.experimental().ranks_size(), 8);
   EXPECT_EQ(differ_->cache_stats().entries, 2);
 }
@@ -312,9 +367,11 @@ TEST_F(DifferServerTest, UnknownRunIsNotFoundNamingTheRun) {
   v1::DiffReport report;
   const grpc::Status status = Diff(request, report);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
-  EXPECT_THAT(status.error_message(), HasSubstr("run no_such_run: no such run"));
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("run no_such_run: no such run"));
 
-  absl::StatusOr<std::string> cli = client::RunDiffCommand({"A", "no_such_run", "--server", differ_address_});
+  absl::StatusOr<std::string> cli =
+      client::RunDiffCommand({"A", "no_such_run", "--server", differ_address_});
   EXPECT_EQ(cli.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(cli.status().message(), HasSubstr("server " + differ_address_));
 }
@@ -342,41 +399,49 @@ TEST_F(DifferServerTest, BadRequestsAreInvalidArgumentNamingTheField) {
   EXPECT_THAT(status.error_message(), HasSubstr("no_such_column"));
 }
 
-// A client's filter runs on the server: patterns that make a backtracking engine take
-// exponential time or recurse once per byte must be answered at once, and bad ones refused.
+// A client's filter runs on the server: patterns that make a backtracking
+// engine take exponential time or recurse once per byte must be answered at
+// once, and bad ones refused.
 TEST_F(DifferServerTest, HostileFilterPatternsAreAnsweredNotHungOn) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   v1::DiffRequest request;
   request.set_baseline_run("A");
   request.set_experimental_run("A");
-  const std::vector<std::string> answered = {"(a*)*b", "(a|aa)*c", "(.*)*$x", "^(([a-z])+.)+[A-Z]([a-z])+$",
-                                             std::string(900, '(') + std::string(900, ')')};
+  const std::vector<std::string> answered = {
+      "(a*)*b", "(a|aa)*c", "(.*)*$x", "^(([a-z])+.)+[A-Z]([a-z])+$",
+      std::string(900, '(') + std::string(900, ')')};
   for (const std::string& pattern : answered) {
     request.mutable_options()->set_filter(pattern);
     v1::DiffReport report;
     const grpc::Status status = Diff(request, report);
-    EXPECT_TRUE(status.ok()) << pattern.substr(0, 20) << ": " << status.error_message();
+    EXPECT_TRUE(status.ok())
+        << pattern.substr(0, 20) << ": " << status.error_message();
   }
-  const std::vector<std::string> refused = {"(", "a{2,1}", std::string(5000, 'a')};
+  const std::vector<std::string> refused = {"(", "a{2,1}",
+                                            std::string(5000, 'a')};
   for (const std::string& pattern : refused) {
     request.mutable_options()->set_filter(pattern);
     v1::DiffReport report;
     const grpc::Status status = Diff(request, report);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << pattern.substr(0, 20);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << pattern.substr(0, 20);
     EXPECT_THAT(status.error_message(), HasSubstr("--filter"));
   }
 }
 
-TEST_F(DifferServerTest, RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAnswers) {
+TEST_F(DifferServerTest,
+       RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAnswers) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   Upload("B", {(test_support::TracesDir() / kResNetNw4).string()});
   for (const std::vector<std::string>& command :
-       std::vector<std::vector<std::string>>{{"runs"}, {"show", "A"}, {"show", "B", "--group-by", "shape"}}) {
+       std::vector<std::vector<std::string>>{
+           {"runs"}, {"show", "A"}, {"show", "B", "--group-by", "shape"}}) {
     auto run = [&](const std::string& server) {
       std::vector<std::string> args(command.begin() + 1, command.end());
       args.insert(args.end(), {"--server", server, "--format", "json"});
-      absl::StatusOr<std::string> out =
-          command[0] == "runs" ? client::RunRunsCommand(args) : client::RunShowCommand(args);
+      absl::StatusOr<std::string> out = command[0] == "runs"
+                                            ? client::RunRunsCommand(args)
+                                            : client::RunShowCommand(args);
       EXPECT_TRUE(out.ok()) << out.status();
       return out.ok() ? *out : "";
     };
@@ -387,49 +452,63 @@ TEST_F(DifferServerTest, RunStoreReadsThroughTheDifferAnswerWhatTheAggregatorAns
   // The export is several MiB: it streams through the differ in many pieces.
   const fs::path via_differ = dir_ / "via_differ.json";
   const fs::path via_aggregator = dir_ / "via_aggregator.json";
-  ASSERT_TRUE(client::RunExportCommand({"A", "--worker", "0", "--server", differ_address_, "-o", via_differ}).ok());
+  ASSERT_TRUE(client::RunExportCommand({"A", "--worker", "0", "--server",
+                                        differ_address_, "-o", via_differ})
+                  .ok());
   ASSERT_TRUE(
-      client::RunExportCommand({"A", "--worker", "0", "--server", aggregator_address_, "-o", via_aggregator}).ok());
+      client::RunExportCommand({"A", "--worker", "0", "--server",
+                                aggregator_address_, "-o", via_aggregator})
+          .ok());
   EXPECT_GT(fs::file_size(via_differ), 4u << 20);
   const auto read = [](const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  EXPECT_TRUE(read(via_differ) == read(via_aggregator)) << "the forwarded export differs";
+  EXPECT_TRUE(read(via_differ) == read(via_aggregator))
+      << "the forwarded export differs";
 
-  absl::StatusOr<std::string> missing = client::RunShowCommand({"no_such_run", "--server", differ_address_});
+  absl::StatusOr<std::string> missing =
+      client::RunShowCommand({"no_such_run", "--server", differ_address_});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("aggregator " + aggregator_address_));
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("aggregator " + aggregator_address_));
 }
 
 TEST_F(DifferServerTest, SecondServerOnABusyPortFailsToStart) {
   DifferOptions options;
   options.listen_address = differ_address_;
   options.store_address = aggregator_address_;
-  absl::StatusOr<std::unique_ptr<DifferServer>> second = DifferServer::Start(options);
+  absl::StatusOr<std::unique_ptr<DifferServer>> second =
+      DifferServer::Start(options);
   EXPECT_FALSE(second.ok());
   EXPECT_THAT(second.status().message(), HasSubstr(differ_address_));
 }
 
 TEST_F(DifferServerTest, UnreachableServerIsUnavailableNamingTheAddress) {
-  absl::StatusOr<std::string> out = client::RunDiffCommand({"A", "B", "--server", "127.0.0.1:1"});
+  absl::StatusOr<std::string> out =
+      client::RunDiffCommand({"A", "B", "--server", "127.0.0.1:1"});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(out.status().message(), HasSubstr("server 127.0.0.1:1"));
 }
 
-// An aggregator that accepts connections and never answers: every call still ends by its
-// deadline (the differ's --store-timeout), naming the aggregator.
+// An aggregator that accepts connections and never answers: every call still
+// ends by its deadline (the differ's --store-timeout), naming the aggregator.
 TEST_F(DifferServerTest, SilentAggregatorEndsCallsAtTheStoreTimeout) {
   base::ScopedFd listener(socket(AF_INET, SOCK_STREAM, 0));
   ASSERT_TRUE(listener.valid());
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(bind(listener.get(), reinterpret_cast<sockaddr*>(&address),
+                 sizeof(address)),
+            0);
   ASSERT_EQ(listen(listener.get(), 16), 0);
   socklen_t length = sizeof(address);
-  ASSERT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
-  const std::string silent = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  ASSERT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address),
+                        &length),
+            0);
+  const std::string silent =
+      "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
   StartDiffer(silent, absl::Seconds(1));
 
   v1::DiffRequest request;
@@ -439,13 +518,16 @@ TEST_F(DifferServerTest, SilentAggregatorEndsCallsAtTheStoreTimeout) {
   const absl::Time start = absl::Now();
   const grpc::Status status = Diff(request, report);
   EXPECT_LT(absl::Now() - start, absl::Seconds(20));
-  EXPECT_THAT(status.error_code(), ::testing::AnyOf(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                                    grpc::StatusCode::UNAVAILABLE));
+  EXPECT_THAT(status.error_code(),
+              ::testing::AnyOf(grpc::StatusCode::DEADLINE_EXCEEDED,
+                               grpc::StatusCode::UNAVAILABLE));
   EXPECT_THAT(status.error_message(), HasSubstr("aggregator " + silent));
 
-  absl::StatusOr<std::string> runs = client::RunRunsCommand({"--server", differ_address_});
-  EXPECT_THAT(runs.status().code(), ::testing::AnyOf(absl::StatusCode::kDeadlineExceeded,
-                                                     absl::StatusCode::kUnavailable));
+  absl::StatusOr<std::string> runs =
+      client::RunRunsCommand({"--server", differ_address_});
+  EXPECT_THAT(runs.status().code(),
+              ::testing::AnyOf(absl::StatusCode::kDeadlineExceeded,
+                               absl::StatusCode::kUnavailable));
   EXPECT_THAT(runs.status().message(), HasSubstr("aggregator " + silent));
 }
 
