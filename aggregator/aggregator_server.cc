@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "aggregator/collector_service.h"
+#include "aggregator/open_store.h"
 #include "aggregator/run_store_service.h"
 #include "base/status_macros.h"
 #include "base/thread_pool.h"

@@ -10,7 +10,7 @@
 #include <absl/status/statusor.h>
 
 #include "aggregator/collector_service.h"
-#include "aggregator/store.h"
+#include "aggregator/store/store.h"
 #include "rpc/credentials.h"
 
 namespace profdiff::aggregator {

@@ -9,6 +9,7 @@
 #include <absl/synchronization/mutex.h>
 #include <absl/time/time.h>
 
+#include "aggregator/store/upload_rules.h"
 #include "base/log.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"

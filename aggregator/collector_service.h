@@ -4,7 +4,7 @@
 #define PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 
 #include "aggregator/open_streams.h"
-#include "aggregator/store.h"
+#include "aggregator/store/store.h"
 #include "aggregator/upload_streams.h"
 #include "base/thread_pool.h"
 #include "profdiff/v1/collector.grpc.pb.h"

@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "aggregator/store.h"
+#include "aggregator/store/store.h"
 #include "base/thread_pool.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 

@@ -12,10 +12,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include "analysis/run_loader.h"
 #include "base/keep_freed_memory.h"
 #include "bench/bench_traces.h"
 #include "bench/json_floor.h"
-#include "client/run_loader.h"
 #include "differ/differ.h"
 
 namespace {
@@ -53,7 +53,7 @@ void BM_LoadBothSides(benchmark::State& state) {
   if (!PairPresent(state)) return;
   for (auto _ : state) {
     auto runs =
-        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+        profdiff::analysis::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
     if (!runs.ok())
       return state.SkipWithError(std::string(runs.status().message()).c_str());
     benchmark::DoNotOptimize(runs->size());
@@ -62,7 +62,8 @@ void BM_LoadBothSides(benchmark::State& state) {
 
 void BM_DiffOnly(benchmark::State& state) {
   if (!PairPresent(state)) return;
-  auto runs = profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+  auto runs =
+      profdiff::analysis::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
   if (!runs.ok())
     return state.SkipWithError(std::string(runs.status().message()).c_str());
   for (auto _ : state) {
@@ -78,7 +79,7 @@ void BM_DiffEndToEnd(benchmark::State& state) {
   if (!PairPresent(state)) return;
   for (auto _ : state) {
     auto runs =
-        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+        profdiff::analysis::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
     if (!runs.ok())
       return state.SkipWithError(std::string(runs.status().message()).c_str());
     auto report = profdiff::differ::DiffRuns((*runs)[0], (*runs)[1], {});

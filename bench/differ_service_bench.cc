@@ -20,11 +20,11 @@
 #include "agent/span_uploader.h"
 #include "agent/trace_file_uploader.h"
 #include "aggregator/aggregator_server.h"
+#include "analysis/run_loader.h"
 #include "base/keep_freed_memory.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "bench/bench_traces.h"
-#include "client/run_loader.h"
 #include "differ/differ.h"
 #include "differ/service/differ_server.h"
 #include "profdiff/v1/differ.grpc.pb.h"
@@ -95,7 +95,7 @@ bool DiffOnce(profdiff::v1::Differ::Stub& stub, benchmark::State& state) {
 void BM_OfflineDiff(benchmark::State& state) {
   for (auto _ : state) {
     auto runs =
-        profdiff::client::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
+        profdiff::analysis::LoadRuns({{TracePath(0)}, {TracePath(1)}}, {});
     if (!runs.ok())
       return state.SkipWithError(std::string(runs.status().message()).c_str());
     auto report = profdiff::differ::DiffRuns((*runs)[0], (*runs)[1], {});

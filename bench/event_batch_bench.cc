@@ -28,16 +28,13 @@ namespace fs = std::filesystem;
 constexpr int64_t kEventsPerBatch = 16384;
 constexpr int64_t kSmallEventsPerBatch = 256;
 
-const char* const
-    kTraces
-        [] =
-            {
-                "param/dlrm_kineto/"
-                "worker0_step_12.1694128201545.pt.trace.json.gz",  // small,
-                                                                   // many
-                                                                   // kernels
-                "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 456k
-                                                                   // events
+const char* const kTraces[] = {
+    "param/dlrm_kineto/"
+    "worker0_step_12.1694128201545.pt.trace.json.gz",  // small,
+                                                       // many
+                                                       // kernels
+    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 456k
+                                                       // events
 };
 
 std::string TracePath(int index) {

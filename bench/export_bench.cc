@@ -13,7 +13,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "aggregator/stored_spans.h"
+#include "aggregator/store/stored_spans.h"
 #include "bench/bench_traces.h"
 #include "trace/chrome_trace_writer.h"
 #include "trace/event_batch.h"

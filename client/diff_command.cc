@@ -7,6 +7,7 @@
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
+#include "analysis/run_loader.h"
 #include "base/atomic_file.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -15,7 +16,6 @@
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
 #include "client/html_report.h"
-#include "client/run_loader.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
@@ -112,8 +112,8 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
   std::vector<std::string> warnings;
   if (!baseline_stored && !experimental_stored) {
     PD_ASSIGN_OR_RETURN(
-        runs, LoadRunsWithEachOptions({{sides.baseline}, {sides.experimental}},
-                                      groupings));
+        runs, analysis::LoadRunsWithEachOptions(
+                  {{sides.baseline}, {sides.experimental}}, groupings));
   } else {
     // One side is a path, the other a stored run: its state, then its profile
     // (so the warning describes the profile or an older state), then the diff
@@ -123,8 +123,9 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
                           sides.timeout);
     for (const std::string& side : {sides.baseline, sides.experimental}) {
       if (!IsRunIdArgument(side)) {
-        PD_ASSIGN_OR_RETURN(std::vector<std::vector<v1::RunProfile>> local,
-                            LoadRunsWithEachOptions({{side}}, groupings));
+        PD_ASSIGN_OR_RETURN(
+            std::vector<std::vector<v1::RunProfile>> local,
+            analysis::LoadRunsWithEachOptions({{side}}, groupings));
         for (size_t a = 0; a < asks.size(); ++a)
           runs[a].push_back(std::move(local[a].front()));
         continue;
@@ -357,9 +358,10 @@ absl::StatusOr<std::string> RunDiffCommand(
         "--steps, --device and --short-names apply to --compare hta");
   }
 
-  PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
-                      ParseProfileOptions(parsed.Get("group-by", "name"),
-                                          parsed.Get("kernels-by", "name")));
+  PD_ASSIGN_OR_RETURN(
+      analysis::ProfileOptions profile_options,
+      analysis::ParseProfileOptions(parsed.Get("group-by", "name"),
+                                    parsed.Get("kernels-by", "name")));
   absl::Duration timeout;
   if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) ||
       timeout <= absl::ZeroDuration()) {

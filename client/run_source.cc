@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "analysis/run_loader.h"
 #include "base/id_rules.h"
 #include "base/str_cat.h"
-#include "client/run_loader.h"
 #include "client/run_store_client.h"
 #include "trace/trace_file_name.h"
 
@@ -23,7 +23,7 @@ absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(
   const auto run_id = std::find_if(args.begin(), args.end(), IsRunIdArgument);
   // What cannot be a run id is read as a path (a missing one: NotFound from the
   // reader).
-  if (run_id == args.end()) return LoadRun(args, options);
+  if (run_id == args.end()) return analysis::LoadRun(args, options);
   if (args.size() > 1) {
     return absl::InvalidArgumentError(base::StrCat(
         *run_id,

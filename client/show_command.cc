@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/run_loader.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
 #include "client/profile_renderer.h"
-#include "client/run_loader.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
@@ -59,9 +59,10 @@ absl::StatusOr<std::string> RunShowCommand(
         base::StrCat("--top ", top, ": expected a number >= 0"));
   }
 
-  PD_ASSIGN_OR_RETURN(analysis::ProfileOptions profile_options,
-                      ParseProfileOptions(parsed.Get("group-by", "name"),
-                                          parsed.Get("kernels-by", "name")));
+  PD_ASSIGN_OR_RETURN(
+      analysis::ProfileOptions profile_options,
+      analysis::ParseProfileOptions(parsed.Get("group-by", "name"),
+                                    parsed.Get("kernels-by", "name")));
   // Trace paths are read here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must
   // not get in the way.
   ServerConnection server;

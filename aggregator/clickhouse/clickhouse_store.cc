@@ -11,12 +11,15 @@
 #include <absl/strings/str_split.h>
 #include <absl/synchronization/notification.h>
 
-#include "aggregator/batch_codec.h"
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/clickhouse/schema.h"
-#include "aggregator/run_state.h"
-#include "aggregator/run_tables.h"
+#include "aggregator/store/batch_codec.h"
+#include "aggregator/store/read_requests.h"
+#include "aggregator/store/run_state.h"
+#include "aggregator/store/run_tables.h"
+#include "aggregator/store/upload_rules.h"
+#include "aggregator/store/worker_selector.h"
 #include "base/log.h"
 #include "base/parse_int.h"
 #include "base/status_annotate.h"
@@ -1267,7 +1270,7 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(
                         HomeShard(request.run(), entry.worker));
     PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
   }
-  // Each row's contribution is stored per profile (aggregator/run_tables.h), so
+  // Each row's contribution is stored per profile (aggregator/store/run_tables.h), so
   // the run value is a sum over the workers' latest profiles divided by the
   // number of workers: exactly the workers counted above (one whose first span
   // closes meanwhile stays out of both). The inner GROUP BY keeps one copy of a
@@ -1337,9 +1340,9 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(
 
 absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(
     const v1::GetProfileRequest& request) const {
-  bool stored_grouping = false;
-  const analysis::ProfileOptions options =
-      ProfileOptionsOf(request, stored_grouping);
+  const RequestedProfile requested = ProfileOptionsOf(request);
+  const analysis::ProfileOptions& options = requested.options;
+  const bool stored_grouping = requested.stored_options;
   const uint64_t generation =
       NewGeneration();  // for profiles rebuilt and cached below
   PD_ASSIGN_OR_RETURN(std::vector<Wanted> wanted,

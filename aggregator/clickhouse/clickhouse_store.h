@@ -50,8 +50,8 @@
 
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/shard_writer.h"
-#include "aggregator/store.h"
-#include "aggregator/stored_spans.h"
+#include "aggregator/store/store.h"
+#include "aggregator/store/stored_spans.h"
 #include "base/thread_pool.h"
 #include "profdiff/v1/profile.pb.h"
 

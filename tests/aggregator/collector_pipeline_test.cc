@@ -13,7 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/collector_service.h"
-#include "aggregator/store.h"
+#include "aggregator/open_store.h"
+#include "aggregator/store/store.h"
 #include "base/thread_pool.h"
 #include "rpc/channel.h"
 #include "rpc/server.h"

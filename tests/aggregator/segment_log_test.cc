@@ -1,4 +1,4 @@
-#include "aggregator/segment_log.h"
+#include "aggregator/local/segment_log.h"
 
 #include <filesystem>
 #include <fstream>
@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "aggregator/run_state.h"
+#include "aggregator/store/run_state.h"
 #include "base/id_rules.h"
 
 namespace profdiff::aggregator {

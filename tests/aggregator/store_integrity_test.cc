@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "aggregator/local_store.h"
+#include "aggregator/local/local_store.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "tests/aggregator/store_fixture.h"
 #include "tests/aggregator/upload_test_client.h"

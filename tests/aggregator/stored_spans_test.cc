@@ -1,7 +1,7 @@
 // An export made piece by piece is the document the whole-trace writer makes of
 // the same spans, byte for byte: the old path (LoadSpans, then
 // WriteChromeTrace) is the oracle.
-#include "aggregator/stored_spans.h"
+#include "aggregator/store/stored_spans.h"
 
 #include <memory>
 #include <string>

@@ -12,9 +12,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "analysis/run_loader.h"
 #include "client/diff_command.h"
 #include "client/html_report_data.h"
-#include "client/run_loader.h"
 #include "differ/differ.h"
 #include "tests/support/traces_dir.h"
 
@@ -160,8 +160,8 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   analysis::ProfileOptions by_shape;
   by_shape.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
   by_shape.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  auto named = LoadRuns({{a.string()}, {b.string()}}, by_name);
-  auto shaped = LoadRuns({{a.string()}, {b.string()}}, by_shape);
+  auto named = analysis::LoadRuns({{a.string()}, {b.string()}}, by_name);
+  auto shaped = analysis::LoadRuns({{a.string()}, {b.string()}}, by_shape);
   ASSERT_TRUE(named.ok() && shaped.ok());
   auto report = differ::DiffRuns((*named)[0], (*named)[1], options);
   auto other = differ::DiffRuns((*shaped)[0], (*shaped)[1], options);

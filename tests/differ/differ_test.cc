@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/run_loader.h"
 #include "client/number_format.h"
-#include "client/run_loader.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::differ {
@@ -352,8 +352,8 @@ class RealTraceDiffTest : public testing::Test {
       if (!fs::exists(root_ / p))
         return absl::NotFoundError("missing " + (root_ / p).string());
     }
-    auto runs =
-        client::LoadRuns({{(root_ / a).string()}, {(root_ / b).string()}}, {});
+    auto runs = analysis::LoadRuns(
+        {{(root_ / a).string()}, {(root_ / b).string()}}, {});
     if (!runs.ok()) return runs.status();
     return DiffRuns((*runs)[0], (*runs)[1], options);
   }

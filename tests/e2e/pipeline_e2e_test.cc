@@ -10,7 +10,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
-#include "client/run_loader.h"
+#include "analysis/run_loader.h"
 #include "client/run_store_client.h"
 #include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
@@ -137,7 +137,7 @@ TEST_F(PipelineE2eTest, TwoAgentsUploadEightDlrmRanksIntoOneCompleteRun) {
       client_->GetProfile("dlrm_kineto", {});
   ASSERT_TRUE(stored.ok()) << stored.status();
   absl::StatusOr<v1::RunProfile> offline =
-      client::LoadRun({fs::path(files.front()).parent_path().string()}, {});
+      analysis::LoadRun({fs::path(files.front()).parent_path().string()}, {});
   ASSERT_TRUE(offline.ok()) << offline.status();
   char hostname[256] = {};
   gethostname(hostname, sizeof(hostname) - 1);

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "client/run_loader.h"
+#include "analysis/run_loader.h"
 #include "differ/service/store_differ.h"
 #include "profdiff/v1/differ.pb.h"
 
@@ -68,10 +68,10 @@ class Profiles {
       for (const bool shapes : {false, true}) {
         for (const bool ops : {false, true}) {
           absl::StatusOr<profdiff::analysis::ProfileOptions> options =
-              profdiff::client::ParseProfileOptions(shapes ? "shape" : "name",
-                                                    ops ? "op" : "name");
+              profdiff::analysis::ParseProfileOptions(shapes ? "shape" : "name",
+                                                      ops ? "op" : "name");
           absl::StatusOr<profdiff::v1::RunProfile> profile =
-              profdiff::client::LoadRun(paths, *options);
+              profdiff::analysis::LoadRun(paths, *options);
           if (!profile.ok()) {
             std::fprintf(stderr, "diff_request_fuzzer: %s\n",
                          profile.status().ToString().c_str());

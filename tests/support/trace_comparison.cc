@@ -48,4 +48,11 @@ void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b) {
   }
 }
 
+void ExpectSameMetadata(const trace::Trace& a, const trace::Trace& b) {
+  EXPECT_EQ(a.metadata.rank, b.metadata.rank);
+  EXPECT_EQ(a.metadata.world_size, b.metadata.world_size);
+  EXPECT_EQ(a.metadata.base_time_ns, b.metadata.base_time_ns);
+  EXPECT_EQ(a.metadata.devices.size(), b.metadata.devices.size());
+}
+
 }  // namespace profdiff::test_support

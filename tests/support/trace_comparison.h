@@ -19,6 +19,9 @@ std::string IdText(const trace::Trace& trace, int64_t value);
 // test at the first difference.
 void ExpectSameEvents(const trace::Trace& a, const trace::Trace& b);
 
+// What an export carries besides the events: the worker's metadata.
+void ExpectSameMetadata(const trace::Trace& a, const trace::Trace& b);
+
 }  // namespace profdiff::test_support
 
 #endif  // PROFDIFF_TESTS_SUPPORT_TRACE_COMPARISON_H_

@@ -1,4 +1,4 @@
-#include "aggregator/batch_codec.h"
+#include "aggregator/store/batch_codec.h"
 
 #include <zstd.h>
 

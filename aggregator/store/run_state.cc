@@ -1,4 +1,4 @@
-#include "aggregator/run_state.h"
+#include "aggregator/store/run_state.h"
 
 #include "base/str_cat.h"
 

@@ -1,8 +1,8 @@
 // Reading one stored span's EventBatches back one at a time, whichever store
 // holds them, so a reader holds one chunk in memory rather than the span
 // (exports, profile builds).
-#ifndef PROFDIFF_AGGREGATOR_BATCH_CURSOR_H_
-#define PROFDIFF_AGGREGATOR_BATCH_CURSOR_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_BATCH_CURSOR_H_
+#define PROFDIFF_AGGREGATOR_STORE_BATCH_CURSOR_H_
 
 #include <optional>
 #include <string_view>
@@ -23,4 +23,4 @@ class BatchCursor {
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_BATCH_CURSOR_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_BATCH_CURSOR_H_

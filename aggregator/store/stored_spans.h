@@ -1,8 +1,8 @@
 // Reading closed spans back, whichever store holds their batches: the merged
 // trace of a worker's spans and the WorkerProfile built from it, as `profdiff
 // show` builds it from files.
-#ifndef PROFDIFF_AGGREGATOR_STORED_SPANS_H_
-#define PROFDIFF_AGGREGATOR_STORED_SPANS_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_STORED_SPANS_H_
+#define PROFDIFF_AGGREGATOR_STORE_STORED_SPANS_H_
 
 #include <cstdint>
 #include <functional>
@@ -15,8 +15,8 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
-#include "aggregator/batch_cursor.h"
-#include "aggregator/store.h"
+#include "aggregator/store/batch_cursor.h"
+#include "aggregator/store/store.h"
 #include "analysis/worker_profile.h"
 #include "profdiff/v1/profile.pb.h"
 #include "profdiff/v1/run_store.pb.h"
@@ -51,17 +51,6 @@ absl::StatusOr<v1::WorkerProfile> BuildProfile(
 std::unique_ptr<TraceExport> ExportSpans(std::vector<StoredSpan> spans,
                                          const trace::EventBatchLimits& limits);
 
-// The profile options a GetProfile request asks for; `stored` tells whether
-// they are the ones profiles are stored with (by name), so a stored profile
-// answers it.
-analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request,
-                                          bool& stored);
-
-// Whether `selector` picks the worker `info`, and the selector in words for
-// messages.
-bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info);
-std::string DescribeSelector(const v1::WorkerSelector& selector);
-
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_STORED_SPANS_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_STORED_SPANS_H_

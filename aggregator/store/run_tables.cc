@@ -1,4 +1,4 @@
-#include "aggregator/run_tables.h"
+#include "aggregator/store/run_tables.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,6 +1,8 @@
 // The contract every run store keeps, whichever backend holds the data: the
-// local data folder (aggregator/local_store.h) or a sharded ClickHouse cluster
-// (aggregator/clickhouse/ clickhouse_store.h). The Collector and RunStore
+// local data folder (aggregator/local/local_store.h) or a sharded ClickHouse
+// cluster (aggregator/clickhouse/clickhouse_store.h). What every backend checks
+// of an upload is in upload_rules.h; opening one from flags is the server's
+// (aggregator/open_store.h). The Collector and RunStore
 // services talk only to this interface.
 //
 // Contract (tests/aggregator/collector_test.cc runs it against both backends):
@@ -13,7 +15,7 @@
 //    never counts an event twice.
 // 3. A refused chunk (bad batch, a limit, out of order) changes nothing stored.
 // 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored
-// (aggregator/run_state.h).
+// (aggregator/store/run_state.h).
 // 5. Reads never answer with part of a run: when some of it cannot be read they
 // fail.
 // 6. A span's content is fixed: a header whose content_fingerprint differs from
@@ -24,8 +26,8 @@
 // distributedInfo
 //    names another world size is refused (FailedPrecondition, naming both
 //    values).
-#ifndef PROFDIFF_AGGREGATOR_STORE_H_
-#define PROFDIFF_AGGREGATOR_STORE_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_STORE_H_
+#define PROFDIFF_AGGREGATOR_STORE_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -44,17 +46,9 @@
 
 namespace profdiff::aggregator {
 
-// The largest world size a run may declare: a bound on what one upload can make
-// a reader allocate (ranks listed as missing, per-rank rows).
-inline constexpr int32_t kMaxWorldSize = 1 << 20;
-// Agent ids and hostnames in headers: printable ASCII, at most this long.
-inline constexpr size_t kMaxAgentIdBytes = 255;
-// A content fingerprint: at most this many lowercase hex digits.
-inline constexpr size_t kMaxFingerprintBytes = 64;
-
 // A Chrome-trace export produced on demand, piece by piece, so a slow reader
 // holds one stored chunk's worth of memory on the server, not the whole
-// document (aggregator/stored_spans.h).
+// document (aggregator/store/stored_spans.h).
 class TraceExport {
  public:
   virtual ~TraceExport() = default;
@@ -169,52 +163,6 @@ class Store {
       const v1::ListDamagedSpansRequest& request) const;
 };
 
-// Opens the backend `options` names.
-absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
-
-// The checks every backend makes of an upload header: ids, rank, world size (<=
-// kMaxWorldSize), agent id and hostname (printable, bounded), content
-// fingerprint (hex, bounded).
-absl::Status ValidateUploadHeader(const v1::UploadHeader& header);
-
-// Contract 6: OK unless both fingerprints are set and differ; then
-// AlreadyExists naming the span, both fingerprints and the stored span's agent
-// and source path.
-absl::Status CheckSameContent(const v1::UploadHeader& stored,
-                              const v1::UploadHeader& incoming);
-
-// Contract 7: the world size a run's spans agree on. `Note` each stored span's
-// worker (those without distributedInfo do not count: their world size is a
-// guess), then `Check` a new one.
-class WorldSizeAgreement {
- public:
-  void Note(const v1::WorkerInfo& worker);
-  // FailedPrecondition naming both values when `worker` has distributedInfo and
-  // another world size than the spans noted (and the worker that said it).
-  absl::Status Check(const std::string& run,
-                     const v1::WorkerInfo& worker) const;
-
- private:
-  int32_t world_size_ = 0;  // 0: no span with distributedInfo noted
-  std::string said_by_;
-};
-
-// A chunk's events over rpc::kMaxChunkBytes (encoded) are refused:
-// ResourceExhausted naming the chunk, its size and the limit (messages may be
-// larger than that to carry the envelope).
-absl::Status CheckChunkSize(const v1::TraceChunk& chunk);
-
-// An id for a message: itself when it is a valid id, else escaped and cut
-// (base::QuoteBytes), so a hostile megabyte id is never echoed whole.
-std::string DisplayId(std::string_view id);
-
-// The page size a ListRuns request asks for (0: the default, 100);
-// InvalidArgument past 1000.
-absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request);
-
-// "<rank>.<worker name>": a worker's key within its run.
-std::string WorkerKey(int32_t rank, const std::string& name);
-
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_STORE_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_STORE_H_

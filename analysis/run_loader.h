@@ -2,8 +2,8 @@
 // run folder holds one file per worker span
 // (`<worker>.<ts>.pt.trace.json[.gz]`, several files of one worker are its
 // spans). Workers are read and analysed in parallel.
-#ifndef PROFDIFF_CLIENT_RUN_LOADER_H_
-#define PROFDIFF_CLIENT_RUN_LOADER_H_
+#ifndef PROFDIFF_ANALYSIS_RUN_LOADER_H_
+#define PROFDIFF_ANALYSIS_RUN_LOADER_H_
 
 #include <string>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "analysis/worker_profile.h"
 #include "profdiff/v1/profile.pb.h"
 
-namespace profdiff::client {
+namespace profdiff::analysis {
 
 // One worker's files, in span order.
 struct WorkerFiles {
@@ -33,7 +33,7 @@ absl::StatusOr<v1::RunProfile> LoadRun(const std::vector<std::string>& paths,
 
 // The profile options `--group-by name|shape` and `--kernels-by name|op` ask
 // for.
-absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(
+absl::StatusOr<ProfileOptions> ParseProfileOptions(
     const std::string& group_by, const std::string& kernels_by);
 
 // LoadRun for several runs at once; all their workers share one thread pool.
@@ -45,8 +45,8 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
 // reading every trace file once: the HTML report's two groupings cost one read.
 absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
 LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
-                        const std::vector<analysis::ProfileOptions>& options);
+                        const std::vector<ProfileOptions>& options);
 
-}  // namespace profdiff::client
+}  // namespace profdiff::analysis
 
-#endif  // PROFDIFF_CLIENT_RUN_LOADER_H_
+#endif  // PROFDIFF_ANALYSIS_RUN_LOADER_H_

@@ -2,8 +2,8 @@
 // compressed (the local store in its segment records, the ClickHouse store in
 // its ledger rows). Level 1: the aggregator compresses every chunk it receives,
 // so speed matters more than ratio.
-#ifndef PROFDIFF_AGGREGATOR_BATCH_CODEC_H_
-#define PROFDIFF_AGGREGATOR_BATCH_CODEC_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_BATCH_CODEC_H_
+#define PROFDIFF_AGGREGATOR_STORE_BATCH_CODEC_H_
 
 #include <cstddef>
 #include <memory>
@@ -58,4 +58,4 @@ class BatchDecompressor {
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_BATCH_CODEC_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_BATCH_CODEC_H_

@@ -1,4 +1,4 @@
-#include "aggregator/segment_log.h"
+#include "aggregator/local/segment_log.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <absl/strings/str_format.h>
 #include <libdeflate.h>
 
-#include "aggregator/batch_codec.h"
+#include "aggregator/store/batch_codec.h"
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
 #include "base/scoped_fd.h"

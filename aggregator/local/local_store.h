@@ -31,8 +31,8 @@
 // 5. A worker's profile is rebuilt from all its closed spans when one closes,
 // written under a new
 //    generation number, so a slow build never overwrites a newer one.
-#ifndef PROFDIFF_AGGREGATOR_LOCAL_STORE_H_
-#define PROFDIFF_AGGREGATOR_LOCAL_STORE_H_
+#ifndef PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
+#define PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
 
 #include <cstdint>
 #include <map>
@@ -47,7 +47,7 @@
 #include <absl/synchronization/mutex.h>
 #include <absl/time/time.h>
 
-#include "aggregator/store.h"
+#include "aggregator/store/store.h"
 #include "base/file_lock.h"
 #include "profdiff/v1/profile.pb.h"
 
@@ -157,4 +157,4 @@ class LocalStore final : public Store {
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_LOCAL_STORE_H_
+#endif  // PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_

@@ -4,8 +4,8 @@
 // the same numbers with SQL aggregates (ClickHouseStore::GetRunTables) over the
 // per-profile rows of its `operators` and `kernels` tables, which store each
 // row's OperatorContribution / KernelContribution.
-#ifndef PROFDIFF_AGGREGATOR_RUN_TABLES_H_
-#define PROFDIFF_AGGREGATOR_RUN_TABLES_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_RUN_TABLES_H_
+#define PROFDIFF_AGGREGATOR_STORE_RUN_TABLES_H_
 
 #include <string>
 
@@ -31,4 +31,4 @@ v1::KernelValues KernelContribution(const v1::KernelStats& row, int kept_steps,
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_RUN_TABLES_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_RUN_TABLES_H_

@@ -1,4 +1,4 @@
-#include "client/run_loader.h"
+#include "analysis/run_loader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "trace/span_merge.h"
 #include "trace/trace_file_name.h"
 
-namespace profdiff::client {
+namespace profdiff::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -29,7 +29,7 @@ std::string RunNameOf(const std::string& path) {
 // file parsed on up to `read_threads` threads.
 absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
     const WorkerFiles& files, const std::string& run,
-    const std::vector<analysis::ProfileOptions>& options, int read_threads) {
+    const std::vector<ProfileOptions>& options, int read_threads) {
   trace::KinetoReader reader({}, {.threads = read_threads});
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
@@ -90,9 +90,9 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
   return workers;
 }
 
-absl::StatusOr<analysis::ProfileOptions> ParseProfileOptions(
+absl::StatusOr<ProfileOptions> ParseProfileOptions(
     const std::string& group_by, const std::string& kernels_by) {
-  analysis::ProfileOptions options;
+  ProfileOptions options;
   if (group_by == "shape") {
     options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
   } else if (group_by != "name") {
@@ -118,7 +118,7 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
 
 absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
 LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
-                        const std::vector<analysis::ProfileOptions>& options) {
+                        const std::vector<ProfileOptions>& options) {
   std::vector<v1::RunProfile> profiles(runs.size());
   // Every worker of every run is one task, so both sides of a diff load in
   // parallel.
@@ -186,4 +186,4 @@ absl::StatusOr<v1::RunProfile> LoadRun(
   return std::move(runs.front());
 }
 
-}  // namespace profdiff::client
+}  // namespace profdiff::analysis

@@ -1,4 +1,4 @@
-#include "aggregator/stored_spans.h"
+#include "aggregator/store/stored_spans.h"
 
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -163,36 +163,6 @@ absl::StatusOr<v1::WorkerProfile> BuildProfile(
       options);
   profile.mutable_worker()->set_hostname(latest.hostname());
   return profile;
-}
-
-analysis::ProfileOptions ProfileOptionsOf(const v1::GetProfileRequest& request,
-                                          bool& stored) {
-  analysis::ProfileOptions options;
-  if (request.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE) {
-    options.operator_grouping = analysis::OperatorGrouping::kNameAndShape;
-  }
-  if (request.kernel_grouping() == v1::GROUPING_NAME_AND_OP) {
-    options.kernel_grouping = analysis::KernelGrouping::kNameAndOp;
-  }
-  stored = options.operator_grouping == analysis::OperatorGrouping::kName &&
-           options.kernel_grouping == analysis::KernelGrouping::kName;
-  return options;
-}
-
-bool Selected(const v1::WorkerSelector& selector, const v1::WorkerInfo& info) {
-  if (selector.has_rank() && selector.rank() != info.rank()) return false;
-  return selector.worker_name().empty() ||
-         selector.worker_name() == info.worker_name();
-}
-
-std::string DescribeSelector(const v1::WorkerSelector& selector) {
-  std::string text;
-  if (selector.has_rank()) text = base::StrCat("rank ", selector.rank());
-  if (!selector.worker_name().empty()) {
-    base::StrAppend(&text, text.empty() ? "" : " ", "name ",
-                    selector.worker_name());
-  }
-  return text.empty() ? "all workers" : text;
 }
 
 }  // namespace profdiff::aggregator

@@ -16,8 +16,8 @@
 //   u32 magic 'PDSR' | u32 crc32(bytes 8..31 + payload) | u64 sequence | u32
 //   event_count | u32 raw_bytes | u32 compressed_bytes | u32 reserved (0) |
 //   payload
-#ifndef PROFDIFF_AGGREGATOR_SEGMENT_LOG_H_
-#define PROFDIFF_AGGREGATOR_SEGMENT_LOG_H_
+#ifndef PROFDIFF_AGGREGATOR_LOCAL_SEGMENT_LOG_H_
+#define PROFDIFF_AGGREGATOR_LOCAL_SEGMENT_LOG_H_
 
 #include <cstdint>
 #include <memory>
@@ -28,8 +28,8 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
-#include "aggregator/batch_codec.h"
-#include "aggregator/batch_cursor.h"
+#include "aggregator/store/batch_codec.h"
+#include "aggregator/store/batch_cursor.h"
 #include "base/atomic_file.h"
 
 namespace profdiff::aggregator {
@@ -125,4 +125,4 @@ class SegmentWriter {
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_SEGMENT_LOG_H_
+#endif  // PROFDIFF_AGGREGATOR_LOCAL_SEGMENT_LOG_H_

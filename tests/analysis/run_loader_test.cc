@@ -1,4 +1,4 @@
-#include "client/run_loader.h"
+#include "analysis/run_loader.h"
 
 #include <filesystem>
 #include <fstream>
@@ -8,7 +8,7 @@
 
 #include "trace/trace_file_name.h"
 
-namespace profdiff::client {
+namespace profdiff::analysis {
 namespace {
 
 namespace fs = std::filesystem;
@@ -56,4 +56,4 @@ TEST(RunLoaderTest, FolderWithoutTracesIsNotFound) {
 }
 
 }  // namespace
-}  // namespace profdiff::client
+}  // namespace profdiff::analysis

@@ -1,4 +1,4 @@
-#include "aggregator/local_store.h"
+#include "aggregator/local/local_store.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,12 @@
 
 #include <absl/strings/numbers.h>
 
-#include "aggregator/run_state.h"
-#include "aggregator/segment_log.h"
-#include "aggregator/stored_spans.h"
+#include "aggregator/local/segment_log.h"
+#include "aggregator/store/read_requests.h"
+#include "aggregator/store/run_state.h"
+#include "aggregator/store/stored_spans.h"
+#include "aggregator/store/upload_rules.h"
+#include "aggregator/store/worker_selector.h"
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
@@ -738,9 +741,9 @@ absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
 
 absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(
     const v1::GetProfileRequest& request) const {
-  bool stored_grouping = false;
-  const analysis::ProfileOptions options =
-      ProfileOptionsOf(request, stored_grouping);
+  const RequestedProfile requested = ProfileOptionsOf(request);
+  const analysis::ProfileOptions& options = requested.options;
+  const bool stored_grouping = requested.stored_options;
   struct Wanted {
     int32_t rank;
     std::string name;

@@ -3,8 +3,8 @@
 // 0..world_size-1 has a closed span and none is open, PARTIAL after an idle
 // timeout without that. A late span makes it OPEN again. Ranks are counted
 // once: two workers claiming one rank do not stand in for a missing one.
-#ifndef PROFDIFF_AGGREGATOR_RUN_STATE_H_
-#define PROFDIFF_AGGREGATOR_RUN_STATE_H_
+#ifndef PROFDIFF_AGGREGATOR_STORE_RUN_STATE_H_
+#define PROFDIFF_AGGREGATOR_STORE_RUN_STATE_H_
 
 #include <cstdint>
 #include <map>
@@ -46,4 +46,4 @@ v1::RunState RunStateOf(const RunActivity& activity, absl::Time now,
 
 }  // namespace profdiff::aggregator
 
-#endif  // PROFDIFF_AGGREGATOR_RUN_STATE_H_
+#endif  // PROFDIFF_AGGREGATOR_STORE_RUN_STATE_H_

@@ -1,8 +1,5 @@
-#include "aggregator/store.h"
+#include "aggregator/store/upload_rules.h"
 
-#include "aggregator/clickhouse/clickhouse_store.h"
-#include "aggregator/local_store.h"
-#include "aggregator/run_tables.h"
 #include "base/id_rules.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -10,26 +7,6 @@
 #include "rpc/limits.h"
 
 namespace profdiff::aggregator {
-
-absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options) {
-  if (!options.clickhouse_url.empty()) {
-    PD_ASSIGN_OR_RETURN(std::unique_ptr<ClickHouseStore> store,
-                        ClickHouseStore::Open(options));
-    return std::unique_ptr<Store>(std::move(store));
-  }
-  PD_ASSIGN_OR_RETURN(std::unique_ptr<LocalStore> store,
-                      LocalStore::Open(options));
-  return std::unique_ptr<Store>(std::move(store));
-}
-
-absl::StatusOr<v1::RunTables> Store::GetRunTables(
-    const v1::GetRunTablesRequest& request) const {
-  v1::GetProfileRequest profiles;
-  profiles.set_run(request.run());
-  *profiles.mutable_workers() = request.workers();
-  PD_ASSIGN_OR_RETURN(const v1::RunProfile profile, GetProfile(profiles));
-  return RunTablesOf(profile, request.normalize());
-}
 
 namespace {
 
@@ -128,25 +105,6 @@ absl::Status CheckChunkSize(const v1::TraceChunk& chunk) {
 
 std::string DisplayId(std::string_view id) {
   return base::IsValidId(id) ? std::string(id) : base::QuoteBytes(id);
-}
-
-absl::StatusOr<v1::ListDamagedSpansResponse> Store::ListDamagedSpans(
-    const v1::ListDamagedSpansRequest& /*request*/) const {
-  return v1::ListDamagedSpansResponse();
-}
-
-absl::StatusOr<int> ListRunsPageSize(const v1::ListRunsRequest& request) {
-  constexpr int kDefaultPageSize = 100;
-  constexpr int kMaxPageSize = 1000;
-  if (request.page_size() < 0 || request.page_size() > kMaxPageSize) {
-    return absl::InvalidArgumentError(base::StrCat(
-        "page_size ", request.page_size(), ": must be 0..", kMaxPageSize));
-  }
-  return request.page_size() == 0 ? kDefaultPageSize : request.page_size();
-}
-
-std::string WorkerKey(int32_t rank, const std::string& name) {
-  return base::StrCat(rank, ".", name);
 }
 
 }  // namespace profdiff::aggregator
