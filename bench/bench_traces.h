@@ -11,15 +11,13 @@ namespace profdiff::bench {
 
 // The largest traces, for reader throughput and `profdiff show` against the
 // floor.
-inline constexpr const char*
-    kLargestTraces[] =
-        {
-            "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 87 MB, 456k
-                                                               // events
-            "tracelens/inference/xdit_flux_aiter_sage/"
-            "profile_trace_rank_0.json.gz",  // 64 MB, nn.Modules
-            "kineto/tb_plugin_samples/resnet50_num_workers_0/"
-            "worker0.1623143089861.pt.trace.json.gz",
+inline constexpr const char* kLargestTraces[] = {
+    "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 87 MB, 456k
+                                                       // events
+    "tracelens/inference/xdit_flux_aiter_sage/"
+    "profile_trace_rank_0.json.gz",  // 64 MB, nn.Modules
+    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
+    "worker0.1623143089861.pt.trace.json.gz",
 };
 
 // Two runs of one model that differ in one thing (attention kernels), for diff

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config python3 python3-yaml
+  cmake ninja-build g++ clang libclang-rt-14-dev clang-format-14 clang-tidy-14 pkg-config python3
+  python3-yaml
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev libre2-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs every test (slow and e2e too).
+# The test command: installs what is missing, checks formatting, builds, and runs every test
+# (slow and e2e too).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install_deps.sh"
+"$root/scripts/lint.sh" format
 "$root/scripts/build.sh"
 build="${BUILD_DIR:-$root/build}"
 cd "$build"

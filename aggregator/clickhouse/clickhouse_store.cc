@@ -1270,11 +1270,12 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(
                         HomeShard(request.run(), entry.worker));
     PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
   }
-  // Each row's contribution is stored per profile (aggregator/store/run_tables.h), so
-  // the run value is a sum over the workers' latest profiles divided by the
-  // number of workers: exactly the workers counted above (one whose first span
-  // closes meanwhile stays out of both). The inner GROUP BY keeps one copy of a
-  // row an insert retried after a lost answer stored twice.
+  // Each row's contribution is stored per profile
+  // (aggregator/store/run_tables.h), so the run value is a sum over the
+  // workers' latest profiles divided by the number of workers: exactly the
+  // workers counted above (one whose first span closes meanwhile stays out of
+  // both). The inner GROUP BY keeps one copy of a row an insert retried after a
+  // lost answer stored twice.
   const bool per_step = request.normalize() != v1::NORMALIZATION_TOTAL;
   const std::string of_workers =
       base::StrCat(" AND worker IN (", QuotedList(workers), ")");

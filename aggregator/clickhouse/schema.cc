@@ -63,8 +63,8 @@ std::vector<Table> Tables() {
              "Int64, host_self_us Float64, "
              "host_total_us Float64, device_self_us Float64, device_total_us "
              "Float64, "
-             // The row's per-step mean in its worker (aggregator/store/run_tables.h),
-             // so run values are sums.
+             // The row's per-step mean in its worker
+             // (aggregator/store/run_tables.h), so run values are sums.
              "step_calls Float64, step_host_self_us Float64, "
              "step_host_total_us Float64, "
              "step_device_self_us Float64, step_device_total_us Float64",
