@@ -32,11 +32,12 @@ class UploadReactor final
       public IdleStream {
  public:
   UploadReactor(Store* store, base::ThreadPool* io_pool,
-                base::ThreadPool* build_pool, OpenStreams* open_streams,
-                UploadStreams* upload_streams)
+                base::ThreadPool* build_pool, const CollectorHooks* hooks,
+                OpenStreams* open_streams, UploadStreams* upload_streams)
       : store_(store),
         io_pool_(io_pool),
         build_pool_(build_pool),
+        hooks_(hooks),
         open_streams_(open_streams),
         upload_streams_(upload_streams) {
     if (!upload_streams_->Add(this)) {
@@ -59,6 +60,7 @@ class UploadReactor final
 
   void OnReadDone(bool ok) override {
     Actions actions;
+    bool waits = false;
     {
       absl::MutexLock lock(&mu_);
       reading_ = false;
@@ -74,9 +76,15 @@ class UploadReactor final
       // The agent half-closed (after its span closed) or went away; it resumes
       // later if not.
       read_ended_ = true;
+      waits = in_flight_ > 0;
       actions = Decide();
     }
+    if (waits) Notify(hooks_->read_ended_with_chunks_in_flight);
     Act(std::move(actions));
+  }
+
+  static void Notify(const std::function<void()>& hook) {
+    if (hook) hook();
   }
 
   void OnWriteDone(bool ok) override {
@@ -93,7 +101,9 @@ class UploadReactor final
 
   void OnDone() override {
     if (upload_streams_ != nullptr) upload_streams_->Remove(this);
-    delete this;
+    const CollectorHooks* hooks = hooks_;
+    delete this;  // releases the span's lease
+    Notify(hooks->stream_done);
   }
 
   absl::AnyInvocable<void()> ExpireIfIdle(absl::Time now,
@@ -147,6 +157,7 @@ class UploadReactor final
       case v1::UploadMessage::kEnd: {
         const absl::Status status = CheckSpanOpen("SpanEnd");
         Actions actions;
+        bool waits = false;
         {
           absl::MutexLock lock(&mu_);
           if (!status.ok()) {
@@ -154,9 +165,11 @@ class UploadReactor final
             Fail(status);
           } else {
             end_waiting_ = true;  // closed once no chunk is in flight
+            waits = in_flight_ > 0;
           }
           actions = Decide();
         }
+        if (waits) Notify(hooks_->end_waits_for_chunks);
         return Act(std::move(actions));
       }
       case v1::UploadMessage::BODY_NOT_SET:
@@ -370,6 +383,7 @@ class UploadReactor final
   Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
+  const CollectorHooks* hooks_;
   OpenStreams* open_streams_;
   UploadStreams*
       upload_streams_;  // null when the stream was refused before registering
@@ -412,8 +426,8 @@ grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>*
 CollectorService::Upload(grpc::CallbackServerContext* /*context*/) {
   // gRPC owns the reactor until OnDone (STYLE.md §8: the only new/delete this
   // in the code).
-  return new UploadReactor(store_, io_pool_, build_pool_, &open_streams_,
-                           &upload_streams_);
+  return new UploadReactor(store_, io_pool_, build_pool_, &hooks_,
+                           &open_streams_, &upload_streams_);
 }
 
 grpc::ServerUnaryReactor* CollectorService::ListDamagedSpans(

@@ -3,6 +3,8 @@
 #ifndef PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_COLLECTOR_SERVICE_H_
 
+#include <functional>
+
 #include "aggregator/open_streams.h"
 #include "aggregator/store/store.h"
 #include "aggregator/upload_streams.h"
@@ -34,13 +36,27 @@ struct CollectorLimits {
   absl::Duration stream_idle_timeout = absl::Minutes(2);
 };
 
+// Moments a stream waits on chunks still being stored, for tests to wait on
+// instead of sleeping. Called on the service's threads, without its locks.
+struct CollectorHooks {
+  // A SpanEnd came while chunks are in flight: the close waits for them.
+  std::function<void()> end_waits_for_chunks;
+  // The agent's side ended (cancelled, went away) while chunks are in flight:
+  // the stream, and the span it holds, stay until they are answered.
+  std::function<void()> read_ended_with_chunks_in_flight;
+  // A stream is gone, and with it its hold on its span.
+  std::function<void()> stream_done;
+};
+
 class CollectorService final : public v1::Collector::CallbackService {
  public:
   CollectorService(Store* store, base::ThreadPool* io_pool,
-                   base::ThreadPool* build_pool, const CollectorLimits& limits)
+                   base::ThreadPool* build_pool, const CollectorLimits& limits,
+                   CollectorHooks hooks = {})
       : store_(store),
         io_pool_(io_pool),
         build_pool_(build_pool),
+        hooks_(std::move(hooks)),
         open_streams_(limits.max_streams_per_agent),
         upload_streams_(limits.max_streams, limits.stream_idle_timeout) {}
 
@@ -56,6 +72,7 @@ class CollectorService final : public v1::Collector::CallbackService {
   Store* store_;
   base::ThreadPool* io_pool_;
   base::ThreadPool* build_pool_;
+  const CollectorHooks hooks_;
   OpenStreams open_streams_;
   UploadStreams upload_streams_;
 };

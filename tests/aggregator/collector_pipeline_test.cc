@@ -122,6 +122,31 @@ class HeldStore final : public Store {
   std::atomic<int> closes_{0};
 };
 
+// Counts a service hook's calls, so a test waits for a moment instead of
+// sleeping past it.
+class HookCount {
+ public:
+  void Add() {
+    absl::MutexLock lock(&mu_);
+    ++count_;
+  }
+  // False after 30 s.
+  bool AwaitAtLeast(int count) {
+    absl::MutexLock lock(&mu_);
+    wanted_ = count;
+    return mu_.AwaitWithTimeout(absl::Condition(this, &HookCount::Reached),
+                                absl::Seconds(30));
+  }
+
+ private:
+  bool Reached() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return count_ >= wanted_;
+  }
+  absl::Mutex mu_;
+  int count_ ABSL_GUARDED_BY(mu_) = 0;
+  int wanted_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 class CollectorPipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -137,8 +162,15 @@ class CollectorPipelineTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Store>> local = OpenStore(options);
     ASSERT_TRUE(local.ok()) << local.status();
     store_ = std::make_unique<HeldStore>(std::move(local).value());
+    CollectorHooks hooks;
+    hooks.end_waits_for_chunks = [this] { end_waits_.Add(); };
+    hooks.read_ended_with_chunks_in_flight = [this] {
+      read_ended_with_chunks_in_flight_.Add();
+    };
+    hooks.stream_done = [this] { streams_done_.Add(); };
     collector_ = std::make_unique<CollectorService>(
-        store_.get(), &io_pool_, &build_pool_, CollectorLimits{});
+        store_.get(), &io_pool_, &build_pool_, CollectorLimits{},
+        std::move(hooks));
     absl::StatusOr<rpc::RunningServer> server =
         rpc::StartServer("127.0.0.1:0", {collector_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
@@ -176,6 +208,10 @@ class CollectorPipelineTest : public ::testing::Test {
     return stream;
   }
 
+  // How often the service reached each hook.
+  HookCount end_waits_;
+  HookCount read_ended_with_chunks_in_flight_;
+  HookCount streams_done_;
   fs::path dir_;
   base::ThreadPool io_pool_{2};
   base::ThreadPool build_pool_{1};
@@ -216,8 +252,9 @@ TEST_F(CollectorPipelineTest, SpanEndWaitsForTheChunksStillBeingStored) {
   ASSERT_TRUE(stream->WriteEnd(4, span_.event_count));
   ASSERT_TRUE(store_->AwaitHeld(4))
       << "the chunks were not handed over before earlier ones were durable";
-  absl::SleepFor(
-      absl::Milliseconds(200));  // time enough for a close that did not wait
+  // The service has the end and holds it back: no close while chunks are held.
+  ASSERT_TRUE(end_waits_.AwaitAtLeast(1))
+      << "the SpanEnd did not wait for the chunks still being stored";
   EXPECT_EQ(store_->closes(), 0);
   for (size_t i = 0; i < 4; ++i) store_->Release(i);
   v1::UploadAck ack;
@@ -263,8 +300,9 @@ TEST_F(CollectorPipelineTest,
   v1::UploadHeader resume = span_.header;
   resume.set_resume(true);
   {
-    // The store still has the chunks: the span stays taken while they are held.
-    absl::SleepFor(absl::Milliseconds(100));
+    // The service saw the agent go; the store still has the chunks, so the
+    // span stays taken while they are held.
+    ASSERT_TRUE(read_ended_with_chunks_in_flight_.AwaitAtLeast(1));
     testing::UploadStream early(channel_);
     v1::UploadAck ack;
     ASSERT_TRUE(early.WriteHeader(resume));
@@ -274,21 +312,16 @@ TEST_F(CollectorPipelineTest,
   // The answers still come (the store finishes what it was handed), and then
   // the span is free.
   for (size_t i = 0; i < 4; ++i) store_->Release(i);
-  for (int attempt = 0;; ++attempt) {
-    testing::UploadStream again(channel_);
-    v1::UploadAck ack;
-    ASSERT_TRUE(again.WriteHeader(resume));
-    if (again.ReadAck(ack)) {
-      EXPECT_EQ(ack.durable_sequence(), 3);  // all four were stored
-      again.Cancel();
-      break;
-    }
-    const grpc::Status status = again.Finish();
-    ASSERT_EQ(status.error_code(), grpc::StatusCode::ABORTED)
-        << status.error_message();
-    ASSERT_LT(attempt, 100) << "the cancelled stream still holds the span";
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  // Two streams end: the early resume, and the cancelled one once its chunks
+  // are answered; then nothing holds the span.
+  ASSERT_TRUE(streams_done_.AwaitAtLeast(2))
+      << "the cancelled stream still holds the span";
+  testing::UploadStream again(channel_);
+  v1::UploadAck ack;
+  ASSERT_TRUE(again.WriteHeader(resume));
+  ASSERT_TRUE(again.ReadAck(ack)) << again.Finish().error_message();
+  EXPECT_EQ(ack.durable_sequence(), 3);  // all four were stored
+  again.Cancel();
 }
 
 }  // namespace
