@@ -1,6 +1,7 @@
-// What only the ClickHouse store has: its --store grammar, its wire format, and
-// exactly-once when two replicas write the same chunk (the contract tests in
-// collector_test.cc cover the rest).
+// What only the ClickHouse store has: exactly-once when two replicas write the
+// same chunk, and a cluster that is not what --store names refused (the
+// contract tests in collector_test.cc cover the rest; its --store grammar and
+// wire format: clickhouse_url_test.cc, row_binary_test.cc).
 #include "aggregator/clickhouse/clickhouse_store.h"
 
 #include <unistd.h>
@@ -12,7 +13,6 @@
 
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/http_client.h"
-#include "aggregator/clickhouse/row_binary.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/traces_dir.h"
@@ -21,68 +21,6 @@ namespace profdiff::aggregator {
 namespace {
 
 namespace fs = std::filesystem;
-using clickhouse::ParseClickHouseUrl;
-
-TEST(ClickHouseUrlTest, ShardsInOrderAndTheDatabase) {
-  absl::StatusOr<clickhouse::ClickHouseUrl> url =
-      ParseClickHouseUrl("clickhouse://a:8123,10.0.0.2:18123/prof_db");
-  ASSERT_TRUE(url.ok()) << url.status();
-  EXPECT_THAT(url->shards, ::testing::ElementsAre("a:8123", "10.0.0.2:18123"));
-  EXPECT_EQ(url->database, "prof_db");
-}
-
-TEST(ClickHouseUrlTest, EachBadPartIsNamed) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"http://a:1/db", "must start with clickhouse://"},
-      {"clickhouse://a:1", "no /DATABASE"},
-      {"clickhouse://a:1/1db", "database \"1db\""},
-      {"clickhouse://a:1/db;drop", "database \"db;drop\""},
-      {"clickhouse://a/db", "shard address \"a\""},
-      {"clickhouse://a:1,b:99999/db", "shard address \"b:99999\""},
-      {"clickhouse://a:1,/db", "shard address \"\""},
-  };
-  for (const auto& [text, message] : cases) {
-    absl::StatusOr<clickhouse::ClickHouseUrl> url = ParseClickHouseUrl(text);
-    ASSERT_FALSE(url.ok()) << text;
-    EXPECT_EQ(url.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(url.status().message(), ::testing::HasSubstr(message)) << text;
-  }
-}
-
-TEST(RowBinaryTest, NumbersStringsAndArraysReadBackAsWritten) {
-  std::string data;
-  clickhouse::RowBinaryWriter writer(data);
-  writer.Number<int64_t>(-5);
-  writer.Number<uint8_t>(2);
-  writer.String(std::string(300, 'x'));  // a two-byte length
-  writer.String(std::string("a\0b", 3));
-  writer.StringArray({"s1", "", "s3"});
-  writer.Number<double>(1.5);
-  clickhouse::RowBinaryReader reader(data);
-  EXPECT_EQ(reader.Number<int64_t>(), -5);
-  EXPECT_EQ(reader.Number<uint8_t>(), 2);
-  EXPECT_EQ(reader.String(), std::string(300, 'x'));
-  EXPECT_EQ(reader.String(), std::string("a\0b", 3));
-  EXPECT_THAT(reader.StringArray(), ::testing::ElementsAre("s1", "", "s3"));
-  EXPECT_EQ(reader.Number<double>(), 1.5);
-  EXPECT_TRUE(reader.done());
-  EXPECT_TRUE(reader.ok());
-}
-
-TEST(RowBinaryTest, AnAnswerCutShortIsDataLossNotAGuess) {
-  std::string data;
-  clickhouse::RowBinaryWriter writer(data);
-  writer.String("complete");
-  writer.String("cut here");
-  data.resize(data.size() - 3);
-  clickhouse::RowBinaryReader reader(data);
-  EXPECT_EQ(reader.String(), "complete");
-  EXPECT_EQ(reader.String(), "");
-  EXPECT_FALSE(reader.ok());
-  EXPECT_EQ(reader.status("the test").code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(reader.status("the test").message(),
-              ::testing::HasSubstr("cut short"));
-}
 
 class ClickHouseStoreTest : public ::testing::Test {
  protected:

@@ -6,9 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "aggregator/store/run_state.h"
-#include "base/id_rules.h"
-
 namespace profdiff::aggregator {
 namespace {
 
@@ -135,33 +132,6 @@ TEST_F(SegmentLogTest, DamagedFirstHeaderKeepsEveryLaterRecord) {
   EXPECT_EQ(scan->last_sequence, -1);
   EXPECT_EQ(scan->records_after_gap, 3);
   EXPECT_EQ(scan->quarantined.size(), 1u);
-}
-
-TEST(IdRulesTest, AcceptsTheRunIdAlphabetAndRefusesTheRest) {
-  EXPECT_TRUE(base::ValidateId("run", "dlrm_kineto-2.v1").ok());
-  EXPECT_EQ(base::ValidateId("run", "").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(base::ValidateId("run", "..").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(base::ValidateId("run", "a/b").message(),
-              ::testing::HasSubstr("byte 1"));
-  EXPECT_THAT(base::ValidateId("run", std::string(129, 'a')).message(),
-              ::testing::HasSubstr("129 bytes, the limit is 128"));
-}
-
-TEST(RunStateTest, CompleteOpenPartialAndReopened) {
-  const absl::Time now = absl::FromUnixSeconds(1000);
-  const absl::Duration idle = absl::Minutes(10);
-  RunActivity activity{.world_size = 2,
-                       .closed_ranks = 1,
-                       .open_spans = 0,
-                       .last_activity = now};
-  EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
-  EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_PARTIAL);
-  activity.closed_ranks = 2;
-  EXPECT_EQ(RunStateOf(activity, now + idle, idle), v1::RUN_STATE_COMPLETE);
-  activity.open_spans = 1;  // a late span
-  EXPECT_EQ(RunStateOf(activity, now, idle), v1::RUN_STATE_OPEN);
 }
 
 }  // namespace
