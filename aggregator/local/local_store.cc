@@ -1,3 +1,7 @@
+// Over 700 lines on purpose: recovery at open, the write path and the reads all
+// work on one run index (runs_) under one mutex; one file keeps that lock's
+// invariants in one place. Segments are segment_log.cc's, read-back is
+// aggregator/store/stored_spans.cc's.
 #include "aggregator/local/local_store.h"
 
 #include <algorithm>
