@@ -24,9 +24,13 @@
   PD_INTERNAL_ASSIGN_OR_RETURN(PD_INTERNAL_CONCAT(pd_statusor_, __LINE__), \
                                lhs, expr)
 
+// `statusor` names a variable and `lhs` may be a declaration: neither can be
+// parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PD_INTERNAL_ASSIGN_OR_RETURN(statusor, lhs, expr)  \
   auto statusor = (expr);                                  \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // PROFDIFF_BASE_STATUS_MACROS_H_

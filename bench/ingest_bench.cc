@@ -202,6 +202,7 @@ class AggregatorProcess {
     for (const std::string& flag : absl::GetFlag(FLAGS_aggregator_flags))
       args.push_back(flag);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
     const int error = posix_spawn(&pid_, binary.c_str(), &actions, nullptr,
@@ -296,11 +297,13 @@ int RunLoad(const std::vector<Prepared>& prepared,
   std::vector<std::string> errors(agents);
   std::vector<std::pair<double, double>> rss_samples;  // (seconds, MiB)
   {
-    std::jthread sampler([&](std::stop_token stop) {
+    std::jthread sampler([&](const std::stop_token& stop) {
       const auto period =
           absl::ToChronoNanoseconds(absl::GetFlag(FLAGS_sample_every));
       for (Clock::time_point next = Clock::now(); !stop.stop_requested();
            next += period) {
+        // NOLINTNEXTLINE(performance-inefficient-vector-operation): until
+        // stopped
         rss_samples.emplace_back(
             std::chrono::duration<double>(Clock::now() - start).count(),
             aggregator.RssMib().first);
@@ -310,6 +313,7 @@ int RunLoad(const std::vector<Prepared>& prepared,
       }
     });
     std::vector<std::jthread> threads;
+    threads.reserve(agents);
     for (int a = 0; a < agents; ++a) {
       threads.emplace_back([&, a] {
         const std::shared_ptr<grpc::Channel> channel =
@@ -458,6 +462,7 @@ int main(int argc, char** argv) {
     const Clock::time_point start = Clock::now();
     {
       std::vector<std::jthread> threads;
+      threads.reserve(agents);
       for (int a = 0; a < agents; ++a) {
         threads.emplace_back([&, a] {
           // One channel per agent, as separate agent processes would have.

@@ -66,6 +66,7 @@ double Median(std::vector<double> v) {
 // Runs `argv` with its stdout on /dev/null; exits this process if it fails.
 void RunProcess(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -20,12 +20,14 @@ ChildProcess::ChildProcess(std::vector<std::string> argv,
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[0]);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
   environment.insert(environment.end(), env.begin(), env.end());
   std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
   for (std::string& e : environment) envp.push_back(e.data());
   envp.push_back(nullptr);
   if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(),

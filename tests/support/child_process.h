@@ -21,8 +21,8 @@ class ChildProcess {
  public:
   // Starts `argv` (argv[0] is the binary's path) with `env` added to this
   // process's environment.
-  ChildProcess(std::vector<std::string> argv,
-               std::vector<std::string> env = {});
+  explicit ChildProcess(std::vector<std::string> argv,
+                        std::vector<std::string> env = {});
   // SIGKILLs the process if it is still running, and reaps it.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
