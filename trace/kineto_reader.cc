@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "base/str_cat.h"
 #include "trace/decimal_time.h"
 #include "trace/event_split.h"
+#include "trace/json_text.h"
 #include "trace/recent_strings.h"
 #include "trace/trace_append.h"
 #include "trace/trace_file.h"
@@ -29,31 +29,6 @@ namespace profdiff::trace {
 namespace {
 
 namespace od = simdjson::ondemand;
-
-// The deepest nesting of brackets in JSON text `raw` (brackets inside strings
-// do not count).
-uint32_t NestingDepth(std::string_view raw) {
-  uint32_t depth = 0;
-  uint32_t deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
 // never reallocates (which would copy every column), and capacity never written
@@ -78,22 +53,6 @@ enum class EventField : uint8_t {
   kBp,
   kArgs
 };
-
-// Whether the raw (still escaped) key text starting at `raw` is exactly `name`.
-// Comparing in place saves scanning every key for its closing quote; `name` has
-// no quote or backslash, so a match cannot be an escape sequence. Reading past
-// the key stays inside simdjson's padding.
-bool RawKeyIs(const char* raw, std::string_view name) {
-  return std::memcmp(raw, name.data(), name.size()) == 0 &&
-         raw[name.size()] == '"';
-}
-
-// Whether the raw key text at `raw` is exactly the literal `name` (a
-// constant-length compare the compiler inlines).
-template <size_t N>
-bool RawKeyIsLiteral(const char* raw, const char (&name)[N]) {
-  return std::memcmp(raw, name, N - 1) == 0 && raw[N - 1] == '"';
-}
 
 // The known event field the raw key text at `raw` spells, dispatched on the
 // first byte.
@@ -292,70 +251,6 @@ int64_t* IntegerColumn(ArgSlot slot, PendingEvent& p) {
   }
 }
 
-std::string_view TrimTrailingSpace(std::string_view text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
-                           text.back() == '\r' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-// Copies JSON text without whitespace outside strings, so "[[1, 3], []]" and
-// "[[1,3],[]]" group together whatever the writer's spacing.
-void CompactJson(std::string_view raw, std::string& out) {
-  out.clear();
-  bool in_string = false;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    if (in_string) {
-      out.push_back(c);
-      if (c == '\\' && i + 1 < raw.size()) {
-        out.push_back(raw[++i]);
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-      out.push_back(c);
-    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-      out.push_back(c);
-    }
-  }
-}
-
-// Decimal or 0x-prefixed hexadecimal integer text, all of it.
-bool ParseIntegerText(std::string_view text, int64_t* out) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    text.remove_prefix(2);
-    base = 16;
-  }
-  if (text.empty()) return false;
-  const auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), *out, base);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// Offset of the first byte that is not valid UTF-8 (only called after simdjson
-// said so).
-size_t FirstInvalidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80           ? 1
-                 : (c >> 5) == 0x6  ? 2
-                 : (c >> 4) == 0xe  ? 3
-                 : (c >> 3) == 0x1e ? 4
-                                    : 0;
-    if (len == 0 || i + len > text.size()) return i;
-    for (size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
-    }
-    i += len;
-  }
-  return text.size();
-}
-
 // Parses one document into a Trace. Lives for one ReadBytes call.
 class TraceParser {
  public:
@@ -509,10 +404,7 @@ class TraceParser {
   // The key text without unescaping (escaped keys never match a known name, as
   // intended).
   static std::string_view KeyView(od::field& field) {
-    const char* begin = field.key().raw();
-    const char* end = begin;
-    while (*end != '"') end += (*end == '\\') ? 2 : 1;
-    return {begin, static_cast<size_t>(end - begin)};
+    return RawKeyText(field.key().raw());
   }
 
   absl::Status ReadString(od::value& value, std::string_view field,
@@ -648,7 +540,8 @@ class TraceParser {
     if (type == od::json_type::array || type == od::json_type::object) {
       // Taken whole as text, so simdjson never descended into it: check its
       // depth here.
-      if (const uint32_t depth = NestingDepth(raw); depth > limits_.max_depth) {
+      if (const uint32_t depth = JsonNestingDepth(raw);
+          depth > limits_.max_depth) {
         return absl::ResourceExhaustedError(base::StrCat(
             EventPrefix(at), ": field \"", field, "\": JSON nesting ", depth,
             " deep, over max_depth ", limits_.max_depth));
