@@ -1,8 +1,6 @@
 #include "trace/kineto_reader.h"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -21,6 +19,7 @@
 #include "trace/decimal_time.h"
 #include "trace/event_split.h"
 #include "trace/json_text.h"
+#include "trace/kineto_vocabulary.h"
 #include "trace/recent_strings.h"
 #include "trace/trace_append.h"
 #include "trace/trace_file.h"
@@ -34,176 +33,6 @@ namespace od = simdjson::ondemand;
 // never reallocates (which would copy every column), and capacity never written
 // costs no memory.
 constexpr size_t kBytesPerEventEstimate = 128;
-constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
-constexpr std::string_view kModulePrefix = "nn.Module: ";
-constexpr std::string_view kMemoryEventName = "[memory]";
-constexpr std::string_view kStreamPrefix = "stream ";
-
-// Keys of an event object.
-enum class EventField : uint8_t {
-  kUnknown,
-  kPh,
-  kCat,
-  kName,
-  kPid,
-  kTid,
-  kTs,
-  kDur,
-  kId,
-  kBp,
-  kArgs
-};
-
-// The known event field the raw key text at `raw` spells, dispatched on the
-// first byte.
-EventField ClassifyEventField(const char* raw) {
-  switch (raw[0]) {
-    case 'p':
-      if (RawKeyIsLiteral(raw, "ph")) return EventField::kPh;
-      if (RawKeyIsLiteral(raw, "pid")) return EventField::kPid;
-      break;
-    case 'c':
-      if (RawKeyIsLiteral(raw, "cat")) return EventField::kCat;
-      break;
-    case 'n':
-      if (RawKeyIsLiteral(raw, "name")) return EventField::kName;
-      break;
-    case 't':
-      if (RawKeyIsLiteral(raw, "ts")) return EventField::kTs;
-      if (RawKeyIsLiteral(raw, "tid")) return EventField::kTid;
-      break;
-    case 'd':
-      if (RawKeyIsLiteral(raw, "dur")) return EventField::kDur;
-      break;
-    case 'a':
-      if (RawKeyIsLiteral(raw, "args")) return EventField::kArgs;
-      break;
-    case 'i':
-      if (RawKeyIsLiteral(raw, "id")) return EventField::kId;
-      break;
-    case 'b':
-      if (RawKeyIsLiteral(raw, "bp")) return EventField::kBp;
-      break;
-    default:
-      break;
-  }
-  return EventField::kUnknown;
-}
-
-// The JSON spelling of each EventField, for messages.
-constexpr std::string_view kEventFieldNames[] = {
-    "", "ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "args"};
-static_assert(std::size(kEventFieldNames) ==
-              static_cast<size_t>(EventField::kArgs) + 1);
-
-std::string_view EventFieldName(EventField field) {
-  return kEventFieldNames[static_cast<int>(field)];
-}
-
-// Where an argument goes: a dedicated column, or a typed row of the ArgTable.
-enum class ArgSlot : uint8_t {
-  kNone,
-  kCorrelation,
-  kExternalId,
-  kSequenceNumber,
-  kForwardThreadId,
-  kPythonId,
-  kPythonParentId,
-  kInputShapes,
-  kTyped,
-};
-
-struct ArgName {
-  std::string_view json;
-  ArgSlot slot;
-  ArgKey key;
-  // The first 8 bytes of the raw key text `json` + '"' (masked when shorter):
-  // most keys that are not this name differ there, so one load and compare
-  // rejects them without a memcmp call.
-  uint64_t head = 0;
-  uint64_t head_mask = 0;
-};
-
-// Known argument names bucketed by length: a lookup compares a handful of
-// same-length names.
-class ArgNameTable {
- public:
-  ArgNameTable() {
-    Add({"correlation", ArgSlot::kCorrelation, ArgKey::kUnspecified});
-    Add({"External id", ArgSlot::kExternalId, ArgKey::kUnspecified});
-    Add({"external id", ArgSlot::kExternalId,
-         ArgKey::kUnspecified});  // 2021 spelling
-    Add({"Sequence number", ArgSlot::kSequenceNumber, ArgKey::kUnspecified});
-    Add({"Fwd thread id", ArgSlot::kForwardThreadId, ArgKey::kUnspecified});
-    Add({"Python id", ArgSlot::kPythonId, ArgKey::kUnspecified});
-    Add({"Python parent id", ArgSlot::kPythonParentId, ArgKey::kUnspecified});
-    Add({"Input Dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});
-    Add({"Input dims", ArgSlot::kInputShapes,
-         ArgKey::kUnspecified});  // legacy spelling
-    for (int k = 1; k < kArgKeyCount; ++k) {
-      const auto key = static_cast<ArgKey>(k);
-      if (key == ArgKey::kFlowBindingEnclosing)
-        continue;  // "bp" is an event field
-      Add({ArgJsonName(key), ArgSlot::kTyped, key});
-    }
-  }
-
-  // The known name that the raw key text at `raw` spells, if any. Reading 8
-  // bytes from `raw` stays inside simdjson's padding.
-  const ArgName* Find(const char* raw) const {
-    uint64_t head;
-    std::memcpy(&head, raw, sizeof(head));
-    for (const ArgName& candidate :
-         buckets_[static_cast<unsigned char>(raw[0])]) {
-      if ((head & candidate.head_mask) == candidate.head &&
-          RawKeyIs(raw, candidate.json))
-        return &candidate;
-    }
-    return nullptr;
-  }
-
- private:
-  void Add(ArgName name) {
-    std::string quoted(name.json);
-    quoted.push_back('"');
-    const size_t n = std::min<size_t>(quoted.size(), sizeof(uint64_t));
-    std::memcpy(&name.head, quoted.data(), n);
-    name.head_mask =
-        n == sizeof(uint64_t) ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
-    buckets_[static_cast<unsigned char>(name.json[0])].push_back(name);
-  }
-  std::array<std::vector<ArgName>, 256> buckets_;  // by first byte
-};
-
-// Maps a Chrome-trace category (any case) to a kind for complete ("X") events.
-EventKind KindOfCategory(std::string_view category) {
-  std::string lower(category);
-  for (char& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "cpu_op" || lower == "operator") return EventKind::kCpuOp;
-  if (lower == "user_annotation") return EventKind::kUserAnnotation;
-  if (lower == "gpu_user_annotation") return EventKind::kGpuUserAnnotation;
-  if (lower == "python_function" || lower == "python")
-    return EventKind::kPythonFunction;
-  if (lower == "cuda_runtime" || lower == "runtime" || lower == "hip_runtime" ||
-      lower == "mtia_runtime" || lower == "xpu_runtime" ||
-      lower == "privateuse1_runtime") {
-    return EventKind::kRuntime;
-  }
-  if (lower == "cuda_driver" || lower == "hip_driver" ||
-      lower == "privateuse1_driver") {
-    return EventKind::kDriver;
-  }
-  if (lower == "cuda_sync") return EventKind::kSync;
-  if (lower == "kernel") return EventKind::kKernel;
-  if (lower == "gpu_memcpy" || lower == "memcpy") return EventKind::kMemcpy;
-  if (lower == "gpu_memset" || lower == "memset") return EventKind::kMemset;
-  if (lower == "overhead") return EventKind::kOverhead;
-  if (lower == "trace") return EventKind::kTraceSpan;
-  if (lower == "cpu_instant_event" || lower == "memory")
-    return EventKind::kInstant;
-  return EventKind::kOther;
-}
 
 // Fields of the event being parsed, committed to the table once the object is
 // done.
@@ -874,35 +703,18 @@ class TraceParser {
       case EventPhase::kFlowEnd:
         return EventKind::kFlow;
       case EventPhase::kInstant:
-        return p.name == kMemoryEventName ? EventKind::kMemory
-                                          : EventKind::kInstant;
+        return KindOfInstantEvent(p.name);
       default:
         break;
     }
-    if (!p.has_category) {
-      // Legacy profiler: every event is an op, except the record_function
-      // ranges that stand in for what Kineto writes itself (examples/workloads
-      // records them this way).
-      if (p.name.starts_with(kProfilerStepPrefix))
-        return EventKind::kProfilerStep;
-      if (p.name.starts_with(kModulePrefix)) return EventKind::kUserAnnotation;
-      return EventKind::kCpuOp;
-    }
+    if (!p.has_category) return KindOfUncategorizedEvent(p.name);
     if (category.value >= kind_of_category_.size()) {
       kind_of_category_.resize(category.value + 1, EventKind::kUnspecified);
     }
     EventKind& cached = kind_of_category_[category.value];
     if (cached == EventKind::kUnspecified) cached = KindOfCategory(p.category);
-    EventKind kind = cached;
-    if (kind == EventKind::kOther) ++out_.counters.unknown_category_events;
-    if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) &&
-        p.name.starts_with(kProfilerStepPrefix)) {
-      kind = EventKind::kProfilerStep;
-    } else if (kind == EventKind::kPythonFunction &&
-               p.name.starts_with(kModulePrefix)) {
-      kind = EventKind::kModule;
-    }
-    return kind;
+    if (cached == EventKind::kOther) ++out_.counters.unknown_category_events;
+    return KindOfCategorizedEvent(cached, p.name);
   }
 
   StringId InternName(std::string_view name) {
@@ -928,37 +740,15 @@ class TraceParser {
       return absl::InvalidArgumentError(
           base::StrCat(EventPrefix(at), ": missing field \"ph\""));
     }
-    EventPhase phase;
-    switch (p.ph[0]) {
-      case 'X':
-        phase = EventPhase::kComplete;
-        break;
-      case 'i':
-      case 'I':
-        phase = EventPhase::kInstant;
-        break;
-      case 's':
-        phase = EventPhase::kFlowStart;
-        break;
-      case 't':
-        phase = EventPhase::kFlowStep;
-        break;
-      case 'f':
-        phase = EventPhase::kFlowEnd;
-        break;
-      case 'C':
-        phase = EventPhase::kCounter;
-        break;
-      case 'M':
-        phase = EventPhase::kMetadata;
-        break;
-      default:
-        // Begin/end pairs, async and object events: not written by PyTorch;
-        // counted, not kept.
-        ++out_.counters.unsupported_phase_events;
-        DropArgsFrom(args_before);
-        return absl::OkStatus();
+    const std::optional<EventPhase> known_phase = PhaseOfLetter(p.ph[0]);
+    if (!known_phase.has_value()) {
+      // Begin/end pairs, async and object events: not written by PyTorch;
+      // counted, not kept.
+      ++out_.counters.unsupported_phase_events;
+      DropArgsFrom(args_before);
+      return absl::OkStatus();
     }
+    const EventPhase phase = *known_phase;
     if (!p.has_ts && phase != EventPhase::kMetadata) {
       return absl::InvalidArgumentError(
           base::StrCat(EventPrefix(at), ": missing field \"ts\""));
