@@ -1,15 +1,14 @@
+// Over 700 lines because the single-pass TraceParser is one concern: every
+// field of every event visited once, with the errors that locate it. Its
+// lexing (json_text.h), vocabulary (kineto_vocabulary.h) and multi-threaded
+// driver (event_part_reader.h) have their own files.
 #include "trace/kineto_reader.h"
 
-#include <algorithm>
 #include <cstring>
-#include <functional>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include <absl/cleanup/cleanup.h>
 #include <absl/container/flat_hash_map.h>
 #include <simdjson.h>
 
@@ -17,7 +16,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/decimal_time.h"
-#include "trace/event_split.h"
+#include "trace/event_part_reader.h"
 #include "trace/json_text.h"
 #include "trace/kineto_vocabulary.h"
 #include "trace/recent_strings.h"
@@ -831,34 +830,49 @@ absl::Status AllocateParser(od::parser& parser, size_t bytes,
       base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
 }
 
-// One part of a file read on several threads: "[" events "]", in place in the
-// file's buffer, parsed into a Trace of its own.
-struct EventPart {
-  od::parser parser;
-  Trace trace;
-  absl::Status status;
-  std::vector<StringIdRow> string_id_rows;
+// The single pass, as EventPartReader runs it on the parts of one file.
+class KinetoPartParser final : public PartParser {
+ public:
+  // `whole_parser` parses the text around the event array.
+  KinetoPartParser(std::string_view source, const ReaderLimits& limits,
+                   const ArgNameTable& arg_names, od::parser& whole_parser)
+      : source_(source),
+        limits_(limits),
+        arg_names_(arg_names),
+        whole_parser_(whole_parser) {}
 
-  // On the reading thread, before the part's thread starts: the parser and the
-  // columns are allocated (or kept, with their capacity, from the last file)
-  // from that thread's heap. A helper thread's own heap would map large blocks
-  // afresh for every file, and each new page costs a fault.
-  void Prepare(size_t text_bytes, size_t reserve_bytes, std::string_view source,
-               const ReaderLimits& limits) {
-    trace.ClearKeepingCapacity();
-    trace.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
-    string_id_rows.clear();
-    status = AllocateParser(parser, text_bytes, limits, source);
+  absl::Status Prepare(size_t text_bytes, size_t reserve_bytes,
+                       od::parser& parser, Trace& out) const override {
+    out.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
+    return AllocateParser(parser, text_bytes, limits_, source_);
   }
 
-  void Parse(std::string_view text, size_t capacity, std::string_view source,
-             const ReaderLimits& limits, const ArgNameTable& arg_names) {
-    if (!status.ok()) return;
-    TraceParser part(trace, text, source, limits, arg_names);
+  absl::Status ParseEvents(
+      std::string_view text, size_t capacity, od::parser& parser, Trace& out,
+      std::vector<StringIdRow>& string_id_rows) const override {
+    TraceParser part(out, text, source_, limits_, arg_names_);
     part.set_reserve_bytes(0);  // reserved by Prepare
-    status = part.Parse(parser, capacity, TraceParser::Mode::kEventPart);
-    if (status.ok()) string_id_rows = part.string_id_rows();
+    PD_RETURN_IF_ERROR(
+        part.Parse(parser, capacity, TraceParser::Mode::kEventPart));
+    string_id_rows = part.string_id_rows();
+    return absl::OkStatus();
   }
+
+  absl::Status ParseWhole(std::string_view text, size_t capacity, Trace& out,
+                          size_t& events_offset) override {
+    PD_RETURN_IF_ERROR(
+        AllocateParser(whole_parser_, text.size(), limits_, source_));
+    TraceParser fields(out, text, source_, limits_, arg_names_);
+    PD_RETURN_IF_ERROR(fields.Parse(whole_parser_, capacity));
+    events_offset = fields.events_offset();
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string_view source_;
+  const ReaderLimits& limits_;
+  const ArgNameTable& arg_names_;
+  od::parser& whole_parser_;
 };
 
 }  // namespace
@@ -885,18 +899,13 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
-    const size_t parts = std::min<size_t>(
-        std::max(parallelism_.threads, 1),
-        json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
-    // Past simdjson's limit for one document the single pass refuses the file;
-    // parts would not.
-    if (parts > 1 && json.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
-      const EventSplit split = FindEventSplit(json, parts);
-      if (!split.cuts.empty()) {
-        if (std::optional<Trace> trace = ParseInParts(source, split)) {
-          last_read_parts_ = split.cuts.size() + 1;
-          return std::move(*trace);
-        }
+    if (const size_t parts = EventPartCount(json.size(), parallelism_);
+        parts > 1) {
+      KinetoPartParser part_parser(source, limits_, arg_names_, parser_);
+      if (std::optional<EventPartReader::Result> read = part_reader_.Read(
+              buffer_, source, parts, limits_.max_events, part_parser)) {
+        last_read_parts_ = read->parts;
+        return std::move(read->trace);
       }
     }
     // One pass; also what gives a file that failed in parts its exact error.
@@ -908,113 +917,15 @@ class KinetoReader::Impl {
     return trace;
   }
 
-  // Parses the file split at `split`, or returns nullopt when a part fails or
-  // the split proves not to be the event array cut between events (the caller
-  // then reads in one pass, which gives the exact error). The parts are parsed
-  // in place: each cut's comma becomes the "]" that ends one part, and the
-  // blank before its '{' the "[" that starts the next. The text around the
-  // array ("{...\"traceEvents\": [" and "], ...}") is parsed as one small
-  // document with an empty array, so the top-level fields are read as in one
-  // pass.
-  std::optional<Trace> ParseInParts(std::string_view source,
-                                    const EventSplit& split) {
-    const std::string_view json = buffer_.json();
-    const size_t n = split.cuts.size() + 1;
-    if (parts_.size() < n) parts_.resize(n);
-
-    Trace outside;
-    outside.metadata.source = std::string(source);
-    outside_.assign(json.substr(0, split.array_begin + 1));
-    outside_.append(json.substr(split.array_end));
-    const size_t outside_size = outside_.size();
-    outside_.resize(outside_size + kJsonPadding, ' ');
-    if (!AllocateParser(parser_, outside_size, limits_, source).ok())
-      return std::nullopt;
-    {
-      TraceParser fields(outside,
-                         std::string_view(outside_.data(), outside_size),
-                         source, limits_, arg_names_);
-      // Nothing but the top-level fields may come from here: no events, kept or
-      // dropped.
-      if (!fields.Parse(parser_, outside_.size()).ok() ||
-          outside.events.size() != 0 || outside.strings.size() != 1 ||
-          outside.counters.unsupported_phase_events != 0 ||
-          fields.events_offset() != split.array_begin) {
-        return std::nullopt;
-      }
-    }
-
-    char* text = buffer_.mutable_data();
-    std::vector<char> saved;
-    for (const EventCut& cut : split.cuts) {
-      saved.push_back(text[cut.comma]);
-      saved.push_back(text[cut.next - 1]);
-      text[cut.comma] = ']';
-      text[cut.next - 1] = '[';
-    }
-    // The text is put back however this ends, so a one-pass read after it sees
-    // the file.
-    absl::Cleanup restore = [&] {
-      for (size_t c = 0; c < split.cuts.size(); ++c) {
-        text[split.cuts[c].comma] = saved[2 * c];
-        text[split.cuts[c].next - 1] = saved[2 * c + 1];
-      }
-    };
-    {
-      std::vector<std::jthread> threads;
-      std::function<void()> first_part;
-      for (size_t k = 0; k < n; ++k) {
-        const size_t begin =
-            k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
-        const size_t end = k + 1 == n ? split.array_end : split.cuts[k].comma;
-        const std::string_view part(text + begin, end + 1 - begin);
-        // The first part's columns are the ones the others are appended to.
-        parts_[k].Prepare(part.size(), k == 0 ? json.size() : part.size(),
-                          source, limits_);
-        auto parse = [this, k, part, source,
-                      capacity = buffer_.capacity() - begin] {
-          parts_[k].Parse(part, capacity, source, limits_, arg_names_);
-        };
-        if (k == 0) {
-          first_part = parse;  // on this thread, so the result's columns come
-                               // from its heap
-          continue;
-        }
-        try {
-          threads.emplace_back(parse);
-        } catch (const std::system_error&) {
-          parse();  // no thread to be had: the same work, in turn
-        }
-      }
-      first_part();
-    }  // joins the parts
-    std::move(restore).Invoke();
-
-    for (size_t k = 0; k < n; ++k) {
-      if (!parts_[k].status.ok()) return std::nullopt;
-    }
-    Trace trace = std::move(parts_[0].trace);
-    trace.metadata = std::move(outside.metadata);
-    for (size_t k = 1; k < n; ++k) {
-      AppendTrace(trace, parts_[k].trace,
-                  {.string_id_rows = &parts_[k].string_id_rows});
-    }
-    // One pass fails on any event after the max_events-th kept one, even one it
-    // would drop: at the limit only one pass can tell.
-    if (trace.events.size() >= limits_.max_events) return std::nullopt;
-    return trace;
-  }
-
   ReaderLimits limits_;
   ReadParallelism parallelism_;
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
-  // Kept between files, so their parsers and columns are reused; a reader that
-  // read a large file in parts holds that memory (about 6 bytes per byte of
-  // JSON) until it is destroyed.
-  std::vector<EventPart> parts_;
-  std::string outside_;  // the text around the event array
+  // Keeps the parts' parsers and columns between files; a reader that read a
+  // large file in parts holds that memory (about 6 bytes per byte of JSON)
+  // until it is destroyed.
+  EventPartReader part_reader_;
   size_t last_read_parts_ = 1;
 };
 
