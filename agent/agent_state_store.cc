@@ -10,9 +10,9 @@
 #include <google/protobuf/text_format.h>
 
 #include "agent/span_identity.h"
-#include "agent/stable_hash.h"
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
+#include "base/stable_hash.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 
@@ -98,8 +98,8 @@ std::string AgentStateStore::StateFilePath(const Key& key) const {
   const std::string hashed =
       base::StrCat(key.aggregator, std::string_view("\0", 1), key.run,
                    std::string_view("\0", 1), key.path);
-  return (fs::path(dir_) /
-          base::StrCat(StableHashHex(hashed), "-", readable, kStateSuffix))
+  return (fs::path(dir_) / base::StrCat(base::StableHashHex(hashed), "-",
+                                        readable, kStateSuffix))
       .string();
 }
 

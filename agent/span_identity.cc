@@ -7,8 +7,8 @@
 #include <absl/strings/ascii.h>
 #include <absl/strings/numbers.h>
 
-#include "agent/stable_hash.h"
 #include "base/id_rules.h"
+#include "base/stable_hash.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -80,7 +80,7 @@ std::string SanitizeId(std::string_view name) {
   }
   if (id.size() > base::kMaxIdBytes) {
     id.resize(kShortenedHeadBytes);
-    base::StrAppend(&id, "-", StableHashHex(name));
+    base::StrAppend(&id, "-", base::StableHashHex(name));
   }
   return id;
 }

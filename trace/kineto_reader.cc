@@ -1,18 +1,14 @@
+// Over 700 lines because the single-pass TraceParser is one concern: every
+// field of every event visited once, with the errors that locate it. Its
+// lexing (json_text.h), vocabulary (kineto_vocabulary.h) and multi-threaded
+// driver (event_part_reader.h) have their own files.
 #include "trace/kineto_reader.h"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <charconv>
 #include <cstring>
-#include <functional>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include <absl/cleanup/cleanup.h>
 #include <absl/container/flat_hash_map.h>
 #include <simdjson.h>
 
@@ -20,7 +16,9 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/decimal_time.h"
-#include "trace/event_split.h"
+#include "trace/event_part_reader.h"
+#include "trace/json_text.h"
+#include "trace/kineto_vocabulary.h"
 #include "trace/recent_strings.h"
 #include "trace/trace_append.h"
 #include "trace/trace_file.h"
@@ -30,221 +28,10 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// The deepest nesting of brackets in JSON text `raw` (brackets inside strings
-// do not count).
-uint32_t NestingDepth(std::string_view raw) {
-  uint32_t depth = 0;
-  uint32_t deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 // Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
 // never reallocates (which would copy every column), and capacity never written
 // costs no memory.
 constexpr size_t kBytesPerEventEstimate = 128;
-constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
-constexpr std::string_view kModulePrefix = "nn.Module: ";
-constexpr std::string_view kMemoryEventName = "[memory]";
-constexpr std::string_view kStreamPrefix = "stream ";
-
-// Keys of an event object.
-enum class EventField : uint8_t {
-  kUnknown,
-  kPh,
-  kCat,
-  kName,
-  kPid,
-  kTid,
-  kTs,
-  kDur,
-  kId,
-  kBp,
-  kArgs
-};
-
-// Whether the raw (still escaped) key text starting at `raw` is exactly `name`.
-// Comparing in place saves scanning every key for its closing quote; `name` has
-// no quote or backslash, so a match cannot be an escape sequence. Reading past
-// the key stays inside simdjson's padding.
-bool RawKeyIs(const char* raw, std::string_view name) {
-  return std::memcmp(raw, name.data(), name.size()) == 0 &&
-         raw[name.size()] == '"';
-}
-
-// Whether the raw key text at `raw` is exactly the literal `name` (a
-// constant-length compare the compiler inlines).
-template <size_t N>
-bool RawKeyIsLiteral(const char* raw, const char (&name)[N]) {
-  return std::memcmp(raw, name, N - 1) == 0 && raw[N - 1] == '"';
-}
-
-// The known event field the raw key text at `raw` spells, dispatched on the
-// first byte.
-EventField ClassifyEventField(const char* raw) {
-  switch (raw[0]) {
-    case 'p':
-      if (RawKeyIsLiteral(raw, "ph")) return EventField::kPh;
-      if (RawKeyIsLiteral(raw, "pid")) return EventField::kPid;
-      break;
-    case 'c':
-      if (RawKeyIsLiteral(raw, "cat")) return EventField::kCat;
-      break;
-    case 'n':
-      if (RawKeyIsLiteral(raw, "name")) return EventField::kName;
-      break;
-    case 't':
-      if (RawKeyIsLiteral(raw, "ts")) return EventField::kTs;
-      if (RawKeyIsLiteral(raw, "tid")) return EventField::kTid;
-      break;
-    case 'd':
-      if (RawKeyIsLiteral(raw, "dur")) return EventField::kDur;
-      break;
-    case 'a':
-      if (RawKeyIsLiteral(raw, "args")) return EventField::kArgs;
-      break;
-    case 'i':
-      if (RawKeyIsLiteral(raw, "id")) return EventField::kId;
-      break;
-    case 'b':
-      if (RawKeyIsLiteral(raw, "bp")) return EventField::kBp;
-      break;
-    default:
-      break;
-  }
-  return EventField::kUnknown;
-}
-
-// The JSON spelling of each EventField, for messages.
-constexpr std::string_view kEventFieldNames[] = {
-    "", "ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "args"};
-static_assert(std::size(kEventFieldNames) ==
-              static_cast<size_t>(EventField::kArgs) + 1);
-
-std::string_view EventFieldName(EventField field) {
-  return kEventFieldNames[static_cast<int>(field)];
-}
-
-// Where an argument goes: a dedicated column, or a typed row of the ArgTable.
-enum class ArgSlot : uint8_t {
-  kNone,
-  kCorrelation,
-  kExternalId,
-  kSequenceNumber,
-  kForwardThreadId,
-  kPythonId,
-  kPythonParentId,
-  kInputShapes,
-  kTyped,
-};
-
-struct ArgName {
-  std::string_view json;
-  ArgSlot slot;
-  ArgKey key;
-  // The first 8 bytes of the raw key text `json` + '"' (masked when shorter):
-  // most keys that are not this name differ there, so one load and compare
-  // rejects them without a memcmp call.
-  uint64_t head = 0;
-  uint64_t head_mask = 0;
-};
-
-// Known argument names bucketed by length: a lookup compares a handful of
-// same-length names.
-class ArgNameTable {
- public:
-  ArgNameTable() {
-    Add({"correlation", ArgSlot::kCorrelation, ArgKey::kUnspecified});
-    Add({"External id", ArgSlot::kExternalId, ArgKey::kUnspecified});
-    Add({"external id", ArgSlot::kExternalId,
-         ArgKey::kUnspecified});  // 2021 spelling
-    Add({"Sequence number", ArgSlot::kSequenceNumber, ArgKey::kUnspecified});
-    Add({"Fwd thread id", ArgSlot::kForwardThreadId, ArgKey::kUnspecified});
-    Add({"Python id", ArgSlot::kPythonId, ArgKey::kUnspecified});
-    Add({"Python parent id", ArgSlot::kPythonParentId, ArgKey::kUnspecified});
-    Add({"Input Dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});
-    Add({"Input dims", ArgSlot::kInputShapes,
-         ArgKey::kUnspecified});  // legacy spelling
-    for (int k = 1; k < kArgKeyCount; ++k) {
-      const auto key = static_cast<ArgKey>(k);
-      if (key == ArgKey::kFlowBindingEnclosing)
-        continue;  // "bp" is an event field
-      Add({ArgJsonName(key), ArgSlot::kTyped, key});
-    }
-  }
-
-  // The known name that the raw key text at `raw` spells, if any. Reading 8
-  // bytes from `raw` stays inside simdjson's padding.
-  const ArgName* Find(const char* raw) const {
-    uint64_t head;
-    std::memcpy(&head, raw, sizeof(head));
-    for (const ArgName& candidate :
-         buckets_[static_cast<unsigned char>(raw[0])]) {
-      if ((head & candidate.head_mask) == candidate.head &&
-          RawKeyIs(raw, candidate.json))
-        return &candidate;
-    }
-    return nullptr;
-  }
-
- private:
-  void Add(ArgName name) {
-    std::string quoted(name.json);
-    quoted.push_back('"');
-    const size_t n = std::min<size_t>(quoted.size(), sizeof(uint64_t));
-    std::memcpy(&name.head, quoted.data(), n);
-    name.head_mask =
-        n == sizeof(uint64_t) ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
-    buckets_[static_cast<unsigned char>(name.json[0])].push_back(name);
-  }
-  std::array<std::vector<ArgName>, 256> buckets_;  // by first byte
-};
-
-// Maps a Chrome-trace category (any case) to a kind for complete ("X") events.
-EventKind KindOfCategory(std::string_view category) {
-  std::string lower(category);
-  for (char& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "cpu_op" || lower == "operator") return EventKind::kCpuOp;
-  if (lower == "user_annotation") return EventKind::kUserAnnotation;
-  if (lower == "gpu_user_annotation") return EventKind::kGpuUserAnnotation;
-  if (lower == "python_function" || lower == "python")
-    return EventKind::kPythonFunction;
-  if (lower == "cuda_runtime" || lower == "runtime" || lower == "hip_runtime" ||
-      lower == "mtia_runtime" || lower == "xpu_runtime" ||
-      lower == "privateuse1_runtime") {
-    return EventKind::kRuntime;
-  }
-  if (lower == "cuda_driver" || lower == "hip_driver" ||
-      lower == "privateuse1_driver") {
-    return EventKind::kDriver;
-  }
-  if (lower == "cuda_sync") return EventKind::kSync;
-  if (lower == "kernel") return EventKind::kKernel;
-  if (lower == "gpu_memcpy" || lower == "memcpy") return EventKind::kMemcpy;
-  if (lower == "gpu_memset" || lower == "memset") return EventKind::kMemset;
-  if (lower == "overhead") return EventKind::kOverhead;
-  if (lower == "trace") return EventKind::kTraceSpan;
-  if (lower == "cpu_instant_event" || lower == "memory")
-    return EventKind::kInstant;
-  return EventKind::kOther;
-}
 
 // Fields of the event being parsed, committed to the table once the object is
 // done.
@@ -290,70 +77,6 @@ int64_t* IntegerColumn(ArgSlot slot, PendingEvent& p) {
     default:
       return nullptr;
   }
-}
-
-std::string_view TrimTrailingSpace(std::string_view text) {
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' ||
-                           text.back() == '\r' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-// Copies JSON text without whitespace outside strings, so "[[1, 3], []]" and
-// "[[1,3],[]]" group together whatever the writer's spacing.
-void CompactJson(std::string_view raw, std::string& out) {
-  out.clear();
-  bool in_string = false;
-  for (size_t i = 0; i < raw.size(); ++i) {
-    const char c = raw[i];
-    if (in_string) {
-      out.push_back(c);
-      if (c == '\\' && i + 1 < raw.size()) {
-        out.push_back(raw[++i]);
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-      out.push_back(c);
-    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-      out.push_back(c);
-    }
-  }
-}
-
-// Decimal or 0x-prefixed hexadecimal integer text, all of it.
-bool ParseIntegerText(std::string_view text, int64_t* out) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    text.remove_prefix(2);
-    base = 16;
-  }
-  if (text.empty()) return false;
-  const auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), *out, base);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// Offset of the first byte that is not valid UTF-8 (only called after simdjson
-// said so).
-size_t FirstInvalidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80           ? 1
-                 : (c >> 5) == 0x6  ? 2
-                 : (c >> 4) == 0xe  ? 3
-                 : (c >> 3) == 0x1e ? 4
-                                    : 0;
-    if (len == 0 || i + len > text.size()) return i;
-    for (size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
-    }
-    i += len;
-  }
-  return text.size();
 }
 
 // Parses one document into a Trace. Lives for one ReadBytes call.
@@ -509,10 +232,7 @@ class TraceParser {
   // The key text without unescaping (escaped keys never match a known name, as
   // intended).
   static std::string_view KeyView(od::field& field) {
-    const char* begin = field.key().raw();
-    const char* end = begin;
-    while (*end != '"') end += (*end == '\\') ? 2 : 1;
-    return {begin, static_cast<size_t>(end - begin)};
+    return RawKeyText(field.key().raw());
   }
 
   absl::Status ReadString(od::value& value, std::string_view field,
@@ -648,7 +368,8 @@ class TraceParser {
     if (type == od::json_type::array || type == od::json_type::object) {
       // Taken whole as text, so simdjson never descended into it: check its
       // depth here.
-      if (const uint32_t depth = NestingDepth(raw); depth > limits_.max_depth) {
+      if (const uint32_t depth = JsonNestingDepth(raw);
+          depth > limits_.max_depth) {
         return absl::ResourceExhaustedError(base::StrCat(
             EventPrefix(at), ": field \"", field, "\": JSON nesting ", depth,
             " deep, over max_depth ", limits_.max_depth));
@@ -981,35 +702,18 @@ class TraceParser {
       case EventPhase::kFlowEnd:
         return EventKind::kFlow;
       case EventPhase::kInstant:
-        return p.name == kMemoryEventName ? EventKind::kMemory
-                                          : EventKind::kInstant;
+        return KindOfInstantEvent(p.name);
       default:
         break;
     }
-    if (!p.has_category) {
-      // Legacy profiler: every event is an op, except the record_function
-      // ranges that stand in for what Kineto writes itself (examples/workloads
-      // records them this way).
-      if (p.name.starts_with(kProfilerStepPrefix))
-        return EventKind::kProfilerStep;
-      if (p.name.starts_with(kModulePrefix)) return EventKind::kUserAnnotation;
-      return EventKind::kCpuOp;
-    }
+    if (!p.has_category) return KindOfUncategorizedEvent(p.name);
     if (category.value >= kind_of_category_.size()) {
       kind_of_category_.resize(category.value + 1, EventKind::kUnspecified);
     }
     EventKind& cached = kind_of_category_[category.value];
     if (cached == EventKind::kUnspecified) cached = KindOfCategory(p.category);
-    EventKind kind = cached;
-    if (kind == EventKind::kOther) ++out_.counters.unknown_category_events;
-    if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) &&
-        p.name.starts_with(kProfilerStepPrefix)) {
-      kind = EventKind::kProfilerStep;
-    } else if (kind == EventKind::kPythonFunction &&
-               p.name.starts_with(kModulePrefix)) {
-      kind = EventKind::kModule;
-    }
-    return kind;
+    if (cached == EventKind::kOther) ++out_.counters.unknown_category_events;
+    return KindOfCategorizedEvent(cached, p.name);
   }
 
   StringId InternName(std::string_view name) {
@@ -1035,37 +739,15 @@ class TraceParser {
       return absl::InvalidArgumentError(
           base::StrCat(EventPrefix(at), ": missing field \"ph\""));
     }
-    EventPhase phase;
-    switch (p.ph[0]) {
-      case 'X':
-        phase = EventPhase::kComplete;
-        break;
-      case 'i':
-      case 'I':
-        phase = EventPhase::kInstant;
-        break;
-      case 's':
-        phase = EventPhase::kFlowStart;
-        break;
-      case 't':
-        phase = EventPhase::kFlowStep;
-        break;
-      case 'f':
-        phase = EventPhase::kFlowEnd;
-        break;
-      case 'C':
-        phase = EventPhase::kCounter;
-        break;
-      case 'M':
-        phase = EventPhase::kMetadata;
-        break;
-      default:
-        // Begin/end pairs, async and object events: not written by PyTorch;
-        // counted, not kept.
-        ++out_.counters.unsupported_phase_events;
-        DropArgsFrom(args_before);
-        return absl::OkStatus();
+    const std::optional<EventPhase> known_phase = PhaseOfLetter(p.ph[0]);
+    if (!known_phase.has_value()) {
+      // Begin/end pairs, async and object events: not written by PyTorch;
+      // counted, not kept.
+      ++out_.counters.unsupported_phase_events;
+      DropArgsFrom(args_before);
+      return absl::OkStatus();
     }
+    const EventPhase phase = *known_phase;
     if (!p.has_ts && phase != EventPhase::kMetadata) {
       return absl::InvalidArgumentError(
           base::StrCat(EventPrefix(at), ": missing field \"ts\""));
@@ -1148,34 +830,49 @@ absl::Status AllocateParser(od::parser& parser, size_t bytes,
       base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
 }
 
-// One part of a file read on several threads: "[" events "]", in place in the
-// file's buffer, parsed into a Trace of its own.
-struct EventPart {
-  od::parser parser;
-  Trace trace;
-  absl::Status status;
-  std::vector<StringIdRow> string_id_rows;
+// The single pass, as EventPartReader runs it on the parts of one file.
+class KinetoPartParser final : public PartParser {
+ public:
+  // `whole_parser` parses the text around the event array.
+  KinetoPartParser(std::string_view source, const ReaderLimits& limits,
+                   const ArgNameTable& arg_names, od::parser& whole_parser)
+      : source_(source),
+        limits_(limits),
+        arg_names_(arg_names),
+        whole_parser_(whole_parser) {}
 
-  // On the reading thread, before the part's thread starts: the parser and the
-  // columns are allocated (or kept, with their capacity, from the last file)
-  // from that thread's heap. A helper thread's own heap would map large blocks
-  // afresh for every file, and each new page costs a fault.
-  void Prepare(size_t text_bytes, size_t reserve_bytes, std::string_view source,
-               const ReaderLimits& limits) {
-    trace.ClearKeepingCapacity();
-    trace.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
-    string_id_rows.clear();
-    status = AllocateParser(parser, text_bytes, limits, source);
+  absl::Status Prepare(size_t text_bytes, size_t reserve_bytes,
+                       od::parser& parser, Trace& out) const override {
+    out.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
+    return AllocateParser(parser, text_bytes, limits_, source_);
   }
 
-  void Parse(std::string_view text, size_t capacity, std::string_view source,
-             const ReaderLimits& limits, const ArgNameTable& arg_names) {
-    if (!status.ok()) return;
-    TraceParser part(trace, text, source, limits, arg_names);
+  absl::Status ParseEvents(
+      std::string_view text, size_t capacity, od::parser& parser, Trace& out,
+      std::vector<StringIdRow>& string_id_rows) const override {
+    TraceParser part(out, text, source_, limits_, arg_names_);
     part.set_reserve_bytes(0);  // reserved by Prepare
-    status = part.Parse(parser, capacity, TraceParser::Mode::kEventPart);
-    if (status.ok()) string_id_rows = part.string_id_rows();
+    PD_RETURN_IF_ERROR(
+        part.Parse(parser, capacity, TraceParser::Mode::kEventPart));
+    string_id_rows = part.string_id_rows();
+    return absl::OkStatus();
   }
+
+  absl::Status ParseWhole(std::string_view text, size_t capacity, Trace& out,
+                          size_t& events_offset) override {
+    PD_RETURN_IF_ERROR(
+        AllocateParser(whole_parser_, text.size(), limits_, source_));
+    TraceParser fields(out, text, source_, limits_, arg_names_);
+    PD_RETURN_IF_ERROR(fields.Parse(whole_parser_, capacity));
+    events_offset = fields.events_offset();
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string_view source_;
+  const ReaderLimits& limits_;
+  const ArgNameTable& arg_names_;
+  od::parser& whole_parser_;
 };
 
 }  // namespace
@@ -1202,18 +899,13 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
-    const size_t parts = std::min<size_t>(
-        std::max(parallelism_.threads, 1),
-        json.size() / std::max<size_t>(parallelism_.min_part_bytes, 1));
-    // Past simdjson's limit for one document the single pass refuses the file;
-    // parts would not.
-    if (parts > 1 && json.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
-      const EventSplit split = FindEventSplit(json, parts);
-      if (!split.cuts.empty()) {
-        if (std::optional<Trace> trace = ParseInParts(source, split)) {
-          last_read_parts_ = split.cuts.size() + 1;
-          return std::move(*trace);
-        }
+    if (const size_t parts = EventPartCount(json.size(), parallelism_);
+        parts > 1) {
+      KinetoPartParser part_parser(source, limits_, arg_names_, parser_);
+      if (std::optional<EventPartReader::Result> read = part_reader_.Read(
+              buffer_, source, parts, limits_.max_events, part_parser)) {
+        last_read_parts_ = read->parts;
+        return std::move(read->trace);
       }
     }
     // One pass; also what gives a file that failed in parts its exact error.
@@ -1225,113 +917,15 @@ class KinetoReader::Impl {
     return trace;
   }
 
-  // Parses the file split at `split`, or returns nullopt when a part fails or
-  // the split proves not to be the event array cut between events (the caller
-  // then reads in one pass, which gives the exact error). The parts are parsed
-  // in place: each cut's comma becomes the "]" that ends one part, and the
-  // blank before its '{' the "[" that starts the next. The text around the
-  // array ("{...\"traceEvents\": [" and "], ...}") is parsed as one small
-  // document with an empty array, so the top-level fields are read as in one
-  // pass.
-  std::optional<Trace> ParseInParts(std::string_view source,
-                                    const EventSplit& split) {
-    const std::string_view json = buffer_.json();
-    const size_t n = split.cuts.size() + 1;
-    if (parts_.size() < n) parts_.resize(n);
-
-    Trace outside;
-    outside.metadata.source = std::string(source);
-    outside_.assign(json.substr(0, split.array_begin + 1));
-    outside_.append(json.substr(split.array_end));
-    const size_t outside_size = outside_.size();
-    outside_.resize(outside_size + kJsonPadding, ' ');
-    if (!AllocateParser(parser_, outside_size, limits_, source).ok())
-      return std::nullopt;
-    {
-      TraceParser fields(outside,
-                         std::string_view(outside_.data(), outside_size),
-                         source, limits_, arg_names_);
-      // Nothing but the top-level fields may come from here: no events, kept or
-      // dropped.
-      if (!fields.Parse(parser_, outside_.size()).ok() ||
-          outside.events.size() != 0 || outside.strings.size() != 1 ||
-          outside.counters.unsupported_phase_events != 0 ||
-          fields.events_offset() != split.array_begin) {
-        return std::nullopt;
-      }
-    }
-
-    char* text = buffer_.mutable_data();
-    std::vector<char> saved;
-    for (const EventCut& cut : split.cuts) {
-      saved.push_back(text[cut.comma]);
-      saved.push_back(text[cut.next - 1]);
-      text[cut.comma] = ']';
-      text[cut.next - 1] = '[';
-    }
-    // The text is put back however this ends, so a one-pass read after it sees
-    // the file.
-    absl::Cleanup restore = [&] {
-      for (size_t c = 0; c < split.cuts.size(); ++c) {
-        text[split.cuts[c].comma] = saved[2 * c];
-        text[split.cuts[c].next - 1] = saved[2 * c + 1];
-      }
-    };
-    {
-      std::vector<std::jthread> threads;
-      std::function<void()> first_part;
-      for (size_t k = 0; k < n; ++k) {
-        const size_t begin =
-            k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
-        const size_t end = k + 1 == n ? split.array_end : split.cuts[k].comma;
-        const std::string_view part(text + begin, end + 1 - begin);
-        // The first part's columns are the ones the others are appended to.
-        parts_[k].Prepare(part.size(), k == 0 ? json.size() : part.size(),
-                          source, limits_);
-        auto parse = [this, k, part, source,
-                      capacity = buffer_.capacity() - begin] {
-          parts_[k].Parse(part, capacity, source, limits_, arg_names_);
-        };
-        if (k == 0) {
-          first_part = parse;  // on this thread, so the result's columns come
-                               // from its heap
-          continue;
-        }
-        try {
-          threads.emplace_back(parse);
-        } catch (const std::system_error&) {
-          parse();  // no thread to be had: the same work, in turn
-        }
-      }
-      first_part();
-    }  // joins the parts
-    std::move(restore).Invoke();
-
-    for (size_t k = 0; k < n; ++k) {
-      if (!parts_[k].status.ok()) return std::nullopt;
-    }
-    Trace trace = std::move(parts_[0].trace);
-    trace.metadata = std::move(outside.metadata);
-    for (size_t k = 1; k < n; ++k) {
-      AppendTrace(trace, parts_[k].trace,
-                  {.string_id_rows = &parts_[k].string_id_rows});
-    }
-    // One pass fails on any event after the max_events-th kept one, even one it
-    // would drop: at the limit only one pass can tell.
-    if (trace.events.size() >= limits_.max_events) return std::nullopt;
-    return trace;
-  }
-
   ReaderLimits limits_;
   ReadParallelism parallelism_;
   TraceFileBuffer buffer_;
   od::parser parser_;
   ArgNameTable arg_names_;
-  // Kept between files, so their parsers and columns are reused; a reader that
-  // read a large file in parts holds that memory (about 6 bytes per byte of
-  // JSON) until it is destroyed.
-  std::vector<EventPart> parts_;
-  std::string outside_;  // the text around the event array
+  // Keeps the parts' parsers and columns between files; a reader that read a
+  // large file in parts holds that memory (about 6 bytes per byte of JSON)
+  // until it is destroyed.
+  EventPartReader part_reader_;
   size_t last_read_parts_ = 1;
 };
 

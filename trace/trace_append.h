@@ -1,6 +1,6 @@
 // Appends one Trace's events and arguments to another, re-interning its
 // strings. Used to join a worker's spans (span_merge.h) and the parts of one
-// file read on several threads (kineto_reader.cc).
+// file read on several threads (event_part_reader.cc).
 #ifndef PROFDIFF_TRACE_TRACE_APPEND_H_
 #define PROFDIFF_TRACE_TRACE_APPEND_H_
 

@@ -32,7 +32,7 @@ class TraceFileBuffer {
   size_t capacity() const { return json_.size(); }
   const char* data() const { return json_.data(); }
   // For a reader that cuts the text in place and puts it back
-  // (kineto_reader.cc).
+  // (event_part_reader.cc).
   char* mutable_data() { return json_.data(); }
 
  private:

@@ -1,14 +1,13 @@
 #include "agent/cupti/cupti_session.h"
 
-#include <generated_nvtx_meta.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "agent/cupti/nvtx_message.h"
+#include "agent/cupti/nvtx_callback.h"
 #include "agent/cupti/torch_range_name.h"
 #include "agent/span_uploader.h"
 #include "base/log.h"
@@ -47,12 +46,6 @@ uint64_t Now() {
   uint64_t t = 0;
   cuptiGetTimestamp(&t);
   return t;
-}
-
-std::string Text(const char* text) {
-  return text == nullptr
-             ? std::string()
-             : std::string(text, strnlen(text, kMaxNvtxMessageBytes));
 }
 
 int64_t ThisThread() { return static_cast<int64_t>(::syscall(SYS_gettid)); }
@@ -221,113 +214,38 @@ void CUPTIAPI CuptiSession::Callback(void* userdata,
 }
 
 void CuptiSession::OnNvtx(CUpti_CallbackId cbid, const void* data) {
-  const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
-  const void* params = nvtx->functionParams;
-  const auto registered = [this](nvtxStringHandle_t h) {
-    return RegisteredString(h);
-  };
   const uint64_t now = Now();
   const int64_t thread = ThisThread();
-  // The message of a push or start, and for a start its id (the call's return
-  // value).
-  std::string message;
-  bool push = false, start = false;
-  uint64_t id = 0;
-  uintptr_t domain = 0;  // 0: the global domain
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-      message =
-          Text(static_cast<const nvtxRangePushA_params*>(params)->message);
-      push = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePushW:
-      message = WideToUtf8(
-          static_cast<const nvtxRangePushW_params*>(params)->message);
-      push = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      message = NvtxMessageText(
-          static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib,
-          registered);
-      push = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
-      message = NvtxMessageText(p->core.eventAttrib, registered);
-      domain = reinterpret_cast<uintptr_t>(
-          p->domain);  // each domain has its own stack
-      push = true;
-      break;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      if (std::optional<HostRange> range = ranges_.Pop(thread, 0, now))
+  NvtxCall call = DecodeNvtxCallback(
+      cbid, *static_cast<const CUpti_NvtxData*>(data),
+      [this](nvtxStringHandle_t h) { return RegisteredString(h); });
+  switch (call.kind) {
+    case NvtxCallKind::kPush:
+      ranges_.Push(thread, call.domain, now, call.message);
+      RangeOpened(call.message, now);
+      return;
+    case NvtxCallKind::kStart:
+      if (call.range_id.has_value())
+        ranges_.Start(*call.range_id, thread, now, call.message);
+      RangeOpened(call.message, now);
+      return;
+    case NvtxCallKind::kPop:
+      if (std::optional<HostRange> range =
+              ranges_.Pop(thread, call.domain, now))
         RangeFinished(*range);
       return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
-      const auto domain = reinterpret_cast<uintptr_t>(
-          static_cast<const nvtxDomainRangePop_params*>(params)->domain);
-      if (std::optional<HostRange> range = ranges_.Pop(thread, domain, now))
+    case NvtxCallKind::kEnd:
+      if (std::optional<HostRange> range = ranges_.End(*call.range_id, now))
         RangeFinished(*range);
+      return;
+    case NvtxCallKind::kRegisterString: {
+      absl::MutexLock lock(&mu_);
+      registered_.insert_or_assign(call.string_handle, std::move(call.message));
       return;
     }
-    case CUPTI_CBID_NVTX_nvtxRangeStartA:
-      message =
-          Text(static_cast<const nvtxRangeStartA_params*>(params)->message);
-      start = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangeStartW:
-      message = WideToUtf8(
-          static_cast<const nvtxRangeStartW_params*>(params)->message);
-      start = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
-      message = NvtxMessageText(
-          static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib,
-          registered);
-      start = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx:
-      message = NvtxMessageText(
-          static_cast<const nvtxDomainRangeStartEx_params*>(params)
-              ->core.eventAttrib,
-          registered);
-      start = true;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangeEnd:
-      id = static_cast<const nvtxRangeEnd_params*>(params)->id;
-      if (std::optional<HostRange> range = ranges_.End(id, now))
-        RangeFinished(*range);
+    case NvtxCallKind::kOther:
       return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
-      id = static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id;
-      if (std::optional<HostRange> range = ranges_.End(id, now))
-        RangeFinished(*range);
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* p =
-          static_cast<const nvtxDomainRegisterStringA_params*>(params);
-      if (nvtx->functionReturnValue != nullptr && p->string != nullptr) {
-        const auto handle =
-            *static_cast<const nvtxStringHandle_t*>(nvtx->functionReturnValue);
-        absl::MutexLock lock(&mu_);
-        registered_.insert_or_assign(
-            handle,
-            std::string(p->string, strnlen(p->string, kMaxNvtxMessageBytes)));
-      }
-      return;
-    }
-    default:
-      return;  // marks, naming, sync objects: not ranges
   }
-  if (message.size() > kMaxNvtxMessageBytes)
-    message.resize(kMaxNvtxMessageBytes);
-  if (push) {
-    ranges_.Push(thread, domain, now, message);
-  } else if (start && nvtx->functionReturnValue != nullptr) {
-    id = *static_cast<const nvtxRangeId_t*>(nvtx->functionReturnValue);
-    ranges_.Start(id, thread, now, message);
-  }
-  RangeOpened(message, now);
 }
 
 void CuptiSession::OnProfilerApi(CUpti_CallbackId cbid,

@@ -1,8 +1,8 @@
 // One process's CUPTI collection: the activity kinds, the buffer pool, the NVTX
 // and cudaProfilerStart/Stop callbacks, the capture window and the span being
 // built, handed to a BackgroundSpanUploader as each span finishes. The glue
-// between the C APIs and the pure parts (translator, NVTX recorder, capture
-// window), which carry the logic and the tests.
+// between the C APIs and the pure parts (translator, NVTX callback decoder and
+// recorder, capture window), which carry the logic and the tests.
 //
 // Design:
 // 1. Never block the application: CUPTI's buffer callbacks and the NVTX

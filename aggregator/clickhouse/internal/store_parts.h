@@ -26,6 +26,7 @@
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/schema.h"
 #include "aggregator/store/batch_codec.h"
+#include "base/stable_hash.h"
 #include "base/str_cat.h"
 
 namespace profdiff::aggregator {
@@ -74,12 +75,7 @@ inline std::string QuotedList(const std::vector<std::string>& values) {
 
 // Stable across processes and replicas (std::hash and absl::Hash are not).
 inline uint64_t NameId(std::string_view name) {
-  uint64_t hash = 14695981039346656037ull;
-  for (char c : name) {
-    hash ^= static_cast<uint8_t>(c);
-    hash *= 1099511628211ull;
-  }
-  return hash;
+  return base::StableHash64(name);
 }
 
 inline int64_t NowMillis() { return absl::ToUnixMillis(absl::Now()); }

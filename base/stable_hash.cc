@@ -1,8 +1,8 @@
-#include "agent/stable_hash.h"
+#include "base/stable_hash.h"
 
 #include <absl/strings/str_format.h>
 
-namespace profdiff::agent {
+namespace profdiff::base {
 namespace {
 
 // FNV-1a parameters for 64 bits (http://www.isthe.com/chongo/tech/comp/fnv/).
@@ -24,4 +24,4 @@ std::string StableHashHex(std::string_view bytes) {
   return absl::StrFormat("%016x", StableHash64(bytes));
 }
 
-}  // namespace profdiff::agent
+}  // namespace profdiff::base
