@@ -145,7 +145,9 @@ int RunWatch(const AgentCommandLine& line, const std::string& state_dir,
   if (!line.listen_unix.empty()) {
     RemoveStaleSocket(line.listen_unix);
     relay = std::make_unique<profdiff::agent::CollectorRelay>(
-        line.aggregator, security, agent_id);
+        line.aggregator, security, agent_id,
+        profdiff::agent::BackoffOptions{.initial_delay = line.backoff_initial,
+                                        .max_delay = line.backoff_max});
     absl::StatusOr<profdiff::rpc::RunningServer> started =
         profdiff::rpc::StartServer("unix:" + line.listen_unix, {relay.get()});
     if (!started.ok()) return Fail(kExitFailed, started.status().message());
