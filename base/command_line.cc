@@ -67,8 +67,10 @@ bool DurationFollows(absl::Duration duration, DurationRule rule) {
 }
 
 // `text` split into lines of at most `width` characters at spaces (a longer
-// word stays whole).
-std::vector<std::string> WrapWords(std::string_view text, size_t width) {
+// word stays whole), then `tail` on the last line if it fits there, else on
+// a line of its own: a default is never cut in two.
+std::vector<std::string> WrapWords(std::string_view text, std::string_view tail,
+                                   size_t width) {
   std::vector<std::string> lines(1);
   size_t start = 0;
   while (start < text.size()) {
@@ -83,6 +85,15 @@ std::vector<std::string> WrapWords(std::string_view text, size_t width) {
     } else {
       if (!line.empty()) line += ' ';
       line += word;
+    }
+  }
+  if (!tail.empty()) {
+    std::string& line = lines.back();
+    if (!line.empty() && line.size() + 1 + tail.size() > width) {
+      lines.emplace_back(tail);
+    } else {
+      if (!line.empty()) line += ' ';
+      line += tail;
     }
   }
   return lines;
@@ -303,10 +314,11 @@ std::string FlagSet::Usage() const {
   std::string usage;
   const size_t help_column = kIndent.size() + kFlagColumnWidth;
   const std::string help_indent(help_column, ' ');
-  auto add_entry = [&](const std::string& left, std::string help) {
+  auto add_entry = [&](const std::string& left, std::string_view help,
+                       std::string_view tail) {
     std::string line = StrCat(kIndent, left);
     const std::vector<std::string> lines =
-        WrapWords(help, kUsageWidth - help_column);
+        WrapWords(help, tail, kUsageWidth - help_column);
     for (size_t i = 0; i < lines.size(); ++i) {
       if (line.size() + 1 > help_column) {
         StrAppend(&usage, line, "\n");
@@ -320,12 +332,12 @@ std::string FlagSet::Usage() const {
   for (const Flag& flag : flags_) {
     std::string left = StrCat("--", flag.name);
     if (!flag.is_bool) StrAppend(&left, " ", flag.value_name);
-    std::string help = flag.help;
-    if (!flag.default_text.empty())
-      StrAppend(&help, " (default: ", flag.default_text, ")");
-    add_entry(left, std::move(help));
+    add_entry(left, flag.help,
+              flag.default_text.empty()
+                  ? std::string()
+                  : StrCat("(default: ", flag.default_text, ")"));
   }
-  add_entry("--help", "print this help and exit");
+  add_entry("--help", "print this help and exit", "");
   return usage;
 }
 

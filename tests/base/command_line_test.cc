@@ -297,5 +297,16 @@ TEST_F(FlagSetTest, UsageWrapsLongHelpUnderTheHelpColumn) {
   EXPECT_THAT(usage, Not(HasSubstr(" \n")));
 }
 
+TEST_F(FlagSetTest, UsageNeverCutsADefaultInTwo) {
+  // 73 columns of help (100 - 27) are filled up to 70 by the words, so
+  // "(default: 100ms)" does not fit behind them and moves down whole.
+  absl::Duration delay = absl::Milliseconds(100);
+  FlagSet flags;
+  flags.AddDuration("delay", &delay, "D", std::string(60, 'x') + " 123456789",
+                    DurationRule::kAny);
+  EXPECT_THAT(flags.Usage(), HasSubstr(" 123456789\n" + std::string(27, ' ') +
+                                       "(default: 100ms)\n"));
+}
+
 }  // namespace
 }  // namespace profdiff::base
