@@ -31,4 +31,8 @@ absl::Duration Backoff::NextDelay(absl::BitGenRef gen) {
       absl::Uniform<int64_t>(absl::IntervalClosedClosed, gen, 0, ceiling_ns));
 }
 
+rpc::ReconnectBackoff ReconnectBackoffOf(const BackoffOptions& options) {
+  return {.initial = options.initial_delay, .max = options.max_delay};
+}
+
 }  // namespace profdiff::agent

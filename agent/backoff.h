@@ -8,6 +8,8 @@
 #include <absl/random/bit_gen_ref.h>
 #include <absl/time/time.h>
 
+#include "rpc/channel.h"
+
 namespace profdiff::agent {
 
 struct BackoffOptions {
@@ -16,6 +18,11 @@ struct BackoffOptions {
   absl::Duration max_delay = absl::Seconds(10);  // ceilings stop growing here
   double multiplier = 2.0;  // ceiling growth per attempt, >= 1
 };
+
+// gRPC's own reconnect backoff for a channel its owner retries with `options`:
+// the same first delay and cap, so the channel is ready when the owner's next
+// attempt comes.
+rpc::ReconnectBackoff ReconnectBackoffOf(const BackoffOptions& options);
 
 // The waits of one series of retries. Not thread-safe; one per upload.
 class Backoff {

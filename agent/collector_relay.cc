@@ -12,10 +12,10 @@ namespace profdiff::agent {
 
 CollectorRelay::CollectorRelay(const std::string& aggregator,
                                const rpc::ChannelSecurity& security,
-                               std::string agent_id)
-    : stub_(v1::Collector::NewStub(rpc::MakeChannel(
-          aggregator, security,
-          rpc::ReconnectBackoff{absl::Milliseconds(100), absl::Seconds(10)}))),
+                               std::string agent_id,
+                               const BackoffOptions& backoff)
+    : stub_(v1::Collector::NewStub(
+          rpc::MakeChannel(aggregator, security, ReconnectBackoffOf(backoff)))),
       agent_id_(std::move(agent_id)) {}
 
 grpc::Status CollectorRelay::Upload(

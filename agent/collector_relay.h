@@ -32,6 +32,7 @@
 #include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
+#include "agent/backoff.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "rpc/credentials.h"
 
@@ -39,9 +40,11 @@ namespace profdiff::agent {
 
 class CollectorRelay final : public v1::Collector::Service {
  public:
-  // Relays to the aggregator at `aggregator` ("HOST:PORT"), connecting lazily.
+  // Relays to the aggregator at `aggregator` ("HOST:PORT"), connecting lazily
+  // and reconnecting as `backoff` says (what the agent's uploads use).
   CollectorRelay(const std::string& aggregator,
-                 const rpc::ChannelSecurity& security, std::string agent_id);
+                 const rpc::ChannelSecurity& security, std::string agent_id,
+                 const BackoffOptions& backoff);
 
   grpc::Status Upload(
       grpc::ServerContext* context,

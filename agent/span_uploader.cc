@@ -195,9 +195,7 @@ SpanUploader::SpanUploader(const std::string& address,
                            SpanUploaderOptions options)
     : options_(std::move(options)),
       stub_(v1::Collector::NewStub(rpc::MakeChannel(
-          address, options_.security,
-          rpc::ReconnectBackoff{options_.backoff.initial_delay,
-                                options_.backoff.max_delay}))) {}
+          address, options_.security, ReconnectBackoffOf(options_.backoff)))) {}
 
 SpanUploader::~SpanUploader() = default;
 

@@ -56,7 +56,8 @@ struct SpanUploaderOptions {
   rpc::ChannelSecurity
       security;  // plaintext unless TLS (and a token) were configured
   size_t max_chunk_bytes = rpc::kMaxChunkBytes - kChunkEnvelopeSlackBytes;
-  int window_chunks = 8;  // unacknowledged chunks in flight, >= 1
+  // Unacknowledged chunks in flight, >= 1.
+  int window_chunks = rpc::kDefaultUploadWindowChunks;
   absl::Duration stream_timeout =
       absl::Minutes(5);    // deadline of one Upload stream
   BackoffOptions backoff;  // between reconnects

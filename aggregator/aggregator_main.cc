@@ -1,59 +1,105 @@
 // profdiff-aggregator: receives spans from agents (Collector) and serves what
-// it stored (RunStore). Stops on SIGINT/SIGTERM.
+// it stored (RunStore). Parses flags, builds an AggregatorServer and runs it
+// until SIGINT/SIGTERM (STYLE.md §1).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
-#include <absl/flags/flag.h>
+#include <absl/strings/string_view.h>
 #include <absl/time/time.h>
 
 #include "aggregator/aggregator_server.h"
-#include "base/flag_names.h"
+#include "base/command_line.h"
 #include "base/log.h"
+#include "base/status_annotate.h"
 #include "base/str_cat.h"
 #include "base/termination_signals.h"
-#include "rpc/server_security_flags.h"
-
-ABSL_FLAG(std::string, listen, "",
-          "HOST:PORT to serve Collector and RunStore on (default "
-          "127.0.0.1:50052 in plaintext, "
-          "0.0.0.0:50052 with TLS)");
-ABSL_FLAG(std::string, data_dir, "",
-          "run store folder (default $XDG_STATE_HOME/profdiff-aggregator or "
-          "~/.local/state/profdiff-aggregator)");
-ABSL_FLAG(std::string, store, "local",
-          "where runs are stored: \"local\" (--data-dir) or "
-          "clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one address per "
-          "shard, for "
-          "stateless replicas over a ClickHouse cluster");
-ABSL_FLAG(std::string, clickhouse_cluster, "profdiff",
-          "the remote_servers cluster of the ClickHouse servers (its shards in "
-          "--store order)");
-ABSL_FLAG(
-    absl::Duration, partial_after, absl::Minutes(10),
-    "a run missing workers turns PARTIAL after this long without activity");
-ABSL_FLAG(
-    int, io_threads, 4,
-    "threads for chunk appends (fsync), and as many again for RunStore reads");
-ABSL_FLAG(int, build_threads, 1,
-          "threads building profiles when spans close (CPU-bound)");
-ABSL_FLAG(int, max_streams_per_agent, 64,
-          "Upload streams one agent id may hold open at once");
-ABSL_FLAG(int, max_streams, 4096,
-          "Upload streams all agents together may hold open at once");
-ABSL_FLAG(absl::Duration, stream_idle_timeout, absl::Minutes(2),
-          "an Upload stream whose agent sends nothing (or reads no ack) for "
-          "this long is ended, "
-          "releasing its span");
-ABSL_FLAG(uint64_t, max_span_bytes, uint64_t{16} << 30,
-          "stored bytes one span may take");
-ABSL_FLAG(std::string, port_file, "",
-          "write the bound port here once serving (for scripts)");
-ABSL_FLAG(int, v, 0, "log verbosity");
+#include "rpc/credentials.h"
+#include "rpc/security_flags.h"
 
 namespace {
+
+using profdiff::aggregator::AggregatorOptions;
+using profdiff::aggregator::AggregatorServer;
+
+constexpr char kProgram[] = "profdiff-aggregator";
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kDefaultPort = 50052;
+constexpr char kLocalStore[] = "local";
+// A shorter --stream-idle-timeout is raised to this (0 would end every stream
+// at once).
+constexpr absl::Duration kMinStreamIdleTimeout = absl::Milliseconds(100);
+
+constexpr char kSynopsis[] =
+    "usage: profdiff-aggregator --listen HOST:PORT [--data-dir DIR | --store "
+    "clickhouse://H:P[,H:P...]/DB]\n"
+    "Receives profiler spans from profdiff-agent and serves the runs it "
+    "stored.\n"
+    "Flag names may be written with '-' or '_' (--data-dir = --data_dir).\n\n";
+
+// Every flag's value; the defaults are AggregatorOptions' own.
+struct AggregatorCommandLine {
+  AggregatorOptions options;
+  std::string listen;  // empty: rpc::DefaultListenAddress
+  std::string store = kLocalStore;
+  profdiff::rpc::ServerSecurityFiles security;
+  std::string port_file;
+  int verbosity = 0;
+};
+
+profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
+  profdiff::base::FlagSet flags;
+  AggregatorOptions& options = line.options;
+  flags.AddString("listen", &line.listen, "HOST:PORT",
+                  "serve Collector and RunStore here (default "
+                  "127.0.0.1:50052 in plaintext, 0.0.0.0:50052 with TLS)");
+  flags.AddString("data-dir", &options.store.data_dir, "DIR",
+                  "run store folder (default $XDG_STATE_HOME/"
+                  "profdiff-aggregator or ~/.local/state/profdiff-aggregator)");
+  flags.AddString("store", &line.store, "STORE",
+                  "where runs are stored: \"local\" (--data-dir) or "
+                  "clickhouse://HOST:HTTP_PORT[,HOST:HTTP_PORT...]/DB, one "
+                  "address per shard, for stateless replicas over a "
+                  "ClickHouse cluster");
+  flags.AddString("clickhouse-cluster", &options.store.clickhouse_cluster,
+                  "NAME",
+                  "the remote_servers cluster of the ClickHouse servers (its "
+                  "shards in --store order)");
+  flags.AddDuration(
+      "partial-after", &options.store.partial_after, "D",
+      "a run missing workers turns PARTIAL after this long without activity");
+  flags.AddInt("io-threads", &options.io_threads, "N",
+               "threads for chunk appends (fsync), and as many again for "
+               "RunStore reads");
+  flags.AddInt("build-threads", &options.build_threads, "N",
+               "threads building profiles when spans close (CPU-bound)");
+  flags.AddInt("max-streams-per-agent",
+               &options.collector.max_streams_per_agent, "N",
+               "Upload streams one agent id may hold open at once");
+  flags.AddInt("max-streams", &options.collector.max_streams, "N",
+               "Upload streams all agents together may hold open at once");
+  flags.AddDuration("stream-idle-timeout",
+                    &options.collector.stream_idle_timeout, "D",
+                    "an Upload stream whose agent sends nothing (or reads no "
+                    "ack) for this long is ended, releasing its span");
+  flags.AddUint64("max-span-bytes", &options.store.max_span_bytes, "BYTES",
+                  "stored bytes one span may take");
+  profdiff::rpc::AddServerSecurityFlags(flags, &line.security);
+  flags.AddString("port-file", &line.port_file, "FILE",
+                  "write the bound port here once serving (for scripts)");
+  flags.AddInt("v", &line.verbosity, "N", "log verbosity");
+  return flags;
+}
+
+int Fail(int code, absl::string_view message) {
+  std::fprintf(stderr, "%s: error: %.*s\n", kProgram,
+               static_cast<int>(message.size()), message.data());
+  return code;
+}
 
 std::string DefaultDataDir() {
   if (const char* state = std::getenv("XDG_STATE_HOME");
@@ -65,65 +111,44 @@ std::string DefaultDataDir() {
                                 "/.local/state/profdiff-aggregator");
 }
 
-int Run() {
-  using profdiff::aggregator::AggregatorOptions;
-  using profdiff::aggregator::AggregatorServer;
-  profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
-  AggregatorOptions options;
+int Run(AggregatorCommandLine& line) {
+  profdiff::base::SetLogVerbosity(line.verbosity);
+  AggregatorOptions& options = line.options;
   absl::StatusOr<profdiff::rpc::ServerSecurity> security =
-      profdiff::rpc::ServerSecurityFromFlags();
-  if (!security.ok()) {
-    std::fprintf(stderr, "profdiff-aggregator: error: %s\n",
-                 security.status().ToString().c_str());
-    return 2;
-  }
+      profdiff::rpc::ServerSecurity::Load(line.security);
+  if (!security.ok()) return Fail(kExitUsage, security.status().ToString());
   options.security = *std::move(security);
-  options.listen_address = absl::GetFlag(FLAGS_listen);
-  if (options.listen_address.empty()) {
-    options.listen_address =
-        profdiff::rpc::DefaultListenAddress(options.security, 50052);
-  }
-  const std::string store = absl::GetFlag(FLAGS_store);
-  if (store != "local") {
-    if (!store.starts_with("clickhouse://")) {
-      std::fprintf(stderr,
-                   "profdiff-aggregator: error: --store \"%s\": must be local "
-                   "or clickhouse://...\n",
-                   store.c_str());
-      return 2;
+  options.listen_address =
+      line.listen.empty()
+          ? profdiff::rpc::DefaultListenAddress(options.security, kDefaultPort)
+          : line.listen;
+  if (line.store != kLocalStore) {
+    if (!line.store.starts_with("clickhouse://")) {
+      return Fail(kExitUsage,
+                  profdiff::base::StrCat(
+                      "--store ", profdiff::base::QuoteBytes(line.store),
+                      ": must be local or clickhouse://..."));
     }
-    if (!absl::GetFlag(FLAGS_data_dir).empty()) {
-      std::fprintf(
-          stderr,
-          "profdiff-aggregator: error: --data-dir is for --store local only\n");
-      return 2;
-    }
-    options.store.clickhouse_url = store;
-    options.store.clickhouse_cluster = absl::GetFlag(FLAGS_clickhouse_cluster);
-  } else {
-    options.store.data_dir = absl::GetFlag(FLAGS_data_dir);
-    if (options.store.data_dir.empty())
-      options.store.data_dir = DefaultDataDir();
+    if (!options.store.data_dir.empty())
+      return Fail(kExitUsage, "--data-dir is for --store local only");
+    options.store.clickhouse_url = line.store;
+  } else if (options.store.data_dir.empty()) {
+    options.store.data_dir = DefaultDataDir();
   }
-  options.store.partial_after = absl::GetFlag(FLAGS_partial_after);
-  options.store.max_span_bytes = absl::GetFlag(FLAGS_max_span_bytes);
-  options.io_threads = std::max(1, absl::GetFlag(FLAGS_io_threads));
-  options.build_threads = std::max(1, absl::GetFlag(FLAGS_build_threads));
+  // Counts below one mean one, as they always have.
+  options.io_threads = std::max(1, options.io_threads);
+  options.build_threads = std::max(1, options.build_threads);
   options.collector.max_streams_per_agent =
-      std::max(1, absl::GetFlag(FLAGS_max_streams_per_agent));
-  options.collector.max_streams = std::max(1, absl::GetFlag(FLAGS_max_streams));
-  options.collector.stream_idle_timeout = std::max(
-      absl::Milliseconds(100), absl::GetFlag(FLAGS_stream_idle_timeout));
+      std::max(1, options.collector.max_streams_per_agent);
+  options.collector.max_streams = std::max(1, options.collector.max_streams);
+  options.collector.stream_idle_timeout =
+      std::max(kMinStreamIdleTimeout, options.collector.stream_idle_timeout);
 
   const profdiff::base::TerminationSignals signals;  // before any thread starts
 
   absl::StatusOr<std::unique_ptr<AggregatorServer>> server =
       AggregatorServer::Start(options);
-  if (!server.ok()) {
-    std::fprintf(stderr, "profdiff-aggregator: error: %s\n",
-                 server.status().ToString().c_str());
-    return 1;
-  }
+  if (!server.ok()) return Fail(kExitFailed, server.status().ToString());
   for (const std::string& note : (*server)->store().recovery_notes()) {
     PD_LOG(WARNING, "recovery %s", note);
   }
@@ -131,19 +156,29 @@ int Run() {
          options.listen_address, (*server)->port(),
          (*server)->store().Describe(), options.security.Describe());
   profdiff::rpc::LogListening(options.listen_address, options.security);
-  return signals.ServeUntilSignal("profdiff-aggregator", (*server)->port(),
-                                  absl::GetFlag(FLAGS_port_file),
+  return signals.ServeUntilSignal(kProgram, (*server)->port(), line.port_file,
                                   [&] { (*server)->Shutdown(); });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  profdiff::base::ParseFlags(
-      argc, argv,
-      "profdiff-aggregator --listen HOST:PORT [--data-dir DIR | --store "
-      "clickhouse://H:P[,H:P...]/DB]\n"
-      "Receives profiler spans from profdiff-agent and serves the runs it "
-      "stored.");
-  return Run();
+  AggregatorCommandLine line;
+  profdiff::base::FlagSet flags = FlagsOf(line);
+  absl::StatusOr<profdiff::base::ParsedCommandLine> parsed =
+      flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
+  if (parsed->help) {
+    std::fputs(kSynopsis, stdout);
+    std::fputs(flags.Usage().c_str(), stdout);
+    return 0;
+  }
+  if (!parsed->positionals.empty()) {
+    return Fail(kExitUsage,
+                profdiff::base::StrCat(
+                    "unexpected argument ",
+                    profdiff::base::QuoteBytes(parsed->positionals.front()),
+                    " (profdiff-aggregator takes flags only)"));
+  }
+  return Run(line);
 }

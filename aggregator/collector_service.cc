@@ -14,6 +14,7 @@
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
+#include "rpc/limits.h"
 #include "rpc/status_conversion.h"
 
 namespace profdiff::aggregator {
@@ -136,7 +137,8 @@ class UploadReactor final
   }
 
  private:
-  static constexpr int kChunksInFlight = 8;  // the agent's default window
+  // As many as an agent sends unacknowledged by default.
+  static constexpr int kChunksInFlight = rpc::kDefaultUploadWindowChunks;
 
   // What to do once `mu_` is released.
   struct Actions {

@@ -18,18 +18,19 @@ namespace profdiff::aggregator {
 // worker's profile, CPU-heavy) on `build_pool`, so acks of other streams never
 // wait behind a profile build. A stream's messages are handled one at a time,
 // in order; a chunk is handled once the store has taken it
-// (Store::StartAppendChunk), so up to 8 chunks of a stream are stored together,
-// and each is answered with an UploadAck, in chunk order, once it and every
-// earlier chunk are durable. A span's end waits for its chunks. A bad message
-// ends the stream with INVALID_ARGUMENT / RESOURCE_EXHAUSTED /
-// FAILED_PRECONDITION and stores nothing of it; once a chunk fails no ack is
-// written any more, not even one queued for an earlier durable chunk (the agent
-// resumes from the durable sequence the store holds). Limits: an agent may hold
-// `max_streams_per_agent` streams open at once (counted from the header on),
-// all agents together `max_streams` (counted from the stream's start; more are
-// UNAVAILABLE, which agents retry); a stream that waits on its client for
-// `stream_idle_timeout` ends with DEADLINE_EXCEEDED, releasing its span for the
-// agent's next attempt. `store` and the pools must outlive the service.
+// (Store::StartAppendChunk), so up to rpc::kDefaultUploadWindowChunks chunks of
+// a stream are stored together, and each is answered with an UploadAck, in
+// chunk order, once it and every earlier chunk are durable. A span's end waits
+// for its chunks. A bad message ends the stream with INVALID_ARGUMENT /
+// RESOURCE_EXHAUSTED / FAILED_PRECONDITION and stores nothing of it; once a
+// chunk fails no ack is written any more, not even one queued for an earlier
+// durable chunk (the agent resumes from the durable sequence the store holds).
+// Limits: an agent may hold `max_streams_per_agent` streams open at once
+// (counted from the header on), all agents together `max_streams` (counted from
+// the stream's start; more are UNAVAILABLE, which agents retry); a stream that
+// waits on its client for `stream_idle_timeout` ends with DEADLINE_EXCEEDED,
+// releasing its span for the agent's next attempt. `store` and the pools must
+// outlive the service.
 struct CollectorLimits {
   int max_streams_per_agent = 64;
   int max_streams = 4096;

@@ -55,6 +55,7 @@
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
+#include "rpc/limits.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "trace/event_batch.h"
 #include "trace/kineto_reader.h"
@@ -64,7 +65,8 @@ ABSL_FLAG(std::string, aggregator, "aggregator/profdiff-aggregator",
           "profdiff-aggregator binary");
 ABSL_FLAG(int, agents, 8, "concurrent upload streams");
 ABSL_FLAG(int, rounds, 3, "rounds; every agent uploads one span per round");
-ABSL_FLAG(int, window, 8, "chunks in flight per stream, as the agent keeps");
+ABSL_FLAG(int, window, profdiff::rpc::kDefaultUploadWindowChunks,
+          "chunks in flight per stream, as the agent keeps");
 ABSL_FLAG(int, chunk_events, 16384, "events per chunk (the agent's default)");
 ABSL_FLAG(absl::Duration, duration, absl::ZeroDuration(),
           "load mode: upload back to back this long");

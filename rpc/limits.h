@@ -14,6 +14,10 @@ inline constexpr int kMaxMessageBytes = 8 << 20;
 // Replies that carry a whole run (GetProfile of many workers, a DiffReport) may
 // be larger.
 inline constexpr int kMaxReplyBytes = 256 << 20;
+// Chunks an uploader keeps unacknowledged on one Upload stream unless told
+// otherwise (SpanUploaderOptions::window_chunks, the agent's --window); the
+// Collector stores as many chunks of one stream together.
+inline constexpr int kDefaultUploadWindowChunks = 8;
 
 }  // namespace profdiff::rpc
 

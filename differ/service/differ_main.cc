@@ -1,88 +1,121 @@
 // profdiff-differ: answers Differ.Diff for runs stored on an aggregator, and
-// forwards the RunStore reads to it, so users need one address. Stops on
-// SIGINT/SIGTERM.
+// forwards the RunStore reads to it, so users need one address. Parses flags,
+// builds a DifferServer and runs it until SIGINT/SIGTERM (STYLE.md §1).
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
 
-#include <absl/flags/flag.h>
+#include <absl/strings/string_view.h>
 #include <absl/time/time.h>
 
-#include "base/flag_names.h"
+#include "base/command_line.h"
 #include "base/log.h"
+#include "base/status_annotate.h"
+#include "base/str_cat.h"
 #include "base/termination_signals.h"
 #include "differ/service/differ_server.h"
-#include "rpc/server_security_flags.h"
-
-ABSL_FLAG(std::string, listen, "",
-          "HOST:PORT to serve Differ and RunStore on (default 127.0.0.1:50051 "
-          "in plaintext, "
-          "0.0.0.0:50051 with TLS)");
-ABSL_FLAG(std::string, store, "127.0.0.1:50052",
-          "HOST:PORT of the profdiff-aggregator");
-ABSL_FLAG(std::string, store_tls_ca_file, "",
-          "reach the aggregator over TLS, trusting this PEM CA (TLS with the "
-          "system's roots when "
-          "only --store-auth-token-file or a client certificate is given)");
-ABSL_FLAG(bool, store_tls, false,
-          "reach the aggregator over TLS, trusting the system's CA roots");
-ABSL_FLAG(std::string, store_tls_cert_file, "",
-          "client certificate for an aggregator with mutual TLS");
-ABSL_FLAG(std::string, store_tls_key_file, "",
-          "PEM private key of --store-tls-cert-file");
-ABSL_FLAG(std::string, store_auth_token_file, "",
-          "bearer token the aggregator wants (needs TLS)");
-ABSL_FLAG(bool, allow_unauthenticated_clients, false,
-          "serve without --auth-token-file (or client certificates) although "
-          "the aggregator wants "
-          "a token: anyone who reaches this differ reads every stored run");
-ABSL_FLAG(int, threads, 2,
-          "diffs computed at once (each takes a core while it runs)");
-ABSL_FLAG(uint64_t, cache_bytes, uint64_t{1} << 30,
-          "memory for the profiles of COMPLETE runs, kept for the next diff");
-ABSL_FLAG(absl::Duration, store_timeout, absl::Minutes(2),
-          "deadline of each call to the aggregator (a client's shorter "
-          "deadline wins)");
-ABSL_FLAG(std::string, port_file, "",
-          "write the bound port here once serving (for scripts)");
-ABSL_FLAG(int, v, 0, "log verbosity");
+#include "rpc/credentials.h"
+#include "rpc/security_flags.h"
 
 namespace {
 
-int Run() {
-  using profdiff::differ::DifferOptions;
-  using profdiff::differ::DifferServer;
-  profdiff::base::SetLogVerbosity(absl::GetFlag(FLAGS_v));
+using profdiff::differ::DifferOptions;
+using profdiff::differ::DifferServer;
+
+constexpr char kProgram[] = "profdiff-differ";
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kDefaultPort = 50051;
+
+constexpr char kSynopsis[] =
+    "usage: profdiff-differ --listen HOST:PORT --store AGGREGATOR_HOST:PORT\n"
+    "Diffs runs stored on a profdiff-aggregator, and serves that aggregator's "
+    "runs.\n"
+    "Flag names may be written with '-' or '_' (--store-tls = "
+    "--store_tls).\n\n";
+
+// How the differ reaches the aggregator: its own flags, no environment.
+constexpr profdiff::rpc::ChannelSecurityFlagSpec kStoreSecurityFlags = {
+    .prefix = "store-", .server = "the aggregator"};
+
+// Every flag's value; the defaults are DifferOptions' own.
+struct DifferCommandLine {
   DifferOptions options;
+  std::string listen;  // empty: rpc::DefaultListenAddress
+  profdiff::rpc::ServerSecurityFiles security;
+  profdiff::rpc::ChannelSecurityFiles store_security;
+  bool allow_unauthenticated_clients = false;
+  std::string port_file;
+  int verbosity = 0;
+};
+
+// --cache-bytes binds DifferOptions::cache_bytes as a uint64_t.
+static_assert(std::is_same_v<decltype(DifferOptions::cache_bytes), uint64_t>);
+
+profdiff::base::FlagSet FlagsOf(DifferCommandLine& line) {
+  profdiff::base::FlagSet flags;
+  DifferOptions& options = line.options;
+  flags.AddString("listen", &line.listen, "HOST:PORT",
+                  "serve Differ and RunStore here (default 127.0.0.1:50051 in "
+                  "plaintext, 0.0.0.0:50051 with TLS)");
+  flags.AddString("store", &options.store_address, "HOST:PORT",
+                  "the profdiff-aggregator");
+  profdiff::rpc::AddChannelSecurityFlags(flags, kStoreSecurityFlags,
+                                         &line.store_security);
+  flags.AddBool("allow-unauthenticated-clients",
+                &line.allow_unauthenticated_clients,
+                "serve without --auth-token-file (or client certificates) "
+                "although the aggregator wants a token: anyone who reaches "
+                "this differ reads every stored run");
+  flags.AddInt("threads", &options.threads, "N",
+               "diffs computed at once (each takes a core while it runs)",
+               {.min = 1});
+  flags.AddUint64(
+      "cache-bytes", &options.cache_bytes, "BYTES",
+      "memory for the profiles of COMPLETE runs, kept for the next diff");
+  flags.AddDuration("store-timeout", &options.store_timeout, "D",
+                    "deadline of each call to the aggregator (a client's "
+                    "shorter deadline wins)",
+                    profdiff::base::DurationRule::kPositive);
+  profdiff::rpc::AddServerSecurityFlags(flags, &line.security);
+  flags.AddString("port-file", &line.port_file, "FILE",
+                  "write the bound port here once serving (for scripts)");
+  flags.AddInt("v", &line.verbosity, "N", "log verbosity");
+  return flags;
+}
+
+int Fail(int code, absl::string_view message) {
+  std::fprintf(stderr, "%s: error: %.*s\n", kProgram,
+               static_cast<int>(message.size()), message.data());
+  return code;
+}
+
+int Run(DifferCommandLine& line) {
+  profdiff::base::SetLogVerbosity(line.verbosity);
+  DifferOptions& options = line.options;
   absl::StatusOr<profdiff::rpc::ServerSecurity> security =
-      profdiff::rpc::ServerSecurityFromFlags();
+      profdiff::rpc::ServerSecurity::Load(line.security);
   absl::StatusOr<profdiff::rpc::ChannelSecurity> store_security =
-      profdiff::rpc::ChannelSecurity::Load(
-          {.tls_ca_file = absl::GetFlag(FLAGS_store_tls_ca_file),
-           .tls_cert_file = absl::GetFlag(FLAGS_store_tls_cert_file),
-           .tls_key_file = absl::GetFlag(FLAGS_store_tls_key_file),
-           .token_file = absl::GetFlag(FLAGS_store_auth_token_file),
-           .tls = absl::GetFlag(FLAGS_store_tls)});
+      profdiff::rpc::LoadChannelSecurity(kStoreSecurityFlags,
+                                         line.store_security);
   for (const absl::Status& status :
        {security.status(), store_security.status()}) {
-    if (!status.ok()) {
-      std::fprintf(stderr, "profdiff-differ: error: %s\n",
-                   status.ToString().c_str());
-      return 2;
-    }
+    if (!status.ok()) return Fail(kExitUsage, status.ToString());
   }
   // A differ holding the aggregator's token must not hand its runs to clients
   // without one.
-  if (!absl::GetFlag(FLAGS_store_auth_token_file).empty() &&
-      !security->requires_token() && !security->mutual_tls()) {
-    if (!absl::GetFlag(FLAGS_allow_unauthenticated_clients)) {
-      std::fprintf(stderr,
-                   "profdiff-differ: error: --store-auth-token-file is set but "
-                   "this differ has no "
-                   "--auth-token-file (nor --tls-client-ca-file): it would "
-                   "serve the token-protected "
-                   "aggregator's runs to anyone; give it a token, or pass "
-                   "--allow-unauthenticated-clients to do so on purpose\n");
-      return 2;
+  if (!line.store_security.token_file.empty() && !security->requires_token() &&
+      !security->mutual_tls()) {
+    if (!line.allow_unauthenticated_clients) {
+      return Fail(kExitUsage,
+                  "--store-auth-token-file is set but this differ has no "
+                  "--auth-token-file (nor --tls-client-ca-file): it would "
+                  "serve the token-protected aggregator's runs to anyone; "
+                  "give it a token, or pass --allow-unauthenticated-clients "
+                  "to do so on purpose");
     }
     PD_LOG(WARNING,
            "serving without client authentication a token-protected aggregator "
@@ -90,49 +123,43 @@ int Run() {
   }
   options.security = *std::move(security);
   options.store_security = *std::move(store_security);
-  options.listen_address = absl::GetFlag(FLAGS_listen);
-  if (options.listen_address.empty()) {
-    options.listen_address =
-        profdiff::rpc::DefaultListenAddress(options.security, 50051);
-  }
-  options.store_address = absl::GetFlag(FLAGS_store);
-  options.threads = absl::GetFlag(FLAGS_threads);
-  options.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
-  options.store_timeout = absl::GetFlag(FLAGS_store_timeout);
-  if (options.threads < 1 || options.store_timeout <= absl::ZeroDuration()) {
-    std::fprintf(stderr,
-                 "profdiff-differ: error: --threads %d, --store-timeout %s: "
-                 "both must be positive\n",
-                 options.threads,
-                 absl::FormatDuration(options.store_timeout).c_str());
-    return 2;
-  }
+  options.listen_address =
+      line.listen.empty()
+          ? profdiff::rpc::DefaultListenAddress(options.security, kDefaultPort)
+          : line.listen;
 
   const profdiff::base::TerminationSignals signals;  // before any thread starts
 
   absl::StatusOr<std::unique_ptr<DifferServer>> server =
       DifferServer::Start(options);
-  if (!server.ok()) {
-    std::fprintf(stderr, "profdiff-differ: error: %s\n",
-                 server.status().ToString().c_str());
-    return 1;
-  }
+  if (!server.ok()) return Fail(kExitFailed, server.status().ToString());
   PD_LOG(INFO, "serving address=%s port=%d store=%s security=%s store_tls=%d",
          options.listen_address, (*server)->port(), options.store_address,
          options.security.Describe(), options.store_security.tls());
   profdiff::rpc::LogListening(options.listen_address, options.security);
-  return signals.ServeUntilSignal("profdiff-differ", (*server)->port(),
-                                  absl::GetFlag(FLAGS_port_file),
+  return signals.ServeUntilSignal(kProgram, (*server)->port(), line.port_file,
                                   [&] { (*server)->Shutdown(); });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  profdiff::base::ParseFlags(
-      argc, argv,
-      "profdiff-differ --listen HOST:PORT --store AGGREGATOR_HOST:PORT\n"
-      "Diffs runs stored on a profdiff-aggregator, and serves that "
-      "aggregator's runs.");
-  return Run();
+  DifferCommandLine line;
+  profdiff::base::FlagSet flags = FlagsOf(line);
+  absl::StatusOr<profdiff::base::ParsedCommandLine> parsed =
+      flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
+  if (parsed->help) {
+    std::fputs(kSynopsis, stdout);
+    std::fputs(flags.Usage().c_str(), stdout);
+    return 0;
+  }
+  if (!parsed->positionals.empty()) {
+    return Fail(kExitUsage,
+                profdiff::base::StrCat(
+                    "unexpected argument ",
+                    profdiff::base::QuoteBytes(parsed->positionals.front()),
+                    " (profdiff-differ takes flags only)"));
+  }
+  return Run(line);
 }

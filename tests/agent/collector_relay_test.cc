@@ -31,7 +31,7 @@ class CollectorRelayTest : public ::testing::Test {
     upstream_ = *std::move(upstream);
     relay_ = std::make_unique<CollectorRelay>(
         base::StrCat("127.0.0.1:", upstream_.port), rpc::ChannelSecurity(),
-        "node-agent");
+        "node-agent", BackoffOptions());
     socket_ = dir_.path() + "/agent.sock";
     absl::StatusOr<rpc::RunningServer> relay =
         rpc::StartServer("unix:" + socket_, {relay_.get()});

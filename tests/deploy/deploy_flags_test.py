@@ -31,8 +31,8 @@ BINARIES = ("profdiff-agent", "profdiff-aggregator", "profdiff-differ")
 # Flags whose value is HOST:PORT of another service (checked against the k8s Services).
 ADDRESS_FLAGS = {"aggregator", "store"}
 HELP_TIMEOUT_S = 60
-# A flag as --help lists it: indented, then --name (the agent: "  --settle D", Abseil:
-# "    --data_dir (...").
+# A flag as --help lists it: indented, then --name (base::FlagSet's usage: "  --settle D";
+# Abseil's, which the servers used before: "    --data_dir (...").
 HELP_FLAG_LINE = re.compile(r"^\s+--([A-Za-z0-9][A-Za-z0-9_-]*)")
 K8S_POD_SPEC_PATHS = {
     "Pod": ("spec",),

@@ -1,0 +1,82 @@
+// profdiff-agent assembled: the watch mode (a LogDirAgent on the log dir and a
+// CollectorRelay on the node's unix socket) and the one-shot upload of given
+// files. The binary and the tests run these same objects.
+//
+// Design:
+// 1. One AgentOptions holds every setting with its default (the flags bind to
+//    its fields): the uploads, the watcher and the relay read the same
+//    aggregator, credentials, agent id and backoff.
+// 2. Watch mode: the relay starts before the watcher, so CUPTI injection
+//    libraries can connect while the watcher's first scan runs; Stop() ends
+//    the watcher (an upload in flight resumes on the next start), then gives
+//    open relay streams a grace period (their libraries resume elsewhere).
+// 3. Upload mode: one TraceFileUploader, one file at a time, every file's
+//    retries bounded by one deadline.
+#ifndef PROFDIFF_AGENT_AGENT_H_
+#define PROFDIFF_AGENT_AGENT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <absl/status/statusor.h>
+#include <absl/time/time.h>
+
+#include "agent/log_dir_watcher.h"
+#include "agent/span_uploader.h"
+#include "agent/trace_file_uploader.h"
+
+namespace profdiff::agent {
+
+struct AgentOptions {
+  std::string aggregator;   // HOST:PORT of the profdiff-aggregator
+  std::string logdir;       // watch mode: the folder watched; empty: none
+  std::string listen_unix;  // watch mode: the relay's unix socket; empty: none
+  std::string state_dir;    // the AgentStateStore's folder
+  // Identity sources, hostname, chunking; `logdir` and `aggregator` are set
+  // from the fields above.
+  TraceFileUploaderOptions files;
+  // Agent id, credentials, window, stream deadline, backoff: also the relay's
+  // agent id, credentials and backoff. `deadline` is set in upload mode.
+  SpanUploaderOptions upload;
+  LogDirWatcherOptions watch;  // settle, give-up and rescan times
+  // Upload mode: every file's upload and retries together.
+  absl::Duration upload_timeout = absl::Minutes(5);
+};
+
+// The watch mode, running. Stop() or the destructor ends it.
+class Agent {
+ public:
+  // Serves the relay on options.listen_unix (removing a socket an earlier
+  // agent left behind) when set, and watches options.logdir when set (design
+  // note 2). Errors: InvalidArgument when neither is set; Unavailable when the
+  // socket cannot be bound; LogDirAgent::Start's (the state dir, the log dir).
+  static absl::StatusOr<std::unique_ptr<Agent>> Start(AgentOptions options);
+  ~Agent();
+
+  // Stops as design note 2 says and removes the socket; later calls do
+  // nothing. Call from the owner's thread.
+  void Stop();
+
+ private:
+  struct Parts;
+
+ public:
+  // Use Start(); `Parts` cannot be named outside.
+  explicit Agent(std::unique_ptr<Parts> parts);
+
+ private:
+  std::unique_ptr<Parts> parts_;
+};
+
+// The upload mode: uploads each of `paths` once as a span, retrying while the
+// aggregator is away until options.upload_timeout from now; each file's
+// outcome is logged and kept in the state dir, so a later call resumes a span
+// that was cut short. Returns the paths whose span the aggregator did not
+// acknowledge, in order. Errors: AgentStateStore::Open's for the state dir.
+absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
+    const AgentOptions& options, const std::vector<std::string>& paths);
+
+}  // namespace profdiff::agent
+
+#endif  // PROFDIFF_AGENT_AGENT_H_

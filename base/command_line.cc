@@ -1,0 +1,344 @@
+#include "base/command_line.h"
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+
+#include <absl/functional/any_invocable.h>
+#include <absl/strings/numbers.h>
+
+#include "base/log.h"
+#include "base/parse_int.h"
+#include "base/status_annotate.h"
+#include "base/str_cat.h"
+
+namespace profdiff::base {
+namespace {
+
+// Usage(): the flag column is this wide (a longer "--name VALUE" puts its help
+// on the next line), lines wrap at kUsageWidth.
+constexpr size_t kFlagColumnWidth = 25;
+constexpr size_t kUsageWidth = 100;
+constexpr std::string_view kIndent = "  ";
+
+bool IsHelpFlag(std::string_view name) {
+  return name == "help" || name == "h" || name == "helpfull" ||
+         name == "helpshort";
+}
+
+bool IsValidName(std::string_view name) {
+  if (name.empty() || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// `name` as registered: '_' spelled '-' (design note 1).
+std::string CanonicalName(std::string_view name) {
+  std::string canonical(name);
+  std::replace(canonical.begin(), canonical.end(), '_', '-');
+  return canonical;
+}
+
+std::string DurationRuleText(DurationRule rule) {
+  switch (rule) {
+    case DurationRule::kAny:
+      return "a duration such as 2s or 150ms";
+    case DurationRule::kNonNegative:
+      return "a duration >= 0 such as 2s or 150ms";
+    case DurationRule::kPositive:
+      return "a duration > 0 such as 2s or 150ms";
+  }
+  return "";
+}
+
+bool DurationFollows(absl::Duration duration, DurationRule rule) {
+  switch (rule) {
+    case DurationRule::kAny:
+      return true;
+    case DurationRule::kNonNegative:
+      return duration >= absl::ZeroDuration() &&
+             duration != absl::InfiniteDuration();
+    case DurationRule::kPositive:
+      return duration > absl::ZeroDuration() &&
+             duration != absl::InfiniteDuration();
+  }
+  return false;
+}
+
+// `text` split into lines of at most `width` characters at spaces (a longer
+// word stays whole), then `tail` on the last line if it fits there, else on
+// a line of its own: a default is never cut in two.
+std::vector<std::string> WrapWords(std::string_view text, std::string_view tail,
+                                   size_t width) {
+  std::vector<std::string> lines(1);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    std::string& line = lines.back();
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.emplace_back(word);
+    } else {
+      if (!line.empty()) line += ' ';
+      line += word;
+    }
+  }
+  if (!tail.empty()) {
+    std::string& line = lines.back();
+    if (!line.empty() && line.size() + 1 + tail.size() > width) {
+      lines.emplace_back(tail);
+    } else {
+      if (!line.empty()) line += ' ';
+      line += tail;
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+struct FlagSet::Flag {
+  std::string name;
+  std::string value_name;  // how Usage() shows the value; empty for a bool
+  std::string help;
+  std::string default_text;  // empty: Usage() shows no default
+  std::string rule;          // what a value must be, for error messages
+  bool is_bool = false;
+  // Stores `value` into the bound field; false when it breaks `rule`.
+  absl::AnyInvocable<bool(std::string_view value) const> set;
+};
+
+bool ParsedCommandLine::Given(std::string_view name) const {
+  const std::string canonical = CanonicalName(name);
+  return std::find(flags_given.begin(), flags_given.end(), canonical) !=
+         flags_given.end();
+}
+
+FlagSet::FlagSet() = default;
+FlagSet::~FlagSet() = default;
+FlagSet::FlagSet(FlagSet&&) noexcept = default;
+FlagSet& FlagSet::operator=(FlagSet&&) noexcept = default;
+
+FlagSet::Flag& FlagSet::AddFlag(std::string_view name,
+                                std::string_view value_name,
+                                std::string_view help) {
+  PD_CHECK(IsValidName(name) && !IsHelpFlag(name),
+           "flag name \"%s\": expected [a-z0-9][a-z0-9-]*, not a help flag",
+           name);
+  const auto [it, inserted] = index_.emplace(std::string(name), flags_.size());
+  PD_CHECK(inserted, "flag --%s registered twice", name);
+  Flag& flag = flags_.emplace_back();
+  flag.name = std::string(name);
+  flag.value_name = std::string(value_name);
+  flag.help = std::string(help);
+  return flag;
+}
+
+void FlagSet::AddString(std::string_view name, std::string* field,
+                        std::string_view value_name, std::string_view help) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = *field;
+  flag.rule = "a value";
+  flag.set = [field](std::string_view value) {
+    *field = std::string(value);
+    return true;
+  };
+}
+
+void FlagSet::AddBool(std::string_view name, bool* field,
+                      std::string_view help) {
+  Flag& flag = AddFlag(name, "", help);
+  flag.is_bool = true;
+  flag.default_text = *field ? "true" : "";
+  flag.rule = "true or false";
+  flag.set = [field](std::string_view value) {
+    return absl::SimpleAtob(ToAbsl(value), field);
+  };
+}
+
+namespace {
+
+// A setter for an integer field of type T within `range` (clipped to T).
+template <typename T>
+std::pair<absl::AnyInvocable<bool(std::string_view) const>, std::string>
+IntegerSetter(T* field, IntRange range) {
+  // T is at most 64 bits and signed, or at most 32 bits: its bounds fit.
+  const int64_t low =
+      std::max<int64_t>(range.min, std::numeric_limits<T>::min());
+  const int64_t high =
+      std::min<int64_t>(range.max, std::numeric_limits<T>::max());
+  return {[field, low, high](std::string_view value) {
+            int64_t number = 0;
+            if (!ParseInt64(value, number) || number < low || number > high)
+              return false;
+            *field = static_cast<T>(number);
+            return true;
+          },
+          StrCat("an integer in [", low, ", ", high, "]")};
+}
+
+}  // namespace
+
+void FlagSet::AddInt(std::string_view name, int* field,
+                     std::string_view value_name, std::string_view help,
+                     IntRange range) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = StrCat(*field);
+  std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+}
+
+void FlagSet::AddInt(std::string_view name, uint32_t* field,
+                     std::string_view value_name, std::string_view help,
+                     IntRange range) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = StrCat(*field);
+  std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+}
+
+void FlagSet::AddInt(std::string_view name, int64_t* field,
+                     std::string_view value_name, std::string_view help,
+                     IntRange range) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = StrCat(*field);
+  std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+}
+
+void FlagSet::AddUint64(std::string_view name, uint64_t* field,
+                        std::string_view value_name, std::string_view help) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = StrCat(*field);
+  flag.rule =
+      StrCat("an integer in [0, ", std::numeric_limits<uint64_t>::max(), "]");
+  flag.set = [field](std::string_view value) {
+    uint64_t number = 0;
+    const auto [end, error] =
+        std::from_chars(value.data(), value.data() + value.size(), number);
+    if (value.empty() || error != std::errc() ||
+        end != value.data() + value.size())
+      return false;
+    *field = number;
+    return true;
+  };
+}
+
+void FlagSet::AddDuration(std::string_view name, absl::Duration* field,
+                          std::string_view value_name, std::string_view help,
+                          DurationRule rule) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = absl::FormatDuration(*field);
+  flag.rule = DurationRuleText(rule);
+  flag.set = [field, rule](std::string_view value) {
+    absl::Duration duration;
+    if (!absl::ParseDuration(ToAbsl(value), &duration) ||
+        !DurationFollows(duration, rule))
+      return false;
+    *field = duration;
+    return true;
+  };
+}
+
+const FlagSet::Flag* FlagSet::Find(std::string_view name) const {
+  const auto it = index_.find(CanonicalName(name));
+  return it == index_.end() ? nullptr : &flags_[it->second];
+}
+
+bool FlagSet::Has(std::string_view name) const { return Find(name) != nullptr; }
+
+absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
+    const std::vector<std::string>& args) {
+  ParsedCommandLine parsed;
+  bool only_positionals = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (only_positionals || arg.size() < 2 || arg.front() != '-') {
+      parsed.positionals.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positionals = true;
+      continue;
+    }
+    std::string_view name = arg.substr(arg.starts_with("--") ? 2 : 1);
+    std::string_view value;
+    bool has_value = false;
+    if (const size_t eq = name.find('='); eq != std::string_view::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (IsHelpFlag(name)) {
+      parsed.help = true;
+      return parsed;
+    }
+    const Flag* flag = Find(name);
+    if (flag == nullptr && name.starts_with("no")) {
+      const Flag* negated = Find(name.substr(2));
+      if (negated != nullptr && negated->is_bool) {
+        if (has_value) {
+          return absl::InvalidArgumentError(
+              StrCat("--", name, "=", QuoteBytes(value),
+                     ": takes no value (it sets --", negated->name, "=false)"));
+        }
+        negated->set("false");
+        parsed.flags_given.push_back(negated->name);
+        continue;
+      }
+    }
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat("unknown flag --", name, " (--help lists the flags)"));
+    }
+    if (!has_value && flag->is_bool) {
+      value = "true";
+    } else if (!has_value) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(StrCat(
+            "--", flag->name, ": missing value (expected ", flag->rule, ")"));
+      }
+      value = args[++i];
+    }
+    if (!flag->set(value)) {
+      return absl::InvalidArgumentError(StrCat(
+          "--", flag->name, "=", QuoteBytes(value), ": expected ", flag->rule));
+    }
+    parsed.flags_given.push_back(flag->name);
+  }
+  return parsed;
+}
+
+std::string FlagSet::Usage() const {
+  std::string usage;
+  const size_t help_column = kIndent.size() + kFlagColumnWidth;
+  const std::string help_indent(help_column, ' ');
+  auto add_entry = [&](const std::string& left, std::string_view help,
+                       std::string_view tail) {
+    std::string line = StrCat(kIndent, left);
+    const std::vector<std::string> lines =
+        WrapWords(help, tail, kUsageWidth - help_column);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (line.size() + 1 > help_column) {
+        StrAppend(&usage, line, "\n");
+        line = help_indent;
+      }
+      line.resize(help_column, ' ');
+      StrAppend(&usage, line, lines[i], "\n");
+      line.clear();
+    }
+  };
+  for (const Flag& flag : flags_) {
+    std::string left = StrCat("--", flag.name);
+    if (!flag.is_bool) StrAppend(&left, " ", flag.value_name);
+    add_entry(left, flag.help,
+              flag.default_text.empty()
+                  ? std::string()
+                  : StrCat("(default: ", flag.default_text, ")"));
+  }
+  add_entry("--help", "print this help and exit", "");
+  return usage;
+}
+
+}  // namespace profdiff::base
