@@ -10,6 +10,7 @@
 
 #include "base/name_filter.h"
 #include "base/str_cat.h"
+#include "differ/display_text.h"
 
 namespace profdiff::differ {
 namespace {
@@ -33,6 +34,12 @@ double NumberField(const pb::Message& m, const pb::FieldDescriptor* f) {
     default:
       return 0;
   }
+}
+
+bool IsNumber(const pb::FieldDescriptor& f) {
+  return f.cpp_type() == pb::FieldDescriptor::CPPTYPE_DOUBLE ||
+         f.cpp_type() == pb::FieldDescriptor::CPPTYPE_INT64 ||
+         f.cpp_type() == pb::FieldDescriptor::CPPTYPE_INT32;
 }
 
 std::string ValueColumns(const pb::Descriptor* values) {
@@ -91,7 +98,8 @@ absl::Status Order(const v1::DiffOptions& options, const pb::Descriptor* values,
     });
   } else if (column == "change") {
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-      return a.change() < b.change();
+      // By the text users see, as they read the column.
+      return DisplayText(a.change()) < DisplayText(b.change());
     });
   } else if (column.empty()) {
     std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
@@ -138,7 +146,7 @@ bool IsKernelColumn(const std::string& column) {
 absl::Status OrderOperatorRows(const v1::DiffOptions& options,
                                pb::RepeatedPtrField<v1::OperatorDiff>& rows) {
   const SortKey<v1::OperatorDiff> compared = [](const v1::OperatorDiff& r) {
-    return std::abs(r.compared() == "device_total_us"
+    return std::abs(r.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US
                         ? r.delta().device_total_us()
                         : r.delta().host_total_us());
   };
@@ -167,13 +175,11 @@ absl::Status OrderHtaRows(const v1::DiffOptions& options,
   if (!column.empty() && column != "name") {
     const pb::FieldDescriptor* field =
         v1::HtaRow::descriptor()->FindFieldByName(column);
-    if (field == nullptr ||
-        field->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING) {
+    if (field == nullptr || !IsNumber(*field)) {
       std::string names = "name";
       for (int i = 0; i < v1::HtaRow::descriptor()->field_count(); ++i) {
         const pb::FieldDescriptor* f = v1::HtaRow::descriptor()->field(i);
-        if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_STRING)
-          base::StrAppend(&names, ", ", f->name());
+        if (IsNumber(*f)) base::StrAppend(&names, ", ", f->name());
       }
       return absl::InvalidArgumentError(
           base::StrCat("--sort ", column, ": not an HTA column (", names, ")"));

@@ -117,7 +117,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
       SetDeltas(row);
       row.set_compared(
           ComparedOperatorColumn(row.baseline(), row.experimental()));
-      const bool device = row.compared() == "device_total_us";
+      const bool device =
+          row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
       row.set_change(ChangeClass(pair.Ran(0), pair.Ran(1),
                                  device ? row.baseline().device_total_us()
                                         : row.baseline().host_total_us(),

@@ -113,11 +113,11 @@ TEST(DiffModulesTest, InstanceSuffixesThatDifferStillMatch) {
   ASSERT_TRUE(report.ok()) << report.status();
   const v1::ModuleDiffNode& root = report->modules();
   ASSERT_GE(root.children_size(), 2);
-  EXPECT_EQ(root.children(0).status(), "matched");
+  EXPECT_EQ(root.children(0).status(), v1::DIFF_STATUS_MATCHED);
   EXPECT_EQ(root.children(0).baseline_name(), "Linear_3");
   EXPECT_EQ(root.children(0).experimental_name(), "Linear_7");
   EXPECT_DOUBLE_EQ(root.children(0).delta().compare_us(), 20);
-  EXPECT_EQ(root.children(1).status(), "matched");
+  EXPECT_EQ(root.children(1).status(), v1::DIFF_STATUS_MATCHED);
 }
 
 TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
@@ -135,9 +135,9 @@ TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
       Child(Child(report->modules(), "ResNet_0"), "layer3");
   int matched = 0, added = 0, removed = 0;
   for (const v1::ModuleDiffNode& c : layer3.children()) {
-    matched += c.status() == "matched";
-    added += c.status() == "added";
-    removed += c.status() == "removed";
+    matched += c.status() == v1::DIFF_STATUS_MATCHED;
+    added += c.status() == v1::DIFF_STATUS_ADDED;
+    removed += c.status() == v1::DIFF_STATUS_REMOVED;
   }
   EXPECT_EQ(matched, 6);
   EXPECT_EQ(added, 30);
@@ -150,7 +150,7 @@ TEST(DiffModulesTest, UnknownBlockHoldsTimeOutsideEveryChild) {
                          MakeRun("b", {{"Model_0", 700}}), {});
   ASSERT_TRUE(report.ok());
   const v1::ModuleDiffNode& unknown = Child(report->modules(), "(unknown)");
-  EXPECT_EQ(unknown.status(), "unknown");
+  EXPECT_EQ(unknown.status(), v1::DIFF_STATUS_UNKNOWN);
   EXPECT_DOUBLE_EQ(unknown.baseline().host_us(), 300);
   EXPECT_DOUBLE_EQ(unknown.delta().host_us(), 0);
 }
@@ -200,18 +200,19 @@ TEST(DiffModulesTest, BackwardAndOptimizerNodesAlignLikeModules) {
   ASSERT_EQ(root.children_size(),
             4);  // forward, backward, optimizer, (unknown)
   const v1::ModuleDiffNode& net_backward = root.children(1);
-  EXPECT_EQ(net_backward.status(), "matched");
+  EXPECT_EQ(net_backward.status(), v1::DIFF_STATUS_MATCHED);
   EXPECT_EQ(net_backward.kind(), v1::MODULE_NODE_KIND_BACKWARD);
   const v1::ModuleDiffNode& linear_backward =
       Child(net_backward, "Linear_7.backward");
-  EXPECT_EQ(linear_backward.status(), "matched");
+  EXPECT_EQ(linear_backward.status(), v1::DIFF_STATUS_MATCHED);
   EXPECT_EQ(linear_backward.baseline_name(), "Linear_3.backward");
   EXPECT_DOUBLE_EQ(linear_backward.delta().compare_us(), 100);
   EXPECT_EQ(net_backward.children_size(),
             1);  // no (unknown): its children hold all its time
   const v1::ModuleDiffNode& step = root.children(2);
-  EXPECT_EQ(step.status(),
-            "matched");  // SGD against Adam: one changed optimizer node
+  EXPECT_EQ(
+      step.status(),
+      v1::DIFF_STATUS_MATCHED);  // SGD against Adam: one changed optimizer node
   EXPECT_EQ(step.baseline_name(), "Optimizer.step#SGD.step");
   EXPECT_EQ(step.experimental_name(), "Optimizer.step#Adam.step");
   // The step holds forward 300 + backward 400 + optimizer 50; 250 belong to
@@ -269,25 +270,27 @@ TEST(DiffRunsTest, AValueASideDoesNotHaveIsMissingNotZero) {
   gpu.mutable_workers(0)->set_sm_efficiency(0.449);
   auto report = DiffRuns(cpu, gpu, {});
   ASSERT_TRUE(report.ok()) << report.status();
-  std::map<std::string, const v1::OverviewRow*> rows;
+  std::map<v1::OverviewMetric, const v1::OverviewRow*> rows;
   for (const v1::OverviewRow& row : report->overview().rows())
     rows[row.metric()] = &row;
-  for (const char* metric : {"GPU utilization", "Est. SM efficiency", "Kernel",
-                             "Memcpy", "Runtime"}) {
-    SCOPED_TRACE(metric);
+  for (const v1::OverviewMetric metric :
+       {v1::OVERVIEW_METRIC_GPU_UTILIZATION, v1::OVERVIEW_METRIC_SM_EFFICIENCY,
+        v1::OVERVIEW_METRIC_KERNEL, v1::OVERVIEW_METRIC_MEMCPY,
+        v1::OVERVIEW_METRIC_RUNTIME}) {
+    SCOPED_TRACE(v1::OverviewMetric_Name(metric));
     ASSERT_TRUE(rows.contains(metric));
     EXPECT_TRUE(rows[metric]->baseline_missing());  // the CPU run has none
     EXPECT_FALSE(rows[metric]->experimental_missing());
     EXPECT_EQ(rows[metric]->delta(), 0);
     EXPECT_FALSE(rows[metric]->noise().has_interval());
   }
-  EXPECT_TRUE(rows["Est. achieved occupancy"]->baseline_missing());
-  EXPECT_TRUE(
-      rows["Est. achieved occupancy"]->experimental_missing());  // not recorded
-  EXPECT_TRUE(rows["Peak memory"]->experimental_missing());
-  EXPECT_FALSE(
-      rows["CPU Exec"]->baseline_missing());  // every run has host time
-  EXPECT_FALSE(rows["Average step time"]->baseline_missing());
+  EXPECT_TRUE(rows[v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY]->baseline_missing());
+  EXPECT_TRUE(rows[v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY]
+                  ->experimental_missing());  // not recorded
+  EXPECT_TRUE(rows[v1::OVERVIEW_METRIC_PEAK_MEMORY]->experimental_missing());
+  EXPECT_FALSE(rows[v1::OVERVIEW_METRIC_CPU_EXEC]
+                   ->baseline_missing());  // every run has host time
+  EXPECT_FALSE(rows[v1::OVERVIEW_METRIC_STEP_TIME]->baseline_missing());
 }
 
 TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
@@ -438,7 +441,7 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
                                n.kind() == v1::MODULE_NODE_KIND_MODULE ||
                                n.kind() == v1::MODULE_NODE_KIND_BACKWARD;
       if (n.children_size() == 0 || !module_like) return;
-      const bool device = n.compared() == "device_us";
+      const bool device = n.compared() == v1::MODULE_COMPARED_DEVICE_US;
       for (const auto& side_and_name :
            {std::pair(&v1::ModuleDiffNode::baseline, "baseline"),
             std::pair(&v1::ModuleDiffNode::experimental, "experimental")}) {
@@ -450,7 +453,7 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
         double children = 0;
         for (const v1::ModuleDiffNode& c : n.children()) {
           children += value(c);
-          if (c.status() == "unknown") {
+          if (c.status() == v1::DIFF_STATUS_UNKNOWN) {
             ++unknown_nodes;
             EXPECT_EQ(c.compared(), n.compared()) << c.path();
             EXPECT_DOUBLE_EQ((c.*side)().compare_us(), value(c))
@@ -480,7 +483,8 @@ TEST_F(RealTraceDiffTest, NoPercentageOverTenThousandOnEveryRealPair) {
   const int pairs = ForEachRealPair([](const v1::DiffReport& report) {
     for (const v1::OverviewRow& row : report.overview().rows()) {
       ExpectPrintedPercentBounded(row.delta_pct(), row.baseline(),
-                                  row.experimental(), row.metric());
+                                  row.experimental(),
+                                  v1::OverviewMetric_Name(row.metric()));
     }
     for (const v1::OperatorDiff& row : report.operators()) {
       ExpectPrintedPercentBounded(
@@ -512,13 +516,23 @@ TEST_F(RealTraceDiffTest, ACpuOnlyTracePrintsNoDeviceMetric) {
   ASSERT_TRUE(report.ok()) << report.status();
   int device_rows = 0;
   for (const v1::OverviewRow& row : report->overview().rows()) {
-    const std::string& m = row.metric();
-    if (m == "GPU utilization" || m == "Est. SM efficiency" ||
-        m == "Est. achieved occupancy" || m == "Kernel" || m == "Memcpy" ||
-        m == "Memset" || m == "Runtime" || m == "Device memory") {
-      ++device_rows;
-      EXPECT_TRUE(row.baseline_missing()) << m;
-      EXPECT_FALSE(row.noise().significant()) << m;
+    switch (row.metric()) {
+      case v1::OVERVIEW_METRIC_GPU_UTILIZATION:
+      case v1::OVERVIEW_METRIC_SM_EFFICIENCY:
+      case v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY:
+      case v1::OVERVIEW_METRIC_KERNEL:
+      case v1::OVERVIEW_METRIC_MEMCPY:
+      case v1::OVERVIEW_METRIC_MEMSET:
+      case v1::OVERVIEW_METRIC_RUNTIME:
+      case v1::OVERVIEW_METRIC_DEVICE_MEMORY:
+        ++device_rows;
+        EXPECT_TRUE(row.baseline_missing())
+            << v1::OverviewMetric_Name(row.metric());
+        EXPECT_FALSE(row.noise().significant())
+            << v1::OverviewMetric_Name(row.metric());
+        break;
+      default:
+        break;
     }
   }
   EXPECT_EQ(device_rows, 8);
@@ -530,19 +544,22 @@ TEST_F(RealTraceDiffTest, IdenticalInputsGiveZeroDeltasAndNothingSignificant) {
   auto report = Diff(kNw0A, kNw0A);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const v1::OverviewRow& row : report->overview().rows()) {
-    EXPECT_EQ(row.delta(), 0) << row.metric();
-    EXPECT_FALSE(row.noise().significant()) << row.metric();
+    EXPECT_EQ(row.delta(), 0) << v1::OverviewMetric_Name(row.metric());
+    EXPECT_FALSE(row.noise().significant())
+        << v1::OverviewMetric_Name(row.metric());
   }
   ASSERT_GT(report->operators_size(), 10);
   for (const v1::OperatorDiff& row : report->operators()) {
     EXPECT_EQ(row.delta().host_total_us(), 0) << row.name();
     EXPECT_EQ(row.delta().device_total_us(), 0) << row.name();
-    EXPECT_EQ(row.change(), "unchanged") << row.name();
+    EXPECT_EQ(row.change(), v1::CHANGE_UNCHANGED) << row.name();
   }
   for (const v1::KernelDiff& row : report->kernels())
-    EXPECT_EQ(row.change(), "unchanged") << row.name();
+    EXPECT_EQ(row.change(), v1::CHANGE_UNCHANGED) << row.name();
   Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
-    EXPECT_TRUE(n.status() == "matched" || n.status() == "unknown") << n.path();
+    EXPECT_TRUE(n.status() == v1::DIFF_STATUS_MATCHED ||
+                n.status() == v1::DIFF_STATUS_UNKNOWN)
+        << n.path();
     EXPECT_EQ(n.delta().compare_us(), 0) << n.path();
     EXPECT_FALSE(n.noise().significant()) << n.path();
   });
@@ -554,7 +571,8 @@ TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
   auto report = Diff(kNw4A, kNw4B);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const v1::OverviewRow& row : report->overview().rows())
-    EXPECT_FALSE(row.noise().significant()) << row.metric();
+    EXPECT_FALSE(row.noise().significant())
+        << v1::OverviewMetric_Name(row.metric());
   for (const v1::OperatorDiff& row : report->operators())
     EXPECT_FALSE(row.noise().significant()) << row.name();
   for (const v1::KernelDiff& row : report->kernels())
@@ -563,7 +581,7 @@ TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
   // host time (and labelled so): two processes' host time may really differ, as
   // aten::empty under CudnnBatchNormBackward does here (-19%, every step).
   Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
-    if (n.compared() == "device_us")
+    if (n.compared() == v1::MODULE_COMPARED_DEVICE_US)
       EXPECT_FALSE(n.noise().significant()) << n.path();
   });
 }
@@ -576,11 +594,11 @@ TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
   ASSERT_GT(report->operators_size(), 0);
   EXPECT_NE(report->operators(0).name().find("DataLoader"), std::string::npos)
       << report->operators(0).name();
-  EXPECT_EQ(report->operators(0).change(), "deleted");
+  EXPECT_EQ(report->operators(0).change(), v1::CHANGE_DELETED);
   // Of the breakdown categories, the largest significant change is DataLoader.
   const v1::OverviewRow* largest = nullptr;
   for (const v1::OverviewRow& row : report->overview().rows()) {
-    if (row.unit() != "us" || row.metric() == "Average step time" ||
+    if (row.unit() != "us" || row.metric() == v1::OVERVIEW_METRIC_STEP_TIME ||
         !row.noise().significant())
       continue;
     if (largest == nullptr ||
@@ -588,7 +606,7 @@ TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
       largest = &row;
   }
   ASSERT_NE(largest, nullptr);
-  EXPECT_EQ(largest->metric(), "DataLoader");
+  EXPECT_EQ(largest->metric(), v1::OVERVIEW_METRIC_DATALOADER);
   EXPECT_LT(largest->delta(), 0);
 }
 
@@ -607,10 +625,11 @@ TEST_F(RealTraceDiffTest, SameModelOnH100AndMi300AlignsNearlyEveryModule) {
     ASSERT_TRUE(report.ok()) << report.status();
     int matched = 0, nodes = 0;
     Walk(report->modules(), [&](const v1::ModuleDiffNode& n) {
-      if (n.status() == "unknown" || n.kind() == v1::MODULE_NODE_KIND_ROOT)
+      if (n.status() == v1::DIFF_STATUS_UNKNOWN ||
+          n.kind() == v1::MODULE_NODE_KIND_ROOT)
         return;
       ++nodes;
-      matched += n.status() == "matched";
+      matched += n.status() == v1::DIFF_STATUS_MATCHED;
     });
     EXPECT_GT(nodes, 50) << model;
     EXPECT_GE(matched, nodes * 95 / 100)
@@ -633,7 +652,7 @@ TEST_F(RealTraceDiffTest, PathScopesOperatorAndKernelTables) {
   const double root_host = whole->modules().baseline().host_us();
   Walk(whole->modules(), [&](const v1::ModuleDiffNode& n) {
     if (small == nullptr && n.kind() == v1::MODULE_NODE_KIND_MODULE &&
-        n.status() == "matched" && n.baseline().host_us() > 0 &&
+        n.status() == v1::DIFF_STATUS_MATCHED && n.baseline().host_us() > 0 &&
         n.baseline().host_us() < 0.2 * root_host) {
       small = &n;
     }
