@@ -389,18 +389,17 @@ absl::Status AttachNodeTables(const Side& a, const Side& b,
     KernelTables kernels[2];
     TablesOf(a, it->second.first, operators[0], kernels[0]);
     TablesOf(b, it->second.second, operators[1], kernels[1]);
-    const v1::DiffOptions default_order;
+    const RowControls default_order;
     for (v1::OperatorDiff& row :
          DiffOperators(a, operators[0], b, operators[1], threshold)) {
       *node.add_operators() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(
-        OrderOperatorRows(default_order, *node.mutable_operators()));
+    PD_RETURN_IF_ERROR(OrderRows(default_order, *node.mutable_operators()));
     for (v1::KernelDiff& row :
          DiffKernels(a, kernels[0], b, kernels[1], threshold)) {
       *node.add_kernels() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(OrderKernelRows(default_order, *node.mutable_kernels()));
+    PD_RETURN_IF_ERROR(OrderRows(default_order, *node.mutable_kernels()));
   }
   for (v1::ModuleDiffNode& child : *node.mutable_children()) {
     PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, child));

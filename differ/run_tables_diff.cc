@@ -126,7 +126,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
                                         : row.experimental().host_total_us(),
                                  v1::Noise(), threshold));
     }
-    PD_RETURN_IF_ERROR(OrderOperatorRows(options, *report.mutable_operators()));
+    PD_RETURN_IF_ERROR(
+        OrderRows(OperatorDiffControls(options), *report.mutable_operators()));
   }
   if (wants(v1::DIFF_VIEW_KERNELS)) {
     const auto rows = Paired<v1::KernelValues>(
@@ -143,7 +144,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
           ChangeClass(pair.Ran(0), pair.Ran(1), row.baseline().total_us(),
                       row.experimental().total_us(), v1::Noise(), threshold));
     }
-    PD_RETURN_IF_ERROR(OrderKernelRows(options, *report.mutable_kernels()));
+    PD_RETURN_IF_ERROR(
+        OrderRows(KernelDiffControls(options), *report.mutable_kernels()));
   }
   return report;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -156,6 +157,38 @@ TEST(DiffCommandTest, TableAndCsvName) {
   ASSERT_TRUE(csv.ok()) << csv.status();
   EXPECT_THAT(*csv, HasSubstr("# Operators"));
   EXPECT_THAT(*csv, HasSubstr("operator,change,calls base"));
+}
+
+// `diff` sorts by its columns and by the names `show` used before, behind the
+// same side prefixes (differ/row_order.h).
+TEST(DiffCommandTest, SortTakesTheShowNamesAsAliases) {
+  const fs::path a = WriteRun("diff_sa", 40, true);
+  const fs::path b = WriteRun("diff_sb", 60, true);
+  for (const auto& [name, alias] :
+       {std::pair("host_total_us", "host_total"),
+        std::pair("baseline_host_self_us", "baseline_host_self"),
+        std::pair("delta_pct_device_total_us", "delta_pct_device_total"),
+        std::pair("total_us", "total"), std::pair("mean_us", "mean")}) {
+    auto by_name = RunDiffCommand({a.string(), b.string(), "--sort", name});
+    auto by_alias = RunDiffCommand({a.string(), b.string(), "--sort", alias});
+    ASSERT_TRUE(by_name.ok()) << by_name.status();
+    ASSERT_TRUE(by_alias.ok()) << by_alias.status();
+    EXPECT_EQ(*by_name, *by_alias) << name;
+  }
+  // aten::mm changed by +20 us, aten::add by 0: mm first; by name, add first.
+  auto by_delta =
+      RunDiffCommand({a.string(), b.string(), "--format", "csv", "--view",
+                      "operators", "--sort", "host_total"});
+  ASSERT_TRUE(by_delta.ok()) << by_delta.status();
+  EXPECT_LT(by_delta->find("aten::mm"), by_delta->find("aten::add"));
+  auto by_name = RunDiffCommand({a.string(), b.string(), "--format", "csv",
+                                 "--view", "operators", "--sort", "name"});
+  ASSERT_TRUE(by_name.ok()) << by_name.status();
+  EXPECT_LT(by_name->find("aten::add"), by_name->find("aten::mm"));
+  EXPECT_THAT(RunDiffCommand({a.string(), b.string(), "--sort", "speed"})
+                  .status()
+                  .message(),
+              HasSubstr("--sort speed: not an operator diff column"));
 }
 
 TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
