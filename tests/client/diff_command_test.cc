@@ -213,7 +213,9 @@ TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   ASSERT_TRUE(all.ok()) << all.status();
   const v1::DiffReport all_steps = ParseReport(*all);
   for (const v1::HtaRow& row : all_steps.hta_rows()) {
-    if (row.name() == "aten::mm") EXPECT_EQ(row.baseline_counts(), 3);
+    if (row.name() == "aten::mm") {
+      EXPECT_EQ(row.baseline_counts(), 3);
+    }
   }
 }
 

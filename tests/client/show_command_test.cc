@@ -136,8 +136,9 @@ TEST(ShowCommandTest, EveryViewRenders) {
       for (const std::string& text : view.printed)
         EXPECT_THAT(*out, HasSubstr(text));
       for (const View& other : views) {
-        if (other.name != view.name)
+        if (other.name != view.name) {
           EXPECT_THAT(*out, testing::Not(HasSubstr(other.printed.front())));
+        }
       }
     }
   }

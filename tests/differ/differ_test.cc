@@ -709,8 +709,9 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
 void ExpectPrintedPercentBounded(double pct, double baseline,
                                  double experimental, const std::string& what) {
   const std::string text = client::SignedPercent(pct, baseline, experimental);
-  if (text.ends_with('%'))
+  if (text.ends_with('%')) {
     EXPECT_LE(std::abs(std::stod(text)), 1e4) << what << ": " << text;
+  }
 }
 
 TEST_F(RealTraceDiffTest, NoPercentageOverTenThousandOnEveryRealPair) {
@@ -815,8 +816,9 @@ TEST_F(RealTraceDiffTest, RepeatRunsShowNothingSignificant) {
   // host time (and labelled so): two processes' host time may really differ, as
   // aten::empty under CudnnBatchNormBackward does here (-19%, every step).
   Walk(report->modules(), [](const v1::ModuleDiffNode& n) {
-    if (n.compared() == v1::MODULE_COMPARED_DEVICE_US)
+    if (n.compared() == v1::MODULE_COMPARED_DEVICE_US) {
       EXPECT_FALSE(n.noise().significant()) << n.path();
+    }
   });
 }
 
@@ -966,9 +968,10 @@ TEST_F(RealTraceDiffTest, SortFilterTopAndBadColumns) {
   ASSERT_EQ(report->operators_size(), 5);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(report->operators(i).name().rfind("aten::", 0), 0u);
-    if (i > 0)
+    if (i > 0) {
       EXPECT_GE(report->operators(i - 1).baseline().host_total_us(),
                 report->operators(i).baseline().host_total_us());
+    }
   }
   // The name `show` used, behind the same prefix, orders the same rows alike.
   options.set_sort("baseline_host_total");

@@ -259,8 +259,9 @@ TEST_F(DifferServerTest,
           << row.name();
       EXPECT_EQ(expected.compared(), row.compared());
       if (expected.change() == v1::CHANGE_ADDED ||
-          expected.change() == v1::CHANGE_DELETED)
+          expected.change() == v1::CHANGE_DELETED) {
         EXPECT_EQ(expected.change(), row.change());
+      }
     }
     std::map<std::string, const v1::KernelDiff*> full_kernels;
     for (const v1::KernelDiff& row : full.kernels())
