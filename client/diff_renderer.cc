@@ -4,9 +4,12 @@
 #include "client/json_output.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
+#include "differ/display_text.h"
 
 namespace profdiff::client {
 namespace {
+
+using differ::DisplayText;
 
 std::string Significance(const v1::Noise& noise) {
   if (!noise.has_interval()) return "-";
@@ -48,7 +51,8 @@ TextTable OverviewTable(const v1::Overview& overview) {
   for (const v1::OverviewRow& row : overview.rows()) {
     if (row.unit().empty() && !row.baseline_text().empty()) {
       table.AddRow(
-          {row.metric(), row.baseline_text(), row.experimental_text(),
+          {DisplayText(row.metric()), row.baseline_text(),
+           row.experimental_text(),
            row.baseline_text() == row.experimental_text() ? "same" : "differs",
            "", "", ""});
       continue;
@@ -56,7 +60,8 @@ TextTable OverviewTable(const v1::Overview& overview) {
     // A value a side does not have is "-", and so is every comparison with it.
     const bool missing = row.baseline_missing() || row.experimental_missing();
     table.AddRow(
-        {row.unit() == "us" ? row.metric() + " (us)" : row.metric(),
+        {row.unit() == "us" ? DisplayText(row.metric()) + " (us)"
+                            : DisplayText(row.metric()),
          row.baseline_missing() ? "-" : OverviewValue(row, row.baseline()),
          row.experimental_missing() ? "-"
                                     : OverviewValue(row, row.experimental()),
@@ -83,24 +88,26 @@ bool HasBackwardValues(const v1::ModuleDiffNode& node) {
 // compared by host time under a parent compared by device time says so beside
 // its delta.
 void AddModuleRows(const v1::ModuleDiffNode& node,
-                   const std::string& parent_compared, int depth, int max_depth,
+                   v1::ModuleCompared parent_compared, int depth, int max_depth,
                    bool backward, TextTable& table) {
   const std::string indent(static_cast<size_t>(2 * std::max(depth, 0)), ' ');
   std::string name = node.name();
-  if (node.status() == "matched" && !node.baseline_name().empty() &&
+  if (node.status() == v1::DIFF_STATUS_MATCHED &&
+      !node.baseline_name().empty() &&
       node.baseline_name() != node.experimental_name()) {
     name = node.baseline_name() + " ~ " + node.experimental_name();
   }
   std::vector<std::string> row = {
       indent + name,
       node.index_path().empty() ? "-" : node.index_path(),
-      node.status(),
+      DisplayText(node.status()),
       absl::StrFormat("%g", node.baseline().calls()),
       absl::StrFormat("%g", node.experimental().calls()),
       Micros(node.baseline().compare_us()),
       Micros(node.experimental().compare_us()),
       SignedMicros(node.delta().compare_us()) +
-          (node.compared() == "host_us" && parent_compared == "device_us"
+          (node.compared() == v1::MODULE_COMPARED_HOST_US &&
+                   parent_compared == v1::MODULE_COMPARED_DEVICE_US
                ? " host"
                : ""),
       SignedPercent(node.delta_pct(), node.baseline().compare_us(),
@@ -136,7 +143,8 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
     columns.push_back({"backward exp (us)"});
   }
   TextTable table(std::move(columns));
-  AddModuleRows(root, "", 0, max_depth, backward, table);
+  AddModuleRows(root, v1::MODULE_COMPARED_UNSPECIFIED, 0, max_depth, backward,
+                table);
   return table;
 }
 
@@ -153,22 +161,23 @@ TextTable OperatorsTable(const v1::DiffReport& report) {
                    {"delta %"},
                    {"significant"}});
   for (const v1::OperatorDiff& row : report.operators()) {
-    const bool device = row.compared() == "device_total_us";
+    const bool device = row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
     const double a = device ? row.baseline().device_total_us()
                             : row.baseline().host_total_us();
     const double b = device ? row.experimental().device_total_us()
                             : row.experimental().host_total_us();
     std::string name = row.name();
     if (!row.input_shapes().empty()) name += " " + row.input_shapes();
-    table.AddRow(
-        {name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
-         absl::StrFormat("%g", row.experimental().calls()),
-         Micros(row.baseline().host_total_us()),
-         Micros(row.experimental().host_total_us()),
-         Micros(row.baseline().device_total_us()),
-         Micros(row.experimental().device_total_us()),
-         SignedMicros(b - a) + (device ? " dev" : " host"),
-         SignedPercent(DeltaPercent(a, b), a, b), Significance(row.noise())});
+    table.AddRow({name, DisplayText(row.change()),
+                  absl::StrFormat("%g", row.baseline().calls()),
+                  absl::StrFormat("%g", row.experimental().calls()),
+                  Micros(row.baseline().host_total_us()),
+                  Micros(row.experimental().host_total_us()),
+                  Micros(row.baseline().device_total_us()),
+                  Micros(row.experimental().device_total_us()),
+                  SignedMicros(b - a) + (device ? " dev" : " host"),
+                  SignedPercent(DeltaPercent(a, b), a, b),
+                  Significance(row.noise())});
   }
   return table;
 }
@@ -189,7 +198,8 @@ TextTable KernelsTable(const v1::DiffReport& report) {
     std::string name = row.name();
     if (!row.op_name().empty()) name += " <- " + row.op_name();
     table.AddRow(
-        {name, row.change(), absl::StrFormat("%g", row.baseline().calls()),
+        {name, DisplayText(row.change()),
+         absl::StrFormat("%g", row.baseline().calls()),
          absl::StrFormat("%g", row.experimental().calls()),
          Micros(row.baseline().total_us()),
          Micros(row.experimental().total_us()),
@@ -247,7 +257,7 @@ TextTable HtaTable(const v1::DiffReport& report) {
                   absl::StrFormat("%.0f", row.experimental_total_duration_us()),
                   base::StrCat(row.diff_counts()),
                   absl::StrFormat("%.0f", row.diff_duration_us()),
-                  row.change()});
+                  DisplayText(row.change())});
   }
   return table;
 }

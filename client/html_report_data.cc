@@ -8,10 +8,13 @@
 #include <absl/container/node_hash_map.h>
 
 #include "base/str_cat.h"
+#include "differ/display_text.h"
 #include "trace/chrome_trace_writer.h"
 
 namespace profdiff::client {
 namespace {
+
+using differ::DisplayText;
 
 // Column layouts, written into the document for the page (design note 3).
 constexpr char kLayout[] =
@@ -81,9 +84,9 @@ class Writer {
       Raw(",");
       Interned(r.input_shapes());
       Raw(",");
-      Interned(r.change());
+      Interned(DisplayText(r.change()));
       Raw(",");
-      Interned(r.compared());
+      Interned(DisplayText(r.compared()));
       Raw(",");
       Noise(r.noise());
       using V = v1::OperatorValues;
@@ -104,7 +107,7 @@ class Writer {
       Raw(",");
       Interned(r.op_name());
       Raw(",");
-      Interned(r.change());
+      Interned(DisplayText(r.change()));
       Raw(",");
       Interned("total_us");
       Raw(",");
@@ -152,7 +155,7 @@ class Writer {
     Raw(R"(,"i":)");
     String(node.index_path());
     Raw(R"(,"s":)");
-    String(node.status());
+    String(DisplayText(node.status()));
     Raw(R"(,"k":)");
     String(v1::ModuleNodeKind_Name(node.kind()));
     Raw(R"(,"b":)");
@@ -250,7 +253,7 @@ void Overview(Writer& w, const v1::Overview& overview) {
   for (const v1::OverviewRow& r : overview.rows()) {
     w.Comma(first);
     w.Raw("[");
-    w.String(r.metric());
+    w.String(DisplayText(r.metric()));
     w.Raw(",");
     w.String(r.unit());
     for (double v :

@@ -1,85 +1,16 @@
 #include "client/profile_renderer.h"
 
-#include <algorithm>
-#include <functional>
-#include <optional>
-
 #include <absl/strings/str_format.h>
 
-#include "base/name_filter.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
+#include "differ/row_order.h"
 
 namespace profdiff::client {
 namespace {
-
-template <typename Row>
-struct SortColumn {
-  std::string name;
-  std::function<double(const Row&)> key;  // larger first
-};
-
-const std::vector<SortColumn<v1::OperatorStats>>& OperatorColumns() {
-  static const std::vector<SortColumn<v1::OperatorStats>> columns{
-      {"calls", [](const v1::OperatorStats& r) { return r.calls(); }},
-      {"host_self",
-       [](const v1::OperatorStats& r) { return r.host_self_us(); }},
-      {"host_total",
-       [](const v1::OperatorStats& r) { return r.host_total_us(); }},
-      {"device_self",
-       [](const v1::OperatorStats& r) { return r.device_self_us(); }},
-      {"device_total",
-       [](const v1::OperatorStats& r) { return r.device_total_us(); }},
-  };
-  return columns;
-}
-
-const std::vector<SortColumn<v1::KernelStats>>& KernelColumns() {
-  static const std::vector<SortColumn<v1::KernelStats>> columns{
-      {"calls", [](const v1::KernelStats& r) { return r.calls(); }},
-      {"total", [](const v1::KernelStats& r) { return r.total_us(); }},
-      {"mean", [](const v1::KernelStats& r) { return r.mean_us(); }},
-      {"max", [](const v1::KernelStats& r) { return r.max_us(); }},
-      {"min", [](const v1::KernelStats& r) { return r.min_us(); }},
-  };
-  return columns;
-}
-
-template <typename Row>
-absl::Status SortFilterTop(const ShowOptions& options,
-                           const base::NameFilter& filter,
-                           const std::vector<SortColumn<Row>>& columns,
-                           std::string_view what,
-                           google::protobuf::RepeatedPtrField<Row>& rows) {
-  auto kept = std::remove_if(rows.begin(), rows.end(), [&filter](const Row& r) {
-    return !filter.Matches(r.name());
-  });
-  rows.erase(kept, rows.end());
-  if (!options.sort.empty() && options.sort != "name") {
-    auto it = std::find_if(
-        columns.begin(), columns.end(),
-        [&](const SortColumn<Row>& c) { return c.name == options.sort; });
-    if (it == columns.end()) {
-      std::string names = "name";
-      for (const auto& c : columns) names += ", " + c.name;
-      return absl::InvalidArgumentError(base::StrCat(
-          "--sort ", options.sort, ": not a ", what, " column (", names, ")"));
-    }
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      return it->key(a) > it->key(b);
-    });
-  } else if (options.sort == "name") {
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-      return a.name() < b.name();
-    });
-  }
-  if (options.top > 0 && rows.size() > options.top) {
-    rows.DeleteSubrange(options.top, rows.size() - options.top);
-  }
-  return absl::OkStatus();
-}
 
 std::string DeviceLine(const v1::WorkerProfile& w) {
   if (w.worker().devices().empty())
@@ -331,25 +262,17 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
 }
 
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
-  auto filter = base::NameFilter::Compile(options.filter);
-  if (!filter.ok()) return filter.status();
-  const base::NameFilter& pattern = *filter;
+  // One --sort names a column of the view shown (operators unless it is
+  // kernels); the other table keeps its order.
   const bool sorts_kernels = options.view == ProfileView::kKernels;
+  const differ::RowControls sorted{options.sort, options.filter, options.top};
+  differ::RowControls unsorted = sorted;
+  unsorted.sort.clear();
   for (v1::WorkerProfile& w : *run.mutable_workers()) {
-    ShowOptions op_options = options;
-    ShowOptions kernel_options = options;
-    // One --sort names a column of the view shown; the other table keeps its
-    // default order.
-    (sorts_kernels ? op_options : kernel_options).sort.clear();
-    if (options.view == ProfileView::kAll) kernel_options.sort.clear();
-    if (auto s = SortFilterTop(op_options, pattern, OperatorColumns(),
-                               "operator", *w.mutable_operators());
-        !s.ok())
-      return s;
-    if (auto s = SortFilterTop(kernel_options, pattern, KernelColumns(),
-                               "kernel", *w.mutable_kernels());
-        !s.ok())
-      return s;
+    PD_RETURN_IF_ERROR(differ::OrderRows(sorts_kernels ? unsorted : sorted,
+                                         *w.mutable_operators()));
+    PD_RETURN_IF_ERROR(differ::OrderRows(sorts_kernels ? sorted : unsorted,
+                                         *w.mutable_kernels()));
   }
   return absl::OkStatus();
 }

@@ -26,7 +26,8 @@ struct ShowOptions {
   ProfileView view = ProfileView::kOverview;
   OutputFormat format = OutputFormat::kTable;
   int top = 0;         // rows per table; 0 = all
-  std::string sort;    // operator/kernel column; empty = the view's default
+  std::string sort;    // operator/kernel column (differ/row_order.h); empty =
+                       // the view's default
   std::string filter;  // RE2 regex on operator/kernel names
                        // (base/name_filter.h); empty = all
 };
@@ -36,8 +37,9 @@ absl::StatusOr<ProfileView> ParseProfileView(const std::string& text);
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text);
 
 // Applies --filter, --sort and --top to the operator and kernel rows of every
-// worker. InvalidArgument for a bad regex or an unknown sort column (the
-// message lists the columns).
+// worker (differ/row_order.h, the rows `diff` orders too): --sort sorts the
+// kernels with --view kernels, else the operators. InvalidArgument for a bad
+// regex or an unknown sort column (the message lists the columns).
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run);
 
 // Renders `run` (after ApplyRowControls).

@@ -24,9 +24,10 @@ std::string ShowUsage() {
          "traces\n"
          "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, "
          "else localhost:50051)\n"
-         "  --sort: operators: name, calls, host_self, host_total, "
-         "device_self, device_total;\n"
-         "          kernels: name, calls, total, mean, max, min\n"
+         "  --sort: operators: name, calls, host_self_us, host_total_us, "
+         "device_self_us, device_total_us;\n"
+         "          kernels: name, calls, total_us, mean_us, min_us, max_us "
+         "(also without _us)\n"
          "  with RUN, how to reach the server:\n" +
          std::string(ConnectionUsage());
 }

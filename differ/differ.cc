@@ -110,20 +110,11 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
 
   if (options.compare() == v1::COMPARE_MODE_HTA) {
     PD_RETURN_IF_ERROR(DiffHta(baseline, experimental, options, report));
-    PD_RETURN_IF_ERROR(OrderHtaRows(options, *report.mutable_hta_rows()));
+    PD_RETURN_IF_ERROR(
+        OrderRows(RowControls::Of(options), *report.mutable_hta_rows()));
     return report;
   }
 
-  // One --sort may name a column of either table; the other keeps its default
-  // order.
-  v1::DiffOptions operator_order = options;
-  v1::DiffOptions kernel_order = options;
-  if (!options.sort().empty()) {
-    const bool for_operators = IsOperatorColumn(options.sort());
-    const bool for_kernels = IsKernelColumn(options.sort());
-    if (!for_operators && for_kernels) operator_order.clear_sort();
-    if (for_operators && !for_kernels) kernel_order.clear_sort();
-  }
   AddWarnings(a, b, report);
   if (Wants(options, v1::DIFF_VIEW_OVERVIEW))
     *report.mutable_overview() = DiffOverview(a, b, threshold);
@@ -157,7 +148,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
       *report.add_operators() = std::move(row);
     }
     PD_RETURN_IF_ERROR(
-        OrderOperatorRows(operator_order, *report.mutable_operators()));
+        OrderRows(OperatorDiffControls(options), *report.mutable_operators()));
   }
   if (Wants(options, v1::DIFF_VIEW_KERNELS)) {
     for (v1::KernelDiff& row :
@@ -165,7 +156,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
       *report.add_kernels() = std::move(row);
     }
     PD_RETURN_IF_ERROR(
-        OrderKernelRows(kernel_order, *report.mutable_kernels()));
+        OrderRows(KernelDiffControls(options), *report.mutable_kernels()));
   }
   return report;
 }

@@ -128,9 +128,9 @@ absl::Status DiffHta(const v1::RunProfile& baseline,
     row.set_diff_counts(tb.counts - ta.counts);
     row.set_diff_duration_us(
         static_cast<double>(tb.duration_us - ta.duration_us));
-    row.set_change(tb.counts > ta.counts   ? "+"
-                   : tb.counts < ta.counts ? "-"
-                                           : "=");
+    row.set_change(tb.counts > ta.counts   ? v1::HTA_CHANGE_MORE
+                   : tb.counts < ta.counts ? v1::HTA_CHANGE_FEWER
+                                           : v1::HTA_CHANGE_SAME);
     if (ta.counts == 0) {
       ops.add_added(name);
     } else if (tb.counts == 0) {

@@ -20,13 +20,15 @@ std::string NameList(const std::vector<std::string>& names) {
 }
 
 void Visit(const v1::ModuleDiffNode& node, std::vector<std::string>& warnings) {
-  if (node.status() != "matched") return;
+  if (node.status() != v1::DIFF_STATUS_MATCHED) return;
   std::vector<std::string> removed, added;
   bool any_matched = false;
   for (const v1::ModuleDiffNode& child : node.children()) {
-    if (child.status() == "matched") any_matched = true;
-    if (child.status() == "removed") removed.push_back(child.baseline_name());
-    if (child.status() == "added") added.push_back(child.experimental_name());
+    if (child.status() == v1::DIFF_STATUS_MATCHED) any_matched = true;
+    if (child.status() == v1::DIFF_STATUS_REMOVED)
+      removed.push_back(child.baseline_name());
+    if (child.status() == v1::DIFF_STATUS_ADDED)
+      added.push_back(child.experimental_name());
   }
   if (!any_matched && !removed.empty() && !added.empty()) {
     const std::string where =

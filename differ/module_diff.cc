@@ -197,9 +197,9 @@ class TreeDiffer {
         threshold_(threshold),
         absent_{ModuleSeries(a), ModuleSeries(b)} {}
 
-  void Diff(const MergedNode* na, const MergedNode* nb,
-            const std::string& status, const std::string& parent_path,
-            const std::string& index_path, v1::ModuleDiffNode& out) {
+  void Diff(const MergedNode* na, const MergedNode* nb, v1::DiffStatus status,
+            const std::string& parent_path, const std::string& index_path,
+            v1::ModuleDiffNode& out) {
     nodes_by_index_path_[index_path] = {na, nb};
     const MergedNode* any = nb != nullptr ? nb : na;
     out.set_name(any->kind == v1::MODULE_NODE_KIND_ROOT ? "(root)" : any->name);
@@ -225,7 +225,7 @@ class TreeDiffer {
     };
     size_t next = 0;
     auto add = [&](const MergedNode* ca, const MergedNode* cb,
-                   const std::string& child_status) {
+                   v1::DiffStatus child_status) {
       Diff(ca, cb, child_status, path, child_index(next++),
            *out.add_children());
     };
@@ -236,9 +236,9 @@ class TreeDiffer {
         const MergedNode* ca = p.a >= 0 ? na->children[p.a].get() : nullptr;
         const MergedNode* cb = p.b >= 0 ? nb->children[p.b].get() : nullptr;
         add(ca, cb,
-            ca != nullptr && cb != nullptr ? "matched"
-            : ca != nullptr                ? "removed"
-                                           : "added");
+            ca != nullptr && cb != nullptr ? v1::DIFF_STATUS_MATCHED
+            : ca != nullptr                ? v1::DIFF_STATUS_REMOVED
+                                           : v1::DIFF_STATUS_ADDED);
       }
     } else {
       for (const auto& child : any->children) {
@@ -289,7 +289,7 @@ class TreeDiffer {
     out.set_name(kUnknownName);
     out.set_path(path.empty() ? kUnknownName : path + "/" + kUnknownName);
     out.set_index_path(index_path);
-    out.set_status("unknown");
+    out.set_status(v1::DIFF_STATUS_UNKNOWN);
     out.set_kind(v1::MODULE_NODE_KIND_UNKNOWN);
     Fill(ua, ub, use_device, out);
   }
@@ -298,7 +298,8 @@ class TreeDiffer {
             v1::ModuleDiffNode& out) const {
     const SideValues va = ValuesOf(a_, sa, use_device);
     const SideValues vb = ValuesOf(b_, sb, use_device);
-    out.set_compared(use_device ? "device_us" : "host_us");
+    out.set_compared(use_device ? v1::MODULE_COMPARED_DEVICE_US
+                                : v1::MODULE_COMPARED_HOST_US);
     *out.mutable_baseline() = va.values;
     *out.mutable_experimental() = vb.values;
     v1::ModuleValues& d = *out.mutable_delta();
@@ -388,18 +389,17 @@ absl::Status AttachNodeTables(const Side& a, const Side& b,
     KernelTables kernels[2];
     TablesOf(a, it->second.first, operators[0], kernels[0]);
     TablesOf(b, it->second.second, operators[1], kernels[1]);
-    const v1::DiffOptions default_order;
+    const RowControls default_order;
     for (v1::OperatorDiff& row :
          DiffOperators(a, operators[0], b, operators[1], threshold)) {
       *node.add_operators() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(
-        OrderOperatorRows(default_order, *node.mutable_operators()));
+    PD_RETURN_IF_ERROR(OrderRows(default_order, *node.mutable_operators()));
     for (v1::KernelDiff& row :
          DiffKernels(a, kernels[0], b, kernels[1], threshold)) {
       *node.add_kernels() = std::move(row);
     }
-    PD_RETURN_IF_ERROR(OrderKernelRows(default_order, *node.mutable_kernels()));
+    PD_RETURN_IF_ERROR(OrderRows(default_order, *node.mutable_kernels()));
   }
   for (v1::ModuleDiffNode& child : *node.mutable_children()) {
     PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, child));
@@ -417,7 +417,7 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b,
   const std::unique_ptr<MergedNode> tb = MergeTrees(b);
   TreeDiffer differ(a, b, threshold);
   ModuleDiff result;
-  differ.Diff(ta.get(), tb.get(), "matched", "", "", result.node);
+  differ.Diff(ta.get(), tb.get(), v1::DIFF_STATUS_MATCHED, "", "", result.node);
   if (node_tables)
     PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, result.node));
   if (path.empty() || path == "/") return result;

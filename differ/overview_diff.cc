@@ -10,22 +10,26 @@
 namespace profdiff::differ {
 namespace {
 
-// A step metric: its overview label and how to read it from a StepStats.
+// A step metric: its overview row, how to read it from a StepStats, and
+// whether only a GPU run has it (a CPU run has no kernel time, not zero kernel
+// time).
 struct StepMetric {
-  const char* label;
+  v1::OverviewMetric metric;
   double (v1::StepStats::*get)() const;
+  bool device_only;
 };
 
 constexpr std::array<StepMetric, 9> kStepMetrics = {{
-    {"Average step time", &v1::StepStats::duration_us},
-    {"Kernel", &v1::StepStats::kernel_us},
-    {"Memcpy", &v1::StepStats::memcpy_us},
-    {"Memset", &v1::StepStats::memset_us},
-    {"Communication", &v1::StepStats::communication_us},
-    {"Runtime", &v1::StepStats::runtime_us},
-    {"DataLoader", &v1::StepStats::dataloader_us},
-    {"CPU Exec", &v1::StepStats::cpu_exec_us},
-    {"Other", &v1::StepStats::other_us},
+    {v1::OVERVIEW_METRIC_STEP_TIME, &v1::StepStats::duration_us, false},
+    {v1::OVERVIEW_METRIC_KERNEL, &v1::StepStats::kernel_us, true},
+    {v1::OVERVIEW_METRIC_MEMCPY, &v1::StepStats::memcpy_us, true},
+    {v1::OVERVIEW_METRIC_MEMSET, &v1::StepStats::memset_us, true},
+    {v1::OVERVIEW_METRIC_COMMUNICATION, &v1::StepStats::communication_us,
+     false},
+    {v1::OVERVIEW_METRIC_RUNTIME, &v1::StepStats::runtime_us, true},
+    {v1::OVERVIEW_METRIC_DATALOADER, &v1::StepStats::dataloader_us, false},
+    {v1::OVERVIEW_METRIC_CPU_EXEC, &v1::StepStats::cpu_exec_us, false},
+    {v1::OVERVIEW_METRIC_OTHER, &v1::StepStats::other_us, false},
 }};
 
 // The memory entry users look at: the first accelerator's, else the CPU's.
@@ -47,7 +51,7 @@ std::string DeviceName(const Side& side) {
   return w.devices_size() > 0 ? "GPU (no deviceProperties)" : "CPU";
 }
 
-v1::OverviewRow& AddRow(v1::Overview& overview, const char* metric,
+v1::OverviewRow& AddRow(v1::Overview& overview, v1::OverviewMetric metric,
                         const char* unit, double a, double b) {
   v1::OverviewRow& row = *overview.add_rows();
   row.set_metric(metric);
@@ -104,7 +108,8 @@ bool HasOccupancy(const v1::WorkerProfile& w) {
 v1::Overview DiffOverview(const Side& a, const Side& b,
                           const ChangeThreshold& threshold) {
   v1::Overview overview;
-  v1::OverviewRow& device = AddRow(overview, "Device", "", 0, 0);
+  v1::OverviewRow& device =
+      AddRow(overview, v1::OVERVIEW_METRIC_DEVICE, "", 0, 0);
   device.set_baseline_text(DeviceName(a));
   device.set_experimental_text(DeviceName(b));
   auto device_memory = [](const v1::WorkerProfile& w) {
@@ -116,35 +121,35 @@ v1::Overview DiffOverview(const Side& a, const Side& b,
   auto has_device_memory = [&device_memory](const v1::WorkerProfile& w) {
     return device_memory(w) > 0;
   };
-  MarkMissing(AddRow(overview, "Device memory", "bytes",
+  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_DEVICE_MEMORY, "bytes",
                      MeanOverWorkers(a, device_memory),
                      MeanOverWorkers(b, device_memory)),
               AnyWorker(a, has_device_memory), AnyWorker(b, has_device_memory));
   auto ranks = [](const Side& s) {
     return static_cast<double>(s.workers().size());
   };
-  AddRow(overview, "Ranks", "", ranks(a), ranks(b));
+  AddRow(overview, v1::OVERVIEW_METRIC_RANKS, "", ranks(a), ranks(b));
   auto steps = [](const v1::WorkerProfile& w) {
     return static_cast<double>(w.steps_size());
   };
-  AddRow(overview, "Steps", "", MeanOverWorkers(a, steps),
+  AddRow(overview, v1::OVERVIEW_METRIC_STEPS, "", MeanOverWorkers(a, steps),
          MeanOverWorkers(b, steps));
   auto utilization = [](const v1::WorkerProfile& w) {
     return w.gpu_utilization();
   };
   MarkMissing(
-      AddRow(overview, "GPU utilization", "fraction",
+      AddRow(overview, v1::OVERVIEW_METRIC_GPU_UTILIZATION, "fraction",
              MeanOverWorkers(a, utilization), MeanOverWorkers(b, utilization)),
       AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
   auto sm = [](const v1::WorkerProfile& w) { return w.sm_efficiency(); };
-  MarkMissing(AddRow(overview, "Est. SM efficiency", "fraction",
+  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_SM_EFFICIENCY, "fraction",
                      MeanOverWorkers(a, sm), MeanOverWorkers(b, sm)),
               AnyWorker(a, HasSmEfficiency), AnyWorker(b, HasSmEfficiency));
   auto occupancy = [](const v1::WorkerProfile& w) {
     return w.achieved_occupancy_pct();
   };
   MarkMissing(
-      AddRow(overview, "Est. achieved occupancy", "%",
+      AddRow(overview, v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY, "%",
              MeanOverWorkers(a, occupancy), MeanOverWorkers(b, occupancy)),
       AnyWorker(a, HasOccupancy), AnyWorker(b, HasOccupancy));
   auto peak = [](const v1::WorkerProfile& w) {
@@ -154,14 +159,14 @@ v1::Overview DiffOverview(const Side& a, const Side& b,
   auto has_memory = [](const v1::WorkerProfile& w) {
     return MainMemory(w) != nullptr;
   };
-  MarkMissing(AddRow(overview, "Peak memory", "bytes", MeanOverWorkers(a, peak),
-                     MeanOverWorkers(b, peak)),
+  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_PEAK_MEMORY, "bytes",
+                     MeanOverWorkers(a, peak), MeanOverWorkers(b, peak)),
               AnyWorker(a, has_memory), AnyWorker(b, has_memory));
   auto average = [](const v1::WorkerProfile& w) {
     const v1::MemoryStats* m = MainMemory(w);
     return m != nullptr ? m->average_allocated_bytes() : 0.0;
   };
-  MarkMissing(AddRow(overview, "Average memory", "bytes",
+  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_AVERAGE_MEMORY, "bytes",
                      MeanOverWorkers(a, average), MeanOverWorkers(b, average)),
               AnyWorker(a, has_memory), AnyWorker(b, has_memory));
 
@@ -178,16 +183,11 @@ v1::Overview DiffOverview(const Side& a, const Side& b,
       return out;
     };
     v1::OverviewRow& row =
-        AddRow(overview, metric.label, "us", MeanOverWorkers(a, mean),
+        AddRow(overview, metric.metric, "us", MeanOverWorkers(a, mean),
                MeanOverWorkers(b, mean));
     *row.mutable_noise() = CompareSamples(samples(a), samples(b), threshold);
-    // Roles only a GPU run has: a CPU run has no kernel time, not zero kernel
-    // time.
-    const std::string_view label = metric.label;
-    if (label == "Kernel" || label == "Memcpy" || label == "Memset" ||
-        label == "Runtime") {
+    if (metric.device_only)
       MarkMissing(row, AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
-    }
   }
   return overview;
 }

@@ -117,7 +117,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
       SetDeltas(row);
       row.set_compared(
           ComparedOperatorColumn(row.baseline(), row.experimental()));
-      const bool device = row.compared() == "device_total_us";
+      const bool device =
+          row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
       row.set_change(ChangeClass(pair.Ran(0), pair.Ran(1),
                                  device ? row.baseline().device_total_us()
                                         : row.baseline().host_total_us(),
@@ -125,7 +126,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
                                         : row.experimental().host_total_us(),
                                  v1::Noise(), threshold));
     }
-    PD_RETURN_IF_ERROR(OrderOperatorRows(options, *report.mutable_operators()));
+    PD_RETURN_IF_ERROR(
+        OrderRows(OperatorDiffControls(options), *report.mutable_operators()));
   }
   if (wants(v1::DIFF_VIEW_KERNELS)) {
     const auto rows = Paired<v1::KernelValues>(
@@ -142,7 +144,8 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
           ChangeClass(pair.Ran(0), pair.Ran(1), row.baseline().total_us(),
                       row.experimental().total_us(), v1::Noise(), threshold));
     }
-    PD_RETURN_IF_ERROR(OrderKernelRows(options, *report.mutable_kernels()));
+    PD_RETURN_IF_ERROR(
+        OrderRows(KernelDiffControls(options), *report.mutable_kernels()));
   }
   return report;
 }

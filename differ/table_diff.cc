@@ -117,12 +117,13 @@ void SetDeltas(v1::KernelDiff& row) {
   });
 }
 
-const char* ComparedOperatorColumn(const v1::OperatorValues& a,
-                                   const v1::OperatorValues& b) {
+v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
+                                            const v1::OperatorValues& b) {
   // SEMANTICS.md §7's rule for modules, applied to operators: device time where
   // there is any.
-  return a.device_total_us() > 0 || b.device_total_us() > 0 ? "device_total_us"
-                                                            : "host_total_us";
+  return a.device_total_us() > 0 || b.device_total_us() > 0
+             ? v1::OPERATOR_COMPARED_DEVICE_TOTAL_US
+             : v1::OPERATOR_COMPARED_HOST_TOTAL_US;
 }
 
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
@@ -164,7 +165,8 @@ std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
     row.set_compared(
         ComparedOperatorColumn(row.baseline(), row.experimental()));
     const size_t compared =
-        row.compared() == "device_total_us" ? kDeviceTotal : kHostTotal;
+        row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US ? kDeviceTotal
+                                                                : kHostTotal;
     *row.mutable_noise() =
         CompareSamples(entry.series[0].Samples(compared),
                        entry.series[1].Samples(compared), threshold);

@@ -28,8 +28,8 @@ void SetDeltas(v1::OperatorDiff& row);
 void SetDeltas(v1::KernelDiff& row);
 // The column an operator row's change is about: device time where there is any
 // (SEMANTICS.md §7's rule for modules), host time otherwise.
-const char* ComparedOperatorColumn(const v1::OperatorValues& a,
-                                   const v1::OperatorValues& b);
+v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
+                                            const v1::OperatorValues& b);
 
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
                                             const OperatorTables& a_tables,

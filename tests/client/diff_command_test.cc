@@ -4,11 +4,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
+#include <utility>
 
 #include <gmock/gmock.h>
-#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include "client/json_output.h"
+#include "differ/display_text.h"
 #include "profdiff/v1/diff.pb.h"
 
 namespace profdiff::client {
@@ -45,8 +49,8 @@ fs::path WriteRun(const std::string& name, int mm_us, bool with_add,
 
 v1::DiffReport ParseReport(const std::string& json) {
   v1::DiffReport report;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &report).ok())
-      << json.substr(0, 200);
+  const absl::Status status = FromJson(json, report);
+  EXPECT_TRUE(status.ok()) << status << "\n" << json.substr(0, 200);
   return report;
 }
 
@@ -57,6 +61,15 @@ TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(*out, HasSubstr("\"delta_pct\""));
   EXPECT_THAT(*out, HasSubstr("\"host_total_us\""));
+  // Enums are written as the words the tables print, as before they were
+  // enums: scripts that read the JSON keep working.
+  EXPECT_THAT(*out, HasSubstr("\"change\": \"increased\""));
+  EXPECT_THAT(*out, HasSubstr("\"change\": \"deleted\""));
+  EXPECT_THAT(*out, HasSubstr("\"compared\": \"host_total_us\""));
+  EXPECT_THAT(*out, HasSubstr("\"status\": \"matched\""));
+  EXPECT_THAT(*out, HasSubstr("\"compared\": \"host_us\""));
+  EXPECT_THAT(*out, HasSubstr("\"metric\": \"Average step time\""));
+  EXPECT_THAT(*out, testing::Not(HasSubstr("CHANGE_")));
   const v1::DiffReport report = ParseReport(*out);
   EXPECT_EQ(report.baseline().run(), "diff_a");
   EXPECT_EQ(report.experimental().run(), "diff_b");
@@ -66,12 +79,69 @@ TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
   // mm: 40, 41, 42 us -> 60, 61, 62 us per step: +20 us, +48.8%.
   EXPECT_DOUBLE_EQ(ops["aten::mm"]->baseline().host_total_us(), 41);
   EXPECT_DOUBLE_EQ(ops["aten::mm"]->delta().host_total_us(), 20);
-  EXPECT_EQ(ops["aten::mm"]->change(), "increased");
+  EXPECT_EQ(ops["aten::mm"]->change(), v1::CHANGE_INCREASED);
+  EXPECT_EQ(ops["aten::mm"]->compared(), v1::OPERATOR_COMPARED_HOST_TOTAL_US);
   EXPECT_TRUE(ops["aten::mm"]->noise().significant());
-  EXPECT_EQ(ops["aten::add"]->change(), "deleted");
+  EXPECT_EQ(ops["aten::add"]->change(), v1::CHANGE_DELETED);
   // The overview's first rows name the device; step time rows carry noise.
   ASSERT_GT(report.overview().rows_size(), 8);
-  EXPECT_EQ(report.overview().rows(0).metric(), "Device");
+  EXPECT_EQ(report.overview().rows(0).metric(), v1::OVERVIEW_METRIC_DEVICE);
+  EXPECT_EQ(report.modules().status(), v1::DIFF_STATUS_MATCHED);
+}
+
+// Every value of the diff's enums has its own word, and JSON carries it both
+// ways (a report written by ToJson reads back the same).
+TEST(DiffCommandTest, JsonWritesEveryDiffEnumAsItsDisplayTextAndReadsItBack) {
+  const google::protobuf::EnumDescriptor* enums[] = {
+      v1::DiffStatus_descriptor(),     v1::Change_descriptor(),
+      v1::ModuleCompared_descriptor(), v1::OperatorCompared_descriptor(),
+      v1::OverviewMetric_descriptor(), v1::HtaChange_descriptor()};
+  for (const google::protobuf::EnumDescriptor* type : enums) {
+    SCOPED_TRACE(type->name());
+    EXPECT_TRUE(differ::HasDisplayText(*type));
+    std::set<std::string> texts;
+    for (int i = 0; i < type->value_count(); ++i) {
+      const std::string& text =
+          differ::DisplayText(*type, type->value(i)->number());
+      if (type->value(i)->number() == 0) {
+        EXPECT_EQ(text, "") << type->value(i)->name();
+      } else {
+        EXPECT_NE(text, "") << type->value(i)->name();
+        EXPECT_TRUE(texts.insert(text).second) << text << " twice";
+      }
+    }
+  }
+  EXPECT_FALSE(differ::HasDisplayText(*v1::DiffView_descriptor()));
+
+  v1::DiffReport report;
+  report.mutable_options()->add_views(v1::DIFF_VIEW_KERNELS);
+  for (int m = 0; m < v1::OverviewMetric_descriptor()->value_count(); ++m) {
+    report.mutable_overview()->add_rows()->set_metric(
+        static_cast<v1::OverviewMetric>(
+            v1::OverviewMetric_descriptor()->value(m)->number()));
+  }
+  report.mutable_modules()->set_status(v1::DIFF_STATUS_UNKNOWN);
+  report.mutable_modules()->set_compared(v1::MODULE_COMPARED_DEVICE_US);
+  v1::OperatorDiff& op = *report.add_operators();
+  op.set_change(v1::CHANGE_UNCHANGED);
+  op.set_compared(v1::OPERATOR_COMPARED_DEVICE_TOTAL_US);
+  report.add_kernels()->set_change(v1::CHANGE_ADDED);
+  report.add_hta_rows()->set_change(v1::HTA_CHANGE_SAME);
+  absl::StatusOr<std::string> json = ToJson(report);
+  ASSERT_TRUE(json.ok()) << json.status();
+  for (const char* text :
+       {"\"metric\": \"\"", "\"metric\": \"Est. SM efficiency\"",
+        "\"status\": \"unknown\"", "\"compared\": \"device_us\"",
+        "\"change\": \"unchanged\"", "\"compared\": \"device_total_us\"",
+        "\"change\": \"added\"", "\"change\": \"=\"",
+        "\"DIFF_VIEW_KERNELS\""}) {
+    EXPECT_THAT(*json, HasSubstr(text));
+  }
+  v1::DiffReport read;
+  ASSERT_TRUE(FromJson(*json, read).ok());
+  EXPECT_EQ(read.SerializeAsString(), report.SerializeAsString());
+  EXPECT_EQ(FromJson(R"({"operators": [{"change": "bigger"}]})", read).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(DiffCommandTest, TableAndCsvName) {
@@ -89,12 +159,45 @@ TEST(DiffCommandTest, TableAndCsvName) {
   EXPECT_THAT(*csv, HasSubstr("operator,change,calls base"));
 }
 
+// `diff` sorts by its columns and by the names `show` used before, behind the
+// same side prefixes (differ/row_order.h).
+TEST(DiffCommandTest, SortTakesTheShowNamesAsAliases) {
+  const fs::path a = WriteRun("diff_sa", 40, true);
+  const fs::path b = WriteRun("diff_sb", 60, true);
+  for (const auto& [name, alias] :
+       {std::pair("host_total_us", "host_total"),
+        std::pair("baseline_host_self_us", "baseline_host_self"),
+        std::pair("delta_pct_device_total_us", "delta_pct_device_total"),
+        std::pair("total_us", "total"), std::pair("mean_us", "mean")}) {
+    auto by_name = RunDiffCommand({a.string(), b.string(), "--sort", name});
+    auto by_alias = RunDiffCommand({a.string(), b.string(), "--sort", alias});
+    ASSERT_TRUE(by_name.ok()) << by_name.status();
+    ASSERT_TRUE(by_alias.ok()) << by_alias.status();
+    EXPECT_EQ(*by_name, *by_alias) << name;
+  }
+  // aten::mm changed by +20 us, aten::add by 0: mm first; by name, add first.
+  auto by_delta =
+      RunDiffCommand({a.string(), b.string(), "--format", "csv", "--view",
+                      "operators", "--sort", "host_total"});
+  ASSERT_TRUE(by_delta.ok()) << by_delta.status();
+  EXPECT_LT(by_delta->find("aten::mm"), by_delta->find("aten::add"));
+  auto by_name = RunDiffCommand({a.string(), b.string(), "--format", "csv",
+                                 "--view", "operators", "--sort", "name"});
+  ASSERT_TRUE(by_name.ok()) << by_name.status();
+  EXPECT_LT(by_name->find("aten::add"), by_name->find("aten::mm"));
+  EXPECT_THAT(RunDiffCommand({a.string(), b.string(), "--sort", "speed"})
+                  .status()
+                  .message(),
+              HasSubstr("--sort speed: not an operator diff column"));
+}
+
 TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   const fs::path a = WriteRun("diff_ha", 40, true);
   const fs::path b = WriteRun("diff_hb", 60, false);
   auto out = RunDiffCommand(
       {a.string(), b.string(), "--compare", "hta", "--format", "json"});
   ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("\"change\": \"-\""));
   const v1::DiffReport report = ParseReport(*out);
   std::map<std::string, v1::HtaRow> rows;
   for (const v1::HtaRow& row : report.hta_rows()) rows[row.name()] = row;
@@ -102,7 +205,7 @@ TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   EXPECT_EQ(rows["aten::mm"].baseline_counts(), 1);
   EXPECT_DOUBLE_EQ(rows["aten::mm"].baseline_total_duration_us(), 40);
   EXPECT_DOUBLE_EQ(rows["aten::mm"].diff_duration_us(), 20);
-  EXPECT_EQ(rows["aten::add"].change(), "-");
+  EXPECT_EQ(rows["aten::add"].change(), v1::HTA_CHANGE_FEWER);
   EXPECT_THAT(report.hta_ops_diff().deleted(),
               testing::ElementsAre("aten::add"));
   auto all = RunDiffCommand({a.string(), b.string(), "--compare", "hta",
@@ -110,7 +213,9 @@ TEST(DiffCommandTest, HtaModeCountsTheFirstStep) {
   ASSERT_TRUE(all.ok()) << all.status();
   const v1::DiffReport all_steps = ParseReport(*all);
   for (const v1::HtaRow& row : all_steps.hta_rows()) {
-    if (row.name() == "aten::mm") EXPECT_EQ(row.baseline_counts(), 3);
+    if (row.name() == "aten::mm") {
+      EXPECT_EQ(row.baseline_counts(), 3);
+    }
   }
 }
 

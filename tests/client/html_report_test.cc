@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <gmock/gmock.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -111,8 +112,10 @@ size_t NodeCount(const v1::ModuleDiffNode& node) {
   return n;
 }
 
-// Walks the data's module tree next to the report's: same paths, same table
-// sizes.
+// Walks the data's module tree next to the report's (`node`) and the other
+// grouping's (`other`): same paths, same table sizes. Sizes are compared before
+// anything is indexed, so a tree that differs fails instead of reading past an
+// end.
 void ExpectSameTree(const v1::ModuleDiffNode& node,
                     const v1::ModuleDiffNode& other,
                     simdjson::dom::element data, size_t& nodes) {
@@ -120,9 +123,11 @@ void ExpectSameTree(const v1::ModuleDiffNode& node,
   std::string_view path;
   ASSERT_EQ(data["p"].get(path), simdjson::SUCCESS);
   ASSERT_EQ(path, node.path());
+  ASSERT_EQ(other.path(), node.path());
   simdjson::dom::array tables;
   if (node.operators_size() + node.kernels_size() > 0) {
     ASSERT_EQ(data["t"].get(tables), simdjson::SUCCESS) << node.path();
+    ASSERT_EQ(tables.size(), 2u) << node.path();
     EXPECT_EQ(ArraySize(tables.at(0)),
               static_cast<size_t>(node.operators_size()))
         << node.path();
@@ -131,19 +136,64 @@ void ExpectSameTree(const v1::ModuleDiffNode& node,
   }
   if (other.operators_size() + other.kernels_size() > 0) {
     ASSERT_EQ(data["u"].get(tables), simdjson::SUCCESS) << node.path();
+    ASSERT_EQ(tables.size(), 2u) << node.path();
     EXPECT_EQ(ArraySize(tables.at(0)),
               static_cast<size_t>(other.operators_size()))
+        << node.path();
+    EXPECT_EQ(ArraySize(tables.at(1)),
+              static_cast<size_t>(other.kernels_size()))
         << node.path();
   }
   simdjson::dom::array children;
   ASSERT_EQ(data["c"].get(children), simdjson::SUCCESS);
-  ASSERT_EQ(children.size(), static_cast<size_t>(node.children_size()));
+  ASSERT_EQ(children.size(), static_cast<size_t>(node.children_size()))
+      << "children of " << node.path() << " in the data";
+  ASSERT_EQ(other.children_size(), node.children_size())
+      << "children of " << node.path() << " in the other grouping";
   for (int c = 0; c < node.children_size(); ++c) {
     simdjson::dom::element child;
     ASSERT_EQ(children.at(static_cast<size_t>(c)).get(child),
               simdjson::SUCCESS);
     ExpectSameTree(node.children(c), other.children(c), child, nodes);
   }
+}
+
+// ExpectSameTree on a root with `report_children` children, the data made from
+// a root with `data_children` and an other grouping's root with
+// `other_children`.
+void CompareRootWithChildren(int report_children, int data_children,
+                             int other_children) {
+  auto tree = [](int children) {
+    v1::DiffReport report;
+    report.mutable_modules()->set_kind(v1::MODULE_NODE_KIND_ROOT);
+    for (int c = 0; c < children; ++c) {
+      v1::ModuleDiffNode& child = *report.mutable_modules()->add_children();
+      child.set_name("M_" + std::to_string(c));
+      child.set_path(child.name());
+      child.set_index_path(std::to_string(c));
+    }
+    return report;
+  };
+  const v1::DiffReport report = tree(report_children);
+  const std::string data = HtmlReportData(tree(data_children), nullptr);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(data).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element modules;
+  ASSERT_EQ(doc["modules"].get(modules), simdjson::SUCCESS);
+  size_t nodes = 0;
+  ExpectSameTree(report.modules(), tree(other_children).modules(), modules,
+                 nodes);
+}
+
+TEST(HtmlReportTest, TreeComparisonFailsWhenChildCountsDiffer) {
+  CompareRootWithChildren(2, 2, 2);
+  EXPECT_FATAL_FAILURE(CompareRootWithChildren(2, 3, 2), "in the data");
+  EXPECT_FATAL_FAILURE(CompareRootWithChildren(3, 2, 3), "in the data");
+  EXPECT_FATAL_FAILURE(CompareRootWithChildren(2, 2, 1),
+                       "in the other grouping");
+  EXPECT_FATAL_FAILURE(CompareRootWithChildren(2, 2, 3),
+                       "in the other grouping");
 }
 
 TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {

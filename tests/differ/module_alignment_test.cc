@@ -86,9 +86,15 @@ TEST(AlignChildrenTest, EveryIndexAppearsOnceInOrder) {
   for (size_t cells : {size_t{0}, size_t{1} << 20}) {
     int next_a = 0, next_b = 0;
     for (const AlignedPair& p : AlignChildren(a, b, cells)) {
-      if (p.a >= 0) EXPECT_EQ(p.a, next_a++);
-      if (p.b >= 0) EXPECT_EQ(p.b, next_b++);
-      if (p.a >= 0 && p.b >= 0) EXPECT_EQ(a[p.a].key, b[p.b].key);
+      if (p.a >= 0) {
+        EXPECT_EQ(p.a, next_a++);
+      }
+      if (p.b >= 0) {
+        EXPECT_EQ(p.b, next_b++);
+      }
+      if (p.a >= 0 && p.b >= 0) {
+        EXPECT_EQ(a[p.a].key, b[p.b].key);
+      }
     }
     EXPECT_EQ(next_a, 6);
     EXPECT_EQ(next_b, 7);

@@ -10,14 +10,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-v1::ModuleDiffNode Node(const std::string& path, const std::string& status,
+v1::ModuleDiffNode Node(const std::string& path, v1::DiffStatus status,
                         std::vector<v1::ModuleDiffNode> children = {}) {
   v1::ModuleDiffNode node;
   node.set_path(path);
   node.set_status(status);
   const std::string name = path.substr(path.rfind('/') + 1);
-  if (status != "added") node.set_baseline_name(name);
-  if (status != "removed") node.set_experimental_name(name);
+  if (status != v1::DIFF_STATUS_ADDED) node.set_baseline_name(name);
+  if (status != v1::DIFF_STATUS_REMOVED) node.set_experimental_name(name);
   for (v1::ModuleDiffNode& child : children)
     *node.add_children() = std::move(child);
   return node;
@@ -25,12 +25,12 @@ v1::ModuleDiffNode Node(const std::string& path, const std::string& status,
 
 TEST(ModuleComparabilityTest, MatchedNodeWhoseSubModulesAllDifferIsNamed) {
   const v1::ModuleDiffNode root =
-      Node("", "matched",
-           {Node("DDP_0", "matched",
-                 {Node("DDP_0/Mlp_0", "removed",
-                       {Node("DDP_0/Mlp_0/Linear_0", "removed")}),
-                  Node("DDP_0/FlatMlp_0", "added"),
-                  Node("DDP_0/(unknown)", "unknown")})});
+      Node("", v1::DIFF_STATUS_MATCHED,
+           {Node("DDP_0", v1::DIFF_STATUS_MATCHED,
+                 {Node("DDP_0/Mlp_0", v1::DIFF_STATUS_REMOVED,
+                       {Node("DDP_0/Mlp_0/Linear_0", v1::DIFF_STATUS_REMOVED)}),
+                  Node("DDP_0/FlatMlp_0", v1::DIFF_STATUS_ADDED),
+                  Node("DDP_0/(unknown)", v1::DIFF_STATUS_UNKNOWN)})});
   EXPECT_THAT(
       IncomparableSubtreeWarnings(root),
       ElementsAre(
@@ -39,8 +39,9 @@ TEST(ModuleComparabilityTest, MatchedNodeWhoseSubModulesAllDifferIsNamed) {
 }
 
 TEST(ModuleComparabilityTest, TopLevelThatAlignsNothingSaysTheTopLevel) {
-  const v1::ModuleDiffNode root =
-      Node("", "matched", {Node("A_0", "removed"), Node("B_0", "added")});
+  const v1::ModuleDiffNode root = Node("", v1::DIFF_STATUS_MATCHED,
+                                       {Node("A_0", v1::DIFF_STATUS_REMOVED),
+                                        Node("B_0", v1::DIFF_STATUS_ADDED)});
   EXPECT_THAT(IncomparableSubtreeWarnings(root),
               ElementsAre(HasSubstr("below the top level nothing aligns")));
 }
@@ -49,23 +50,25 @@ TEST(ModuleComparabilityTest, OneMatchedChildOrOnlyAdditionsAreComparable) {
   // ResNet50 -> ResNet152: blocks added next to matched ones is an ordinary
   // diff.
   const v1::ModuleDiffNode grown =
-      Node("", "matched",
-           {Node("layer3", "matched",
-                 {Node("layer3/Bottleneck_0", "matched"),
-                  Node("layer3/Bottleneck_6", "added")})});
+      Node("", v1::DIFF_STATUS_MATCHED,
+           {Node("layer3", v1::DIFF_STATUS_MATCHED,
+                 {Node("layer3/Bottleneck_0", v1::DIFF_STATUS_MATCHED),
+                  Node("layer3/Bottleneck_6", v1::DIFF_STATUS_ADDED)})});
   EXPECT_THAT(IncomparableSubtreeWarnings(grown), IsEmpty());
-  const v1::ModuleDiffNode only_added =
-      Node("", "matched", {Node("Head_0", "added")});
+  const v1::ModuleDiffNode only_added = Node(
+      "", v1::DIFF_STATUS_MATCHED, {Node("Head_0", v1::DIFF_STATUS_ADDED)});
   EXPECT_THAT(IncomparableSubtreeWarnings(only_added), IsEmpty());
 }
 
 TEST(ModuleComparabilityTest, LongListsAreCut) {
   std::vector<v1::ModuleDiffNode> children;
   for (int i = 0; i < 6; ++i)
-    children.push_back(Node("Old_" + std::to_string(i), "removed"));
-  children.push_back(Node("New_0", "added"));
+    children.push_back(
+        Node("Old_" + std::to_string(i), v1::DIFF_STATUS_REMOVED));
+  children.push_back(Node("New_0", v1::DIFF_STATUS_ADDED));
   EXPECT_THAT(
-      IncomparableSubtreeWarnings(Node("", "matched", std::move(children))),
+      IncomparableSubtreeWarnings(
+          Node("", v1::DIFF_STATUS_MATCHED, std::move(children))),
       ElementsAre(HasSubstr("baseline Old_0, Old_1, Old_2, Old_3 and 2 more; "
                             "experimental New_0")));
 }

@@ -16,6 +16,7 @@
 #include "aggregator/aggregator_server.h"
 #include "base/scoped_fd.h"
 #include "client/diff_command.h"
+#include "client/json_output.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
 #include "profdiff/v1/differ.grpc.pb.h"
@@ -54,9 +55,8 @@ std::vector<std::string> FilesIn(const fs::path& dir) {
 // folder's name offline, the run id on the server).
 std::string ComparableReport(const std::string& json) {
   v1::DiffReport report;
-  const auto status =
-      google::protobuf::util::JsonStringToMessage(json, &report);
-  EXPECT_TRUE(status.ok()) << status.ToString();
+  const absl::Status status = client::FromJson(json, report);
+  EXPECT_TRUE(status.ok()) << status;
   report.mutable_baseline()->clear_run();
   report.mutable_experimental()->clear_run();
   std::string out;
@@ -258,8 +258,10 @@ TEST_F(DifferServerTest,
                        row.delta_pct().host_total_us()))
           << row.name();
       EXPECT_EQ(expected.compared(), row.compared());
-      if (expected.change() == "added" || expected.change() == "deleted")
+      if (expected.change() == v1::CHANGE_ADDED ||
+          expected.change() == v1::CHANGE_DELETED) {
         EXPECT_EQ(expected.change(), row.change());
+      }
     }
     std::map<std::string, const v1::KernelDiff*> full_kernels;
     for (const v1::KernelDiff& row : full.kernels())
