@@ -18,9 +18,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_loader.h"
-#include "client/number_format.h"
 #include "differ/row_order.h"
 #include "differ/run_tables_diff.h"
+#include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::differ {
@@ -602,56 +602,22 @@ class RealTraceDiffTest : public testing::Test {
     return DiffRuns((*runs)[0], (*runs)[1], options);
   }
 
-  // Calls `check` on the diff of every real pair present (RealPairs); returns
-  // how many there were.
+  // Calls `check` on the diff of every real pair present (RealTracePairs);
+  // returns how many there were.
   template <typename Check>
   int ForEachRealPair(Check check);
 
   fs::path root_;
 };
 
-constexpr char kNw0A[] =
-    "kineto/tb_plugin_samples/resnet50_num_workers_0/"
-    "worker0.1623143089861.pt.trace.json.gz";
-constexpr char kNw4A[] =
-    "kineto/tb_plugin_samples/resnet50_num_workers_4/"
-    "worker0.1623212756351.pt.trace.json.gz";
-constexpr char kNw4B[] =
-    "kineto/tb_plugin_samples/resnet50_num_workers_4/"
-    "worker0.1623213129365.pt.trace.json.gz";
-
-// Every pair of real traces of one model (hardware, software version, settings)
-// the corpus has.
-std::vector<std::pair<std::string, std::string>> RealPairs(
-    const fs::path& root) {
-  std::vector<std::pair<std::string, std::string>> pairs = {
-      {kNw0A, kNw4A},
-      {kNw4A, kNw4B},
-      {"torch_profiling_tutorial/log/transformer/"
-       "dcb0aa1a78e7_4399.1752181589589738346.pt.trace.json.gz",
-       "torch_profiling_tutorial/log/transformer/"
-       "dc3b0e7228dd_851.1752215573993169006.pt.trace.json.gz"},
-      {"tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz",
-       "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz"},
-      {"switchtransformers/history/trace.v0c4a673.json.gz",
-       "switchtransformers/history/trace.v05c1085.json.gz"},
-      {"tracelens/mi300/resnet_act_checkpoint.json.gz",
-       "tracelens/mi300/resnet_act_checkpoint.json.gz"},
-  };
-  if (fs::is_directory(root / "tracelens/h100")) {
-    for (const auto& entry : fs::directory_iterator(root / "tracelens/h100")) {
-      const std::string name = entry.path().filename().string();
-      if (fs::exists(root / "tracelens/mi300" / name))
-        pairs.emplace_back("tracelens/h100/" + name, "tracelens/mi300/" + name);
-    }
-  }
-  return pairs;
-}
+using test_support::kNw0A;
+using test_support::kNw4A;
+using test_support::kNw4B;
 
 template <typename Check>
 int RealTraceDiffTest::ForEachRealPair(Check check) {
   int pairs = 0;
-  for (const auto& [a, b] : RealPairs(root_)) {
+  for (const auto& [a, b] : test_support::RealTracePairs(root_)) {
     if (!Missing({a, b}).empty()) continue;
     auto report = Diff(a, b);
     EXPECT_TRUE(report.ok()) << report.status();
@@ -701,45 +667,6 @@ TEST_F(RealTraceDiffTest, ChildrenAndUnknownAddUpToTheParentOnEveryRealPair) {
   });
   if (pairs == 0) GTEST_SKIP() << "none of the real pairs is under " << root_;
   EXPECT_GT(unknown_nodes, 0);
-}
-
-// A percentage as the CLI prints it is within ±10^4 %: "new" for a zero
-// baseline, a factor
-// ("x120") past +10^4 %.
-void ExpectPrintedPercentBounded(double pct, double baseline,
-                                 double experimental, const std::string& what) {
-  const std::string text = client::SignedPercent(pct, baseline, experimental);
-  if (text.ends_with('%')) {
-    EXPECT_LE(std::abs(std::stod(text)), 1e4) << what << ": " << text;
-  }
-}
-
-TEST_F(RealTraceDiffTest, NoPercentageOverTenThousandOnEveryRealPair) {
-  const int pairs = ForEachRealPair([](const v1::DiffReport& report) {
-    for (const v1::OverviewRow& row : report.overview().rows()) {
-      ExpectPrintedPercentBounded(row.delta_pct(), row.baseline(),
-                                  row.experimental(),
-                                  v1::OverviewMetric_Name(row.metric()));
-    }
-    for (const v1::OperatorDiff& row : report.operators()) {
-      ExpectPrintedPercentBounded(
-          row.delta_pct().host_total_us(), row.baseline().host_total_us(),
-          row.experimental().host_total_us(), row.name());
-      ExpectPrintedPercentBounded(
-          row.delta_pct().device_total_us(), row.baseline().device_total_us(),
-          row.experimental().device_total_us(), row.name());
-    }
-    for (const v1::KernelDiff& row : report.kernels()) {
-      ExpectPrintedPercentBounded(row.delta_pct().total_us(),
-                                  row.baseline().total_us(),
-                                  row.experimental().total_us(), row.name());
-    }
-    Walk(report.modules(), [](const v1::ModuleDiffNode& n) {
-      ExpectPrintedPercentBounded(n.delta_pct(), n.baseline().compare_us(),
-                                  n.experimental().compare_us(), n.path());
-    });
-  });
-  if (pairs == 0) GTEST_SKIP() << "none of the real pairs is under " << root_;
 }
 
 TEST_F(RealTraceDiffTest, ACpuOnlyTracePrintsNoDeviceMetric) {
