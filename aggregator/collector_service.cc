@@ -440,8 +440,9 @@ grpc::ServerUnaryReactor* CollectorService::ListDamagedSpans(
   io_pool_->Post([this, reactor, request, response] {
     absl::StatusOr<v1::ListDamagedSpansResponse> spans =
         store_->ListDamagedSpans(*request);
+    const grpc::Status status = rpc::ToGrpcStatus(spans.status());
     if (spans.ok()) *response = *std::move(spans);
-    reactor->Finish(rpc::ToGrpcStatus(spans.status()));
+    reactor->Finish(status);
   });
   return reactor;
 }

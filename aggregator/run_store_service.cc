@@ -18,8 +18,9 @@ grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context,
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   pool->Post([reactor, response, read = std::move(read)]() mutable {
     absl::StatusOr<Response> result = read();
+    const grpc::Status status = rpc::ToGrpcStatus(result.status());
     if (result.ok()) *response = std::move(result).value();
-    reactor->Finish(rpc::ToGrpcStatus(result.status()));
+    reactor->Finish(status);
   });
   return reactor;
 }
