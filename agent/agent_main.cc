@@ -12,6 +12,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent_command_line.h"
+#include "base/command_line.h"
 #include "base/log.h"
 #include "base/termination_signals.h"
 
@@ -21,13 +22,11 @@ using profdiff::agent::AgentCommandLine;
 using profdiff::agent::AgentOptions;
 
 constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
+using profdiff::base::kExitFailed;
+using profdiff::base::kExitUsage;
 
 int Fail(int code, absl::string_view message) {
-  std::fprintf(stderr, "profdiff-agent: error: %.*s\n",
-               static_cast<int>(message.size()), message.data());
-  return code;
+  return profdiff::base::FailWith("profdiff-agent", code, message);
 }
 
 int RunUpload(const AgentCommandLine& line) {

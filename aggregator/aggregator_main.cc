@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,8 @@ using profdiff::aggregator::AggregatorOptions;
 using profdiff::aggregator::AggregatorServer;
 
 constexpr char kProgram[] = "profdiff-aggregator";
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
+using profdiff::base::kExitFailed;
+using profdiff::base::kExitUsage;
 constexpr int kDefaultPort = 50052;
 constexpr char kLocalStore[] = "local";
 // A shorter --stream-idle-timeout is raised to this (0 would end every stream
@@ -96,9 +97,7 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
 }
 
 int Fail(int code, absl::string_view message) {
-  std::fprintf(stderr, "%s: error: %.*s\n", kProgram,
-               static_cast<int>(message.size()), message.data());
-  return code;
+  return profdiff::base::FailWith(kProgram, code, message);
 }
 
 std::string DefaultDataDir() {
@@ -165,20 +164,8 @@ int Run(AggregatorCommandLine& line) {
 int main(int argc, char** argv) {
   AggregatorCommandLine line;
   profdiff::base::FlagSet flags = FlagsOf(line);
-  absl::StatusOr<profdiff::base::ParsedCommandLine> parsed =
-      flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
-  if (parsed->help) {
-    std::fputs(kSynopsis, stdout);
-    std::fputs(flags.Usage().c_str(), stdout);
-    return 0;
-  }
-  if (!parsed->positionals.empty()) {
-    return Fail(kExitUsage,
-                profdiff::base::StrCat(
-                    "unexpected argument ",
-                    profdiff::base::QuoteBytes(parsed->positionals.front()),
-                    " (profdiff-aggregator takes flags only)"));
-  }
+  if (const std::optional<int> exit = profdiff::base::ParseFlagsOnly(
+          flags, argc, argv, kProgram, kSynopsis))
+    return *exit;
   return Run(line);
 }

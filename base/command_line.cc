@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <utility>
 
 #include <absl/functional/any_invocable.h>
@@ -339,6 +340,34 @@ std::string FlagSet::Usage() const {
   }
   add_entry("--help", "print this help and exit", "");
   return usage;
+}
+
+int FailWith(std::string_view program, int code, absl::string_view message) {
+  std::fprintf(stderr, "%.*s: error: %.*s\n", static_cast<int>(program.size()),
+               program.data(), static_cast<int>(message.size()),
+               message.data());
+  return code;
+}
+
+std::optional<int> ParseFlagsOnly(FlagSet& flags, int argc, char** argv,
+                                  std::string_view program,
+                                  std::string_view synopsis) {
+  absl::StatusOr<ParsedCommandLine> parsed =
+      flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok())
+    return FailWith(program, kExitUsage, parsed.status().message());
+  if (parsed->help) {
+    std::fwrite(synopsis.data(), 1, synopsis.size(), stdout);
+    std::fputs(flags.Usage().c_str(), stdout);
+    return 0;
+  }
+  if (!parsed->positionals.empty()) {
+    return FailWith(
+        program, kExitUsage,
+        StrCat("unexpected argument ", QuoteBytes(parsed->positionals.front()),
+               " (", program, " takes flags only)"));
+  }
+  return std::nullopt;
 }
 
 }  // namespace profdiff::base

@@ -25,11 +25,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <absl/status/statusor.h>
+#include <absl/strings/string_view.h>
 #include <absl/time/time.h>
 
 namespace profdiff::base {
@@ -115,6 +117,21 @@ class FlagSet {
   std::vector<Flag> flags_;
   std::map<std::string, size_t, std::less<>> index_;  // name -> flags_ index
 };
+
+// Exit codes every binary uses: a bad command line, and a run that failed.
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitFailed = 1;
+
+// Prints "<program>: error: <message>" to stderr; returns `code`.
+int FailWith(std::string_view program, int code, absl::string_view message);
+
+// The command line of a binary that takes flags only (the servers): parses
+// argv[1..] with `flags`. The exit code main returns now: 0 after --help
+// (`synopsis` and the flags' usage printed), kExitUsage for a bad flag or any
+// positional (the error printed); nullopt to go on and run.
+std::optional<int> ParseFlagsOnly(FlagSet& flags, int argc, char** argv,
+                                  std::string_view program,
+                                  std::string_view synopsis);
 
 }  // namespace profdiff::base
 

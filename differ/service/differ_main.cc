@@ -3,6 +3,7 @@
 // builds a DifferServer and runs it until SIGINT/SIGTERM (STYLE.md §1).
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,8 +27,8 @@ using profdiff::differ::DifferOptions;
 using profdiff::differ::DifferServer;
 
 constexpr char kProgram[] = "profdiff-differ";
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
+using profdiff::base::kExitFailed;
+using profdiff::base::kExitUsage;
 constexpr int kDefaultPort = 50051;
 
 constexpr char kSynopsis[] =
@@ -88,9 +89,7 @@ profdiff::base::FlagSet FlagsOf(DifferCommandLine& line) {
 }
 
 int Fail(int code, absl::string_view message) {
-  std::fprintf(stderr, "%s: error: %.*s\n", kProgram,
-               static_cast<int>(message.size()), message.data());
-  return code;
+  return profdiff::base::FailWith(kProgram, code, message);
 }
 
 int Run(DifferCommandLine& line) {
@@ -146,20 +145,8 @@ int Run(DifferCommandLine& line) {
 int main(int argc, char** argv) {
   DifferCommandLine line;
   profdiff::base::FlagSet flags = FlagsOf(line);
-  absl::StatusOr<profdiff::base::ParsedCommandLine> parsed =
-      flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (!parsed.ok()) return Fail(kExitUsage, parsed.status().message());
-  if (parsed->help) {
-    std::fputs(kSynopsis, stdout);
-    std::fputs(flags.Usage().c_str(), stdout);
-    return 0;
-  }
-  if (!parsed->positionals.empty()) {
-    return Fail(kExitUsage,
-                profdiff::base::StrCat(
-                    "unexpected argument ",
-                    profdiff::base::QuoteBytes(parsed->positionals.front()),
-                    " (profdiff-differ takes flags only)"));
-  }
+  if (const std::optional<int> exit = profdiff::base::ParseFlagsOnly(
+          flags, argc, argv, kProgram, kSynopsis))
+    return *exit;
   return Run(line);
 }

@@ -3,6 +3,7 @@
 #include "base/command_line.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -306,6 +307,23 @@ TEST_F(FlagSetTest, UsageNeverCutsADefaultInTwo) {
                     DurationRule::kAny);
   EXPECT_THAT(flags.Usage(), HasSubstr(" 123456789\n" + std::string(27, ' ') +
                                        "(default: 100ms)\n"));
+}
+
+TEST(ParseFlagsOnlyTest, HelpExitsZeroAPositionalOrBadFlagIsUsageAndFlagsRun) {
+  auto run = [](std::vector<std::string> args) {
+    std::string value = "default";
+    FlagSet flags;
+    flags.AddString("name", &value, "TEXT", "a value");
+    std::vector<char*> argv;
+    argv.reserve(args.size());
+    for (std::string& arg : args) argv.push_back(arg.data());
+    return ParseFlagsOnly(flags, static_cast<int>(argv.size()), argv.data(),
+                          "prog", "usage: prog\n");
+  };
+  EXPECT_EQ(run({"prog", "--help"}), 0);
+  EXPECT_EQ(run({"prog", "stray"}), kExitUsage);
+  EXPECT_EQ(run({"prog", "--nope"}), kExitUsage);
+  EXPECT_EQ(run({"prog", "--name", "x"}), std::nullopt);
 }
 
 }  // namespace
