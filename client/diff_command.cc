@@ -1,14 +1,11 @@
 #include "client/diff_command.h"
 
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
 #include "analysis/run_loader.h"
-#include "base/atomic_file.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -16,6 +13,7 @@
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
 #include "client/html_report.h"
+#include "client/output_file.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
@@ -420,25 +418,7 @@ absl::StatusOr<std::string> RunDiffCommand(
                         DiffSidesEach(sides, {{options, profile_options}}));
     PD_ASSIGN_OR_RETURN(output, RenderDiffReport(reports.front(), render));
   }
-  const std::string path = parsed.Get("output", "");
-  if (path.empty() || path == "-") return output;
-  std::error_code error;
-  if (std::filesystem::exists(path, error) &&
-      !std::filesystem::is_regular_file(path, error)) {
-    // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename
-    // would replace it.
-    std::ofstream out(path, std::ios::binary);
-    out.write(output.data(), static_cast<std::streamsize>(output.size()));
-    if (!out.flush())
-      return absl::UnavailableError(
-          base::StrCat("-o ", path, ": cannot write"));
-    return std::string();
-  }
-  if (absl::Status written = base::WriteFileAtomically(path, output);
-      !written.ok()) {
-    return base::Annotate(written, base::StrCat("-o ", path));
-  }
-  return base::StrCat("wrote ", path, " (", output.size(), " bytes)\n");
+  return WriteOutput(parsed.Get("output", ""), std::move(output));
 }
 
 }  // namespace profdiff::client

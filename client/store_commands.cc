@@ -2,11 +2,11 @@
 
 #include <absl/time/time.h>
 
-#include "base/atomic_file.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
 #include "client/json_output.h"
+#include "client/output_file.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
 #include "client/text_table.h"
@@ -131,8 +131,7 @@ absl::StatusOr<std::string> RunExportCommand(
   PD_ASSIGN_OR_RETURN(std::string json,
                       client.ExportTrace(parsed.positionals.front(), worker,
                                          parsed.Get("span", "")));
-  PD_RETURN_IF_ERROR(base::WriteFileAtomically(output, json));
-  return base::StrCat("wrote ", output, " (", json.size(), " bytes)\n");
+  return WriteOutput(output, std::move(json));
 }
 
 }  // namespace profdiff::client
