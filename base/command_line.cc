@@ -184,28 +184,31 @@ IntegerSetter(T* field, IntRange range) {
 
 }  // namespace
 
-void FlagSet::AddInt(std::string_view name, int* field,
-                     std::string_view value_name, std::string_view help,
-                     IntRange range) {
+template <typename Int>
+void FlagSet::AddInteger(std::string_view name, Int* field,
+                         std::string_view value_name, std::string_view help,
+                         IntRange range) {
   Flag& flag = AddFlag(name, value_name, help);
   flag.default_text = StrCat(*field);
   std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+}
+
+void FlagSet::AddInt(std::string_view name, int* field,
+                     std::string_view value_name, std::string_view help,
+                     IntRange range) {
+  AddInteger(name, field, value_name, help, range);
 }
 
 void FlagSet::AddInt(std::string_view name, uint32_t* field,
                      std::string_view value_name, std::string_view help,
                      IntRange range) {
-  Flag& flag = AddFlag(name, value_name, help);
-  flag.default_text = StrCat(*field);
-  std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+  AddInteger(name, field, value_name, help, range);
 }
 
 void FlagSet::AddInt(std::string_view name, int64_t* field,
                      std::string_view value_name, std::string_view help,
                      IntRange range) {
-  Flag& flag = AddFlag(name, value_name, help);
-  flag.default_text = StrCat(*field);
-  std::tie(flag.set, flag.rule) = IntegerSetter(field, range);
+  AddInteger(name, field, value_name, help, range);
 }
 
 void FlagSet::AddUint64(std::string_view name, uint64_t* field,

@@ -110,6 +110,11 @@ class FlagSet {
 
  private:
   struct Flag;
+  // The three AddInt overloads: `field`'s type bounds the range too.
+  template <typename Int>
+  void AddInteger(std::string_view name, Int* field,
+                  std::string_view value_name, std::string_view help,
+                  IntRange range);
   Flag& AddFlag(std::string_view name, std::string_view value_name,
                 std::string_view help);
   const Flag* Find(std::string_view name) const;
