@@ -53,9 +53,11 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
   if (text == "operators") return v1::DIFF_VIEW_OPERATORS;
   if (text == "kernels") return v1::DIFF_VIEW_KERNELS;
   if (text == "ranks") return v1::DIFF_VIEW_RANKS;
+  if (text == "findings") return v1::DIFF_VIEW_FINDINGS;
   return absl::InvalidArgumentError(base::StrCat(
       "--view ", text,
-      ": expected overview, modules, operators, kernels, ranks or all"));
+      ": expected findings, overview, modules, operators, kernels, ranks or "
+      "all"));
 }
 
 // What `profdiff diff` compares: two paths, two run ids, or one of each.
@@ -170,8 +172,10 @@ std::string DiffUsage() {
          "                       read here; anything else is a run id on the "
          "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
-         "  --view overview|modules|operators|kernels|ranks|all   (repeatable "
-         "via commas; default all)\n"
+         "  --view findings|overview|modules|operators|kernels|ranks|all\n"
+         "                       (repeatable via commas; default all; "
+         "findings: "
+         "\"What changed\" only)\n"
          "  --path P             module drill-down: child indices (0/3/1) or "
          "names (ResNet/layer3/...);\n"
          "                       operator and kernel tables then show only "

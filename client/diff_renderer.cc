@@ -1,5 +1,7 @@
 #include "client/diff_renderer.h"
 
+#include <absl/strings/str_split.h>
+
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/number_format.h"
@@ -262,6 +264,35 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
+// The findings as a numbered list that fits kFindingsWidth columns: words
+// wrap onto lines indented under the text.
+constexpr size_t kFindingsWidth = 100;
+
+std::string FindingsText(const v1::DiffReport& report) {
+  std::string out = "What changed\n";
+  int number = 0;
+  for (const v1::Finding& finding : report.findings()) {
+    const std::string label = absl::StrFormat("%2d. ", ++number);
+    const std::string indent(label.size(), ' ');
+    std::string line = label;
+    bool first_word = true;
+    const std::string text = TerminalSafe(finding.text());
+    for (absl::string_view word :
+         absl::StrSplit(base::ToAbsl(text), ' ', absl::SkipEmpty())) {
+      if (!first_word && line.size() + 1 + word.size() > kFindingsWidth) {
+        out += line + "\n";
+        line = indent;
+        first_word = true;
+      }
+      if (!first_word) line += ' ';
+      line.append(word.data(), word.size());
+      first_word = false;
+    }
+    out += line + "\n";
+  }
+  return out + "\n";
+}
+
 std::string SideLine(const char* label, const v1::RunSummary& s,
                      bool reduced_by_store) {
   std::string ranks;
@@ -304,6 +335,23 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
         "chosen ranks and steps)",
         HtaTable(report));
     return out;
+  }
+  if (!csv && report.findings_size() > 0) out += FindingsText(report);
+  if (csv && report.findings_size() > 0) {
+    TextTable findings({{"finding"},
+                        {"kind", Align::kLeft},
+                        {"delta_us"},
+                        {"share_of_step_change"},
+                        {"significant", Align::kLeft},
+                        {"text", Align::kLeft}});
+    int number = 0;
+    for (const v1::Finding& f : report.findings()) {
+      findings.AddRow({base::StrCat(++number), DisplayText(f.kind()),
+                       absl::StrFormat("%.1f", f.delta_us()),
+                       absl::StrFormat("%.3f", f.share_of_step_change()),
+                       f.significant() ? "yes" : "no", f.text()});
+    }
+    section("What changed", findings);
   }
   const bool per_step = report.options().normalize() != v1::NORMALIZATION_TOTAL;
   const std::string unit = per_step ? "per step, mean over ranks"

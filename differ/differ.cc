@@ -4,6 +4,7 @@
 
 #include "base/status_macros.h"
 #include "base/str_cat.h"
+#include "differ/findings.h"
 #include "differ/hta_diff.h"
 #include "differ/module_comparability.h"
 #include "differ/module_diff.h"
@@ -116,16 +117,23 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   }
 
   AddWarnings(a, b, report);
-  if (Wants(options, v1::DIFF_VIEW_OVERVIEW))
-    *report.mutable_overview() = DiffOverview(a, b, threshold);
-  if (Wants(options, v1::DIFF_VIEW_RANKS)) {
-    for (v1::RankSteps& rank : RankStepsOf(a, b))
-      *report.add_ranks() = std::move(rank);
-  }
-  OperatorTables operators[2] = {WorkerOperatorTables(a),
-                                 WorkerOperatorTables(b)};
-  KernelTables kernels[2] = {WorkerKernelTables(a), WorkerKernelTables(b)};
-  if (Wants(options, v1::DIFF_VIEW_MODULES) || !options.path().empty()) {
+  // Findings read every view of the whole step, whatever the report prints.
+  const bool findings = Wants(options, v1::DIFF_VIEW_FINDINGS);
+  v1::Overview overview;
+  if (Wants(options, v1::DIFF_VIEW_OVERVIEW) || findings)
+    overview = DiffOverview(a, b, threshold);
+  std::vector<v1::RankSteps> ranks_rows;
+  if (Wants(options, v1::DIFF_VIEW_RANKS) || findings)
+    ranks_rows = RankStepsOf(a, b);
+  const OperatorTables step_operators[2] = {WorkerOperatorTables(a),
+                                            WorkerOperatorTables(b)};
+  const KernelTables step_kernels[2] = {WorkerKernelTables(a),
+                                        WorkerKernelTables(b)};
+  OperatorTables operators[2] = {step_operators[0], step_operators[1]};
+  KernelTables kernels[2] = {step_kernels[0], step_kernels[1]};
+  v1::ModuleDiffNode whole_tree;
+  if (Wants(options, v1::DIFF_VIEW_MODULES) || !options.path().empty() ||
+      findings) {
     PD_ASSIGN_OR_RETURN(
         ModuleDiff modules,
         DiffModules(a, b, options.path(), threshold, options.node_tables()));
@@ -136,25 +144,74 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
         kernels[s] = std::move(modules.kernels[s]);
       }
     }
+    if (findings) {
+      if (options.path().empty()) {
+        whole_tree = modules.node;
+      } else {
+        PD_ASSIGN_OR_RETURN(ModuleDiff whole, DiffModules(a, b, "", threshold));
+        whole_tree = std::move(whole.node);
+      }
+    }
     for (std::string& warning : IncomparableSubtreeWarnings(modules.node)) {
       report.add_warnings(std::move(warning));
     }
     if (Wants(options, v1::DIFF_VIEW_MODULES))
       *report.mutable_modules() = std::move(modules.node);
   }
-  if (Wants(options, v1::DIFF_VIEW_OPERATORS)) {
-    for (v1::OperatorDiff& row :
-         DiffOperators(a, operators[0], b, operators[1], threshold)) {
-      *report.add_operators() = std::move(row);
+  std::vector<v1::OperatorDiff> operator_rows;
+  if (Wants(options, v1::DIFF_VIEW_OPERATORS) || findings)
+    operator_rows = DiffOperators(a, operators[0], b, operators[1], threshold);
+  std::vector<v1::KernelDiff> kernel_rows;
+  if (Wants(options, v1::DIFF_VIEW_KERNELS) || findings)
+    kernel_rows = DiffKernels(a, kernels[0], b, kernels[1], threshold);
+
+  if (findings) {
+    std::vector<v1::OperatorDiff> step_operator_rows;
+    std::vector<v1::KernelDiff> step_kernel_rows;
+    if (!options.path().empty()) {
+      step_operator_rows =
+          DiffOperators(a, step_operators[0], b, step_operators[1], threshold);
+      step_kernel_rows =
+          DiffKernels(a, step_kernels[0], b, step_kernels[1], threshold);
     }
+    FindingInputs in;
+    in.overview = &overview;
+    in.modules = &whole_tree;
+    in.operators =
+        options.path().empty() ? &operator_rows : &step_operator_rows;
+    in.kernels = options.path().empty() ? &kernel_rows : &step_kernel_rows;
+    in.ranks = &ranks_rows;
+    in.threshold = threshold;
+    in.per_step = options.normalize() != v1::NORMALIZATION_TOTAL;
+    in.inside =
+        [&](const std::string& index_path) -> absl::StatusOr<ScopedTables> {
+      PD_ASSIGN_OR_RETURN(ModuleDiff node,
+                          DiffModules(a, b, index_path, threshold));
+      ScopedTables tables;
+      tables.operators =
+          DiffOperators(a, node.operators[0], b, node.operators[1], threshold);
+      tables.kernels =
+          DiffKernels(a, node.kernels[0], b, node.kernels[1], threshold);
+      return tables;
+    };
+    PD_ASSIGN_OR_RETURN(std::vector<v1::Finding> found, FindFindings(in));
+    for (v1::Finding& f : found) *report.add_findings() = std::move(f);
+  }
+  if (Wants(options, v1::DIFF_VIEW_OVERVIEW))
+    *report.mutable_overview() = std::move(overview);
+  if (Wants(options, v1::DIFF_VIEW_RANKS)) {
+    for (v1::RankSteps& rank : ranks_rows)
+      *report.add_ranks() = std::move(rank);
+  }
+  if (Wants(options, v1::DIFF_VIEW_OPERATORS)) {
+    for (v1::OperatorDiff& row : operator_rows)
+      *report.add_operators() = std::move(row);
     PD_RETURN_IF_ERROR(
         OrderRows(OperatorDiffControls(options), *report.mutable_operators()));
   }
   if (Wants(options, v1::DIFF_VIEW_KERNELS)) {
-    for (v1::KernelDiff& row :
-         DiffKernels(a, kernels[0], b, kernels[1], threshold)) {
+    for (v1::KernelDiff& row : kernel_rows)
       *report.add_kernels() = std::move(row);
-    }
     PD_RETURN_IF_ERROR(
         OrderRows(KernelDiffControls(options), *report.mutable_kernels()));
   }

@@ -19,6 +19,15 @@ namespace profdiff::differ {
 std::vector<std::string> IncomparableSubtreeWarnings(
     const v1::ModuleDiffNode& root);
 
+// Those nodes, outermost first (a node below one of them is not visited).
+std::vector<const v1::ModuleDiffNode*> IncomparableNodes(
+    const v1::ModuleDiffNode& root);
+
+// The sub-modules of `node` with `status`, by their name on the side that has
+// them (the baseline's for removed ones).
+std::vector<std::string> ChildNames(const v1::ModuleDiffNode& node,
+                                    v1::DiffStatus status);
+
 }  // namespace profdiff::differ
 
 #endif  // PROFDIFF_DIFFER_MODULE_COMPARABILITY_H_

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include <absl/strings/str_split.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // One worker with `steps` steps of 100 us; each step runs aten::mm for `mm_us`
 // and, when `with_add`, aten::add for 5 us.
@@ -95,7 +97,8 @@ TEST(DiffCommandTest, JsonWritesEveryDiffEnumAsItsDisplayTextAndReadsItBack) {
   const google::protobuf::EnumDescriptor* enums[] = {
       v1::DiffStatus_descriptor(),     v1::Change_descriptor(),
       v1::ModuleCompared_descriptor(), v1::OperatorCompared_descriptor(),
-      v1::OverviewMetric_descriptor(), v1::HtaChange_descriptor()};
+      v1::OverviewMetric_descriptor(), v1::HtaChange_descriptor(),
+      v1::FindingKind_descriptor(),    v1::EvidenceTable_descriptor()};
   for (const google::protobuf::EnumDescriptor* type : enums) {
     SCOPED_TRACE(type->name());
     EXPECT_TRUE(differ::HasDisplayText(*type));
@@ -127,14 +130,17 @@ TEST(DiffCommandTest, JsonWritesEveryDiffEnumAsItsDisplayTextAndReadsItBack) {
   op.set_compared(v1::OPERATOR_COMPARED_DEVICE_TOTAL_US);
   report.add_kernels()->set_change(v1::CHANGE_ADDED);
   report.add_hta_rows()->set_change(v1::HTA_CHANGE_SAME);
+  v1::Finding& finding = *report.add_findings();
+  finding.set_kind(v1::FINDING_KIND_STEP_TIME);
+  finding.add_evidence()->set_table(v1::EVIDENCE_TABLE_MODULES);
   absl::StatusOr<std::string> json = ToJson(report);
   ASSERT_TRUE(json.ok()) << json.status();
   for (const char* text :
        {"\"metric\": \"\"", "\"metric\": \"Est. SM efficiency\"",
         "\"status\": \"unknown\"", "\"compared\": \"device_us\"",
         "\"change\": \"unchanged\"", "\"compared\": \"device_total_us\"",
-        "\"change\": \"added\"", "\"change\": \"=\"",
-        "\"DIFF_VIEW_KERNELS\""}) {
+        "\"change\": \"added\"", "\"change\": \"=\"", "\"kind\": \"step_time\"",
+        "\"table\": \"modules\"", "\"DIFF_VIEW_KERNELS\""}) {
     EXPECT_THAT(*json, HasSubstr(text));
   }
   v1::DiffReport read;
@@ -157,6 +163,35 @@ TEST(DiffCommandTest, TableAndCsvName) {
   ASSERT_TRUE(csv.ok()) << csv.status();
   EXPECT_THAT(*csv, HasSubstr("# Operators"));
   EXPECT_THAT(*csv, HasSubstr("operator,change,calls base"));
+}
+
+// "What changed" comes first in the table, before the overview, fits 100
+// columns, and is a CSV section; `--view findings` prints only it.
+TEST(DiffCommandTest, FindingsComeFirstAndFitOneHundredColumns) {
+  const fs::path a = WriteRun("diff_fa", 40, true);
+  const fs::path b = WriteRun("diff_fb", 60, false);
+  auto table = RunDiffCommand({a.string(), b.string()});
+  ASSERT_TRUE(table.ok()) << table.status();
+  const size_t what = table->find("What changed\n 1. Step time ");
+  ASSERT_NE(what, std::string::npos) << *table;
+  EXPECT_LT(what, table->find("Overview (mean per step)"));
+  EXPECT_THAT(*table, HasSubstr("aten::add no longer ran"));
+  const std::string findings =
+      table->substr(what, table->find("\n\n", what) - what);
+  for (absl::string_view line : absl::StrSplit(findings, '\n'))
+    EXPECT_LE(line.size(), 100u) << line;
+
+  auto only = RunDiffCommand({a.string(), b.string(), "--view", "findings"});
+  ASSERT_TRUE(only.ok()) << only.status();
+  EXPECT_THAT(*only, HasSubstr("What changed"));
+  EXPECT_THAT(*only, Not(HasSubstr("Overview")));
+  EXPECT_THAT(*only, Not(HasSubstr("Operators (per step")));
+
+  auto csv = RunDiffCommand({a.string(), b.string(), "--format", "csv"});
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_THAT(*csv, HasSubstr("# What changed\n"
+                              "finding,kind,delta_us,share_of_step_change,"
+                              "significant,text\n1,step_time,"));
 }
 
 // `diff` sorts by its columns and by the names `show` used before, behind the

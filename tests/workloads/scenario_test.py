@@ -89,6 +89,31 @@ def check_step_parts(report, check):
         yield side, unknown / step
 
 
+def check_first_finding(report, check, *words):
+    """"What changed": the headline first, then a finding that names the scenario's cause (every
+    word in `words`, each a list of alternatives)."""
+    findings = report.get("findings", [])
+    for f in findings:
+        log(f"info finding {f.get('kind')}: {f.get('text')}")
+    check.that(len(findings) >= 2 and findings[0]["kind"] == "step_time",
+               f"the headline is the step time: {[f.get('kind') for f in findings]}")
+    if len(findings) < 2:
+        return
+    text = findings[1]["text"]
+    for alternatives in words:
+        check.that(any(w in text for w in alternatives),
+                   f"the first finding after the headline names {' or '.join(alternatives)}: {text}")
+
+
+def check_self_diff(args, run, check):
+    """Baseline against itself: one finding, no significant change."""
+    report = diff(args, run, run, "--view", "findings")
+    findings = report.get("findings", [])
+    check.that(len(findings) == 1 and findings[0]["kind"] == "noise"
+               and findings[0]["text"].startswith("No significant change"),
+               f"{run} against itself says nothing changed: {[f.get('text') for f in findings]}")
+
+
 def scoped_operators(args, base, exp, path):
     return operators(diff(args, base, exp, "--view", "operators", "--path", path))
 
@@ -101,7 +126,10 @@ def pair(args, scenario):
 
 
 def check_linear_dim(args, check):
-    report = diff(args, *pair(args, "linear-dim"))
+    runs = pair(args, "linear-dim")
+    report = diff(args, *runs)
+    check_first_finding(report, check, ["Linear_"])
+    check_self_diff(args, runs[0], check)
     linears = [n for n in walk(report["modules"]) if n.get("name", "").startswith("Linear_")
                and n.get("kind") == "MODULE_NODE_KIND_MODULE"]
     check.that(len(linears) == 2, f"two Linear module nodes aligned: {[n.get('path') for n in linears]}")
@@ -126,7 +154,9 @@ def check_linear_dim(args, check):
 
 
 def check_precision(args, check):
-    report = diff(args, *pair(args, "precision"))
+    runs = pair(args, "precision")
+    report = diff(args, *runs)
+    check_first_finding(report, check, ["dtype conversion", "autocast"], ["aten::_to_copy", "ToCopyBackward0"])
     ops = operators(report)
     to_copy = ops.get("aten::_to_copy", {})
     calls = [to_copy.get(side, {}).get("calls", 0) for side in ("baseline", "experimental")]
@@ -148,7 +178,10 @@ def check_precision(args, check):
 
 
 def check_resnet_depth(args, check):
-    report = diff(args, *pair(args, "resnet-depth"), "--view", "modules")
+    runs = pair(args, "resnet-depth")
+    check_first_finding(diff(args, *runs, "--view", "findings"), check, ["Sequential_4"],
+                        ["30 Bottleneck added"])
+    report = diff(args, *runs, "--view", "modules")
     resnet = next((n for n in walk(report["modules"]) if n.get("name", "").startswith("ResNet_")), None)
     check.that(resnet is not None and resnet["status"] == "matched", "the ResNet node is matched")
     if resnet is None:
@@ -181,7 +214,10 @@ def check_resnet_depth(args, check):
 
 
 def check_loss(args, check):
-    report = diff(args, *pair(args, "loss"), "--view", "operators")
+    runs = pair(args, "loss")
+    check_first_finding(diff(args, *runs, "--view", "findings"), check, ["replaced by"],
+                        ["cross_entropy"], ["aten::exp", "aten::neg", "aten::div", "aten::log"])
+    report = diff(args, *runs, "--view", "operators")
     ops = operators(report)
     for name in ("aten::exp", "aten::div", "aten::log", "aten::max", "aten::gather"):
         check.that(ops.get(name, {}).get("change") == "deleted", f"{name} deleted ({ops.get(name, {}).get('change')})")
@@ -199,6 +235,8 @@ def check_loss(args, check):
 
 def check_fused_op(args, check):
     report = diff(args, *pair(args, "fused-op"))
+    check_first_finding(report, check, ["replaced by"], ["aten::gelu", "aten::layer_norm"],
+                        ["aten::tanh", "aten::sqrt", "aten::mean", "aten::mul"])
     ops = operators(report)
     for name in ("aten::tanh", "aten::sqrt", "aten::mean"):
         check.that(ops.get(name, {}).get("change") == "deleted", f"hand-written {name} deleted")
@@ -221,6 +259,8 @@ def check_fused_op(args, check):
 
 def check_module_impl(args, check):
     report = diff(args, *pair(args, "module-impl"))
+    check_first_finding(report, check, ["Only DistributedDataParallel_0 and what is above it can be compared"],
+                        ["per step"])
     nodes = {n.get("name"): n for n in walk(report["modules"])}
     check.that(nodes.get("DistributedDataParallel_0", {}).get("status") == "matched", "the DDP top level matches")
     check.that(nodes.get("Mlp_0", {}).get("status") == "removed", "Mlp_0 (nn.Sequential of Linear) removed")
@@ -258,6 +298,9 @@ def check_repeat(args, check):
     calls = [r["name"] for r in report.get("operators", [])
              if abs(r["baseline"].get("calls", 0) - r["experimental"].get("calls", 0)) > 0.5]
     check.that(not calls, f"equal call counts per step: {calls}")
+    structure = [f["text"] for f in report.get("findings", []) if f["kind"] == "structure"]
+    check.that(not structure, f"no structural finding between two runs of one variant: {structure}")
+    check_self_diff(args, "repeat-a", check)
     overview = [r["metric"] for r in report["overview"]["rows"] if significant(r)]
     modules = [n["path"] for n in walk(report["modules"]) if n.get("noise", {}).get("significant")]
     drifted = [r["name"] for r in report.get("operators", []) if significant(r)]

@@ -1,0 +1,897 @@
+#include "differ/findings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_format.h>
+
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+#include "differ/display_text.h"
+#include "differ/module_comparability.h"
+#include "differ/module_walk.h"
+#include "differ/sentence_parts.h"
+
+namespace profdiff::differ {
+namespace {
+
+// The autograd engine's wrapper around a backward node: the same work as the
+// node it wraps, so it is left out of name lists.
+constexpr std::string_view kEvaluateFunction =
+    "autograd::engine::evaluate_function: ";
+// Names per list in a sentence; the evidence and the tables hold the rest.
+constexpr int kNamesShown = 3;
+// Call counts that moved by less than this per step (or this share) are not a
+// change of what ran.
+constexpr double kMinCallsDelta = 0.5;
+constexpr double kMinCallsShare = 0.10;
+// With two ranks "the others' median" is one rank, and a shared machine makes
+// one of two ranks 5% slower by chance: stragglers are named from three ranks.
+constexpr size_t kMinRanksForStraggler = 3;
+// An operator or kernel is listed after the largest only when its change is
+// at least this share of the largest's.
+constexpr double kMinItemShare = 0.10;
+
+// What an operator is, for the few families whose names do not say it to a
+// reader of the sentence.
+std::string_view OperatorFamily(std::string_view name) {
+  if (name.starts_with(kEvaluateFunction))
+    name.remove_prefix(kEvaluateFunction.size());
+  if (name == "aten::to" || name == "aten::_to_copy" ||
+      name == "ToCopyBackward0" ||
+      name == "aten::_autocast_to_reduced_precision" ||
+      name == "aten::_autocast_to_full_precision")
+    return "dtype conversion";
+  return "";
+}
+
+const v1::OverviewRow* RowOf(const v1::Overview* overview,
+                             v1::OverviewMetric metric) {
+  if (overview == nullptr) return nullptr;
+  for (const v1::OverviewRow& row : overview->rows()) {
+    if (row.metric() == metric) return &row;
+  }
+  return nullptr;
+}
+
+bool RowChanged(const v1::OverviewRow& row, const ChangeThreshold& threshold) {
+  if (row.baseline_missing() || row.experimental_missing()) return false;
+  if (row.noise().has_interval()) return row.noise().significant();
+  return row.delta() != 0 &&
+         LargeEnough(row.delta(), row.baseline(), threshold);
+}
+
+bool OnDevice(const v1::OperatorDiff& row) {
+  return row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
+}
+double Total(const v1::OperatorDiff& row, const v1::OperatorValues& v) {
+  return OnDevice(row) ? v.device_total_us() : v.host_total_us();
+}
+double SelfDelta(const v1::OperatorDiff& row) {
+  return OnDevice(row) ? row.delta().device_self_us()
+                       : row.delta().host_self_us();
+}
+
+// Added and deleted rows are changes only when large enough to matter;
+// increased and decreased rows already passed the noise and thresholds.
+bool Changed(v1::Change change, double delta,
+             const ChangeThreshold& threshold) {
+  switch (change) {
+    case v1::CHANGE_INCREASED:
+    case v1::CHANGE_DECREASED:
+      return true;
+    case v1::CHANGE_ADDED:
+    case v1::CHANGE_DELETED:
+      return delta != 0 && LargeEnough(delta, 0, threshold);
+    default:
+      return false;
+  }
+}
+bool Changed(const v1::OperatorDiff& row, const ChangeThreshold& threshold) {
+  return Changed(row.change(),
+                 Total(row, row.experimental()) - Total(row, row.baseline()),
+                 threshold);
+}
+bool Changed(const v1::KernelDiff& row, const ChangeThreshold& threshold) {
+  return Changed(row.change(), row.delta().total_us(), threshold);
+}
+
+bool SameSign(double a, double b) {
+  return (a > 0 && b > 0) || (a < 0 && b < 0);
+}
+
+std::string Calls(double calls) { return absl::StrFormat("%g", calls); }
+
+// "Bottleneck_12" -> "Bottleneck".
+std::string_view ClassOf(std::string_view name) {
+  const size_t underscore = name.rfind('_');
+  if (underscore == std::string_view::npos || underscore + 1 == name.size())
+    return name;
+  for (char c : name.substr(underscore + 1)) {
+    if (c < '0' || c > '9') return name;
+  }
+  return name.substr(0, underscore);
+}
+
+// "30 Bottleneck" or "2 Linear and 1 ReLU", by class, most first.
+std::string CountByClass(const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const std::string& name : names) {
+    const std::string_view cls = ClassOf(name);
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& c) { return c.first == cls; });
+    if (it == counts.end()) {
+      counts.emplace_back(std::string(cls), 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::stable_sort(
+      counts.begin(), counts.end(),
+      [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::vector<std::string> parts;
+  for (const auto& [cls, n] : counts)
+    parts.push_back(base::StrCat(n, " ", cls));
+  return NameList(parts, kNamesShown);
+}
+
+v1::FindingEvidence OverviewEvidence(const v1::OverviewRow& row,
+                                     const ChangeThreshold& threshold) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_OVERVIEW);
+  e.set_name(DisplayText(row.metric()));
+  e.set_unit(row.unit());
+  e.set_baseline(row.baseline());
+  e.set_experimental(row.experimental());
+  e.set_delta(row.delta());
+  e.set_significant(RowChanged(row, threshold));
+  return e;
+}
+
+v1::FindingEvidence ModuleEvidence(const v1::ModuleDiffNode& node,
+                                   const ChangeThreshold& threshold) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_MODULES);
+  e.set_name(node.name());
+  e.set_path(node.path());
+  e.set_index_path(node.index_path());
+  e.set_unit("us");
+  e.set_baseline(node.baseline().compare_us());
+  e.set_experimental(node.experimental().compare_us());
+  e.set_delta(node.delta().compare_us());
+  e.set_baseline_calls(node.baseline().calls());
+  e.set_experimental_calls(node.experimental().calls());
+  e.set_significant(NodeChanged(node, threshold));
+  e.set_status(node.status());
+  return e;
+}
+
+v1::FindingEvidence OperatorEvidence(const v1::OperatorDiff& row,
+                                     const std::string& scope,
+                                     const ChangeThreshold& threshold) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_OPERATORS);
+  e.set_name(row.name());
+  e.set_input_shapes(row.input_shapes());
+  e.set_index_path(scope);
+  e.set_unit("us");
+  e.set_baseline(Total(row, row.baseline()));
+  e.set_experimental(Total(row, row.experimental()));
+  e.set_delta(e.experimental() - e.baseline());
+  e.set_baseline_calls(row.baseline().calls());
+  e.set_experimental_calls(row.experimental().calls());
+  e.set_significant(Changed(row, threshold));
+  e.set_change(row.change());
+  return e;
+}
+
+v1::FindingEvidence KernelEvidence(const v1::KernelDiff& row,
+                                   const std::string& scope,
+                                   const ChangeThreshold& threshold) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_KERNELS);
+  e.set_name(row.name());
+  e.set_index_path(scope);
+  e.set_unit("us");
+  e.set_baseline(row.baseline().total_us());
+  e.set_experimental(row.experimental().total_us());
+  e.set_delta(row.delta().total_us());
+  e.set_baseline_calls(row.baseline().calls());
+  e.set_experimental_calls(row.experimental().calls());
+  e.set_significant(Changed(row, threshold));
+  e.set_change(row.change());
+  return e;
+}
+
+v1::FindingEvidence RankEvidence(const v1::RankSteps& rank) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_RANKS);
+  e.set_name(base::StrCat(rank.side(), " rank ", rank.rank()));
+  e.set_unit("us");
+  (rank.side() == "baseline" ? e.set_baseline(rank.compute_us())
+                             : e.set_experimental(rank.compute_us()));
+  e.set_significant(rank.straggler());
+  return e;
+}
+
+// One name of a list, with what it is when its name does not say so (once
+// per family and sentence: `told` holds the families already said).
+std::string Named(std::string_view name, std::string_view shapes,
+                  std::vector<std::string_view>& told) {
+  std::string out(name);
+  if (!shapes.empty()) base::StrAppend(&out, " ", shapes);
+  const std::string_view family = OperatorFamily(name);
+  if (!family.empty() &&
+      std::find(told.begin(), told.end(), family) == told.end()) {
+    base::StrAppend(&out, " (", family, ")");
+    told.push_back(family);
+  }
+  return out;
+}
+
+// Backward nodes ("DivBackward0") after forward operators in name lists: the
+// forward names are the ones a user wrote.
+bool IsBackwardNode(std::string_view name) {
+  return name.find("Backward") != std::string_view::npos ||
+         name.find("_backward") != std::string_view::npos;
+}
+
+// Rows of one name (and input shapes, or launching operator) gathered over
+// the scopes of a module (the node and its backward node).
+struct NamedChange {
+  std::string name;
+  std::string detail;
+  double delta = 0;  // self time for operators, total for kernels
+  double baseline_calls = 0;
+  double experimental_calls = 0;
+  v1::Change change = v1::CHANGE_UNSPECIFIED;
+  std::vector<v1::FindingEvidence> evidence;
+};
+
+std::string ChangeItem(const NamedChange& c, bool self) {
+  // Operators keep their namespace ("aten::mm"); kernels are shortened.
+  std::string out = base::StrCat(self ? c.name : ShortName(c.name),
+                                 c.detail.empty() ? "" : " ",
+                                 self ? c.detail : ShortName(c.detail), " ",
+                                 SignedDuration(c.delta), self ? " self" : "");
+  if (c.change == v1::CHANGE_ADDED || c.change == v1::CHANGE_DELETED) {
+    base::StrAppend(&out, " (", DisplayText(c.change), ")");
+  } else if (std::abs(c.experimental_calls - c.baseline_calls) >=
+             kMinCallsDelta) {
+    base::StrAppend(&out, " (", Calls(c.baseline_calls), " -> ",
+                    Calls(c.experimental_calls), " calls)");
+  }
+  return out;
+}
+
+bool AnyModuleAddedOrRemoved(const v1::ModuleDiffNode& node) {
+  if (node.status() == v1::DIFF_STATUS_ADDED ||
+      node.status() == v1::DIFF_STATUS_REMOVED)
+    return true;
+  for (const v1::ModuleDiffNode& child : node.children()) {
+    if (AnyModuleAddedOrRemoved(child)) return true;
+  }
+  return false;
+}
+
+class FindingBuilder {
+ public:
+  explicit FindingBuilder(const FindingInputs& in)
+      : in_(in), per_step_(in.per_step ? " per step" : "") {
+    step_ = RowOf(in.overview, v1::OVERVIEW_METRIC_STEP_TIME);
+    if (step_ != nullptr && !step_->baseline_missing() &&
+        !step_->experimental_missing()) {
+      step_delta_ = step_->delta();
+      step_changed_ = RowChanged(*step_, in.threshold);
+    }
+  }
+
+  absl::StatusOr<std::vector<v1::Finding>> Build() {
+    std::vector<v1::Finding> structure, timing, rest;
+    if (in_.modules != nullptr) {
+      Comparability(structure);
+      walk_ = WalkModules(*in_.modules, in_.threshold);
+      if (std::optional<v1::Finding> where = Where()) {
+        (where->kind() == v1::FINDING_KIND_STRUCTURE ? structure : timing)
+            .push_back(std::move(*where));
+      }
+    }
+    if (std::optional<v1::Finding> ops = OperatorsThatRan())
+      structure.push_back(std::move(*ops));
+    PD_RETURN_IF_ERROR(WhatChangedInside(timing));
+    Categories(rest);
+    Memory(rest);
+    Straggler(rest);
+
+    std::vector<v1::Finding> out;
+    const bool anything =
+        !structure.empty() || !timing.empty() || !rest.empty();
+    if (std::optional<v1::Finding> headline = Headline(anything))
+      out.push_back(std::move(*headline));
+    for (auto* group : {&structure, &timing, &rest}) {
+      for (v1::Finding& f : *group) {
+        if (static_cast<int>(out.size()) < kMaxFindings)
+          out.push_back(std::move(f));
+      }
+    }
+    return out;
+  }
+
+ private:
+  v1::Finding Make(v1::FindingKind kind, std::string text, double delta_us,
+                   bool significant) const {
+    v1::Finding f;
+    f.set_kind(kind);
+    f.set_text(std::move(text));
+    f.set_delta_us(delta_us);
+    if (step_delta_ != 0) f.set_share_of_step_change(delta_us / step_delta_);
+    f.set_significant(significant);
+    return f;
+  }
+
+  // ", 60% of the step-time change" or "" when that is no share.
+  std::string ShareClause(double delta_us) const {
+    if (!step_changed_ || !SameSign(delta_us, step_delta_)) return "";
+    return base::StrCat(", ", Share(delta_us / step_delta_),
+                        " of the step-time change");
+  }
+
+  std::string UnitDeltas(const ModuleUnit& unit) const {
+    if (unit.backward == nullptr)
+      return base::StrCat(SignedDuration(unit.delta), per_step_);
+    return base::StrCat(
+        SignedDuration(unit.delta), per_step_, " (forward ",
+        SignedDuration(unit.node->delta().compare_us()), ", backward ",
+        SignedDuration(unit.backward->delta().compare_us()), ")");
+  }
+
+  std::optional<v1::Finding> Headline(bool anything) const {
+    if (step_ == nullptr || step_->baseline_missing() ||
+        step_->experimental_missing())
+      return std::nullopt;
+    const v1::OverviewRow& row = *step_;
+    const v1::Noise& noise = row.noise();
+    const bool changed = RowChanged(row, in_.threshold);
+    const std::string values = base::StrCat(
+        Duration(row.baseline()), " -> ", Duration(row.experimental()),
+        per_step_, " (", SignedDuration(row.delta()), ", ",
+        ChangePercent(row.baseline(), row.experimental()), ")");
+    const std::string interval =
+        noise.has_interval()
+            ? base::StrCat("95% CI of the delta ",
+                           SignedDuration(noise.ci_low()), " to ",
+                           SignedDuration(noise.ci_high()))
+            : "";
+    v1::Finding f;
+    if (changed) {
+      f = Make(v1::FINDING_KIND_STEP_TIME,
+               base::StrCat("Step time ", values, ", significant (",
+                            noise.has_interval()
+                                ? interval
+                                : "one step on a side: by the thresholds alone",
+                            ")."),
+               row.delta(), true);
+    } else if (anything) {
+      f = Make(v1::FINDING_KIND_STEP_TIME,
+               base::StrCat("Step time ", values, ": not significant",
+                            noise.has_interval() ? " (" + interval + ")" : "",
+                            "; what did change follows."),
+               row.delta(), false);
+    } else {
+      std::string why;
+      if (noise.has_interval()) {
+        const bool excludes_zero = noise.ci_low() > 0 || noise.ci_high() < 0;
+        why = base::StrCat(
+            "; the 95% CI of the delta, ", SignedDuration(noise.ci_low()),
+            " to ", SignedDuration(noise.ci_high()),
+            excludes_zero
+                ? ", excludes 0 but the delta is under the thresholds ("
+                : ", includes 0 (thresholds: ",
+            absl::StrFormat("%g", in_.threshold.min_pct), "% and ",
+            Duration(in_.threshold.min_abs), "); per-step spread ",
+            Duration(noise.baseline_stddev()), " baseline, ",
+            Duration(noise.experimental_stddev()), " experimental");
+      } else {
+        why =
+            base::StrCat("; one step on a side, so the thresholds alone (",
+                         absl::StrFormat("%g", in_.threshold.min_pct), "% and ",
+                         Duration(in_.threshold.min_abs), ") judge");
+      }
+      f = Make(
+          v1::FINDING_KIND_NOISE,
+          base::StrCat("No significant change: step time ", values, why, "."),
+          row.delta(), false);
+    }
+    *f.add_evidence() = OverviewEvidence(row, in_.threshold);
+    return f;
+  }
+
+  // Trees that stop aligning: only what is above can be compared.
+  void Comparability(std::vector<v1::Finding>& out) const {
+    const BackwardIndex index(*in_.modules);
+    const std::vector<const v1::ModuleDiffNode*> nodes =
+        IncomparableNodes(*in_.modules);
+    auto incomparable = [&](const v1::ModuleDiffNode* node) {
+      return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
+    };
+    for (const v1::ModuleDiffNode* node : nodes) {
+      if (index.IsBackwardOfModule(*node)) {
+        // Said with its forward module when that one does not align either.
+        bool said = false;
+        for (const v1::ModuleDiffNode* other : nodes)
+          said |= index.BackwardOf(*other) == node;
+        if (said) continue;
+      }
+      const v1::ModuleDiffNode* backward = index.BackwardOf(*node);
+      if (!incomparable(backward)) backward = nullptr;
+      ModuleUnit unit;
+      unit.node = node;
+      unit.backward = backward;
+      unit.delta = node->delta().compare_us() +
+                   (backward ? backward->delta().compare_us() : 0);
+      const std::string where =
+          node->path().empty() ? "the top level" : node->name();
+      std::string text = base::StrCat(
+          "Only ", where, node->path().empty() ? "" : " and what is above it",
+          " can be compared", backward ? " (forward and backward)" : "",
+          ": below it nothing aligns (baseline ",
+          NameList(ChildNames(*node, v1::DIFF_STATUS_REMOVED), kNamesShown),
+          "; experimental ",
+          NameList(ChildNames(*node, v1::DIFF_STATUS_ADDED), kNamesShown), ")");
+      if (!node->path().empty()) {
+        const bool changed =
+            NodeChanged(*node, in_.threshold) ||
+            (backward != nullptr && NodeChanged(*backward, in_.threshold));
+        base::StrAppend(
+            &text, "; ", node->name(), " ", UnitDeltas(unit),
+            changed ? ShareClause(unit.delta) : ", not significant");
+      }
+      v1::Finding f =
+          Make(v1::FINDING_KIND_STRUCTURE, text + ".", unit.delta, true);
+      *f.add_evidence() = ModuleEvidence(*node, in_.threshold);
+      if (backward != nullptr)
+        *f.add_evidence() = ModuleEvidence(*backward, in_.threshold);
+      out.push_back(std::move(f));
+    }
+  }
+
+  std::optional<v1::Finding> Where() const {
+    if (walk_.descended) {
+      const ModuleUnit& unit = walk_.where;
+      const v1::ModuleDiffNode& node = *unit.node;
+      std::string text = node.name();
+      const size_t slash = node.path().rfind('/');
+      if (slash != std::string::npos) {
+        const std::string_view path = node.path();
+        const std::string_view parent = path.substr(0, slash);
+        base::StrAppend(
+            &text, " (in ",
+            parent.substr(parent.rfind('/') == std::string_view::npos
+                              ? 0
+                              : parent.rfind('/') + 1),
+            ")");
+      }
+      bool structural = false;
+      if (node.status() == v1::DIFF_STATUS_ADDED ||
+          node.status() == v1::DIFF_STATUS_REMOVED) {
+        structural = true;
+        base::StrAppend(&text, ", which ran only in the ",
+                        node.status() == v1::DIFF_STATUS_ADDED ? "experimental"
+                                                               : "baseline",
+                        " run,");
+      }
+      base::StrAppend(&text, " changed by ", UnitDeltas(unit),
+                      ShareClause(unit.delta));
+      const std::vector<std::string> added =
+          ChildNames(node, v1::DIFF_STATUS_ADDED);
+      const std::vector<std::string> removed =
+          ChildNames(node, v1::DIFF_STATUS_REMOVED);
+      if (node.status() == v1::DIFF_STATUS_MATCHED &&
+          (!added.empty() || !removed.empty())) {
+        structural = true;
+        const size_t matched = ChildNames(node, v1::DIFF_STATUS_MATCHED).size();
+        base::StrAppend(&text, "; its sub-modules went from ",
+                        matched + removed.size(), " to ",
+                        matched + added.size());
+        if (!added.empty())
+          base::StrAppend(&text, ", ", CountByClass(added), " added");
+        if (!removed.empty())
+          base::StrAppend(&text, ", ", CountByClass(removed), " removed");
+      }
+      if (!structural && !walk_.spread.empty()) {
+        std::vector<std::string> items;
+        for (const ModuleUnit& child : walk_.spread) {
+          items.push_back(base::StrCat(child.node->name(), " ",
+                                       SignedDuration(child.delta)));
+        }
+        base::StrAppend(&text, "; spread over its sub-modules ",
+                        NameList(items, kNamesShown));
+      }
+      v1::Finding f = Make(
+          structural ? v1::FINDING_KIND_STRUCTURE : v1::FINDING_KIND_MODULE,
+          text + ".", unit.delta, unit.changed);
+      *f.add_evidence() = ModuleEvidence(node, in_.threshold);
+      if (unit.backward != nullptr)
+        *f.add_evidence() = ModuleEvidence(*unit.backward, in_.threshold);
+      return f;
+    }
+    if (walk_.spread.empty()) return std::nullopt;
+    std::vector<std::string> items;
+    double delta = 0;
+    v1::Finding f;
+    for (size_t i = 0; i < walk_.spread.size(); ++i) {
+      const ModuleUnit& unit = walk_.spread[i];
+      if (i < static_cast<size_t>(kNamesShown)) {
+        items.push_back(
+            base::StrCat(unit.node->name(), " ", SignedDuration(unit.delta)));
+        delta += unit.delta;
+        *f.add_evidence() = ModuleEvidence(*unit.node, in_.threshold);
+        if (unit.backward != nullptr)
+          *f.add_evidence() = ModuleEvidence(*unit.backward, in_.threshold);
+      } else {
+        items.push_back(unit.node->name());
+      }
+    }
+    v1::Finding made =
+        Make(v1::FINDING_KIND_MODULE,
+             base::StrCat(
+                 "No one module holds most of the change; it is spread over ",
+                 NameList(items, kNamesShown), per_step_,
+                 " (a module with its backward)."),
+             delta, true);
+    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+    return made;
+  }
+
+  // Operators that ran on one side only, and call counts that moved while
+  // the module tree did not (when modules were added, their operators'
+  // counts follow and the module finding says why).
+  std::optional<v1::Finding> OperatorsThatRan() const {
+    if (in_.operators == nullptr) return std::nullopt;
+    std::vector<const v1::OperatorDiff*> added, deleted, calls;
+    const bool modules_same =
+        in_.modules == nullptr || !AnyModuleAddedOrRemoved(*in_.modules);
+    for (const v1::OperatorDiff& row : *in_.operators) {
+      // What ran is a fact, not a timing: an operator that ran on one side
+      // in at least half of the steps is named however short it was.
+      if (row.change() == v1::CHANGE_ADDED &&
+          row.experimental().calls() >= kMinCallsDelta)
+        added.push_back(&row);
+      if (row.change() == v1::CHANGE_DELETED &&
+          row.baseline().calls() >= kMinCallsDelta)
+        deleted.push_back(&row);
+      if (!Changed(row, in_.threshold)) continue;
+      const double a = row.baseline().calls(), b = row.experimental().calls();
+      if (modules_same &&
+          (row.change() == v1::CHANGE_INCREASED ||
+           row.change() == v1::CHANGE_DECREASED) &&
+          std::abs(b - a) >= kMinCallsDelta &&
+          std::abs(b - a) >= kMinCallsShare * a &&
+          !std::string_view(row.name()).starts_with(kEvaluateFunction))
+        calls.push_back(&row);
+    }
+    if (added.empty() && deleted.empty() && calls.empty()) return std::nullopt;
+    auto by_delta = [](const v1::OperatorDiff* x, const v1::OperatorDiff* y) {
+      return std::abs(Total(*x, x->experimental()) - Total(*x, x->baseline())) >
+             std::abs(Total(*y, y->experimental()) - Total(*y, y->baseline()));
+    };
+    // The time of the calls that came or went.
+    auto calls_time = [](const v1::OperatorDiff* r) {
+      const double a = r->baseline().calls(), b = r->experimental().calls();
+      const double mean = b > 0 ? Total(*r, r->experimental()) / b
+                                : Total(*r, r->baseline()) / std::max(a, 1.0);
+      return std::abs(b - a) * mean;
+    };
+    auto forward_first = [&](const v1::OperatorDiff* x,
+                             const v1::OperatorDiff* y) {
+      const bool bx = IsBackwardNode(x->name()), by = IsBackwardNode(y->name());
+      return bx != by ? by : by_delta(x, y);
+    };
+    std::stable_sort(added.begin(), added.end(), forward_first);
+    std::stable_sort(deleted.begin(), deleted.end(), forward_first);
+    std::vector<std::string_view> told;
+    std::stable_sort(calls.begin(), calls.end(),
+                     [&](const v1::OperatorDiff* x, const v1::OperatorDiff* y) {
+                       return calls_time(x) > calls_time(y);
+                     });
+    v1::Finding f;
+    double delta = 0;
+    auto names = [&](const std::vector<const v1::OperatorDiff*>& rows) {
+      std::vector<std::string> out;
+      for (const v1::OperatorDiff* row : rows) {
+        delta += SelfDelta(*row);
+        std::string_view name = row->name();
+        if (name.starts_with(kEvaluateFunction)) continue;
+        if (static_cast<int>(out.size()) < kNamesShown)
+          *f.add_evidence() = OperatorEvidence(*row, "", in_.threshold);
+        out.push_back(Named(name, row->input_shapes(), told));
+      }
+      return out;
+    };
+    const std::vector<std::string> deleted_names = names(deleted);
+    const std::vector<std::string> added_names = names(added);
+    std::vector<std::string> parts;
+    if (!deleted_names.empty() && !added_names.empty()) {
+      parts.push_back(base::StrCat(NameList(deleted_names, kNamesShown),
+                                   " replaced by ",
+                                   NameList(added_names, kNamesShown)));
+    } else if (!deleted_names.empty()) {
+      parts.push_back(
+          base::StrCat(NameList(deleted_names, kNamesShown), " no longer ran"));
+    } else if (!added_names.empty()) {
+      parts.push_back(
+          base::StrCat(NameList(added_names, kNamesShown), " newly ran"));
+    }
+    if (!calls.empty()) {
+      std::vector<std::string> items;
+      for (const v1::OperatorDiff* row : calls) {
+        if (static_cast<int>(items.size()) < kNamesShown) {
+          delta += SelfDelta(*row);
+          *f.add_evidence() = OperatorEvidence(*row, "", in_.threshold);
+        }
+        items.push_back(
+            base::StrCat(Named(row->name(), row->input_shapes(), told), " ",
+                         Calls(row->baseline().calls()), " -> ",
+                         Calls(row->experimental().calls())));
+      }
+      parts.push_back(base::StrCat("calls", per_step_, " of ",
+                                   NameList(items, kNamesShown)));
+    }
+    std::string text = "Operators that ran changed: ";
+    for (size_t i = 0; i < parts.size(); ++i)
+      base::StrAppend(&text, i == 0 ? "" : "; ", parts[i]);
+    v1::Finding made =
+        Make(v1::FINDING_KIND_STRUCTURE, text + ".", delta, true);
+    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+    return made;
+  }
+
+  // The operators and kernels that changed most inside the walk's module (the
+  // whole step when the walk stayed at the root).
+  absl::Status WhatChangedInside(std::vector<v1::Finding>& out) const {
+    std::vector<std::string> scopes;
+    std::string label = "Across the step";
+    const double sign = walk_.where.delta;
+    if (walk_.descended) {
+      scopes.push_back(walk_.where.node->index_path());
+      if (walk_.where.backward != nullptr)
+        scopes.push_back(walk_.where.backward->index_path());
+      label = "Inside " + walk_.where.node->name();
+    } else {
+      scopes.push_back("");
+    }
+    std::vector<NamedChange> operators, kernels;
+    for (const std::string& scope : scopes) {
+      ScopedTables scoped;
+      const std::vector<v1::OperatorDiff>* ops = in_.operators;
+      const std::vector<v1::KernelDiff>* kers = in_.kernels;
+      if (!scope.empty() || walk_.descended) {
+        if (!in_.inside) break;
+        PD_ASSIGN_OR_RETURN(scoped, in_.inside(scope));
+        ops = &scoped.operators;
+        kers = &scoped.kernels;
+      }
+      if (ops != nullptr) {
+        for (const v1::OperatorDiff& row : *ops) {
+          const double d = SelfDelta(row);
+          if (!Changed(row, in_.threshold) || d == 0 ||
+              (sign != 0 && !SameSign(d, sign)))
+            continue;
+          NamedChange& c = Gather(operators, row.name(), row.input_shapes());
+          c.delta += d;
+          c.baseline_calls += row.baseline().calls();
+          c.experimental_calls += row.experimental().calls();
+          c.change = row.change();
+          c.evidence.push_back(OperatorEvidence(row, scope, in_.threshold));
+        }
+      }
+      if (kers != nullptr) {
+        for (const v1::KernelDiff& row : *kers) {
+          const double d = row.delta().total_us();
+          if (!Changed(row, in_.threshold) || d == 0 ||
+              (sign != 0 && !SameSign(d, sign)))
+            continue;
+          NamedChange& c = Gather(kernels, row.name(), row.op_name());
+          c.delta += d;
+          c.baseline_calls += row.baseline().calls();
+          c.experimental_calls += row.experimental().calls();
+          c.change = row.change();
+          c.evidence.push_back(KernelEvidence(row, scope, in_.threshold));
+        }
+      }
+    }
+    if (std::optional<v1::Finding> f =
+            Largest(operators, v1::FINDING_KIND_OPERATOR, label, true))
+      out.push_back(std::move(*f));
+    if (std::optional<v1::Finding> f =
+            Largest(kernels, v1::FINDING_KIND_KERNEL, label, false))
+      out.push_back(std::move(*f));
+    return absl::OkStatus();
+  }
+
+  static NamedChange& Gather(std::vector<NamedChange>& changes,
+                             const std::string& name,
+                             const std::string& detail) {
+    for (NamedChange& c : changes) {
+      if (c.name == name && c.detail == detail) return c;
+    }
+    NamedChange& c = changes.emplace_back();
+    c.name = name;
+    c.detail = detail;
+    return c;
+  }
+
+  std::optional<v1::Finding> Largest(std::vector<NamedChange>& changes,
+                                     v1::FindingKind kind,
+                                     const std::string& label,
+                                     bool self) const {
+    if (changes.empty()) return std::nullopt;
+    std::stable_sort(changes.begin(), changes.end(),
+                     [](const NamedChange& x, const NamedChange& y) {
+                       return std::abs(x.delta) > std::abs(y.delta);
+                     });
+    std::vector<std::string> items;
+    double delta = 0;
+    v1::Finding f;
+    for (size_t i = 0; i < changes.size() && i < kNamesShown; ++i) {
+      // Rows far smaller than the largest would only lengthen the sentence.
+      if (i > 0 && std::abs(changes[i].delta) <
+                       kMinItemShare * std::abs(changes[0].delta))
+        break;
+      items.push_back(ChangeItem(changes[i], self));
+      delta += changes[i].delta;
+      for (v1::FindingEvidence& e : changes[i].evidence)
+        *f.add_evidence() = std::move(e);
+    }
+    const char* what =
+        kind == v1::FINDING_KIND_OPERATOR ? "operators" : "kernels";
+    v1::Finding made =
+        Make(kind,
+             base::StrCat(label, ", the ", what, " that changed most",
+                          per_step_, ": ", NameList(items, kNamesShown), "."),
+             delta, true);
+    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+    return made;
+  }
+
+  void Categories(std::vector<v1::Finding>& out) const {
+    if (in_.overview == nullptr) return;
+    std::vector<const v1::OverviewRow*> rows;
+    double largest = std::abs(step_delta_);
+    for (const v1::OverviewRow& row : in_.overview->rows()) {
+      if (row.metric() < v1::OVERVIEW_METRIC_KERNEL ||
+          row.metric() > v1::OVERVIEW_METRIC_OTHER ||
+          !RowChanged(row, in_.threshold))
+        continue;
+      rows.push_back(&row);
+      largest = std::max(largest, std::abs(row.delta()));
+    }
+    // Without a step-time change, shares of it mean nothing: a category is
+    // named when it is 10% of the largest change, with its own percentage.
+    std::erase_if(rows, [&](const v1::OverviewRow* row) {
+      return std::abs(row->delta()) <
+             kCategoryShare * (step_changed_ ? std::abs(step_delta_) : largest);
+    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const v1::OverviewRow* x, const v1::OverviewRow* y) {
+                       return std::abs(x->delta()) > std::abs(y->delta());
+                     });
+    std::vector<std::string> items;
+    double delta = 0;
+    v1::Finding f;
+    for (const v1::OverviewRow* row : rows) {
+      // Communication is a finding of its own: it is what DDP comparisons
+      // are mostly about.
+      if (row->metric() == v1::OVERVIEW_METRIC_COMMUNICATION) {
+        v1::Finding c = Make(
+            v1::FINDING_KIND_COMMUNICATION,
+            base::StrCat("Communication ", Duration(row->baseline()), " -> ",
+                         Duration(row->experimental()), per_step_, " (",
+                         SignedDuration(row->delta()), ", ",
+                         ChangePercent(row->baseline(), row->experimental()),
+                         ")", ShareClause(row->delta()), "."),
+            row->delta(), true);
+        *c.add_evidence() = OverviewEvidence(*row, in_.threshold);
+        out.push_back(std::move(c));
+        continue;
+      }
+      std::string share = ChangePercent(row->baseline(), row->experimental());
+      if (step_changed_) {
+        share = SameSign(row->delta(), step_delta_)
+                    ? Share(row->delta() / step_delta_)
+                    : "against it";
+      }
+      items.push_back(base::StrCat(DisplayText(row->metric()), " ",
+                                   SignedDuration(row->delta()), per_step_,
+                                   " (", share, ")"));
+      delta += row->delta();
+      *f.add_evidence() = OverviewEvidence(*row, in_.threshold);
+    }
+    if (items.empty()) return;
+    v1::Finding made =
+        Make(v1::FINDING_KIND_CATEGORY,
+             base::StrCat(step_changed_
+                              ? "By category (share of the step-time change): "
+                              : "By category (change of each): ",
+                          NameList(items, 8), "."),
+             delta, true);
+    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+    // Before a communication finding: the categories say where time went.
+    out.insert(out.begin(), std::move(made));
+  }
+
+  void Memory(std::vector<v1::Finding>& out) const {
+    const v1::OverviewRow* row =
+        RowOf(in_.overview, v1::OVERVIEW_METRIC_PEAK_MEMORY);
+    if (row == nullptr || row->baseline_missing() ||
+        row->experimental_missing() || row->baseline() <= 0 ||
+        std::abs(row->delta()) < kMemoryShare * row->baseline())
+      return;
+    v1::Finding f = Make(
+        v1::FINDING_KIND_MEMORY,
+        base::StrCat("Peak memory ", Bytes(row->baseline()), " -> ",
+                     Bytes(row->experimental()), " (",
+                     ChangePercent(row->baseline(), row->experimental()), ")."),
+        0, true);
+    f.clear_share_of_step_change();
+    f.set_delta_bytes(row->delta());
+    *f.add_evidence() = OverviewEvidence(*row, in_.threshold);
+    out.push_back(std::move(f));
+  }
+
+  // A straggler that one side has and the other has not at that rank.
+  void Straggler(std::vector<v1::Finding>& out) const {
+    if (in_.ranks == nullptr) return;
+    const v1::RankSteps* straggler[2] = {nullptr, nullptr};
+    std::vector<double> others[2];
+    for (const v1::RankSteps& r : *in_.ranks) {
+      const int side = r.side() == "baseline" ? 0 : 1;
+      if (r.straggler()) {
+        straggler[side] = &r;
+      } else {
+        others[side].push_back(r.compute_us());
+      }
+    }
+    for (int side : {1, 0}) {
+      const v1::RankSteps* s = straggler[side];
+      const v1::RankSteps* o = straggler[1 - side];
+      if (s == nullptr || (o != nullptr && o->rank() == s->rank())) continue;
+      std::vector<double>& v = others[side];
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      if (n + 1 < kMinRanksForStraggler) continue;
+      const double median =
+          n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      std::string text = base::StrCat(
+          side == 1 ? "Rank " : "Baseline rank ", s->rank(),
+          side == 1 ? " is a straggler in the experimental run: "
+                    : " was a straggler and is not in the experimental run: ",
+          Duration(s->compute_us()), " of compute", per_step_,
+          " against a median of ", Duration(median), " on the other ranks (",
+          ChangePercent(median, s->compute_us()), ").");
+      v1::Finding f = Make(v1::FINDING_KIND_STRAGGLER, std::move(text),
+                           s->compute_us() - median, true);
+      f.clear_share_of_step_change();
+      *f.add_evidence() = RankEvidence(*s);
+      out.push_back(std::move(f));
+    }
+  }
+
+  const FindingInputs& in_;
+  const std::string per_step_;
+  const v1::OverviewRow* step_ = nullptr;
+  double step_delta_ = 0;
+  bool step_changed_ = false;  // significantly
+  ModuleWalk walk_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<v1::Finding>> FindFindings(const FindingInputs& in) {
+  return FindingBuilder(in).Build();
+}
+
+}  // namespace profdiff::differ

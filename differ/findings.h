@@ -1,0 +1,58 @@
+// "What changed": a diff's ranked findings (DiffReport.findings), each a
+// sentence built from rows of the same report, most important first. The
+// rules are written down in README.md ("What changed"); in short:
+//   1. the headline: the step time's change and whether it is significant, or
+//      "no significant change" with the noise when nothing passed;
+//   2. structure: a module tree that stops aligning, the module the change is
+//      in when sub-modules were added or removed there, operators that ran on
+//      one side only (and call counts that changed while no module did);
+//   3. where: the module the change is in (module_walk.h);
+//   4. what: the operators and kernels that changed most inside it;
+//   5. step-breakdown categories that explain >= 10% of the change;
+//   6. peak memory and stragglers.
+// At most kMaxFindings, the headline first. Deterministic: the same rows give
+// the same sentences.
+#ifndef PROFDIFF_DIFFER_FINDINGS_H_
+#define PROFDIFF_DIFFER_FINDINGS_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <absl/status/statusor.h>
+
+#include "differ/noise.h"
+#include "profdiff/v1/diff.pb.h"
+
+namespace profdiff::differ {
+
+inline constexpr int kMaxFindings = 7;
+// A category is named when its change is at least this share of the step's.
+inline constexpr double kCategoryShare = 0.10;
+// Peak memory is named when it moved by at least this share of the baseline.
+inline constexpr double kMemoryShare = 0.10;
+
+// The operator and kernel rows of what ran inside one module node.
+struct ScopedTables {
+  std::vector<v1::OperatorDiff> operators;
+  std::vector<v1::KernelDiff> kernels;
+};
+
+struct FindingInputs {
+  const v1::Overview* overview = nullptr;
+  const v1::ModuleDiffNode* modules = nullptr;  // the whole tree's root
+  const std::vector<v1::OperatorDiff>* operators = nullptr;  // the whole step
+  const std::vector<v1::KernelDiff>* kernels = nullptr;
+  const std::vector<v1::RankSteps>* ranks = nullptr;
+  ChangeThreshold threshold;
+  bool per_step = true;  // false: values are totals over the window
+  // The tables of the node at an index path ("0/3/1").
+  std::function<absl::StatusOr<ScopedTables>(const std::string& index_path)>
+      inside;
+};
+
+absl::StatusOr<std::vector<v1::Finding>> FindFindings(const FindingInputs& in);
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_FINDINGS_H_
