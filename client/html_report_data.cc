@@ -304,6 +304,57 @@ void Ranks(Writer& w,
   w.Raw("]");
 }
 
+// "What changed": a handful of findings, so objects with the proto's field
+// names rather than rows through the layout.
+void Findings(Writer& w,
+              const google::protobuf::RepeatedPtrField<v1::Finding>& findings) {
+  w.Raw("[");
+  bool first = true;
+  for (const v1::Finding& f : findings) {
+    w.Comma(first);
+    w.Raw(R"({"text":)");
+    w.String(f.text());
+    w.Raw(R"(,"kind":)");
+    w.String(DisplayText(f.kind()));
+    w.Raw(R"(,"significant":)");
+    w.Bool(f.significant());
+    w.Raw(R"(,"delta_us":)");
+    w.Number(f.delta_us());
+    w.Raw(R"(,"delta_bytes":)");
+    w.Number(f.delta_bytes());
+    w.Raw(R"(,"share_of_step_change":)");
+    w.Number(f.share_of_step_change());
+    w.Raw(R"(,"evidence":[)");
+    bool first_evidence = true;
+    for (const v1::FindingEvidence& e : f.evidence()) {
+      w.Comma(first_evidence);
+      w.Raw(R"({"table":)");
+      w.String(DisplayText(e.table()));
+      w.Raw(R"(,"name":)");
+      w.String(e.name());
+      w.Raw(R"(,"path":)");
+      w.String(e.path());
+      w.Raw(R"(,"index_path":)");
+      w.String(e.index_path());
+      w.Raw(R"(,"input_shapes":)");
+      w.String(e.input_shapes());
+      w.Raw(R"(,"unit":)");
+      w.String(e.unit());
+      w.Raw(R"(,"baseline":)");
+      w.Number(e.baseline());
+      w.Raw(R"(,"experimental":)");
+      w.Number(e.experimental());
+      w.Raw(R"(,"delta":)");
+      w.Number(e.delta());
+      w.Raw(R"(,"significant":)");
+      w.Bool(e.significant());
+      w.Raw("}");
+    }
+    w.Raw("]}");
+  }
+  w.Raw("]");
+}
+
 }  // namespace
 
 std::string HtmlReportData(const v1::DiffReport& report,
@@ -327,7 +378,9 @@ std::string HtmlReportData(const v1::DiffReport& report,
     w.Comma(first);
     w.String(warning);
   }
-  w.Raw(R"(],"overview":)");
+  w.Raw(R"(],"findings":)");
+  Findings(w, report.findings());
+  w.Raw(R"(,"overview":)");
   Overview(w, report.overview());
   w.Raw(R"(,"ranks":)");
   Ranks(w, report.ranks());

@@ -70,27 +70,29 @@
     for (const r of D.overview) {
       const [metric, unit, b, e, d, dp, sig, hasCi, lo, hi, bt, et, bMissing, eMissing] = r;
       if (bt || et) {
-        html += `<tr class=same><td class=name>${esc(metric)}</td><td>${esc(bt)}</td><td>${esc(et)}</td><td></td><td></td><td></td></tr>`;
+        html += `<tr class=same data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${esc(bt)}</td><td>${esc(et)}</td><td></td><td></td><td></td></tr>`;
         continue;
       }
       if (bMissing || eMissing) {
         // A value a side does not have (a GPU metric of a CPU run): "–", and no comparison.
-        html += `<tr class=same><td class=name>${esc(metric)}</td><td>${bMissing ? "–" : fmtValue(b, unit)}</td><td>${eMissing ? "–" : fmtValue(e, unit)}</td><td class=delta>–</td><td class=delta>–</td><td></td></tr>`;
+        html += `<tr class=same data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${bMissing ? "–" : fmtValue(b, unit)}</td><td>${eMissing ? "–" : fmtValue(e, unit)}</td><td class=delta>–</td><td class=delta>–</td><td></td></tr>`;
         continue;
       }
       const t = tone(d, sig, higherIsBetter(metric));
       const ci = hasCi ? `${fmtValue(lo, unit)} … ${fmtValue(hi, unit)}` : "";
       const dText = unit === "us" ? fmtDeltaUs(d) : signed(fmtValue(d, unit), d);
-      html += `<tr class="${t}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class=delta>${dText}</td><td class=delta>${fmtPct(dp)}</td><td>${ci}</td></tr>`;
+      html += `<tr class="${t}" data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class=delta>${dText}</td><td class=delta>${fmtPct(dp)}</td><td>${ci}</td></tr>`;
     }
     $("overview").innerHTML = html + "</tbody>";
   }
 
   // ---- module tree ---------------------------------------------------------------------------
   const root = D.modules || null;
+  const byIndexPath = new Map();  // findings name nodes by index path ("0/3/1"; "" = the root)
   (function link(node, parent) {
     if (!node) return;
     node.parent = parent;
+    byIndexPath.set(node.i, node);
     for (const c of node.c) link(c, node);
   })(root, null);
   let selected = root;
@@ -297,7 +299,8 @@
   // Each table's state: which grouping, sort, filter, top-N.
   function makeTable(kind) {
     const spec = tableSpec(kind);
-    const state = { other: false, sort: null, desc: true, filter: "", top: 50 };
+    // mark: the row a finding points at ({name, shapes}), highlighted and listed first.
+    const state = { other: false, sort: null, desc: true, filter: "", top: 50, mark: null };
     const primaryGrouping = kind === "operators" ? D.baseline.operator_grouping : D.baseline.kernel_grouping;
     const otherGrouping = kind === "operators" ? D.other_operator_grouping : D.other_kernel_grouping;
     const fine = kind === "operators" ? "GROUPING_NAME_AND_SHAPE" : "GROUPING_NAME_AND_OP";
@@ -345,6 +348,9 @@
       const grouping = state.other ? otherGrouping : primaryGrouping;
       const cols = spec.cols.filter((c) => !c.detail || grouping === fine);
       let rows = all;
+      const marked = state.mark
+        ? (r) => S[r[0]] === state.mark.name && (!state.mark.shapes || S[r[1]] === state.mark.shapes)
+        : () => false;
       if (state.filter) {
         const f = state.filter;
         rows = rows.filter((r) => S[r[0]].toLowerCase().includes(f) || S[r[1]].toLowerCase().includes(f));
@@ -360,6 +366,8 @@
           });
         }
       }
+      // First, so top-N cannot cut the row a finding points at.
+      if (state.mark) rows = rows.filter(marked).concat(rows.filter((r) => !marked(r)));
       const shown = state.top > 0 ? rows.slice(0, state.top) : rows;
       let html = "<thead><tr>" + cols.map((c) => {
         const sorted = state.sort === c.key ? (state.desc ? " sorted-desc" : " sorted-asc") : "";
@@ -368,7 +376,7 @@
       for (const r of shown) {
         const k = spec.comparedIndex(r);
         const t = tone(val(r, k, 1) - val(r, k, 0), r[4], false);
-        html += `<tr class="${t}">` + cols.map((c) => {
+        html += `<tr class="${t}${marked(r) ? " highlight" : ""}">` + cols.map((c) => {
           const v = c.get(r);
           const text = c.show ? c.show(v) : v;
           return c.cls === "name" ? `<td class="name" title="${esc(v)}">${esc(text)}</td>` : `<td${c.delta ? ' class="delta"' : ""}${typeof v === "number" ? ` data-v="${v}"` : ""}>${esc(text)}</td>`;
@@ -381,7 +389,25 @@
       $(kind + "-scope").textContent = !root || selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
       table.dataset.rows = String(rows.length);
     }
-    return { render };
+    // A finding's row: in the grouping the findings were made with, filtered to its name.
+    function show(name, shapes) {
+      state.other = false;
+      controls.querySelector(".group-by").value = "0";
+      state.filter = name.toLowerCase();
+      controls.querySelector(".filter").value = name;
+      state.mark = { name, shapes };
+      render();
+      wrap.scrollTop = 0;
+    }
+    function unmark() {
+      if (!state.mark) return;
+      // The filter a finding set goes with its mark; one the user typed since stays.
+      const filter = controls.querySelector(".filter");
+      if (filter.value === state.mark.name) { filter.value = ""; state.filter = ""; }
+      state.mark = null;
+      render();
+    }
+    return { render, show, unmark };
   }
 
   // ---- per-rank steps ------------------------------------------------------------------------
@@ -392,7 +418,7 @@
     if (!rows.length || ![...sides].some((s) => perSide(s) > 1)) { $("ranks-section").hidden = true; return; }
     let html = "<thead><tr><th class=name>Side</th><th>Rank</th><th class=name>Worker</th><th>Steps</th><th>Step time</th><th>Kernel</th><th>Communication</th><th>CPU exec</th><th>Other</th><th title='the rank with the most compute (step time minus communication), when it is over 5% above the median of the others: they wait for it'>Straggler</th></tr></thead><tbody>";
     for (const r of rows) {
-      html += `<tr${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td data-v="${r[9]}">${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
+      html += `<tr data-rank="${r[1]}"${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td data-v="${r[9]}">${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
     }
     $("ranks").innerHTML = html + "</tbody>";
     const max = Math.max(...rows.map((r) => r[5])) || 1;
@@ -408,10 +434,103 @@
     $("ranks-chart").innerHTML = svg + "</svg>";
   }
 
+  // ---- what changed -------------------------------------------------------------------------
+  // D.findings: sentences, most important first, each with the rows it was made from (evidence).
+  const findings = D.findings || [];
+  const nodeAt = (indexPath) => (root ? byIndexPath.get(indexPath) || null : null);
+  const scopeOf = (e) => (e.table !== "modules" && e.index_path ? nodeAt(e.index_path) : null);
+  // Kernel names run to hundreds of characters of templates: the sentence's short form, the
+  // whole name in the title.
+  function evidenceLabel(e) {
+    let name = e.name;
+    if (e.table === "kernels") {
+      name = name.replace(/^void\s+/, "").replace(/\(anonymous namespace\)::/g, "");
+      const cut = name.search(/[<(]/);
+      const qualified = name.slice(0, cut < 0 ? name.length : cut).lastIndexOf("::");
+      if (qualified >= 0) name = name.slice(qualified + 2);
+    }
+    return name.length > 48 ? name.slice(0, 47) + "…" : name;
+  }
+  function evidenceTitle(e) {
+    const scope = scopeOf(e);
+    let title = e.name + (e.input_shapes ? " " + e.input_shapes : "") + (scope ? "\ninside " + (scope.p || "(root)") : "");
+    if (e.unit) title += `\nbaseline ${fmtValue(e.baseline, e.unit)}, experimental ${fmtValue(e.experimental, e.unit)}`;
+    return title;
+  }
+  // "operators in Linear_0: aten::addmm aten::mm", the scope per row when the rows differ in it.
+  function evidenceLinks(f, i) {
+    let html = "";
+    for (let j = 0; j < f.evidence.length;) {
+      const e = f.evidence[j];
+      let end = j;
+      while (end < f.evidence.length && f.evidence[end].table === e.table) ++end;
+      const run = f.evidence.slice(j, end);
+      const scope = scopeOf(e);
+      const shared = run.every((x) => x.index_path === e.index_path);
+      html += `<span class="table">${esc(e.table)}${shared && scope ? " in " + esc(scope.n) : ""}:</span>`;
+      run.forEach((x, k) => {
+        const own = !shared && scopeOf(x) ? ` (in ${esc(scopeOf(x).n)})` : "";
+        html += `<a href="#" data-f="${i}" data-e="${j + k}" title="${esc(evidenceTitle(x))}">${esc(evidenceLabel(x))}${own}</a>`;
+      });
+      j = end;
+    }
+    return html;
+  }
+  function drawFindings() {
+    if (!findings.length) { $("findings-section").hidden = true; return; }
+    const head = findings[0];
+    // The card's edge: which way the step time went, when that is significant.
+    $("findings-section").classList.add(tone(head.delta_us, head.significant, false));
+    $("findings").innerHTML = findings.map((f, i) => {
+      const cls = [i === 0 ? "headline" : "", f.significant ? "" : "muted"].filter(Boolean).join(" ");
+      let html = `<li class="${cls}" data-kind="${esc(f.kind)}"><a class="finding" href="#" data-f="${i}">${esc(f.text)}</a>` +
+        `<span class="kind">${esc(f.kind.replace(/_/g, " "))}</span>`;
+      if (f.evidence.length) html += `<div class="evidence">→ ${evidenceLinks(f, i)}</div>`;
+      return html + "</li>";
+    }).join("");
+    $("findings").onclick = (ev) => {
+      const a = ev.target.closest("a[data-f]");
+      if (!a) return;
+      ev.preventDefault();
+      const f = findings[Number(a.dataset.f)];
+      if (f.evidence.length) follow(f, a.dataset.e === undefined ? null : Number(a.dataset.e));
+    };
+  }
+  // Goes to evidence row `j` of finding `f`; j null (the sentence): its first row, and every
+  // overview row it names (a category finding names several).
+  function follow(f, j) {
+    const e = f.evidence[j ?? 0];
+    document.querySelectorAll("tr.highlight, #selected.highlight").forEach((el) => el.classList.remove("highlight"));
+    for (const t of tables) t.unmark();
+    const go = (id) => { if (!$(id).hidden) $(id).scrollIntoView({ block: "start" }); };
+    if (e.table === "modules") {
+      const node = nodeAt(e.index_path);
+      if (!node) return;
+      select(node);
+      $("selected").classList.add("highlight");
+      go("modules-section");
+    } else if (e.table === "operators" || e.table === "kernels") {
+      // The scope node's own table holds the row; "" (or a tree without it): the whole step.
+      const node = nodeAt(e.index_path) || root;
+      if (node) select(node);
+      tables[e.table === "operators" ? 0 : 1].show(e.name, e.input_shapes);
+      go(e.table + "-section");
+    } else if (e.table === "overview") {
+      const names = new Set(j === null ? f.evidence.filter((x) => x.table === "overview").map((x) => x.name) : [e.name]);
+      document.querySelectorAll("#overview tbody tr").forEach((tr) => { if (names.has(tr.dataset.metric)) tr.classList.add("highlight"); });
+      go("overview-section");
+    } else if (e.table === "ranks") {
+      const rank = (e.name.match(/\d+/) || [""])[0];
+      document.querySelectorAll("#ranks tbody tr").forEach((tr) => { if (tr.dataset.rank === rank) tr.classList.add("highlight"); });
+      go("ranks-section");
+    }
+  }
+
   // ---- selection -----------------------------------------------------------------------------
   let tables = [];
   function select(node) {
     selected = node;
+    $("selected").classList.remove("highlight");  // a finding's mark is for the node it chose
     drawCrumbs();
     drawTimeline();
     drawComparisonChart();
@@ -421,6 +540,7 @@
   }
 
   drawHeader();
+  drawFindings();
   drawOverview();
   drawRanks();
   tables = [makeTable("operators"), makeTable("kernels")];

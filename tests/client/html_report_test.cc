@@ -247,11 +247,111 @@ TEST(HtmlReportTest, DataCarriesEveryNodeAndRowOfBothGroupings) {
   ASSERT_EQ(first.at(10).get(host_self), simdjson::SUCCESS);
   EXPECT_DOUBLE_EQ(host_self, report->operators(0).baseline().host_self_us())
       << "numbers read back exactly";
+  ASSERT_GT(report->findings_size(), 0) << "every view includes the findings";
+  EXPECT_EQ(ArraySize(doc["findings"]),
+            static_cast<size_t>(report->findings_size()));
+  std::string_view headline;
+  ASSERT_EQ(doc["findings"].at(0)["text"].get(headline), simdjson::SUCCESS);
+  EXPECT_EQ(headline, report->findings(0).text());
   size_t nodes = 0;
   simdjson::dom::element modules;
   ASSERT_EQ(doc["modules"].get(modules), simdjson::SUCCESS);
   ExpectSameTree(report->modules(), other->modules(), modules, nodes);
   EXPECT_EQ(nodes, NodeCount(report->modules()));
+}
+
+// A string or number element, or a failure and "" or NaN.
+std::string_view Text(
+    simdjson::simdjson_result<simdjson::dom::element> element) {
+  std::string_view text;
+  if (element.get(text) != simdjson::SUCCESS) ADD_FAILURE() << "not a string";
+  return text;
+}
+double Value(simdjson::simdjson_result<simdjson::dom::element> element) {
+  double v = std::numeric_limits<double>::quiet_NaN();
+  if (element.get(v) != simdjson::SUCCESS) ADD_FAILURE() << "not a number";
+  return v;
+}
+
+TEST(HtmlReportTest, FindingsLandInThePageDataWithTheirEvidence) {
+  v1::DiffReport report = HostileReport();
+  v1::Finding& headline = *report.add_findings();
+  headline.set_text("No significant change: step time 1.0 ms -> 1.0 ms");
+  headline.set_kind(v1::FINDING_KIND_NOISE);
+  v1::FindingEvidence& step = *headline.add_evidence();
+  step.set_table(v1::EVIDENCE_TABLE_OVERVIEW);
+  step.set_name("Average step time");
+  step.set_unit("us");
+  step.set_baseline(1000);
+  step.set_experimental(1000.5);
+  v1::Finding& module = *report.add_findings();
+  module.set_text("</SCRIPT>Evil_0 changed by +2.0 ms per step");
+  module.set_kind(v1::FINDING_KIND_MODULE);
+  module.set_significant(true);
+  module.set_delta_us(2000);
+  module.set_share_of_step_change(0.25);
+  v1::FindingEvidence& node = *module.add_evidence();
+  node.set_table(v1::EVIDENCE_TABLE_MODULES);
+  node.set_name("</SCRIPT>Evil_0");
+  node.set_path("</SCRIPT>Evil_0");
+  node.set_index_path("0");
+  node.set_significant(true);
+  v1::FindingEvidence& op = *module.add_evidence();
+  op.set_table(v1::EVIDENCE_TABLE_OPERATORS);
+  op.set_name("aten::<b>mm</b>");
+  op.set_index_path("0");
+  op.set_input_shapes("[[2, 3], [3, 4]]");
+
+  const std::string page = RenderHtmlReport(report, nullptr);
+  EXPECT_EQ(Count(page, "</script>"), 2u) << "finding text stays inside";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(DataOf(page)).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array findings;
+  ASSERT_EQ(doc["findings"].get(findings), simdjson::SUCCESS);
+  ASSERT_EQ(findings.size(), 2u);
+  std::string_view text;
+  ASSERT_EQ(findings.at(0)["text"].get(text), simdjson::SUCCESS);
+  EXPECT_EQ(text, headline.text());
+  EXPECT_EQ(Text(findings.at(0)["kind"]), "noise")
+      << "enums as their display text";
+  EXPECT_EQ(Value(findings.at(0)["significant"]), 0);
+  EXPECT_EQ(Text(findings.at(0)["evidence"].at(0)["table"]), "overview");
+  EXPECT_EQ(Text(findings.at(0)["evidence"].at(0)["name"]),
+            "Average step time");
+  EXPECT_DOUBLE_EQ(Value(findings.at(0)["evidence"].at(0)["experimental"]),
+                   1000.5);
+
+  simdjson::dom::element second;
+  ASSERT_EQ(findings.at(1).get(second), simdjson::SUCCESS);
+  ASSERT_EQ(second["text"].get(text), simdjson::SUCCESS);
+  EXPECT_EQ(text, module.text());
+  EXPECT_EQ(Text(second["kind"]), "module");
+  EXPECT_EQ(Value(second["significant"]), 1);
+  EXPECT_DOUBLE_EQ(Value(second["delta_us"]), 2000);
+  EXPECT_DOUBLE_EQ(Value(second["share_of_step_change"]), 0.25);
+  ASSERT_EQ(ArraySize(second["evidence"]), 2u);
+  simdjson::dom::element first_row;
+  ASSERT_EQ(second["evidence"].at(0).get(first_row), simdjson::SUCCESS);
+  EXPECT_EQ(Text(first_row["table"]), "modules");
+  EXPECT_EQ(Text(first_row["name"]), "</SCRIPT>Evil_0");
+  EXPECT_EQ(Text(first_row["index_path"]), "0");
+  // The page finds the node by this index path: the module tree carries it.
+  EXPECT_EQ(Text(doc["modules"]["c"].at(0)["i"]), "0");
+  simdjson::dom::element op_row;
+  ASSERT_EQ(second["evidence"].at(1).get(op_row), simdjson::SUCCESS);
+  EXPECT_EQ(Text(op_row["table"]), "operators");
+  EXPECT_EQ(Text(op_row["name"]), "aten::<b>mm</b>");
+  EXPECT_EQ(Text(op_row["index_path"]), "0");
+  EXPECT_EQ(Text(op_row["input_shapes"]), "[[2, 3], [3, 4]]");
+}
+
+TEST(HtmlReportTest, AReportWithoutFindingsHasAnEmptyList) {
+  const std::string data = HtmlReportData(v1::DiffReport(), nullptr);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(data).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(ArraySize(doc["findings"]), 0u);
 }
 
 TEST(HtmlReportTest, DiffWritesTheReportToAFileAndRejectsWhatItCannotShow) {

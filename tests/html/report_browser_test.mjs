@@ -1,7 +1,8 @@
 // Drives Debian's chromium (headless, through playwright-core) over HTML reports made by
 // `profdiff diff --format html` from real traces, and checks what a user does with the page:
-// zoom into a module block and back, sort, filter, switch grouping and top-N, per-rank
-// stragglers; that nothing is fetched; and how fast the largest report becomes interactive.
+// follow a finding of "What changed" to its evidence, zoom into a module block and back, sort,
+// filter, switch grouping and top-N, per-rank stragglers; that nothing is fetched; and how fast
+// the largest report becomes interactive.
 //
 //   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html --out DIR
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
@@ -94,6 +95,106 @@ await check("interactive report: zoom, breadcrumbs, tables follow the selection"
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+const findingsOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent).findings);
+// The module node at an index path, from the page's data: {name, path}.
+const nodeAt = (page, indexPath) => page.evaluate((ip) => {
+  const find = (n) => (n.i === ip ? n : n.c.map(find).find(Boolean));
+  const n = find(JSON.parse(document.getElementById("profdiff-data").textContent).modules);
+  return n ? { name: n.n, path: n.p } : null;
+}, indexPath);
+// "What changed" comes first: the page's first section, above everything but the run names.
+async function expectCardFirst(page) {
+  assert.equal(await page.$eval("main", (m) => m.firstElementChild.id), "findings-section", "the card opens main");
+  assert.equal(await text(page, "#findings-section h2"), "What changed");
+  const tops = await page.$$eval("main > *:not([hidden])", (els) => els.map((el) => [el.id, el.getBoundingClientRect().top]));
+  for (const [id, top] of tops.slice(1)) assert.ok(top > tops[0][1], `#${id} is below the card`);
+  assert.ok(tops[0][1] < 200, `the card starts in the first screen (at ${tops[0][1]} px)`);
+}
+const inView = (page, sel) => page.$eval(sel, (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; });
+
+await check("interactive report: opens with What changed, findings go to their evidence", async () => {
+  const { page, problems } = await open(args.interactive);
+  await expectCardFirst(page);
+  const findings = await findingsOf(page);
+  const items = await page.$$eval("#findings > li", (lis) => lis.map((li) => ({
+    text: li.querySelector("a.finding").textContent, muted: li.classList.contains("muted"), kind: li.dataset.kind })));
+  assert.equal(items.length, findings.length, "one numbered item per finding");
+  items.forEach((item, i) => {
+    assert.equal(item.text, findings[i].text);
+    assert.equal(item.kind, findings[i].kind);
+    assert.equal(item.muted, !findings[i].significant, `finding ${i + 1} muted when not significant`);
+  });
+  assert.ok(await page.$("#findings > li:first-child.headline"), "the headline first");
+  await page.locator("#findings-section").screenshot({ path: path.join(args.out, "report-findings.png") });
+
+  // The module finding zooms the module view to its node.
+  const m = findings.findIndex((f) => f.kind === "module" && f.evidence[0]?.table === "modules");
+  assert.ok(m >= 0, `a module finding: ${findings.map((f) => f.kind)}`);
+  const module = findings[m].evidence[0];
+  await page.click(`#findings > li:nth-child(${m + 1}) a.finding`);
+  assert.equal(await text(page, "#crumbs b"), module.name, "the breadcrumb ends at the finding's module");
+  assert.equal(await page.$$eval("#crumbs a", (a) => a.length), module.index_path.split("/").length, "one crumb per level above it");
+  assert.equal(await text(page, "#operators-scope"), "inside " + module.path, "the tables follow");
+  assert.ok(await inView(page, "#crumbs"), "the module view is scrolled into view");
+  await page.screenshot({ path: path.join(args.out, "report-finding-module.png") });
+  results.findings = { kinds: findings.map((f) => f.kind), module: module.path };
+
+  // An operator and a kernel row: its scope node selected, the row highlighted, first and in view.
+  for (const table of ["operators", "kernels"]) {
+    const i = findings.findIndex((f) => f.evidence.some((e) => e.table === table && e.index_path));
+    assert.ok(i >= 0, `a finding with ${table} rows inside a module`);
+    const j = findings[i].evidence.findIndex((e) => e.table === table && e.index_path);
+    const row = findings[i].evidence[j];
+    // From the root, so the click must select the scope.
+    if (await page.$("#crumbs a[data-depth='0']")) await page.click("#crumbs a[data-depth='0']");
+    assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 0, "at the root");
+    await page.click(`#findings > li:nth-child(${i + 1}) .evidence a[data-e="${j}"]`);
+    const scope = await nodeAt(page, row.index_path);
+    assert.ok(scope, `a node at ${row.index_path}`);
+    assert.equal(await text(page, "#crumbs b"), scope.name);
+    assert.equal(await text(page, `#${table}-scope`), "inside " + scope.path);
+    const marked = await page.$$eval(`#${table} tbody tr.highlight td.name:first-child`, (tds) => tds.map((td) => td.title));
+    assert.ok(marked.length >= 1 && marked.every((n) => n === row.name), `${table}: highlighted ${marked} for ${row.name}`);
+    assert.ok(await page.$(`#${table} tbody tr:first-child.highlight`), "the row comes first");
+    assert.ok(await inView(page, `#${table} tbody tr.highlight`), `the ${table} row is in view`);
+    results.findings[table] = { row: row.name, scope: scope.path, rows_marked: marked.length };
+    if (table === "kernels") await page.screenshot({ path: path.join(args.out, "report-finding-kernel.png") });
+  }
+  // The filter the finding set goes when the next finding is followed.
+  await page.click(`#findings > li:nth-child(${m + 1}) a.finding`);
+  assert.equal(await page.$eval("#kernels-controls .filter", (f) => f.value), "");
+  assert.equal(await page.$$eval("#kernels tbody tr.highlight", (r) => r.length), 0);
+
+  // A category finding marks each overview row it names.
+  const c = findings.findIndex((f) => f.kind === "category");
+  if (c >= 0) {
+    await page.click(`#findings > li:nth-child(${c + 1}) a.finding`);
+    const rows = await page.$$eval("#overview tbody tr.highlight", (trs) => trs.map((tr) => tr.dataset.metric));
+    assert.deepEqual(rows.sort(), findings[c].evidence.map((e) => e.name).sort());
+    assert.ok(await inView(page, "#overview tbody tr.highlight"), "the overview rows are in view");
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+for (const [label, file] of [["DDP", args.ranks], ["backward", args.backward]]) {
+  if (!file) continue;
+  await check(`${label} report against itself: the headline says no significant change`, async () => {
+    const { page, problems } = await open(file);
+    await expectCardFirst(page);
+    const head = await page.$eval("#findings > li:first-child", (li) => ({
+      text: li.querySelector("a.finding").textContent, muted: li.classList.contains("muted"), kind: li.dataset.kind }));
+    assert.match(head.text, /^No significant change/);
+    assert.equal(head.kind, "noise");
+    assert.ok(head.muted, "not significant, so muted");
+    await page.click("#findings > li:first-child a.finding");
+    assert.deepEqual(await page.$$eval("#overview tbody tr.highlight", (trs) => trs.map((tr) => tr.dataset.metric)), ["Average step time"]);
+    results["headline_" + label] = head.text;
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
 
 await check("backward report: backward blocks under the root, partner highlight, zoom, tables", async () => {
   const { page, problems } = await open(args.backward);
