@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/display_text.h"
+#include "differ/finding_evidence.h"
 #include "differ/module_comparability.h"
 #include "differ/module_walk.h"
 #include "differ/sentence_parts.h"
@@ -46,57 +47,6 @@ std::string_view OperatorFamily(std::string_view name) {
       name == "aten::_autocast_to_full_precision")
     return "dtype conversion";
   return "";
-}
-
-const v1::OverviewRow* RowOf(const v1::Overview* overview,
-                             v1::OverviewMetric metric) {
-  if (overview == nullptr) return nullptr;
-  for (const v1::OverviewRow& row : overview->rows()) {
-    if (row.metric() == metric) return &row;
-  }
-  return nullptr;
-}
-
-bool RowChanged(const v1::OverviewRow& row, const ChangeThreshold& threshold) {
-  if (row.baseline_missing() || row.experimental_missing()) return false;
-  if (row.noise().has_interval()) return row.noise().significant();
-  return row.delta() != 0 &&
-         LargeEnough(row.delta(), row.baseline(), threshold);
-}
-
-bool OnDevice(const v1::OperatorDiff& row) {
-  return row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
-}
-double Total(const v1::OperatorDiff& row, const v1::OperatorValues& v) {
-  return OnDevice(row) ? v.device_total_us() : v.host_total_us();
-}
-double SelfDelta(const v1::OperatorDiff& row) {
-  return OnDevice(row) ? row.delta().device_self_us()
-                       : row.delta().host_self_us();
-}
-
-// Added and deleted rows are changes only when large enough to matter;
-// increased and decreased rows already passed the noise and thresholds.
-bool Changed(v1::Change change, double delta,
-             const ChangeThreshold& threshold) {
-  switch (change) {
-    case v1::CHANGE_INCREASED:
-    case v1::CHANGE_DECREASED:
-      return true;
-    case v1::CHANGE_ADDED:
-    case v1::CHANGE_DELETED:
-      return delta != 0 && LargeEnough(delta, 0, threshold);
-    default:
-      return false;
-  }
-}
-bool Changed(const v1::OperatorDiff& row, const ChangeThreshold& threshold) {
-  return Changed(row.change(),
-                 Total(row, row.experimental()) - Total(row, row.baseline()),
-                 threshold);
-}
-bool Changed(const v1::KernelDiff& row, const ChangeThreshold& threshold) {
-  return Changed(row.change(), row.delta().total_us(), threshold);
 }
 
 bool SameSign(double a, double b) {
@@ -136,85 +86,6 @@ std::string CountByClass(const std::vector<std::string>& names) {
   for (const auto& [cls, n] : counts)
     parts.push_back(base::StrCat(n, " ", cls));
   return NameList(parts, kNamesShown);
-}
-
-v1::FindingEvidence OverviewEvidence(const v1::OverviewRow& row,
-                                     const ChangeThreshold& threshold) {
-  v1::FindingEvidence e;
-  e.set_table(v1::EVIDENCE_TABLE_OVERVIEW);
-  e.set_name(DisplayText(row.metric()));
-  e.set_unit(row.unit());
-  e.set_baseline(row.baseline());
-  e.set_experimental(row.experimental());
-  e.set_delta(row.delta());
-  e.set_significant(RowChanged(row, threshold));
-  return e;
-}
-
-v1::FindingEvidence ModuleEvidence(const v1::ModuleDiffNode& node,
-                                   const ChangeThreshold& threshold) {
-  v1::FindingEvidence e;
-  e.set_table(v1::EVIDENCE_TABLE_MODULES);
-  e.set_name(node.name());
-  e.set_path(node.path());
-  e.set_index_path(node.index_path());
-  e.set_unit("us");
-  e.set_baseline(node.baseline().compare_us());
-  e.set_experimental(node.experimental().compare_us());
-  e.set_delta(node.delta().compare_us());
-  e.set_baseline_calls(node.baseline().calls());
-  e.set_experimental_calls(node.experimental().calls());
-  e.set_significant(NodeChanged(node, threshold));
-  e.set_status(node.status());
-  return e;
-}
-
-v1::FindingEvidence OperatorEvidence(const v1::OperatorDiff& row,
-                                     const std::string& scope,
-                                     const ChangeThreshold& threshold) {
-  v1::FindingEvidence e;
-  e.set_table(v1::EVIDENCE_TABLE_OPERATORS);
-  e.set_name(row.name());
-  e.set_input_shapes(row.input_shapes());
-  e.set_index_path(scope);
-  e.set_unit("us");
-  e.set_baseline(Total(row, row.baseline()));
-  e.set_experimental(Total(row, row.experimental()));
-  e.set_delta(e.experimental() - e.baseline());
-  e.set_baseline_calls(row.baseline().calls());
-  e.set_experimental_calls(row.experimental().calls());
-  e.set_significant(Changed(row, threshold));
-  e.set_change(row.change());
-  return e;
-}
-
-v1::FindingEvidence KernelEvidence(const v1::KernelDiff& row,
-                                   const std::string& scope,
-                                   const ChangeThreshold& threshold) {
-  v1::FindingEvidence e;
-  e.set_table(v1::EVIDENCE_TABLE_KERNELS);
-  e.set_name(row.name());
-  e.set_index_path(scope);
-  e.set_unit("us");
-  e.set_baseline(row.baseline().total_us());
-  e.set_experimental(row.experimental().total_us());
-  e.set_delta(row.delta().total_us());
-  e.set_baseline_calls(row.baseline().calls());
-  e.set_experimental_calls(row.experimental().calls());
-  e.set_significant(Changed(row, threshold));
-  e.set_change(row.change());
-  return e;
-}
-
-v1::FindingEvidence RankEvidence(const v1::RankSteps& rank) {
-  v1::FindingEvidence e;
-  e.set_table(v1::EVIDENCE_TABLE_RANKS);
-  e.set_name(base::StrCat(rank.side(), " rank ", rank.rank()));
-  e.set_unit("us");
-  (rank.side() == "baseline" ? e.set_baseline(rank.compute_us())
-                             : e.set_experimental(rank.compute_us()));
-  e.set_significant(rank.straggler());
-  return e;
 }
 
 // One name of a list, with what it is when its name does not say so (once
