@@ -131,7 +131,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         WorkerKernelTables(b)};
   OperatorTables operators[2] = {step_operators[0], step_operators[1]};
   KernelTables kernels[2] = {step_kernels[0], step_kernels[1]};
-  v1::ModuleDiffNode whole_tree;
+  v1::ModuleDiffNode whole_tree;  // for findings, when the report lacks it
   if (Wants(options, v1::DIFF_VIEW_MODULES) || !options.path().empty() ||
       findings) {
     PD_ASSIGN_OR_RETURN(
@@ -144,19 +144,18 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
         kernels[s] = std::move(modules.kernels[s]);
       }
     }
-    if (findings) {
-      if (options.path().empty()) {
-        whole_tree = modules.node;
-      } else {
-        PD_ASSIGN_OR_RETURN(ModuleDiff whole, DiffModules(a, b, "", threshold));
-        whole_tree = std::move(whole.node);
-      }
+    if (findings && !options.path().empty()) {
+      PD_ASSIGN_OR_RETURN(ModuleDiff whole, DiffModules(a, b, "", threshold));
+      whole_tree = std::move(whole.node);
     }
     for (std::string& warning : IncomparableSubtreeWarnings(modules.node)) {
       report.add_warnings(std::move(warning));
     }
-    if (Wants(options, v1::DIFF_VIEW_MODULES))
+    if (Wants(options, v1::DIFF_VIEW_MODULES)) {
       *report.mutable_modules() = std::move(modules.node);
+    } else if (options.path().empty()) {
+      whole_tree = std::move(modules.node);
+    }
   }
   std::vector<v1::OperatorDiff> operator_rows;
   if (Wants(options, v1::DIFF_VIEW_OPERATORS) || findings)
@@ -176,7 +175,10 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     }
     FindingInputs in;
     in.overview = &overview;
-    in.modules = &whole_tree;
+    // The report's tree when it is the whole one (no --path), else its own.
+    in.modules = options.path().empty() && Wants(options, v1::DIFF_VIEW_MODULES)
+                     ? &report.modules()
+                     : &whole_tree;
     in.operators =
         options.path().empty() ? &operator_rows : &step_operator_rows;
     in.kernels = options.path().empty() ? &kernel_rows : &step_kernel_rows;

@@ -539,7 +539,7 @@ class FindingBuilder {
       ScopedTables scoped;
       const std::vector<v1::OperatorDiff>* ops = in_.operators;
       const std::vector<v1::KernelDiff>* kers = in_.kernels;
-      if (!scope.empty() || walk_.descended) {
+      if (!scope.empty()) {
         if (!in_.inside) break;
         PD_ASSIGN_OR_RETURN(scoped, in_.inside(scope));
         ops = &scoped.operators;
