@@ -12,6 +12,7 @@
 #include "base/str_cat.h"
 #include "differ/display_text.h"
 #include "differ/finding_evidence.h"
+#include "differ/module_alignment.h"
 #include "differ/module_comparability.h"
 #include "differ/module_walk.h"
 #include "differ/sentence_parts.h"
@@ -55,22 +56,11 @@ bool SameSign(double a, double b) {
 
 std::string Calls(double calls) { return absl::StrFormat("%g", calls); }
 
-// "Bottleneck_12" -> "Bottleneck".
-std::string_view ClassOf(std::string_view name) {
-  const size_t underscore = name.rfind('_');
-  if (underscore == std::string_view::npos || underscore + 1 == name.size())
-    return name;
-  for (char c : name.substr(underscore + 1)) {
-    if (c < '0' || c > '9') return name;
-  }
-  return name.substr(0, underscore);
-}
-
 // "30 Bottleneck" or "2 Linear and 1 ReLU", by class, most first.
 std::string CountByClass(const std::vector<std::string>& names) {
   std::vector<std::pair<std::string, int>> counts;
   for (const std::string& name : names) {
-    const std::string_view cls = ClassOf(name);
+    const std::string_view cls = ClassName(name);
     auto it = std::find_if(counts.begin(), counts.end(),
                            [&](const auto& c) { return c.first == cls; });
     if (it == counts.end()) {
