@@ -2,40 +2,24 @@
 // exports.
 #include <algorithm>
 #include <map>
-#include <set>
-#include <tuple>
 #include <utility>
 
-#include <absl/container/flat_hash_set.h>
-#include <absl/random/random.h>
-#include <absl/strings/str_split.h>
-#include <absl/synchronization/notification.h>
-
 #include "aggregator/clickhouse/clickhouse_store.h"
-#include "aggregator/clickhouse/clickhouse_url.h"
-#include "aggregator/clickhouse/durable_prefix.h"
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
-#include "aggregator/clickhouse/schema.h"
 #include "aggregator/store/batch_codec.h"
 #include "aggregator/store/read_requests.h"
 #include "aggregator/store/run_state.h"
-#include "aggregator/store/run_tables.h"
-#include "aggregator/store/upload_rules.h"
 #include "aggregator/store/worker_selector.h"
 #include "base/log.h"
 #include "base/parse_int.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
-#include "trace/chrome_trace_writer.h"
 
 namespace profdiff::aggregator {
 
-using clickhouse::HttpClient;
 using clickhouse::RowBinaryReader;
-using clickhouse::RowBinaryWriter;
-using clickhouse::Settings;
 
 using namespace clickhouse_parts;  // NOLINT(google-build-using-namespace): this
                                    // store's own parts
