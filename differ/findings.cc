@@ -182,9 +182,12 @@ class FindingBuilder {
   }
 
  private:
+  using Evidence = google::protobuf::RepeatedPtrField<v1::FindingEvidence>;
+
   v1::Finding Make(v1::FindingKind kind, std::string text, double delta_us,
-                   bool significant) const {
+                   bool significant, Evidence evidence = {}) const {
     v1::Finding f;
+    *f.mutable_evidence() = std::move(evidence);
     f.set_kind(kind);
     f.set_text(std::move(text));
     f.set_delta_us(delta_us);
@@ -382,16 +385,16 @@ class FindingBuilder {
     if (walk_.spread.empty()) return std::nullopt;
     std::vector<std::string> items;
     double delta = 0;
-    v1::Finding f;
+    Evidence evidence;
     for (size_t i = 0; i < walk_.spread.size(); ++i) {
       const ModuleUnit& unit = walk_.spread[i];
       if (i < static_cast<size_t>(kNamesShown)) {
         items.push_back(
             base::StrCat(unit.node->name(), " ", SignedDuration(unit.delta)));
         delta += unit.delta;
-        *f.add_evidence() = ModuleEvidence(*unit.node, in_.threshold);
+        *evidence.Add() = ModuleEvidence(*unit.node, in_.threshold);
         if (unit.backward != nullptr)
-          *f.add_evidence() = ModuleEvidence(*unit.backward, in_.threshold);
+          *evidence.Add() = ModuleEvidence(*unit.backward, in_.threshold);
       } else {
         items.push_back(unit.node->name());
       }
@@ -402,8 +405,7 @@ class FindingBuilder {
                  "No one module holds most of the change; it is spread over ",
                  NameList(items, kNamesShown), per_step_,
                  " (a module with its backward)."),
-             delta, true);
-    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+             delta, true, std::move(evidence));
     return made;
   }
 
@@ -458,7 +460,7 @@ class FindingBuilder {
                      [&](const v1::OperatorDiff* x, const v1::OperatorDiff* y) {
                        return calls_time(x) > calls_time(y);
                      });
-    v1::Finding f;
+    Evidence evidence;
     double delta = 0;
     auto names = [&](const std::vector<const v1::OperatorDiff*>& rows) {
       std::vector<std::string> out;
@@ -467,7 +469,7 @@ class FindingBuilder {
         std::string_view name = row->name();
         if (name.starts_with(kEvaluateFunction)) continue;
         if (static_cast<int>(out.size()) < kNamesShown)
-          *f.add_evidence() = OperatorEvidence(*row, "", in_.threshold);
+          *evidence.Add() = OperatorEvidence(*row, "", in_.threshold);
         out.push_back(Named(name, row->input_shapes(), told));
       }
       return out;
@@ -491,7 +493,7 @@ class FindingBuilder {
       for (const v1::OperatorDiff* row : calls) {
         if (static_cast<int>(items.size()) < kNamesShown) {
           delta += SelfDelta(*row);
-          *f.add_evidence() = OperatorEvidence(*row, "", in_.threshold);
+          *evidence.Add() = OperatorEvidence(*row, "", in_.threshold);
         }
         items.push_back(
             base::StrCat(Named(row->name(), row->input_shapes(), told), " ",
@@ -504,9 +506,8 @@ class FindingBuilder {
     std::string text = "Operators that ran changed: ";
     for (size_t i = 0; i < parts.size(); ++i)
       base::StrAppend(&text, i == 0 ? "" : "; ", parts[i]);
-    v1::Finding made =
-        Make(v1::FINDING_KIND_STRUCTURE, text + ".", delta, true);
-    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+    v1::Finding made = Make(v1::FINDING_KIND_STRUCTURE, text + ".", delta, true,
+                            std::move(evidence));
     return made;
   }
 
@@ -596,7 +597,7 @@ class FindingBuilder {
                      });
     std::vector<std::string> items;
     double delta = 0;
-    v1::Finding f;
+    Evidence evidence;
     for (size_t i = 0; i < changes.size() && i < kNamesShown; ++i) {
       // Rows far smaller than the largest would only lengthen the sentence.
       if (i > 0 && std::abs(changes[i].delta) <
@@ -605,7 +606,7 @@ class FindingBuilder {
       items.push_back(ChangeItem(changes[i], self));
       delta += changes[i].delta;
       for (v1::FindingEvidence& e : changes[i].evidence)
-        *f.add_evidence() = std::move(e);
+        *evidence.Add() = std::move(e);
     }
     const char* what =
         kind == v1::FINDING_KIND_OPERATOR ? "operators" : "kernels";
@@ -613,8 +614,7 @@ class FindingBuilder {
         Make(kind,
              base::StrCat(label, ", the ", what, " that changed most",
                           per_step_, ": ", NameList(items, kNamesShown), "."),
-             delta, true);
-    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+             delta, true, std::move(evidence));
     return made;
   }
 
@@ -642,7 +642,7 @@ class FindingBuilder {
                      });
     std::vector<std::string> items;
     double delta = 0;
-    v1::Finding f;
+    Evidence evidence;
     for (const v1::OverviewRow* row : rows) {
       // Communication is a finding of its own: it is what DDP comparisons
       // are mostly about.
@@ -669,7 +669,7 @@ class FindingBuilder {
                                    SignedDuration(row->delta()), per_step_,
                                    " (", share, ")"));
       delta += row->delta();
-      *f.add_evidence() = OverviewEvidence(*row, in_.threshold);
+      *evidence.Add() = OverviewEvidence(*row, in_.threshold);
     }
     if (items.empty()) return;
     v1::Finding made =
@@ -678,8 +678,7 @@ class FindingBuilder {
                               ? "By category (share of the step-time change): "
                               : "By category (change of each): ",
                           NameList(items, 8), "."),
-             delta, true);
-    *made.mutable_evidence() = std::move(*f.mutable_evidence());
+             delta, true, std::move(evidence));
     // Before a communication finding: the categories say where time went.
     out.insert(out.begin(), std::move(made));
   }
