@@ -84,14 +84,6 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   }
   v1::DiffReport report;
   *report.mutable_options() = options;
-  ChangeThreshold threshold;
-  threshold.min_pct = options.has_min_change_pct() ? options.min_change_pct()
-                                                   : kDefaultMinChangePct;
-  if (threshold.min_pct < 0 ||
-      (options.has_min_change_us() && options.min_change_us() < 0)) {
-    return absl::InvalidArgumentError(
-        "--min-change / --min-change-us: must be >= 0");
-  }
   const std::vector<int32_t> ranks(options.ranks().begin(),
                                    options.ranks().end());
   PD_ASSIGN_OR_RETURN(
@@ -99,13 +91,13 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   PD_ASSIGN_OR_RETURN(
       Side b,
       Side::Select(experimental, ranks, options.normalize(), "experimental"));
-  threshold.min_abs =
-      options.has_min_change_us()
-          ? options.min_change_us()
-          : kDefaultMinChangeStepShare *
-                MeanOverWorkers(a, [](const v1::WorkerProfile& w) {
-                  return w.average_step().duration_us();
-                });
+  PD_ASSIGN_OR_RETURN(
+      const ChangeThreshold threshold,
+      ChangeThresholdOf(options,
+                        kDefaultMinChangeStepShare *
+                            MeanOverWorkers(a, [](const v1::WorkerProfile& w) {
+                              return w.average_step().duration_us();
+                            })));
   *report.mutable_baseline() = SummarizeSide(a);
   *report.mutable_experimental() = SummarizeSide(b);
 

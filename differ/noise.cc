@@ -50,6 +50,20 @@ double StudentT975(double df) {
   return kT975.back().second;
 }
 
+absl::StatusOr<ChangeThreshold> ChangeThresholdOf(
+    const v1::DiffOptions& options, double default_min_abs) {
+  ChangeThreshold threshold;
+  threshold.min_pct = options.has_min_change_pct() ? options.min_change_pct()
+                                                   : kDefaultMinChangePct;
+  threshold.min_abs =
+      options.has_min_change_us() ? options.min_change_us() : default_min_abs;
+  if (threshold.min_pct < 0 || threshold.min_abs < 0) {
+    return absl::InvalidArgumentError(
+        "--min-change / --min-change-us: must be >= 0");
+  }
+  return threshold;
+}
+
 bool LargeEnough(double delta, double baseline,
                  const ChangeThreshold& threshold) {
   return std::abs(delta) >= threshold.min_pct / 100.0 * std::abs(baseline) &&

@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include <absl/status/statusor.h>
+
 #include "profdiff/v1/diff.pb.h"
 
 namespace profdiff::differ {
@@ -25,6 +27,12 @@ struct ChangeThreshold {
   double min_pct = kDefaultMinChangePct;
   double min_abs = 0;
 };
+
+// The thresholds `options` ask for (--min-change, --min-change-us), with
+// `default_min_abs` where --min-change-us is unset; InvalidArgument for a
+// negative one.
+absl::StatusOr<ChangeThreshold> ChangeThresholdOf(
+    const v1::DiffOptions& options, double default_min_abs);
 
 // Whether a change of `delta` from `baseline` is large enough to matter.
 bool LargeEnough(double delta, double baseline,

@@ -78,16 +78,9 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
                                              const v1::RunTables& experimental,
                                              const v1::DiffOptions& options) {
   PD_RETURN_IF_ERROR(CheckTablesFromStoreOptions(options));
-  ChangeThreshold threshold;
-  threshold.min_pct = options.has_min_change_pct() ? options.min_change_pct()
-                                                   : kDefaultMinChangePct;
-  if (threshold.min_pct < 0 ||
-      (options.has_min_change_us() && options.min_change_us() < 0)) {
-    return absl::InvalidArgumentError(
-        "--min-change / --min-change-us: must be >= 0");
-  }
   // No step times here to scale the default absolute threshold by.
-  threshold.min_abs = options.has_min_change_us() ? options.min_change_us() : 0;
+  PD_ASSIGN_OR_RETURN(const ChangeThreshold threshold,
+                      ChangeThresholdOf(options, 0));
   v1::DiffReport report;
   *report.mutable_options() = options;
   *report.mutable_baseline() = Summary(baseline);

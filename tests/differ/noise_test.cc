@@ -66,5 +66,26 @@ TEST(CompareSamplesTest, IdenticalSamplesAreNotSignificant) {
   EXPECT_FALSE(n.significant());
 }
 
+TEST(ChangeThresholdOfTest, DefaultsOverridesAndNegatives) {
+  v1::DiffOptions options;
+  absl::StatusOr<ChangeThreshold> t = ChangeThresholdOf(options, 12.5);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->min_pct, 5);
+  EXPECT_DOUBLE_EQ(t->min_abs, 12.5);
+  options.set_min_change_pct(0);
+  options.set_min_change_us(3);
+  t = ChangeThresholdOf(options, 12.5);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->min_pct, 0);
+  EXPECT_DOUBLE_EQ(t->min_abs, 3);
+  options.set_min_change_us(-1);
+  EXPECT_EQ(ChangeThresholdOf(options, 12.5).status().message(),
+            "--min-change / --min-change-us: must be >= 0");
+  options.clear_min_change_us();
+  options.set_min_change_pct(-0.5);
+  EXPECT_EQ(ChangeThresholdOf(options, 12.5).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace profdiff::differ
