@@ -24,14 +24,23 @@ absl::Status FileError(std::string_view flag, const std::string& path,
 }
 
 // The file's bytes, which must hold a PEM block "-----BEGIN <...`kind`>-----".
-absl::StatusOr<std::string> ReadPem(std::string_view flag,
-                                    const std::string& path,
-                                    std::string_view kind) {
+// The file a flag names, at most `max_bytes`; errors name the flag.
+absl::StatusOr<std::string> ReadFlagFile(std::string_view flag,
+                                         const std::string& path,
+                                         size_t max_bytes) {
   std::string bytes;
-  if (absl::Status read = base::ReadFileInto(path, kMaxPemBytes, bytes);
+  if (absl::Status read = base::ReadFileInto(path, max_bytes, bytes);
       !read.ok()) {
     return absl::InvalidArgumentError(base::StrCat(flag, ": ", read.message()));
   }
+  return bytes;
+}
+
+absl::StatusOr<std::string> ReadPem(std::string_view flag,
+                                    const std::string& path,
+                                    std::string_view kind) {
+  PD_ASSIGN_OR_RETURN(std::string bytes,
+                      ReadFlagFile(flag, path, kMaxPemBytes));
   for (size_t at = bytes.find("-----BEGIN "); at != std::string::npos;
        at = bytes.find("-----BEGIN ", at + 1)) {
     const size_t end = bytes.find("-----", at + 11);
@@ -44,16 +53,28 @@ absl::StatusOr<std::string> ReadPem(std::string_view flag,
                    base::StrCat("holds no PEM \"", kind, "\" block"));
 }
 
+// --tls-cert-file and --tls-key-file: a certificate chain and its key.
+struct CertAndKey {
+  std::string cert_chain;
+  std::string private_key;
+};
+absl::StatusOr<CertAndKey> ReadCertAndKey(const std::string& cert_file,
+                                          const std::string& key_file) {
+  CertAndKey pair;
+  PD_ASSIGN_OR_RETURN(pair.cert_chain,
+                      ReadPem("--tls-cert-file", cert_file, "CERTIFICATE"));
+  PD_ASSIGN_OR_RETURN(pair.private_key,
+                      ReadPem("--tls-key-file", key_file, "PRIVATE KEY"));
+  return pair;
+}
+
 // The token is the file's content without surrounding whitespace: printable
 // ASCII, no spaces (it is sent as an HTTP/2 header value), at most
 // kMaxTokenBytes.
 absl::StatusOr<std::string> ReadToken(std::string_view flag,
                                       const std::string& path) {
-  std::string bytes;
-  if (absl::Status read = base::ReadFileInto(path, kMaxTokenBytes + 64, bytes);
-      !read.ok()) {
-    return absl::InvalidArgumentError(base::StrCat(flag, ": ", read.message()));
-  }
+  PD_ASSIGN_OR_RETURN(std::string bytes,
+                      ReadFlagFile(flag, path, kMaxTokenBytes + 64));
   const auto is_space = [](char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
   };
@@ -120,14 +141,10 @@ absl::StatusOr<ServerSecurity> ServerSecurity::Load(
     return security;
   }
   security.tls_ = true;
-  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  PD_ASSIGN_OR_RETURN(
-      pair.cert_chain,
-      ReadPem("--tls-cert-file", files.tls_cert_file, "CERTIFICATE"));
-  PD_ASSIGN_OR_RETURN(
-      pair.private_key,
-      ReadPem("--tls-key-file", files.tls_key_file, "PRIVATE KEY"));
-  security.ssl_.pem_key_cert_pairs.push_back(std::move(pair));
+  PD_ASSIGN_OR_RETURN(CertAndKey pair,
+                      ReadCertAndKey(files.tls_cert_file, files.tls_key_file));
+  security.ssl_.pem_key_cert_pairs.push_back(
+      {std::move(pair.private_key), std::move(pair.cert_chain)});
   if (!files.client_ca_file.empty()) {
     PD_ASSIGN_OR_RETURN(
         security.ssl_.pem_root_certs,
@@ -195,12 +212,10 @@ absl::StatusOr<ChannelSecurity> ChannelSecurity::Load(
         ReadPem("--tls-ca-file", files.tls_ca_file, "CERTIFICATE"));
   }
   if (!files.tls_cert_file.empty()) {
-    PD_ASSIGN_OR_RETURN(
-        ssl.pem_cert_chain,
-        ReadPem("--tls-cert-file", files.tls_cert_file, "CERTIFICATE"));
-    PD_ASSIGN_OR_RETURN(
-        ssl.pem_private_key,
-        ReadPem("--tls-key-file", files.tls_key_file, "PRIVATE KEY"));
+    PD_ASSIGN_OR_RETURN(CertAndKey pair, ReadCertAndKey(files.tls_cert_file,
+                                                        files.tls_key_file));
+    ssl.pem_cert_chain = std::move(pair.cert_chain);
+    ssl.pem_private_key = std::move(pair.private_key);
   }
   security.credentials_ = grpc::SslCredentials(ssl);
   if (!files.token_file.empty()) {
