@@ -107,6 +107,7 @@ constexpr std::pair<ArgKey, v1::ArgKey> kArgKeys[] = {
     {ArgKey::kInputTypes, v1::ARG_KEY_INPUT_TYPES},
     {ArgKey::kPythonModuleId, v1::ARG_KEY_PYTHON_MODULE_ID},
     {ArgKey::kFlowBindingEnclosing, v1::ARG_KEY_FLOW_BINDING_ENCLOSING},
+    {ArgKey::kProcessGroupRanks, v1::ARG_KEY_PROCESS_GROUP_RANKS},
 };
 static_assert(SameNumbering(kArgKeys) && std::size(kArgKeys) == kArgKeyCount &&
               v1::ArgKey_ARRAYSIZE == kArgKeyCount);

@@ -40,6 +40,7 @@ constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
     {ArgType::kString, "Input type"},
     {ArgType::kInt, "Python module id"},
     {ArgType::kInt, "bp"},
+    {ArgType::kString, "Process Group Ranks"},
 }};
 
 }  // namespace

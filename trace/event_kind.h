@@ -74,8 +74,9 @@ enum class ArgKey : uint8_t {
   kInputTypes = 25,
   kPythonModuleId = 26,
   kFlowBindingEnclosing = 27,
+  kProcessGroupRanks = 28,
 };
-inline constexpr int kArgKeyCount = 28;
+inline constexpr int kArgKeyCount = 29;
 
 // How an argument's value is stored.
 enum class ArgType : uint8_t { kInt, kDouble, kString };
