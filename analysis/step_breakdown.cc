@@ -9,6 +9,13 @@ namespace {
 
 using trace::EventKind;
 
+bool IsDataLoaderName(std::string_view name) {
+  return name.starts_with("enumerate(DataLoader)#") ||
+         name.starts_with("enumerate(DataPipe)#");
+}
+
+}  // namespace
+
 bool ContainsNccl(std::string_view name) {
   for (size_t i = 0; i + 4 <= name.size(); ++i) {
     if ((name[i] | 0x20) == 'n' && (name[i + 1] | 0x20) == 'c' &&
@@ -18,13 +25,6 @@ bool ContainsNccl(std::string_view name) {
   }
   return false;
 }
-
-bool IsDataLoaderName(std::string_view name) {
-  return name.starts_with("enumerate(DataLoader)#") ||
-         name.starts_with("enumerate(DataPipe)#");
-}
-
-}  // namespace
 
 // SEMANTICS.md §3's collectives. This is the one place profdiff deliberately
 // differs from the plugin, which counts a kernel as Communication only when its

@@ -38,6 +38,9 @@ struct StepBreakdown {
 // c10d::broadcast_, ...).
 bool IsCollectiveOpName(std::string_view name);
 
+// True for kernel names containing "nccl" in any case (NCCL's kernels).
+bool ContainsNccl(std::string_view name);
+
 // One breakdown per kept step.
 std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace,
                                                  const EventLinks& links,

@@ -3,6 +3,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/collective_calls.h"
 #include "analysis/communication_view.h"
 #include "analysis/event_links.h"
 #include "analysis/gpu_metrics.h"
@@ -289,6 +290,39 @@ void FillDevices(const std::vector<DeviceGpuMetrics>& devices,
     profile.set_achieved_occupancy_pct(occupancy_sum / occupancy_devices);
 }
 
+void FillCollectiveCalls(const StepWindows& steps,
+                         const CollectiveCalls& collectives,
+                         v1::WorkerProfile& profile) {
+  for (size_t s = 0; s < collectives.steps.size(); ++s) {
+    v1::StepStats* step = profile.mutable_steps(static_cast<int>(s));
+    step->set_collective_us(Us(collectives.steps[s].collective_ns));
+    step->set_collective_exposed_us(Us(collectives.steps[s].exposed_ns));
+    v1::StepStats* average = profile.mutable_average_step();
+    const double n = static_cast<double>(collectives.steps.size());
+    average->set_collective_us(average->collective_us() +
+                               step->collective_us() / n);
+    average->set_collective_exposed_us(average->collective_exposed_us() +
+                                       step->collective_exposed_us() / n);
+  }
+  for (const CollectiveCallRow& row : collectives.calls) {
+    v1::CollectiveCall* call = profile.add_collective_calls();
+    call->set_collective(row.collective);
+    call->set_process_group(row.process_group);
+    call->set_process_group_ranks(row.process_group_ranks);
+    call->set_group_size(row.group_size);
+    call->set_dtype(row.dtype);
+    call->set_in_elements(row.in_elements);
+    call->set_out_elements(row.out_elements);
+    call->set_bytes(row.bytes);
+    call->set_step_index(row.step_index);
+    if (row.step_index >= 0)
+      call->set_step(steps.kept[static_cast<size_t>(row.step_index)].number);
+    call->set_ordinal(row.ordinal);
+    call->set_duration_us(Us(row.duration_ns));
+    call->set_on_device(row.on_device);
+  }
+}
+
 }  // namespace
 
 v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
@@ -381,6 +415,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
     compute_step_views();
   }
   FillSteps(steps, views.breakdowns, profile);
+  FillCollectiveCalls(
+      steps, ComputeCollectiveCalls(trace, links, steps, step_of_event),
+      profile);
   FillDevices(views.devices, profile);
   profile.set_operator_grouping(options.operator_grouping ==
                                         OperatorGrouping::kNameAndShape

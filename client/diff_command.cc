@@ -54,10 +54,12 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
   if (text == "kernels") return v1::DIFF_VIEW_KERNELS;
   if (text == "ranks") return v1::DIFF_VIEW_RANKS;
   if (text == "findings") return v1::DIFF_VIEW_FINDINGS;
+  if (text == "comm" || text == "communication")
+    return v1::DIFF_VIEW_COMMUNICATION;
   return absl::InvalidArgumentError(base::StrCat(
       "--view ", text,
-      ": expected findings, overview, modules, operators, kernels, ranks or "
-      "all"));
+      ": expected findings, overview, modules, operators, kernels, comm, "
+      "ranks or all"));
 }
 
 // What `profdiff diff` compares: two paths, two run ids, or one of each.
@@ -172,10 +174,12 @@ std::string DiffUsage() {
          "                       read here; anything else is a run id on the "
          "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
-         "  --view findings|overview|modules|operators|kernels|ranks|all\n"
+         "  --view findings|overview|modules|operators|kernels|comm|ranks|all\n"
          "                       (repeatable via commas; default all; "
          "findings: "
-         "\"What changed\" only)\n"
+         "\"What changed\" only;\n"
+         "                       comm: collectives matched across ranks, "
+         "wait vs transfer, overlap)\n"
          "  --path P             module drill-down: child indices (0/3/1) or "
          "names (ResNet/layer3/...);\n"
          "                       operator and kernel tables then show only "

@@ -264,6 +264,94 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
+std::string BytesText(double bytes) {
+  if (bytes >= kBytesPerMiB)
+    return absl::StrFormat("%.1f MiB", bytes / kBytesPerMiB);
+  if (bytes >= 1024) return absl::StrFormat("%.1f KiB", bytes / 1024);
+  return absl::StrFormat("%.0f B", bytes);
+}
+
+std::string Count(double n) { return absl::StrFormat("%g", n); }
+
+// Collectives of both sides: pooled over message sizes (`pooled`), or one row
+// per size.
+TextTable CollectivesTable(
+    const google::protobuf::RepeatedPtrField<v1::CollectiveDiff>& rows,
+    bool pooled) {
+  TextTable table({{"collective", Align::kLeft},
+                   {"group", Align::kLeft},
+                   {pooled ? "bytes/call" : "message"},
+                   {"calls"},
+                   {"calls'"},
+                   {"time (us)"},
+                   {"time' (us)"},
+                   {"delta %"},
+                   {"transfer'"},
+                   {"wait (us)"},
+                   {"wait' (us)"},
+                   {"wait sig"},
+                   {"busbw GB/s"},
+                   {"busbw'"},
+                   {"change", Align::kLeft}});
+  for (const v1::CollectiveDiff& row : rows) {
+    const v1::CollectiveValues& a = row.baseline();
+    const v1::CollectiveValues& b = row.experimental();
+    const std::string size =
+        pooled
+            ? base::StrCat(BytesText(a.bytes_per_call()), " -> ",
+                           BytesText(b.bytes_per_call()))
+            : base::StrCat(BytesText(static_cast<double>(row.bytes_per_call())),
+                           row.dtype().empty() ? "" : " " + row.dtype());
+    table.AddRow(
+        {row.collective(),
+         row.process_group().empty() ? "default" : row.process_group(), size,
+         Count(a.calls()), Count(b.calls()), Micros(a.time_us()),
+         Micros(b.time_us()),
+         SignedPercent(row.delta_pct().time_us(), a.time_us(), b.time_us()),
+         Micros(b.transfer_us()), Micros(a.wait_us()), Micros(b.wait_us()),
+         Significance(row.wait_noise()),
+         absl::StrFormat("%.3g", a.busbw_gbps()),
+         absl::StrFormat("%.3g", b.busbw_gbps()), DisplayText(row.change())});
+  }
+  return table;
+}
+
+TextTable RankCommunicationTable(const v1::CommunicationDiff& c) {
+  TextTable table({{"rank"},
+                   {"collective (us)"},
+                   {"collective'"},
+                   {"exposed (us)"},
+                   {"exposed'"},
+                   {"exposed sig"},
+                   {"overlap"},
+                   {"overlap'"},
+                   {"wait (us)"},
+                   {"wait'"},
+                   {"wait sig"},
+                   {"last"},
+                   {"last'"}});
+  auto value = [](bool missing, const std::string& text) {
+    return missing ? std::string("-") : text;
+  };
+  for (const v1::RankCommunicationDiff& r : c.ranks()) {
+    const bool ma = r.baseline_missing(), mb = r.experimental_missing();
+    const v1::RankCommunicationValues& a = r.baseline();
+    const v1::RankCommunicationValues& b = r.experimental();
+    table.AddRow(
+        {base::StrCat(r.rank()), value(ma, Micros(a.collective_us())),
+         value(mb, Micros(b.collective_us())),
+         value(ma, Micros(a.exposed_us())), value(mb, Micros(b.exposed_us())),
+         Significance(r.exposed_noise()),
+         value(ma, absl::StrFormat("%.0f%%", 100 * a.overlap_ratio())),
+         value(mb, absl::StrFormat("%.0f%%", 100 * b.overlap_ratio())),
+         value(ma, Micros(a.wait_us())), value(mb, Micros(b.wait_us())),
+         Significance(r.wait_noise()),
+         value(ma, base::StrCat(a.last_arrivals(), "/", a.instances())),
+         value(mb, base::StrCat(b.last_arrivals(), "/", b.instances()))});
+  }
+  return table;
+}
+
 // The findings as a numbered list that fits kFindingsWidth columns: words
 // wrap onto lines indented under the text.
 constexpr size_t kFindingsWidth = 100;
@@ -363,6 +451,28 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                          "; compare = device time where the node ran device "
                          "work, else host time)"),
             ModulesTable(report.modules(), options.module_depth));
+  }
+  if (report.has_communication() &&
+      (report.communication().by_collective_size() > 0 ||
+       report.communication().ranks_size() > 0)) {
+    const v1::CommunicationDiff& c = report.communication();
+    if (!csv && c.by_collective_size() > 0) {
+      out += base::StrCat("Communication: baseline ", c.baseline_verdict(),
+                          "; experimental ", c.experimental_verdict(), "\n",
+                          "(' = experimental; transfer = the shortest duration "
+                          "of an instance over its ranks, wait = duration - "
+                          "transfer)\n\n");
+    }
+    section(base::StrCat("Collectives (", unit, ")"),
+            CollectivesTable(c.by_collective(), true));
+    section(base::StrCat("Collectives by message size (", unit, ")"),
+            CollectivesTable(c.collectives(), false));
+    if (c.by_collective_size() > 0)
+      section(base::StrCat("Communication per rank (",
+                           per_step ? "per step" : "total over the window",
+                           "; last = instances it arrived last at / ran with "
+                           "another rank)"),
+              RankCommunicationTable(c));
   }
   const std::string scope = report.options().path().empty()
                                 ? ""

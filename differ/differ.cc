@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "analysis/run_communication.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
+#include "differ/communication_diff.h"
 #include "differ/findings.h"
 #include "differ/hta_diff.h"
 #include "differ/module_comparability.h"
@@ -152,6 +154,17 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   std::vector<v1::OperatorDiff> operator_rows;
   if (Wants(options, v1::DIFF_VIEW_OPERATORS) || findings)
     operator_rows = DiffOperators(a, operators[0], b, operators[1], threshold);
+  v1::CommunicationDiff communication;
+  if (Wants(options, v1::DIFF_VIEW_COMMUNICATION) || findings) {
+    // Instances are matched over every rank of a run, whichever are shown.
+    auto run_communication = [&](const v1::RunProfile& run) {
+      return analysis::RunCommunicationOf(
+          {run.workers().pointer_begin(), run.workers().pointer_end()}, ranks);
+    };
+    communication = DiffCommunication(run_communication(baseline),
+                                      run_communication(experimental),
+                                      threshold, a.per_step());
+  }
   std::vector<v1::KernelDiff> kernel_rows;
   if (Wants(options, v1::DIFF_VIEW_KERNELS) || findings)
     kernel_rows = DiffKernels(a, kernels[0], b, kernels[1], threshold);
@@ -175,6 +188,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
         options.path().empty() ? &operator_rows : &step_operator_rows;
     in.kernels = options.path().empty() ? &kernel_rows : &step_kernel_rows;
     in.ranks = &ranks_rows;
+    in.communication = &communication;
     in.threshold = threshold;
     in.per_step = options.normalize() != v1::NORMALIZATION_TOTAL;
     in.inside =
@@ -193,6 +207,8 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   }
   if (Wants(options, v1::DIFF_VIEW_OVERVIEW))
     *report.mutable_overview() = std::move(overview);
+  if (Wants(options, v1::DIFF_VIEW_COMMUNICATION))
+    *report.mutable_communication() = std::move(communication);
   if (Wants(options, v1::DIFF_VIEW_RANKS)) {
     for (v1::RankSteps& rank : ranks_rows)
       *report.add_ranks() = std::move(rank);

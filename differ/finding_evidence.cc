@@ -149,4 +149,33 @@ v1::FindingEvidence RankEvidence(const v1::RankSteps& rank) {
   return e;
 }
 
+v1::FindingEvidence CollectiveEvidence(const v1::CollectiveDiff& row) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_COMMUNICATION);
+  e.set_name(row.collective());
+  e.set_path(row.process_group());
+  e.set_unit("us");
+  e.set_baseline(row.baseline().time_us());
+  e.set_experimental(row.experimental().time_us());
+  e.set_delta(row.delta().time_us());
+  e.set_baseline_calls(row.baseline().calls());
+  e.set_experimental_calls(row.experimental().calls());
+  e.set_significant(row.time_noise().significant() ||
+                    row.calls_noise().significant());
+  e.set_change(row.change());
+  return e;
+}
+
+v1::FindingEvidence RankWaitEvidence(const v1::RankCommunicationDiff& rank) {
+  v1::FindingEvidence e;
+  e.set_table(v1::EVIDENCE_TABLE_COMMUNICATION);
+  e.set_name(base::StrCat("rank ", rank.rank()));
+  e.set_unit("us");
+  e.set_baseline(rank.baseline().wait_us());
+  e.set_experimental(rank.experimental().wait_us());
+  e.set_delta(rank.delta().wait_us());
+  e.set_significant(rank.wait_noise().significant());
+  return e;
+}
+
 }  // namespace profdiff::differ

@@ -41,6 +41,9 @@ v1::FindingEvidence KernelEvidence(const v1::KernelDiff& row,
                                    const std::string& scope,
                                    const ChangeThreshold& threshold);
 v1::FindingEvidence RankEvidence(const v1::RankSteps& rank);
+// A collective row (its time), and a rank's wait in the communication diff.
+v1::FindingEvidence CollectiveEvidence(const v1::CollectiveDiff& row);
+v1::FindingEvidence RankWaitEvidence(const v1::RankCommunicationDiff& rank);
 
 }  // namespace profdiff::differ
 

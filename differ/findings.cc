@@ -164,8 +164,11 @@ class FindingBuilder {
       structure.push_back(std::move(*ops));
     PD_RETURN_IF_ERROR(WhatChangedInside(timing));
     Categories(rest);
+    Collectives(rest);
+    bool last_arrival_named[2] = {false, false};
+    LastArrival(rest, last_arrival_named);
     Memory(rest);
-    Straggler(rest);
+    Straggler(rest, last_arrival_named);
 
     std::vector<v1::Finding> out;
     const bool anything =
@@ -702,8 +705,102 @@ class FindingBuilder {
     out.push_back(std::move(f));
   }
 
-  // A straggler that one side has and the other has not at that rank.
-  void Straggler(std::vector<v1::Finding>& out) const {
+  // The collective (every message size pooled) whose calls, bytes, time or
+  // wait changed significantly, the largest time change first.
+  void Collectives(std::vector<v1::Finding>& out) const {
+    if (in_.communication == nullptr) return;
+    const v1::CollectiveDiff* best = nullptr;
+    for (const v1::CollectiveDiff& row : in_.communication->by_collective()) {
+      const bool moved =
+          row.change() == v1::CHANGE_ADDED ||
+          row.change() == v1::CHANGE_DELETED ||
+          row.calls_noise().significant() || row.bytes_noise().significant() ||
+          row.bytes_per_call_noise().significant() ||
+          row.time_noise().significant() || row.wait_noise().significant();
+      if (moved && (best == nullptr || std::abs(row.delta().time_us()) >
+                                           std::abs(best->delta().time_us())))
+        best = &row;
+    }
+    if (best == nullptr) return;
+    const v1::CollectiveValues& x = best->baseline();
+    const v1::CollectiveValues& y = best->experimental();
+    std::string text = base::StrCat(
+        best->collective(),
+        best->process_group().empty()
+            ? ""
+            : base::StrCat(" (process group ", best->process_group(), ")"),
+        ": ", Calls(x.calls()), " -> ", Calls(y.calls()), " calls", per_step_,
+        " (", ChangePercent(x.calls(), y.calls()), "), ",
+        Bytes(x.bytes_per_call()), " -> ", Bytes(y.bytes_per_call()),
+        " per call; time ", Duration(x.time_us()), " -> ",
+        Duration(y.time_us()), " (transfer ", Duration(x.transfer_us()), " -> ",
+        Duration(y.transfer_us()), ", wait ", Duration(x.wait_us()), " -> ",
+        Duration(y.wait_us()), ")");
+    if (x.busbw_gbps() > 0 && y.busbw_gbps() > 0) {
+      text += base::StrCat(", bus bandwidth ", Bandwidth(x.busbw_gbps()),
+                           " -> ", Bandwidth(y.busbw_gbps()));
+    }
+    text += ".";
+    v1::Finding f = Make(v1::FINDING_KIND_COMMUNICATION, std::move(text),
+                         best->delta().time_us(), true);
+    *f.add_evidence() = CollectiveEvidence(*best);
+    out.push_back(std::move(f));
+  }
+
+  // The rank that arrives last at the collectives on one side only (or at
+  // another rank): the others wait for it.
+  void LastArrival(std::vector<v1::Finding>& out, bool named[2]) const {
+    if (in_.communication == nullptr) return;
+    const v1::CommunicationDiff& c = *in_.communication;
+    const v1::StragglerVerdict* verdict[2] = {&c.baseline_straggler(),
+                                              &c.experimental_straggler()};
+    for (int side : {1, 0}) {
+      const v1::StragglerVerdict& s = *verdict[side];
+      const v1::StragglerVerdict& o = *verdict[1 - side];
+      if (!s.found() || (o.found() && o.rank() == s.rank())) continue;
+      // The other ranks' mean wait, both sides.
+      double wait[2] = {0, 0};
+      int others = 0;
+      v1::Finding f;
+      std::vector<v1::FindingEvidence> evidence;
+      for (const v1::RankCommunicationDiff& r : c.ranks()) {
+        if (r.rank() == s.rank()) continue;
+        wait[0] += r.baseline().wait_us();
+        wait[1] += r.experimental().wait_us();
+        ++others;
+        evidence.push_back(RankWaitEvidence(r));
+      }
+      if (others > 0) {
+        wait[0] /= others;
+        wait[1] /= others;
+      }
+      const std::string verdict_text =
+          side == 1 ? c.experimental_verdict() : c.baseline_verdict();
+      std::string text = base::StrCat(
+          side == 1 ? "Rank " : "Baseline rank ", s.rank(),
+          side == 1 ? " arrives last at the collectives in the experimental "
+                      "run ("
+                    : " arrived last at the collectives and no longer does (",
+          verdict_text, ")");
+      if (others > 0) {
+        text += base::StrCat("; the other ranks wait ", Duration(wait[0]),
+                             " -> ", Duration(wait[1]), per_step_, " (",
+                             ChangePercent(wait[0], wait[1]), ")");
+      }
+      text += ".";
+      f = Make(v1::FINDING_KIND_STRAGGLER, std::move(text), wait[1] - wait[0],
+               true);
+      f.clear_share_of_step_change();
+      for (v1::FindingEvidence& e : evidence) *f.add_evidence() = std::move(e);
+      out.push_back(std::move(f));
+      named[side] = true;
+    }
+  }
+
+  // A straggler that one side has and the other has not at that rank (by
+  // compute), unless the collectives already named one on that side.
+  void Straggler(std::vector<v1::Finding>& out,
+                 const bool last_arrival_named[2]) const {
     if (in_.ranks == nullptr) return;
     const v1::RankSteps* straggler[2] = {nullptr, nullptr};
     std::vector<double> others[2];
@@ -718,7 +815,9 @@ class FindingBuilder {
     for (int side : {1, 0}) {
       const v1::RankSteps* s = straggler[side];
       const v1::RankSteps* o = straggler[1 - side];
-      if (s == nullptr || (o != nullptr && o->rank() == s->rank())) continue;
+      if (s == nullptr || (o != nullptr && o->rank() == s->rank()) ||
+          last_arrival_named[side])
+        continue;
       std::vector<double>& v = others[side];
       std::sort(v.begin(), v.end());
       const size_t n = v.size();

@@ -9,7 +9,9 @@
 //   3. where: the module the change is in (module_walk.h);
 //   4. what: the operators and kernels that changed most inside it;
 //   5. step-breakdown categories that explain >= 10% of the change;
-//   6. peak memory and stragglers.
+//   6. the collective whose calls, message size or wait changed most, and the
+//      rank that arrives last at the collectives (the communication diff);
+//   7. peak memory and stragglers by compute.
 // At most kMaxFindings, the headline first. Deterministic: the same rows give
 // the same sentences.
 #ifndef PROFDIFF_DIFFER_FINDINGS_H_
@@ -44,6 +46,7 @@ struct FindingInputs {
   const std::vector<v1::OperatorDiff>* operators = nullptr;  // the whole step
   const std::vector<v1::KernelDiff>* kernels = nullptr;
   const std::vector<v1::RankSteps>* ranks = nullptr;
+  const v1::CommunicationDiff* communication = nullptr;
   ChangeThreshold threshold;
   bool per_step = true;  // false: values are totals over the window
   // The tables of the node at an index path ("0/3/1").

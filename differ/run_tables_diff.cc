@@ -8,6 +8,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/change_class.h"
+#include "differ/communication_diff.h"
 #include "differ/noise.h"
 #include "differ/row_order.h"
 #include "differ/side.h"
@@ -55,10 +56,12 @@ absl::Status CheckTablesFromStoreOptions(const v1::DiffOptions& options) {
         "--tables-from-store: --path needs the profiles' module trees");
   }
   for (const int view : options.views()) {
-    if (view != v1::DIFF_VIEW_OPERATORS && view != v1::DIFF_VIEW_KERNELS) {
-      return absl::InvalidArgumentError(base::StrCat(
-          "--tables-from-store compares operators and kernels only, not ",
-          v1::DiffView_Name(static_cast<v1::DiffView>(view))));
+    if (view != v1::DIFF_VIEW_OPERATORS && view != v1::DIFF_VIEW_KERNELS &&
+        view != v1::DIFF_VIEW_COMMUNICATION) {
+      return absl::InvalidArgumentError(
+          base::StrCat("--tables-from-store compares operators, kernels and "
+                       "communication only, not ",
+                       v1::DiffView_Name(static_cast<v1::DiffView>(view))));
     }
   }
   if (options.per_rank() || options.node_tables()) {
@@ -97,6 +100,13 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
            std::find(options.views().begin(), options.views().end(), view) !=
                options.views().end();
   };
+  if (wants(v1::DIFF_VIEW_COMMUNICATION)) {
+    // The store keeps each rank's per-step samples of the collectives: their
+    // noise is judged as in the profile-by-profile diff.
+    *report.mutable_communication() = DiffCommunication(
+        baseline.communication(), experimental.communication(), threshold,
+        options.normalize() != v1::NORMALIZATION_TOTAL);
+  }
   if (wants(v1::DIFF_VIEW_OPERATORS)) {
     const auto rows = Paired<v1::OperatorValues>(
         baseline.operators(), experimental.operators(),

@@ -50,6 +50,10 @@ std::string Bytes(double bytes) {
   return absl::StrFormat("%s%.1f MiB", sign, a / kMiB);
 }
 
+std::string Bandwidth(double gbps) {
+  return absl::StrFormat("%.3g GB/s", gbps);
+}
+
 std::string ShortName(std::string_view name, size_t max) {
   if (name.starts_with("void ")) name.remove_prefix(5);
   // The parameter list: the last top-level "(...)".

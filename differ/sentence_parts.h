@@ -21,6 +21,8 @@ std::string ChangePercent(double baseline, double experimental);
 std::string Share(double fraction);
 // "512.0 MiB", "1.50 GiB".
 std::string Bytes(double bytes);
+// "12.3 GB/s", "0.456 GB/s" (GB = 1e9 bytes, as nccl-tests).
+std::string Bandwidth(double gbps);
 // A kernel or operator name short enough for a sentence: without a leading
 // "void ", its parameter list and its namespaces, cut to `max` characters
 // with "...". "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8,

@@ -306,6 +306,10 @@ absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(
     values.set_max_us(kernel_reader.Number<double>());
   }
   PD_RETURN_IF_ERROR(kernel_reader.status("the kernel aggregates"));
+  // Collectives are matched across ranks in the aggregator, over the stored
+  // profiles (SQL for them is left to the thousand-rank work).
+  PD_ASSIGN_OR_RETURN(*tables.mutable_communication(),
+                      RunCommunication(request.run(), tables.ranks()));
   return tables;
 }
 

@@ -150,6 +150,11 @@ class Store {
   // (aggregator/run_tables.h).
   virtual absl::StatusOr<v1::RunTables> GetRunTables(
       const v1::GetRunTablesRequest& request) const;
+  // The run's collectives matched over all its workers, reduced for `ranks`
+  // (analysis/run_communication.h), from the stored profiles.
+  absl::StatusOr<v1::RunCommunication> RunCommunication(
+      const std::string& run,
+      const google::protobuf::RepeatedField<int32_t>& ranks) const;
   // The Chrome-trace JSON of one worker's closed spans (or of one span),
   // produced as it is read. NotFound / InvalidArgument for the request;
   // DataLoss when stored events are damaged (also from NextPiece);

@@ -95,6 +95,9 @@ struct Rank {
   std::vector<Node> modules;     // the root's children
   std::vector<Op> operators;     // the whole step's
   double peak_memory_bytes = 0;  // 0: no memory events
+  // All-reduces per step: each one's duration (scaled per step like the rest).
+  std::vector<double> all_reduce_us;
+  int64_t all_reduce_bytes = 4 << 20;
 };
 
 v1::WorkerProfile Worker(int rank, const Rank& spec) {
@@ -108,6 +111,18 @@ v1::WorkerProfile Worker(int rank, const Rank& spec) {
     step.set_duration_us(spec.step_us * Scale(s));
     step.set_communication_us(spec.communication_us * Scale(s));
     step.set_cpu_exec_us((spec.step_us - spec.communication_us) * Scale(s));
+  }
+  for (int s = 0; s < kSteps; ++s) {
+    for (size_t k = 0; k < spec.all_reduce_us.size(); ++k) {
+      v1::CollectiveCall& call = *w.add_collective_calls();
+      call.set_collective("all_reduce");
+      call.set_group_size(4);
+      call.set_bytes(spec.all_reduce_bytes);
+      call.set_step_index(s);
+      call.set_step(s + 1);
+      call.set_ordinal(static_cast<int32_t>(k));
+      call.set_duration_us(spec.all_reduce_us[k] * Scale(s));
+    }
   }
   v1::StepStats& average = *w.mutable_average_step();
   average.set_step(-1);
@@ -449,6 +464,48 @@ TEST(FindingsTest, ANewStragglerIsNamed) {
             "(+21.4%).");
   ASSERT_EQ(straggler->evidence_size(), 1);
   EXPECT_EQ(straggler->evidence(0).name(), "experimental rank 2");
+}
+
+TEST(FindingsTest, MoreSmallerAllReducesAreACommunicationFinding) {
+  Rank a = Model(100, 100), b = Model(100, 100);
+  a.all_reduce_us = {40, 40};
+  b.all_reduce_us = std::vector<double>(8, 15);
+  b.all_reduce_bytes = 1 << 20;
+  const v1::DiffReport report = Diff(Profile("a", std::vector<Rank>(4, a)),
+                                     Profile("b", std::vector<Rank>(4, b)));
+  const v1::Finding* f = FirstOf(report, v1::FINDING_KIND_COMMUNICATION);
+  ASSERT_NE(f, nullptr) << Texts(report);
+  EXPECT_EQ(f->text(),
+            "all_reduce: 2 -> 8 calls per step (+300%), 4.0 MiB -> 1.0 MiB per "
+            "call; time 80 us -> 120 us (transfer 80 us -> 120 us, wait 0.0 "
+            "us -> 0.0 us), bus bandwidth 157 GB/s -> 105 GB/s.");
+  // busbw: 8 MiB / 80 us = 104.9 GB/s x 2(4-1)/4 = 157; 8 MiB / 120 us x 1.5.
+  ASSERT_EQ(f->evidence_size(), 1);
+  EXPECT_EQ(f->evidence(0).table(), v1::EVIDENCE_TABLE_COMMUNICATION);
+  EXPECT_EQ(f->evidence(0).name(), "all_reduce");
+  EXPECT_DOUBLE_EQ(f->evidence(0).experimental_calls(), 8);
+}
+
+TEST(FindingsTest, ARankThatArrivesLastIsNamedWithTheOthersWait) {
+  // Baseline: equal durations, nobody last. Experimental: rank 2 takes 10 us
+  // where the others take 60: it arrives last and they wait 50 per call.
+  Rank even = Model(100, 100);
+  even.all_reduce_us = {60, 60};
+  Rank late = even;
+  late.all_reduce_us = {10, 10};
+  std::vector<Rank> b(4, even);
+  b[2] = late;
+  const v1::DiffReport report =
+      Diff(Profile("a", std::vector<Rank>(4, even)), Profile("b", b));
+  const v1::Finding* f = FirstOf(report, v1::FINDING_KIND_STRAGGLER);
+  ASSERT_NE(f, nullptr) << Texts(report);
+  EXPECT_EQ(f->text(),
+            "Rank 2 arrives last at the collectives in the experimental run "
+            "(rank 2 last in 100% of all_reduces (8 of 8)); the other ranks "
+            "wait 0.0 us -> 100 us per step (new).");
+  EXPECT_EQ(f->evidence_size(), 3);  // the other ranks' wait rows
+  EXPECT_EQ(report.communication().baseline_verdict(),
+            "no rank was last alone in any of 8 instances");
 }
 
 TEST(FindingsTest, AStragglerOnBothSidesIsNoChange) {

@@ -200,7 +200,10 @@ TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
   Upload("dlrm_b", FilesIn(dlrm));
   for (const std::vector<std::string>& options :
        std::vector<std::vector<std::string>>{
-           {"--per-rank"}, {"--ranks", "1,3-5", "--view", "modules"}}) {
+           {"--per-rank"},
+           {"--ranks", "1,3-5", "--view", "modules"},
+           {},
+           {"--view", "comm", "--ranks", "2,5", "--normalize", "total"}}) {
     std::vector<std::string> offline = {dlrm, dlrm};
     std::vector<std::string> stored = {"dlrm_a", "dlrm_b", "--server",
                                        differ_address_};
@@ -296,12 +299,42 @@ TEST_F(DifferServerTest,
                               "--tables-from-store", "--view", "modules"});
   EXPECT_EQ(modules.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(modules.status().message()),
-              HasSubstr("operators and kernels only"));
+              HasSubstr("operators, kernels and communication only"));
   absl::StatusOr<std::string> offline =
       client::RunDiffCommand({a_dir, b_dir, "--tables-from-store"});
   EXPECT_EQ(offline.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(offline.status().message()),
               HasSubstr("run ids on a server"));
+}
+
+// The store matches each run's collectives over all its ranks and ships the
+// per-rank rows: the communication diff is the one made from the profiles.
+TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsCommunication) {
+  const std::string dlrm = (test_support::TracesDir() / kDlrm).string();
+  Upload("dlrm_a", FilesIn(dlrm));
+  Upload("dlrm_b", FilesIn(dlrm));
+  for (const int32_t rank : {-1, 3}) {
+    v1::DiffRequest request;
+    request.set_baseline_run("dlrm_a");
+    request.set_experimental_run("dlrm_b");
+    request.mutable_options()->add_views(v1::DIFF_VIEW_COMMUNICATION);
+    if (rank >= 0) request.mutable_options()->add_ranks(rank);
+    // The store path has no step times to scale --min-change-us by: both
+    // diffs get the same threshold.
+    request.mutable_options()->set_min_change_us(0);
+    v1::DiffReport full;
+    grpc::Status status = Diff(request, full);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    request.mutable_options()->set_tables_from_store(true);
+    v1::DiffReport reduced;
+    status = Diff(request, reduced);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(full.communication().by_collective_size(), 2);
+    EXPECT_EQ(full.communication().ranks_size(), rank >= 0 ? 1 : 8);
+    EXPECT_EQ(full.communication().SerializeAsString(),
+              reduced.communication().SerializeAsString())
+        << "rank " << rank;
+  }
 }
 
 TEST_F(DifferServerTest,

@@ -1,0 +1,34 @@
+// The communication diff (DiffReport.communication): each side's collectives
+// matched across its ranks (analysis/run_communication.h), compared per
+// collective x process group x message size, per collective x process group
+// with every size pooled, and per rank.
+//
+// Values follow the other tables (DESIGN.md "Multi-worker runs"): a rank's
+// per-step mean (or its total with --normalize total), averaged over the
+// side's ranks; per-step samples, one per kept step of each rank, give the
+// noise. Calls and bytes are judged by --min-change alone, times also by
+// --min-change-us.
+#ifndef PROFDIFF_DIFFER_COMMUNICATION_DIFF_H_
+#define PROFDIFF_DIFFER_COMMUNICATION_DIFF_H_
+
+#include <string>
+
+#include "differ/noise.h"
+#include "profdiff/v1/diff.pb.h"
+#include "profdiff/v1/profile.pb.h"
+
+namespace profdiff::differ {
+
+v1::CommunicationDiff DiffCommunication(
+    const v1::RunCommunication& baseline,
+    const v1::RunCommunication& experimental, const ChangeThreshold& threshold,
+    bool per_step);
+
+// "rank 1 last in 92% of all_reduces (46 of 50)", "no straggler (rank 0 last
+// in 55% of 20 instances)", "no rank was last alone in any of 8 instances"
+// (ties), or "no collective ran on two ranks".
+std::string StragglerVerdictText(const v1::StragglerVerdict& verdict);
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_COMMUNICATION_DIFF_H_
