@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Real PyTorch DDP training runs for the six comparisons profdiff is built for.
+"""Real PyTorch DDP training runs for the comparisons profdiff is built for.
 
     train.py --scenario S --variant baseline|experimental --ranks N --steps K --out DIR
 
@@ -12,7 +12,8 @@ no module or step events). What Kineto would record is recorded the way the prof
 design intends: global nn.Module forward hooks open and close a record_function named
 "nn.Module: <Class>_<n>", a record_function "ProfilerStep#<N>" wraps each step, and the trace
 is written as an object with the events and `distributedInfo` (rank, world_size, backend), each
-op carrying Kineto's "Sequence number" / "Fwd thread id" arguments (see trace_events).
+op carrying Kineto's "Sequence number" / "Fwd thread id" arguments and each gloo collective its
+"Input Dims" / "Input type" (see trace_events).
 """
 
 import argparse
@@ -29,8 +30,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.autograd.profiler import record_function
 
-SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "module-impl")
+SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "module-impl",
+             "ddp-bucket", "straggler")
 VARIANTS = ("baseline", "experimental")
+STRAGGLE_ITERATIONS = 15  # 256x256 matmuls in the straggler's data step: ~90 ms on one core here
 
 
 # ---------------------------------------------------------------- models and steps per scenario
@@ -119,14 +122,27 @@ class Loss(nn.Module):
         return F.cross_entropy(logits, target)
 
 
+def slow_data_step(iterations):
+    """A data step that makes this rank slow: real CPU work outside any module, before the
+    forward, so the other ranks wait for this one in the gradient all-reduce."""
+    with record_function("data"):
+        a = torch.randn(256, 256)
+        for _ in range(iterations):
+            a = torch.tanh(a @ a)
+
+
 class Scenario:
-    """A model, a batch and a loss for one variant; `autocast` for the precision scenario."""
+    """A model, a batch and a loss for one variant; `autocast` for the precision scenario,
+    `bucket_cap_mb` for DDP (None: DDP's default, 25), `straggle` (matmul iterations in the last
+    rank's data step, 0: none)."""
 
     def __init__(self, name, variant, seed):
         torch.manual_seed(seed)
         experimental = variant == "experimental"
         self.autocast = False
         self.loss = F.cross_entropy
+        self.bucket_cap_mb = None
+        self.straggle = 0
         if name == "linear-dim":
             width = 4096 if experimental else 100
             self.model = Mlp([128, width, 10])
@@ -152,6 +168,18 @@ class Scenario:
             widths = [256, 512, 512, 10]
             self.model = FlatMlp(widths) if experimental else Mlp(widths)
             self.batch = (torch.randn(256, 256), torch.randint(0, 10, (256,)))
+        elif name == "ddp-bucket":
+            # ~3.16M fp32 parameters (12.6 MB) in twelve 512x512 layers of ~1 MB: DDP's default
+            # (a 1 MB first bucket, then 25 MB) all-reduces them in 2 buckets, 1 MB buckets in 12
+            # (a bucket closes once it reaches the cap, and a tensor is never split).
+            self.model = Mlp([512] * 13 + [10])
+            self.batch = (torch.randn(64, 512), torch.randint(0, 10, (64,)))
+            self.bucket_cap_mb = 1 if experimental else None
+        elif name == "straggler":
+            self.model = Mlp([512, 1024, 1024, 10])
+            self.batch = (torch.randn(64, 512), torch.randint(0, 10, (64,)))
+            self.bucket_cap_mb = 1
+            self.straggle = STRAGGLE_ITERATIONS if experimental else 0
         else:
             raise ValueError(f"unknown scenario {name}")
 
@@ -194,11 +222,66 @@ class ModuleRanges:
             handle.remove()
 
 
-def trace_events(prof):
+# How Kineto spells an input's dtype (c10's demangled C++ type name, as gcc writes it).
+KINETO_TYPE = {torch.float32: "float", torch.float64: "double", torch.float16: "c10::Half",
+               torch.bfloat16: "c10::BFloat16", torch.int64: "long int", torch.int32: "int",
+               torch.int16: "short int", torch.int8: "signed char", torch.uint8: "unsigned char",
+               torch.bool: "bool"}
+
+
+class CollectiveTypes:
+    """The dtype of each gloo collective's input, from what this rank knows of its model.
+
+    torch 1.13's FunctionEvent records input shapes but no dtypes, so they are derived from the
+    tensors DDP hands to gloo: an all_reduce is a gradient bucket, which holds parameters of one
+    dtype (all our models are fp32: "float"; autocast does not change the gradients' dtype). A
+    broadcast is DDP's per-forward buffer sync (one flat tensor per buffer dtype, told apart by
+    element count), or the one-time bucket rebuild in the second step's forward, which broadcasts
+    its at::kInt bucket indices (trainable parameters + 1 elements) and then its bucket sizes.
+    Call `args` in start order (as prof.function_events lists them)."""
+
+    def __init__(self, model):
+        params = [p for p in model.parameters() if p.requires_grad]
+        self.param_dtypes = {p.dtype for p in params}
+        self.rebuild_indices = len(params) + 1
+        self.buffer_numel = {}
+        for b in model.buffers():
+            self.buffer_numel[b.dtype] = self.buffer_numel.get(b.dtype, 0) + b.numel()
+        self.sizes_next = False
+
+    def dtype(self, name, shape):
+        numel = 1
+        for d in shape:
+            numel *= d
+        if name == "gloo:all_reduce" and len(self.param_dtypes) == 1:
+            return next(iter(self.param_dtypes))
+        if name == "gloo:broadcast":
+            if self.sizes_next or numel == self.rebuild_indices:
+                self.sizes_next = not self.sizes_next
+                return torch.int32
+            matches = [t for t, n in self.buffer_numel.items() if n == numel]
+            return matches[0] if len(matches) == 1 else None
+        return None
+
+    def args(self, evt):
+        """Kineto's "Input Dims" and "Input type" for a gloo collective ({} if it has no input;
+        no "Input type" if a dtype is not known)."""
+        shapes = [list(s) for s in evt.input_shapes or []]
+        if not shapes:
+            return {}
+        types = [self.dtype(evt.trace_name, s) for s in shapes]
+        if any(t is None for t in types):
+            return {"Input Dims": shapes}
+        return {"Input Dims": shapes, "Input type": [KINETO_TYPE.get(t, str(t)) for t in types]}
+
+
+def trace_events(prof, collectives):
     """The events torch 1.13's export_chrome_trace writes (same fields, same order), plus what
     that exporter drops and Kineto writes: each op's "Sequence number" (ops that record autograd
     history, and the backward ops they produce) and "Fwd thread id" (on backward ops, the thread
-    of their forward op), which link a backward root to its forward op."""
+    of their forward op), which link a backward root to its forward op; on the gloo worker
+    thread's collectives ("gloo:all_reduce", ...), "Input Dims" (the flat bucket, e.g. [[N]]) and
+    "Input type" (see CollectiveTypes)."""
     events = []
     for evt in prof.function_events:
         if evt.trace_name is None:
@@ -208,18 +291,20 @@ def trace_events(prof):
             args["Sequence number"] = evt.sequence_nr
         if evt.fwd_thread:
             args["Fwd thread id"] = evt.fwd_thread
+        if evt.trace_name.startswith("gloo:"):
+            args.update(collectives.args(evt))
         events.append({"name": evt.trace_name, "ph": "X", "ts": evt.time_range.start,
                        "dur": evt.time_range.elapsed_us(), "tid": evt.thread,
                        "pid": "CPU functions", "args": args})
     return events
 
 
-def write_trace(prof, path, rank, world_size):
+def write_trace(prof, collectives, path, rank, world_size):
     document = {
         "schemaVersion": 1,
         "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world_size},
         "traceName": os.path.basename(path),
-        "traceEvents": trace_events(prof),
+        "traceEvents": trace_events(prof, collectives),
     }
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -238,12 +323,17 @@ def run_rank(rank, args, port):
     os.sched_setaffinity(0, {cores[rank % len(cores)]})
     dist.init_process_group("gloo", rank=rank, world_size=args.ranks)
     scenario = Scenario(args.scenario, args.variant, seed=args.seed + rank)
-    model = nn.parallel.DistributedDataParallel(scenario.model)
+    ddp_options = {} if scenario.bucket_cap_mb is None else {"bucket_cap_mb": scenario.bucket_cap_mb}
+    model = nn.parallel.DistributedDataParallel(scenario.model, **ddp_options)
+    collectives = CollectiveTypes(scenario.model)
+    straggle = scenario.straggle if rank == args.ranks - 1 else 0  # the last rank straggles
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     inputs, target = scenario.batch
 
     def step():
         optimizer.zero_grad(set_to_none=True)
+        if straggle:
+            slow_data_step(straggle)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=scenario.autocast):
             output = model(inputs)
         loss = scenario.loss(output.float(), target)
@@ -257,10 +347,14 @@ def run_rank(rank, args, port):
         for n in range(args.warmup, args.warmup + args.steps):
             with record_function(f"ProfilerStep#{n}"):
                 step()
+        # A gloo worker thread closes its collective's range only after completing the work's
+        # future, which is what DDP waits on: without a pause the last step's last all_reduce can
+        # end after the profiler has stopped, and its event is lost.
+        time.sleep(0.05)
     run_dir = os.path.join(args.out, args.run)
     os.makedirs(run_dir, exist_ok=True)
     path = os.path.join(run_dir, f"rank{rank}.{int(time.time() * 1000)}.pt.trace.json")
-    write_trace(prof, path, rank, args.ranks)
+    write_trace(prof, collectives, path, rank, args.ranks)
     dist.barrier()
     dist.destroy_process_group()
     if rank == 0:

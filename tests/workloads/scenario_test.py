@@ -35,9 +35,9 @@ class Check:
             self.failures.append(message)
 
 
-def train(args, scenario, variant, run, background=False):
+def train(args, scenario, variant, run, background=False, steps=STEPS):
     command = [args.python, args.train, "--scenario", scenario, "--variant", variant,
-               "--ranks", str(RANKS), "--steps", str(STEPS), "--out", args.work, "--run", run]
+               "--ranks", str(RANKS), "--steps", str(steps), "--out", args.work, "--run", run]
     log("train " + " ".join(command[2:]))
     if background:
         return subprocess.Popen(command)
@@ -118,10 +118,10 @@ def scoped_operators(args, base, exp, path):
     return operators(diff(args, base, exp, "--view", "operators", "--path", path))
 
 
-def pair(args, scenario):
+def pair(args, scenario, steps=STEPS):
     base, exp = f"{scenario}-baseline", f"{scenario}-experimental"
-    train(args, scenario, "baseline", base)
-    train(args, scenario, "experimental", exp)
+    train(args, scenario, "baseline", base, steps=steps)
+    train(args, scenario, "experimental", exp, steps=steps)
     return base, exp
 
 
@@ -308,6 +308,70 @@ def check_repeat(args, check):
         f"modules {modules or 'none'}, operators {drifted or 'none'}")
 
 
+def collective(report, name):
+    rows = report.get("communication", {}).get("by_collective", [])
+    return next((r for r in rows if r.get("collective") == name), None)
+
+
+def check_self_comm(args, run, check):
+    """A run against itself: no collective and no rank's wait or exposure significant."""
+    comm = diff(args, run, run, "--view", "comm").get("communication", {})
+    rows = [r["collective"] for r in comm.get("by_collective", []) + comm.get("collectives", [])
+            if any(r.get(n, {}).get("significant") for n in
+                   ("calls_noise", "bytes_noise", "time_noise", "wait_noise", "bytes_per_call_noise"))]
+    ranks = [r.get("rank", 0) for r in comm.get("ranks", [])
+             if r.get("wait_noise", {}).get("significant") or r.get("exposed_noise", {}).get("significant")]
+    check.that(not rows and not ranks, f"{run} against itself: no collective or rank significant: {rows} {ranks}")
+
+
+def check_ddp_bucket(args, check):
+    runs = pair(args, "ddp-bucket")
+    report = diff(args, *runs)
+    row = collective(report, "all_reduce")
+    check.that(row is not None, "the all_reduce row of the communication diff")
+    if row is None:
+        return
+    base, exp = row["baseline"], row["experimental"]
+    log(f"info all_reduce calls {base.get('calls')} -> {exp.get('calls')}, bytes per call "
+        f"{base.get('bytes_per_call')} -> {exp.get('bytes_per_call')}, wait {base.get('wait_us')} -> "
+        f"{exp.get('wait_us')}")
+    check.that(exp.get("calls", 0) > base.get("calls", 0) and row.get("calls_noise", {}).get("significant"),
+               "all_reduce calls per step up, significant")
+    check.that(exp.get("bytes_per_call", 0) < base.get("bytes_per_call", 0)
+               and row.get("bytes_per_call_noise", {}).get("significant"),
+               "all_reduce bytes per call down, significant")
+    check.that(abs(exp.get("bytes", 0) - base.get("bytes", 0)) <= 0.01 * base.get("bytes", 1),
+               "the same gradient bytes per step either way")
+    comm = [f["text"] for f in report.get("findings", []) if f["kind"] == "communication"]
+    check.that(any(t.startswith("all_reduce: ") for t in comm), f"a finding names the all_reduce change: {comm}")
+    check_self_comm(args, runs[0], check)
+    check_self_diff(args, runs[0], check)
+
+
+def check_straggler(args, check):
+    # 8 steps: 16 all_reduces a side, so a rank last in all of them is no coin toss.
+    runs = pair(args, "straggler", steps=8)
+    report = diff(args, *runs)
+    comm = report.get("communication", {})
+    slow = RANKS - 1
+    base, exp = comm.get("baseline_straggler", {}), comm.get("experimental_straggler", {})
+    log(f"info verdicts: baseline {comm.get('baseline_verdict')}; experimental {comm.get('experimental_verdict')}")
+    check.that(exp.get("found") and exp.get("rank", 0) == slow,
+               f"rank {slow} is the experimental side's straggler: {comm.get('experimental_verdict')}")
+    check.that(not base.get("found"), f"the baseline has no straggler: {comm.get('baseline_verdict')}")
+    for r in comm.get("ranks", []):
+        if r.get("rank", 0) == slow:
+            continue
+        log(f"info rank {r.get('rank', 0)} wait {r['baseline'].get('wait_us')} -> {r['experimental'].get('wait_us')}")
+        check.that(r["experimental"].get("wait_us", 0) > r["baseline"].get("wait_us", 0)
+                   and r.get("wait_noise", {}).get("significant"),
+                   f"rank {r.get('rank', 0)} waits longer, significant")
+    named = [f["text"] for f in report.get("findings", []) if f["kind"] == "straggler"]
+    check.that(any(t.startswith(f"Rank {slow} arrives last") for t in named),
+               f"a finding names rank {slow} as the straggler: {named}")
+    check_self_comm(args, runs[0], check)
+
+
 CHECKS = {
     "linear-dim": check_linear_dim,
     "precision": check_precision,
@@ -316,6 +380,8 @@ CHECKS = {
     "fused-op": check_fused_op,
     "module-impl": check_module_impl,
     "repeat": check_repeat,
+    "ddp-bucket": check_ddp_bucket,
+    "straggler": check_straggler,
 }
 
 
