@@ -26,7 +26,18 @@ constexpr char kLayout[] =
     R"("has_interval","ci_low","ci_high","baseline_text","experimental_text","baseline_missing",)"
     R"("experimental_missing"],)"
     R"("rank":["side","rank","worker","steps","straggler","duration_us","kernel_us","memcpy_us",)"
-    R"("memset_us","communication_us","runtime_us","dataloader_us","cpu_exec_us","other_us"]})";
+    R"("memset_us","communication_us","runtime_us","dataloader_us","cpu_exec_us","other_us"],)"
+    // Communication rows: the row's fields, (baseline, experimental) pairs of
+    // the values, then one noise ([significant, has_interval, ci_low, ci_high])
+    // per entry of *_noise.
+    R"("collective":["collective","process_group","bytes_per_call","dtype","group_size","change"],)"
+    R"("collective_values":["calls","bytes","time_us","transfer_us","wait_us","algbw_gbps",)"
+    R"("busbw_gbps","bytes_per_call"],)"
+    R"("collective_noise":["calls","bytes","time_us","transfer_us","wait_us","bytes_per_call"],)"
+    R"("rank_communication":["rank","baseline_missing","experimental_missing"],)"
+    R"("rank_communication_values":["collective_us","exposed_us","overlap_ratio","wait_us",)"
+    R"("transfer_us","last_arrivals","instances","time_us"],)"
+    R"("rank_communication_noise":["exposed_us","wait_us"]})";
 
 class Writer {
  public:
@@ -355,6 +366,98 @@ void Findings(Writer& w,
   w.Raw("]");
 }
 
+void Collectives(
+    Writer& w,
+    const google::protobuf::RepeatedPtrField<v1::CollectiveDiff>& rows) {
+  w.Raw("[");
+  bool first = true;
+  for (const v1::CollectiveDiff& r : rows) {
+    w.Comma(first);
+    w.Raw("[");
+    w.Interned(r.collective());
+    w.Raw(",");
+    w.Interned(r.process_group());
+    w.Raw(",");
+    w.Number(static_cast<double>(r.bytes_per_call()));
+    w.Raw(",");
+    w.Interned(r.dtype());
+    w.Raw(",");
+    w.Number(r.group_size());
+    w.Raw(",");
+    w.Interned(DisplayText(r.change()));
+    using V = v1::CollectiveValues;
+    w.Pairs(r.baseline(), r.experimental(), &V::calls, &V::bytes, &V::time_us,
+            &V::transfer_us, &V::wait_us, &V::algbw_gbps, &V::busbw_gbps,
+            &V::bytes_per_call);
+    for (const v1::Noise* noise :
+         {&r.calls_noise(), &r.bytes_noise(), &r.time_noise(),
+          &r.transfer_noise(), &r.wait_noise(), &r.bytes_per_call_noise()}) {
+      w.Raw(",");
+      w.Noise(*noise);
+    }
+    w.Raw("]");
+  }
+  w.Raw("]");
+}
+
+void Straggler(Writer& w, const v1::StragglerVerdict& s) {
+  w.Raw(R"({"found":)");
+  w.Bool(s.found());
+  w.Raw(R"(,"rank":)");
+  w.Number(s.rank());
+  w.Raw(R"(,"last_arrivals":)");
+  w.Number(s.last_arrivals());
+  w.Raw(R"(,"instances":)");
+  w.Number(s.instances());
+  w.Raw(R"(,"share":)");
+  w.Number(s.share());
+  w.Raw(R"(,"collective":)");
+  w.String(s.collective());
+  w.Raw("}");
+}
+
+// The collectives of both sides (rows through the layout's collective*) and
+// each rank's communication (rank_communication*).
+void Communication(Writer& w, const v1::CommunicationDiff& c) {
+  w.Raw(R"({"by_collective":)");
+  Collectives(w, c.by_collective());
+  w.Raw(R"(,"collectives":)");
+  Collectives(w, c.collectives());
+  w.Raw(R"(,"ranks":[)");
+  bool first = true;
+  for (const v1::RankCommunicationDiff& r : c.ranks()) {
+    w.Comma(first);
+    w.Raw("[");
+    w.Number(r.rank());
+    w.Raw(",");
+    w.Bool(r.baseline_missing());
+    w.Raw(",");
+    w.Bool(r.experimental_missing());
+    using V = v1::RankCommunicationValues;
+    w.Pairs(r.baseline(), r.experimental(), &V::collective_us, &V::exposed_us,
+            &V::overlap_ratio, &V::wait_us, &V::transfer_us, &V::last_arrivals,
+            &V::instances, &V::time_us);
+    w.Raw(",");
+    w.Noise(r.exposed_noise());
+    w.Raw(",");
+    w.Noise(r.wait_noise());
+    w.Raw("]");
+  }
+  w.Raw(R"(],"baseline_straggler":)");
+  Straggler(w, c.baseline_straggler());
+  w.Raw(R"(,"experimental_straggler":)");
+  Straggler(w, c.experimental_straggler());
+  w.Raw(R"(,"baseline_verdict":)");
+  w.String(c.baseline_verdict());
+  w.Raw(R"(,"experimental_verdict":)");
+  w.String(c.experimental_verdict());
+  w.Raw(R"(,"baseline_instances":)");
+  w.Number(c.baseline_instances());
+  w.Raw(R"(,"experimental_instances":)");
+  w.Number(c.experimental_instances());
+  w.Raw("}");
+}
+
 }  // namespace
 
 std::string HtmlReportData(const v1::DiffReport& report,
@@ -389,6 +492,13 @@ std::string HtmlReportData(const v1::DiffReport& report,
   if (other_grouping != nullptr) {
     w.Raw(R"(,"other_tables":)");
     w.Tables(*other_grouping);
+  }
+  // Only a report with collectives on a side has a communication section.
+  if (report.communication().collectives_size() +
+          report.communication().by_collective_size() >
+      0) {
+    w.Raw(R"(,"communication":)");
+    Communication(w, report.communication());
   }
   if (report.has_modules()) {
     w.Raw(R"(,"modules":)");

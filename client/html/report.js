@@ -434,6 +434,189 @@
     $("ranks-chart").innerHTML = svg + "</svg>";
   }
 
+  // ---- communication -------------------------------------------------------------------------
+  // D.communication, only when a side ran collectives. Rows through D.layout's collective* and
+  // rank_communication*: the row's fields, (baseline, experimental) pairs of the values, then
+  // one noise ([significant, has_interval, ci_low, ci_high]) per name of *_noise.
+  const comm = D.communication || null;
+  function rowReader(fields, values, noises) {
+    const F = fields.length, V = values.length;
+    return {
+      field: (r, name) => r[fields.indexOf(name)],
+      v: (r, name, side) => r[F + 2 * values.indexOf(name) + side],
+      noise: (r, name) => { const at = F + 2 * V + 4 * noises.indexOf(name); return r.slice(at, at + 4); },
+    };
+  }
+  const CR = comm && rowReader(D.layout.collective, D.layout.collective_values, D.layout.collective_noise);
+  const RR = comm && rowReader(D.layout.rank_communication, D.layout.rank_communication_values, D.layout.rank_communication_noise);
+  const COMM_CHART_MAX_RANKS = 64;  // past this the per-rank bars get too thin: the table instead
+  const fmtGbps = (v) => (v > 0 ? Number(v.toPrecision(3)) + "" : "–");
+  // The side's straggler rank, or null when the verdict found none.
+  const stragglerOf = (side) => { const s = side ? comm.experimental_straggler : comm.baseline_straggler; return s.found ? s.rank : null; };
+  // The experimental cell of a pair: ● and coloured (time: higher is worse) when the change is
+  // significant, the interval in its title. `timed`: false for counts and sizes (no colour).
+  function judgedCell(b, e, noise, fmt, timed, missing) {
+    if (missing) return "<td>–</td>";
+    const t = timed ? tone(e - b, noise[0], false) : "same";
+    const title = noise[1] ? `Δ ${signed(fmt(e - b), e - b)}; 95% interval of Δ: ${fmt(noise[2])} … ${fmt(noise[3])}${noise[0] ? " (significant)" : " (within noise)"}` : "no noise estimate (a side has one step)";
+    return `<td class="${t === "same" ? "" : t}" data-v="${e}" data-sig="${noise[0] ? 1 : 0}" title="${esc(title)}">${fmt(e)}${noise[0] ? ' <span class="sig">●</span>' : ""}</td>`;
+  }
+  function collectiveRows(rows, pooled) {
+    let html = "<thead><tr><th class=name>Collective</th><th class=name>Group</th>" +
+      (pooled ? "<th>Bytes/call B → E</th>" : "<th>Message</th><th>Ranks</th>") +
+      "<th>Calls B</th><th>Calls E</th><th>Δ calls</th><th>Time B</th><th>Time E</th><th>Δ% time</th>" +
+      "<th>Transfer B</th><th>Transfer E</th><th>Wait B</th><th>Wait E</th>" +
+      "<th title='bus bandwidth (GB/s): bytes / transfer time × the nccl-tests factor'>Bus bw B</th><th>Bus bw E</th><th>Change</th></tr></thead><tbody>";
+    for (const r of rows) {
+      const v = (name, side) => CR.v(r, name, side);
+      const name = S[CR.field(r, "collective")], group = S[CR.field(r, "process_group")];
+      const bMissing = v("calls", 0) === 0, eMissing = v("calls", 1) === 0;
+      const side = (name2, s, fmt) => ((s ? eMissing : bMissing) ? "–" : fmt(v(name2, s)));
+      const timeNoise = CR.noise(r, "time_us");
+      const dTime = v("time_us", 1) - v("time_us", 0);
+      const cls = [tone(dTime, timeNoise[0], false)];
+      let size;
+      if (pooled) {
+        const bpc = CR.noise(r, "bytes_per_call");
+        size = `<td${bpc[0] ? ' title="significant"' : ""}>${side("bytes_per_call", 0, fmtBytes)} → ${side("bytes_per_call", 1, fmtBytes)}${bpc[0] ? ' <span class="sig">●</span>' : ""}</td>`;
+      } else {
+        const dtype = S[CR.field(r, "dtype")];
+        size = `<td>${fmtBytes(CR.field(r, "bytes_per_call"))}${dtype ? " " + esc(dtype) : ""}</td><td>${CR.field(r, "group_size") || ""}</td>`;
+      }
+      html += `<tr class="${cls.join(" ")}" data-collective="${esc(name)}" data-group="${esc(group)}">` +
+        `<td class=name title="${esc(name)}">${esc(name)}</td><td class=name>${esc(group || "default")}</td>${size}` +
+        `<td>${side("calls", 0, fmtCount)}</td>${judgedCell(v("calls", 0), v("calls", 1), CR.noise(r, "calls"), fmtCount, false, eMissing)}` +
+        `<td>${signed(fmtCount(v("calls", 1) - v("calls", 0)), v("calls", 1) - v("calls", 0))}</td>` +
+        `<td>${side("time_us", 0, fmtUs)}</td>${judgedCell(v("time_us", 0), v("time_us", 1), timeNoise, fmtUs, true, eMissing)}` +
+        `<td class=delta>${fmtPct(deltaPct(v("time_us", 0), v("time_us", 1)))}</td>` +
+        `<td>${side("transfer_us", 0, fmtUs)}</td>${judgedCell(v("transfer_us", 0), v("transfer_us", 1), CR.noise(r, "transfer_us"), fmtUs, true, eMissing)}` +
+        `<td>${side("wait_us", 0, fmtUs)}</td>${judgedCell(v("wait_us", 0), v("wait_us", 1), CR.noise(r, "wait_us"), fmtUs, true, eMissing)}` +
+        `<td>${side("busbw_gbps", 0, fmtGbps)}</td><td>${side("busbw_gbps", 1, fmtGbps)}</td>` +
+        `<td>${esc(S[CR.field(r, "change")])}</td></tr>`;
+    }
+    if (!rows.length) html += `<tr><td class="name empty" colspan="17">no rows</td></tr>`;
+    return html + "</tbody>";
+  }
+  function verdictLine(side) {
+    const label = side ? "experimental" : "baseline";
+    const verdict = side ? comm.experimental_verdict : comm.baseline_verdict;
+    const rank = stragglerOf(side);
+    return `<li class="${rank !== null ? "found" : ""}" data-side="${label}"><span class="side ${side ? "exp" : "base"}"><b>${label}</b></span>` +
+      `${esc(verdict || "no verdict")}${rank !== null ? `<span class="straggler">straggler: rank ${rank}</span>` : ""}</li>`;
+  }
+  // Per rank, baseline (left) and experimental (right) columns: transfer, wait stacked on it,
+  // a tick at the exposed time; the side's straggler marked ▼ and its rank number red.
+  function commRanksChart(ranks) {
+    const n = ranks.length, CH = 300, PB = 44;
+    const step = (W - PAD_L - PAD_R) / n;
+    const x = (i) => PAD_L + i * step;
+    const v = RR.v;
+    let max = 0;
+    for (const r of ranks) {
+      for (const s of [0, 1]) max = Math.max(max, v(r, "transfer_us", s) + v(r, "wait_us", s), v(r, "exposed_us", s));
+    }
+    max = max || 1;
+    const y = (u) => CH - PB - (u / max) * (CH - PAD_T - PB);
+    // Two columns and a gap per rank, at most 48 px wide each (a run of two ranks), centred.
+    const bw = Math.min(48, Math.max(0.8, step * 0.36)), gap = Math.min(step * 0.04, 6);
+    const left = (step - 2 * bw - gap) / 2;
+    const every = Math.max(1, Math.ceil(n / 40));
+    const stragglers = [stragglerOf(0), stragglerOf(1)];
+    let svg = `<svg viewBox="0 0 ${W} ${CH}" role="img" aria-label="communication per rank">`;
+    ranks.forEach((r, i) => {
+      const rank = RR.field(r, "rank");
+      let g = `<g class="comm-rank" data-rank="${rank}"><rect class="bg" x="${x(i).toFixed(2)}" y="${PAD_T - 8}" width="${step.toFixed(2)}" height="${CH - PB - PAD_T + 8}" fill="transparent"/>`;
+      for (const s of [0, 1]) {
+        if (RR.field(r, s ? "experimental_missing" : "baseline_missing")) continue;
+        const bx = x(i) + left + s * (bw + gap);
+        const transfer = v(r, "transfer_us", s), wait = v(r, "wait_us", s), exposed = v(r, "exposed_us", s);
+        const color = s ? "var(--exp)" : "var(--base)";
+        const straggler = stragglers[s] === rank;
+        const title = `<title>${s ? "experimental" : "baseline"} rank ${rank}${straggler ? " (straggler)" : ""}\n` +
+          `transfer ${fmtUs(transfer)}, wait ${fmtUs(wait)}\nexposed ${fmtUs(exposed)} (overlap ${(100 * v(r, "overlap_ratio", s)).toFixed(0)}%)\n` +
+          `last to arrive at ${fmtCount(v(r, "last_arrivals", s))} of ${fmtCount(v(r, "instances", s))} instances</title>`;
+        const outline = straggler ? ' stroke="var(--worse)" stroke-width="2"' : "";
+        g += `<g class="comm-bar" data-side="${s ? "e" : "b"}"${straggler ? ' data-straggler="1"' : ""}>${title}` +
+          `<rect class="comm-transfer" x="${bx.toFixed(2)}" y="${y(transfer).toFixed(2)}" width="${bw.toFixed(2)}" height="${(CH - PB - y(transfer)).toFixed(2)}" fill="${color}"${outline}/>` +
+          `<rect class="comm-wait" x="${bx.toFixed(2)}" y="${y(transfer + wait).toFixed(2)}" width="${bw.toFixed(2)}" height="${(y(transfer) - y(transfer + wait)).toFixed(2)}" fill="${color}" fill-opacity="0.3" stroke="${straggler ? "var(--worse)" : color}" stroke-width="${straggler ? 2 : 1}"/>` +
+          `<line class="comm-exposed" x1="${(bx - 1).toFixed(2)}" x2="${(bx + bw + 1).toFixed(2)}" y1="${y(exposed).toFixed(2)}" y2="${y(exposed).toFixed(2)}" stroke="var(--ink)" stroke-width="2"/>`;
+        if (straggler) g += `<text class="straggler-mark" x="${(bx + bw / 2).toFixed(2)}" y="${(y(transfer + wait) - 3).toFixed(2)}" text-anchor="middle">▼</text>`;
+        g += "</g>";
+      }
+      // Every `every`-th rank numbered, and the stragglers (their neighbours then not, to fit).
+      const marked = (k) => k >= 0 && k < n && stragglers.includes(RR.field(ranks[k], "rank"));
+      if (marked(i) || (i % every === 0 && !(every > 1 && (marked(i - 1) || marked(i + 1))))) {
+        g += `<text x="${(x(i) + step / 2).toFixed(2)}" y="${CH - PB + 14}" text-anchor="middle"${stragglers.includes(rank) ? ' class="straggler"' : ""}>${rank}</text>`;
+      }
+      svg += g + "</g>";
+    });
+    svg += `<line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${CH - PB}" y2="${CH - PB}"/>` + yTicks(0, max, y, "l");
+    svg += `<text x="${(W / 2).toFixed(0)}" y="${CH - PB + 32}" text-anchor="middle">rank</text>`;
+    svg += `<text x="${PAD_L}" y="12">per rank: blue baseline, orange experimental · solid transfer, pale wait on top · black tick: exposed (not overlapped by compute) · ▼ the side's straggler</text>`;
+    return svg + "</svg>";
+  }
+  function commRanksTable(ranks) {
+    const stragglers = [stragglerOf(0), stragglerOf(1)];
+    let html = "<thead><tr><th>Rank</th><th>Collective B</th><th>Collective E</th><th>Exposed B</th><th>Exposed E</th><th>Overlap B</th><th>Overlap E</th>" +
+      "<th>Transfer B</th><th>Transfer E</th><th>Wait B</th><th>Wait E</th><th title='instances it arrived last at / ran with another rank'>Last B</th><th>Last E</th><th>Straggler</th></tr></thead><tbody>";
+    for (const r of ranks) {
+      const rank = RR.field(r, "rank");
+      const miss = [RR.field(r, "baseline_missing"), RR.field(r, "experimental_missing")];
+      const v = (name, s) => RR.v(r, name, s);
+      const cell = (name, s, fmt) => `<td>${miss[s] ? "–" : fmt(v(name, s))}</td>`;
+      const pct = (f) => (100 * f).toFixed(0) + "%";
+      const last = (s) => `<td>${miss[s] ? "–" : fmtCount(v("last_arrivals", s)) + "/" + fmtCount(v("instances", s))}</td>`;
+      const who = [0, 1].filter((s) => stragglers[s] === rank).map((s) => (s ? "experimental" : "baseline"));
+      html += `<tr data-rank="${rank}"${who.length ? ' class="straggler-row"' : ""}><td>${rank}</td>` +
+        cell("collective_us", 0, fmtUs) + cell("collective_us", 1, fmtUs) +
+        cell("exposed_us", 0, fmtUs) + judgedCell(v("exposed_us", 0), v("exposed_us", 1), RR.noise(r, "exposed_us"), fmtUs, true, miss[1]) +
+        cell("overlap_ratio", 0, pct) + cell("overlap_ratio", 1, pct) +
+        cell("transfer_us", 0, fmtUs) + cell("transfer_us", 1, fmtUs) +
+        cell("wait_us", 0, fmtUs) + judgedCell(v("wait_us", 0), v("wait_us", 1), RR.noise(r, "wait_us"), fmtUs, true, miss[1]) +
+        last(0) + last(1) + `<td>${who.length ? `<span class="straggler">${who.join(", ")}</span>` : ""}</td></tr>`;
+    }
+    return html + "</tbody>";
+  }
+  function drawCommunication() {
+    if (!comm) { $("communication-section").hidden = true; return; }
+    $("comm-verdicts").innerHTML = verdictLine(0) + verdictLine(1);
+    $("collectives").innerHTML = collectiveRows(comm.by_collective, true);
+    $("collective-sizes").innerHTML = collectiveRows(comm.collectives, false);
+    $("collective-sizes-count").textContent = String(comm.collectives.length);
+    const ranks = comm.ranks;
+    const chart = ranks.length > 0 && ranks.length <= COMM_CHART_MAX_RANKS;
+    $("comm-ranks-chart").hidden = !chart;
+    if (chart) $("comm-ranks-chart").innerHTML = commRanksChart(ranks);
+    $("comm-ranks").innerHTML = commRanksTable(ranks);
+    $("comm-ranks-details").hidden = !ranks.length;
+    if (!chart) $("comm-ranks-details").open = true;
+  }
+  // A finding's communication rows: a collective (name, process group as the path) or "rank N".
+  function markCommunication(rows) {
+    let first = null;
+    const keep = (el) => { el.classList.add("highlight"); first = first || el; };
+    for (const e of rows) {
+      const rank = /^rank (\d+)$/.exec(e.name);
+      if (rank) {
+        $("comm-ranks-chart").querySelectorAll(`g.comm-rank[data-rank="${rank[1]}"]`).forEach(keep);
+        // Without the chart the table is where the rank is.
+        $("comm-ranks").querySelectorAll(`tr[data-rank="${rank[1]}"]`).forEach((tr) => {
+          tr.classList.add("highlight");
+          if ($("comm-ranks-chart").hidden) { $("comm-ranks-details").open = true; first = first || tr; }
+        });
+      } else {
+        $("collectives").querySelectorAll("tbody tr[data-collective]").forEach((tr) => {
+          if (tr.dataset.collective === e.name && tr.dataset.group === (e.path || "")) keep(tr);
+        });
+        $("collective-sizes").querySelectorAll("tbody tr[data-collective]").forEach((tr) => {
+          if (tr.dataset.collective === e.name && tr.dataset.group === (e.path || "")) tr.classList.add("highlight");
+        });
+      }
+    }
+    if (first) first.scrollIntoView({ block: "center" });
+    else if (!$("communication-section").hidden) $("communication-section").scrollIntoView({ block: "start" });
+  }
+
   // ---- what changed -------------------------------------------------------------------------
   // D.findings: sentences, most important first, each with the rows it was made from (evidence).
   const findings = D.findings || [];
@@ -449,6 +632,7 @@
       const qualified = name.slice(0, cut < 0 ? name.length : cut).lastIndexOf("::");
       if (qualified >= 0) name = name.slice(qualified + 2);
     }
+    if (e.table === "communication" && e.path) name += " (group " + e.path + ")";
     return name.length > 48 ? name.slice(0, 47) + "…" : name;
   }
   function evidenceTitle(e) {
@@ -500,7 +684,7 @@
   // overview row it names (a category finding names several).
   function follow(f, j) {
     const e = f.evidence[j ?? 0];
-    document.querySelectorAll("tr.highlight, #selected.highlight").forEach((el) => el.classList.remove("highlight"));
+    document.querySelectorAll("tr.highlight, #selected.highlight, g.highlight").forEach((el) => el.classList.remove("highlight"));
     for (const t of tables) t.unmark();
     const go = (id) => { if (!$(id).hidden) $(id).scrollIntoView({ block: "start" }); };
     if (e.table === "modules") {
@@ -523,6 +707,9 @@
       const rank = (e.name.match(/\d+/) || [""])[0];
       document.querySelectorAll("#ranks tbody tr").forEach((tr) => { if (tr.dataset.rank === rank) tr.classList.add("highlight"); });
       go("ranks-section");
+    } else if (e.table === "communication") {
+      // The sentence: every communication row it names (a straggler finding names each rank).
+      markCommunication(j === null ? f.evidence.filter((x) => x.table === "communication") : [e]);
     }
   }
 
@@ -543,6 +730,7 @@
   drawFindings();
   drawOverview();
   drawRanks();
+  drawCommunication();
   tables = [makeTable("operators"), makeTable("kernels")];
   if (root) {
     select(root);

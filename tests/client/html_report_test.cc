@@ -354,6 +354,203 @@ TEST(HtmlReportTest, AReportWithoutFindingsHasAnEmptyList) {
   EXPECT_EQ(ArraySize(doc["findings"]), 0u);
 }
 
+// The width of a communication row by the layout: its fields, a (baseline,
+// experimental) pair per value and four numbers per noise.
+size_t LayoutWidth(simdjson::dom::element layout, const char* fields,
+                   const char* values, const char* noises) {
+  return ArraySize(layout[fields]) + 2 * ArraySize(layout[values]) +
+         4 * ArraySize(layout[noises]);
+}
+
+v1::CollectiveDiff Collective(const std::string& name, const std::string& group,
+                              int64_t bytes_per_call, double calls_b,
+                              double calls_e) {
+  v1::CollectiveDiff row;
+  row.set_collective(name);
+  row.set_process_group(group);
+  row.set_bytes_per_call(bytes_per_call);
+  row.set_dtype(bytes_per_call > 0 ? "float" : "");
+  row.set_group_size(2);
+  row.mutable_baseline()->set_calls(calls_b);
+  row.mutable_experimental()->set_calls(calls_e);
+  row.mutable_baseline()->set_time_us(10 * calls_b);
+  row.mutable_experimental()->set_time_us(10 * calls_e);
+  row.mutable_experimental()->set_wait_us(7.25);
+  row.mutable_wait_noise()->set_significant(true);
+  row.mutable_wait_noise()->set_has_interval(true);
+  row.mutable_wait_noise()->set_ci_low(1.5);
+  row.mutable_wait_noise()->set_ci_high(9);
+  row.set_change(v1::CHANGE_INCREASED);
+  return row;
+}
+
+TEST(HtmlReportTest, CommunicationSectionCarriesEveryRowAndTheVerdicts) {
+  v1::DiffReport report = HostileReport();
+  v1::CommunicationDiff& c = *report.mutable_communication();
+  *c.add_by_collective() = Collective("all_reduce", "</script>pg", 0, 2, 12);
+  *c.add_collectives() = Collective("all_reduce", "</script>pg", 1 << 20, 1, 1);
+  *c.add_collectives() =
+      Collective("all_reduce", "</script>pg", 1 << 18, 1, 11);
+  for (int rank : {0, 1}) {
+    v1::RankCommunicationDiff& r = *c.add_ranks();
+    r.set_rank(rank);
+    r.mutable_baseline()->set_wait_us(100 + rank);
+    r.mutable_experimental()->set_wait_us(rank == 0 ? 900 : 3);
+    r.mutable_experimental()->set_exposed_us(0.5);
+    r.set_baseline_missing(rank == 1);
+    r.mutable_wait_noise()->set_significant(rank == 0);
+  }
+  c.mutable_experimental_straggler()->set_found(true);
+  c.mutable_experimental_straggler()->set_rank(1);
+  c.mutable_experimental_straggler()->set_last_arrivals(46);
+  c.mutable_experimental_straggler()->set_instances(50);
+  c.mutable_experimental_straggler()->set_share(0.92);
+  c.mutable_experimental_straggler()->set_collective("all_reduce");
+  c.mutable_baseline_straggler()->set_rank(-1);
+  c.set_baseline_verdict("no collective ran on two ranks");
+  c.set_experimental_verdict("rank 1 last in 92% of all_reduces (46 of 50)");
+  c.set_experimental_instances(50);
+  v1::Finding& finding = *report.add_findings();
+  finding.set_kind(v1::FINDING_KIND_COMMUNICATION);
+  finding.set_text("all_reduce: 2 -> 12 calls");
+  v1::FindingEvidence& e = *finding.add_evidence();
+  e.set_table(v1::EVIDENCE_TABLE_COMMUNICATION);
+  e.set_name("all_reduce");
+  e.set_path("</script>pg");
+
+  const std::string page = RenderHtmlReport(report, nullptr);
+  EXPECT_EQ(Count(page, "</script>"), 2u) << "a process group stays inside";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(DataOf(page)).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element layout, data;
+  ASSERT_EQ(doc["layout"].get(layout), simdjson::SUCCESS);
+  ASSERT_EQ(doc["communication"].get(data), simdjson::SUCCESS);
+  simdjson::dom::array strings;
+  ASSERT_EQ(doc["strings"].get(strings), simdjson::SUCCESS);
+  auto interned = [&](simdjson::simdjson_result<simdjson::dom::element> at) {
+    uint64_t index = 0;
+    EXPECT_EQ(at.get(index), simdjson::SUCCESS);
+    return Text(strings.at(index));
+  };
+
+  ASSERT_EQ(ArraySize(data["by_collective"]), 1u);
+  ASSERT_EQ(ArraySize(data["collectives"]), 2u);
+  ASSERT_EQ(ArraySize(data["ranks"]), 2u);
+  const size_t width = LayoutWidth(layout, "collective", "collective_values",
+                                   "collective_noise");
+  EXPECT_EQ(width, 6u + 2 * 8 + 4 * 6);
+  simdjson::dom::array row;
+  ASSERT_EQ(data["collectives"].at(1).get(row), simdjson::SUCCESS);
+  ASSERT_EQ(row.size(), width);
+  EXPECT_EQ(interned(row.at(0)), "all_reduce");
+  EXPECT_EQ(interned(row.at(1)), "</script>pg");
+  EXPECT_EQ(Value(row.at(2)), 1 << 18);
+  EXPECT_EQ(interned(row.at(3)), "float");
+  EXPECT_EQ(Value(row.at(4)), 2);
+  EXPECT_EQ(interned(row.at(5)), "increased");
+  EXPECT_EQ(Value(row.at(6)), 1);      // calls, baseline
+  EXPECT_EQ(Value(row.at(7)), 11);     // calls, experimental
+  EXPECT_EQ(Value(row.at(15)), 7.25);  // wait_us, experimental
+  // wait_noise: the fifth noise after the 6 fields and 8 pairs.
+  const size_t wait_noise = 6 + 16 + 4 * 4;
+  EXPECT_EQ(Value(row.at(wait_noise)), 1);
+  EXPECT_EQ(Value(row.at(wait_noise + 1)), 1);
+  EXPECT_EQ(Value(row.at(wait_noise + 2)), 1.5);
+  EXPECT_EQ(Value(row.at(wait_noise + 3)), 9);
+  ASSERT_EQ(data["by_collective"].at(0).get(row), simdjson::SUCCESS);
+  EXPECT_EQ(Value(row.at(2)), 0) << "pooled rows have no message size";
+  EXPECT_EQ(interned(row.at(3)), "");
+
+  const size_t rank_width =
+      LayoutWidth(layout, "rank_communication", "rank_communication_values",
+                  "rank_communication_noise");
+  EXPECT_EQ(rank_width, 3u + 2 * 8 + 4 * 2);
+  ASSERT_EQ(data["ranks"].at(1).get(row), simdjson::SUCCESS);
+  ASSERT_EQ(row.size(), rank_width);
+  EXPECT_EQ(Value(row.at(0)), 1);            // rank
+  EXPECT_EQ(Value(row.at(1)), 1);            // baseline_missing
+  EXPECT_EQ(Value(row.at(2)), 0);            // experimental_missing
+  EXPECT_EQ(Value(row.at(3 + 2 * 3)), 101);  // wait_us, baseline
+  EXPECT_EQ(Value(row.at(3 + 2 * 3 + 1)), 3);
+  EXPECT_EQ(Value(row.at(3 + 2 * 1 + 1)), 0.5);  // exposed_us, experimental
+
+  EXPECT_EQ(Value(data["experimental_straggler"]["found"]), 1);
+  EXPECT_EQ(Value(data["experimental_straggler"]["rank"]), 1);
+  EXPECT_EQ(Value(data["experimental_straggler"]["last_arrivals"]), 46);
+  EXPECT_DOUBLE_EQ(Value(data["experimental_straggler"]["share"]), 0.92);
+  EXPECT_EQ(Text(data["experimental_straggler"]["collective"]), "all_reduce");
+  EXPECT_EQ(Value(data["baseline_straggler"]["found"]), 0);
+  EXPECT_EQ(Value(data["baseline_straggler"]["rank"]), -1);
+  EXPECT_EQ(Text(data["baseline_verdict"]), c.baseline_verdict());
+  EXPECT_EQ(Text(data["experimental_verdict"]), c.experimental_verdict());
+  EXPECT_EQ(Value(data["experimental_instances"]), 50);
+
+  // The finding's evidence names the row the page looks for.
+  simdjson::dom::element evidence;
+  ASSERT_EQ(doc["findings"].at(0)["evidence"].at(0).get(evidence),
+            simdjson::SUCCESS);
+  EXPECT_EQ(Text(evidence["table"]), "communication");
+  EXPECT_EQ(Text(evidence["name"]), "all_reduce");
+  EXPECT_EQ(Text(evidence["path"]), "</script>pg");
+}
+
+TEST(HtmlReportTest, NoCommunicationSectionWithoutCollectives) {
+  v1::DiffReport report = HostileReport();
+  // Ranks without a collective on either side: nothing to show.
+  report.mutable_communication()->add_ranks()->set_rank(0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(HtmlReportData(report, nullptr)).get(doc),
+            simdjson::SUCCESS);
+  EXPECT_EQ(doc["communication"].error(), simdjson::NO_SUCH_FIELD);
+  EXPECT_EQ(parser.parse(HtmlReportData(v1::DiffReport(), nullptr)).get(doc),
+            simdjson::SUCCESS);
+  EXPECT_EQ(doc["communication"].error(), simdjson::NO_SUCH_FIELD);
+}
+
+// The 8-rank DLRM run through `profdiff diff --format html`: the page data
+// holds the diff's collectives and every rank.
+TEST(HtmlReportTest, DlrmReportCarriesItsCommunication) {
+  const fs::path run = test_support::TracesDir() / "param/dlrm_kineto";
+  if (!fs::exists(run)) GTEST_SKIP() << "missing " << run;
+  auto runs = analysis::LoadRuns({{run.string()}, {run.string()}}, {});
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  auto report = differ::DiffRuns((*runs)[0], (*runs)[1], v1::DiffOptions());
+  ASSERT_TRUE(report.ok()) << report.status();
+  const v1::CommunicationDiff& c = report->communication();
+  ASSERT_GT(c.by_collective_size(), 0) << "DLRM runs all_to_all and all_reduce";
+  ASSERT_EQ(c.ranks_size(), 8);
+
+  const fs::path out =
+      fs::path(::testing::TempDir()) / "html_report_test" / "dlrm.html";
+  fs::create_directories(out.parent_path());
+  auto written = RunDiffCommand(
+      {run.string(), run.string(), "--format", "html", "-o", out.string()});
+  ASSERT_TRUE(written.ok()) << written.status();
+  std::ifstream in(out);
+  std::stringstream page;
+  page << in.rdbuf();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(DataOf(page.str())).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element data;
+  ASSERT_EQ(doc["communication"].get(data), simdjson::SUCCESS);
+  EXPECT_EQ(ArraySize(data["by_collective"]),
+            static_cast<size_t>(c.by_collective_size()));
+  EXPECT_EQ(ArraySize(data["collectives"]),
+            static_cast<size_t>(c.collectives_size()));
+  ASSERT_EQ(ArraySize(data["ranks"]), 8u);
+  for (size_t i = 0; i < 8; ++i) {
+    double rank = -1;
+    ASSERT_EQ(data["ranks"].at(i).at(0).get(rank), simdjson::SUCCESS);
+    EXPECT_EQ(rank, c.ranks(static_cast<int>(i)).rank());
+  }
+  EXPECT_EQ(Text(data["baseline_verdict"]), c.baseline_verdict());
+  EXPECT_EQ(Value(data["baseline_straggler"]["found"]),
+            c.baseline_straggler().found() ? 1 : 0);
+}
+
 TEST(HtmlReportTest, DiffWritesTheReportToAFileAndRejectsWhatItCannotShow) {
   const fs::path root = test_support::TracesDir();
   const fs::path a =

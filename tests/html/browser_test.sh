@@ -16,7 +16,8 @@ command -v node >/dev/null || skip "no node (scripts/install_deps.sh installs De
 
 # The interactive pair: one model on two GPUs (module tree, CUDA against ROCm). The large pair:
 # the two largest traces that share a model (xDiT Flux, ~900 aligned modules, 20k+ table rows).
-# The DDP run: 8-rank DLRM, against itself (both sides have a straggler to mark).
+# The DDP run: 8-rank DLRM, against itself (both sides have a straggler to mark; its collectives
+# fill the communication section).
 interactive_a="$traces/tracelens/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
 interactive_b="$traces/tracelens/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
 large_a="$traces/tracelens/inference/xdit_flux_aiter/profile_trace_rank_0.json.gz"
@@ -35,6 +36,33 @@ mkdir -p "$out"
 "$profdiff" diff "$ranks_run" "$ranks_run" --format html -o "$out/ranks.html"
 "$profdiff" diff "$backward_run" "$backward_run" --format html -o "$out/backward.html"
 
+# The gloo pair: the ddp-bucket workload (2 ranks, 3 steps a side) trained here with Debian's CPU
+# torch, so its diff has collectives of two message-size mixes and an all_reduce finding whose
+# evidence is a communication row. Without torch that part is skipped; the DLRM run still covers
+# the communication section.
+gloo=()
+train="$here/../../examples/workloads/train.py"
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  rm -rf "$out/gloo" "$out/gloo.html"
+  trained=1
+  for variant in baseline experimental; do
+    # train.py has tests of its own (workload.*): a run that fails here skips this part.
+    /usr/bin/python3 "$train" --scenario ddp-bucket --variant "$variant" --ranks 2 --steps 3 \
+      --out "$out/gloo" --run "$variant" >"$out/gloo-$variant.log" 2>&1 || {
+      tail -5 "$out/gloo-$variant.log"
+      echo "SKIPPED part: train.py --scenario ddp-bucket --variant $variant failed (above)"
+      trained=0
+      break
+    }
+  done
+  if [ "$trained" = 1 ]; then
+    "$profdiff" diff "$out/gloo/baseline" "$out/gloo/experimental" --format html -o "$out/gloo.html"
+    gloo=(--gloo "$out/gloo.html")
+  fi
+else
+  echo "SKIPPED part: /usr/bin/python3 has no torch, so no gloo pair is trained (the DLRM run still checks the communication section)"
+fi
+
 # Self-contained: no reference to anything on a network.
 for f in "$out"/*.html; do
   refs="$(grep -c -E "https?://" "$f" || true)"
@@ -48,5 +76,5 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
-  --backward "$out/backward.html" \
+  --backward "$out/backward.html" "${gloo[@]}" \
   --out "$out/screenshots"

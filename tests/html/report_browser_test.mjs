@@ -1,10 +1,12 @@
 // Drives Debian's chromium (headless, through playwright-core) over HTML reports made by
 // `profdiff diff --format html` from real traces, and checks what a user does with the page:
 // follow a finding of "What changed" to its evidence, zoom into a module block and back, sort,
-// filter, switch grouping and top-N, per-rank stragglers; that nothing is fetched; and how fast
-// the largest report becomes interactive.
+// filter, switch grouping and top-N, per-rank stragglers, the communication section and its links;
+// that nothing is fetched; and how fast the largest report becomes interactive.
 //
-//   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html --out DIR
+//   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html
+//       [--gloo E.html] --out DIR
+// --gloo: a two-rank gloo DDP pair with collectives (browser_test.sh trains it when torch is there).
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -292,6 +294,160 @@ if (args.ranks) {
     await page.close();
   });
 }
+
+// ---- communication -----------------------------------------------------------------------------
+const dataOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent));
+// The section of a report with collectives: both verdict lines, the pooled and per-size tables
+// with the data's rows, one group of bars per rank, each side's straggler marked.
+async function expectCommunication(page) {
+  const data = (await dataOf(page)).communication;
+  assert.ok(data, "the page data has a communication section");
+  assert.equal(await page.$eval("#communication-section", (s) => s.hidden), false, "the section is shown");
+  const verdicts = await page.$$eval("#comm-verdicts li", (lis) => lis.map((li) => ({ text: li.textContent, found: li.classList.contains("found") })));
+  assert.equal(verdicts.length, 2, "a verdict line per side");
+  for (const [i, side] of ["baseline", "experimental"].entries()) {
+    const s = data[side + "_straggler"];
+    assert.ok(verdicts[i].text.startsWith(side), `the ${side} line names its side: ${verdicts[i].text}`);
+    assert.ok(verdicts[i].text.includes(data[side + "_verdict"]), `the ${side} verdict: ${verdicts[i].text}`);
+    assert.equal(verdicts[i].found, !!s.found, `the ${side} line is marked when it found a straggler`);
+    if (s.found) assert.match(verdicts[i].text, new RegExp(`straggler: rank ${s.rank}$`));
+  }
+  assert.equal(await rowCount(page, "collectives"), data.by_collective.length, "a pooled row per collective and group");
+  assert.equal(await rowCount(page, "collective-sizes"), data.collectives.length, "a row per message size");
+  assert.equal(await page.$eval("#collective-sizes-details", (d) => d.open), false, "the per-size rows start folded");
+  assert.equal(await text(page, "#collective-sizes-count"), String(data.collectives.length));
+  const S = (await dataOf(page)).strings;
+  const groups = await page.$$eval("#collectives tbody tr", (trs) => trs.map((tr) => tr.children[1].textContent));
+  data.by_collective.forEach((r, i) => assert.equal(groups[i], S[r[1]] || "default", `row ${i}'s group`));
+  // Significance: a ● on exactly the cells whose change the data calls significant.
+  const marks = await page.$$eval("#collectives tbody td[data-sig]", (tds) => tds.map((td) => [td.dataset.sig === "1", !!td.querySelector(".sig")]));
+  for (const [sig, dot] of marks) assert.equal(dot, sig, "● where significant");
+
+  // The chart: a group per rank, in the data's order; a baseline and an experimental column in each.
+  const ranks = data.ranks.map((r) => r[0]);
+  const drawn = await page.$$eval("#comm-ranks-chart g.comm-rank", (gs) => gs.map((g) => ({
+    rank: Number(g.dataset.rank), sides: [...g.querySelectorAll("g.comm-bar")].map((b) => b.dataset.side).join(""),
+    straggler: [...g.querySelectorAll("g.comm-bar[data-straggler]")].map((b) => b.dataset.side).join("") })));
+  assert.deepEqual(drawn.map((d) => d.rank), ranks, "a group of bars per rank");
+  for (const [i, d] of drawn.entries()) {
+    const missing = [data.ranks[i][1], data.ranks[i][2]];
+    assert.equal(d.sides, (missing[0] ? "" : "b") + (missing[1] ? "" : "e"), `rank ${d.rank}'s columns`);
+    const expected = (data.baseline_straggler.found && data.baseline_straggler.rank === d.rank ? "b" : "") +
+      (data.experimental_straggler.found && data.experimental_straggler.rank === d.rank ? "e" : "");
+    assert.equal(d.straggler, expected, `rank ${d.rank} marked as its side's straggler`);
+  }
+  // Transfer and wait stacked to scale: the two rectangles' heights in the data's ratio.
+  const L = (await dataOf(page)).layout;
+  const at = (name) => L.rank_communication.length + 2 * L.rank_communication_values.indexOf(name);
+  const first = data.ranks.find((r) => !r[1] && r[at("transfer_us")] > 0 && r[at("wait_us")] > 0);
+  if (first) {
+    const [th, wh] = await page.$eval(`#comm-ranks-chart g.comm-rank[data-rank="${first[0]}"] g.comm-bar[data-side=b]`,
+      (g) => [Number(g.querySelector(".comm-transfer").getAttribute("height")), Number(g.querySelector(".comm-wait").getAttribute("height"))]);
+    const want = first[at("transfer_us")] / first[at("wait_us")];
+    assert.ok(Math.abs(th / wh - want) <= 0.02 * want + 0.05, `transfer:wait drawn ${th}:${wh}, data ${want.toFixed(3)}`);
+  }
+  assert.equal(await rowCount(page, "comm-ranks"), ranks.length, "the per-rank table has every rank");
+  return data;
+}
+// Follows every link of a finding to a communication row; returns how many it checked.
+async function followCommunicationLinks(page) {
+  const findings = await findingsOf(page);
+  let checked = 0;
+  for (const [i, f] of findings.entries()) {
+    for (const [j, e] of f.evidence.entries()) {
+      if (e.table !== "communication") continue;
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.click(`#findings > li:nth-child(${i + 1}) .evidence a[data-e="${j}"]`);
+      const rank = /^rank (\d+)$/.exec(e.name);
+      if (rank) {
+        const marked = await page.$$eval("#comm-ranks-chart g.comm-rank.highlight", (gs) => gs.map((g) => g.dataset.rank));
+        assert.deepEqual(marked, [rank[1]], `${e.name}: its bars are marked`);
+        assert.deepEqual(await page.$$eval("#comm-ranks tbody tr.highlight", (trs) => trs.map((tr) => tr.dataset.rank)), [rank[1]]);
+        assert.ok(await inView(page, "#comm-ranks-chart g.comm-rank.highlight"), `${e.name}: its bars are in view`);
+      } else {
+        const marked = await page.$$eval("#collectives tbody tr.highlight", (trs) => trs.map((tr) => [tr.dataset.collective, tr.dataset.group]));
+        assert.deepEqual(marked, [[e.name, e.path]], `${e.name} (${e.path || "default"}): its pooled row is marked`);
+        assert.ok(await inView(page, "#collectives tbody tr.highlight"), `${e.name}: the row is in view`);
+        assert.equal(await page.$$eval("#comm-ranks-chart g.highlight", (g) => g.length), 0, "a rank's mark goes");
+      }
+      ++checked;
+    }
+  }
+  return checked;
+}
+
+if (args.ranks) {
+  await check("DDP report: the communication section of 8 ranks, stragglers marked", async () => {
+    const { page, problems } = await open(args.ranks);
+    const data = await expectCommunication(page);
+    assert.equal(data.ranks.length, 8, "DLRM ran on 8 ranks");
+    assert.equal(await page.$$eval("#comm-ranks-chart g.comm-rank", (g) => g.length), 8, "8 ranks in the chart");
+    assert.ok(data.by_collective.length >= 1, "DLRM runs collectives");
+    const links = await followCommunicationLinks(page);
+    await page.locator("#communication-section").screenshot({ path: path.join(args.out, "report-communication.png") });
+    await page.click("#collective-sizes-details summary");
+    await page.click("#comm-ranks-details summary");
+    await page.locator("#communication-section").screenshot({ path: path.join(args.out, "report-communication-tables.png") });
+    results.communication_dlrm = { by_collective: data.by_collective.length, collectives: data.collectives.length, ranks: data.ranks.length,
+      baseline_verdict: data.baseline_verdict, experimental_verdict: data.experimental_verdict, links_followed: links };
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  // The same report with a finding whose rows are a rank's wait and a collective (as the differ
+  // writes a straggler's and a collective's finding), to follow both kinds of link.
+  await check("DDP report: communication evidence links go to the rank's bars and the collective's row", async () => {
+    const html = fs.readFileSync(args.ranks, "utf8");
+    const open_ = '<script id="profdiff-data" type="application/json">';
+    const begin = html.indexOf(open_) + open_.length, end = html.indexOf("</script>", begin);
+    const d = JSON.parse(html.slice(begin, end));
+    const row = d.communication.by_collective[d.communication.by_collective.length - 1];
+    const evidence = (name, p) => ({ table: "communication", name, path: p, index_path: "", input_shapes: "", unit: "us", baseline: 1, experimental: 2, delta: 1, significant: 1 });
+    d.findings.push({ text: "Rank 3 arrives last; the other ranks wait longer.", kind: "straggler", significant: 1, delta_us: 1, delta_bytes: 0,
+      share_of_step_change: 0, evidence: [evidence("rank 3", ""), evidence(d.strings[row[0]], d.strings[row[1]])] });
+    const file = path.join(args.out, "ranks-communication-finding.html");
+    fs.writeFileSync(file, html.slice(0, begin) + JSON.stringify(d).replace(/</g, "\\u003c") + html.slice(end));
+    const { page, problems } = await open(file);
+    assert.equal(await followCommunicationLinks(page), 2);
+    // The sentence marks every row it names.
+    await page.click(`#findings > li:nth-child(${d.findings.length}) a.finding`);
+    assert.equal(await page.$$eval("#comm-ranks-chart g.comm-rank.highlight", (g) => g.length), 1);
+    assert.equal(await page.$$eval("#collectives tbody tr.highlight", (t) => t.length), 1);
+    await page.screenshot({ path: path.join(args.out, "report-communication-finding.png") });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+if (args.gloo) {
+  await check("gloo DDP pair (ddp-bucket, trained here): more, smaller all_reduces, its finding goes to the row", async () => {
+    const { page, problems } = await open(args.gloo);
+    const data = await expectCommunication(page);
+    assert.equal(data.ranks.length, 2, "two ranks");
+    const S = (await dataOf(page)).strings;
+    const L = (await dataOf(page)).layout;
+    const calls = L.collective.length + 2 * L.collective_values.indexOf("calls");
+    const allReduce = data.by_collective.find((r) => S[r[0]] === "all_reduce");
+    assert.ok(allReduce, "an all_reduce row");
+    assert.ok(allReduce[calls + 1] > allReduce[calls], `more all_reduce calls: ${allReduce[calls]} -> ${allReduce[calls + 1]}`);
+    assert.ok(data.collectives.length > data.by_collective.length, "message sizes split the rows");
+    const links = await followCommunicationLinks(page);
+    assert.ok(links >= 1, "the all_reduce finding links to its row");
+    await page.locator("#communication-section").screenshot({ path: path.join(args.out, "report-communication-gloo.png") });
+    results.communication_gloo = { by_collective: data.by_collective.length, collectives: data.collectives.length, links_followed: links };
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+// A report without collectives has no such section.
+await check("interactive report: no communication section without collectives", async () => {
+  const { page, problems } = await open(args.interactive);
+  assert.equal((await dataOf(page)).communication, undefined);
+  assert.equal(await page.$eval("#communication-section", (s) => s.hidden), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
 
 await check("largest report: interactive in under 1 s", async () => {
   const loads = [];
