@@ -33,6 +33,7 @@ from torch.autograd.profiler import record_function
 SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "module-impl",
              "ddp-bucket", "straggler")
 VARIANTS = ("baseline", "experimental")
+UNPINNED = ("straggler",)  # scenarios whose ranks are not pinned to a core each (see run_rank)
 STRAGGLE_ITERATIONS = 15  # 256x256 matmuls in the straggler's data step: ~90 ms on one core here
 
 
@@ -318,9 +319,13 @@ def run_rank(rank, args, port):
     os.environ["MASTER_PORT"] = str(port)
     torch.set_num_threads(args.threads)
     # One core per rank (round robin): no migrations, and two runs started side by side share
-    # each core evenly, so neither sees a busier machine than the other.
-    cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cores[rank % len(cores)]})
+    # each core evenly, so neither sees a busier machine than the other. Not for the straggler
+    # scenario: there the ranks must be equal but for the slowed one, and on a shared machine
+    # one core can run a third slower than the other for a whole run, which makes its rank a
+    # straggler of its own; unpinned, the ranks share both cores' speed.
+    if args.scenario not in UNPINNED:
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[rank % len(cores)]})
     dist.init_process_group("gloo", rank=rank, world_size=args.ranks)
     scenario = Scenario(args.scenario, args.variant, seed=args.seed + rank)
     ddp_options = {} if scenario.bucket_cap_mb is None else {"bucket_cap_mb": scenario.bucket_cap_mb}
