@@ -297,9 +297,7 @@ std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> HostCompute(
   }
   std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> by_thread;
   for (uint32_t op : links.operators) {
-    if (call_of[op] != kNoEvent || encloses[op] ||
-        IsCollectiveOpName(trace.strings.Get(t.name[op])))
-      continue;
+    if (call_of[op] != kNoEvent || encloses[op]) continue;
     by_thread[{t.pid[op], t.tid[op]}].push_back({t.start_ns[op], t.end_ns(op)});
   }
   for (auto& [thread, intervals] : by_thread)

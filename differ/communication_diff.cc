@@ -55,12 +55,6 @@ class Slots {
   size_t count_ = 0;
 };
 
-// A row's per-slot metrics on both sides.
-struct Series {
-  std::array<std::vector<std::array<double, kMetrics>>, 2> slots;
-  bool present[2] = {false, false};
-};
-
 void AddSlot(const v1::CollectiveSlot& slot, const Slots& slots,
              std::vector<Values>& into) {
   const size_t at = slots.Of(slot.rank(), slot.step_index());
