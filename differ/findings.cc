@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -163,12 +164,17 @@ class FindingBuilder {
     if (std::optional<v1::Finding> ops = OperatorsThatRan())
       structure.push_back(std::move(*ops));
     PD_RETURN_IF_ERROR(WhatChangedInside(timing));
+    // A rank the others wait for explains their wait: it goes first among
+    // the rest, so the cap does not cut it.
+    bool last_arrival_named[2] = {false, false};
+    std::vector<v1::Finding> arrivals;
+    LastArrival(arrivals, last_arrival_named);
     Categories(rest);
     Collectives(rest);
-    bool last_arrival_named[2] = {false, false};
-    LastArrival(rest, last_arrival_named);
     Memory(rest);
     Straggler(rest, last_arrival_named);
+    rest.insert(rest.begin(), std::make_move_iterator(arrivals.begin()),
+                std::make_move_iterator(arrivals.end()));
 
     std::vector<v1::Finding> out;
     const bool anything =
