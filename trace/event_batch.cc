@@ -108,6 +108,8 @@ constexpr std::pair<ArgKey, v1::ArgKey> kArgKeys[] = {
     {ArgKey::kPythonModuleId, v1::ARG_KEY_PYTHON_MODULE_ID},
     {ArgKey::kFlowBindingEnclosing, v1::ARG_KEY_FLOW_BINDING_ENCLOSING},
     {ArgKey::kProcessGroupRanks, v1::ARG_KEY_PROCESS_GROUP_RANKS},
+    {ArgKey::kAddr, v1::ARG_KEY_ADDR},
+    {ArgKey::kSelfCpuMemoryUsage, v1::ARG_KEY_SELF_CPU_MEMORY_USAGE},
 };
 static_assert(SameNumbering(kArgKeys) && std::size(kArgKeys) == kArgKeyCount &&
               v1::ArgKey_ARRAYSIZE == kArgKeyCount);

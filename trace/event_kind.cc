@@ -41,6 +41,10 @@ constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
     {ArgType::kInt, "Python module id"},
     {ArgType::kInt, "bp"},
     {ArgType::kString, "Process Group Ranks"},
+    {ArgType::kInt, "Addr"},
+    // Not Kineto's: examples/workloads/train.py's spelling of the legacy profiler's
+    // FunctionEvent.self_cpu_memory_usage (bytes), for traces without "[memory]" events.
+    {ArgType::kInt, "Self CPU Memory Usage"},
 }};
 
 }  // namespace

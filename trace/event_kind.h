@@ -75,8 +75,10 @@ enum class ArgKey : uint8_t {
   kPythonModuleId = 26,
   kFlowBindingEnclosing = 27,
   kProcessGroupRanks = 28,
+  kAddr = 29,
+  kSelfCpuMemoryUsage = 30,
 };
-inline constexpr int kArgKeyCount = 29;
+inline constexpr int kArgKeyCount = 31;
 
 // How an argument's value is stored.
 enum class ArgType : uint8_t { kInt, kDouble, kString };

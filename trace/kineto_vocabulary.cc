@@ -19,6 +19,8 @@ ArgNameTable::ArgNameTable() {
   Add({"Input Dims", ArgSlot::kInputShapes, ArgKey::kUnspecified});
   Add({"Input dims", ArgSlot::kInputShapes,
        ArgKey::kUnspecified});  // legacy spelling
+  // A memory event's size ("bytes" is a memcpy's): negative for a free.
+  Add({"Bytes", ArgSlot::kTyped, ArgKey::kBytes});
   for (int k = 1; k < kArgKeyCount; ++k) {
     const auto key = static_cast<ArgKey>(k);
     if (key == ArgKey::kFlowBindingEnclosing)

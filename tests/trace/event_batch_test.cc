@@ -382,12 +382,12 @@ TEST(EventBatchTest, UnknownPhaseIsInvalidArgument) {
 
 TEST(EventBatchTest, UnknownArgKeyIsInvalidArgument) {
   v1::EventBatch batch = HandBatch();
-  batch.set_arg_key(2, 29);  // ARG_KEY_PROCESS_GROUP_RANKS = 28 is the last
+  batch.set_arg_key(2, 31);  // ARG_KEY_SELF_CPU_MEMORY_USAGE = 30 is the last
   const absl::Status status = Append(batch);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       status.message(),
-      "event batch: arg_key[2] = 29 is not a known ArgKey (expected 0 to 28)");
+      "event batch: arg_key[2] = 31 is not a known ArgKey (expected 0 to 30)");
 }
 
 TEST(EventBatchTest, NegativeDurationIsInvalidArgument) {
