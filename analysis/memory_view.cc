@@ -1,70 +1,141 @@
 #include "analysis/memory_view.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 
-#include "base/str_cat.h"
+#include <absl/container/flat_hash_map.h>
 
 namespace profdiff::analysis {
 namespace {
 
-// Kineto's c10::DeviceType numbering.
-constexpr int64_t kDeviceTypeCpu = 0;
-constexpr int64_t kDeviceTypeCuda = 1;
-
-std::string DeviceName(int64_t type, int64_t id) {
-  if (type == kDeviceTypeCpu) return "cpu";
-  if (type == kDeviceTypeCuda) return base::StrCat("cuda:", id);
-  return base::StrCat("device", type, ":", id);
-}
-
-struct Sample {
-  int64_t time_ns;
-  int64_t allocated;
-  int64_t reserved;
+struct Block {
+  int64_t bytes = 0;
+  uint32_t op = kNoEvent;
 };
+
+// Blocks alive after events [begin, peak] of one device, by allocating operator.
+std::vector<MemoryHolderRow> HoldersAt(const trace::Trace& trace,
+                                       const std::vector<MemoryEvent>& events,
+                                       size_t begin, size_t peak,
+                                       bool allocated_from_bytes) {
+  absl::flat_hash_map<int64_t, Block> alive;
+  for (size_t k = begin; k <= peak; ++k) {
+    const MemoryEvent& m = events[k];
+    const auto address = trace.IntArg(m.event, trace::ArgKey::kAddr);
+    if (!address) continue;
+    if (m.bytes > 0) {
+      alive[*address] = {m.bytes, m.op};
+    } else {
+      alive.erase(*address);
+    }
+  }
+  if (alive.empty()) return {};
+  absl::flat_hash_map<std::string, MemoryHolderRow> by_op;
+  int64_t known = 0;
+  for (const auto& [address, block] : alive) {
+    std::string name =
+        block.op == kNoEvent
+            ? std::string(kOutsideOperatorsHolder)
+            : std::string(trace.strings.Get(trace.events.name[block.op]));
+    MemoryHolderRow& row = by_op[name];
+    row.operator_name = std::move(name);
+    row.bytes += block.bytes;
+    ++row.blocks;
+    known += block.bytes;
+  }
+  std::vector<MemoryHolderRow> rows;
+  for (auto& [name, row] : by_op) rows.push_back(std::move(row));
+  if (!allocated_from_bytes && events[peak].allocated > known) {
+    rows.push_back({std::string(kBeforeTraceHolder),
+                    events[peak].allocated - known, 0});
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const MemoryHolderRow& a, const MemoryHolderRow& b) {
+              return a.bytes != b.bytes ? a.bytes > b.bytes
+                                        : a.operator_name < b.operator_name;
+            });
+  if (rows.size() > kMaxPeakHolders) rows.resize(kMaxPeakHolders);
+  return rows;
+}
 
 }  // namespace
 
-std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace) {
-  const trace::EventTable& t = trace.events;
-  std::map<std::pair<int64_t, int64_t>, std::vector<Sample>> by_device;
-  for (uint32_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != trace::EventKind::kMemory) continue;
-    const int64_t type =
-        trace.IntArg(i, trace::ArgKey::kDeviceType).value_or(kDeviceTypeCpu);
-    const int64_t id = trace.IntArg(i, trace::ArgKey::kDeviceId).value_or(0);
-    by_device[{type, id}].push_back(
-        {t.start_ns[i],
-         trace.IntArg(i, trace::ArgKey::kTotalAllocatedBytes).value_or(0),
-         trace.IntArg(i, trace::ArgKey::kTotalReservedBytes).value_or(0)});
-  }
-  std::vector<DeviceMemory> result;
-  for (auto& [device, samples] : by_device) {
-    std::stable_sort(
-        samples.begin(), samples.end(),
-        [](const Sample& a, const Sample& b) { return a.time_ns < b.time_ns; });
-    DeviceMemory memory;
-    memory.device = DeviceName(device.first, device.second);
-    memory.event_count = static_cast<int32_t>(samples.size());
-    double weighted = 0;
-    for (size_t k = 0; k < samples.size(); ++k) {
-      memory.peak_allocated_bytes =
-          std::max(memory.peak_allocated_bytes, samples[k].allocated);
-      memory.peak_reserved_bytes =
-          std::max(memory.peak_reserved_bytes, samples[k].reserved);
-      if (k + 1 < samples.size()) {
-        weighted +=
-            static_cast<double>(samples[k].allocated) *
-            static_cast<double>(samples[k + 1].time_ns - samples[k].time_ns);
-      }
+std::vector<MemoryCurvePoint> DownsampleCurve(
+    const std::vector<MemoryCurvePoint>& points, size_t max_points) {
+  if (points.size() <= max_points || max_points < 2) return points;
+  const size_t runs = max_points / 2;
+  std::vector<MemoryCurvePoint> out;
+  out.reserve(max_points);
+  for (size_t r = 0; r < runs; ++r) {
+    const size_t begin = points.size() * r / runs;
+    const size_t end = points.size() * (r + 1) / runs;
+    size_t low = begin;
+    size_t high = begin;
+    for (size_t k = begin; k < end; ++k) {
+      if (points[k].allocated < points[low].allocated) low = k;
+      if (points[k].allocated > points[high].allocated) high = k;
     }
-    const int64_t span = samples.back().time_ns - samples.front().time_ns;
-    memory.average_allocated_bytes =
-        span > 0 ? weighted / static_cast<double>(span)
-                 : static_cast<double>(samples.back().allocated);
-    result.push_back(std::move(memory));
+    out.push_back(points[std::min(low, high)]);
+    if (low != high) out.push_back(points[std::max(low, high)]);
+  }
+  return out;
+}
+
+std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
+                                        const MemoryEvents& memory,
+                                        const StepWindows& steps) {
+  const std::vector<MemoryEvent>& events = memory.events;
+  std::vector<DeviceMemory> result;
+  size_t begin = 0;
+  while (begin < events.size()) {
+    size_t end = begin;
+    while (end < events.size() && events[end].device == events[begin].device)
+      ++end;
+    // Inside the kept steps (all events when the worker has no kept step).
+    std::vector<size_t> inside;
+    for (size_t k = begin; k < end; ++k) {
+      if (steps.kept.empty() || events[k].step != kNoMemoryStep)
+        inside.push_back(k);
+    }
+    if (!inside.empty()) {
+      DeviceMemory d;
+      d.device = memory.devices[static_cast<size_t>(events[begin].device)];
+      d.allocated_from_bytes =
+          memory.allocated_from_bytes[static_cast<size_t>(events[begin].device)];
+      d.event_count = static_cast<int32_t>(inside.size());
+      const int64_t origin = steps.kept.empty()
+                                 ? events[inside.front()].time_ns
+                                 : steps.kept.front().start_ns;
+      size_t peak = inside.front();
+      double weighted = 0;
+      std::vector<MemoryCurvePoint> curve;
+      for (size_t i = 0; i < inside.size(); ++i) {
+        const MemoryEvent& m = events[inside[i]];
+        if (m.allocated > events[peak].allocated) peak = inside[i];
+        d.peak_reserved_bytes = std::max(d.peak_reserved_bytes, m.reserved);
+        if (i + 1 < inside.size()) {
+          weighted += static_cast<double>(m.allocated) *
+                      static_cast<double>(events[inside[i + 1]].time_ns -
+                                          m.time_ns);
+        }
+        // Every event, those at one time too: an allocation freed within the
+        // same microsecond is a spike the peak may be.
+        curve.push_back({m.time_ns - origin, m.allocated, m.reserved});
+      }
+      const int64_t span =
+          events[inside.back()].time_ns - events[inside.front()].time_ns;
+      d.average_allocated_bytes =
+          span > 0 ? weighted / static_cast<double>(span)
+                   : static_cast<double>(events[inside.back()].allocated);
+      d.peak_allocated_bytes = events[peak].allocated;
+      d.peak_offset_ns = events[peak].time_ns - origin;
+      d.peak_step = events[peak].step;
+      d.peak_op = events[peak].op;
+      d.holders = HoldersAt(trace, events, begin, peak, d.allocated_from_bytes);
+      d.curve = DownsampleCurve(curve, kMaxCurvePoints);
+      result.push_back(std::move(d));
+    }
+    begin = end;
   }
   return result;
 }

@@ -585,4 +585,22 @@ ModuleTree BuildModuleTree(const trace::Trace& trace, const EventLinks& links,
   return TreeBuilder(trace, links, step_of_event, steps).Build();
 }
 
+v1::ModuleNodeKind ProtoModuleNodeKind(ModuleNodeKind kind) {
+  switch (kind) {
+    case ModuleNodeKind::kRoot:
+      return v1::MODULE_NODE_KIND_ROOT;
+    case ModuleNodeKind::kModule:
+      return v1::MODULE_NODE_KIND_MODULE;
+    case ModuleNodeKind::kOperator:
+      return v1::MODULE_NODE_KIND_OPERATOR;
+    case ModuleNodeKind::kBackward:
+      return v1::MODULE_NODE_KIND_BACKWARD;
+    case ModuleNodeKind::kOptimizer:
+      return v1::MODULE_NODE_KIND_OPTIMIZER;
+    case ModuleNodeKind::kGradientSync:
+      return v1::MODULE_NODE_KIND_GRADIENT_SYNC;
+  }
+  return v1::MODULE_NODE_KIND_UNSPECIFIED;
+}
+
 }  // namespace profdiff::analysis

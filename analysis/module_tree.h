@@ -42,6 +42,7 @@
 #include "analysis/event_links.h"
 #include "analysis/interval_set.h"
 #include "analysis/steps.h"
+#include "profdiff/v1/profile.pb.h"
 #include "trace/trace.h"
 
 namespace profdiff::analysis {
@@ -122,6 +123,9 @@ struct ModuleTree {
       0;  // (parent, name) pairs put in an "(other)" node
   BackwardAttribution backward;
 };
+
+// The proto spelling of a node kind.
+v1::ModuleNodeKind ProtoModuleNodeKind(ModuleNodeKind kind);
 
 // `step_of_event` (from AssignEventsToSteps) and `steps` may be null: then
 // nodes carry no step samples.

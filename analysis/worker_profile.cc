@@ -8,6 +8,7 @@
 #include "analysis/event_links.h"
 #include "analysis/gpu_metrics.h"
 #include "analysis/hta_step_ops.h"
+#include "analysis/memory_profile.h"
 #include "analysis/memory_view.h"
 #include "analysis/module_tree.h"
 #include "analysis/profile_limits.h"
@@ -137,24 +138,6 @@ void FillKernelRows(const trace::Trace& trace,
   }
 }
 
-v1::ModuleNodeKind ProtoKind(ModuleNodeKind kind) {
-  switch (kind) {
-    case ModuleNodeKind::kRoot:
-      return v1::MODULE_NODE_KIND_ROOT;
-    case ModuleNodeKind::kModule:
-      return v1::MODULE_NODE_KIND_MODULE;
-    case ModuleNodeKind::kOperator:
-      return v1::MODULE_NODE_KIND_OPERATOR;
-    case ModuleNodeKind::kBackward:
-      return v1::MODULE_NODE_KIND_BACKWARD;
-    case ModuleNodeKind::kOptimizer:
-      return v1::MODULE_NODE_KIND_OPTIMIZER;
-    case ModuleNodeKind::kGradientSync:
-      return v1::MODULE_NODE_KIND_GRADIENT_SYNC;
-  }
-  return v1::MODULE_NODE_KIND_UNSPECIFIED;
-}
-
 // Context for turning the module tree into nested ModuleNode messages.
 struct ModuleFiller {
   const trace::Trace& trace;
@@ -176,7 +159,7 @@ struct ModuleFiller {
                                  ? node.name
                                  : parent_path + "/" + node.name;
     out.set_path(path);
-    out.set_kind(ProtoKind(node.kind));
+    out.set_kind(ProtoModuleNodeKind(node.kind));
     out.set_calls(node.calls);
     out.set_host_us(Us(node.host_ns));
     out.set_host_self_us(Us(node.host_self_ns));
@@ -251,6 +234,7 @@ struct StepViews {
   std::vector<StepBreakdown> breakdowns;
   std::vector<DeviceGpuMetrics> devices;
   std::vector<HtaStepOps> hta_steps;
+  MemoryEvents memory_events;
   std::vector<DeviceMemory> memory;
   std::vector<OperatorRow> operator_rows;
   std::vector<KernelRow> kernel_rows;
@@ -349,7 +333,8 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
     views.breakdowns = ComputeStepBreakdowns(trace, links, steps);
     views.devices = ComputeGpuMetrics(trace, links, steps);
     views.hta_steps = ComputeHtaStepOps(trace, links);
-    views.memory = ComputeMemory(trace);
+    views.memory_events = CollectMemoryEvents(trace, links, steps);
+    views.memory = ComputeMemory(trace, views.memory_events, steps);
     OperatorTable operators(trace, times, options.operator_grouping,
                             &step_of_event);
     for (uint32_t op : links.operators) operators.Add(op);
@@ -454,14 +439,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
       op->set_total_duration_us(row.total_duration_us);
     }
   }
-  for (const DeviceMemory& m : views.memory) {
-    v1::MemoryStats* memory = profile.add_memory();
-    memory->set_device(m.device);
-    memory->set_peak_allocated_bytes(m.peak_allocated_bytes);
-    memory->set_average_allocated_bytes(m.average_allocated_bytes);
-    memory->set_peak_reserved_bytes(m.peak_reserved_bytes);
-    memory->set_event_count(m.event_count);
-  }
+  FillMemory({trace, links, step_of_event, tree, views.memory_events,
+              views.memory, options.operator_grouping},
+             profile);
   if (profile.ByteSizeLong() > kMaxProfileBytes) {
     ClearNodeTables(*profile.mutable_modules());
     profile.add_warnings(base::StrCat(
