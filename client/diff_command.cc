@@ -56,10 +56,11 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
   if (text == "findings") return v1::DIFF_VIEW_FINDINGS;
   if (text == "comm" || text == "communication")
     return v1::DIFF_VIEW_COMMUNICATION;
+  if (text == "memory") return v1::DIFF_VIEW_MEMORY;
   return absl::InvalidArgumentError(base::StrCat(
       "--view ", text,
       ": expected findings, overview, modules, operators, kernels, comm, "
-      "ranks or all"));
+      "memory, ranks or all"));
 }
 
 // What `profdiff diff` compares: two paths, two run ids, or one of each.

@@ -4,12 +4,16 @@
 
 #include "base/str_cat.h"
 #include "client/json_output.h"
+#include "client/memory_renderer.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
 #include "differ/display_text.h"
 
 namespace profdiff::client {
 namespace {
+
+// Memory rows printed in table format (CSV and JSON carry all).
+constexpr size_t kMemoryRowsShown = 20;
 
 using differ::DisplayText;
 
@@ -264,12 +268,6 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
-std::string BytesText(double bytes) {
-  if (bytes >= kBytesPerMiB)
-    return absl::StrFormat("%.1f MiB", bytes / kBytesPerMiB);
-  if (bytes >= 1024) return absl::StrFormat("%.1f KiB", bytes / 1024);
-  return absl::StrFormat("%.0f B", bytes);
-}
 
 std::string Count(double n) { return absl::StrFormat("%g", n); }
 
@@ -473,6 +471,25 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                            "; last = instances it arrived last at / ran with "
                            "another rank)"),
               RankCommunicationTable(c));
+  }
+  if (report.memory().devices_size() + report.memory().operators_size() > 0) {
+    const v1::MemoryDiff& m = report.memory();
+    if (!csv) out += MemorySourceLine(m) + "(' = experimental)\n\n";
+    section("Memory per device (over the kept steps; peaks and averages mean over ranks)",
+            MemoryDevicesTable(m));
+    section("Memory alive at the peak (frees matched to allocations by address)",
+            MemoryHoldersTable(m));
+    const size_t shown = csv ? 0 : kMemoryRowsShown;
+    for (const bool modules : {false, true}) {
+      const int rows = modules ? m.modules_size() : m.operators_size();
+      section(base::StrCat("Memory by ", modules ? "module" : "operator", " (", unit,
+                           "; by |delta allocation bytes|)"),
+              MemoryRowsTable(m, modules, shown));
+      if (!csv && static_cast<size_t>(rows) > shown) {
+        out += base::StrCat("(", rows - static_cast<int>(shown),
+                            " more rows: --format json or csv lists them all)\n\n");
+      }
+    }
   }
   const std::string scope = report.options().path().empty()
                                 ? ""

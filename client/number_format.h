@@ -23,6 +23,18 @@ inline std::string Percent(double part, double whole) {
 // "+11900.0%").
 inline constexpr double kFactorAbovePct = 1e4;
 
+// Bytes as B, KiB or MiB; SignedBytesText with its sign.
+inline std::string BytesText(double bytes) {
+  const double size = bytes < 0 ? -bytes : bytes;
+  const char* sign = bytes < 0 ? "-" : "";
+  if (size >= kBytesPerMiB)
+    return absl::StrFormat("%s%.1f MiB", sign, size / kBytesPerMiB);
+  if (size >= 1024) return absl::StrFormat("%s%.1f KiB", sign, size / 1024);
+  return absl::StrFormat("%s%.0f B", sign, size);
+}
+inline std::string SignedBytesText(double bytes) {
+  return bytes > 0 ? "+" + BytesText(bytes) : BytesText(bytes);
+}
 inline std::string SignedPercent(double pct, double baseline,
                                  double experimental) {
   if (baseline == 0) return experimental == 0 ? "0.0%" : "new";

@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/communication_diff.h"
+#include "differ/memory_diff.h"
 #include "differ/findings.h"
 #include "differ/hta_diff.h"
 #include "differ/module_comparability.h"
@@ -209,6 +210,8 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     *report.mutable_overview() = std::move(overview);
   if (Wants(options, v1::DIFF_VIEW_COMMUNICATION))
     *report.mutable_communication() = std::move(communication);
+  if (Wants(options, v1::DIFF_VIEW_MEMORY))
+    *report.mutable_memory() = DiffMemory(a, b, threshold);
   if (Wants(options, v1::DIFF_VIEW_RANKS)) {
     for (v1::RankSteps& rank : ranks_rows)
       *report.add_ranks() = std::move(rank);
