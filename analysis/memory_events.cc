@@ -86,9 +86,11 @@ MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
       m.allocated = *total;
       out.allocated_from_bytes[m.device] = false;
     }
-    m.reserved = trace.IntArg(e, trace::ArgKey::kTotalReservedBytes).value_or(0);
+    m.reserved =
+        trace.IntArg(e, trace::ArgKey::kTotalReservedBytes).value_or(0);
     uint32_t op = holder[e];
-    while (op != kNoEvent && m.time_ns >= t.end_ns(op)) op = links.op_parent[op];
+    while (op != kNoEvent && m.time_ns >= t.end_ns(op))
+      op = links.op_parent[op];
     if (op != kNoEvent && IsOperatorRowName(trace.strings.Get(t.name[op])))
       m.op = op;
     out.events.push_back(m);

@@ -21,7 +21,8 @@ void FillStepSamples(
   }
 }
 
-// Paths as the module tree's proto names them: names from the root joined by "/".
+// Paths as the module tree's proto names them: names from the root joined by
+// "/".
 std::vector<std::string> NodePaths(const ModuleTree& tree) {
   std::vector<std::string> paths(tree.nodes.size());
   for (uint32_t n = 1; n < tree.nodes.size(); ++n) {
@@ -38,7 +39,8 @@ std::vector<std::string> NodePaths(const ModuleTree& tree) {
 void FillMemory(const MemoryInputs& in, v1::WorkerProfile& profile) {
   const trace::Trace& trace = in.trace;
   const std::vector<std::string> paths = NodePaths(in.tree);
-  const std::vector<uint32_t> node_of = InnermostNodeOfOperators(trace, in.tree);
+  const std::vector<uint32_t> node_of =
+      InnermostNodeOfOperators(trace, in.tree);
   for (const DeviceMemory& m : in.devices) {
     v1::MemoryStats* memory = profile.add_memory();
     memory->set_device(m.device);
@@ -69,8 +71,8 @@ void FillMemory(const MemoryInputs& in, v1::WorkerProfile& profile) {
     }
   }
 
-  const MemoryContributions contributions = CollectMemoryContributions(
-      trace, in.links, in.events, in.step_of_event);
+  const MemoryContributions contributions =
+      CollectMemoryContributions(trace, in.links, in.events, in.step_of_event);
   switch (contributions.source) {
     case MemorySourceKind::kNone:
       profile.set_memory_source(v1::MEMORY_SOURCE_NONE);

@@ -1,5 +1,6 @@
-// The memory part of a worker profile (issue 24): device peaks and curves, where each peak
-// happened, and the operator and module memory tables, with the source they came from.
+// The memory part of a worker profile (issue 24): device peaks and curves,
+// where each peak happened, and the operator and module memory tables, with the
+// source they came from.
 #ifndef PROFDIFF_ANALYSIS_MEMORY_PROFILE_H_
 #define PROFDIFF_ANALYSIS_MEMORY_PROFILE_H_
 

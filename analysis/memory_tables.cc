@@ -44,8 +44,7 @@ MemoryContributions CollectMemoryContributions(
     return out;
   }
   for (uint32_t op : links.operators) {
-    const auto usage =
-        trace.IntArg(op, trace::ArgKey::kSelfCpuMemoryUsage);
+    const auto usage = trace.IntArg(op, trace::ArgKey::kSelfCpuMemoryUsage);
     if (!usage) continue;
     out.source = MemorySourceKind::kSelfCpuMemoryUsage;
     if (*usage == 0 || step_of_event[op] == kNoStep) continue;

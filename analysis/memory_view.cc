@@ -13,7 +13,8 @@ struct Block {
   uint32_t op = kNoEvent;
 };
 
-// Blocks alive after events [begin, peak] of one device, by allocating operator.
+// Blocks alive after events [begin, peak] of one device, by allocating
+// operator.
 std::vector<MemoryHolderRow> HoldersAt(const trace::Trace& trace,
                                        const std::vector<MemoryEvent>& events,
                                        size_t begin, size_t peak,
@@ -46,8 +47,8 @@ std::vector<MemoryHolderRow> HoldersAt(const trace::Trace& trace,
   std::vector<MemoryHolderRow> rows;
   for (auto& [name, row] : by_op) rows.push_back(std::move(row));
   if (!allocated_from_bytes && events[peak].allocated > known) {
-    rows.push_back({std::string(kBeforeTraceHolder),
-                    events[peak].allocated - known, 0});
+    rows.push_back(
+        {std::string(kBeforeTraceHolder), events[peak].allocated - known, 0});
   }
   std::sort(rows.begin(), rows.end(),
             [](const MemoryHolderRow& a, const MemoryHolderRow& b) {
@@ -101,11 +102,11 @@ std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
       DeviceMemory d;
       d.device = memory.devices[static_cast<size_t>(events[begin].device)];
       d.allocated_from_bytes =
-          memory.allocated_from_bytes[static_cast<size_t>(events[begin].device)];
+          memory
+              .allocated_from_bytes[static_cast<size_t>(events[begin].device)];
       d.event_count = static_cast<int32_t>(inside.size());
-      const int64_t origin = steps.kept.empty()
-                                 ? events[inside.front()].time_ns
-                                 : steps.kept.front().start_ns;
+      const int64_t origin = steps.kept.empty() ? events[inside.front()].time_ns
+                                                : steps.kept.front().start_ns;
       size_t peak = inside.front();
       double weighted = 0;
       std::vector<MemoryCurvePoint> curve;
@@ -114,9 +115,9 @@ std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
         if (m.allocated > events[peak].allocated) peak = inside[i];
         d.peak_reserved_bytes = std::max(d.peak_reserved_bytes, m.reserved);
         if (i + 1 < inside.size()) {
-          weighted += static_cast<double>(m.allocated) *
-                      static_cast<double>(events[inside[i + 1]].time_ns -
-                                          m.time_ns);
+          weighted +=
+              static_cast<double>(m.allocated) *
+              static_cast<double>(events[inside[i + 1]].time_ns - m.time_ns);
         }
         // Every event, those at one time too: an allocation freed within the
         // same microsecond is a spike the peak may be.

@@ -1,16 +1,22 @@
-// Allocated and reserved memory per device over the kept steps: peak, average, where the
-// peak happened and what was alive then, and the curve (issue 24).
+// Allocated and reserved memory per device over the kept steps: peak, average,
+// where the peak happened and what was alive then, and the curve (issue 24).
 //
 // Design:
-// 1. Only events inside the kept steps count (SEMANTICS.md §2's window), so the peak is the
-//    highest allocated total at an event in the steps span, as users read it off the plugin's
-//    curve there. Average: time-weighted between the span's first and last event.
-// 2. What was alive at the peak: every block allocated on the device before the peak event
-//    (from the trace's start) and not freed by then, matched by address, summed by the
-//    operator that allocated it; what the totals hold beyond those blocks was allocated
-//    before the trace began (only known when the events carry "Total Allocated").
-// 3. The curve is down-sampled to at most kMaxCurvePoints: the events fall in equal runs and
-//    each run keeps its lowest and highest point in time order, so the peak stays exact.
+// 1. Only events inside the kept steps count (SEMANTICS.md §2's window), so the
+// peak is the
+//    highest allocated total at an event in the steps span, as users read it
+//    off the plugin's curve there. Average: time-weighted between the span's
+//    first and last event.
+// 2. What was alive at the peak: every block allocated on the device before the
+// peak event
+//    (from the trace's start) and not freed by then, matched by address, summed
+//    by the operator that allocated it; what the totals hold beyond those
+//    blocks was allocated before the trace began (only known when the events
+//    carry "Total Allocated").
+// 3. The curve is down-sampled to at most kMaxCurvePoints: the events fall in
+// equal runs and
+//    each run keeps its lowest and highest point in time order, so the peak
+//    stays exact.
 #ifndef PROFDIFF_ANALYSIS_MEMORY_VIEW_H_
 #define PROFDIFF_ANALYSIS_MEMORY_VIEW_H_
 
@@ -26,11 +32,14 @@ namespace profdiff::analysis {
 
 inline constexpr size_t kMaxCurvePoints = 2000;
 inline constexpr size_t kMaxPeakHolders = 10;
-inline constexpr std::string_view kBeforeTraceHolder = "(allocated before the trace)";
-inline constexpr std::string_view kOutsideOperatorsHolder = "(outside operators)";
+inline constexpr std::string_view kBeforeTraceHolder =
+    "(allocated before the trace)";
+inline constexpr std::string_view kOutsideOperatorsHolder =
+    "(outside operators)";
 
 struct MemoryCurvePoint {
-  int64_t offset_ns = 0;  // after the first kept step's start (or the first event's)
+  int64_t offset_ns =
+      0;  // after the first kept step's start (or the first event's)
   int64_t allocated = 0;
   int64_t reserved = 0;
 };
@@ -55,12 +64,14 @@ struct DeviceMemory {
   std::vector<MemoryHolderRow> holders;  // largest first
 };
 
-// One entry per device with memory events inside the kept steps, by device name.
+// One entry per device with memory events inside the kept steps, by device
+// name.
 std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
                                         const MemoryEvents& memory,
                                         const StepWindows& steps);
 
-// At most `max_points` of `points` (sorted by time), the lowest and highest of each run kept.
+// At most `max_points` of `points` (sorted by time), the lowest and highest of
+// each run kept.
 std::vector<MemoryCurvePoint> DownsampleCurve(
     const std::vector<MemoryCurvePoint>& points, size_t max_points);
 

@@ -268,7 +268,6 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
-
 std::string Count(double n) { return absl::StrFormat("%g", n); }
 
 // Collectives of both sides: pooled over message sizes (`pooled`), or one row
@@ -475,19 +474,23 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   if (report.memory().devices_size() + report.memory().operators_size() > 0) {
     const v1::MemoryDiff& m = report.memory();
     if (!csv) out += MemorySourceLine(m) + "(' = experimental)\n\n";
-    section("Memory per device (over the kept steps; peaks and averages mean over ranks)",
-            MemoryDevicesTable(m));
-    section("Memory alive at the peak (frees matched to allocations by address)",
-            MemoryHoldersTable(m));
+    section(
+        "Memory per device (over the kept steps; peaks and averages mean over "
+        "ranks)",
+        MemoryDevicesTable(m));
+    section(
+        "Memory alive at the peak (frees matched to allocations by address)",
+        MemoryHoldersTable(m));
     const size_t shown = csv ? 0 : kMemoryRowsShown;
     for (const bool modules : {false, true}) {
       const int rows = modules ? m.modules_size() : m.operators_size();
-      section(base::StrCat("Memory by ", modules ? "module" : "operator", " (", unit,
-                           "; by |delta allocation bytes|)"),
+      section(base::StrCat("Memory by ", modules ? "module" : "operator", " (",
+                           unit, "; by |delta allocation bytes|)"),
               MemoryRowsTable(m, modules, shown));
       if (!csv && static_cast<size_t>(rows) > shown) {
-        out += base::StrCat("(", rows - static_cast<int>(shown),
-                            " more rows: --format json or csv lists them all)\n\n");
+        out += base::StrCat(
+            "(", rows - static_cast<int>(shown),
+            " more rows: --format json or csv lists them all)\n\n");
       }
     }
   }

@@ -14,7 +14,8 @@ std::string SourceText(v1::MemorySource source) {
     case v1::MEMORY_SOURCE_EVENTS:
       return "[memory] events";
     case v1::MEMORY_SOURCE_SELF_CPU_MEMORY_USAGE:
-      return "operators' Self CPU Memory Usage (legacy profiler: self increase only)";
+      return "operators' Self CPU Memory Usage (legacy profiler: self increase "
+             "only)";
     default:
       return "no memory data (profile_memory=True records it)";
   }
@@ -27,17 +28,19 @@ std::string Sig(const v1::Noise& noise) {
 
 std::string PlaceText(const v1::MemoryPeakPlace& place) {
   if (place.operator_name().empty() && place.module_path().empty()) return "-";
-  std::string text = place.operator_name().empty() ? "(no operator)" : place.operator_name();
+  std::string text =
+      place.operator_name().empty() ? "(no operator)" : place.operator_name();
   if (!place.module_path().empty()) text += " in " + place.module_path();
-  return base::StrCat(text, " (step ", place.step_index() + 1, ", rank ", place.rank(), ")");
+  return base::StrCat(text, " (step ", place.step_index() + 1, ", rank ",
+                      place.rank(), ")");
 }
 
 }  // namespace
 
 std::string MemorySourceLine(const v1::MemoryDiff& memory) {
-  return base::StrCat("Memory: baseline from ", SourceText(memory.baseline_source()),
-                      "; experimental from ", SourceText(memory.experimental_source()),
-                      "\n");
+  return base::StrCat(
+      "Memory: baseline from ", SourceText(memory.baseline_source()),
+      "; experimental from ", SourceText(memory.experimental_source()), "\n");
 }
 
 TextTable MemoryDevicesTable(const v1::MemoryDiff& memory) {
@@ -54,14 +57,15 @@ TextTable MemoryDevicesTable(const v1::MemoryDiff& memory) {
                    {"peak' at", Align::kLeft}});
   for (const v1::DeviceMemoryDiff& d : memory.devices()) {
     const double a = d.baseline_peak_bytes(), b = d.experimental_peak_bytes();
-    table.AddRow({d.device() + (d.allocated_from_bytes() ? " (from Bytes)" : ""),
-                  BytesText(a), BytesText(b), SignedBytesText(b - a),
-                  SignedPercent(DeltaPercent(a, b), a, b),
-                  BytesText(d.baseline_average_bytes()),
-                  BytesText(d.experimental_average_bytes()),
-                  BytesText(d.baseline_peak_reserved_bytes()),
-                  BytesText(d.experimental_peak_reserved_bytes()),
-                  PlaceText(d.baseline_peak()), PlaceText(d.experimental_peak())});
+    table.AddRow(
+        {d.device() + (d.allocated_from_bytes() ? " (from Bytes)" : ""),
+         BytesText(a), BytesText(b), SignedBytesText(b - a),
+         SignedPercent(DeltaPercent(a, b), a, b),
+         BytesText(d.baseline_average_bytes()),
+         BytesText(d.experimental_average_bytes()),
+         BytesText(d.baseline_peak_reserved_bytes()),
+         BytesText(d.experimental_peak_reserved_bytes()),
+         PlaceText(d.baseline_peak()), PlaceText(d.experimental_peak())});
   }
   return table;
 }
@@ -78,7 +82,8 @@ TextTable MemoryHoldersTable(const v1::MemoryDiff& memory) {
           experimental ? d.experimental_peak() : d.baseline_peak();
       for (const v1::MemoryHolder& h : place.holders()) {
         table.AddRow({d.device(), experimental ? "experimental" : "baseline",
-                      h.operator_name(), BytesText(static_cast<double>(h.bytes())),
+                      h.operator_name(),
+                      BytesText(static_cast<double>(h.bytes())),
                       h.blocks() > 0 ? base::StrCat(h.blocks()) : "-"});
       }
     }
@@ -110,17 +115,18 @@ TextTable MemoryRowsTable(const v1::MemoryDiff& memory, bool modules,
     const v1::MemoryValues& b = row.experimental();
     std::string name = modules ? row.detail() : row.name();
     if (!modules && !row.detail().empty()) name += " " + row.detail();
-    table.AddRow({name, row.device(), absl::StrFormat("%.1f", a.allocation_count()),
-                  absl::StrFormat("%.1f", b.allocation_count()),
-                  BytesText(a.allocation_bytes()), BytesText(b.allocation_bytes()),
-                  SignedBytesText(row.delta().allocation_bytes()),
-                  SignedPercent(row.delta_pct().allocation_bytes(), a.allocation_bytes(),
-                                b.allocation_bytes()),
-                  Sig(row.allocation_noise()), BytesText(a.self_increase_bytes()),
-                  BytesText(b.self_increase_bytes()), Sig(row.increase_noise()),
-                  modules ? BytesText(b.peak_allocated_bytes())
-                          : BytesText(b.increase_bytes()),
-                  differ::DisplayText(row.change())});
+    table.AddRow(
+        {name, row.device(), absl::StrFormat("%.1f", a.allocation_count()),
+         absl::StrFormat("%.1f", b.allocation_count()),
+         BytesText(a.allocation_bytes()), BytesText(b.allocation_bytes()),
+         SignedBytesText(row.delta().allocation_bytes()),
+         SignedPercent(row.delta_pct().allocation_bytes(), a.allocation_bytes(),
+                       b.allocation_bytes()),
+         Sig(row.allocation_noise()), BytesText(a.self_increase_bytes()),
+         BytesText(b.self_increase_bytes()), Sig(row.increase_noise()),
+         modules ? BytesText(b.peak_allocated_bytes())
+                 : BytesText(b.increase_bytes()),
+         differ::DisplayText(row.change())});
   }
   return table;
 }

@@ -1,5 +1,5 @@
-// The memory diff as tables (issue 24): devices with peaks and where they happened, and the
-// operator and module memory rows.
+// The memory diff as tables (issue 24): devices with peaks and where they
+// happened, and the operator and module memory rows.
 #ifndef PROFDIFF_CLIENT_MEMORY_RENDERER_H_
 #define PROFDIFF_CLIENT_MEMORY_RENDERER_H_
 
@@ -10,10 +10,12 @@
 
 namespace profdiff::client {
 
-// "Memory: baseline from [memory] events; experimental ..." (and what a missing source means).
+// "Memory: baseline from [memory] events; experimental ..." (and what a missing
+// source means).
 std::string MemorySourceLine(const v1::MemoryDiff& memory);
 
-// Per device: peak, average and reserved on both sides, and the op/module at each peak.
+// Per device: peak, average and reserved on both sides, and the op/module at
+// each peak.
 TextTable MemoryDevicesTable(const v1::MemoryDiff& memory);
 
 // What was alive at each side's peak, by allocating operator.

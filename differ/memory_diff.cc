@@ -34,7 +34,8 @@ Values StepValues(const v1::MemoryStepSample& s) {
 
 // One row key with both sides' series, calls and module peaks.
 struct MemoryEntry {
-  MemoryEntry(const Side& a, const Side& b) : series{RowSeries<kMemoryMetrics>(a), RowSeries<kMemoryMetrics>(b)} {}
+  MemoryEntry(const Side& a, const Side& b)
+      : series{RowSeries<kMemoryMetrics>(a), RowSeries<kMemoryMetrics>(b)} {}
   std::string name;
   std::string detail;
   std::string device;
@@ -68,7 +69,8 @@ class MemoryEntries {
   std::vector<MemoryEntry> entries_;
 };
 
-void SetValues(const Values& v, double calls, double peak, v1::MemoryValues& out) {
+void SetValues(const Values& v, double calls, double peak,
+               v1::MemoryValues& out) {
   out.set_calls(calls);
   out.set_allocation_count(v[kCount]);
   out.set_allocation_bytes(v[kBytes]);
@@ -80,17 +82,22 @@ void SetValues(const Values& v, double calls, double peak, v1::MemoryValues& out
 
 void SetMemoryDeltas(v1::MemoryRowDiff& row) {
   for (const bool pct : {false, true}) {
-    const auto f = [pct](double p, double q) { return pct ? DeltaPct(p, q) : q - p; };
+    const auto f = [pct](double p, double q) {
+      return pct ? DeltaPct(p, q) : q - p;
+    };
     const v1::MemoryValues& x = row.baseline();
     const v1::MemoryValues& y = row.experimental();
     v1::MemoryValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
     d.set_calls(f(x.calls(), y.calls()));
     d.set_allocation_count(f(x.allocation_count(), y.allocation_count()));
     d.set_allocation_bytes(f(x.allocation_bytes(), y.allocation_bytes()));
-    d.set_self_increase_bytes(f(x.self_increase_bytes(), y.self_increase_bytes()));
-    d.set_total_allocation_bytes(f(x.total_allocation_bytes(), y.total_allocation_bytes()));
+    d.set_self_increase_bytes(
+        f(x.self_increase_bytes(), y.self_increase_bytes()));
+    d.set_total_allocation_bytes(
+        f(x.total_allocation_bytes(), y.total_allocation_bytes()));
     d.set_increase_bytes(f(x.increase_bytes(), y.increase_bytes()));
-    d.set_peak_allocated_bytes(f(x.peak_allocated_bytes(), y.peak_allocated_bytes()));
+    d.set_peak_allocated_bytes(
+        f(x.peak_allocated_bytes(), y.peak_allocated_bytes()));
   }
 }
 
@@ -113,21 +120,24 @@ std::vector<v1::MemoryRowDiff> Rows(MemoryEntries& table, const Side* sides[2],
     const double workers[2] = {
         static_cast<double>(std::max<size_t>(sides[0]->workers().size(), 1)),
         static_cast<double>(std::max<size_t>(sides[1]->workers().size(), 1))};
-    SetValues(values[0], entry.calls[0] / workers[0], entry.peak[0], *row.mutable_baseline());
-    SetValues(values[1], entry.calls[1] / workers[1], entry.peak[1], *row.mutable_experimental());
+    SetValues(values[0], entry.calls[0] / workers[0], entry.peak[0],
+              *row.mutable_baseline());
+    SetValues(values[1], entry.calls[1] / workers[1], entry.peak[1],
+              *row.mutable_experimental());
     SetMemoryDeltas(row);
     *row.mutable_allocation_noise() =
-        CompareSamples(entry.series[0].Samples(kBytes), entry.series[1].Samples(kBytes),
-                       bytes_threshold);
+        CompareSamples(entry.series[0].Samples(kBytes),
+                       entry.series[1].Samples(kBytes), bytes_threshold);
     *row.mutable_increase_noise() =
         CompareSamples(entry.series[0].Samples(kSelfIncrease),
                        entry.series[1].Samples(kSelfIncrease), bytes_threshold);
     const bool by_bytes = values[0][kBytes] != 0 || values[1][kBytes] != 0;
     const size_t compared = by_bytes ? kBytes : kSelfIncrease;
-    row.set_change(ChangeClass(
-        entry.series[0].present, entry.series[1].present, values[0][compared],
-        values[1][compared], by_bytes ? row.allocation_noise() : row.increase_noise(),
-        bytes_threshold));
+    row.set_change(
+        ChangeClass(entry.series[0].present, entry.series[1].present,
+                    values[0][compared], values[1][compared],
+                    by_bytes ? row.allocation_noise() : row.increase_noise(),
+                    bytes_threshold));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const v1::MemoryRowDiff& x, const v1::MemoryRowDiff& y) {
@@ -143,7 +153,8 @@ std::vector<v1::MemoryRowDiff> Rows(MemoryEntries& table, const Side* sides[2],
 v1::MemorySource SourceOf(const Side& side) {
   v1::MemorySource best = v1::MEMORY_SOURCE_NONE;
   for (const v1::WorkerProfile* w : side.workers()) {
-    if (w->memory_source() == v1::MEMORY_SOURCE_EVENTS) return w->memory_source();
+    if (w->memory_source() == v1::MEMORY_SOURCE_EVENTS)
+      return w->memory_source();
     if (w->memory_source() != v1::MEMORY_SOURCE_NONE) best = w->memory_source();
   }
   return best;
@@ -162,7 +173,8 @@ void FillPlaceAndCurve(const v1::WorkerProfile& w, const v1::MemoryStats& m,
   if (w.steps().empty()) return;
   const double origin_us = w.steps(0).start_us();
   for (const v1::StepStats& step : w.steps()) {
-    curve.add_step_offsets_ns(std::llround((step.start_us() - origin_us) * 1000));
+    curve.add_step_offsets_ns(
+        std::llround((step.start_us() - origin_us) * 1000));
   }
   const v1::StepStats& last = w.steps(w.steps_size() - 1);
   curve.add_step_offsets_ns(
@@ -172,16 +184,21 @@ void FillPlaceAndCurve(const v1::WorkerProfile& w, const v1::MemoryStats& m,
 void DiffDevices(const Side* sides[2], v1::MemoryDiff& out) {
   std::map<std::string, v1::DeviceMemoryDiff> devices;
   for (int s = 0; s < 2; ++s) {
-    std::map<std::string, std::array<double, 4>> sums;  // peak, average, reserved, workers
+    std::map<std::string, std::array<double, 4>>
+        sums;  // peak, average, reserved, workers
     for (const v1::WorkerProfile* w : sides[s]->workers()) {
       for (const v1::MemoryStats& m : w->memory()) {
         v1::DeviceMemoryDiff& d = devices[m.device()];
         d.set_device(m.device());
-        d.set_allocated_from_bytes(d.allocated_from_bytes() || m.allocated_from_bytes());
+        d.set_allocated_from_bytes(d.allocated_from_bytes() ||
+                                   m.allocated_from_bytes());
         std::array<double, 4>& sum = sums[m.device()];
         if (sum[3] == 0) {
-          FillPlaceAndCurve(*w, m, s == 0 ? *d.mutable_baseline_peak() : *d.mutable_experimental_peak(),
-                            s == 0 ? *d.mutable_baseline_curve() : *d.mutable_experimental_curve());
+          FillPlaceAndCurve(*w, m,
+                            s == 0 ? *d.mutable_baseline_peak()
+                                   : *d.mutable_experimental_peak(),
+                            s == 0 ? *d.mutable_baseline_curve()
+                                   : *d.mutable_experimental_curve());
         }
         sum[0] += static_cast<double>(m.peak_allocated_bytes());
         sum[1] += m.average_allocated_bytes();
@@ -221,9 +238,11 @@ v1::MemoryDiff DiffMemory(const Side& a, const Side& b,
     const Side& side = *sides[s];
     for (size_t w = 0; w < side.workers().size(); ++w) {
       const v1::WorkerProfile& worker = *side.workers()[w];
-      const double steps = static_cast<double>(std::max<size_t>(side.steps(w), 1));
+      const double steps =
+          static_cast<double>(std::max<size_t>(side.steps(w), 1));
       for (const v1::OperatorMemory& row : worker.operator_memory()) {
-        MemoryEntry& entry = operators.Get(row.name(), row.input_shapes(), row.device());
+        MemoryEntry& entry =
+            operators.Get(row.name(), row.input_shapes(), row.device());
         entry.series[s].AddTotal(
             side, w,
             {static_cast<double>(row.self_allocation_count()),
@@ -238,16 +257,16 @@ v1::MemoryDiff DiffMemory(const Side& a, const Side& b,
       for (const v1::ModuleMemory& row : worker.module_memory()) {
         MemoryEntry& entry = modules.Get(row.name(), row.path(), row.device());
         entry.kind = row.kind();
-        entry.series[s].AddTotal(
-            side, w,
-            {static_cast<double>(row.allocation_count()),
-             static_cast<double>(row.allocation_bytes()),
-             static_cast<double>(row.increase_bytes()),
-             static_cast<double>(row.allocation_bytes()),
-             static_cast<double>(row.increase_bytes())});
+        entry.series[s].AddTotal(side, w,
+                                 {static_cast<double>(row.allocation_count()),
+                                  static_cast<double>(row.allocation_bytes()),
+                                  static_cast<double>(row.increase_bytes()),
+                                  static_cast<double>(row.allocation_bytes()),
+                                  static_cast<double>(row.increase_bytes())});
         for (const v1::MemoryStepSample& step : row.step_samples())
           entry.series[s].AddStep(side, w, step.step_index(), StepValues(step));
-        entry.peak[s] = std::max(entry.peak[s], static_cast<double>(row.peak_allocated_bytes()));
+        entry.peak[s] = std::max(
+            entry.peak[s], static_cast<double>(row.peak_allocated_bytes()));
       }
     }
   }

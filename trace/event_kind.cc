@@ -42,8 +42,9 @@ constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
     {ArgType::kInt, "bp"},
     {ArgType::kString, "Process Group Ranks"},
     {ArgType::kInt, "Addr"},
-    // Not Kineto's: examples/workloads/train.py's spelling of the legacy profiler's
-    // FunctionEvent.self_cpu_memory_usage (bytes), for traces without "[memory]" events.
+    // Not Kineto's: examples/workloads/train.py's spelling of the legacy
+    // profiler's FunctionEvent.self_cpu_memory_usage (bytes), for traces
+    // without "[memory]" events.
     {ArgType::kInt, "Self CPU Memory Usage"},
 }};
 

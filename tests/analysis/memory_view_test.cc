@@ -1,6 +1,6 @@
-// A worker's memory (analysis/memory_events.h, memory_view.h, memory_tables.h) through the
-// profiles of small hand-written traces; the expected numbers are worked out in the comments
-// from the events (times in µs, sizes in bytes).
+// A worker's memory (analysis/memory_events.h, memory_view.h, memory_tables.h)
+// through the profiles of small hand-written traces; the expected numbers are
+// worked out in the comments from the events (times in µs, sizes in bytes).
 #include "analysis/memory_view.h"
 
 #include <algorithm>
@@ -30,8 +30,9 @@ TEST(MemoryViewTest, PeakAndTimeWeightedAverage) {
 }
 
 // Thread 1:
-//   ProfilerStep#1 [0,100]:  aten::linear [10,50] > aten::addmm [12,30];  aten::relu [55,70]
-//   ProfilerStep#2 [100,200]: aten::linear [110,150] > aten::addmm [112,130]
+//   ProfilerStep#1 [0,100]:  aten::linear [10,50] > aten::addmm [12,30];
+//   aten::relu [55,70] ProfilerStep#2 [100,200]: aten::linear [110,150] >
+//   aten::addmm [112,130]
 // CPU memory (address: bytes, total allocated after):
 //   5  a4 +10    10   outside every operator
 //   15 a1 +1000  1010 addmm
@@ -60,7 +61,8 @@ constexpr char kMemoryTrace[] = R"({"traceEvents": [
   {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 115, "args": {"Device Type": 0, "Device Id": -1, "Addr": 5, "Bytes": 2000, "Total Allocated": 2250, "Total Reserved": 4096}},
   {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 140, "args": {"Device Type": 0, "Device Id": -1, "Addr": 5, "Bytes": -2000, "Total Allocated": 250, "Total Reserved": 4096}}]})";
 
-const v1::OperatorMemory* FindRow(const v1::WorkerProfile& p, const std::string& name,
+const v1::OperatorMemory* FindRow(const v1::WorkerProfile& p,
+                                  const std::string& name,
                                   const std::string& device) {
   for (const v1::OperatorMemory& row : p.operator_memory()) {
     if (row.name() == name && row.device() == device) return &row;
@@ -68,14 +70,16 @@ const v1::OperatorMemory* FindRow(const v1::WorkerProfile& p, const std::string&
   return nullptr;
 }
 
-const v1::MemoryStats* FindDevice(const v1::WorkerProfile& p, const std::string& device) {
+const v1::MemoryStats* FindDevice(const v1::WorkerProfile& p,
+                                  const std::string& device) {
   for (const v1::MemoryStats& m : p.memory()) {
     if (m.device() == device) return &m;
   }
   return nullptr;
 }
 
-TEST(MemoryTablesTest, EventsBelongToTheInnermostOperatorWithChildrenSummedAbove) {
+TEST(MemoryTablesTest,
+     EventsBelongToTheInnermostOperatorWithChildrenSummedAbove) {
   const v1::WorkerProfile p = Profile(kMemoryTrace);
   EXPECT_EQ(p.memory_source(), v1::MEMORY_SOURCE_EVENTS);
   const v1::OperatorMemory* addmm = FindRow(p, "aten::addmm", "cpu");
@@ -132,8 +136,8 @@ TEST(MemoryViewTest, PeakIsAllocatedNotReservedWithItsOperatorAndWhatWasAlive) {
   ASSERT_EQ(cpu.curve_size(), 8);
   EXPECT_EQ(cpu.curve(6).allocated_bytes(), 2250);
   EXPECT_EQ(cpu.curve(6).reserved_bytes(), 4096);
-  // Alive at 115: a5 (addmm), a2 and a3 (linear); a4 was freed by linear and a1 by relu,
-  // matched by address across operators.
+  // Alive at 115: a5 (addmm), a2 and a3 (linear); a4 was freed by linear and a1
+  // by relu, matched by address across operators.
   ASSERT_EQ(cpu.peak_holders_size(), 2);
   EXPECT_EQ(cpu.peak_holders(0).operator_name(), "aten::addmm");
   EXPECT_EQ(cpu.peak_holders(0).bytes(), 2000);
@@ -161,7 +165,8 @@ TEST(MemoryTablesTest, ModuleNodesHoldTheirOperatorsMemoryAndPeak) {
   EXPECT_EQ(linear->step_samples(0).allocation_bytes(), 1250);
 }
 
-// Traces before ~2021-07 carry no "Total Allocated": allocated is the running sum of Bytes.
+// Traces before ~2021-07 carry no "Total Allocated": allocated is the running
+// sum of Bytes.
 TEST(MemoryViewTest, WithoutTotalAllocatedTheRunningSumOfBytesIsTheCurve) {
   const v1::WorkerProfile p = Profile(R"({"traceEvents": [
   {"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
@@ -179,8 +184,8 @@ TEST(MemoryViewTest, WithoutTotalAllocatedTheRunningSumOfBytesIsTheCurve) {
   EXPECT_EQ(p.operator_memory(0).self_allocation_bytes(), 500);
 }
 
-// The legacy profiler writes no memory events: train.py's "Self CPU Memory Usage" args are
-// the operators' self increase on the CPU.
+// The legacy profiler writes no memory events: train.py's "Self CPU Memory
+// Usage" args are the operators' self increase on the CPU.
 TEST(MemoryTablesTest, SelfCpuMemoryUsageArgsAreTheSelfIncreaseWithoutEvents) {
   const v1::WorkerProfile p = Profile(R"({"traceEvents": [
   {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
@@ -204,7 +209,8 @@ TEST(MemoryViewTest, DownsamplingKeepsThePeakExactly) {
   std::vector<MemoryCurvePoint> points;
   for (int64_t k = 0; k < 100000; ++k) points.push_back({k, k % 97, 0});
   points[54321].allocated = 1 << 20;
-  const std::vector<MemoryCurvePoint> out = DownsampleCurve(points, kMaxCurvePoints);
+  const std::vector<MemoryCurvePoint> out =
+      DownsampleCurve(points, kMaxCurvePoints);
   EXPECT_LE(out.size(), kMaxCurvePoints);
   int64_t peak = 0;
   for (size_t k = 0; k < out.size(); ++k) {
@@ -212,7 +218,8 @@ TEST(MemoryViewTest, DownsamplingKeepsThePeakExactly) {
     if (k > 0) EXPECT_LT(out[k - 1].offset_ns, out[k].offset_ns);
   }
   EXPECT_EQ(peak, 1 << 20);
-  EXPECT_EQ(DownsampleCurve({{0, 1, 0}, {1, 2, 0}}, kMaxCurvePoints).size(), 2u);
+  EXPECT_EQ(DownsampleCurve({{0, 1, 0}, {1, 2, 0}}, kMaxCurvePoints).size(),
+            2u);
 }
 
 }  // namespace
