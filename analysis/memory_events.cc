@@ -86,6 +86,7 @@ MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
       m.allocated = *total;
       out.allocated_from_bytes[m.device] = false;
     }
+    m.address = trace.IntArg(e, trace::ArgKey::kAddr);
     m.reserved =
         trace.IntArg(e, trace::ArgKey::kTotalReservedBytes).value_or(0);
     uint32_t op = holder[e];
@@ -112,7 +113,7 @@ MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
     }
     running += m.bytes;
     if (out.allocated_from_bytes[m.device]) m.allocated = running;
-    const auto address = trace.IntArg(m.event, trace::ArgKey::kAddr);
+    const std::optional<int64_t>& address = m.address;
     if (!address) continue;
     if (m.bytes > 0) {
       allocation_op[*address] = m.op;

@@ -26,6 +26,7 @@
 #define PROFDIFF_ANALYSIS_MEMORY_EVENTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +50,9 @@ struct MemoryEvent {
   // Frees: the operator that allocated the block (kNoEvent when unmatched or
   // allocated outside every operator); allocations: kNoEvent.
   uint32_t allocating_op = kNoEvent;
-  bool matched =
-      false;  // frees: an allocation with the same address came before
+  // Frees: an allocation with the same address came before.
+  bool matched = false;
+  std::optional<int64_t> address;  // "Addr" (absent before torch 1.10)
 };
 
 struct MemoryEvents {

@@ -1,6 +1,7 @@
 #include "analysis/memory_view.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <absl/container/flat_hash_map.h>
@@ -22,7 +23,7 @@ std::vector<MemoryHolderRow> HoldersAt(const trace::Trace& trace,
   absl::flat_hash_map<int64_t, Block> alive;
   for (size_t k = begin; k <= peak; ++k) {
     const MemoryEvent& m = events[k];
-    const auto address = trace.IntArg(m.event, trace::ArgKey::kAddr);
+    const std::optional<int64_t>& address = m.address;
     if (!address) continue;
     if (m.bytes > 0) {
       alive[*address] = {m.bytes, m.op};
