@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "differ/change_class.h"
+#include "differ/table_diff.h"
 
 namespace profdiff::differ {
 namespace {
@@ -80,27 +81,6 @@ void SetValues(const Values& v, double calls, double peak,
   out.set_peak_allocated_bytes(peak);
 }
 
-void SetMemoryDeltas(v1::MemoryRowDiff& row) {
-  for (const bool pct : {false, true}) {
-    const auto f = [pct](double p, double q) {
-      return pct ? DeltaPct(p, q) : q - p;
-    };
-    const v1::MemoryValues& x = row.baseline();
-    const v1::MemoryValues& y = row.experimental();
-    v1::MemoryValues& d = pct ? *row.mutable_delta_pct() : *row.mutable_delta();
-    d.set_calls(f(x.calls(), y.calls()));
-    d.set_allocation_count(f(x.allocation_count(), y.allocation_count()));
-    d.set_allocation_bytes(f(x.allocation_bytes(), y.allocation_bytes()));
-    d.set_self_increase_bytes(
-        f(x.self_increase_bytes(), y.self_increase_bytes()));
-    d.set_total_allocation_bytes(
-        f(x.total_allocation_bytes(), y.total_allocation_bytes()));
-    d.set_increase_bytes(f(x.increase_bytes(), y.increase_bytes()));
-    d.set_peak_allocated_bytes(
-        f(x.peak_allocated_bytes(), y.peak_allocated_bytes()));
-  }
-}
-
 std::vector<v1::MemoryRowDiff> Rows(MemoryEntries& table, const Side* sides[2],
                                     const ChangeThreshold& threshold) {
   // Bytes are not microseconds: only the relative threshold applies.
@@ -124,7 +104,7 @@ std::vector<v1::MemoryRowDiff> Rows(MemoryEntries& table, const Side* sides[2],
               *row.mutable_baseline());
     SetValues(values[1], entry.calls[1] / workers[1], entry.peak[1],
               *row.mutable_experimental());
-    SetMemoryDeltas(row);
+    SetDeltas(row);
     *row.mutable_allocation_noise() =
         CompareSamples(entry.series[0].Samples(kBytes),
                        entry.series[1].Samples(kBytes), bytes_threshold);

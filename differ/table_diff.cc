@@ -117,6 +117,22 @@ void SetDeltas(v1::KernelDiff& row) {
   });
 }
 
+void SetDeltas(v1::MemoryRowDiff& row) {
+  SetDeltasOf(row, [](v1::MemoryValues& d, const v1::MemoryValues& x,
+                      const v1::MemoryValues& y, auto f) {
+    d.set_calls(f(x.calls(), y.calls()));
+    d.set_allocation_count(f(x.allocation_count(), y.allocation_count()));
+    d.set_allocation_bytes(f(x.allocation_bytes(), y.allocation_bytes()));
+    d.set_self_increase_bytes(
+        f(x.self_increase_bytes(), y.self_increase_bytes()));
+    d.set_total_allocation_bytes(
+        f(x.total_allocation_bytes(), y.total_allocation_bytes()));
+    d.set_increase_bytes(f(x.increase_bytes(), y.increase_bytes()));
+    d.set_peak_allocated_bytes(
+        f(x.peak_allocated_bytes(), y.peak_allocated_bytes()));
+  });
+}
+
 v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
                                             const v1::OperatorValues& b) {
   // SEMANTICS.md §7's rule for modules, applied to operators: device time where
