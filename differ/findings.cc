@@ -753,52 +753,88 @@ class FindingBuilder {
     out.push_back(std::move(f));
   }
 
+  // The other ranks' mean wait per step, both sides, and their wait rows.
+  struct OthersWait {
+    double wait[2] = {0, 0};
+    int ranks = 0;
+    bool all_significant = true;
+    std::vector<v1::FindingEvidence> evidence;
+  };
+  static OthersWait OthersWaitFor(const v1::CommunicationDiff& c,
+                                  int32_t rank) {
+    OthersWait o;
+    for (const v1::RankCommunicationDiff& r : c.ranks()) {
+      if (r.rank() == rank) continue;
+      o.wait[0] += r.baseline().wait_us();
+      o.wait[1] += r.experimental().wait_us();
+      o.all_significant = o.all_significant && r.wait_noise().significant();
+      ++o.ranks;
+      o.evidence.push_back(RankWaitEvidence(r));
+    }
+    if (o.ranks > 0) {
+      o.wait[0] /= o.ranks;
+      o.wait[1] /= o.ranks;
+    }
+    return o;
+  }
+
+  v1::Finding LastArrivalFinding(std::string text, OthersWait others) const {
+    if (others.ranks > 0) {
+      text += base::StrCat("; the other ranks wait ", Duration(others.wait[0]),
+                           " -> ", Duration(others.wait[1]), per_step_, " (",
+                           ChangePercent(others.wait[0], others.wait[1]), ")");
+    }
+    text += ".";
+    v1::Finding f = Make(v1::FINDING_KIND_STRAGGLER, std::move(text),
+                         others.wait[1] - others.wait[0], true);
+    f.clear_share_of_step_change();
+    for (v1::FindingEvidence& e : others.evidence)
+      *f.add_evidence() = std::move(e);
+    return f;
+  }
+
   // The rank that arrives last at the collectives on one side only (or at
-  // another rank): the others wait for it.
+  // another rank): the others wait for it. The same rank on both sides is
+  // named when the others' wait for it changed: every other rank's wait
+  // significantly, and their mean by --min-change (a straggler that got
+  // worse, or a machine that made one of its own in the baseline too).
   void LastArrival(std::vector<v1::Finding>& out, bool named[2]) const {
     if (in_.communication == nullptr) return;
     const v1::CommunicationDiff& c = *in_.communication;
     const v1::StragglerVerdict* verdict[2] = {&c.baseline_straggler(),
                                               &c.experimental_straggler()};
+    if (verdict[0]->found() && verdict[1]->found() &&
+        verdict[0]->rank() == verdict[1]->rank()) {
+      OthersWait others = OthersWaitFor(c, verdict[1]->rank());
+      const double delta = others.wait[1] - others.wait[0];
+      if (others.ranks == 0 || !others.all_significant ||
+          std::abs(delta) < in_.threshold.min_pct / 100 * others.wait[0])
+        return;
+      out.push_back(LastArrivalFinding(
+          base::StrCat("Rank ", verdict[1]->rank(),
+                       " arrives last at the collectives in both runs "
+                       "(baseline ",
+                       c.baseline_verdict(), "; experimental ",
+                       c.experimental_verdict(), ")"),
+          std::move(others)));
+      named[0] = named[1] = true;
+      return;
+    }
     for (int side : {1, 0}) {
       const v1::StragglerVerdict& s = *verdict[side];
       const v1::StragglerVerdict& o = *verdict[1 - side];
       if (!s.found() || (o.found() && o.rank() == s.rank())) continue;
-      // The other ranks' mean wait, both sides.
-      double wait[2] = {0, 0};
-      int others = 0;
-      v1::Finding f;
-      std::vector<v1::FindingEvidence> evidence;
-      for (const v1::RankCommunicationDiff& r : c.ranks()) {
-        if (r.rank() == s.rank()) continue;
-        wait[0] += r.baseline().wait_us();
-        wait[1] += r.experimental().wait_us();
-        ++others;
-        evidence.push_back(RankWaitEvidence(r));
-      }
-      if (others > 0) {
-        wait[0] /= others;
-        wait[1] /= others;
-      }
       const std::string verdict_text =
           side == 1 ? c.experimental_verdict() : c.baseline_verdict();
-      std::string text = base::StrCat(
-          side == 1 ? "Rank " : "Baseline rank ", s.rank(),
-          side == 1 ? " arrives last at the collectives in the experimental "
-                      "run ("
-                    : " arrived last at the collectives and no longer does (",
-          verdict_text, ")");
-      if (others > 0) {
-        text += base::StrCat("; the other ranks wait ", Duration(wait[0]),
-                             " -> ", Duration(wait[1]), per_step_, " (",
-                             ChangePercent(wait[0], wait[1]), ")");
-      }
-      text += ".";
-      f = Make(v1::FINDING_KIND_STRAGGLER, std::move(text), wait[1] - wait[0],
-               true);
-      f.clear_share_of_step_change();
-      for (v1::FindingEvidence& e : evidence) *f.add_evidence() = std::move(e);
-      out.push_back(std::move(f));
+      out.push_back(LastArrivalFinding(
+          base::StrCat(side == 1 ? "Rank " : "Baseline rank ", s.rank(),
+                       side == 1
+                           ? " arrives last at the collectives in the "
+                             "experimental run ("
+                           : " arrived last at the collectives and no longer "
+                             "does (",
+                       verdict_text, ")"),
+          OthersWaitFor(c, s.rank())));
       named[side] = true;
     }
   }

@@ -34,7 +34,8 @@ SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "mod
              "ddp-bucket", "straggler")
 VARIANTS = ("baseline", "experimental")
 UNPINNED = ("straggler",)  # scenarios whose ranks are not pinned to a core each (see run_rank)
-STRAGGLE_ITERATIONS = 15  # 256x256 matmuls in the straggler's data step: ~90 ms on one core here
+STRAGGLE_ITERATIONS = 30  # 256x256 matmuls in the straggler's data step: ~180 ms on one core here,
+# twice what a busy 2-core machine delays a balanced rank by in a step (CI saw 92 ms)
 
 
 # ---------------------------------------------------------------- models and steps per scenario

@@ -508,6 +508,32 @@ TEST(FindingsTest, ARankThatArrivesLastIsNamedWithTheOthersWait) {
             "no rank was last alone in any of 8 instances");
 }
 
+TEST(FindingsTest, TheSameLastRankIsNamedWhenTheOthersWaitChanged) {
+  // Rank 2 arrives last on both sides; the others wait 10 us per call for it
+  // in the baseline and 50 in the experimental run.
+  Rank even = Model(100, 100);
+  even.all_reduce_us = {60, 60};
+  Rank a_late = even, b_late = even;
+  a_late.all_reduce_us = {50, 50};
+  b_late.all_reduce_us = {10, 10};
+  std::vector<Rank> a(4, even), b(4, even);
+  a[2] = a_late;
+  b[2] = b_late;
+  const v1::DiffReport report = Diff(Profile("a", a), Profile("b", b));
+  const v1::Finding* f = FirstOf(report, v1::FINDING_KIND_STRAGGLER);
+  ASSERT_NE(f, nullptr) << Texts(report);
+  EXPECT_EQ(f->text(),
+            "Rank 2 arrives last at the collectives in both runs (baseline "
+            "rank 2 last in 100% of all_reduces (8 of 8); experimental rank 2 "
+            "last in 100% of all_reduces (8 of 8)); the other ranks wait 20 us "
+            "-> 100 us per step (+400%).");
+  EXPECT_EQ(f->evidence_size(), 3);
+  // Against itself: the same straggler, the same wait, nothing to say.
+  EXPECT_EQ(FirstOf(Diff(Profile("a", a), Profile("b", a)),
+                    v1::FINDING_KIND_STRAGGLER),
+            nullptr);
+}
+
 TEST(FindingsTest, AStragglerOnBothSidesIsNoChange) {
   std::vector<Rank> ranks(4, Model(100, 100));
   ranks[1] = Model(150, 100);
