@@ -33,6 +33,9 @@ from torch.autograd.profiler import record_function
 SCENARIOS = ("linear-dim", "precision", "resnet-depth", "loss", "fused-op", "module-impl",
              "ddp-bucket", "straggler")
 VARIANTS = ("baseline", "experimental")
+# Scenarios profiled with profile_memory=True (a memory diff to check); the others skip the
+# allocator hooks' overhead.
+MEMORY = ("linear-dim", "precision")
 UNPINNED = ("straggler",)  # scenarios whose ranks are not pinned to a core each (see run_rank)
 STRAGGLE_ITERATIONS = 30  # 256x256 matmuls in the straggler's data step: ~180 ms on one core here,
 # twice what a busy 2-core machine delays a balanced rank by in a step (CI saw 92 ms)
@@ -277,13 +280,43 @@ class CollectiveTypes:
         return {"Input Dims": shapes, "Input type": [KINETO_TYPE.get(t, str(t)) for t in types]}
 
 
-def trace_events(prof, collectives):
+def memory_events(prof):
+    """Kineto's "[memory]" instant events, from the allocations torch 1.13 records with
+    profile_memory=True (its exporter drops them): one per allocation (Bytes > 0) or free
+    (Bytes < 0) on the thread that made it, with the block's Addr and the allocator's Total
+    Allocated / Total Reserved after it. Device Type 0 is the CPU (Device Id -1), 1 CUDA. ts is on
+    the ops' clock (microseconds since the trace start), kept to the nanosecond."""
+    start_us = prof.kineto_results.trace_start_us()
+    events = []
+    pending = list(prof.kineto_results.experimental_event_tree())
+    while pending:
+        node = pending.pop()
+        pending.extend(node.children)
+        if node.name != "[memory]":
+            continue
+        fields = node.extra_fields
+        cuda = fields.device.type == "cuda"
+        events.append({"ph": "i", "s": "t", "name": "[memory]", "pid": "CPU functions",
+                       "tid": node.start_tid, "ts": round(node.start_time_ns / 1000 - start_us, 3),
+                       "cat": "cpu_instant_event",
+                       "args": {"Device Type": 1 if cuda else 0,
+                                "Device Id": fields.device.index if cuda else -1,
+                                "Addr": fields.ptr, "Bytes": fields.alloc_size,
+                                "Total Allocated": fields.total_allocated,
+                                "Total Reserved": fields.total_reserved}})
+    events.sort(key=lambda e: e["ts"])
+    return events
+
+
+def trace_events(prof, collectives, memory):
     """The events torch 1.13's export_chrome_trace writes (same fields, same order), plus what
     that exporter drops and Kineto writes: each op's "Sequence number" (ops that record autograd
     history, and the backward ops they produce) and "Fwd thread id" (on backward ops, the thread
     of their forward op), which link a backward root to its forward op; on the gloo worker
     thread's collectives ("gloo:all_reduce", ...), "Input Dims" (the flat bucket, e.g. [[N]]) and
-    "Input type" (see CollectiveTypes)."""
+    "Input type" (see CollectiveTypes). With `memory`: the [memory] events (memory_events), and
+    on each op the legacy profiler's own figure, "Self CPU Memory Usage" (bytes allocated minus
+    freed by the op itself on the CPU; what profdiff reads when a trace has no [memory] events)."""
     events = []
     for evt in prof.function_events:
         if evt.trace_name is None:
@@ -295,18 +328,20 @@ def trace_events(prof, collectives):
             args["Fwd thread id"] = evt.fwd_thread
         if evt.trace_name.startswith("gloo:"):
             args.update(collectives.args(evt))
+        if memory and evt.self_cpu_memory_usage:
+            args["Self CPU Memory Usage"] = evt.self_cpu_memory_usage
         events.append({"name": evt.trace_name, "ph": "X", "ts": evt.time_range.start,
                        "dur": evt.time_range.elapsed_us(), "tid": evt.thread,
                        "pid": "CPU functions", "args": args})
-    return events
+    return events + memory_events(prof) if memory else events
 
 
-def write_trace(prof, collectives, path, rank, world_size):
+def write_trace(prof, collectives, memory, path, rank, world_size):
     document = {
         "schemaVersion": 1,
         "distributedInfo": {"backend": "gloo", "rank": rank, "world_size": world_size},
         "traceName": os.path.basename(path),
-        "traceEvents": trace_events(prof, collectives),
+        "traceEvents": trace_events(prof, collectives, memory),
     }
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -349,7 +384,8 @@ def run_rank(rank, args, port):
     for _ in range(args.warmup):
         step()
     dist.barrier()
-    with ModuleRanges(), torch.autograd.profiler.profile(record_shapes=True) as prof:
+    memory = args.scenario in MEMORY
+    with ModuleRanges(), torch.autograd.profiler.profile(record_shapes=True, profile_memory=memory) as prof:
         for n in range(args.warmup, args.warmup + args.steps):
             with record_function(f"ProfilerStep#{n}"):
                 step()
@@ -360,7 +396,7 @@ def run_rank(rank, args, port):
     run_dir = os.path.join(args.out, args.run)
     os.makedirs(run_dir, exist_ok=True)
     path = os.path.join(run_dir, f"rank{rank}.{int(time.time() * 1000)}.pt.trace.json")
-    write_trace(prof, collectives, path, rank, args.ranks)
+    write_trace(prof, collectives, memory, path, rank, args.ranks)
     dist.barrier()
     dist.destroy_process_group()
     if rank == 0:

@@ -118,6 +118,29 @@ def scoped_operators(args, base, exp, path):
     return operators(diff(args, base, exp, "--view", "operators", "--path", path))
 
 
+def memory_rows(report, table, device="cpu"):
+    return {row["name"]: row for row in report.get("memory", {}).get(table, [])
+            if row.get("device") == device}
+
+
+def check_memory_recorded(report, check):
+    """Both sides' workers had train.py's [memory] events, and the CPU has a peak on each."""
+    memory = report.get("memory", {})
+    sources = [memory.get(f"{side}_source") for side in ("baseline", "experimental")]
+    check.that(sources == ["MEMORY_SOURCE_EVENTS"] * 2, f"memory from [memory] events on both sides: {sources}")
+    cpu = next((d for d in memory.get("devices", []) if d.get("device") == "cpu"), {})
+    peaks = [cpu.get(f"{side}_peak_bytes", 0) for side in ("baseline", "experimental")]
+    log(f"info cpu peak {peaks[0]:.0f} -> {peaks[1]:.0f} bytes")
+    check.that(min(peaks) > 0, f"a CPU memory peak on both sides: {peaks}")
+    return peaks
+
+
+def memory_change(row, direction):
+    """The row's allocation bytes moved in `direction` (+1 or -1), significantly."""
+    delta = row.get("delta", {}).get("allocation_bytes", 0)
+    return delta * direction > 0 and row.get("allocation_noise", {}).get("significant", False)
+
+
 def pair(args, scenario, steps=STEPS):
     base, exp = f"{scenario}-baseline", f"{scenario}-experimental"
     train(args, scenario, "baseline", base, steps=steps)
@@ -151,6 +174,15 @@ def check_linear_dim(args, check):
     check.that(any(n["delta"].get("backward_us", 0) > 0 for n in linears),
                "the widened Linear's forward row reports its slower backward (backward_us)")
     list(check_step_parts(report, check))
+    # Memory: the widened Linear's output grows from 256x100 to 256x4096 fp32 values.
+    peaks = check_memory_recorded(report, check)
+    check.that(peaks[1] > peaks[0], "the CPU memory peak grew")
+    grown = [(name, row["baseline"]["allocation_bytes"], row["experimental"]["allocation_bytes"])
+             for name, row in memory_rows(report, "modules").items()
+             if name.startswith("Linear_") and row.get("kind") == "MODULE_NODE_KIND_MODULE"
+             and memory_change(row, +1)]
+    check.that(any(e >= 20 * b for _, b, e in grown),
+               f"a Linear module allocates 20x more per step, significant: {grown}")
 
 
 def check_precision(args, check):
@@ -175,6 +207,14 @@ def check_precision(args, check):
     casts = scoped_operators(args, "precision-baseline", "precision-experimental", "DistributedDataParallel_0.backward")
     row = casts.get("autograd::engine::evaluate_function: ToCopyBackward0", {})
     check.that(row.get("change") == "added", f"the casts' backward runs under the model's backward ({row.get('change')})")
+    # Memory: bf16 matmul outputs take half the bytes; the casts allocate bf16 copies.
+    check_memory_recorded(report, check)
+    rows = memory_rows(report, "operators")
+    for name, direction in (("aten::mm", -1), ("aten::addmm", -1), ("aten::_to_copy", +1)):
+        row = rows.get(name, {})
+        values = [row.get(side, {}).get("allocation_bytes") for side in ("baseline", "experimental")]
+        check.that(memory_change(row, direction),
+                   f"{name} allocates {'less' if direction < 0 else 'more'} per step, significant: {values}")
 
 
 def check_resnet_depth(args, check):
