@@ -37,7 +37,12 @@ constexpr char kLayout[] =
     R"("rank_communication":["rank","baseline_missing","experimental_missing"],)"
     R"("rank_communication_values":["collective_us","exposed_us","overlap_ratio","wait_us",)"
     R"("transfer_us","last_arrivals","instances","time_us"],)"
-    R"("rank_communication_noise":["exposed_us","wait_us"]})";
+    R"("rank_communication_noise":["exposed_us","wait_us"],)"
+    // Memory rows (operators and module nodes), the same way.
+    R"("memory_row":["name","detail","device","kind","change"],)"
+    R"("memory_values":["allocation_count","allocation_bytes","self_increase_bytes",)"
+    R"("total_allocation_bytes","increase_bytes","peak_allocated_bytes"],)"
+    R"("memory_noise":["allocation_bytes","self_increase_bytes"]})";
 
 class Writer {
  public:
@@ -458,6 +463,144 @@ void Communication(Writer& w, const v1::CommunicationDiff& c) {
   w.Raw("}");
 }
 
+void MemoryRows(
+    Writer& w,
+    const google::protobuf::RepeatedPtrField<v1::MemoryRowDiff>& rows) {
+  w.Raw("[");
+  bool first = true;
+  for (const v1::MemoryRowDiff& r : rows) {
+    w.Comma(first);
+    w.Raw("[");
+    w.Interned(r.name());
+    w.Raw(",");
+    w.Interned(r.detail());
+    w.Raw(",");
+    w.Interned(r.device());
+    w.Raw(",");
+    w.Interned(r.kind() == v1::MODULE_NODE_KIND_UNSPECIFIED
+                   ? ""
+                   : v1::ModuleNodeKind_Name(r.kind()));
+    w.Raw(",");
+    w.Interned(DisplayText(r.change()));
+    using V = v1::MemoryValues;
+    w.Pairs(r.baseline(), r.experimental(), &V::allocation_count,
+            &V::allocation_bytes, &V::self_increase_bytes,
+            &V::total_allocation_bytes, &V::increase_bytes,
+            &V::peak_allocated_bytes);
+    w.Raw(",");
+    w.Noise(r.allocation_noise());
+    w.Raw(",");
+    w.Noise(r.increase_noise());
+    w.Raw("]");
+  }
+  w.Raw("]");
+}
+
+void PeakPlace(Writer& w, const v1::MemoryPeakPlace& p) {
+  w.Raw(R"({"rank":)");
+  w.Number(p.rank());
+  w.Raw(R"(,"step":)");
+  w.Number(p.step_index());
+  w.Raw(R"(,"offset_ns":)");
+  w.Number(static_cast<double>(p.offset_ns()));
+  w.Raw(R"(,"operator":)");
+  w.String(p.operator_name());
+  w.Raw(R"(,"module":)");
+  w.String(p.module_path());
+  // [operator, bytes, blocks] per holder.
+  w.Raw(R"(,"holders":[)");
+  bool first = true;
+  for (const v1::MemoryHolder& h : p.holders()) {
+    w.Comma(first);
+    w.Raw("[");
+    w.String(h.operator_name());
+    w.Raw(",");
+    w.Number(static_cast<double>(h.bytes()));
+    w.Raw(",");
+    w.Number(h.blocks());
+    w.Raw("]");
+  }
+  w.Raw("]}");
+}
+
+// A curve as flat [offset_ns, allocated, reserved, ...] triples: up to 2000
+// points a side, so no per-point object.
+void Curve(Writer& w, const v1::MemoryCurve& c) {
+  w.Raw(R"({"rank":)");
+  w.Number(c.rank());
+  w.Raw(R"(,"steps":[)");
+  bool first = true;
+  for (int64_t offset : c.step_offsets_ns()) {
+    w.Comma(first);
+    w.Number(static_cast<double>(offset));
+  }
+  w.Raw(R"(],"step_ends":[)");
+  first = true;
+  for (int64_t offset : c.step_end_offsets_ns()) {
+    w.Comma(first);
+    w.Number(static_cast<double>(offset));
+  }
+  w.Raw(R"(],"points":[)");
+  first = true;
+  for (const v1::MemoryPoint& p : c.points()) {
+    w.Comma(first);
+    w.Number(static_cast<double>(p.offset_ns()));
+    w.Raw(",");
+    w.Number(static_cast<double>(p.allocated_bytes()));
+    w.Raw(",");
+    w.Number(static_cast<double>(p.reserved_bytes()));
+  }
+  w.Raw("]}");
+}
+
+// Per device: [baseline, experimental] pairs of the figures, places and
+// curves; the operator and module rows through the layout's memory_*.
+void Memory(Writer& w, const v1::MemoryDiff& m) {
+  w.Raw(R"({"sources":[)");
+  w.String(v1::MemorySource_Name(m.baseline_source()));
+  w.Raw(",");
+  w.String(v1::MemorySource_Name(m.experimental_source()));
+  w.Raw(R"(],"devices":[)");
+  bool first = true;
+  for (const v1::DeviceMemoryDiff& d : m.devices()) {
+    w.Comma(first);
+    w.Raw(R"({"device":)");
+    w.String(d.device());
+    const std::pair<const char*, std::pair<double, double>> figures[] = {
+        {"peak", {d.baseline_peak_bytes(), d.experimental_peak_bytes()}},
+        {"average",
+         {d.baseline_average_bytes(), d.experimental_average_bytes()}},
+        {"reserved",
+         {d.baseline_peak_reserved_bytes(),
+          d.experimental_peak_reserved_bytes()}}};
+    for (const auto& [name, values] : figures) {
+      w.Raw(R"(,")");
+      w.Raw(name);
+      w.Raw(R"(":[)");
+      w.Number(values.first);
+      w.Raw(",");
+      w.Number(values.second);
+      w.Raw("]");
+    }
+    w.Raw(R"(,"from_bytes":)");
+    w.Bool(d.allocated_from_bytes());
+    w.Raw(R"(,"places":[)");
+    PeakPlace(w, d.baseline_peak());
+    w.Raw(",");
+    PeakPlace(w, d.experimental_peak());
+    w.Raw(R"(],"curves":[)");
+    Curve(w, d.baseline_curve());
+    w.Raw(",");
+    Curve(w, d.experimental_curve());
+    w.Raw("]}");
+  }
+  w.Raw(R"(],"operators":)");
+  MemoryRows(w, m.operators());
+  w.Raw(R"(,"modules":)");
+  MemoryRows(w, m.modules());
+  w.Raw("}");
+}
+
 }  // namespace
 
 std::string HtmlReportData(const v1::DiffReport& report,
@@ -499,6 +642,11 @@ std::string HtmlReportData(const v1::DiffReport& report,
       0) {
     w.Raw(R"(,"communication":)");
     Communication(w, report.communication());
+  }
+  // Only a report with memory on a side has a memory section.
+  if (report.memory().devices_size() + report.memory().operators_size() > 0) {
+    w.Raw(R"(,"memory":)");
+    Memory(w, report.memory());
   }
   if (report.has_modules()) {
     w.Raw(R"(,"modules":)");

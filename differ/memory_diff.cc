@@ -155,6 +155,8 @@ void FillPlaceAndCurve(const v1::WorkerProfile& w, const v1::MemoryStats& m,
   for (const v1::StepStats& step : w.steps()) {
     curve.add_step_offsets_ns(
         std::llround((step.start_us() - origin_us) * 1000));
+    curve.add_step_end_offsets_ns(std::llround(
+        (step.start_us() + step.duration_us() - origin_us) * 1000));
   }
   const v1::StepStats& last = w.steps(w.steps_size() - 1);
   curve.add_step_offsets_ns(

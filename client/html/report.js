@@ -42,7 +42,7 @@
     if (a >= 1 << 30) return (b / (1 << 30)).toFixed(2) + " GiB";
     if (a >= 1 << 20) return (b / (1 << 20)).toFixed(2) + " MiB";
     if (a >= 1 << 10) return (b / (1 << 10)).toFixed(1) + " KiB";
-    return b + " B";
+    return (Number.isInteger(b) ? b : b.toFixed(1)) + " B";
   }
   // Whether a larger value of an overview metric is better (utilization) or worse (time, memory).
   function higherIsBetter(metric) { return /utilization|efficiency|occupancy/i.test(metric); }
@@ -713,6 +713,149 @@
     }
   }
 
+  // ---- memory --------------------------------------------------------------------------------
+  // D.memory, only when a side recorded memory. Curves are flat [offset_ns, allocated, reserved]
+  // triples and step starts (then the last step's end) on the same clock; the chart's x axis is
+  // in steps, so the two sides line up step by step whatever each step's duration.
+  const mem = D.memory || null;
+  const MR = mem && rowReader(D.layout.memory_row, D.layout.memory_values, D.layout.memory_noise);
+  const MEMORY_ROWS_SHOWN = 200;  // more are in --format json / csv
+  const SOURCE_TEXT = {
+    MEMORY_SOURCE_EVENTS: "[memory] events",
+    MEMORY_SOURCE_SELF_CPU_MEMORY_USAGE: "the ops' Self CPU Memory Usage arg (no curve, no peak)",
+    MEMORY_SOURCE_NONE: "no memory recorded",
+  };
+  // Where time t falls on the step axis: k + the fraction of step k elapsed (a time between two
+  // steps, where profiling windows or traces leave a gap, at the end of the earlier).
+  function stepPosition(c, t) {
+    const starts = c.steps, ends = c.step_ends;
+    if (starts.length < 2) return 0;
+    let lo = 0, hi = starts.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= t) lo = mid; else hi = mid - 1;
+    }
+    const end = ends.length > lo ? ends[lo] : starts[lo + 1];
+    const span = end - starts[lo];
+    return lo + Math.min(1, Math.max(0, span > 0 ? (t - starts[lo]) / span : 0));
+  }
+  function fmtBytesAxis(b) {
+    const a = Math.abs(b);
+    const [scale, unit] = a >= 1 << 30 ? [1 << 30, " GiB"] : a >= 1 << 20 ? [1 << 20, " MiB"] : a >= 1 << 10 ? [1 << 10, " KiB"] : [1, " B"];
+    return b === 0 ? "0" : Number((b / scale).toPrecision(3)) + unit;
+  }
+  function memoryChart(d) {
+    const CH = 280, PB = 40;
+    const steps = Math.max(1, ...d.curves.map((c) => c.steps.length - 1));
+    let max = 0;
+    for (const c of d.curves) for (let i = 0; i < c.points.length; i += 3) max = Math.max(max, c.points[i + 1], c.points[i + 2]);
+    max = max || 1;
+    const x = (p) => PAD_L + (p / steps) * (W - PAD_L - PAD_R);
+    const y = (b) => CH - PB - (b / max) * (CH - PAD_T - PB);
+    let svg = `<svg viewBox="0 0 ${W} ${CH}" role="img" aria-label="memory over the steps, ${esc(d.device)}">`;
+    for (let k = 0; k <= steps; ++k) {
+      svg += `<line class="step-line" x1="${x(k).toFixed(1)}" x2="${x(k).toFixed(1)}" y1="${PAD_T}" y2="${CH - PB}"/>`;
+      if (k < steps) svg += `<text x="${x(k + 0.5).toFixed(1)}" y="${CH - PB + 14}" text-anchor="middle">step ${k}</text>`;
+    }
+    d.curves.forEach((c, s) => {
+      if (c.points.length < 3) return;
+      const color = s ? "var(--exp)" : "var(--base)";
+      // Memory holds its value until the next event: a staircase.
+      for (const [k, dash, cls] of [[1, "", "mem-allocated"], [2, ' stroke-dasharray="5 3"', "mem-reserved"]]) {
+        let any = false, path = "";
+        for (let i = 0; i < c.points.length; i += 3) {
+          const px = x(stepPosition(c, c.points[i])).toFixed(1), py = y(c.points[i + k]).toFixed(1);
+          path += i ? `H${px}V${py}` : `M${px},${py}`;
+          any = any || c.points[i + k] > 0;
+        }
+        if (any) svg += `<path class="${cls}" data-side="${s ? "e" : "b"}" fill="none" stroke="${color}" stroke-width="${k === 1 ? 2 : 1.5}"${dash} d="${path}"/>`;
+      }
+      const place = d.places[s];
+      let peak = 0;
+      for (let i = 0; i < c.points.length; i += 3) peak = Math.max(peak, c.points[i + 1]);
+      const title = `${s ? "experimental" : "baseline"} peak (rank ${c.rank}): ${fmtBytes(peak)} at ${place.operator || "(outside operators)"}` +
+        `${place.module ? " in " + place.module : ""}, step ${place.step}`;
+      svg += `<circle class="mem-peak" data-side="${s ? "e" : "b"}" cx="${x(stepPosition(c, place.offset_ns)).toFixed(1)}" cy="${y(peak).toFixed(1)}" r="5" fill="${color}"><title>${esc(title)}</title></circle>`;
+    });
+    svg += `<line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${CH - PB}" y2="${CH - PB}"/>`;
+    for (let k = 0; k <= 4; ++k) {
+      const v = (max * k) / 4;
+      svg += `<text x="${PAD_L - 6}" y="${y(v) + 4}" text-anchor="end">${fmtBytesAxis(v)}</text>`;
+    }
+    const ranks = d.curves.map((c, s) => (c.points.length ? `${s ? "experimental" : "baseline"} rank ${c.rank}` : "")).filter(Boolean).join(", ");
+    svg += `<text x="${PAD_L}" y="12">${esc(d.device)}: blue baseline, orange experimental (${esc(ranks)}) · solid allocated, dashed reserved · ● the peak</text>`;
+    return svg + "</svg>";
+  }
+  function placeText(place, c) {
+    if (!c.points.length && !place.operator) return "–";
+    return `${place.operator || "(outside operators)"}${place.module ? " in " + place.module : ""} (rank ${place.rank}, step ${place.step})`;
+  }
+  function memoryDevices() {
+    let html = "<thead><tr><th class=name>Device</th><th>Peak B</th><th>Peak E</th><th>Δ</th><th>Δ%</th><th>Average B</th><th>Average E</th>" +
+      "<th>Reserved B</th><th>Reserved E</th><th class=name>Peak at (baseline)</th><th class=name>Peak at (experimental)</th></tr></thead><tbody>";
+    for (const d of mem.devices) {
+      const delta = d.peak[1] - d.peak[0];
+      html += `<tr data-device="${esc(d.device)}"><td class=name>${esc(d.device)}${d.from_bytes ? ' <span title="no Total Allocated in a trace: the running sum of Bytes">Σ</span>' : ""}</td>` +
+        `<td>${fmtBytes(d.peak[0])}</td><td>${fmtBytes(d.peak[1])}</td><td>${signed(fmtBytes(delta), delta)}</td><td>${fmtPct(deltaPct(d.peak[0], d.peak[1]))}</td>` +
+        `<td>${fmtBytes(d.average[0])}</td><td>${fmtBytes(d.average[1])}</td><td>${fmtBytes(d.reserved[0])}</td><td>${fmtBytes(d.reserved[1])}</td>` +
+        `<td class=name title="${esc(placeText(d.places[0], d.curves[0]))}">${esc(placeText(d.places[0], d.curves[0]))}</td>` +
+        `<td class=name title="${esc(placeText(d.places[1], d.curves[1]))}">${esc(placeText(d.places[1], d.curves[1]))}</td></tr>`;
+    }
+    return html + "</tbody>";
+  }
+  function memoryHolders() {
+    let html = "<thead><tr><th class=name>Device</th><th class=name>Side</th><th class=name>Allocated by</th><th>Alive at the peak</th><th>Blocks</th></tr></thead><tbody>";
+    let any = false;
+    for (const d of mem.devices) {
+      d.places.forEach((place, s) => {
+        for (const [name, bytes, blocks] of place.holders) {
+          any = true;
+          html += `<tr><td class=name>${esc(d.device)}</td><td class=name>${s ? "experimental" : "baseline"}</td><td class=name title="${esc(name)}">${esc(name)}</td><td>${fmtBytes(bytes)}</td><td>${fmtCount(blocks)}</td></tr>`;
+        }
+      });
+    }
+    if (!any) html += `<tr><td class="name empty" colspan="5">no blocks alive at a peak</td></tr>`;
+    return html + "</tbody>";
+  }
+  // Operators: self allocations and increase, and the increase with children. Module nodes: what
+  // ran inside them, and the highest allocated inside.
+  function memoryRows(rows, modules) {
+    let html = `<thead><tr><th class=name>${modules ? "Module" : "Operator"}</th><th class=name>${modules ? "Path" : "Input shapes"}</th><th class=name>Device</th>` +
+      "<th>Allocs B</th><th>Allocs E</th><th>Alloc bytes B</th><th>Alloc bytes E</th><th>Δ</th><th>Δ%</th><th>Self increase B</th><th>Self increase E</th>" +
+      (modules ? "<th>Peak inside B</th><th>Peak inside E</th>" : "<th title='allocated minus freed, children included'>Increase B</th><th>Increase E</th>") +
+      "<th class=name>Change</th></tr></thead><tbody>";
+    for (const r of rows.slice(0, MEMORY_ROWS_SHOWN)) {
+      const v = (name, s) => MR.v(r, name, s);
+      const name = S[MR.field(r, "name")], detail = S[MR.field(r, "detail")];
+      const alloc = MR.noise(r, "allocation_bytes");
+      const delta = v("allocation_bytes", 1) - v("allocation_bytes", 0);
+      const last = modules ? "peak_allocated_bytes" : "increase_bytes";
+      html += `<tr class="${tone(delta, alloc[0], false)}" data-name="${esc(name)}"><td class=name title="${esc(name)}">${esc(name)}</td>` +
+        `<td class=name title="${esc(detail)}">${esc(detail)}</td><td class=name>${esc(S[MR.field(r, "device")])}</td>` +
+        `<td>${fmtCount(v("allocation_count", 0))}</td><td>${fmtCount(v("allocation_count", 1))}</td>` +
+        `<td>${fmtBytes(v("allocation_bytes", 0))}</td>${judgedCell(v("allocation_bytes", 0), v("allocation_bytes", 1), alloc, fmtBytes, true, false)}` +
+        `<td class=delta>${signed(fmtBytes(delta), delta)}</td><td class=delta>${fmtPct(deltaPct(v("allocation_bytes", 0), v("allocation_bytes", 1)))}</td>` +
+        `<td>${fmtBytes(v("self_increase_bytes", 0))}</td>${judgedCell(v("self_increase_bytes", 0), v("self_increase_bytes", 1), MR.noise(r, "self_increase_bytes"), fmtBytes, true, false)}` +
+        `<td>${fmtBytes(v(last, 0))}</td><td>${fmtBytes(v(last, 1))}</td><td class=name>${esc(S[MR.field(r, "change")])}</td></tr>`;
+    }
+    if (!rows.length) html += `<tr><td class="name empty" colspan="14">no rows</td></tr>`;
+    return html + "</tbody>";
+  }
+  function drawMemory() {
+    if (!mem) { $("memory-section").hidden = true; return; }
+    $("memory-sources").innerHTML = mem.sources.map((source, s) =>
+      `<li data-side="${s ? "experimental" : "baseline"}"><span class="side ${s ? "exp" : "base"}"><b>${s ? "experimental" : "baseline"}</b></span>${esc(SOURCE_TEXT[source] || source)}</li>`).join("");
+    $("memory-devices").innerHTML = memoryDevices();
+    $("memory-charts").innerHTML = mem.devices.filter((d) => d.curves.some((c) => c.points.length))
+      .map((d) => `<div class="chart memory-chart" data-device="${esc(d.device)}">${memoryChart(d)}</div>`).join("");
+    $("memory-holders").innerHTML = memoryHolders();
+    $("memory-operators").innerHTML = memoryRows(mem.operators, false);
+    $("memory-modules").innerHTML = memoryRows(mem.modules, true);
+    const count = (rows) => (rows.length > MEMORY_ROWS_SHOWN ? `(${MEMORY_ROWS_SHOWN} of ${rows.length} rows; --format csv lists them all)` : `(${rows.length} rows)`);
+    $("memory-operators-count").textContent = count(mem.operators);
+    $("memory-modules-count").textContent = count(mem.modules);
+  }
+
   // ---- selection -----------------------------------------------------------------------------
   let tables = [];
   function select(node) {
@@ -731,6 +874,7 @@
   drawOverview();
   drawRanks();
   drawCommunication();
+  drawMemory();
   tables = [makeTable("operators"), makeTable("kernels")];
   if (root) {
     select(root);

@@ -26,7 +26,12 @@ ranks_run="$traces/param/dlrm_kineto"
 # The backward pair: a training step with fwdbwd flows (ResNet18 on an MI300), against itself, so
 # every backward block has a partner.
 backward_run="$traces/tracelens/mi300/ddp_resnet18_no_pool/train_resnet18.json.gz"
-for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run" "$backward_run"; do
+# The memory pair: the TensorBoard plugin's ResNet50 samples (DataLoader workers 0 against 4),
+# whose [memory] events cover the CPU and cuda:0 over two profiling windows of 6 steps.
+memory_a="$traces/kineto/tb_plugin_samples/resnet50_num_workers_0"
+memory_b="$traces/kineto/tb_plugin_samples/resnet50_num_workers_4"
+for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run" "$backward_run" \
+  "$memory_a" "$memory_b"; do
   [ -e "$f" ] || skip "missing trace $f"
 done
 
@@ -35,6 +40,7 @@ mkdir -p "$out"
 "$profdiff" diff "$large_a" "$large_b" --format html -o "$out/large.html"
 "$profdiff" diff "$ranks_run" "$ranks_run" --format html -o "$out/ranks.html"
 "$profdiff" diff "$backward_run" "$backward_run" --format html -o "$out/backward.html"
+"$profdiff" diff "$memory_a" "$memory_b" --format html -o "$out/memory.html"
 
 # The gloo pair: the ddp-bucket workload (2 ranks, 3 steps a side) trained here with Debian's CPU
 # torch, so its diff has collectives of two message-size mixes and an all_reduce finding whose
@@ -76,5 +82,5 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
-  --backward "$out/backward.html" "${gloo[@]}" \
+  --backward "$out/backward.html" --memory "$out/memory.html" "${gloo[@]}" \
   --out "$out/screenshots"

@@ -5,7 +5,8 @@
 // that nothing is fetched; and how fast the largest report becomes interactive.
 //
 //   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html
-//       [--gloo E.html] --out DIR
+//       --memory M.html [--gloo E.html] --out DIR
+// --memory: a pair with [memory] events on two devices (the memory section, both curves).
 // --gloo: a two-rank gloo DDP pair with collectives (browser_test.sh trains it when torch is there).
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
@@ -435,6 +436,72 @@ if (args.gloo) {
     assert.ok(links >= 1, "the all_reduce finding links to its row");
     await page.locator("#communication-section").screenshot({ path: path.join(args.out, "report-communication-gloo.png") });
     results.communication_gloo = { by_collective: data.by_collective.length, collectives: data.collectives.length, links_followed: links };
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+// ---- memory ------------------------------------------------------------------------------------
+// The memory section of a pair with [memory] events: the devices table, one chart per device with
+// both sides' allocated curves on the step axis and each side's peak where the data puts it, the
+// operator and module tables with the data's rows.
+if (args.memory) {
+  await check("memory report (ResNet50 samples): per-device peaks, both curves step-aligned, operator and module rows", async () => {
+    const { page, problems } = await open(args.memory);
+    const d = await dataOf(page);
+    const mem = d.memory;
+    assert.ok(mem, "the page data has a memory section");
+    assert.equal(await page.$eval("#memory-section", (s) => s.hidden), false, "the section is shown");
+    assert.deepEqual(mem.sources, ["MEMORY_SOURCE_EVENTS", "MEMORY_SOURCE_EVENTS"]);
+    assert.deepEqual(await page.$$eval("#memory-sources li", (lis) => lis.map((li) => li.textContent)),
+      ["baseline[memory] events", "experimental[memory] events"]);
+    const devices = mem.devices.map((x) => x.device);
+    assert.deepEqual(devices, ["cpu", "cuda:0"], "the CPU and the GPU");
+    assert.deepEqual(await page.$$eval("#memory-devices tbody tr", (trs) => trs.map((tr) => tr.dataset.device)), devices);
+    const charts = await page.$$eval(".memory-chart", (cs) => cs.map((c) => ({
+      device: c.dataset.device,
+      allocated: [...c.querySelectorAll("path.mem-allocated")].map((p) => p.dataset.side).join(""),
+      peaks: [...c.querySelectorAll("circle.mem-peak")].map((p) => ({ side: p.dataset.side, cx: Number(p.getAttribute("cx")), title: p.textContent })),
+      steps: [...c.querySelectorAll("text")].filter((t) => /^step \d+$/.test(t.textContent)).length,
+    })));
+    assert.deepEqual(charts.map((c) => c.device), devices, "a chart per device");
+    for (const [i, c] of charts.entries()) {
+      assert.equal(c.allocated, "be", `${c.device}: both sides' allocated curves`);
+      const curves = mem.devices[i].curves;
+      assert.equal(c.steps, Math.max(...curves.map((x) => x.steps.length - 1)), `${c.device}: one label per kept step`);
+      assert.equal(c.peaks.length, 2, `${c.device}: a peak mark a side`);
+      for (const [s, peak] of c.peaks.entries()) {
+        // The mark names the drawn curve's highest allocated value and the place the data gives.
+        let top = 0;
+        for (let k = 0; k < curves[s].points.length; k += 3) top = Math.max(top, curves[s].points[k + 1]);
+        const place = mem.devices[i].places[s];
+        assert.ok(peak.title.includes(`at ${place.operator || "(outside operators)"}`), `${c.device} ${peak.side}: ${peak.title}`);
+        assert.ok(peak.title.includes(`step ${place.step}`), `${c.device} ${peak.side}: ${peak.title}`);
+        const drawn = await page.evaluate(([device, side]) => {
+          const chart = document.querySelector(`.memory-chart[data-device="${device}"]`);
+          const path = chart.querySelector(`path.mem-allocated[data-side="${side}"]`).getAttribute("d");
+          const ys = [...path.matchAll(/[V,]([-\d.]+)/g)].map((m) => Number(m[1]));
+          const dot = chart.querySelector(`circle.mem-peak[data-side="${side}"]`);
+          return { lowestY: Math.min(...ys), dotY: Number(dot.getAttribute("cy")) };
+        }, [c.device, peak.side]);
+        assert.ok(Math.abs(drawn.lowestY - drawn.dotY) < 0.11, `${c.device} ${peak.side}: the dot sits at the curve's top (${drawn.dotY} vs ${drawn.lowestY})`);
+        assert.ok(top > 0, `${c.device} ${peak.side}: a curve with memory`);
+      }
+    }
+    const shown = (rows) => Math.min(rows.length, 200);
+    assert.equal(await rowCount(page, "memory-operators"), shown(mem.operators), "operator rows");
+    assert.equal(await rowCount(page, "memory-modules"), shown(mem.modules), "module rows");
+    const firstOperator = await page.$eval("#memory-operators tbody tr", (tr) => tr.dataset.name);
+    assert.equal(firstOperator, d.strings[mem.operators[0][0]], "the rows in the data's order (largest change first)");
+    // What was alive at the peaks: a row per holder of the data (these 2021 traces have no Addr, so
+    // frees cannot be matched to blocks and the table says there are none).
+    await page.click("#memory-holders-details summary");
+    const holders = mem.devices.reduce((n, x) => n + x.places[0].holders.length + x.places[1].holders.length, 0);
+    assert.equal(await rowCount(page, "memory-holders"), holders, "a row per holder");
+    if (!holders) assert.equal(await page.$$eval("#memory-holders td.empty", (tds) => tds.length), 1, "an empty table says so");
+    await page.locator("#memory-section").screenshot({ path: path.join(args.out, "report-memory.png") });
+    results.memory = { devices, operators: mem.operators.length, modules: mem.modules.length,
+      points: mem.devices.map((x) => x.curves.map((c) => c.points.length / 3)) };
     assert.deepEqual(problems, []);
     await page.close();
   });
