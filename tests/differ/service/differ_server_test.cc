@@ -158,6 +158,7 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
       {"--path", "0/1", "--filter", "conv", "--min-change", "2"},
       {"--compare", "hta", "--steps", "all", "--device", "gpu"},
       {"--view", "findings"},
+      {"--view", "memory", "--ranks", "0"},
   };
   for (const std::vector<std::string>& options : option_sets) {
     std::vector<std::string> offline = {a_dir, b_dir};
@@ -169,6 +170,12 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
     // "What changed" is made by the differ, so the server's is the same.
     if (options.empty() || options.back() == "findings")
       EXPECT_THAT(offline_json, HasSubstr("\"kind\": \"step_time\""));
+    // The memory diff (a default view): the samples' [memory] events on the
+    // CPU and cuda:0, curves and the peaks' places included.
+    if (options.empty() || options[1] == "memory") {
+      EXPECT_THAT(offline_json, HasSubstr("\"baseline_curve\""));
+      EXPECT_THAT(offline_json, HasSubstr("\"device\": \"cuda:0\""));
+    }
     EXPECT_EQ(ComparableReport(offline_json),
               ComparableReport(DiffJson(stored)))
         << ::testing::PrintToString(options);
@@ -190,6 +197,7 @@ TEST_F(DifferServerTest, HtmlReportOfStoredRunsEqualsTheOfflineReport) {
   ASSERT_TRUE(offline.ok()) << offline.status();
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_THAT(*offline, HasSubstr("\"other_tables\""));
+  ASSERT_THAT(*offline, HasSubstr("\"memory\":{\"sources\""));
   EXPECT_TRUE(*offline == *stored)
       << "offline " << offline->size() << " bytes, stored " << stored->size();
 }
