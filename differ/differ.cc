@@ -166,6 +166,9 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                       run_communication(experimental),
                                       threshold, a.per_step());
   }
+  v1::MemoryDiff memory;
+  if (Wants(options, v1::DIFF_VIEW_MEMORY) || findings)
+    memory = DiffMemory(a, b, threshold);
   std::vector<v1::KernelDiff> kernel_rows;
   if (Wants(options, v1::DIFF_VIEW_KERNELS) || findings)
     kernel_rows = DiffKernels(a, kernels[0], b, kernels[1], threshold);
@@ -190,6 +193,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     in.kernels = options.path().empty() ? &kernel_rows : &step_kernel_rows;
     in.ranks = &ranks_rows;
     in.communication = &communication;
+    in.memory = &memory;
     in.threshold = threshold;
     in.per_step = options.normalize() != v1::NORMALIZATION_TOTAL;
     in.inside =
@@ -211,7 +215,7 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   if (Wants(options, v1::DIFF_VIEW_COMMUNICATION))
     *report.mutable_communication() = std::move(communication);
   if (Wants(options, v1::DIFF_VIEW_MEMORY))
-    *report.mutable_memory() = DiffMemory(a, b, threshold);
+    *report.mutable_memory() = std::move(memory);
   if (Wants(options, v1::DIFF_VIEW_RANKS)) {
     for (v1::RankSteps& rank : ranks_rows)
       *report.add_ranks() = std::move(rank);

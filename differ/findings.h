@@ -11,7 +11,8 @@
 //   5. step-breakdown categories that explain >= 10% of the change;
 //   6. the collective whose calls, message size or wait changed most, and the
 //      rank that arrives last at the collectives (the communication diff);
-//   7. peak memory and stragglers by compute.
+//   7. peak memory (with where each side peaks and the operator whose
+//      allocations changed most) and stragglers by compute.
 // At most kMaxFindings, the headline first. Deterministic: the same rows give
 // the same sentences.
 #ifndef PROFDIFF_DIFFER_FINDINGS_H_
@@ -47,6 +48,8 @@ struct FindingInputs {
   const std::vector<v1::KernelDiff>* kernels = nullptr;
   const std::vector<v1::RankSteps>* ranks = nullptr;
   const v1::CommunicationDiff* communication = nullptr;
+  const v1::MemoryDiff* memory =
+      nullptr;  // where the peak is, and who allocates
   ChangeThreshold threshold;
   bool per_step = true;  // false: values are totals over the window
   // The tables of the node at an index path ("0/3/1").

@@ -95,6 +95,9 @@ struct Rank {
   std::vector<Node> modules;     // the root's children
   std::vector<Op> operators;     // the whole step's
   double peak_memory_bytes = 0;  // 0: no memory events
+  // Where the peak is, and one operator's allocations per step (0: none).
+  std::string peak_operator, peak_module;
+  double mm_allocation_bytes = 0;
   // All-reduces per step: each one's duration (scaled per step like the rest).
   std::vector<double> all_reduce_us;
   int64_t all_reduce_bytes = 4 << 20;
@@ -148,6 +151,22 @@ v1::WorkerProfile Worker(int rank, const Rank& spec) {
     memory.set_peak_allocated_bytes(
         static_cast<int64_t>(spec.peak_memory_bytes));
     memory.set_event_count(10);
+    memory.set_peak_operator(spec.peak_operator);
+    memory.set_peak_module(spec.peak_module);
+    memory.set_peak_step_index(1);
+    w.set_memory_source(v1::MEMORY_SOURCE_EVENTS);
+  }
+  if (spec.mm_allocation_bytes > 0) {
+    v1::OperatorMemory& row = *w.add_operator_memory();
+    row.set_name("aten::mm");
+    row.set_device("cpu");
+    for (int s = 0; s < kSteps; ++s) {
+      v1::MemoryStepSample& sample = *row.add_step_samples();
+      sample.set_step_index(s);
+      sample.set_allocation_count(2);
+      sample.set_allocation_bytes(
+          static_cast<int64_t>(spec.mm_allocation_bytes * Scale(s)));
+    }
   }
   return w;
 }
@@ -450,6 +469,30 @@ TEST(FindingsTest, PeakMemoryThatMovedTenPercent) {
   EXPECT_DOUBLE_EQ(memory->delta_bytes(), 0.5 * 1024 * 1024 * 1024);
   // Memory alone is something that changed: no "no significant change".
   EXPECT_EQ(report.findings(0).kind(), v1::FINDING_KIND_STEP_TIME);
+}
+
+TEST(FindingsTest, PeakMemorySaysWhereItIsAndWhoAllocatesMore) {
+  Rank a = Model(100, 100), b = Model(100, 100);
+  a.peak_memory_bytes = 1 << 20;
+  b.peak_memory_bytes = 4 << 20;
+  a.peak_operator = "aten::relu";
+  b.peak_operator = "aten::addmm";
+  b.peak_module = "Model_0/Linear_1";
+  a.mm_allocation_bytes = 1 << 20;
+  b.mm_allocation_bytes = 3 << 20;
+  const v1::DiffReport report = Diff(Profile("a", a), Profile("b", b));
+  const v1::Finding* memory = FirstOf(report, v1::FINDING_KIND_MEMORY);
+  ASSERT_NE(memory, nullptr) << Texts(report);
+  EXPECT_EQ(memory->text(),
+            "Peak memory 1.0 MiB -> 4.0 MiB (+300%); on cpu the experimental "
+            "peak is in aten::addmm (Linear_1, step 1), and aten::mm allocates "
+            "1.0 MiB -> 3.0 MiB per step (+200%), the largest change.");
+  // A smaller peak names the baseline's place.
+  const v1::DiffReport reversed = Diff(Profile("b", b), Profile("a", a));
+  const v1::Finding* smaller = FirstOf(reversed, v1::FINDING_KIND_MEMORY);
+  ASSERT_NE(smaller, nullptr);
+  EXPECT_THAT(smaller->text(),
+              HasSubstr("on cpu the baseline peak is in aten::addmm"));
 }
 
 TEST(FindingsTest, ANewStragglerIsNamed) {
