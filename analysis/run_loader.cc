@@ -34,6 +34,16 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
     PD_ASSIGN_OR_RETURN(trace::Trace span, reader.ReadFile(path));
+    // An empty file is no run of 0 us steps (which would diff as "new").
+    if (span.events.size() == 0) {
+      const int64_t skipped = span.counters.unsupported_phase_events;
+      return absl::InvalidArgumentError(
+          skipped == 0
+              ? base::StrCat(path, ": no events (\"traceEvents\" is empty)")
+              : base::StrCat(path, ": no events profdiff reads (", skipped,
+                             " events of phases it does not read, such as "
+                             "\"B\"/\"E\" pairs)"));
+    }
     spans.push_back(std::move(span));
   }
   const trace::Trace merged = trace::MergeSpans(std::move(spans));

@@ -55,5 +55,27 @@ TEST(RunLoaderTest, FolderWithoutTracesIsNotFound) {
             absl::StatusCode::kNotFound);
 }
 
+TEST(RunLoaderTest, ATraceWithoutEventsIsAnErrorNamingTheFile) {
+  const fs::path dir = fs::path(testing::TempDir()) / "run_loader_no_events";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "empty.json") << R"({"traceEvents": []})";
+  std::ofstream(dir / "pairs.json")
+      << R"({"traceEvents": [{"ph": "B", "name": "a", "ts": 1, "pid": 1,)"
+      << R"( "tid": 1}, {"ph": "E", "ts": 2, "pid": 1, "tid": 1}]})";
+  const absl::Status empty =
+      LoadRun({(dir / "empty.json").string()}, {}).status();
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty.message(),
+              testing::HasSubstr("empty.json: no events (\"traceEvents\" is "
+                                 "empty)"));
+  const absl::Status pairs =
+      LoadRun({(dir / "pairs.json").string()}, {}).status();
+  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(pairs.message(),
+              testing::HasSubstr("pairs.json: no events profdiff reads (2 "
+                                 "events of phases it does not read"));
+}
+
 }  // namespace
 }  // namespace profdiff::analysis
