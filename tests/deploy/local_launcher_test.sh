@@ -91,8 +91,14 @@ start_servers() {
     { status=$?; show_logs; fail "profdiff-local start exited $status"; }
   echo "$out"
   [ -f "$data/profdiff-local.env" ] || fail "start wrote no $data/profdiff-local.env"
-  aggregator_address="$(sed -n 's/^PROFDIFF_AGGREGATOR=//p' "$data/profdiff-local.env")"
-  differ_address="$(sed -n 's/^PROFDIFF_SERVER=//p' "$data/profdiff-local.env")"
+  # The README's quick start: `source` the file, then the CLI (a child process) sees the ports.
+  local seen
+  seen="$(env -u PROFDIFF_SERVER -u PROFDIFF_AGGREGATOR bash -c \
+    'source "$1" && bash -c "echo \$PROFDIFF_AGGREGATOR \$PROFDIFF_SERVER"' _ "$data/profdiff-local.env")"
+  aggregator_address="${seen%% *}"
+  differ_address="${seen##* }"
+  [ "$(tail -c 1 "$data/profdiff-local.env" | od -An -c | tr -d ' ')" = '\n' ] ||
+    fail "profdiff-local.env does not end with a newline"
   [[ "$aggregator_address" =~ ^127\.0\.0\.1:[1-9][0-9]*$ ]] ||
     fail "profdiff-local.env: PROFDIFF_AGGREGATOR='$aggregator_address', expected 127.0.0.1:PORT"
   [[ "$differ_address" =~ ^127\.0\.0\.1:[1-9][0-9]*$ ]] ||
