@@ -118,8 +118,9 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(
   base::FlagSet flags = FlagsOf(line);
   absl::StatusOr<base::ParsedCommandLine> parsed = flags.Parse(rest);
   if (!parsed.ok()) return parsed.status();
-  if (parsed->help) {
-    line.help = true;
+  if (parsed->help || parsed->version) {
+    line.help = parsed->help;
+    line.version = parsed->version;
     return line;
   }
   for (const std::string_view flag : kWatchOnlyFlags) {

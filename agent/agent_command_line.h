@@ -26,7 +26,8 @@ enum class AgentMode { kWatch, kUpload };
 // (files.chunk_events).
 struct AgentCommandLine {
   AgentMode mode = AgentMode::kWatch;
-  bool help = false;  // --help / -h: print AgentUsage() and exit 0
+  bool help = false;     // --help / -h: print AgentUsage() and exit 0
+  bool version = false;  // --version: print the version line and exit 0
   AgentOptions options;
   // --tls, --tls-ca-file, --tls-cert-file, --tls-key-file, --auth-token-file
   // (rpc::ClientSecurityFlags; empty ones from $PROFDIFF_*).

@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
     std::fputs(profdiff::agent::AgentUsage().c_str(), stdout);
     return kExitOk;
   }
+  if (line->version) {
+    std::fputs(profdiff::base::VersionLine("profdiff-agent").c_str(), stdout);
+    return kExitOk;
+  }
   profdiff::base::SetLogVerbosity(line->verbosity);
   if (const char* rank = std::getenv("RANK"); rank != nullptr && *rank != 0) {
     PD_LOG(INFO,

@@ -12,6 +12,7 @@
 #include "base/parse_int.h"
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
+#include "base/version.h"
 
 namespace profdiff::base {
 namespace {
@@ -127,7 +128,7 @@ FlagSet& FlagSet::operator=(FlagSet&&) noexcept = default;
 FlagSet::Flag& FlagSet::AddFlag(std::string_view name,
                                 std::string_view value_name,
                                 std::string_view help) {
-  PD_CHECK(IsValidName(name) && !IsHelpFlag(name),
+  PD_CHECK(IsValidName(name) && !IsHelpFlag(name) && name != "version",
            "flag name \"%s\": expected [a-z0-9][a-z0-9-]*, not a help flag",
            name);
   const auto [it, inserted] = index_.emplace(std::string(name), flags_.size());
@@ -278,6 +279,10 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
       parsed.help = true;
       return parsed;
     }
+    if (name == "version") {
+      parsed.version = true;
+      return parsed;
+    }
     const Flag* flag = Find(name);
     if (flag == nullptr && name.starts_with("no")) {
       const Flag* negated = Find(name.substr(2));
@@ -342,7 +347,12 @@ std::string FlagSet::Usage() const {
                   : StrCat("(default: ", flag.default_text, ")"));
   }
   add_entry("--help", "print this help and exit", "");
+  add_entry("--version", "print the version and exit", "");
   return usage;
+}
+
+std::string VersionLine(std::string_view program) {
+  return StrCat(program, " ", Version(), "\n");
 }
 
 int FailWith(std::string_view program, int code, absl::string_view message) {
@@ -362,6 +372,10 @@ std::optional<int> ParseFlagsOnly(FlagSet& flags, int argc, char** argv,
   if (parsed->help) {
     std::fwrite(synopsis.data(), 1, synopsis.size(), stdout);
     std::fputs(flags.Usage().c_str(), stdout);
+    return 0;
+  }
+  if (parsed->version) {
+    std::fputs(VersionLine(program).c_str(), stdout);
     return 0;
   }
   if (!parsed->positionals.empty()) {

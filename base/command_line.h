@@ -14,7 +14,8 @@
 //    argument not starting with '-', and "-" alone. Positionals are returned
 //    in order; the caller decides what they mean (a subcommand, files).
 // 4. "--help", "-h", "--helpfull" and "--helpshort" stop parsing and report
-//    help; the caller prints its synopsis and Usage().
+//    help; the caller prints its synopsis and Usage(). "--version" stops
+//    parsing too; the caller prints its name and base::Version().
 // 5. A flag given twice keeps its last value.
 // Why not a library: Debian's CLI11 and cxxopts report errors by throwing
 // (STYLE.md §5), and Abseil flags are process globals whose names cannot
@@ -53,6 +54,7 @@ enum class DurationRule {
 // What Parse found besides the values it stored.
 struct ParsedCommandLine {
   bool help = false;  // a help flag came; the arguments after it were not read
+  bool version = false;                  // --version came (the same)
   std::vector<std::string> positionals;  // in order
   std::vector<std::string> flags_given;  // registered names, in order
 
@@ -127,12 +129,16 @@ class FlagSet {
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitFailed = 1;
 
+// "<program> <version>\n", what --version prints.
+std::string VersionLine(std::string_view program);
+
 // Prints "<program>: error: <message>" to stderr; returns `code`.
 int FailWith(std::string_view program, int code, absl::string_view message);
 
 // The command line of a binary that takes flags only (the servers): parses
 // argv[1..] with `flags`. The exit code main returns now: 0 after --help
-// (`synopsis` and the flags' usage printed), kExitUsage for a bad flag or any
+// (`synopsis` and the flags' usage printed) or --version (VersionLine
+// printed), kExitUsage for a bad flag or any
 // positional (the error printed); nullopt to go on and run.
 std::optional<int> ParseFlagsOnly(FlagSet& flags, int argc, char** argv,
                                   std::string_view program,

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/command_line.h"
 #include "base/keep_freed_memory.h"
 #include "client/diff_command.h"
 #include "client/show_command.h"
@@ -26,7 +27,8 @@ constexpr char kUsage[] =
     "  runs           the runs stored on the server (--server ADDR: the differ "
     "or aggregator)\n"
     "  export RUN     one worker's stored events as a Chrome trace file\n"
-    "run 'profdiff <command> --help' for a command's options\n";
+    "run 'profdiff <command> --help' for a command's options; "
+    "'profdiff --version' for the version\n";
 
 // 2 when the server could not be reached (nothing was wrong with the request),
 // 1 otherwise.
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::fputs(profdiff::base::VersionLine("profdiff").c_str(), stdout);
+    return 0;
   }
   const std::string command = args[0];
   args.erase(args.begin());

@@ -10,6 +10,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/str_cat.h"
+#include "base/version.h"
+
 namespace profdiff::base {
 namespace {
 
@@ -309,6 +312,14 @@ TEST_F(FlagSetTest, UsageNeverCutsADefaultInTwo) {
                                        "(default: 100ms)\n"));
 }
 
+TEST(ParseFlagsOnlyTest, VersionLineIsTheProgramAndTheBuildsVersion) {
+  EXPECT_EQ(VersionLine("prog"), StrCat("prog ", Version(), "\n"));
+  EXPECT_THAT(std::string(Version()),
+              testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+  FlagSet flags;
+  EXPECT_THAT(flags.Usage(), HasSubstr("--version"));
+}
+
 TEST(ParseFlagsOnlyTest, HelpExitsZeroAPositionalOrBadFlagIsUsageAndFlagsRun) {
   auto run = [](std::vector<std::string> args) {
     std::string value = "default";
@@ -321,6 +332,8 @@ TEST(ParseFlagsOnlyTest, HelpExitsZeroAPositionalOrBadFlagIsUsageAndFlagsRun) {
                           "prog", "usage: prog\n");
   };
   EXPECT_EQ(run({"prog", "--help"}), 0);
+  EXPECT_EQ(run({"prog", "--version"}), 0);
+  EXPECT_EQ(run({"prog", "--version", "stray"}), 0);  // it stops parsing
   EXPECT_EQ(run({"prog", "stray"}), kExitUsage);
   EXPECT_EQ(run({"prog", "--nope"}), kExitUsage);
   EXPECT_EQ(run({"prog", "--name", "x"}), std::nullopt);
