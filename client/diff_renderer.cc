@@ -378,19 +378,42 @@ std::string FindingsText(const v1::DiffReport& report) {
   return out + "\n";
 }
 
+// "0-127", "0,2-3,7": runs of consecutive ranks as ranges, as --ranks takes
+// them (ranks are listed in order).
+std::string RankRanges(const google::protobuf::RepeatedField<int32_t>& ranks) {
+  std::string out;
+  for (int i = 0; i < ranks.size();) {
+    int j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    base::StrAppend(&out, out.empty() ? "" : ",", ranks[i]);
+    if (j > i) base::StrAppend(&out, j == i + 1 ? "," : "-", ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 std::string SideLine(const char* label, const v1::RunSummary& s,
                      bool reduced_by_store) {
-  std::string ranks;
-  for (int32_t r : s.ranks())
-    base::StrAppend(&ranks, ranks.empty() ? "" : ",", r);
+  const std::string ranks = RankRanges(s.ranks());
   if (reduced_by_store) {
     return absl::StrFormat(
         "%-12s %s: %d rank%s (%s), tables reduced by the store\n", label,
         s.run(), s.ranks_size(), s.ranks_size() == 1 ? "" : "s", ranks);
   }
   return absl::StrFormat(
-      "%-12s %s: rank %s, %.1f kept steps per rank (%d dropped), %s\n", label,
-      s.run(), ranks, s.steps_per_rank(), s.steps_dropped(), s.device_name());
+      "%-12s %s: %s %s, %.1f kept steps per rank (%d dropped), %s\n", label,
+      s.run(), s.ranks_size() == 1 ? "rank" : "ranks", ranks,
+      s.steps_per_rank(), s.steps_dropped(),
+      s.device_name().empty() ? "CPU" : s.device_name());
+}
+
+// Whether the command line named `view` (--view), so an empty table of it is
+// said rather than left out.
+bool Asked(const v1::DiffReport& report, v1::DiffView view) {
+  for (int v : report.options().views()) {
+    if (v == view) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -405,6 +428,15 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
     out += csv ? base::StrCat("# ", title, "\n", table.RenderCsv(), "\n")
                : base::StrCat(title, "\n", table.RenderText(), "\n");
   };
+  // An asked-for view with nothing to show says so (tables only).
+  auto none = [&](v1::DiffView view, const std::string& text) {
+    if (!csv && Asked(report, view)) out += text + "\n\n";
+  };
+  auto on_cpu = [](const v1::RunSummary& s) {
+    return s.device_name().empty() || s.device_name() == "CPU";
+  };
+  const bool cpu_only =
+      on_cpu(report.baseline()) && on_cpu(report.experimental());
   if (!csv) {
     out += SideLine("baseline", report.baseline(),
                     report.options().tables_from_store());
@@ -449,6 +481,13 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                          "work, else host time)"),
             ModulesTable(report.modules(), options.module_depth));
   }
+  if (!report.has_communication() ||
+      report.communication().by_collective_size() +
+              report.communication().collectives_size() ==
+          0) {
+    none(v1::DIFF_VIEW_COMMUNICATION,
+         "Communication: no collectives in either run");
+  }
   if (report.has_communication() &&
       (report.communication().by_collective_size() > 0 ||
        report.communication().ranks_size() > 0)) {
@@ -471,7 +510,11 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                            "another rank)"),
               RankCommunicationTable(c));
   }
-  if (report.memory().devices_size() + report.memory().operators_size() > 0) {
+  if (report.memory().devices_size() + report.memory().operators_size() == 0) {
+    none(v1::DIFF_VIEW_MEMORY,
+         "Memory: no memory events in either run (torch.profiler records them "
+         "with profile_memory=True)");
+  } else {
     const v1::MemoryDiff& m = report.memory();
     if (!csv) out += MemorySourceLine(m) + "(' = experimental)\n\n";
     section(
@@ -494,13 +537,25 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
       }
     }
   }
-  const std::string scope = report.options().path().empty()
-                                ? ""
-                                : " inside " + report.modules().path();
+  // The node's path when the report has the module tree, else --path as given.
+  const std::string scope =
+      report.options().path().empty()
+          ? ""
+          : " inside " +
+                (report.has_modules() && !report.modules().path().empty()
+                     ? report.modules().path()
+                     : report.options().path());
   section(base::StrCat("Operators", scope, " (", unit, ")"),
           OperatorsTable(report));
+  if (report.operators_size() == 0)
+    none(v1::DIFF_VIEW_OPERATORS,
+         base::StrCat("Operators", scope, ": none in either run"));
   section(base::StrCat("Kernels", scope, " (", unit, ")"),
           KernelsTable(report));
+  if (report.kernels_size() == 0)
+    none(v1::DIFF_VIEW_KERNELS,
+         base::StrCat("Kernels", scope, ": none in either run",
+                      cpu_only ? " (CPU only)" : ""));
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "client/json_output.h"
 #include "differ/display_text.h"
 #include "profdiff/v1/diff.pb.h"
+#include "tests/support/traces_dir.h"
 
 namespace profdiff::client {
 namespace {
@@ -54,6 +55,51 @@ v1::DiffReport ParseReport(const std::string& json) {
   const absl::Status status = FromJson(json, report);
   EXPECT_TRUE(status.ok()) << status << "\n" << json.substr(0, 200);
   return report;
+}
+
+TEST(DiffCommandTest, AskedForViewsWithNothingToShowSaySo) {
+  // CPU runs without collectives or memory events.
+  const fs::path a = WriteRun("diff_empty_a", 40, true);
+  const fs::path b = WriteRun("diff_empty_b", 60, true);
+  auto out =
+      RunDiffCommand({a.string(), b.string(), "--view", "kernels,comm,memory"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("\nKernels: none in either run (CPU only)\n"));
+  EXPECT_THAT(*out,
+              HasSubstr("\nCommunication: no collectives in either run\n"));
+  EXPECT_THAT(*out, HasSubstr("\nMemory: no memory events in either run"));
+  // A node's scope names the node even without the module view.
+  auto scoped = RunDiffCommand(
+      {a.string(), b.string(), "--view", "kernels", "--path", "0"});
+  ASSERT_TRUE(scoped.ok()) << scoped.status();
+  EXPECT_THAT(*scoped,
+              HasSubstr("\nKernels inside 0: none in either run (CPU only)\n"));
+  // Views not asked for stay quiet; CSV has no such lines.
+  auto quiet = RunDiffCommand({a.string(), b.string()});
+  ASSERT_TRUE(quiet.ok()) << quiet.status();
+  EXPECT_THAT(*quiet, Not(HasSubstr("none in either run")));
+  auto csv = RunDiffCommand(
+      {a.string(), b.string(), "--view", "kernels", "--format", "csv"});
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_THAT(*csv, Not(HasSubstr("none in either run")));
+}
+
+TEST(DiffCommandTest, SideLinesPrintRankRanges) {
+  const fs::path dlrm = test_support::TracesDir() / "param/dlrm_kineto";
+  if (!fs::exists(dlrm)) GTEST_SKIP() << "needs " << dlrm;
+  auto out = RunDiffCommand({dlrm.string(), dlrm.string(), "--view", "overview",
+                             "--ranks", "0-2,4,6-7"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("dlrm_kineto: ranks 0-2,4,6,7, 1.0 kept steps"));
+  auto all =
+      RunDiffCommand({dlrm.string(), dlrm.string(), "--view", "overview"});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_THAT(*all, HasSubstr("dlrm_kineto: ranks 0-7, 1.0 kept steps"));
+  const fs::path one = WriteRun("diff_one_rank", 40, true);
+  auto single =
+      RunDiffCommand({one.string(), one.string(), "--view", "overview"});
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_THAT(*single, HasSubstr("diff_one_rank: rank 0, 3.0 kept steps"));
 }
 
 TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
