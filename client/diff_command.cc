@@ -1,6 +1,7 @@
 #include "client/diff_command.h"
 
 #include <charconv>
+#include <filesystem>
 
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
@@ -22,6 +23,34 @@
 
 namespace profdiff::client {
 namespace {
+
+// Two different paths whose runs are named alike (both files
+// `capture_trace_rank_0.json`) get the nearest folder that tells them apart:
+// "a/capture_trace_rank_0", or "a/…/capture_trace_rank_0" further up.
+void DistinguishRunNames(const std::string& baseline_path,
+                         const std::string& experimental_path,
+                         v1::RunProfile& baseline,
+                         v1::RunProfile& experimental) {
+  namespace fs = std::filesystem;
+  if (baseline.run() != experimental.run()) return;
+  auto folders = [](const std::string& path) {
+    fs::path p = fs::absolute(path).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();
+    std::vector<std::string> out;  // the parents, nearest first
+    for (p = p.parent_path(); p.has_relative_path(); p = p.parent_path())
+      out.push_back(p.filename().string());
+    return out;
+  };
+  const std::vector<std::string> a = folders(baseline_path);
+  const std::vector<std::string> b = folders(experimental_path);
+  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    if (a[k] == b[k]) continue;
+    const char* gap = k == 0 ? "/" : "/…/";
+    baseline.set_run(base::StrCat(a[k], gap, baseline.run()));
+    experimental.set_run(base::StrCat(b[k], gap, experimental.run()));
+    return;
+  }
+}
 
 absl::StatusOr<int64_t> ParseNumber(const std::string& flag,
                                     std::string_view text) {
@@ -117,6 +146,9 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     PD_ASSIGN_OR_RETURN(
         runs, analysis::LoadRunsWithEachOptions(
                   {{sides.baseline}, {sides.experimental}}, groupings));
+    for (std::vector<v1::RunProfile>& pair : runs) {
+      DistinguishRunNames(sides.baseline, sides.experimental, pair[0], pair[1]);
+    }
   } else {
     // One side is a path, the other a stored run: its state, then its profile
     // (so the warning describes the profile or an older state), then the diff

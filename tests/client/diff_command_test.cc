@@ -102,6 +102,27 @@ TEST(DiffCommandTest, SideLinesPrintRankRanges) {
   EXPECT_THAT(*single, HasSubstr("diff_one_rank: rank 0, 3.0 kept steps"));
 }
 
+TEST(DiffCommandTest, RunsNamedAlikeAreToldApartByTheirFolders) {
+  // Two folders "cmp/before/run" and "cmp/after/run": both runs are "run".
+  const fs::path root = fs::path(testing::TempDir()) / "diff_alike";
+  fs::remove_all(root);
+  for (const char* side : {"before", "after"}) {
+    const fs::path made = WriteRun(std::string("diff_alike_") + side, 40, true);
+    fs::create_directories(root / side);
+    fs::rename(made, root / side / "run");
+  }
+  const std::string a = (root / "before" / "run").string();
+  const std::string b = (root / "after" / "run").string();
+  auto out = RunDiffCommand({a, b, "--view", "overview"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("baseline     before/run: rank 0"));
+  EXPECT_THAT(*out, HasSubstr("experimental after/run: rank 0"));
+  // The same file, twice: nothing to tell apart.
+  auto self = RunDiffCommand({a, a, "--view", "overview"});
+  ASSERT_TRUE(self.ok()) << self.status();
+  EXPECT_THAT(*self, HasSubstr("baseline     run: rank 0"));
+}
+
 TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
   const fs::path a = WriteRun("diff_a", 40, true);
   const fs::path b = WriteRun("diff_b", 60, false);
