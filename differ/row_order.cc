@@ -244,6 +244,8 @@ Table<v1::HtaRow> HtaTable() {
   };
   for (const Column<R>& c : table.columns)
     base::StrAppend(&table.listing, table.listing.empty() ? "" : ", ", c.name);
+  // The biggest change on top; HTA's own order (by name) is --sort name.
+  table.default_order = {table.columns.back(), table.columns.front()};
   return table;
 }
 

@@ -549,15 +549,21 @@ TEST(OrderRowsTest, TablesFromStoreSortOnlyTheTableTheColumnNames) {
 
 TEST(OrderRowsTest, HtaRowsSortByTheirOwnColumns) {
   google::protobuf::RepeatedPtrField<v1::HtaRow> rows;
-  for (const auto& [name, diff_counts] :
-       {std::pair("b", 1), std::pair("a", -3), std::pair("c", 2)}) {
+  for (const auto& [name, diff_counts, diff_us] :
+       {std::tuple("b", 1, 0.0), std::tuple("a", -3, 5.0),
+        std::tuple("c", 2, -20.0), std::tuple("d", 0, 0.0)}) {
     v1::HtaRow& r = *rows.Add();
     r.set_name(name);
     r.set_diff_counts(diff_counts);
     r.set_baseline_counts(10 - diff_counts);
+    r.set_diff_duration_us(diff_us);
   }
-  EXPECT_EQ(SortedBy(rows, ""), (std::vector<std::string>{"b", "a", "c"}));
-  EXPECT_EQ(SortedBy(rows, "name"), (std::vector<std::string>{"a", "b", "c"}));
+  // By default the biggest |diff_duration| first, then by name; HTA's own
+  // order (by name) with --sort name.
+  EXPECT_EQ(SortedBy(rows, ""), (std::vector<std::string>{"c", "a", "b", "d"}));
+  EXPECT_EQ(SortedBy(rows, "name"),
+            (std::vector<std::string>{"a", "b", "c", "d"}));
+  rows.DeleteSubrange(3, 1);
   // By magnitude: 3, 2, 1.
   EXPECT_EQ(SortedBy(rows, "diff_counts"),
             (std::vector<std::string>{"a", "c", "b"}));
