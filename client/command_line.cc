@@ -37,6 +37,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
         }
         value = args[++i];
       }
+      if (auto it = parsed.options.find(name); it != parsed.options.end()) {
+        std::vector<std::string>& all = parsed.repeats[name];
+        if (all.empty()) all.push_back(it->second);
+        all.push_back(value);
+      }
       parsed.options[name] = value;
     } else {
       return absl::InvalidArgumentError(
@@ -44,6 +49,16 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     }
   }
   return parsed;
+}
+
+std::string ParsedArgs::GetList(const std::string& name,
+                                const std::string& fallback) const {
+  auto it = repeats.find(name);
+  if (it == repeats.end()) return Get(name, fallback);
+  std::string joined;
+  for (const std::string& value : it->second)
+    base::StrAppend(&joined, joined.empty() ? "" : ",", value);
+  return joined;
 }
 
 }  // namespace profdiff::client

@@ -15,11 +15,18 @@ namespace profdiff::client {
 struct ParsedArgs {
   std::map<std::string, std::string> options;  // without the leading "--"
   std::vector<std::string> positionals;
+  // Every value of an option given more than once, in order (options keeps
+  // the last).
+  std::map<std::string, std::vector<std::string>> repeats;
 
   std::string Get(const std::string& name, const std::string& fallback) const {
     auto it = options.find(name);
     return it == options.end() ? fallback : it->second;
   }
+  // A list option: its values joined with ',', so "--view a --view b" is
+  // "--view a,b".
+  std::string GetList(const std::string& name,
+                      const std::string& fallback) const;
 };
 
 // `valued` options take a value, `switches` take none; anything else starting

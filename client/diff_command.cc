@@ -208,7 +208,8 @@ std::string DiffUsage() {
          "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
          "  --view findings|overview|modules|operators|kernels|comm|ranks|all\n"
-         "                       (repeatable via commas; default all; "
+         "                       (several: commas, or --view again; default "
+         "all; "
          "findings: "
          "\"What changed\" only;\n"
          "                       comm: collectives matched across ranks, "
@@ -310,7 +311,7 @@ absl::StatusOr<std::string> RunDiffCommand(
     }
     render.format = *format;
   }
-  const std::string views = parsed.Get("view", "all");
+  const std::string views = parsed.GetList("view", "all");
   if (views != "all") {
     for (absl::string_view v :
          absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {

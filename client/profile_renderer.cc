@@ -1,6 +1,12 @@
 #include "client/profile_renderer.h"
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <utility>
+
 #include <absl/strings/str_format.h>
+#include <absl/strings/str_split.h>
 
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -239,18 +245,34 @@ const char* ModuleSourceText(v1::ModuleTreeSource source) {
 
 }  // namespace
 
-absl::StatusOr<ProfileView> ParseProfileView(const std::string& text) {
-  if (text == "overview") return ProfileView::kOverview;
-  if (text == "steps") return ProfileView::kSteps;
-  if (text == "operators") return ProfileView::kOperators;
-  if (text == "kernels") return ProfileView::kKernels;
-  if (text == "modules") return ProfileView::kModules;
-  if (text == "memory") return ProfileView::kMemory;
-  if (text == "all") return ProfileView::kAll;
-  return absl::InvalidArgumentError(
-      base::StrCat("--view ", text,
-                   ": expected overview, steps, operators, kernels, modules, "
-                   "memory or all"));
+absl::StatusOr<std::set<ProfileView>> ParseProfileViews(
+    const std::string& text) {
+  static constexpr std::pair<std::string_view, ProfileView> kNames[] = {
+      {"overview", ProfileView::kOverview},
+      {"steps", ProfileView::kSteps},
+      {"operators", ProfileView::kOperators},
+      {"kernels", ProfileView::kKernels},
+      {"modules", ProfileView::kModules},
+      {"memory", ProfileView::kMemory},
+      {"all", ProfileView::kAll}};
+  std::set<ProfileView> views;
+  for (absl::string_view name :
+       absl::StrSplit(base::ToAbsl(text), ',', absl::SkipEmpty())) {
+    const auto* found =
+        std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& n) {
+          return n.first == std::string_view(name.data(), name.size());
+        });
+    if (found == std::end(kNames)) {
+      return absl::InvalidArgumentError(
+          base::StrCat("--view ", name,
+                       ": expected overview, steps, operators, kernels, "
+                       "modules, memory or all (several: comma-separated)"));
+    }
+    views.insert(found->second);
+  }
+  if (views.empty())
+    return absl::InvalidArgumentError("--view: empty list of views");
+  return views;
 }
 
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
@@ -264,7 +286,8 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text) {
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
   // One --sort names a column of the view shown (operators unless it is
   // kernels); the other table keeps its order.
-  const bool sorts_kernels = options.view == ProfileView::kKernels;
+  const bool sorts_kernels =
+      options.views == std::set<ProfileView>{ProfileView::kKernels};
   const differ::RowControls sorted{options.sort, options.filter, options.top};
   differ::RowControls unsorted = sorted;
   unsorted.sort.clear();
@@ -291,22 +314,20 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
       out += base::StrCat("\n", title, "\n", table.RenderText(), "");
     }
   };
-  const ProfileView v = options.view;
-  const bool all = v == ProfileView::kAll;
   for (const v1::WorkerProfile& w : run.workers()) {
     if (!csv) {
       out += WorkerHeader(run, w);
       for (const std::string& warning : w.warnings())
         out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
     }
-    if (all || v == ProfileView::kOverview)
+    if (options.Shows(ProfileView::kOverview))
       section(w, "Overview (mean over kept steps)", OverviewTable(w));
-    if (all || v == ProfileView::kSteps) section(w, "Steps", StepsTable(w));
-    if (all || v == ProfileView::kOperators)
+    if (options.Shows(ProfileView::kSteps)) section(w, "Steps", StepsTable(w));
+    if (options.Shows(ProfileView::kOperators))
       section(w, "Operators", OperatorsTable(w));
-    if (all || v == ProfileView::kKernels)
+    if (options.Shows(ProfileView::kKernels))
       section(w, "Kernels", KernelsTable(w));
-    if (all || v == ProfileView::kModules) {
+    if (options.Shows(ProfileView::kModules)) {
       section(w,
               csv ? "Modules"
                   : base::StrCat("Modules, from the ",
@@ -314,7 +335,8 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
               ModulesTable(w));
       if (!csv) out += BackwardLine(w);
     }
-    if (all || v == ProfileView::kMemory) section(w, "Memory", MemoryTable(w));
+    if (options.Shows(ProfileView::kMemory))
+      section(w, "Memory", MemoryTable(w));
     if (!csv) out += "\n";
   }
   return out;

@@ -3,6 +3,7 @@
 #ifndef PROFDIFF_CLIENT_PROFILE_RENDERER_H_
 #define PROFDIFF_CLIENT_PROFILE_RENDERER_H_
 
+#include <set>
 #include <string>
 
 #include <absl/status/statusor.h>
@@ -23,7 +24,11 @@ enum class ProfileView {
 enum class OutputFormat { kTable, kJson, kCsv };
 
 struct ShowOptions {
-  ProfileView view = ProfileView::kOverview;
+  std::set<ProfileView> views = {ProfileView::kOverview};  // kAll: every one
+
+  bool Shows(ProfileView view) const {
+    return views.contains(view) || views.contains(ProfileView::kAll);
+  }
   OutputFormat format = OutputFormat::kTable;
   int top = 0;         // rows per table; 0 = all
   std::string sort;    // operator/kernel column (differ/row_order.h); empty =
@@ -33,13 +38,15 @@ struct ShowOptions {
 };
 
 // Parses "--view"/"--format" values; InvalidArgument lists the accepted values.
-absl::StatusOr<ProfileView> ParseProfileView(const std::string& text);
+// A --view value is one view or several, comma-separated ("overview,steps").
+absl::StatusOr<std::set<ProfileView>> ParseProfileViews(
+    const std::string& text);
 absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text);
 
 // Applies --filter, --sort and --top to the operator and kernel rows of every
 // worker (differ/row_order.h, the rows `diff` orders too): --sort sorts the
-// kernels with --view kernels, else the operators. InvalidArgument for a bad
-// regex or an unknown sort column (the message lists the columns).
+// kernels when kernels are the only view, else the operators. InvalidArgument
+// for a bad regex or an unknown sort column (the message lists the columns).
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run);
 
 // Renders `run` (after ApplyRowControls).

@@ -22,6 +22,8 @@ std::string ShowUsage() {
          "COLUMN] [--filter REGEX]\n"
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker "
          "traces\n"
+         "  --view: one view or several (overview,steps, or --view given "
+         "again)\n"
          "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, "
          "else localhost:50051)\n"
          "  --sort: operators: name, calls, host_self_us, host_total_us, "
@@ -47,8 +49,8 @@ absl::StatusOr<std::string> RunShowCommand(
                       ParseOutputFormat(parsed.Get("format", "table")));
   const std::string default_view =
       options.format == OutputFormat::kTable ? "overview" : "all";
-  PD_ASSIGN_OR_RETURN(options.view,
-                      ParseProfileView(parsed.Get("view", default_view)));
+  PD_ASSIGN_OR_RETURN(options.views,
+                      ParseProfileViews(parsed.GetList("view", default_view)));
   options.sort = parsed.Get("sort", "");
   options.filter = parsed.Get("filter", "");
   const std::string top = parsed.Get("top", "0");

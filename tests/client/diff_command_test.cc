@@ -68,6 +68,12 @@ TEST(DiffCommandTest, AskedForViewsWithNothingToShowSaySo) {
   EXPECT_THAT(*out,
               HasSubstr("\nCommunication: no collectives in either run\n"));
   EXPECT_THAT(*out, HasSubstr("\nMemory: no memory events in either run"));
+  // --view given twice combines, as commas do.
+  auto repeated = RunDiffCommand(
+      {a.string(), b.string(), "--view", "kernels", "--view", "comm"});
+  ASSERT_TRUE(repeated.ok()) << repeated.status();
+  EXPECT_THAT(*repeated, HasSubstr("\nKernels: none in either run"));
+  EXPECT_THAT(*repeated, HasSubstr("\nCommunication: no collectives"));
   // A node's scope names the node even without the module view.
   auto scoped = RunDiffCommand(
       {a.string(), b.string(), "--view", "kernels", "--path", "0"});

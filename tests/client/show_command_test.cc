@@ -165,6 +165,29 @@ TEST(ShowCommandTest, EveryViewRenders) {
   }
 }
 
+TEST(ShowCommandTest, SeveralViewsByCommasOrRepeatsPrintInTheViewOrder) {
+  const std::string run = WriteRun().string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{run, "--view", "steps,overview"},
+        std::vector<std::string>{run, "--view", "steps", "--view", "overview"},
+        std::vector<std::string>{run, "--view=steps,", "--view", "overview"}}) {
+    SCOPED_TRACE(testing::PrintToString(args));
+    absl::StatusOr<std::string> out = RunShowCommand(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    const size_t overview = out->find("Step time (avg)");
+    const size_t steps = out->find("duration (us)");
+    ASSERT_NE(overview, std::string::npos);
+    ASSERT_NE(steps, std::string::npos);
+    EXPECT_LT(overview, steps);
+    EXPECT_THAT(*out, testing::Not(HasSubstr("host total (us)")));
+  }
+  EXPECT_THAT(
+      RunShowCommand({run, "--view", "steps,nothing"}).status().message(),
+      HasSubstr("--view nothing: expected overview"));
+  EXPECT_THAT(RunShowCommand({run, "--view", ","}).status().message(),
+              HasSubstr("--view: empty list"));
+}
+
 TEST(ShowCommandTest, BadOptionsAreInvalidArgument) {
   const std::string run = WriteRun().string();
   EXPECT_THAT(RunShowCommand({run, "--view", "everything"}).status().message(),
