@@ -1,8 +1,39 @@
 #include "client/command_line.h"
 
+#include <absl/strings/cord.h>
+#include <absl/strings/match.h>
+
 #include "base/str_cat.h"
 
 namespace profdiff::client {
+namespace {
+
+constexpr std::string_view kUsagePayload = "type.profdiff.dev/usage";
+
+}  // namespace
+
+absl::Status UsageError(std::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(base::ToAbsl(message));
+  status.SetPayload(base::ToAbsl(kUsagePayload), absl::Cord("1"));
+  return status;
+}
+
+bool WantsUsage(const absl::Status& status) {
+  return status.GetPayload(base::ToAbsl(kUsagePayload)).has_value();
+}
+
+int ExitCodeOf(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+      return 2;
+    case absl::StatusCode::kInvalidArgument:
+      return WantsUsage(status) || absl::StartsWith(status.message(), "--") ? 2
+                                                                            : 1;
+    default:
+      return 1;
+  }
+}
 
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& valued,
@@ -32,8 +63,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
     } else if (valued.contains(name)) {
       if (!has_inline_value) {
         if (i + 1 >= args.size()) {
-          return absl::InvalidArgumentError(
-              base::StrCat("--", name, " needs a value"));
+          return UsageError(base::StrCat("--", name, " needs a value"));
         }
         value = args[++i];
       }
@@ -44,8 +74,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
       }
       parsed.options[name] = value;
     } else {
-      return absl::InvalidArgumentError(
-          base::StrCat("unknown option --", name));
+      return UsageError(base::StrCat("unknown option --", name));
     }
   }
   return parsed;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <absl/status/statusor.h>
@@ -29,8 +30,22 @@ struct ParsedArgs {
                       const std::string& fallback) const;
 };
 
+// A bad command line: InvalidArgument marked so the CLI exits 2 and prints the
+// command's usage after the message.
+absl::Status UsageError(std::string_view message);
+
+// How `profdiff` exits on `status` (README "Exit codes"): 2 for a bad command
+// line (UsageError, or InvalidArgument naming a flag: "--sort speed: ...",
+// wherever it was found, the server included) and for a server that could not
+// be reached in time; 1 for everything else (a missing or damaged file, a run
+// the server does not have).
+int ExitCodeOf(const absl::Status& status);
+// Whether the command's usage follows the message (UsageError only: a bad
+// flag value names the flag and what it takes).
+bool WantsUsage(const absl::Status& status);
+
 // `valued` options take a value, `switches` take none; anything else starting
-// with "--" is InvalidArgument naming it. "--" ends the options.
+// with "--" is a UsageError naming it. "--" ends the options.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& valued,
                                      const std::set<std::string>& switches);

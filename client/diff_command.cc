@@ -294,9 +294,9 @@ absl::StatusOr<std::string> RunDiffCommand(
                 WithConnectionSwitches(
                     {"per-rank", "short-names", "tables-from-store"})));
   if (parsed.positionals.size() != 2) {
-    return absl::InvalidArgumentError(
+    return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
-                     parsed.positionals.size(), " paths\n", DiffUsage()));
+                     parsed.positionals.size(), " paths"));
   }
   v1::DiffOptions options;
   DiffRenderOptions render;

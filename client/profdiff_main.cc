@@ -6,6 +6,7 @@
 
 #include "base/command_line.h"
 #include "base/keep_freed_memory.h"
+#include "client/command_line.h"
 #include "client/diff_command.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
@@ -29,15 +30,6 @@ constexpr char kUsage[] =
     "  export RUN     one worker's stored events as a Chrome trace file\n"
     "run 'profdiff <command> --help' for a command's options; "
     "'profdiff --version' for the version\n";
-
-// 2 when the server could not be reached (nothing was wrong with the request),
-// 1 otherwise.
-int ExitCodeOf(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kUnavailable ||
-                 status.code() == absl::StatusCode::kDeadlineExceeded
-             ? 2
-             : 1;
-}
 
 }  // namespace
 
@@ -78,7 +70,9 @@ int main(int argc, char** argv) {
       std::string message(output.status().message());
       std::replace(message.begin(), message.end(), '\n', ' ');
       std::fprintf(stderr, "profdiff: error: %s\n", message.c_str());
-      return ExitCodeOf(output.status());
+      if (profdiff::client::WantsUsage(output.status()))
+        std::fputs(c.usage().c_str(), stderr);
+      return profdiff::client::ExitCodeOf(output.status());
     }
     std::fwrite(output->data(), 1, output->size(), stdout);
     return 0;

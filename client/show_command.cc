@@ -42,8 +42,7 @@ absl::StatusOr<std::string> RunShowCommand(
                 WithConnectionOptions({"view", "group-by", "kernels-by",
                                        "format", "top", "sort", "filter"}),
                 WithConnectionSwitches({})));
-  if (parsed.positionals.empty())
-    return absl::InvalidArgumentError("show: no PATH given\n" + ShowUsage());
+  if (parsed.positionals.empty()) return UsageError("show: no PATH given");
   ShowOptions options;
   PD_ASSIGN_OR_RETURN(options.format,
                       ParseOutputFormat(parsed.Get("format", "table")));

@@ -60,9 +60,8 @@ absl::StatusOr<std::string> RunRunsCommand(
       ParseArgs(args, WithConnectionOptions({"filter", "format"}),
                 WithConnectionSwitches({})));
   if (!parsed.positionals.empty()) {
-    return absl::InvalidArgumentError(base::StrCat("runs: unexpected argument ",
-                                                   parsed.positionals.front(),
-                                                   "\n", RunsUsage()));
+    return UsageError(
+        base::StrCat("runs: unexpected argument ", parsed.positionals.front()));
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
                       ServerConnectionOf(parsed));
@@ -116,14 +115,12 @@ absl::StatusOr<std::string> RunExportCommand(
       ParseArgs(spelled, WithConnectionOptions({"worker", "span", "output"}),
                 WithConnectionSwitches({})));
   if (parsed.positionals.size() != 1) {
-    return absl::InvalidArgumentError(
-        base::StrCat("export: expected one RUN\n", ExportUsage()));
+    return UsageError("export: expected one RUN");
   }
   const std::string output = parsed.Get("output", "");
   const std::string worker = parsed.Get("worker", "");
   if (output.empty() || worker.empty()) {
-    return absl::InvalidArgumentError(
-        base::StrCat("export: --worker and -o are required\n", ExportUsage()));
+    return UsageError("export: --worker and -o are required");
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
                       ServerConnectionOf(parsed));

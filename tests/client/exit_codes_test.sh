@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ctest cli.exit_codes: `profdiff` exits 0 on success, 2 for a bad command line (the command's
+# usage follows, as lines, when the command line itself is malformed) and for a server it cannot
+# reach, 1 for everything else (README "Exit codes").
+#   exit_codes_test.sh PROFDIFF_BIN WORK_DIR
+set -uo pipefail
+profdiff="$1" work="$2"
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+# expect CODE DESCRIPTION ARGS...: runs profdiff, checks the exit code; stderr is kept in $work/err.
+expect() {
+  local want="$1" what="$2"
+  shift 2
+  "$profdiff" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" = "$want" ]; then
+    echo "ok   $what: exit $got"
+  else
+    echo "FAIL $what: exit $got, expected $want ($(head -c 300 "$work/err"))"
+    failures=$((failures + 1))
+  fi
+}
+stderr_has() {
+  if grep -q -- "$1" "$work/err"; then echo "ok   stderr has '$1'"; else
+    echo "FAIL stderr lacks '$1': $(head -c 300 "$work/err")"
+    failures=$((failures + 1))
+  fi
+}
+
+cat >"$work/a.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 50}]}
+JSON
+echo '{"traceEvents": []}' >"$work/empty.json"
+head -c 60 "$work/a.json" >"$work/cut.json"
+
+expect 0 "--version" --version
+expect 0 "--help" --help
+expect 0 "diff --help" diff --help
+expect 0 "a diff" diff "$work/a.json" "$work/a.json"
+expect 2 "no command" ""
+expect 2 "an unknown command" frobnicate
+expect 2 "diff with one path" diff "$work/a.json"
+stderr_has "^profdiff: error: diff: expected BASELINE and EXPERIMENTAL, got 1 paths$"
+stderr_has "^usage: profdiff diff BASELINE EXPERIMENTAL"
+stderr_has "^  --view findings"
+expect 2 "an unknown option" diff "$work/a.json" "$work/a.json" --bogus
+stderr_has "^usage: profdiff diff"
+expect 2 "a bad option value" diff "$work/a.json" "$work/a.json" --top x
+stderr_has "^profdiff: error: --top x: expected a number >= 0$"
+expect 2 "a sort column the differ does not know" diff "$work/a.json" "$work/a.json" --sort speed
+expect 2 "show without a path" show
+expect 2 "show with a bad view" show "$work/a.json" --view everything
+expect 1 "a missing file" show "$work/missing.json"
+expect 1 "a trace without events" show "$work/empty.json"
+stderr_has "no events"
+expect 1 "a cut trace" diff "$work/a.json" "$work/cut.json"
+expect 2 "an unreachable server" runs --server 127.0.0.1:1
+stderr_has "127.0.0.1:1"
+
+[ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
+echo "all exit codes as documented"
