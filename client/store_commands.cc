@@ -1,5 +1,9 @@
 #include "client/store_commands.h"
 
+#include <algorithm>
+
+#include <absl/strings/ascii.h>
+#include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
 #include "base/status_macros.h"
@@ -53,6 +57,22 @@ std::string ExportUsage() {
          std::string(ConnectionUsage());
 }
 
+// The listing as JSON, without StoredRun.workers: ListRuns leaves it empty
+// (GetRun fills it), and "workers": [] next to "worker_count": 2 read as a run
+// without workers. The printer writes a field per line, in field-number order
+// (workers before warnings), so the empty list is a line of its own.
+absl::StatusOr<std::string> ListingJson(const v1::ListRunsResponse& all) {
+  PD_ASSIGN_OR_RETURN(const std::string json, ToJson(all));
+  std::string out;
+  out.reserve(json.size());
+  for (absl::string_view line : absl::StrSplit(json, '\n')) {
+    if (absl::StripLeadingAsciiWhitespace(line) == "\"workers\": [],") continue;
+    base::StrAppend(&out, line, "\n");
+  }
+  out.pop_back();  // the split's last piece had no newline
+  return out;
+}
+
 absl::StatusOr<std::string> RunRunsCommand(
     const std::vector<std::string>& args) {
   PD_ASSIGN_OR_RETURN(
@@ -72,24 +92,27 @@ absl::StatusOr<std::string> RunRunsCommand(
   if (format == "json") {
     v1::ListRunsResponse all;
     for (v1::StoredRun& run : runs) *all.add_runs() = std::move(run);
-    return ToJson(all);
+    return ListingJson(all);
   }
   if (format != "table" && format != "csv") {
     return absl::InvalidArgumentError(
         base::StrCat("--format ", format, ": expected table, json or csv"));
   }
+  // workers: seen / world size (a run still missing ranks shows it); closed:
+  // ranks with a closed span, what a diff reads.
   TextTable table({{"run", Align::kLeft},
                    {"state", Align::kLeft},
                    {"workers"},
-                   {"world"},
+                   {"closed"},
                    {"events"},
                    {"updated (UTC)", Align::kLeft}});
   for (const v1::StoredRun& run : runs) {
-    table.AddRow(
-        {run.run(), StateName(run.state()),
-         base::StrCat(run.closed_worker_count(), "/", run.worker_count()),
-         base::StrCat(run.world_size()), base::StrCat(run.event_count()),
-         FormatUnixMillis(run.updated_unix_ms())});
+    table.AddRow({run.run(), StateName(run.state()),
+                  base::StrCat(run.worker_count(), "/",
+                               std::max(run.world_size(), run.worker_count())),
+                  base::StrCat(run.closed_worker_count()),
+                  base::StrCat(run.event_count()),
+                  FormatUnixMillis(run.updated_unix_ms())});
   }
   if (format == "csv") return table.RenderCsv();
   std::string text =

@@ -406,6 +406,25 @@ TEST_F(DifferServerTest,
   EXPECT_EQ(differ_->cache_stats().entries, 2);
 }
 
+// `profdiff runs`: workers seen of the world size (a run missing ranks says
+// so), closed ranks apart; the JSON has no empty worker list next to
+// worker_count (ListRuns does not fill it).
+TEST_F(DifferServerTest, RunsListingShowsWorkersSeenOfTheWorldSize) {
+  Upload("partial", {FilesIn(test_support::TracesDir() / kDlrm).front()});
+  absl::StatusOr<std::string> table =
+      client::RunRunsCommand({"--server", differ_address_});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table,
+              ::testing::ContainsRegex("run +state +workers +closed +events"));
+  EXPECT_THAT(*table, ::testing::ContainsRegex("partial +[a-z]+ +1/8 +1 "));
+  absl::StatusOr<std::string> json =
+      client::RunRunsCommand({"--server", differ_address_, "--format", "json"});
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"worker_count\": 1"));
+  EXPECT_THAT(*json, HasSubstr("\"world_size\": 8"));
+  EXPECT_THAT(*json, ::testing::Not(HasSubstr("\"workers\"")));
+}
+
 TEST_F(DifferServerTest, UnknownRunIsNotFoundNamingTheRun) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   v1::DiffRequest request;
