@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/strings/str_format.h>
 #include <simdjson.h>
 
 #include "base/status_annotate.h"
@@ -165,6 +166,36 @@ class TraceParser {
   }
 
   absl::Status DocumentError(simdjson::error_code error, const char* at) {
+    // Not JSON at all (an image, a binary profile renamed .json): say what it
+    // starts with rather than where a JSON parser gave up.
+    std::string_view start = json_;
+    if (start.starts_with("\xEF\xBB\xBF")) start.remove_prefix(3);  // BOM
+    const size_t first = start.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) {
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": no JSON (", json_.size(), " bytes of white space)"));
+    }
+    if (start[first] != '{' && start[first] != '[') {
+      std::string hex;
+      for (unsigned char c : json_.substr(0, 8))
+        hex += absl::StrFormat("%s%02x", hex.empty() ? "" : " ", c);
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": not JSON (starts with bytes ", hex, ")"));
+    }
+    // A file cut short: simdjson's first pass finds the open string or
+    // container without a position.
+    if (error == simdjson::UNCLOSED_STRING) {
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": truncated at byte ", json_.size(),
+          " of the document (it ends inside a string; was the file cut "
+          "short?)"));
+    }
+    if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": truncated at byte ", json_.size(),
+          " of the document (an array or object is never closed; was the "
+          "file cut short?)"));
+    }
     if (error == simdjson::UTF8_ERROR) {
       const size_t offset = FirstInvalidUtf8(json_);
       return absl::InvalidArgumentError(
@@ -200,6 +231,12 @@ class TraceParser {
     if (doc_ != nullptr) {
       const char* here = nullptr;
       if (!doc_->current_location().get(here)) at = here;
+    }
+    if (Offset(at) >= json_.size()) {
+      return absl::InvalidArgumentError(base::StrCat(
+          source_, ": truncated at byte ", json_.size(),
+          " of the document (after event #", event_index_,
+          " the event array is never closed; was the file cut short?)"));
     }
     return absl::InvalidArgumentError(base::StrCat(
         EventPrefix(at), ": invalid JSON: ", simdjson::error_message(error)));

@@ -1,5 +1,6 @@
 #include "trace/kineto_reader.h"
 
+#include <absl/strings/str_cat.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <libdeflate.h>
@@ -212,6 +213,31 @@ TEST(KinetoReaderTest, TruncatedJsonIsInvalidArgument) {
   const absl::Status status = ReadError(json);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("bad.json"));
+}
+
+TEST(KinetoReaderTest, CutAndNonJsonFilesSayWhatTheyAre) {
+  const std::string events =
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1},)"
+      R"( {"ph": "X", "name": "b", "ts": 3, "dur": 1})";
+  // Cut inside a string, after an event, and after the event's comma.
+  EXPECT_THAT(ReadError(events.substr(0, 70)).message(),
+              HasSubstr("truncated at byte 70 of the document (it ends inside "
+                        "a string"));
+  EXPECT_THAT(ReadError(events).message(),
+              HasSubstr(absl::StrCat("truncated at byte ", events.size(),
+                                     " of the document (after event #")));
+  EXPECT_THAT(ReadError(events + ",").message(),
+              HasSubstr("truncated at byte"));
+  // A PNG renamed .json, and a file of blanks.
+  EXPECT_THAT(
+      ReadError(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16)).message(),
+      HasSubstr("not JSON (starts with bytes 89 50 4e 47 0d 0a 1a 0a)"));
+  EXPECT_THAT(ReadError("  \n").message(),
+              HasSubstr("no JSON (3 bytes of white space)"));
+  // A real syntax error inside the document keeps its position.
+  EXPECT_THAT(
+      ReadError(R"({"traceEvents": [{"ph": "X" "name": "a"}]})").message(),
+      HasSubstr("event #0 (byte 28): invalid JSON"));
 }
 
 TEST(KinetoReaderTest, InvalidUtf8NamesItsByteOffset) {
