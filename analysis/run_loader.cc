@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "base/status_macros.h"
@@ -57,11 +58,50 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
   return profiles;
 }
 
+// Traces that cannot be one run (several runs or processes in one folder):
+// workers of different world sizes, or a rank twice. An error listing the
+// groups found and how to pick one; never a silent merge.
+absl::Status CheckOneRun(const std::string& path, const v1::RunProfile& run) {
+  std::map<int32_t, std::vector<const v1::WorkerInfo*>> by_world;
+  std::map<int32_t, std::vector<const v1::WorkerInfo*>> by_rank;
+  for (const v1::WorkerProfile& w : run.workers()) {
+    by_world[w.worker().world_size()].push_back(&w.worker());
+    by_rank[w.worker().rank()].push_back(&w.worker());
+  }
+  auto list = [](const std::vector<const v1::WorkerInfo*>& workers) {
+    std::string out;
+    for (const v1::WorkerInfo* w : workers) {
+      base::StrAppend(&out, out.empty() ? "" : ", ", w->worker_name(),
+                      " (rank ", w->rank(), " of ", w->world_size(), ")");
+    }
+    return out;
+  };
+  std::string problem;
+  if (by_world.size() > 1) {
+    for (const auto& [world, workers] : by_world) {
+      base::StrAppend(&problem, problem.empty() ? "" : "; ", "world size ",
+                      world, ": ", list(workers));
+    }
+  } else {
+    for (const auto& [rank, workers] : by_rank) {
+      if (workers.size() < 2) continue;
+      base::StrAppend(&problem, problem.empty() ? "" : "; ", "rank ", rank, " ",
+                      workers.size(), " times: ", list(workers));
+    }
+  }
+  if (problem.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(base::StrCat(
+      path, ": these traces are not one run (", problem,
+      "); put each run's traces in a folder of their own, or name the files "
+      "of one run"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
     const std::vector<std::string>& paths) {
   std::map<std::string, std::vector<std::string>> by_worker;
+  std::set<std::string> named;  // workers with a file given by name
   for (const std::string& path : paths) {
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
@@ -86,8 +126,10 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
             path, ": no trace files (*.json, *.json.gz) in this folder"));
       }
     } else {
-      by_worker[WorkerNameOf(fs::path(path).filename().string())].push_back(
-          path);
+      const std::string worker =
+          WorkerNameOf(fs::path(path).filename().string());
+      by_worker[worker].push_back(path);
+      named.insert(worker);
     }
   }
   std::vector<WorkerFiles> workers;
@@ -95,7 +137,7 @@ absl::StatusOr<std::vector<WorkerFiles>> FindWorkerFiles(
     // Spans in the order they were written: the timestamp in the name sorts
     // with the name.
     std::sort(files.begin(), files.end());
-    workers.push_back({name, std::move(files)});
+    workers.push_back({name, std::move(files), !named.contains(name)});
   }
   return workers;
 }
@@ -169,13 +211,45 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
       });
     }
   }
+  // A file a folder holds that is no trace at all (a config.json) is passed
+  // over with a warning; any other failure fails the run.
+  std::vector<std::vector<std::string>> skipped(runs.size());
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (results[t].ok()) continue;
+    if (!tasks[t].files.from_folder || !trace::IsNotATrace(results[t].status()))
+      return results[t].status();
+    for (const std::string& path : tasks[t].files.paths)
+      skipped[tasks[t].run].push_back(fs::path(path).filename().string());
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (skipped[r].empty()) continue;
+    std::sort(skipped[r].begin(), skipped[r].end());
+    std::string names;
+    for (const std::string& name : skipped[r])
+      base::StrAppend(&names, names.empty() ? "" : ", ", name);
+    const bool none_left =
+        std::none_of(tasks.begin(), tasks.end(), [&](const Task& t) {
+          return t.run == r && results[&t - tasks.data()].ok();
+        });
+    if (none_left) {
+      return absl::InvalidArgumentError(
+          base::StrCat(runs[r].front(), ": no trace among its files (", names,
+                       ": not JSON, or no \"traceEvents\")"));
+    }
+    profiles[r].add_warnings(
+        base::StrCat("skipped ", skipped[r].size(), " file",
+                     skipped[r].size() == 1 ? " that is" : "s that are",
+                     " not a trace: ", names));
+  }
   std::vector<std::vector<v1::RunProfile>> by_options(options.size(), profiles);
   for (size_t t = 0; t < tasks.size(); ++t) {
-    if (!results[t].ok()) return results[t].status();
+    if (!results[t].ok()) continue;
     for (size_t o = 0; o < options.size(); ++o) {
       *by_options[o][tasks[t].run].add_workers() = std::move((*results[t])[o]);
     }
   }
+  for (size_t r = 0; r < runs.size(); ++r)
+    PD_RETURN_IF_ERROR(CheckOneRun(runs[r].front(), by_options.front()[r]));
   for (std::vector<v1::RunProfile>& runs_of_options : by_options) {
     for (v1::RunProfile& run : runs_of_options) {
       std::stable_sort(

@@ -19,6 +19,7 @@ namespace profdiff::analysis {
 struct WorkerFiles {
   std::string worker_name;
   std::vector<std::string> paths;
+  bool from_folder = false;  // every path was found in a folder, none named
 };
 
 // Groups the trace files under `paths` by worker. NotFound when a path does not

@@ -314,6 +314,10 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
       out += base::StrCat("\n", title, "\n", table.RenderText(), "");
     }
   };
+  if (!csv) {
+    for (const std::string& warning : run.warnings())
+      out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
+  }
   for (const v1::WorkerProfile& w : run.workers()) {
     if (!csv) {
       out += WorkerHeader(run, w);

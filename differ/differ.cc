@@ -112,6 +112,13 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   }
 
   AddWarnings(a, b, report);
+  // What reading the runs' paths passed over.
+  for (const v1::RunProfile* run : {&baseline, &experimental}) {
+    for (const std::string& warning : run->warnings()) {
+      report.add_warnings(base::StrCat(
+          run == &baseline ? "baseline" : "experimental", ": ", warning));
+    }
+  }
   // Findings read every view of the whole step, whatever the report prints.
   const bool findings = Wants(options, v1::DIFF_VIEW_FINDINGS);
   v1::Overview overview;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/strings/cord.h>
 #include <absl/strings/str_format.h>
 #include <simdjson.h>
 
@@ -26,6 +27,14 @@
 
 namespace profdiff::trace {
 namespace {
+
+constexpr std::string_view kNotATracePayload = "type.profdiff.dev/not-a-trace";
+
+absl::Status NotATrace(std::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(base::ToAbsl(message));
+  status.SetPayload(base::ToAbsl(kNotATracePayload), absl::Cord("1"));
+  return status;
+}
 
 namespace od = simdjson::ondemand;
 
@@ -179,7 +188,7 @@ class TraceParser {
       std::string hex;
       for (unsigned char c : json_.substr(0, 8))
         hex += absl::StrFormat("%s%02x", hex.empty() ? "" : " ", c);
-      return absl::InvalidArgumentError(
+      return NotATrace(
           base::StrCat(source_, ": not JSON (starts with bytes ", hex, ")"));
     }
     // A file cut short: simdjson's first pass finds the open string or
@@ -459,7 +468,7 @@ class TraceParser {
       }
     }
     if (!has_events) {
-      return absl::InvalidArgumentError(base::StrCat(
+      return NotATrace(base::StrCat(
           source_, ": no \"traceEvents\" array in the top-level object"));
     }
     return absl::OkStatus();
@@ -987,6 +996,10 @@ absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes,
                                       std::string_view source) {
   KinetoReader reader;
   return reader.ReadBytes(bytes, source);
+}
+
+bool IsNotATrace(const absl::Status& status) {
+  return status.GetPayload(base::ToAbsl(kNotATracePayload)).has_value();
 }
 
 }  // namespace profdiff::trace

@@ -65,6 +65,11 @@ class KinetoReader {
 };
 
 // One-shot convenience over KinetoReader::ReadBytes.
+// Whether a read failed because the input is no trace at all (not JSON, or
+// JSON without "traceEvents": a config.json next to the traces) rather than a
+// damaged one: a run folder passes over such files.
+bool IsNotATrace(const absl::Status& status);
+
 absl::StatusOr<Trace> ReadKinetoTrace(std::string_view bytes,
                                       std::string_view source);
 
