@@ -1,5 +1,6 @@
 #include "client/diff_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -317,6 +318,26 @@ absl::StatusOr<std::string> RunDiffCommand(
          absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
       PD_ASSIGN_OR_RETURN(v1::DiffView view, ParseView(std::string(v)));
       options.add_views(view);
+    }
+  }
+  // Flags no asked-for view reads are refused, naming the views.
+  if (views != "all") {
+    auto asks = [&](v1::DiffView view) {
+      return std::find(options.views().begin(), options.views().end(), view) !=
+             options.views().end();
+    };
+    const bool tables =
+        asks(v1::DIFF_VIEW_OPERATORS) || asks(v1::DIFF_VIEW_KERNELS);
+    if (parsed.options.contains("sort") && !tables &&
+        parsed.Get("compare", "profdiff") != "hta") {
+      return UsageError(base::StrCat(
+          "--sort orders the operator and kernel tables; --view ", views,
+          " has neither (module rows follow the tree: --top and --filter "
+          "pick them)"));
+    }
+    if (parsed.options.contains("depth") && !asks(v1::DIFF_VIEW_MODULES)) {
+      return UsageError(base::StrCat("--depth is the module table's; --view ",
+                                     views, " has none"));
     }
   }
   options.set_path(parsed.Get("path", ""));

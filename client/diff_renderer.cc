@@ -1,7 +1,14 @@
 #include "client/diff_renderer.h"
 
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
 #include <absl/strings/str_split.h>
 
+#include "base/name_filter.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/memory_renderer.h"
@@ -93,9 +100,64 @@ bool HasBackwardValues(const v1::ModuleDiffNode& node) {
 // `backward`: add each forward module's backward time on both sides. A node
 // compared by host time under a parent compared by device time says so beside
 // its delta.
+// The module table's rows: the tree to `max_depth`; with --filter the nodes
+// whose name matches and their ancestors; then, past `top` rows, the `top`
+// nodes with the largest |delta| and their ancestors. `hidden`: the rows left
+// out by `top`.
+struct ModuleRows {
+  std::set<const v1::ModuleDiffNode*> shown;
+  int hidden = 0;
+};
+
+ModuleRows SelectModuleRows(const v1::ModuleDiffNode& root, int max_depth,
+                            const base::NameFilter& filter, int top) {
+  std::vector<std::pair<const v1::ModuleDiffNode*, const v1::ModuleDiffNode*>>
+      nodes;  // (node, parent), in tree order
+  std::map<const v1::ModuleDiffNode*, const v1::ModuleDiffNode*> parent_of;
+  std::function<void(const v1::ModuleDiffNode&, const v1::ModuleDiffNode*, int)>
+      walk = [&](const v1::ModuleDiffNode& node,
+                 const v1::ModuleDiffNode* parent, int depth) {
+        nodes.push_back({&node, parent});
+        parent_of[&node] = parent;
+        if (depth >= max_depth) return;
+        for (const v1::ModuleDiffNode& child : node.children())
+          walk(child, &node, depth + 1);
+      };
+  walk(root, nullptr, 0);
+  auto with_ancestors =
+      [&](const std::vector<const v1::ModuleDiffNode*>& keep) {
+        std::set<const v1::ModuleDiffNode*> out = {&root};
+        for (const v1::ModuleDiffNode* n : keep) {
+          for (; n != nullptr && out.insert(n).second; n = parent_of[n]) {
+          }
+        }
+        return out;
+      };
+  std::vector<const v1::ModuleDiffNode*> matched;
+  for (const auto& [node, parent] : nodes) {
+    if (node != &root && filter.Matches(node->name())) matched.push_back(node);
+  }
+  ModuleRows rows;
+  rows.shown = with_ancestors(matched);
+  if (top <= 0 || static_cast<int>(rows.shown.size()) <= top + 1) return rows;
+  std::vector<const v1::ModuleDiffNode*> ranked(matched);
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) {
+    return std::abs(a->delta().compare_us()) >
+           std::abs(b->delta().compare_us());
+  });
+  ranked.resize(static_cast<size_t>(top));
+  const size_t before = rows.shown.size();
+  rows.shown = with_ancestors(ranked);
+  rows.hidden = static_cast<int>(before - rows.shown.size());
+  return rows;
+}
+
 void AddModuleRows(const v1::ModuleDiffNode& node,
                    v1::ModuleCompared parent_compared, int depth, int max_depth,
-                   bool backward, TextTable& table) {
+                   bool backward,
+                   const std::set<const v1::ModuleDiffNode*>& shown,
+                   TextTable& table) {
+  if (!shown.contains(&node)) return;
   const std::string indent(static_cast<size_t>(2 * std::max(depth, 0)), ' ');
   std::string name = node.name();
   if (node.status() == v1::DIFF_STATUS_MATCHED &&
@@ -127,12 +189,13 @@ void AddModuleRows(const v1::ModuleDiffNode& node,
   table.AddRow(std::move(row));
   if (depth >= max_depth) return;
   for (const v1::ModuleDiffNode& child : node.children()) {
-    AddModuleRows(child, node.compared(), depth + 1, max_depth, backward,
+    AddModuleRows(child, node.compared(), depth + 1, max_depth, backward, shown,
                   table);
   }
 }
 
-TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
+TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth,
+                       const std::set<const v1::ModuleDiffNode*>& shown) {
   const bool backward = HasBackwardValues(root);
   std::vector<TextTable::Column> columns = {{"module", Align::kLeft},
                                             {"index", Align::kLeft},
@@ -150,7 +213,7 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth) {
   }
   TextTable table(std::move(columns));
   AddModuleRows(root, v1::MODULE_COMPARED_UNSPECIFIED, 0, max_depth, backward,
-                table);
+                shown, table);
   return table;
 }
 
@@ -189,31 +252,40 @@ TextTable OperatorsTable(const v1::DiffReport& report) {
 }
 
 TextTable KernelsTable(const v1::DiffReport& report) {
-  TextTable table({{"kernel", Align::kLeft},
-                   {"change", Align::kLeft},
-                   {"calls base"},
-                   {"calls exp"},
-                   {"total base (us)"},
-                   {"total exp (us)"},
-                   {"mean base"},
-                   {"mean exp"},
-                   {"delta total (us)"},
-                   {"delta %"},
-                   {"significant"}});
+  // --kernels-by op: the launching operator in a column of its own, as `show`
+  // prints it, not inside the (cut) kernel name.
+  const bool by_op =
+      std::any_of(report.kernels().begin(), report.kernels().end(),
+                  [](const v1::KernelDiff& r) { return !r.op_name().empty(); });
+  std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft},
+                                            {"change", Align::kLeft},
+                                            {"calls base"},
+                                            {"calls exp"},
+                                            {"total base (us)"},
+                                            {"total exp (us)"},
+                                            {"mean base"},
+                                            {"mean exp"},
+                                            {"delta total (us)"},
+                                            {"delta %"},
+                                            {"significant"}};
+  if (by_op) columns.insert(columns.begin() + 1, {"operator", Align::kLeft});
+  TextTable table(std::move(columns));
   for (const v1::KernelDiff& row : report.kernels()) {
-    std::string name = row.name();
-    if (!row.op_name().empty()) name += " <- " + row.op_name();
-    table.AddRow(
-        {name, DisplayText(row.change()),
-         absl::StrFormat("%g", row.baseline().calls()),
-         absl::StrFormat("%g", row.experimental().calls()),
-         Micros(row.baseline().total_us()),
-         Micros(row.experimental().total_us()),
-         Micros(row.baseline().mean_us()), Micros(row.experimental().mean_us()),
-         SignedMicros(row.delta().total_us()),
-         SignedPercent(row.delta_pct().total_us(), row.baseline().total_us(),
-                       row.experimental().total_us()),
-         Significance(row.noise())});
+    std::vector<std::string> cells = {
+        row.name(),
+        DisplayText(row.change()),
+        absl::StrFormat("%g", row.baseline().calls()),
+        absl::StrFormat("%g", row.experimental().calls()),
+        Micros(row.baseline().total_us()),
+        Micros(row.experimental().total_us()),
+        Micros(row.baseline().mean_us()),
+        Micros(row.experimental().mean_us()),
+        SignedMicros(row.delta().total_us()),
+        SignedPercent(row.delta_pct().total_us(), row.baseline().total_us(),
+                      row.experimental().total_us()),
+        Significance(row.noise())};
+    if (by_op) cells.insert(cells.begin() + 1, row.op_name());
+    table.AddRow(std::move(cells));
   }
   return table;
 }
@@ -476,10 +548,23 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   section("Overview (mean per step)", OverviewTable(report.overview()));
   section("Per rank", RanksTable(report));
   if (report.has_modules()) {
+    // --filter and --top pick the rows of the table formats (JSON keeps the
+    // tree whole: the findings and the HTML page read all of it).
+    PD_ASSIGN_OR_RETURN(const base::NameFilter filter,
+                        base::NameFilter::Compile(report.options().filter()));
+    const ModuleRows rows = SelectModuleRows(
+        report.modules(), options.module_depth, filter, report.options().top());
     section(base::StrCat("Modules (", unit,
                          "; compare = device time where the node ran device "
                          "work, else host time)"),
-            ModulesTable(report.modules(), options.module_depth));
+            ModulesTable(report.modules(), options.module_depth, rows.shown));
+    if (!csv && rows.hidden > 0) {
+      out += base::StrCat("(", rows.hidden, " more module row",
+                          rows.hidden == 1 ? "" : "s", " to --depth ",
+                          options.module_depth,
+                          ", the largest changes shown: --top 0 lists them "
+                          "all, --filter REGEX picks by name)\n\n");
+    }
   }
   if (!report.has_communication() ||
       report.communication().by_collective_size() +

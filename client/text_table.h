@@ -30,8 +30,9 @@ class TextTable {
   }
   size_t row_count() const { return rows_.size(); }
 
-  // Aligned columns separated by two spaces; long left-aligned cells are cut to
-  // `max_width`; cells are TerminalSafe.
+  // Aligned columns separated by two spaces; cells are TerminalSafe, and long
+  // ones are cut to `max_width` in the middle ("head...tail"); two different
+  // cells of a column never print alike (they keep more, up to whole).
   std::string RenderText(size_t max_width = 80) const;
   // RFC 4180 CSV with a header row.
   std::string RenderCsv() const;

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include <absl/strings/ascii.h>
+#include <absl/strings/match.h>
 #include <absl/strings/str_split.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -127,6 +129,158 @@ TEST(DiffCommandTest, RunsNamedAlikeAreToldApartByTheirFolders) {
   auto self = RunDiffCommand({a, a, "--view", "overview"});
   ASSERT_TRUE(self.ok()) << self.status();
   EXPECT_THAT(*self, HasSubstr("baseline     run: rank 0"));
+}
+
+// An H100 against an MI300 pair: the MI300's Tensile kernels differ only deep
+// inside their names. Every kernel the table shows prints apart, and
+// --kernels-by op puts the operator in a column of its own.
+TEST(DiffCommandTest, KernelNamesThatDifferPrintApartOnARealPair) {
+  const fs::path root = test_support::TracesDir() / "tracelens";
+  const fs::path a =
+      root / "h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz";
+  const fs::path b =
+      root / "mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz";
+  if (!fs::exists(a) || !fs::exists(b))
+    GTEST_SKIP() << "needs " << a << " and " << b;
+  for (const char* by : {"name", "op"}) {
+    SCOPED_TRACE(by);
+    const std::vector<std::string> args = {a.string(),     b.string(), "--view",
+                                           "kernels",      "--top",    "60",
+                                           "--kernels-by", by};
+    auto table = RunDiffCommand(args);
+    ASSERT_TRUE(table.ok()) << table.status();
+    std::vector<std::string> json_args = args;
+    json_args.insert(json_args.end(), {"--format", "json"});
+    auto json = RunDiffCommand(json_args);
+    ASSERT_TRUE(json.ok()) << json.status();
+    const v1::DiffReport report = ParseReport(*json);
+    std::set<std::pair<std::string, std::string>> distinct;
+    for (const v1::KernelDiff& k : report.kernels())
+      distinct.insert({k.name(), k.op_name()});
+    // The table's rows, cut into cells where the rule's dashes are.
+    std::set<std::string> printed;
+    int rows = 0;
+    std::vector<std::pair<size_t, size_t>> spans;  // [begin, end) per column
+    bool in_kernels = false;
+    for (absl::string_view line : absl::StrSplit(*table, '\n')) {
+      if (absl::StartsWith(line, "Kernels ")) {
+        in_kernels = true;
+        continue;
+      }
+      if (!in_kernels || line.empty() || absl::StartsWith(line, "kernel"))
+        continue;
+      if (absl::StartsWith(line, "---")) {
+        for (size_t at = 0; at < line.size();) {
+          const size_t end = std::min(line.find(' ', at), line.size());
+          spans.push_back({at, end});
+          at = line.find('-', end);
+          if (at == absl::string_view::npos) break;
+        }
+        continue;
+      }
+      auto cell = [&](size_t c) {
+        return std::string(absl::StripAsciiWhitespace(
+            line.substr(spans[c].first, spans[c].second - spans[c].first)));
+      };
+      printed.insert(cell(0) + (std::string(by) == "op" ? "|" + cell(1) : ""));
+      ++rows;
+    }
+    ASSERT_EQ(rows, report.kernels_size());
+    EXPECT_EQ(printed.size(), distinct.size());
+    if (std::string(by) == "op") {
+      EXPECT_THAT(*table, HasSubstr("kernel  "));
+      EXPECT_THAT(*table, testing::ContainsRegex("\n-+  -+  -+"));
+      EXPECT_THAT(*table, Not(HasSubstr(" <- ")));
+    }
+  }
+}
+
+// One worker, 3 steps of `ops` operators op_0..op_N-1 in a row, op_k taking
+// k + 1 us times `scale` (no nn.Module events: the operators are the root's
+// children in the module tree).
+fs::path WriteOps(const std::string& name, int ops, int scale) {
+  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream out(dir / "worker0.1000.pt.trace.json");
+  out << R"({"traceEvents": [)";
+  for (int s = 0; s < 3; ++s) {
+    const int t = 100000 * s;
+    if (s > 0) out << ",";
+    out << R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#)"
+        << s + 1 << R"(", "pid": 1, "tid": 1, "ts": )" << t
+        << R"(, "dur": 90000})";
+    int at = t + 10;
+    for (int k = 0; k < ops; ++k) {
+      const int dur = (k + 1) * scale + s;
+      out << R"(,{"ph": "X", "cat": "cpu_op", "name": "op_)" << k
+          << R"(", "pid": 1, "tid": 1, "ts": )" << at << R"(, "dur": )" << dur
+          << "}";
+      at += dur + 1;
+    }
+  }
+  out << "]}";
+  return dir;
+}
+
+// The lines of the module table (under its header and rule).
+std::vector<std::string> ModuleLines(const std::string& text) {
+  std::vector<std::string> out;
+  bool in = false;
+  int skip = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(line, "Modules (")) {
+      in = true;
+      skip = 2;
+      continue;
+    }
+    if (!in) continue;
+    if (line.empty()) break;
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+TEST(DiffCommandTest, TopAndFilterPickTheModuleRowsAndSayWhatIsLeftOut) {
+  const fs::path a = WriteOps("diff_ops_a", 30, 10);
+  const fs::path b = WriteOps("diff_ops_b", 30, 20);
+  // Table format: 20 rows by default, the largest changes: the root's
+  // (unknown) time, and op_29 .. op_11, in tree order.
+  auto out = RunDiffCommand({a.string(), b.string(), "--view", "modules"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<std::string> lines = ModuleLines(*out);
+  ASSERT_EQ(lines.size(), 21u) << *out;  // the root and 20
+  EXPECT_THAT(lines[1], HasSubstr("op_11"));
+  EXPECT_THAT(lines[20], HasSubstr("(unknown)"));
+  EXPECT_THAT(*out, HasSubstr("(11 more module rows to --depth 3, the largest "
+                              "changes shown: --top 0 lists them all"));
+  auto all = RunDiffCommand(
+      {a.string(), b.string(), "--view", "modules", "--top", "0"});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(ModuleLines(*all).size(), 32u);
+  EXPECT_THAT(*all, Not(HasSubstr("more module row")));
+  // --filter keeps the matches (and the root above them).
+  auto picked = RunDiffCommand(
+      {a.string(), b.string(), "--view", "modules", "--filter", "^op_2.$"});
+  ASSERT_TRUE(picked.ok()) << picked.status();
+  lines = ModuleLines(*picked);
+  ASSERT_EQ(lines.size(), 11u) << *picked;
+  for (size_t i = 1; i < lines.size(); ++i)
+    EXPECT_THAT(lines[i], HasSubstr("op_2")) << lines[i];
+  // Flags no asked-for view reads are refused, naming the view.
+  auto sort = RunDiffCommand(
+      {a.string(), b.string(), "--view", "modules", "--sort", "calls"});
+  EXPECT_THAT(sort.status().message(),
+              HasSubstr("--sort orders the operator and kernel tables; --view "
+                        "modules has neither"));
+  auto depth = RunDiffCommand(
+      {a.string(), b.string(), "--view", "overview", "--depth", "2"});
+  EXPECT_THAT(depth.status().message(),
+              HasSubstr("--depth is the module table's; --view overview"));
 }
 
 TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
