@@ -16,10 +16,14 @@ namespace {
 // Kineto's c10::DeviceType numbering.
 constexpr int64_t kDeviceTypeCpu = 0;
 constexpr int64_t kDeviceTypeCuda = 1;
+constexpr int64_t kDeviceTypeHip = 6;
 
+// A ROCm build's allocator reports HIP devices, which torch calls "cuda":
+// an H100 run and an MI300 run then diff their GPU memory on one row.
 std::string DeviceName(int64_t type, int64_t id) {
   if (type == kDeviceTypeCpu) return "cpu";
-  if (type == kDeviceTypeCuda) return base::StrCat("cuda:", id);
+  if (type == kDeviceTypeCuda || type == kDeviceTypeHip)
+    return base::StrCat("cuda:", id);
   return base::StrCat("device", type, ":", id);
 }
 

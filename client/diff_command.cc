@@ -240,6 +240,10 @@ std::string DiffUsage() {
          "cpu|gpu|all] [--short-names]\n"
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), "
          "--depth N (table module levels, default 3)\n"
+         "  --wide               table: every column, however wide (default: "
+         "fit $COLUMNS or the\n"
+         "                       terminal, else 120, leaving out the least "
+         "needed columns)\n"
          "  --format table|json|csv|html   html: one self-contained page "
          "(module timeline with zoom,\n"
          "                       charts, sortable tables that follow the "
@@ -293,7 +297,7 @@ absl::StatusOr<std::string> RunDiffCommand(
                                        "device", "sort", "filter", "top",
                                        "depth", "format", "timeout", "output"}),
                 WithConnectionSwitches(
-                    {"per-rank", "short-names", "tables-from-store"})));
+                    {"per-rank", "short-names", "tables-from-store", "wide"})));
   if (parsed.positionals.size() != 2) {
     return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
@@ -355,6 +359,7 @@ absl::StatusOr<std::string> RunDiffCommand(
   PD_ASSIGN_OR_RETURN(int64_t depth,
                       ParseNumber("depth", parsed.Get("depth", "3")));
   render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
+  render.line_width = parsed.options.contains("wide") ? 0 : TerminalWidth();
   if (parsed.options.contains("min-change")) {
     PD_ASSIGN_OR_RETURN(
         double pct,

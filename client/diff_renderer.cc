@@ -1,10 +1,16 @@
 #include "client/diff_renderer.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
 
+#include <absl/strings/numbers.h>
 #include <absl/strings/str_split.h>
 
 #include "base/name_filter.h"
@@ -18,6 +24,9 @@
 
 namespace profdiff::client {
 namespace {
+
+// Longest cell printed whole (a kernel's name is cut in the middle past it).
+constexpr size_t kCellWidth = 80;
 
 // Memory rows printed in table format (CSV and JSON carry all).
 constexpr size_t kMemoryRowsShown = 20;
@@ -59,7 +68,7 @@ TextTable OverviewTable(const v1::Overview& overview) {
                    {"experimental"},
                    {"delta"},
                    {"delta %"},
-                   {"95% CI of delta"},
+                   {"95% CI of delta", Align::kRight, 1},
                    {"significant"}});
   for (const v1::OverviewRow& row : overview.rows()) {
     if (row.unit().empty() && !row.baseline_text().empty()) {
@@ -197,19 +206,21 @@ void AddModuleRows(const v1::ModuleDiffNode& node,
 TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth,
                        const std::set<const v1::ModuleDiffNode*>& shown) {
   const bool backward = HasBackwardValues(root);
+  // Left out first to fit the terminal: the calls, the backward columns, the
+  // index (drop ranks, highest first).
   std::vector<TextTable::Column> columns = {{"module", Align::kLeft},
-                                            {"index", Align::kLeft},
+                                            {"index", Align::kLeft, 1},
                                             {"status", Align::kLeft},
-                                            {"calls base"},
-                                            {"calls exp"},
+                                            {"calls base", Align::kRight, 3},
+                                            {"calls exp", Align::kRight, 3},
                                             {"compare base (us)"},
                                             {"compare exp (us)"},
                                             {"delta (us)"},
                                             {"delta %"},
                                             {"significant"}};
   if (backward) {
-    columns.push_back({"backward base (us)"});
-    columns.push_back({"backward exp (us)"});
+    columns.push_back({"backward base (us)", Align::kRight, 2});
+    columns.push_back({"backward exp (us)", Align::kRight, 2});
   }
   TextTable table(std::move(columns));
   AddModuleRows(root, v1::MODULE_COMPARED_UNSPECIFIED, 0, max_depth, backward,
@@ -218,14 +229,22 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth,
 }
 
 TextTable OperatorsTable(const v1::DiffReport& report) {
+  // Left out first to fit the terminal: the totals not compared (device totals
+  // of a CPU run are all 0), then the calls; the compared totals stay.
+  const bool device = std::any_of(
+      report.operators().begin(), report.operators().end(),
+      [](const v1::OperatorDiff& r) {
+        return r.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
+      });
+  const int host_drop = device ? 4 : 0, device_drop = device ? 0 : 4;
   TextTable table({{"operator", Align::kLeft},
                    {"change", Align::kLeft},
-                   {"calls base"},
-                   {"calls exp"},
-                   {"host total base"},
-                   {"host total exp"},
-                   {"device total base"},
-                   {"device total exp"},
+                   {"calls base", Align::kRight, 2},
+                   {"calls exp", Align::kRight, 2},
+                   {"host total base", Align::kRight, host_drop},
+                   {"host total exp", Align::kRight, host_drop},
+                   {"device total base", Align::kRight, device_drop},
+                   {"device total exp", Align::kRight, device_drop},
                    {"delta compared (us)"},
                    {"delta %"},
                    {"significant"}});
@@ -257,14 +276,15 @@ TextTable KernelsTable(const v1::DiffReport& report) {
   const bool by_op =
       std::any_of(report.kernels().begin(), report.kernels().end(),
                   [](const v1::KernelDiff& r) { return !r.op_name().empty(); });
+  // Left out first to fit the terminal: the means, then the calls.
   std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft},
                                             {"change", Align::kLeft},
-                                            {"calls base"},
-                                            {"calls exp"},
+                                            {"calls base", Align::kRight, 2},
+                                            {"calls exp", Align::kRight, 2},
                                             {"total base (us)"},
                                             {"total exp (us)"},
-                                            {"mean base"},
-                                            {"mean exp"},
+                                            {"mean base", Align::kRight, 3},
+                                            {"mean exp", Align::kRight, 3},
                                             {"delta total (us)"},
                                             {"delta %"},
                                             {"significant"}};
@@ -490,6 +510,19 @@ bool Asked(const v1::DiffReport& report, v1::DiffView view) {
 
 }  // namespace
 
+size_t TerminalWidth() {
+  constexpr size_t kDefault = 120, kMin = 40;
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {
+    size_t width = 0;
+    if (absl::SimpleAtoi(columns, &width) && width >= kMin) return width;
+  }
+  winsize size{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+      size.ws_col >= kMin)
+    return size.ws_col;
+  return kDefault;
+}
+
 absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                                              const DiffRenderOptions& options) {
   if (options.format == OutputFormat::kJson) return ToJson(report);
@@ -498,7 +531,9 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   auto section = [&](const std::string& title, const TextTable& table) {
     if (table.row_count() == 0) return;
     out += csv ? base::StrCat("# ", title, "\n", table.RenderCsv(), "\n")
-               : base::StrCat(title, "\n", table.RenderText(), "\n");
+               : base::StrCat(title, "\n",
+                              table.RenderText(kCellWidth, options.line_width),
+                              "\n");
   };
   // An asked-for view with nothing to show says so (tables only).
   auto none = [&](v1::DiffView view, const std::string& text) {

@@ -17,7 +17,14 @@ struct DiffRenderOptions {
   OutputFormat format = OutputFormat::kTable;
   int module_depth =
       3;  // table: levels of the module tree below the node shown
+  // table: the terminal's width that lines fit where they can (cells cut,
+  // columns left out); 0 (--wide): every column, lines as long as they get.
+  size_t line_width = 0;
 };
+
+// The width `profdiff diff` fits its tables to: $COLUMNS when it is a number
+// >= 40, else the terminal's (standard output a tty), else 120.
+size_t TerminalWidth();
 
 absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                                              const DiffRenderOptions& options);

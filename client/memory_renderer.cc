@@ -49,12 +49,12 @@ TextTable MemoryDevicesTable(const v1::MemoryDiff& memory) {
                    {"peak'"},
                    {"delta"},
                    {"delta %"},
-                   {"average"},
-                   {"average'"},
-                   {"reserved"},
-                   {"reserved'"},
-                   {"peak at", Align::kLeft},
-                   {"peak' at", Align::kLeft}});
+                   {"average", Align::kRight, 2},
+                   {"average'", Align::kRight, 2},
+                   {"reserved", Align::kRight, 3},
+                   {"reserved'", Align::kRight, 3},
+                   {"peak at", Align::kLeft, 1},
+                   {"peak' at", Align::kLeft, 1}});
   for (const v1::DeviceMemoryDiff& d : memory.devices()) {
     const double a = d.baseline_peak_bytes(), b = d.experimental_peak_bytes();
     table.AddRow(
@@ -95,17 +95,17 @@ TextTable MemoryRowsTable(const v1::MemoryDiff& memory, bool modules,
                           size_t max_rows) {
   TextTable table({{modules ? "module" : "operator", Align::kLeft},
                    {"device", Align::kLeft},
-                   {"allocs"},
-                   {"allocs'"},
+                   {"allocs", Align::kRight, 3},
+                   {"allocs'", Align::kRight, 3},
                    {"alloc bytes"},
                    {"alloc bytes'"},
                    {"delta"},
                    {"delta %"},
                    {"alloc sig"},
-                   {modules ? "increase" : "self increase"},
-                   {modules ? "increase'" : "self increase'"},
-                   {"increase sig"},
-                   {modules ? "peak inside'" : "increase'"},
+                   {modules ? "increase" : "self increase", Align::kRight, 2},
+                   {modules ? "increase'" : "self increase'", Align::kRight, 2},
+                   {"increase sig", Align::kRight, 2},
+                   {modules ? "peak inside'" : "increase'", Align::kRight, 4},
                    {"change", Align::kLeft}});
   const auto& rows = modules ? memory.modules() : memory.operators();
   size_t shown = 0;

@@ -88,43 +88,98 @@ std::string TerminalSafe(std::string_view text) {
   return out;
 }
 
-std::string TextTable::RenderText(size_t max_width) const {
-  // The cells as printed, column by column (cut, and told apart).
-  std::vector<std::vector<std::string>> printed(
-      rows_.size(), std::vector<std::string>(columns_.size()));
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    std::vector<std::string> cells(rows_.size());
-    for (size_t r = 0; r < rows_.size(); ++r)
-      cells[r] = c < rows_[r].size() ? TerminalSafe(rows_[r][c]) : "";
-    cells = CutColumn(cells, max_width);
-    for (size_t r = 0; r < rows_.size(); ++r) printed[r][c] = cells[r];
+std::string TextTable::RenderText(size_t max_width, size_t max_line) const {
+  std::vector<std::vector<std::string>> safe(rows_.size());
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    for (size_t c = 0; c < columns_.size(); ++c)
+      safe[r].push_back(c < rows_[r].size() ? TerminalSafe(rows_[r][c]) : "");
   }
+  // The cells of column `c` as printed at `width` (cut, and told apart).
+  auto printed_column = [&](size_t c, size_t width) {
+    std::vector<std::string> cells(rows_.size());
+    for (size_t r = 0; r < rows_.size(); ++r) cells[r] = safe[r][c];
+    return CutColumn(cells, width);
+  };
+  std::vector<std::vector<std::string>> columns(columns_.size());
   std::vector<size_t> widths(columns_.size());
-  for (size_t c = 0; c < columns_.size(); ++c)
+  auto measure = [&](size_t c, size_t width) {
+    columns[c] = printed_column(c, width);
     widths[c] = columns_[c].header.size();
-  for (const auto& row : printed) {
-    for (size_t c = 0; c < row.size(); ++c)
-      widths[c] = std::max(widths[c], row[c].size());
+    for (const std::string& cell : columns[c])
+      widths[c] = std::max(widths[c], cell.size());
+  };
+  for (size_t c = 0; c < columns_.size(); ++c) measure(c, max_width);
+  std::vector<bool> shown(columns_.size(), true);
+  auto line_width = [&] {
+    size_t total = 0, count = 0;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      if (!shown[c]) continue;
+      total += widths[c];
+      ++count;
+    }
+    return total + 2 * (count > 0 ? count - 1 : 0);
+  };
+  std::vector<std::string> dropped;
+  if (max_line > 0) {
+    // The widest left-aligned column first: the names.
+    size_t names = columns_.size();
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      if (columns_[c].align == Align::kLeft &&
+          (names == columns_.size() || widths[c] > widths[names]))
+        names = c;
+    }
+    auto fit_names = [&] {
+      if (names == columns_.size() || line_width() <= max_line) return;
+      const size_t others = line_width() - widths[names];
+      const size_t room = max_line > others ? max_line - others : 0;
+      const size_t width = std::max(room, kMinNameWidth);
+      if (width < widths[names]) measure(names, width);
+    };
+    fit_names();
+    while (line_width() > max_line) {
+      size_t worst = columns_.size();
+      for (size_t c = 0; c < columns_.size(); ++c) {
+        if (shown[c] && columns_[c].drop > 0 &&
+            (worst == columns_.size() ||
+             columns_[c].drop > columns_[worst].drop))
+          worst = c;
+      }
+      if (worst == columns_.size()) break;
+      shown[worst] = false;
+      dropped.push_back(columns_[worst].header);
+      if (names != columns_.size()) measure(names, max_width);
+      fit_names();
+    }
   }
   std::string out;
-  auto append_row = [&](const std::vector<std::string>& cells) {
+  auto append_row = [&](auto cell_of) {
     std::string line;
+    bool first = true;
     for (size_t c = 0; c < columns_.size(); ++c) {
-      const std::string& cell = c < cells.size() ? cells[c] : "";
+      if (!shown[c]) continue;
+      const std::string& cell = cell_of(c);
       const std::string pad(widths[c] - std::min(widths[c], cell.size()), ' ');
-      if (c > 0) line += "  ";
+      if (!first) line += "  ";
+      first = false;
       line += columns_[c].align == Align::kRight ? pad + cell : cell + pad;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   };
-  std::vector<std::string> headers;
-  for (const Column& column : columns_) headers.push_back(column.header);
-  append_row(headers);
-  std::vector<std::string> rule;
-  for (size_t width : widths) rule.push_back(std::string(width, '-'));
-  append_row(rule);
-  for (const auto& row : printed) append_row(row);
+  append_row(
+      [&](size_t c) -> const std::string& { return columns_[c].header; });
+  std::vector<std::string> rule(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c)
+    rule[c] = std::string(widths[c], '-');
+  append_row([&](size_t c) -> const std::string& { return rule[c]; });
+  for (size_t r = 0; r < rows_.size(); ++r)
+    append_row([&](size_t c) -> const std::string& { return columns[c][r]; });
+  if (!dropped.empty()) {
+    out += "(left out to fit " + std::to_string(max_line) + " columns: ";
+    for (size_t i = 0; i < dropped.size(); ++i)
+      out += (i > 0 ? ", " : "") + dropped[i];
+    out += "; --wide prints every column)\n";
+  }
   return out;
 }
 

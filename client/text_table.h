@@ -21,6 +21,9 @@ class TextTable {
   struct Column {
     std::string header;
     Align align = Align::kRight;
+    // 0: always printed; otherwise left out, highest first, when the table
+    // would be wider than RenderText's `max_line`.
+    int drop = 0;
   };
   explicit TextTable(std::vector<Column> columns)
       : columns_(std::move(columns)) {}
@@ -33,7 +36,11 @@ class TextTable {
   // Aligned columns separated by two spaces; cells are TerminalSafe, and long
   // ones are cut to `max_width` in the middle ("head...tail"); two different
   // cells of a column never print alike (they keep more, up to whole).
-  std::string RenderText(size_t max_width = 80) const;
+  // With `max_line` > 0 the lines fit it where they can: the widest
+  // left-aligned column is cut further (down to kMinNameWidth), then columns
+  // with a `drop` rank are left out, and a last line names them.
+  std::string RenderText(size_t max_width = 80, size_t max_line = 0) const;
+  static constexpr size_t kMinNameWidth = 32;
   // RFC 4180 CSV with a header row.
   std::string RenderCsv() const;
 

@@ -29,6 +29,16 @@ TEST(MemoryViewTest, PeakAndTimeWeightedAverage) {
                    (100.0 * 100 + 300.0 * 50) / 150);
 }
 
+TEST(MemoryViewTest, RocmHipDevicesAreCudaAsTorchNamesThem) {
+  // Device Type 6 (c10::DeviceType::HIP) is what an MI300 trace records.
+  const v1::WorkerProfile p = Profile(R"({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, "args": {"Device Type": 6, "Device Id": 0, "Addr": 4, "Bytes": 10, "Total Allocated": 10, "Total Reserved": 20}}]})");
+  ASSERT_EQ(p.memory_size(), 1);
+  EXPECT_EQ(p.memory(0).device(), "cuda:0");
+  EXPECT_EQ(p.memory(0).peak_allocated_bytes(), 10);
+}
+
 // Thread 1:
 //   ProfilerStep#1 [0,100]:  aten::linear [10,50] > aten::addmm [12,30];
 //   aten::relu [55,70] ProfilerStep#2 [100,200]: aten::linear [110,150] >

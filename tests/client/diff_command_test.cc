@@ -2,6 +2,10 @@
 // formats, the JSON contract, HTA mode and errors that name what was wrong.
 #include "client/diff_command.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -131,6 +135,12 @@ TEST(DiffCommandTest, RunsNamedAlikeAreToldApartByTheirFolders) {
   EXPECT_THAT(*self, HasSubstr("baseline     run: rank 0"));
 }
 
+// A note under a table: "(left out to fit ...)", "(11 more module rows ...)".
+bool IsNote(absl::string_view line) {
+  return absl::StartsWith(line, "(left out") ||
+         (line.size() > 1 && line[0] == '(' && absl::ascii_isdigit(line[1]));
+}
+
 // An H100 against an MI300 pair: the MI300's Tensile kernels differ only deep
 // inside their names. Every kernel the table shows prints apart, and
 // --kernels-by op puts the operator in a column of its own.
@@ -167,7 +177,8 @@ TEST(DiffCommandTest, KernelNamesThatDifferPrintApartOnARealPair) {
         in_kernels = true;
         continue;
       }
-      if (!in_kernels || line.empty() || absl::StartsWith(line, "kernel"))
+      if (!in_kernels || line.empty() || absl::StartsWith(line, "kernel") ||
+          IsNote(line))
         continue;
       if (absl::StartsWith(line, "---")) {
         for (size_t at = 0; at < line.size();) {
@@ -235,7 +246,7 @@ std::vector<std::string> ModuleLines(const std::string& text) {
       continue;
     }
     if (!in) continue;
-    if (line.empty()) break;
+    if (line.empty() || IsNote(line)) break;
     if (skip > 0) {
       --skip;
       continue;
@@ -281,6 +292,56 @@ TEST(DiffCommandTest, TopAndFilterPickTheModuleRowsAndSayWhatIsLeftOut) {
       {a.string(), b.string(), "--view", "overview", "--depth", "2"});
   EXPECT_THAT(depth.status().message(),
               HasSubstr("--depth is the module table's; --view overview"));
+}
+
+// The longest line of the tables in `text`: each one's header, its rule and
+// its rows (titles and notes are prose).
+size_t LongestLine(const std::string& text) {
+  const std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  size_t longest = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (!absl::StartsWith(lines[i], "---")) continue;
+    longest = std::max(longest, lines[i - 1].size());
+    for (size_t j = i;
+         j < lines.size() && !lines[j].empty() && !IsNote(lines[j]); ++j)
+      longest = std::max(longest, lines[j].size());
+  }
+  return longest;
+}
+
+TEST(DiffCommandTest, TablesFitTheTerminalWidthAndWidePrintsEveryColumn) {
+  const fs::path a = WriteOps("diff_width_a", 12, 10);
+  const fs::path b = WriteOps("diff_width_b", 12, 20);
+  const std::vector<std::string> args = {a.string(), b.string(), "--view",
+                                         "modules,operators"};
+  ASSERT_EQ(setenv("COLUMNS", "100", 1), 0);
+  auto narrow = RunDiffCommand(args);
+  ASSERT_TRUE(narrow.ok()) << narrow.status();
+  EXPECT_LE(LongestLine(*narrow), 100u) << *narrow;
+  EXPECT_THAT(*narrow, HasSubstr("(left out to fit 100 columns: calls base, "
+                                 "calls exp"));
+  // The compared totals and the delta stay.
+  EXPECT_THAT(*narrow, HasSubstr("host total base"));
+  EXPECT_THAT(*narrow, HasSubstr("delta compared (us)"));
+  auto wide = RunDiffCommand(
+      {a.string(), b.string(), "--view", "modules,operators", "--wide"});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_GT(LongestLine(*wide), 100u);
+  EXPECT_THAT(*wide, Not(HasSubstr("left out to fit")));
+  EXPECT_THAT(*wide, HasSubstr("calls base"));
+  // Not a number: the terminal's width, or 120 off a terminal (ctest's pipe).
+  ASSERT_EQ(setenv("COLUMNS", "wide", 1), 0);
+  auto fallback = RunDiffCommand(args);
+  ASSERT_TRUE(fallback.ok()) << fallback.status();
+  if (!isatty(STDOUT_FILENO)) {
+    EXPECT_LE(LongestLine(*fallback), 120u);
+  }
+  unsetenv("COLUMNS");
+  // CSV and JSON keep every column.
+  auto csv = RunDiffCommand(
+      {a.string(), b.string(), "--view", "operators", "--format", "csv"});
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_THAT(*csv, HasSubstr("calls base"));
 }
 
 TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
