@@ -105,33 +105,81 @@
     const v = side === "b" ? n.b : n.e;
     return `${n.p || "(root)"}\n${side === "b" ? "baseline" : "experimental"}: ${fmtUs(v[3])} (host ${fmtUs(v[1])}, device ${fmtUs(v[2])}, ${fmtCount(v[0])} calls)\nΔ ${fmtDeltaUs(n.e[3] - n.b[3])} (${fmtPct(deltaPct(n.b[3], n.e[3]))})${n.noise[0] ? ", significant" : n.noise[1] ? "" : ", no noise estimate"} — ${n.s}`;
   }
+  // Blocks under this share of the scale on both sides are "small": a run of them is drawn as one
+  // "N small blocks" block that zooms open, so both lanes keep one scale within the page width.
+  const SMALL_SHARE = 0.008;
+  let zoom = null;  // [first, last] children shown when a run of small blocks is zoomed open
   function lane(label, blocks, total, scale, side) {
     let html = `<div class="lane" data-side="${side}"><div class="lane-label">${label}<br>${fmtUs(total)}</div><div class="lane-track">`;
-    for (const { n, idx } of blocks) {
-      const v = side === "b" ? n.b[3] : n.e[3];
+    for (const block of blocks) {
+      const v = block.group ? block.total[side === "b" ? 0 : 1] : side === "b" ? block.n.b[3] : block.n.e[3];
       const width = scale > 0 ? (v / scale) * 100 : 0;
+      const thin = width < SMALL_SHARE * 100 ? " thin" : "";
+      if (block.group) {
+        const [first, last] = block.group;
+        html += `<div class="block group${thin}" style="flex:0 0 ${width.toFixed(4)}%" data-group="${first}-${last}" title="${last - first + 1} small blocks (${fmtUs(v)}): click to zoom open">${last - first + 1} small</div>`;
+        continue;
+      }
+      const { n, idx } = block;
       const cls = ["block", nodeTone(n)];
       if (n.s === "added") cls.push("added");
       if (n.s === "removed") cls.push("removed");
       if (n.s === "unknown") cls.push("leaf");
       const name = side === "b" ? n.bn || n.n : n.en || n.n;
-      html += `<div class="${cls.join(" ")}" style="flex:0 0 ${width.toFixed(4)}%" data-child="${idx}" title="${esc(nodeTitle(n, side))}">${esc(name)}</div>`;
+      html += `<div class="${cls.join(" ")}${thin}" style="flex:0 0 ${width.toFixed(4)}%" data-child="${idx}" title="${esc(nodeTitle(n, side))}">${esc(name)}</div>`;
     }
     if (scale > total) html += `<div style="flex:0 0 ${(((scale - total) / scale) * 100).toFixed(4)}%"></div>`;
     return html + "</div></div>";
   }
   function drawTimeline() {
-    const kids = selected.c.length ? selected.c : [selected];
-    const base = [], exp = [];
+    const all = selected.c.length ? selected.c : [selected];
+    const [first, last] = zoom && selected.c.length ? zoom : [0, all.length - 1];
     let tb = 0, te = 0;
-    kids.forEach((n, idx) => {
-      if (n.s !== "added") { base.push({ n, idx }); tb += n.b[3]; }
-      if (n.s !== "removed") { exp.push({ n, idx }); te += n.e[3]; }
-    });
+    for (let i = first; i <= last; ++i) {
+      if (all[i].s !== "added") tb += all[i].b[3];
+      if (all[i].s !== "removed") te += all[i].e[3];
+    }
     const scale = Math.max(tb, te);
+    const small = (n) => n.b[3] < SMALL_SHARE * scale && n.e[3] < SMALL_SHARE * scale;
+    // Runs of two or more small children become one group block in both lanes.
+    const base = [], exp = [];
+    for (let i = first; i <= last; ) {
+      let j = i;
+      while (j <= last && small(all[j])) ++j;
+      if (j - i >= 2) {
+        let gb = 0, ge = 0;
+        for (let k = i; k < j; ++k) {
+          if (all[k].s !== "added") gb += all[k].b[3];
+          if (all[k].s !== "removed") ge += all[k].e[3];
+        }
+        const group = { group: [i, j - 1], total: [gb, ge] };
+        base.push(group);
+        exp.push(group);
+        i = j;
+        continue;
+      }
+      const n = all[i];
+      if (n.s !== "added") base.push({ n, idx: i });
+      if (n.s !== "removed") exp.push({ n, idx: i });
+      ++i;
+    }
     const t = $("timeline");
-    t.innerHTML = lane("baseline", base, tb, scale, "b") + lane("experimental", exp, te, scale, "e");
+    const zoomed = zoom && selected.c.length;
+    t.innerHTML = (zoomed ? `<div class="zoom-note">blocks ${first + 1}–${last + 1} of ${all.length} <a href="#" id="zoom-out">← all blocks</a></div>` : "") +
+      lane("baseline", base, tb, scale, "b") + lane("experimental", exp, te, scale, "e");
     t.onclick = (ev) => {
+      if (ev.target.id === "zoom-out") {
+        ev.preventDefault();
+        zoom = null;
+        drawTimeline();
+        return;
+      }
+      const group = ev.target.closest(".block.group");
+      if (group) {
+        zoom = group.dataset.group.split("-").map(Number);
+        drawTimeline();
+        return;
+      }
       const el = ev.target.closest(".block");
       if (!el || !selected.c.length) return;
       const child = selected.c[Number(el.dataset.child)];
@@ -141,7 +189,10 @@
     t.onmouseover = (ev) => {
       const el = ev.target.closest(".block");
       t.querySelectorAll(".block.hover").forEach((b) => b.classList.remove("hover"));
-      if (el) t.querySelectorAll(`.block[data-child="${el.dataset.child}"]`).forEach((b) => b.classList.add("hover"));
+      if (el) {
+        const key = el.dataset.group ? `[data-group="${el.dataset.group}"]` : `[data-child="${el.dataset.child}"]`;
+        t.querySelectorAll(`.block${key}`).forEach((b) => b.classList.add("hover"));
+      }
     };
   }
   function drawCrumbs() {
@@ -859,6 +910,7 @@
   // ---- selection -----------------------------------------------------------------------------
   let tables = [];
   function select(node) {
+    if (node !== selected) zoom = null;
     selected = node;
     $("selected").classList.remove("highlight");  // a finding's mark is for the node it chose
     drawCrumbs();

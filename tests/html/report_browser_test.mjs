@@ -54,6 +54,7 @@ async function check(name, fn) {
 }
 
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
+const dataOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent));
 const rowCount = (page, table) => page.$$eval(`#${table} tbody tr`, (trs) => trs.filter((tr) => !tr.querySelector(".empty")).length);
 const columnValues = (page, table, col) =>
   page.$$eval(`#${table} thead th`, (ths, col) => ths.findIndex((th) => th.dataset.col === col), col).then((index) =>
@@ -296,8 +297,54 @@ if (args.ranks) {
   });
 }
 
+// ---- a timeline of very many blocks ---------------------------------------------------------------
+// The DLRM root has 66 operator children, most of them tiny: both lanes stay on one scale within the
+// page width, runs of small blocks are one "N small" block each, and such a block zooms open.
+if (args.ranks) {
+  await check("DDP report: a root of 66 blocks keeps both lanes on one scale, small blocks zoom open", async () => {
+    const { page, problems } = await open(args.ranks);
+    const lanes = () => page.$$eval(".lane", (ls) => ls.map((l) => {
+      const t = l.querySelector(".lane-track");
+      const blocks = [...t.querySelectorAll(".block")];
+      return { side: l.dataset.side, scroll: t.scrollWidth, client: t.clientWidth, blocks: blocks.length,
+        groups: blocks.filter((b) => b.classList.contains("group")).map((b) => b.dataset.group),
+        drawn: blocks.reduce((sum, b) => sum + b.getBoundingClientRect().width, 0) };
+    }));
+    const root = (await dataOf(page)).modules;
+    const total = (side) => root.c.reduce((sum, n) => sum + (side === "b" ? (n.s !== "added" ? n.b[3] : 0) : (n.s !== "removed" ? n.e[3] : 0)), 0);
+    const scale = Math.max(total("b"), total("e"));
+    let drawn = await lanes();
+    assert.ok(root.c.length >= 60, `the root has ${root.c.length} children`);
+    for (const lane of drawn) {
+      assert.ok(lane.scroll <= lane.client + 1, `${lane.side}: the lane fits (${lane.scroll} > ${lane.client} px)`);
+      const expected = (lane.client * total(lane.side)) / scale;
+      assert.ok(Math.abs(lane.drawn - expected) <= 2 + lane.blocks, `${lane.side}: ${lane.drawn.toFixed(0)} px drawn, ${expected.toFixed(0)} on the scale`);
+      assert.ok(lane.groups.length >= 1, `${lane.side}: runs of small blocks are grouped`);
+      assert.ok(lane.blocks < root.c.length, `${lane.side}: ${lane.blocks} blocks for ${root.c.length} children`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "the page does not scroll sideways");
+    await page.locator("#timeline").screenshot({ path: path.join(args.out, "report-many-blocks.png") });
+    // The widest group zooms open: its children alone, on a scale of their own.
+    const group = drawn[1].groups[0];
+    const [first, last] = group.split("-").map(Number);
+    await page.click(`.lane[data-side=e] .block.group[data-group="${group}"]`);
+    assert.equal(await text(page, ".zoom-note"), `blocks ${first + 1}–${last + 1} of ${root.c.length} ← all blocks`);
+    drawn = await lanes();
+    for (const lane of drawn) {
+      const ids = await page.$$eval(`.lane[data-side=${lane.side}] .block[data-child]`, (bs) => bs.map((b) => Number(b.dataset.child)));
+      assert.ok(ids.every((i) => i >= first && i <= last), `${lane.side}: only blocks ${first}..${last}: ${ids}`);
+      assert.ok(lane.scroll <= lane.client + 1, `${lane.side}: the zoomed lane fits`);
+    }
+    await page.locator("#timeline").screenshot({ path: path.join(args.out, "report-many-blocks-zoomed.png") });
+    await page.click("#zoom-out");
+    assert.equal(await page.$$eval(".zoom-note", (z) => z.length), 0, "back to every block");
+    results.many_blocks = { children: root.c.length, blocks_drawn: (await lanes()).map((l) => l.blocks), zoomed: group };
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
 // ---- communication -----------------------------------------------------------------------------
-const dataOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent));
 // The section of a report with collectives: both verdict lines, the pooled and per-size tables
 // with the data's rows, one group of bars per rank, each side's straggler marked.
 async function expectCommunication(page) {
