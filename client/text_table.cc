@@ -54,8 +54,12 @@ std::vector<std::string> CutColumn(const std::vector<std::string>& cells,
     for (const std::string& original : originals)
       longest = std::max(longest, original.size());
     bool done = false;
-    for (size_t w = width; !done && w <= longest; w += 8) {
-      for (size_t tail = (w - 3) / 3; tail <= w - 3; tail += 4) {
+    // A few splits per width, and widths growing by half: a table of long,
+    // alike names (--top 0) stays quick to print.
+    for (size_t w = width; !done && w < longest;
+         w += std::max<size_t>(8, w / 2)) {
+      for (int sixth = 2; sixth <= 6; ++sixth) {
+        const size_t tail = (w - 3) * sixth / 6;
         if (!apart(w, tail)) continue;
         for (size_t i : rows) out[i] = CutMiddle(cells[i], w, tail);
         done = true;
