@@ -10,7 +10,10 @@
 #include <utility>
 
 #include "agent/agent_state_store.h"
+#include "agent/capture_orders.h"
 #include "agent/collector_relay.h"
+#include "agent/control_channel.h"
+#include "agent/kineto_daemon.h"
 #include "agent/log_dir_agent.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -49,7 +52,9 @@ struct Agent::Parts {
   void Stop() {
     if (stopped) return;
     stopped = true;
+    if (control != nullptr) control->Stop();
     if (watcher != nullptr) watcher->Stop();
+    if (kineto != nullptr) kineto->Stop();
     if (relay_server.server != nullptr) {
       relay_server.server->Shutdown(
           absl::ToChronoTime(absl::Now() + kRelayShutdownGrace));
@@ -62,6 +67,9 @@ struct Agent::Parts {
   std::unique_ptr<CollectorRelay> relay;
   rpc::RunningServer relay_server;  // after `relay`: serves it
   std::unique_ptr<LogDirAgent> watcher;
+  std::unique_ptr<KinetoDaemon> kineto;
+  std::unique_ptr<CaptureOrders> orders;    // uses `kineto`
+  std::unique_ptr<ControlChannel> control;  // uses `orders`
 };
 
 Agent::Agent(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
@@ -76,6 +84,10 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
         "the agent has nothing to do: neither a log dir to watch nor a unix "
         "socket to relay on");
   }
+  if (!options.kineto_daemon.empty() && options.logdir.empty()) {
+    return absl::InvalidArgumentError(
+        "the Kineto daemon needs --logdir: captures are written there");
+  }
   auto parts = std::make_unique<Parts>();
   if (!options.listen_unix.empty()) {
     RemoveStaleSocket(options.listen_unix);
@@ -89,6 +101,31 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
     PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s",
            options.listen_unix, options.aggregator);
   }
+  if (!options.kineto_daemon.empty()) {
+    PD_ASSIGN_OR_RETURN(parts->kineto,
+                        KinetoDaemon::Start({
+                            .name = options.kineto_daemon,
+                            .socket_dir = options.kineto_socket_dir,
+                            .logdir = options.logdir,
+                        }));
+  }
+  // Copied before `options` is moved into the watcher.
+  const std::string aggregator = options.aggregator;
+  const v1::AgentStatus identity = [&] {
+    v1::AgentStatus status;
+    status.set_agent_id(options.upload.agent_id);
+    status.set_node(options.files.hostname);
+    status.set_kineto_daemon(!options.kineto_daemon.empty());
+    status.set_cupti_relay(!options.listen_unix.empty());
+    return status;
+  }();
+  ControlChannelOptions control{
+      .aggregator = aggregator,
+      .security = options.upload.security,
+      .backoff = options.upload.backoff,
+      .status_interval = options.control_status_interval,
+      .heartbeat = options.control_heartbeat,
+  };
   if (!options.logdir.empty()) {
     PD_ASSIGN_OR_RETURN(parts->watcher, LogDirAgent::Start({
                                             .aggregator = options.aggregator,
@@ -99,6 +136,20 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
                                             .watch = std::move(options.watch),
                                         }));
   }
+  parts->orders = std::make_unique<CaptureOrders>(parts->kineto.get());
+  CaptureOrders* orders = parts->orders.get();
+  parts->control = std::make_unique<ControlChannel>(
+      std::move(control),
+      [identity, orders] {
+        v1::AgentStatus status = identity;
+        for (v1::LocalProcess& process : orders->Processes()) {
+          *status.add_processes() = std::move(process);
+        }
+        return status;
+      },
+      [orders](const v1::CaptureOrder& order) {
+        return orders->Handle(order);
+      });
   return std::make_unique<Agent>(std::move(parts));
 }
 

@@ -6,10 +6,14 @@
 // 1. One AgentOptions holds every setting with its default (the flags bind to
 //    its fields): the uploads, the watcher and the relay read the same
 //    aggregator, credentials, agent id and backoff.
-// 2. Watch mode: the relay starts before the watcher, so CUPTI injection
-//    libraries can connect while the watcher's first scan runs; Stop() ends
-//    the watcher (an upload in flight resumes on the next start), then gives
-//    open relay streams a grace period (their libraries resume elsewhere).
+// 2. Watch mode: the relay and the Kineto daemon start before the watcher, so
+//    CUPTI injection libraries and PyTorch processes can connect while the
+//    watcher's first scan runs; then the Control stream to the aggregator
+//    opens (control_channel.h), carrying capture orders to the daemon
+//    (capture_orders.h). Stop() closes the Control stream, ends the watcher
+//    (an upload in flight resumes on the next start), stops the daemon, then
+//    gives open relay streams a grace period (their libraries resume
+//    elsewhere).
 // 3. Upload mode: one TraceFileUploader, one file at a time, every file's
 //    retries bounded by one deadline.
 #ifndef PROFDIFF_AGENT_AGENT_H_
@@ -32,7 +36,15 @@ struct AgentOptions {
   std::string aggregator;   // HOST:PORT of the profdiff-aggregator
   std::string logdir;       // watch mode: the folder watched; empty: none
   std::string listen_unix;  // watch mode: the relay's unix socket; empty: none
-  std::string state_dir;    // the AgentStateStore's folder
+  // Watch mode: serve Kineto's daemon protocol on this fabric endpoint
+  // ("dynolog"); empty: none. Needs `logdir`, where captures land.
+  std::string kineto_daemon;
+  std::string kineto_socket_dir;  // KINETO_IPC_SOCKET_DIR; empty: abstract
+  // The Control stream's timing (its aggregator, security and backoff are the
+  // uploads').
+  absl::Duration control_status_interval = absl::Seconds(1);
+  absl::Duration control_heartbeat = absl::Seconds(5);
+  std::string state_dir;  // the AgentStateStore's folder
   // Identity sources, hostname, chunking; `logdir` and `aggregator` are set
   // from the fields above.
   TraceFileUploaderOptions files;

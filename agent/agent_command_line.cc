@@ -25,12 +25,18 @@ constexpr rpc::ChannelSecurityFlagSpec kSecurityFlags =
     rpc::ClientSecurityFlags("the aggregator");
 
 // Flags that mean something in one mode only.
-constexpr std::array<std::string_view, 5> kWatchOnlyFlags = {
-    "logdir", "listen-unix", "settle", "give-up-after", "rescan-interval"};
+constexpr std::array<std::string_view, 7> kWatchOnlyFlags = {
+    "logdir",
+    "listen-unix",
+    "settle",
+    "give-up-after",
+    "rescan-interval",
+    "kineto-daemon",
+    "kineto-daemon-name"};
 constexpr std::array<std::string_view, 1> kUploadOnlyFlags = {"timeout"};
 
 constexpr char kSynopsis[] =
-    R"(usage: profdiff-agent --aggregator HOST:PORT [--logdir DIR] [--listen-unix PATH] [options]
+    R"(usage: profdiff-agent --aggregator HOST:PORT [--logdir DIR [--kineto-daemon]] [--listen-unix PATH] [options]
        profdiff-agent upload --aggregator HOST:PORT [--run ID] [--timeout D] [options] FILE...
 
 Watch mode: watches DIR recursively for PyTorch profiler traces (*.pt.trace.json[.gz], *.json[.gz]),
@@ -55,6 +61,14 @@ base::FlagSet FlagsOf(AgentCommandLine& line) {
                   "(libprofdiff_cupti.so) on this unix socket and relay their "
                   "spans to the aggregator; with --logdir or alone (one of the "
                   "two is required)");
+  flags.AddBool("kineto-daemon", &line.kineto_daemon,
+                "serve Kineto's daemon protocol (dynolog's IPC fabric) so "
+                "PyTorch processes started with KINETO_USE_DAEMON=1 and "
+                "KINETO_ONDEMAND_TRACE_DIR=DIR can be captured on demand "
+                "(profdiff capture); needs --logdir; $KINETO_IPC_SOCKET_DIR "
+                "as kineto reads it");
+  flags.AddString("kineto-daemon-name", &line.kineto_daemon_name, "NAME",
+                  "the fabric endpoint kineto sends to");
   flags.AddString("run", &options.files.identity.run_flag, "ID",
                   "run id; default $TORCHELASTIC_RUN_ID, else the sub-folder "
                   "of DIR the file is in (upload: the file's folder), else "
@@ -149,6 +163,10 @@ absl::StatusOr<AgentCommandLine> ParseAgentCommandLine(
     return absl::InvalidArgumentError(
         "--logdir DIR or --listen-unix PATH is required");
   }
+  if (line.kineto_daemon && options.logdir.empty()) {
+    return absl::InvalidArgumentError(
+        "--kineto-daemon needs --logdir DIR: captures are written there");
+  }
   if (line.mode == AgentMode::kUpload && line.files.empty())
     return absl::InvalidArgumentError("upload: at least one FILE is required");
   const std::string& run = options.files.identity.run_flag;
@@ -189,6 +207,10 @@ absl::StatusOr<AgentOptions> ResolveAgentOptions(const AgentCommandLine& line) {
     options.upload.agent_id = options.files.hostname;
   options.files.identity =
       IdentitySourcesFromEnvironment(options.files.identity.run_flag);
+  if (line.kineto_daemon) {
+    options.kineto_daemon = line.kineto_daemon_name;
+    options.kineto_socket_dir = EnvOrEmpty("KINETO_IPC_SOCKET_DIR");
+  }
   return options;
 }
 

@@ -32,8 +32,10 @@ struct AgentCommandLine {
   // --tls, --tls-ca-file, --tls-cert-file, --tls-key-file, --auth-token-file
   // (rpc::ClientSecurityFlags; empty ones from $PROFDIFF_*).
   rpc::ChannelSecurityFiles security;
-  int verbosity = 0;               // --v
-  std::vector<std::string> files;  // upload mode's FILE...
+  int verbosity = 0;                           // --v
+  bool kineto_daemon = false;                  // --kineto-daemon
+  std::string kineto_daemon_name = "dynolog";  // --kineto-daemon-name
+  std::vector<std::string> files;              // upload mode's FILE...
 };
 
 // Parses `args` (without the program name): "upload" first selects the upload

@@ -20,11 +20,9 @@
 #include <absl/time/time.h>
 
 #include "agent/kineto_process_registry.h"
+#include "agent/span_identity.h"
 
 namespace profdiff::agent {
-
-// The folder below the log dir that holds captures, one sub-folder per run.
-inline constexpr std::string_view kCaptureFolder = "profdiff-captures";
 
 // What a capture asks of every process.
 struct KinetoCaptureSpec {

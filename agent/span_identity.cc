@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 
 #include <absl/strings/ascii.h>
@@ -44,20 +45,25 @@ struct RunChoice {
 
 RunChoice ChooseRun(std::string_view logdir, std::string_view path,
                     const IdentitySources& sources) {
-  if (!sources.run_flag.empty()) return {sources.run_flag, "--run"};
-  if (!sources.torchelastic_run_id.empty()) {
-    return {sources.torchelastic_run_id, "environment TORCHELASTIC_RUN_ID"};
-  }
   const fs::path file = fs::path(path).lexically_normal();
   fs::path dir =
       logdir.empty() ? file.parent_path() : fs::path(logdir).lexically_normal();
   if (!dir.has_filename() && dir.has_relative_path())
     dir = dir.parent_path();  // "/logs/" -> "/logs"
   const fs::path relative = file.lexically_relative(dir);
+  const auto depth = std::distance(relative.begin(), relative.end());
+  // A capture's trace: its folder names the capture's run, whatever else says.
+  if (!logdir.empty() && depth > 2 && *relative.begin() == kCaptureFolder) {
+    return {std::next(relative.begin())->string(),
+            base::StrCat("the capture folder ", kCaptureFolder, "/")};
+  }
+  if (!sources.run_flag.empty()) return {sources.run_flag, "--run"};
+  if (!sources.torchelastic_run_id.empty()) {
+    return {sources.torchelastic_run_id, "environment TORCHELASTIC_RUN_ID"};
+  }
   // A file below a sub-folder of DIR: the sub-folder is the run (TensorBoard
   // convention).
-  if (!relative.empty() && *relative.begin() != ".." &&
-      std::distance(relative.begin(), relative.end()) > 1) {
+  if (!relative.empty() && *relative.begin() != ".." && depth > 1) {
     return {relative.begin()->string(),
             base::StrCat("the sub-folder of ", dir.string())};
   }

@@ -3,8 +3,9 @@
 // and environment values, so every precedence rule is unit-testable.
 //
 // Design:
-// 1. Run: --run, else TORCHELASTIC_RUN_ID, else the first folder of the file
-// below the log dir
+// 1. Run: for a capture's trace (LOGDIR/profdiff-captures/<run>/...) its
+//    folder; else --run, else TORCHELASTIC_RUN_ID, else the first folder of
+//    the file below the log dir
 //    (TensorBoard convention DIR/<run>/<worker>.<ts>.pt.trace.json.gz), else
 //    the log dir's own name. Ids are [A-Za-z0-9._-]{1,128}; an invalid run is
 //    refused, never rewritten, since a rewritten run would silently merge or
@@ -28,6 +29,10 @@
 #include "profdiff/v1/trace.pb.h"
 
 namespace profdiff::agent {
+
+// The folder below the log dir that holds on-demand captures, one sub-folder
+// per run (kineto_on_demand_config.h).
+inline constexpr std::string_view kCaptureFolder = "profdiff-captures";
 
 // Where identity comes from besides the file itself. Empty means "not given".
 struct IdentitySources {

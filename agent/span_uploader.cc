@@ -13,9 +13,9 @@
 #include <grpcpp/support/sync_stream.h>
 
 #include "agent/chunk_cutter.h"
-#include "agent/stoppable_wait.h"
 #include "base/log.h"
 #include "base/status_annotate.h"
+#include "base/stoppable_wait.h"
 #include "base/str_cat.h"
 #include "rpc/channel.h"
 #include "rpc/status_conversion.h"
@@ -272,7 +272,8 @@ absl::Status SpanUploader::Upload(const trace::Trace& trace,
               span_name, stats.retries, absl::ToInt64Milliseconds(delay),
               status.message());
     }
-    WaitUnlessStopped(stop, delay);  // a stop is seen at the top of the loop
+    base::WaitUnlessStopped(stop,
+                            delay);  // a stop is seen at the top of the loop
   }
   const std::optional<uint64_t> chunk_count = cutter.chunk_count();
   stats.chunk_count =

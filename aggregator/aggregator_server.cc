@@ -1,11 +1,17 @@
 #include "aggregator/aggregator_server.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
+#include "aggregator/agents_service.h"
+#include "aggregator/capture_coordinator.h"
 #include "aggregator/collector_service.h"
 #include "aggregator/open_store.h"
 #include "aggregator/run_store_service.h"
+#include "base/hostname.h"
 #include "base/status_macros.h"
+#include "base/str_cat.h"
 #include "base/thread_pool.h"
 #include "rpc/server.h"
 
@@ -15,11 +21,14 @@ namespace profdiff::aggregator {
 // calls into.
 struct AggregatorServer::Parts {
   std::unique_ptr<Store> store;
+  std::unique_ptr<ControlStore> control;
   std::unique_ptr<base::ThreadPool> pool;  // Collector: headers and chunks
   std::unique_ptr<base::ThreadPool> build_pool;  // Collector: span ends
-  std::unique_ptr<base::ThreadPool> read_pool;   // RunStore
+  std::unique_ptr<base::ThreadPool> read_pool;   // RunStore, Agents
+  std::unique_ptr<CaptureCoordinator> captures;  // reads store and control
   std::unique_ptr<CollectorService> collector;
   std::unique_ptr<RunStoreService> run_store;
+  std::unique_ptr<AgentsService> agents;
   rpc::RunningServer server;
 };
 
@@ -32,6 +41,7 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
     AggregatorOptions options) {
   auto parts = std::make_unique<Parts>();
   PD_ASSIGN_OR_RETURN(parts->store, OpenStore(options.store));
+  PD_ASSIGN_OR_RETURN(parts->control, OpenControlStore(options.store));
   parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
   parts->collector = std::make_unique<CollectorService>(
@@ -42,9 +52,18 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
   parts->read_pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->run_store = std::make_unique<RunStoreService>(parts->store.get(),
                                                        parts->read_pool.get());
+  CaptureCoordinatorOptions capture = options.capture;
+  if (capture.replica.empty()) {
+    capture.replica = base::StrCat(base::LocalHostname(), "/", ::getpid());
+  }
+  parts->captures = std::make_unique<CaptureCoordinator>(
+      parts->control.get(), parts->store.get(), std::move(capture));
+  parts->agents = std::make_unique<AgentsService>(parts->captures.get(),
+                                                  parts->read_pool.get());
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
                                                       {parts->collector.get(),
-                                                       parts->run_store.get()},
+                                                       parts->run_store.get(),
+                                                       parts->agents.get()},
                                                       options.security));
   return std::make_unique<AggregatorServer>(std::move(parts));
 }

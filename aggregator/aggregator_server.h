@@ -9,6 +9,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "aggregator/capture_coordinator.h"
 #include "aggregator/collector_service.h"
 #include "aggregator/store/store.h"
 #include "rpc/credentials.h"
@@ -24,6 +25,7 @@ struct AggregatorOptions {
   int build_threads = 1;  // CPU-bound: profile builds when spans close
   CollectorLimits
       collector;  // open Upload streams: per agent, in total, idle timeout
+  CaptureCoordinatorOptions capture;  // on-demand captures; replica: host/pid
 };
 
 class AggregatorServer {

@@ -2,6 +2,7 @@
 
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/local/local_store.h"
+#include "aggregator/local/memory_control_store.h"
 #include "base/status_macros.h"
 
 namespace profdiff::aggregator {
@@ -15,6 +16,11 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options) {
   PD_ASSIGN_OR_RETURN(std::unique_ptr<LocalStore> store,
                       LocalStore::Open(options));
   return std::unique_ptr<Store>(std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<ControlStore>> OpenControlStore(
+    const StoreOptions& /*options*/) {
+  return NewMemoryControlStore();
 }
 
 }  // namespace profdiff::aggregator

@@ -7,12 +7,18 @@
 
 #include <absl/status/statusor.h>
 
+#include "aggregator/store/control_store.h"
 #include "aggregator/store/store.h"
 
 namespace profdiff::aggregator {
 
 // Opens the backend `options` names.
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
+
+// The ControlStore replicas of that backend share: in memory for the local
+// store (one replica).
+absl::StatusOr<std::unique_ptr<ControlStore>> OpenControlStore(
+    const StoreOptions& options);
 
 }  // namespace profdiff::aggregator
 

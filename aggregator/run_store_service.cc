@@ -4,26 +4,12 @@
 #include <memory>
 #include <string>
 
+#include "aggregator/finish_on_pool.h"
 #include "base/str_cat.h"
 #include "rpc/status_conversion.h"
 
 namespace profdiff::aggregator {
 namespace {
-
-// Runs `read` on the pool and finishes the unary call with its result.
-template <typename Response, typename Read>
-grpc::ServerUnaryReactor* FinishOnPool(grpc::CallbackServerContext* context,
-                                       base::ThreadPool* pool,
-                                       Response* response, Read read) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  pool->Post([reactor, response, read = std::move(read)]() mutable {
-    absl::StatusOr<Response> result = read();
-    const grpc::Status status = rpc::ToGrpcStatus(result.status());
-    if (result.ok()) *response = std::move(result).value();
-    reactor->Finish(status);
-  });
-  return reactor;
-}
 
 // Streams an export made piece by piece on the pool: the next piece is made
 // only once the last one is written, so a reader that stalls holds one piece

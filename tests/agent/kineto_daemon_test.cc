@@ -3,6 +3,7 @@
 // (libkineto_client.h).
 #include "agent/kineto_daemon.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agent/process_job_id.h"
 #include "tests/agent/libkineto_client.h"
 #include "tests/agent/temp_dir.h"
 
@@ -160,6 +162,11 @@ TEST_F(KinetoDaemonTest, JobWithoutASlurmIdIsTheProcessesTorchelasticRunId) {
   char* envp[] = {env, nullptr};
   pid_t child = 0;
   ASSERT_EQ(::posix_spawnp(&child, "sleep", nullptr, nullptr, argv, envp), 0);
+  // Until the child has exec'd, /proc shows this process's environment.
+  const absl::Time give_up = absl::Now() + absl::Seconds(10);
+  while (JobIdOfProcess(child).empty() && absl::Now() < give_up) {
+    ::sched_yield();
+  }
   LibkinetoClient client(name_);
   ASSERT_TRUE(client.ok());
   EXPECT_EQ(client.Poll(2, 0, {child}), "");

@@ -40,6 +40,19 @@ TEST(SpanIdentityTest, TorchelasticRunIdWinsOverFolder) {
   EXPECT_EQ(id.run, "elastic-run");
 }
 
+TEST(SpanIdentityTest, ACapturesFolderWinsOverFlagEnvironmentAndFolder) {
+  const SpanIdentity id = MustResolve(
+      "/data/tb",
+      "/data/tb/profdiff-captures/j-capture-1/j-capture-1_42.pt.trace.json",
+      {.run_flag = "flag-run", .torchelastic_run_id = "elastic-run"});
+  EXPECT_EQ(id.run, "j-capture-1");
+  // A file right in the capture folder is not a capture's.
+  EXPECT_EQ(
+      MustResolve("/data/tb", "/data/tb/profdiff-captures/w.pt.trace.json", {})
+          .run,
+      "profdiff-captures");
+}
+
 TEST(SpanIdentityTest, SubFolderOfLogDirIsTheRun) {
   EXPECT_EQ(MustResolve(kLogDir, kFileInRun, {}).run, "run7");
   // Deeper files belong to the first folder below DIR; a trailing '/' on DIR

@@ -1,8 +1,8 @@
-#include "agent/stoppable_wait.h"
+#include "base/stoppable_wait.h"
 
 #include <absl/synchronization/notification.h>
 
-namespace profdiff::agent {
+namespace profdiff::base {
 
 bool WaitUnlessStopped(const std::stop_token& stop, absl::Duration timeout) {
   absl::Notification stopped;
@@ -12,4 +12,4 @@ bool WaitUnlessStopped(const std::stop_token& stop, absl::Duration timeout) {
   return !stopped.WaitForNotificationWithTimeout(timeout);
 }
 
-}  // namespace profdiff::agent
+}  // namespace profdiff::base
