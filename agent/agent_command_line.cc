@@ -70,7 +70,8 @@ base::FlagSet FlagsOf(AgentCommandLine& line) {
   flags.AddString("kineto-daemon-name", &line.kineto_daemon_name, "NAME",
                   "the fabric endpoint kineto sends to");
   flags.AddString("run", &options.files.identity.run_flag, "ID",
-                  "run id; default $TORCHELASTIC_RUN_ID, else the sub-folder "
+                  "run id (captures: their folder's); default "
+                  "$TORCHELASTIC_RUN_ID, else the sub-folder "
                   "of DIR the file is in (upload: the file's folder), else "
                   "DIR's name");
   flags.AddString("state-dir", &options.state_dir, "DIR",

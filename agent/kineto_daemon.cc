@@ -164,6 +164,17 @@ void KinetoDaemon::Settle() {
 absl::StatusOr<KinetoArming> KinetoDaemon::Capture(
     std::string_view job, const KinetoCaptureSpec& spec, absl::Time deadline) {
   PD_RETURN_IF_ERROR(CheckKinetoCaptureSpec(spec));
+  // Kineto opens its log file but makes no folder; the capture's folder is
+  // below the log dir, and the only thing the agent writes there.
+  const std::filesystem::path folder =
+      std::filesystem::path(options_.logdir) / kCaptureFolder / spec.run;
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    return absl::InternalError(base::StrCat("cannot make the capture folder ",
+                                            folder.string(), ": ",
+                                            error.message()));
+  }
   absl::MutexLock lock(&mu_);
   return registry_.Arm(
       job, spec.capture_id, deadline, [&](const KinetoProcess& process) {

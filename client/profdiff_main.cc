@@ -6,6 +6,7 @@
 
 #include "base/command_line.h"
 #include "base/keep_freed_memory.h"
+#include "client/capture_commands.h"
 #include "client/command_line.h"
 #include "client/diff_command.h"
 #include "client/show_command.h"
@@ -28,6 +29,11 @@ constexpr char kUsage[] =
     "  runs           the runs stored on the server (--server ADDR: the differ "
     "or aggregator)\n"
     "  export RUN     one worker's stored events as a Chrome trace file\n"
+    "  capture        profile N steps of every rank of a running job now, "
+    "through the agents;\n"
+    "                 prints the run id once its traces are stored\n"
+    "  agents         the agents connected to the aggregator, and what each "
+    "can capture\n"
     "run 'profdiff <command> --help' for a command's options; "
     "'profdiff --version' for the version\n";
 
@@ -57,6 +63,12 @@ int main(int argc, char** argv) {
       {"runs", &profdiff::client::RunsUsage, &profdiff::client::RunRunsCommand},
       {"export", &profdiff::client::ExportUsage,
        &profdiff::client::RunExportCommand},
+      {"capture", &profdiff::client::CaptureUsage,
+       static_cast<absl::StatusOr<std::string> (*)(
+           const std::vector<std::string>&)>(
+           &profdiff::client::RunCaptureCommand)},
+      {"agents", &profdiff::client::AgentsUsage,
+       &profdiff::client::RunAgentsCommand},
   };
   for (const Command& c : kCommands) {
     if (command != c.name) continue;

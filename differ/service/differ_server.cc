@@ -4,6 +4,7 @@
 
 #include "base/status_macros.h"
 #include "base/thread_pool.h"
+#include "differ/service/agents_forwarder.h"
 #include "differ/service/differ_service.h"
 #include "differ/service/run_store_forwarder.h"
 #include "differ/service/stored_profiles.h"
@@ -19,6 +20,7 @@ struct DifferServer::Parts {
   std::unique_ptr<StoredProfiles> store;
   std::unique_ptr<DifferService> differ;
   std::unique_ptr<RunStoreForwarder> run_store;
+  std::unique_ptr<AgentsForwarder> agents;
   std::unique_ptr<base::ThreadPool> pool;
   rpc::RunningServer server;
 };
@@ -39,9 +41,13 @@ absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
       parts->store.get(), parts->pool.get(), options.store_timeout);
   parts->run_store = std::make_unique<RunStoreForwarder>(parts->store.get(),
                                                          options.store_timeout);
+  parts->agents = std::make_unique<AgentsForwarder>(
+      options.store_address, options.store_security, parts->store.get(),
+      options.store_timeout);
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
                                                       {parts->differ.get(),
-                                                       parts->run_store.get()},
+                                                       parts->run_store.get(),
+                                                       parts->agents.get()},
                                                       options.security));
   return std::make_unique<DifferServer>(std::move(parts));
 }

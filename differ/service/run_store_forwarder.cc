@@ -6,48 +6,11 @@
 
 #include <grpcpp/client_context.h>
 
-#include "differ/service/store_call_deadline.h"
+#include "differ/service/forward_unary.h"
 #include "rpc/status_conversion.h"
 
 namespace profdiff::differ {
 namespace {
-
-// A client context that carries the client's deadline (capped) and cancellation
-// to the aggregator.
-std::unique_ptr<grpc::ClientContext> ForwardedContext(
-    const grpc::CallbackServerContext& server_context,
-    absl::Duration store_timeout) {
-  std::unique_ptr<grpc::ClientContext> context =
-      grpc::ClientContext::FromCallbackServerContext(server_context);
-  context->set_deadline(
-      absl::ToChronoTime(StoreCallDeadline(server_context, store_timeout)));
-  return context;
-}
-
-grpc::Status FromAggregator(const StoredProfiles& store,
-                            const grpc::Status& status) {
-  if (status.ok()) return status;
-  return rpc::ToGrpcStatus(store.Annotate(rpc::FromGrpcStatus(status)));
-}
-
-// Forwards one unary call; `call` starts it on the stub's callback API.
-template <typename Request, typename Response, typename Call>
-grpc::ServerUnaryReactor* ForwardUnary(
-    grpc::CallbackServerContext* server_context, const StoredProfiles* store,
-    absl::Duration store_timeout, const Request* request, Response* response,
-    Call call) {
-  grpc::ServerUnaryReactor* reactor = server_context->DefaultReactor();
-  // The client context must live until the aggregator answers; std::function
-  // wants a copyable capture, hence shared_ptr.
-  std::shared_ptr<grpc::ClientContext> context =
-      ForwardedContext(*server_context, store_timeout);
-  grpc::ClientContext* raw_context = context.get();
-  call(store->stub().async(), raw_context, request, response,
-       [reactor, store, context = std::move(context)](grpc::Status status) {
-         reactor->Finish(FromAggregator(*store, status));
-       });
-  return reactor;
-}
 
 // ExportTrace: reads a piece from the aggregator, writes it to the client, and
 // only then reads the next, so at most one piece is held here whatever the
@@ -120,7 +83,7 @@ grpc::ServerUnaryReactor* RunStoreForwarder::ListRuns(
     grpc::CallbackServerContext* context, const v1::ListRunsRequest* request,
     v1::ListRunsResponse* response) {
   return ForwardUnary(
-      context, store_, store_timeout_, request, response,
+      context, store_, store_->stub(), store_timeout_, request, response,
       [](auto* async, auto... args) { async->ListRuns(args...); });
 }
 
@@ -128,7 +91,7 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetRun(
     grpc::CallbackServerContext* context, const v1::GetRunRequest* request,
     v1::StoredRun* response) {
   return ForwardUnary(
-      context, store_, store_timeout_, request, response,
+      context, store_, store_->stub(), store_timeout_, request, response,
       [](auto* async, auto... args) { async->GetRun(args...); });
 }
 
@@ -136,7 +99,7 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetProfile(
     grpc::CallbackServerContext* context, const v1::GetProfileRequest* request,
     v1::RunProfile* response) {
   return ForwardUnary(
-      context, store_, store_timeout_, request, response,
+      context, store_, store_->stub(), store_timeout_, request, response,
       [](auto* async, auto... args) { async->GetProfile(args...); });
 }
 
@@ -144,7 +107,7 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetRunTables(
     grpc::CallbackServerContext* context,
     const v1::GetRunTablesRequest* request, v1::RunTables* response) {
   return ForwardUnary(
-      context, store_, store_timeout_, request, response,
+      context, store_, store_->stub(), store_timeout_, request, response,
       [](auto* async, auto... args) { async->GetRunTables(args...); });
 }
 

@@ -32,10 +32,13 @@ struct Binaries {
   std::string differ = Env("PROFDIFF_DIFFER_BIN", PROFDIFF_DIFFER_BIN);
   std::string agent = Env("PROFDIFF_AGENT_BIN", PROFDIFF_AGENT_BIN);
   std::string cli = Env("PROFDIFF_CLI_BIN", PROFDIFF_CLI_BIN);
+  std::string fake_kineto_rank =
+      Env("PROFDIFF_FAKE_KINETO_RANK_BIN", PROFDIFF_FAKE_KINETO_RANK_BIN);
 
   // The first that is not there ("" when all are), for the SKIP message.
   std::string Missing() const {
-    for (const std::string* bin : {&aggregator, &differ, &agent, &cli}) {
+    for (const std::string* bin :
+         {&aggregator, &differ, &agent, &cli, &fake_kineto_rank}) {
       if (!std::filesystem::exists(*bin)) return *bin;
     }
     return "";

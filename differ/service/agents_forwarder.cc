@@ -1,0 +1,60 @@
+#include "differ/service/agents_forwarder.h"
+
+#include "differ/service/forward_unary.h"
+#include "rpc/channel.h"
+
+namespace profdiff::differ {
+namespace {
+
+// Ends a Control stream opened on the differ at once.
+class RefusedControl final
+    : public grpc::ServerBidiReactor<v1::AgentReport, v1::ControlMessage> {
+ public:
+  RefusedControl() {
+    Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                        "agents connect to the aggregator (--aggregator "
+                        "HOST:PORT), not to the differ"));
+  }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+AgentsForwarder::AgentsForwarder(const std::string& store_address,
+                                 const rpc::ChannelSecurity& security,
+                                 const StoredProfiles* store,
+                                 absl::Duration store_timeout)
+    : stub_(v1::Agents::NewStub(rpc::MakeChannel(store_address, security))),
+      store_(store),
+      store_timeout_(store_timeout) {}
+
+grpc::ServerBidiReactor<v1::AgentReport, v1::ControlMessage>*
+AgentsForwarder::Control(grpc::CallbackServerContext* /*context*/) {
+  return new RefusedControl();
+}
+
+grpc::ServerUnaryReactor* AgentsForwarder::ListAgents(
+    grpc::CallbackServerContext* context, const v1::ListAgentsRequest* request,
+    v1::ListAgentsResponse* response) {
+  return ForwardUnary(
+      context, store_, *stub_, store_timeout_, request, response,
+      [](auto* async, auto... args) { async->ListAgents(args...); });
+}
+
+grpc::ServerUnaryReactor* AgentsForwarder::StartCapture(
+    grpc::CallbackServerContext* context,
+    const v1::StartCaptureRequest* request, v1::Capture* response) {
+  return ForwardUnary(
+      context, store_, *stub_, store_timeout_, request, response,
+      [](auto* async, auto... args) { async->StartCapture(args...); });
+}
+
+grpc::ServerUnaryReactor* AgentsForwarder::GetCapture(
+    grpc::CallbackServerContext* context, const v1::GetCaptureRequest* request,
+    v1::Capture* response) {
+  return ForwardUnary(
+      context, store_, *stub_, store_timeout_, request, response,
+      [](auto* async, auto... args) { async->GetCapture(args...); });
+}
+
+}  // namespace profdiff::differ

@@ -1,0 +1,47 @@
+// The Agents service on the differ's address: ListAgents, StartCapture and
+// GetCapture go on to the aggregator (forward_unary.h), so `profdiff capture`
+// and `profdiff agents` need only the differ's address, as every command does.
+// Control is the agents' own stream to the aggregator: here it is refused.
+#ifndef PROFDIFF_DIFFER_SERVICE_AGENTS_FORWARDER_H_
+#define PROFDIFF_DIFFER_SERVICE_AGENTS_FORWARDER_H_
+
+#include <memory>
+#include <string>
+
+#include <absl/time/time.h>
+
+#include "differ/service/stored_profiles.h"
+#include "profdiff/v1/agents.grpc.pb.h"
+#include "rpc/credentials.h"
+
+namespace profdiff::differ {
+
+class AgentsForwarder final : public v1::Agents::CallbackService {
+ public:
+  // `store` (for its error prefix) must outlive the service.
+  AgentsForwarder(const std::string& store_address,
+                  const rpc::ChannelSecurity& security,
+                  const StoredProfiles* store, absl::Duration store_timeout);
+
+  grpc::ServerBidiReactor<v1::AgentReport, v1::ControlMessage>* Control(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* ListAgents(
+      grpc::CallbackServerContext* context,
+      const v1::ListAgentsRequest* request,
+      v1::ListAgentsResponse* response) override;
+  grpc::ServerUnaryReactor* StartCapture(grpc::CallbackServerContext* context,
+                                         const v1::StartCaptureRequest* request,
+                                         v1::Capture* response) override;
+  grpc::ServerUnaryReactor* GetCapture(grpc::CallbackServerContext* context,
+                                       const v1::GetCaptureRequest* request,
+                                       v1::Capture* response) override;
+
+ private:
+  std::unique_ptr<v1::Agents::Stub> stub_;
+  const StoredProfiles* store_;
+  absl::Duration store_timeout_;
+};
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_SERVICE_AGENTS_FORWARDER_H_

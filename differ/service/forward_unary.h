@@ -1,0 +1,60 @@
+// Calls the differ passes on to the aggregator (RunStore reads, Agents
+// captures): the client's deadline (capped) and cancellation carry over, the
+// aggregator's errors come back prefixed "aggregator ADDR: ", and no thread
+// waits: the aggregator's answer finishes the client's call from gRPC's
+// callback.
+#ifndef PROFDIFF_DIFFER_SERVICE_FORWARD_UNARY_H_
+#define PROFDIFF_DIFFER_SERVICE_FORWARD_UNARY_H_
+
+#include <memory>
+#include <utility>
+
+#include <absl/time/time.h>
+#include <grpcpp/grpcpp.h>
+
+#include "differ/service/store_call_deadline.h"
+#include "differ/service/stored_profiles.h"
+#include "rpc/status_conversion.h"
+
+namespace profdiff::differ {
+
+// A client context that carries the client's deadline (capped) and cancellation
+// to the aggregator.
+inline std::unique_ptr<grpc::ClientContext> ForwardedContext(
+    const grpc::CallbackServerContext& server_context,
+    absl::Duration store_timeout) {
+  std::unique_ptr<grpc::ClientContext> context =
+      grpc::ClientContext::FromCallbackServerContext(server_context);
+  context->set_deadline(
+      absl::ToChronoTime(StoreCallDeadline(server_context, store_timeout)));
+  return context;
+}
+
+inline grpc::Status FromAggregator(const StoredProfiles& store,
+                                   const grpc::Status& status) {
+  if (status.ok()) return status;
+  return rpc::ToGrpcStatus(store.Annotate(rpc::FromGrpcStatus(status)));
+}
+
+// Forwards one unary call; `call` starts it on the stub's callback API.
+template <typename Stub, typename Request, typename Response, typename Call>
+grpc::ServerUnaryReactor* ForwardUnary(
+    grpc::CallbackServerContext* server_context, const StoredProfiles* store,
+    Stub& stub, absl::Duration store_timeout, const Request* request,
+    Response* response, Call call) {
+  grpc::ServerUnaryReactor* reactor = server_context->DefaultReactor();
+  // The client context must live until the aggregator answers; std::function
+  // wants a copyable capture, hence shared_ptr.
+  std::shared_ptr<grpc::ClientContext> context =
+      ForwardedContext(*server_context, store_timeout);
+  grpc::ClientContext* raw_context = context.get();
+  call(stub.async(), raw_context, request, response,
+       [reactor, store, context = std::move(context)](grpc::Status status) {
+         reactor->Finish(FromAggregator(*store, status));
+       });
+  return reactor;
+}
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_SERVICE_FORWARD_UNARY_H_

@@ -1,0 +1,188 @@
+// On-demand capture with real processes (issue 26): profdiff-aggregator,
+// profdiff-differ, two profdiff-agents with --kineto-daemon (two log dirs
+// standing for two nodes), and four fake ranks speaking libkineto's side of
+// the daemon protocol, which write real DLRM traces when told. `profdiff
+// capture` goes through the differ.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "client/agents_client.h"
+#include "client/run_store_client.h"
+#include "tests/e2e/e2e_processes.h"
+#include "tests/support/child_process.h"
+
+namespace profdiff::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr absl::Duration kStepTimeout = absl::Seconds(60);
+constexpr char kJob[] = "torchrun-job-7";
+
+class CaptureE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string missing = bin_.Missing(); !missing.empty())
+      GTEST_SKIP() << "binary not built: " << missing;
+    dlrm_ = DlrmFiles();
+    if (dlrm_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces";
+    root_ =
+        fs::path(::testing::TempDir()) /
+        ("capture_e2e_" +
+         std::string(
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+
+    aggregator_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+        bin_.aggregator, "--listen=127.0.0.1:0",
+        "--data-dir=" + (root_ / "data").string(), "--partial-after=2s"});
+    std::optional<std::string> line =
+        aggregator_->WaitForLine(" port=", kStepTimeout);
+    ASSERT_TRUE(line.has_value()) << aggregator_->Output();
+    aggregator_address_ = "127.0.0.1:" + std::to_string(PortFrom(*line));
+    differ_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+        bin_.differ, "--listen=127.0.0.1:0", "--store=" + aggregator_address_});
+    line = differ_->WaitForLine(" port=", kStepTimeout);
+    ASSERT_TRUE(line.has_value()) << differ_->Output();
+    differ_address_ = "127.0.0.1:" + std::to_string(PortFrom(*line));
+
+    // Two nodes, two ranks each. One host: each node's daemon needs a name of
+    // its own (a real node has one agent, serving "dynolog").
+    for (const std::string node : {"node-a", "node-b"}) {
+      const std::string daemon =
+          "profdiff-e2e-" + std::to_string(::getpid()) + "-" + node;
+      agents_.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{
+          bin_.agent, "--aggregator", aggregator_address_, "--logdir",
+          (root_ / node).string(), "--kineto-daemon", "--kineto-daemon-name",
+          daemon, "--agent-id", node, "--state-dir",
+          (root_ / (node + "-state")).string(), "--settle", "300ms"}));
+      daemons_.push_back(daemon);
+    }
+    for (int rank = 0; rank < 4; ++rank) {
+      ranks_.push_back(std::make_unique<ChildProcess>(
+          std::vector<std::string>{bin_.fake_kineto_rank, "--daemon",
+                                   daemons_[rank / 2], "--trace", dlrm_[rank],
+                                   "--rank", std::to_string(rank), "--world",
+                                   "4", "--step-ms", "300"},
+          std::vector<std::string>{std::string("TORCHELASTIC_RUN_ID=") +
+                                   kJob}));
+    }
+    // Every rank registered, and both agents say so to the aggregator.
+    for (auto& rank : ranks_) {
+      ASSERT_TRUE(rank->WaitForLine("registered", kStepTimeout).has_value())
+          << rank->Output();
+    }
+    client::AgentsClient agents(differ_address_);
+    const absl::Time give_up = absl::Now() + kStepTimeout;
+    int processes = 0;
+    while (processes < 4 && absl::Now() < give_up) {
+      absl::StatusOr<v1::ListAgentsResponse> listed = agents.ListAgents();
+      ASSERT_TRUE(listed.ok()) << listed.status();
+      processes = 0;
+      for (const v1::AgentStatus& agent : listed->agents()) {
+        for (const v1::LocalProcess& process : agent.processes()) {
+          if (process.job() == kJob) ++processes;
+        }
+      }
+    }
+    ASSERT_EQ(processes, 4) << agents_[0]->Output() << agents_[1]->Output();
+  }
+
+  std::unique_ptr<ChildProcess> Capture(std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {bin_.cli, "capture", "--server", differ_address_});
+    return std::make_unique<ChildProcess>(std::move(args));
+  }
+
+  v1::StoredRun GetRun(const std::string& run) {
+    client::RunStoreClient store(differ_address_);
+    absl::StatusOr<v1::StoredRun> stored = store.GetRun(run);
+    EXPECT_TRUE(stored.ok()) << stored.status();
+    return stored.ok() ? *stored : v1::StoredRun();
+  }
+
+  Binaries bin_;
+  std::vector<std::string> dlrm_;
+  fs::path root_;
+  std::unique_ptr<ChildProcess> aggregator_;
+  std::unique_ptr<ChildProcess> differ_;
+  std::string aggregator_address_;
+  std::string differ_address_;
+  std::vector<std::string> daemons_;
+  std::vector<std::unique_ptr<ChildProcess>> agents_;
+  std::vector<std::unique_ptr<ChildProcess>> ranks_;
+};
+
+TEST_F(CaptureE2eTest, CaptureOfThreeStepsEndsWithACompleteFourRankRun) {
+  auto capture = Capture(
+      {"--job", kJob, "--steps", "3", "--run", "cap1", "--timeout", "60s"});
+  ASSERT_EQ(capture->Wait(), 0) << capture->Output();
+  EXPECT_THAT(capture->Output(),
+              HasSubstr("4 processes triggered on 2/2 agents, 4/4 traces"));
+  const v1::StoredRun run = GetRun("cap1");
+  EXPECT_EQ(run.state(), v1::RUN_STATE_COMPLETE);
+  EXPECT_EQ(run.world_size(), 4);
+  EXPECT_EQ(run.closed_worker_count(), 4);
+  // Each node's ranks came through that node's agent.
+  for (const v1::WorkerSummary& worker : run.workers()) {
+    ASSERT_FALSE(worker.spans().empty());
+    EXPECT_EQ(worker.spans(0).agent_id(),
+              worker.worker().rank() < 2 ? "node-a" : "node-b");
+  }
+  // The traces are below each agent's log dir, in the capture's folder.
+  EXPECT_TRUE(fs::exists(root_ / "node-a/profdiff-captures/cap1"));
+}
+
+TEST_F(CaptureE2eTest, ASecondCaptureWhileOneRunsIsRefusedClearly) {
+  auto first = Capture(
+      {"--job", kJob, "--steps", "3", "--run", "long", "--timeout", "60s"});
+  ASSERT_TRUE(first->WaitForLine("4 processes triggered", kStepTimeout))
+      << first->Output();
+  auto second = Capture({"--job", kJob, "--steps", "3", "--run", "second"});
+  EXPECT_EQ(second->Wait(), 1) << second->Output();
+  EXPECT_THAT(
+      second->Output(),
+      HasSubstr("job torchrun-job-7 is already capturing: capture long"));
+  EXPECT_EQ(first->Wait(), 0) << first->Output();
+}
+
+TEST_F(CaptureE2eTest,
+       AnAgentKilledMidCaptureLeavesAPartialRunNamingTheMissingRanks) {
+  auto capture = Capture(
+      {"--job", kJob, "--steps", "3", "--run", "cut", "--timeout", "8s"});
+  ASSERT_TRUE(capture->WaitForLine("4 processes triggered", kStepTimeout))
+      << capture->Output();
+  // node-b dies before its ranks' traces are written (3 steps of 300 ms).
+  agents_[1]->Signal(SIGKILL);
+  EXPECT_EQ(capture->Wait(), 1) << capture->Output();
+  EXPECT_THAT(capture->Output(),
+              HasSubstr("capture cut is PARTIAL: ranks 2, 3 sent no trace "
+                        "before the deadline (2 of 4 uploaded)"));
+  const v1::StoredRun run = GetRun("cut");
+  EXPECT_EQ(run.closed_worker_count(), 2);
+  EXPECT_EQ(run.world_size(), 4);
+  // Idle past --partial-after, the run itself is PARTIAL.
+  EXPECT_EQ(run.state(), v1::RUN_STATE_PARTIAL);
+}
+
+TEST_F(CaptureE2eTest, ACaptureOfAJobNoRankRunsFailsFastNamingTheAgents) {
+  auto capture = Capture({"--job", "other-job", "--steps", "1"});
+  EXPECT_EQ(capture->Wait(), 1) << capture->Output();
+  EXPECT_THAT(
+      capture->Output(),
+      HasSubstr("no process of job other-job on the 2 agents connected: "
+                "node-a (job torchrun-job-7), node-b (job torchrun-job-7)"));
+}
+
+}  // namespace
+}  // namespace profdiff::testing
