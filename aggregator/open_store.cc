@@ -1,5 +1,6 @@
 #include "aggregator/open_store.h"
 
+#include "aggregator/clickhouse/clickhouse_control_store.h"
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/local/local_store.h"
 #include "aggregator/local/memory_control_store.h"
@@ -19,7 +20,10 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options) {
 }
 
 absl::StatusOr<std::unique_ptr<ControlStore>> OpenControlStore(
-    const StoreOptions& /*options*/) {
+    const StoreOptions& options) {
+  if (!options.clickhouse_url.empty()) {
+    return OpenClickHouseControlStore(options);
+  }
   return NewMemoryControlStore();
 }
 

@@ -16,7 +16,7 @@ namespace profdiff::aggregator {
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options);
 
 // The ControlStore replicas of that backend share: in memory for the local
-// store (one replica).
+// store (one replica), tables on the first shard for ClickHouse.
 absl::StatusOr<std::unique_ptr<ControlStore>> OpenControlStore(
     const StoreOptions& options);
 

@@ -337,7 +337,65 @@ TEST_P(CaptureTest, AControlStreamMustBeginWithTheAgentsStatus) {
   EXPECT_THAT(status.error_message(), HasSubstr("the agent's status"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CaptureTest, ::testing::Values("local"));
+INSTANTIATE_TEST_SUITE_P(Backends, CaptureTest,
+                         ::testing::Values("local", "clickhouse"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+// Two aggregator replicas over one ClickHouse cluster: a capture asked of
+// replica A reaches an agent connected to replica B, and B's agents' answers
+// are read through A.
+class ReplicatedCaptureTest : public StoreFixture {
+ protected:
+  ReplicatedCaptureTest() : StoreFixture("clickhouse") {
+    options_.capture.poll_interval = absl::Milliseconds(200);
+  }
+};
+
+TEST_F(ReplicatedCaptureTest, ACaptureThroughOneReplicaReachesAgentsOfAnother) {
+  AggregatorOptions options = options_;
+  options.listen_address = "127.0.0.1:0";
+  options.store.data_dir = (data_dir_ / "replica-b").string();
+  options.store.clickhouse_url = clickhouse_url_;
+  absl::StatusOr<std::unique_ptr<AggregatorServer>> replica_b =
+      AggregatorServer::Start(options);
+  ASSERT_TRUE(replica_b.ok()) << replica_b.status();
+  const std::shared_ptr<grpc::Channel> channel_b =
+      rpc::MakeChannel("127.0.0.1:" + std::to_string((*replica_b)->port()));
+  TestAgent on_b(channel_b, "node-b", {Process(21, "7"), Process(22, "7")},
+                 Trigger({21, 22}));
+  // Replica A lists the agent of replica B once B has stored its status.
+  auto agents_a = v1::Agents::NewStub(channel_);
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  v1::ListAgentsResponse listed;
+  while (listed.agents_size() == 0 && absl::Now() < give_up) {
+    grpc::ClientContext context;
+    ASSERT_TRUE(agents_a->ListAgents(&context, {}, &listed).ok());
+  }
+  ASSERT_EQ(listed.agents_size(), 1);
+  EXPECT_NE(listed.agents(0).replica(), "");
+
+  grpc::ClientContext context;
+  v1::StartCaptureRequest request;
+  request.set_job("7");
+  request.set_run("across");
+  request.set_steps(2);
+  v1::Capture capture;
+  ASSERT_TRUE(agents_a->StartCapture(&context, request, &capture).ok());
+  ASSERT_TRUE(on_b.AwaitOrders(1));
+  EXPECT_EQ(on_b.orders()[0].run(), "across");
+  v1::Capture read;
+  while (read.ranks_triggered() < 2 && absl::Now() < give_up) {
+    grpc::ClientContext get;
+    v1::GetCaptureRequest get_request;
+    get_request.set_capture_id("across");
+    ASSERT_TRUE(agents_a->GetCapture(&get, get_request, &read).ok());
+  }
+  EXPECT_EQ(read.ranks_triggered(), 2);
+  ASSERT_EQ(read.answers_size(), 1);
+  EXPECT_EQ(read.answers(0).agent_id(), "node-b");
+}
 
 }  // namespace
 }  // namespace profdiff::aggregator::store_test
