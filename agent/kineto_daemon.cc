@@ -70,10 +70,13 @@ void KinetoDaemon::Serve(std::stop_token stop) {
   }
 }
 
-std::string KinetoDaemon::EnvironmentJob(int32_t pid, int64_t job_id) {
-  if (job_id != 0) return "";
-  auto [it, inserted] = environment_jobs_.try_emplace(pid);
-  if (inserted) it->second = JobIdOfProcess(pid);
+std::string KinetoDaemon::EnvironmentJob(const std::vector<int32_t>& pids,
+                                         int64_t job_id) {
+  if (job_id != 0 || pids.empty()) return "";
+  auto [it, inserted] = environment_jobs_.try_emplace(pids.front());
+  if (inserted) {
+    it->second = JobIdOfProcess(pids.front(), pids.size() > 1 ? pids[1] : 0);
+  }
   return it->second;
 }
 
@@ -95,8 +98,9 @@ void KinetoDaemon::Answer(const UnixDatagramSocket::Datagram& datagram) {
   std::string reply;
   if (const auto* registration = std::get_if<KinetoRegistration>(&*message)) {
     ++registrations_;
-    const std::string job =
-        EnvironmentJob(registration->pid, registration->job_id);
+    // A registration carries no ancestors to check the pid with; the
+    // process's first poll does (EnvironmentJob).
+    const std::string job;
     int32_t same = 0;
     {
       absl::MutexLock lock(&mu_);
@@ -108,7 +112,7 @@ void KinetoDaemon::Answer(const UnixDatagramSocket::Datagram& datagram) {
   } else {
     const auto& poll = std::get<KinetoPoll>(*message);
     ++polls_;
-    const std::string job = EnvironmentJob(poll.pids.front(), poll.job_id);
+    const std::string job = EnvironmentJob(poll.pids, poll.job_id);
     std::string config;
     {
       absl::MutexLock lock(&mu_);
@@ -165,11 +169,20 @@ absl::StatusOr<KinetoArming> KinetoDaemon::Capture(
     std::string_view job, const KinetoCaptureSpec& spec, absl::Time deadline) {
   PD_RETURN_IF_ERROR(CheckKinetoCaptureSpec(spec));
   // Kineto opens its log file but makes no folder; the capture's folder is
-  // below the log dir, and the only thing the agent writes there.
-  const std::filesystem::path folder =
-      std::filesystem::path(options_.logdir) / kCaptureFolder / spec.run;
+  // below the log dir, and the only thing the agent writes there. The
+  // training processes may run as other users: the folders are writable by
+  // all and sticky, as /tmp is.
+  const std::filesystem::path captures =
+      std::filesystem::path(options_.logdir) / kCaptureFolder;
+  const std::filesystem::path folder = captures / spec.run;
   std::error_code error;
   std::filesystem::create_directories(folder, error);
+  for (const std::filesystem::path& made : {captures, folder}) {
+    if (error) break;
+    std::filesystem::permissions(
+        made, std::filesystem::perms::all | std::filesystem::perms::sticky_bit,
+        error);
+  }
   if (error) {
     return absl::InternalError(base::StrCat("cannot make the capture folder ",
                                             folder.string(), ": ",

@@ -88,8 +88,9 @@ class KinetoDaemon {
   void Serve(std::stop_token stop);
   void Answer(const UnixDatagramSocket::Datagram& datagram);
   void Settle();
-  // The job of `pid` from its environment, read once per pid (loop thread).
-  std::string EnvironmentJob(int32_t pid, int64_t job_id);
+  // The job of a poll's process from its environment, checked against its
+  // parent, read once per pid (loop thread).
+  std::string EnvironmentJob(const std::vector<int32_t>& pids, int64_t job_id);
 
   const KinetoDaemonOptions options_;
   UnixDatagramSocket socket_;  // the loop thread's alone

@@ -13,11 +13,14 @@ KinetoProcess& KinetoProcessRegistry::Touch(int32_t pid, int64_t job_id,
     process.pid = pid;
     process.first_seen = now;
   }
-  // The job a process sends does not change; without one, look it up once.
+  // A job sent wins, then one found in the environment (a registration finds
+  // none; the first poll may).
   if (job_id != 0) {
     process.job = std::to_string(job_id);
+  } else if (!environment_job.empty()) {
+    process.job = std::string(environment_job);
   } else if (process.job.empty()) {
-    process.job = environment_job.empty() ? "0" : std::string(environment_job);
+    process.job = "0";
   }
   process.last_seen = now;
   return process;

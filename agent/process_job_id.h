@@ -13,9 +13,12 @@ namespace profdiff::agent {
 // The job id in an environ block (NUL-separated NAME=VALUE entries), or "".
 std::string JobIdOfEnvironment(std::string_view environ_block);
 
-// The job id of process `pid`, or "" when it has none or its environment
-// cannot be read (another user's process, a process already gone).
-std::string JobIdOfProcess(int32_t pid);
+// The job id of process `pid`, or "" when it has none, its environment cannot
+// be read (another user's process, a process already gone), or `parent` is
+// given (> 0) and is not the process's parent: a pid from another PID
+// namespace (a training pod's) can name an unrelated process here, and the
+// ancestors kineto sends with its pid tell the two apart.
+std::string JobIdOfProcess(int32_t pid, int32_t parent = 0);
 
 }  // namespace profdiff::agent
 

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -82,6 +83,8 @@ absl::StatusOr<UnixDatagramSocket> UnixDatagramSocket::Bind(
              address.size()) != 0) {
     return Errno("cannot bind", address);
   }
+  // As the fabric does: processes of other users send to the daemon.
+  if (!path.empty()) ::chmod(path.c_str(), 0666);
   return UnixDatagramSocket(std::move(fd), std::move(path));
 }
 

@@ -152,33 +152,67 @@ TEST_F(KinetoDaemonTest, MalformedDatagramsAreRefusedWithoutDisturbingOthers) {
   EXPECT_EQ(daemon_->Processes().size(), 1u);
 }
 
-TEST_F(KinetoDaemonTest, JobWithoutASlurmIdIsTheProcessesTorchelasticRunId) {
-  // A real process whose environment names its torchrun job; kineto sends
-  // job id 0 without SLURM_JOB_ID.
-  char sleep[] = "sleep";
-  char seconds[] = "60";
-  char* argv[] = {sleep, seconds, nullptr};
-  char env[] = "TORCHELASTIC_RUN_ID=torchrun-job-9";
-  char* envp[] = {env, nullptr};
-  pid_t child = 0;
-  ASSERT_EQ(::posix_spawnp(&child, "sleep", nullptr, nullptr, argv, envp), 0);
-  // Until the child has exec'd, /proc shows this process's environment.
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while (JobIdOfProcess(child).empty() && absl::Now() < give_up) {
-    ::sched_yield();
+// A real process whose environment names its torchrun job (kineto sends job
+// id 0 without SLURM_JOB_ID); killed when the test ends.
+class TorchrunProcess {
+ public:
+  TorchrunProcess() {
+    char sleep[] = "sleep";
+    char seconds[] = "60";
+    char* argv[] = {sleep, seconds, nullptr};
+    char env[] = "TORCHELASTIC_RUN_ID=torchrun-job-9";
+    char* envp[] = {env, nullptr};
+    if (::posix_spawnp(&pid_, "sleep", nullptr, nullptr, argv, envp) != 0) {
+      pid_ = 0;
+      return;
+    }
+    // Until the child has exec'd, /proc shows this process's environment.
+    const absl::Time give_up = absl::Now() + absl::Seconds(10);
+    while (JobIdOfProcess(pid_).empty() && absl::Now() < give_up) {
+      ::sched_yield();
+    }
   }
+  ~TorchrunProcess() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = 0;
+};
+
+TEST_F(KinetoDaemonTest, JobWithoutASlurmIdIsTheProcessesTorchelasticRunId) {
+  TorchrunProcess child;
+  ASSERT_GT(child.pid(), 0);
   LibkinetoClient client(name_);
   ASSERT_TRUE(client.ok());
-  EXPECT_EQ(client.Poll(2, 0, {child}), "");
+  // Registered first (no ancestors to check the pid with), then polled with
+  // its parent, this test.
+  EXPECT_EQ(client.Register(0, child.pid(), 0), 1);
+  EXPECT_EQ(daemon_->Processes()[0].job, "0");
+  EXPECT_EQ(client.Poll(2, 0, {child.pid(), ::getpid()}), "");
   ASSERT_EQ(daemon_->Processes().size(), 1u);
   EXPECT_EQ(daemon_->Processes()[0].job, "torchrun-job-9");
   EXPECT_THAT(daemon_
                   ->Capture("torchrun-job-9", Steps("t", 1),
                             absl::Now() + absl::Minutes(1))
                   ->armed,
-              ElementsAre(child));
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+              ElementsAre(child.pid()));
+}
+
+TEST_F(KinetoDaemonTest, APidWhoseParentIsNotTheSentAncestorIsNotLookedUp) {
+  // A pid from another PID namespace can name an unrelated process here: the
+  // ancestor sent with it (4242) is not that process's parent, so its
+  // environment is not read.
+  TorchrunProcess unrelated;
+  ASSERT_GT(unrelated.pid(), 0);
+  LibkinetoClient client(name_);
+  ASSERT_TRUE(client.ok());
+  EXPECT_EQ(client.Poll(2, 0, {unrelated.pid(), 4242}), "");
+  ASSERT_EQ(daemon_->Processes().size(), 1u);
+  EXPECT_EQ(daemon_->Processes()[0].job, "0");
 }
 
 TEST_F(KinetoDaemonTest, ASecondDaemonOnTheSameNameIsRefused) {
