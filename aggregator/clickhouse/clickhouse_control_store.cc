@@ -19,8 +19,8 @@ namespace profdiff::aggregator {
 namespace {
 
 using clickhouse::HttpClient;
-using clickhouse_parts::Quote;
 using clickhouse::RowBinaryWriter;
+using clickhouse_parts::Quote;
 
 constexpr absl::Duration kControlQueryTimeout = absl::Seconds(10);
 
