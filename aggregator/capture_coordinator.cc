@@ -275,12 +275,19 @@ absl::Status CaptureCoordinator::Dispatch() {
 }
 
 void CaptureCoordinator::Loop(std::stop_token stop) {
+  // While the ControlStore is away (a ClickHouse shard down) every round
+  // fails: the first failure is logged, then one a minute.
+  const int64_t rounds_a_minute =
+      std::max<int64_t>(1, absl::Minutes(1) / options_.poll_interval);
+  int64_t failed_rounds = 0;
   while (base::WaitUnlessStopped(stop, options_.poll_interval)) {
-    if (absl::Status flushed = Flush(false); !flushed.ok()) {
-      PD_LOG(WARNING, "agent statuses not stored: %s", flushed.ToString());
-    }
-    if (absl::Status dispatched = Dispatch(); !dispatched.ok()) {
-      PD_LOG(WARNING, "captures not read: %s", dispatched.ToString());
+    absl::Status round = Flush(false);
+    if (round.ok()) round = Dispatch();
+    if (round.ok()) {
+      failed_rounds = 0;
+    } else if (failed_rounds++ % rounds_a_minute == 0) {
+      PD_LOG(WARNING, "captures not handed out (%d rounds so far): %s",
+             failed_rounds, round.ToString());
     }
   }
 }
