@@ -19,35 +19,39 @@ absl::Status AgentsClient::Annotate(const grpc::Status& status) const {
                         base::StrCat("server ", address_));
 }
 
-absl::StatusOr<v1::ListAgentsResponse> AgentsClient::ListAgents() {
+template <typename Response, typename Call>
+absl::StatusOr<Response> AgentsClient::Unary(Call call) const {
   grpc::ClientContext context;
   rpc::SetTimeout(context, timeout_);
-  v1::ListAgentsResponse response;
-  const grpc::Status status = stub_->ListAgents(&context, {}, &response);
+  Response response;
+  const grpc::Status status = call(&context, &response);
   if (!status.ok()) return Annotate(status);
   return response;
 }
 
+absl::StatusOr<v1::ListAgentsResponse> AgentsClient::ListAgents() {
+  return Unary<v1::ListAgentsResponse>(
+      [&](grpc::ClientContext* context, v1::ListAgentsResponse* response) {
+        return stub_->ListAgents(context, {}, response);
+      });
+}
+
 absl::StatusOr<v1::Capture> AgentsClient::StartCapture(
     const v1::StartCaptureRequest& request) {
-  grpc::ClientContext context;
-  rpc::SetTimeout(context, timeout_);
-  v1::Capture capture;
-  const grpc::Status status = stub_->StartCapture(&context, request, &capture);
-  if (!status.ok()) return Annotate(status);
-  return capture;
+  return Unary<v1::Capture>(
+      [&](grpc::ClientContext* context, v1::Capture* capture) {
+        return stub_->StartCapture(context, request, capture);
+      });
 }
 
 absl::StatusOr<v1::Capture> AgentsClient::GetCapture(
     const std::string& capture_id) {
-  grpc::ClientContext context;
-  rpc::SetTimeout(context, timeout_);
   v1::GetCaptureRequest request;
   request.set_capture_id(capture_id);
-  v1::Capture capture;
-  const grpc::Status status = stub_->GetCapture(&context, request, &capture);
-  if (!status.ok()) return Annotate(status);
-  return capture;
+  return Unary<v1::Capture>(
+      [&](grpc::ClientContext* context, v1::Capture* capture) {
+        return stub_->GetCapture(context, request, capture);
+      });
 }
 
 }  // namespace profdiff::client

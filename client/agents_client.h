@@ -30,6 +30,9 @@ class AgentsClient {
 
  private:
   absl::Status Annotate(const grpc::Status& status) const;
+  // One call with the deadline; `call(context, response)` makes it.
+  template <typename Response, typename Call>
+  absl::StatusOr<Response> Unary(Call call) const;
 
   std::string address_;
   absl::Duration timeout_;

@@ -58,6 +58,17 @@ stderr_has "no events"
 expect 1 "a cut trace" diff "$work/a.json" "$work/cut.json"
 expect 2 "an unreachable server" runs --server 127.0.0.1:1
 stderr_has "127.0.0.1:1"
+# capture: the command line is checked before any server is asked.
+expect 2 "capture without a job" capture --steps 3 --server 127.0.0.1:1
+stderr_has "capture: give --job JOB or --all"
+expect 2 "capture by steps and by time" capture --job j --steps 3 --duration 2s --server 127.0.0.1:1
+stderr_has "give --steps N or --duration D, not both"
+expect 2 "capture of zero steps" capture --job j --steps 0 --server 127.0.0.1:1
+stderr_has "^profdiff: error: --steps 0: expected an integer >= 1$"
+expect 2 "capture --wait with a job" capture --wait c --job j --server 127.0.0.1:1
+expect 2 "capture with an unreachable server" capture --job j --server 127.0.0.1:1
+stderr_has "127.0.0.1:1"
+expect 2 "agents with an unreachable server" agents --server 127.0.0.1:1
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
 echo "all exit codes as documented"
