@@ -5,10 +5,14 @@
 namespace profdiff::agent {
 
 v1::CaptureAnswer CaptureOrders::Handle(const v1::CaptureOrder& order) {
-  absl::MutexLock lock(&mu_);
-  if (auto it = answered_.find(order.capture_id()); it != answered_.end()) {
-    return it->second;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = answered_.find(order.capture_id()); it != answered_.end()) {
+      return it->second;
+    }
   }
+  // The daemon makes folders: no lock held. Orders come from one stream's
+  // reader thread, so one order is not handled twice at once.
   v1::CaptureAnswer answer;
   answer.set_capture_id(order.capture_id());
   if (daemon_ == nullptr) {
@@ -35,8 +39,9 @@ v1::CaptureAnswer CaptureOrders::Handle(const v1::CaptureOrder& order) {
          order.capture_id(), order.job().empty() ? "(all)" : order.job(),
          answer.triggered_pids_size(), answer.busy_pids_size(),
          answer.error().empty() ? "" : " error=" + answer.error());
-  answered_[order.capture_id()] = answer;
-  return answer;
+  absl::MutexLock lock(&mu_);
+  return answered_.try_emplace(order.capture_id(), std::move(answer))
+      .first->second;
 }
 
 std::vector<v1::LocalProcess> CaptureOrders::Processes() const {
