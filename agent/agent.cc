@@ -13,6 +13,7 @@
 #include "agent/capture_orders.h"
 #include "agent/collector_relay.h"
 #include "agent/control_channel.h"
+#include "agent/injected_processes.h"
 #include "agent/kineto_daemon.h"
 #include "agent/log_dir_agent.h"
 #include "base/log.h"
@@ -55,6 +56,8 @@ struct Agent::Parts {
     if (control != nullptr) control->Stop();
     if (watcher != nullptr) watcher->Stop();
     if (kineto != nullptr) kineto->Stop();
+    // The libraries' Control streams never end by themselves.
+    if (injected != nullptr) injected->Stop();
     if (relay_server.server != nullptr) {
       relay_server.server->Shutdown(
           absl::ToChronoTime(absl::Now() + kRelayShutdownGrace));
@@ -65,10 +68,11 @@ struct Agent::Parts {
   bool stopped = false;
   std::string socket;  // the relay's, once bound
   std::unique_ptr<CollectorRelay> relay;
-  rpc::RunningServer relay_server;  // after `relay`: serves it
+  std::unique_ptr<InjectedProcesses> injected;
+  rpc::RunningServer relay_server;  // after `relay` and `injected`: serves them
   std::unique_ptr<LogDirAgent> watcher;
   std::unique_ptr<KinetoDaemon> kineto;
-  std::unique_ptr<CaptureOrders> orders;    // uses `kineto`
+  std::unique_ptr<CaptureOrders> orders;    // uses `kineto` and `injected`
   std::unique_ptr<ControlChannel> control;  // uses `orders`
 };
 
@@ -94,9 +98,11 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
     parts->relay = std::make_unique<CollectorRelay>(
         options.aggregator, options.upload.security, options.upload.agent_id,
         options.upload.backoff);
+    parts->injected = std::make_unique<InjectedProcesses>();
     PD_ASSIGN_OR_RETURN(
         parts->relay_server,
-        rpc::StartServer("unix:" + options.listen_unix, {parts->relay.get()}));
+        rpc::StartServer("unix:" + options.listen_unix,
+                         {parts->relay.get(), parts->injected.get()}));
     parts->socket = options.listen_unix;
     PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s",
            options.listen_unix, options.aggregator);
@@ -136,7 +142,8 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
                                             .watch = std::move(options.watch),
                                         }));
   }
-  parts->orders = std::make_unique<CaptureOrders>(parts->kineto.get());
+  parts->orders = std::make_unique<CaptureOrders>(parts->kineto.get(),
+                                                  parts->injected.get());
   CaptureOrders* orders = parts->orders.get();
   parts->control = std::make_unique<ControlChannel>(
       std::move(control),

@@ -6,13 +6,14 @@
 // 1. One AgentOptions holds every setting with its default (the flags bind to
 //    its fields): the uploads, the watcher and the relay read the same
 //    aggregator, credentials, agent id and backoff.
-// 2. Watch mode: the relay and the Kineto daemon start before the watcher, so
+// 2. Watch mode: the relay (with the libraries' own Control streams,
+//    injected_processes.h) and the Kineto daemon start before the watcher, so
 //    CUPTI injection libraries and PyTorch processes can connect while the
 //    watcher's first scan runs; then the Control stream to the aggregator
-//    opens (control_channel.h), carrying capture orders to the daemon
-//    (capture_orders.h). Stop() closes the Control stream, ends the watcher
-//    (an upload in flight resumes on the next start), stops the daemon, then
-//    gives open relay streams a grace period (their libraries resume
+//    opens (control_channel.h), carrying capture orders to the daemon and the
+//    libraries (capture_orders.h). Stop() closes the Control stream, ends the
+//    watcher (an upload in flight resumes on the next start), stops the daemon,
+//    then gives open relay streams a grace period (their libraries resume
 //    elsewhere).
 // 3. Upload mode: one TraceFileUploader, one file at a time, every file's
 //    retries bounded by one deadline.

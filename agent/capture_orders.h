@@ -1,7 +1,8 @@
 // What the agent does with a capture order from the aggregator: it arms the
-// matching Kineto processes through its KinetoDaemon, and answers with the
-// pids it told to capture and those already capturing. An order seen before
-// (sent again after a reconnect) gets its first answer. Thread-safe.
+// matching Kineto processes through its KinetoDaemon and orders a window from
+// the matching CUPTI injection libraries (InjectedProcesses), and answers with
+// the pids it told to capture and those already capturing. An order seen
+// before (sent again after a reconnect) gets its first answer. Thread-safe.
 #ifndef PROFDIFF_AGENT_CAPTURE_ORDERS_H_
 #define PROFDIFF_AGENT_CAPTURE_ORDERS_H_
 
@@ -12,6 +13,7 @@
 #include <absl/base/thread_annotations.h>
 #include <absl/synchronization/mutex.h>
 
+#include "agent/injected_processes.h"
 #include "agent/kineto_daemon.h"
 #include "profdiff/v1/agents.pb.h"
 
@@ -19,16 +21,20 @@ namespace profdiff::agent {
 
 class CaptureOrders {
  public:
-  // `daemon` may be null (no --kineto-daemon); it must outlive this.
-  explicit CaptureOrders(KinetoDaemon* daemon) : daemon_(daemon) {}
+  // Either may be null (no --kineto-daemon, no --listen-unix); both must
+  // outlive this.
+  CaptureOrders(KinetoDaemon* daemon, InjectedProcesses* injected)
+      : daemon_(daemon), injected_(injected) {}
 
   v1::CaptureAnswer Handle(const v1::CaptureOrder& order)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The processes the agent can ask to capture, for its status.
+  // The processes the agent can ask to capture, for its status: Kineto's,
+  // then the injected ones.
   std::vector<v1::LocalProcess> Processes() const;
 
  private:
   KinetoDaemon* const daemon_;
+  InjectedProcesses* const injected_;
   absl::Mutex mu_;
   std::map<std::string, v1::CaptureAnswer> answered_ ABSL_GUARDED_BY(mu_);
 };

@@ -165,7 +165,7 @@ void KinetoDaemon::Settle() {
   }
 }
 
-absl::StatusOr<KinetoArming> KinetoDaemon::Capture(
+absl::StatusOr<CaptureArming> KinetoDaemon::Capture(
     std::string_view job, const KinetoCaptureSpec& spec, absl::Time deadline) {
   PD_RETURN_IF_ERROR(CheckKinetoCaptureSpec(spec));
   // Kineto opens its log file but makes no folder; the capture's folder is

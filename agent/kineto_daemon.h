@@ -71,9 +71,9 @@ class KinetoDaemon {
   // Arms every process of `job` ("" = every process) for `spec`, each
   // capture ending when its trace is written or at `deadline`. Errors:
   // CheckKinetoCaptureSpec's.
-  absl::StatusOr<KinetoArming> Capture(std::string_view job,
-                                       const KinetoCaptureSpec& spec,
-                                       absl::Time deadline)
+  absl::StatusOr<CaptureArming> Capture(std::string_view job,
+                                        const KinetoCaptureSpec& spec,
+                                        absl::Time deadline)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<KinetoProcess> Processes() const ABSL_LOCKS_EXCLUDED(mu_);
   // Waits until no process is capturing, up to `timeout`; false on timeout.

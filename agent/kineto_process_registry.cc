@@ -49,11 +49,11 @@ std::string KinetoProcessRegistry::Poll(const KinetoPoll& poll,
   return std::exchange(process.config, "");
 }
 
-KinetoArming KinetoProcessRegistry::Arm(
+CaptureArming KinetoProcessRegistry::Arm(
     std::string_view job, std::string_view capture_id, absl::Time deadline,
     const std::function<KinetoCaptureConfig(const KinetoProcess&)>&
         config_for) {
-  KinetoArming arming;
+  CaptureArming arming;
   for (auto& [pid, process] : processes_) {
     if (!job.empty() && process.job != job) continue;
     if (process.capturing()) {

@@ -25,6 +25,7 @@
 
 #include <absl/time/time.h>
 
+#include "agent/capture_arming.h"
 #include "agent/kineto_ipc_wire.h"
 
 namespace profdiff::agent {
@@ -49,12 +50,6 @@ struct KinetoProcess {
   bool capturing() const { return !capture_id.empty(); }
 };
 
-// What arming a job's processes did.
-struct KinetoArming {
-  std::vector<int32_t> armed;  // pids
-  std::vector<int32_t> busy;   // pids already capturing: left alone
-};
-
 // A capture's config for one process and the trace file it names.
 struct KinetoCaptureConfig {
   std::string config;
@@ -76,7 +71,7 @@ class KinetoProcessRegistry {
 
   // Arms every process of `job` ("" = every process) that is not capturing
   // with `config_for(process)`, as capture `capture_id` ending at `deadline`.
-  KinetoArming Arm(
+  CaptureArming Arm(
       std::string_view job, std::string_view capture_id, absl::Time deadline,
       const std::function<KinetoCaptureConfig(const KinetoProcess&)>&
           config_for);

@@ -43,7 +43,7 @@ TEST(CaptureOrdersTest,
   LibkinetoClient rank(name);
   ASSERT_TRUE(rank.ok());
   ASSERT_EQ(rank.Poll(2, 77, {5001}), "");
-  CaptureOrders orders(daemon->get());
+  CaptureOrders orders(daemon->get(), nullptr);
   ASSERT_EQ(orders.Processes().size(), 1u);
   EXPECT_EQ(orders.Processes()[0].job(), "77");
   EXPECT_EQ(orders.Processes()[0].source(), "kineto");
@@ -63,7 +63,7 @@ TEST(CaptureOrdersTest,
 }
 
 TEST(CaptureOrdersTest, WithoutAKinetoDaemonAnOrderIsAnsweredWithWhy) {
-  CaptureOrders orders(nullptr);
+  CaptureOrders orders(nullptr, nullptr);
   EXPECT_TRUE(orders.Processes().empty());
   EXPECT_THAT(orders.Handle(Order("c", "7")).error(),
               HasSubstr("start it with --kineto-daemon"));

@@ -52,7 +52,7 @@ TEST(KinetoProcessRegistryTest, AnArmedConfigIsTakenOnceByAnActivitiesPoll) {
   KinetoProcessRegistry registry;
   const KinetoPoll poll{.config_type = 2, .job_id = 5, .pids = {10}};
   EXPECT_EQ(registry.Poll(poll, "", kStart), "");
-  const KinetoArming arming =
+  const CaptureArming arming =
       registry.Arm("5", "cap1", kStart + absl::Minutes(1), ConfigFor);
   EXPECT_THAT(arming.armed, ElementsAre(10));
   // A poll for events only does not take it.
@@ -74,7 +74,7 @@ TEST(KinetoProcessRegistryTest,
   EXPECT_THAT(
       registry.Arm("5", "a", kStart + absl::Minutes(1), ConfigFor).armed,
       ElementsAre(10, 11, 12));
-  const KinetoArming again =
+  const CaptureArming again =
       registry.Arm("", "b", kStart + absl::Minutes(1), ConfigFor);
   EXPECT_THAT(again.armed, ElementsAre(20));
   EXPECT_THAT(again.busy, ElementsAre(10, 11, 12));
