@@ -9,9 +9,10 @@ namespace {
 constexpr int64_t kNsPerSecond = 1'000'000'000;
 
 absl::Status BadSpec(std::string_view text, std::string_view why) {
-  return absl::InvalidArgumentError(base::StrCat(
-      "PROFDIFF_CAPTURE=\"", text, "\": ", why,
-      "; expected always, seconds:D, seconds:S-E, steps:N or steps:A-B"));
+  return absl::InvalidArgumentError(
+      base::StrCat("PROFDIFF_CAPTURE=\"", text, "\": ", why,
+                   "; expected always, on-demand, seconds:D, seconds:S-E, "
+                   "steps:N or steps:A-B"));
 }
 
 // "N" or "A-B" into first/last, both >= 0 and first <= last.
@@ -35,6 +36,10 @@ absl::Status ParseRange(std::string_view text, std::string_view range,
 absl::StatusOr<CaptureSpec> ParseCaptureSpec(std::string_view text) {
   CaptureSpec spec;
   if (text.empty() || text == "always") return spec;
+  if (text == "on-demand") {
+    spec.mode = CaptureMode::kOnDemand;
+    return spec;
+  }
   if (text.starts_with("steps:")) {
     spec.mode = CaptureMode::kSteps;
     if (absl::Status s = ParseRange(text, text.substr(6), spec); !s.ok())
@@ -65,13 +70,20 @@ std::string CaptureSpecText(const CaptureSpec& spec) {
       return base::StrCat("seconds:", spec.first, "-", spec.last);
     case CaptureMode::kSteps:
       return base::StrCat("steps:", spec.first, "-", spec.last);
+    case CaptureMode::kOnDemand:
+      return "on-demand";
   }
   return "always";
 }
 
 CaptureWindow::CaptureWindow(CaptureSpec spec, uint64_t injected_ns)
-    : spec_(spec), injected_ns_(injected_ns) {
+    : spec_(spec),
+      timed_begin_ns_(injected_ns +
+                      static_cast<uint64_t>(spec.first * kNsPerSecond)),
+      timed_end_ns_(injected_ns +
+                    static_cast<uint64_t>(spec.last * kNsPerSecond)) {
   if (spec_.mode == CaptureMode::kAlways) Open(injected_ns);
+  if (spec_.mode == CaptureMode::kOnDemand) state_ = State::kIdle;
 }
 
 void CaptureWindow::Open(uint64_t t_ns) {
@@ -87,7 +99,12 @@ void CaptureWindow::Close(uint64_t t_ns) {
 }
 
 void CaptureWindow::StepStarted(int64_t step, uint64_t t_ns) {
-  if (spec_.mode != CaptureMode::kSteps) return;
+  last_step_started_ = step;
+  if (spec_.mode != CaptureMode::kSteps || state_ == State::kClosed) return;
+  if (spec_.first == kNextStep && state_ == State::kWaiting) {
+    spec_.first = step;
+    spec_.last = step + next_steps_ - 1;
+  }
   if (step >= spec_.first && step <= spec_.last) Open(t_ns);
   // A step past the window that starts while it is open (its end was never
   // seen) closes it.
@@ -121,17 +138,69 @@ void CaptureWindow::OnProfilerStop(uint64_t t_ns) {
 
 void CaptureWindow::OnTime(uint64_t t_ns) {
   if (spec_.mode != CaptureMode::kSeconds) return;
-  const uint64_t begin =
-      injected_ns_ + static_cast<uint64_t>(spec_.first * kNsPerSecond);
-  const uint64_t end =
-      injected_ns_ + static_cast<uint64_t>(spec_.last * kNsPerSecond);
-  if (state_ == State::kWaiting && t_ns >= begin) Open(begin);
-  if (state_ == State::kOpen && t_ns >= end) Close(end);
+  if (state_ == State::kWaiting && t_ns >= timed_begin_ns_)
+    Open(timed_begin_ns_);
+  if (state_ == State::kOpen && t_ns >= timed_end_ns_) Close(timed_end_ns_);
 }
 
 void CaptureWindow::OnExit(uint64_t t_ns) {
   OnTime(t_ns);
   Close(t_ns);
+}
+
+absl::Status CaptureWindow::Arm(const OrderedWindow& window, uint64_t t_ns) {
+  if (state_ == State::kWaiting || state_ == State::kOpen) {
+    return absl::FailedPreconditionError(
+        base::StrCat("already capturing (", Describe(), ")"));
+  }
+  if (window.steps <= 0 && window.duration_ns == 0) {
+    return absl::InvalidArgumentError(
+        "a capture window needs a number of steps or a duration");
+  }
+  if (window.steps > 0 && window.start_at_step >= 0 &&
+      window.start_at_step <= last_step_started_) {
+    return absl::FailedPreconditionError(
+        base::StrCat("step ", window.start_at_step,
+                     " has already started (the process is at step ",
+                     last_step_started_, ")"));
+  }
+  if (window.steps > 0) {
+    spec_ = {
+        .mode = CaptureMode::kSteps,
+        .first = window.start_at_step >= 0 ? window.start_at_step : kNextStep,
+        .last = window.start_at_step + window.steps - 1};
+    next_steps_ = window.steps;
+  } else {
+    spec_ = {.mode = CaptureMode::kSeconds};
+    timed_begin_ns_ = t_ns;
+    timed_end_ns_ = t_ns + window.duration_ns;
+  }
+  state_ = State::kWaiting;
+  begin_ns_ = 0;
+  end_ns_ = UINT64_MAX;
+  OnTime(t_ns);  // a duration opens now
+  return absl::OkStatus();
+}
+
+void CaptureWindow::Expire(uint64_t t_ns) {
+  if (state_ == State::kWaiting) state_ = State::kIdle;
+  Close(t_ns);
+}
+
+std::string CaptureWindow::Describe() const {
+  switch (spec_.mode) {
+    case CaptureMode::kSteps:
+      if (spec_.first == kNextStep)
+        return base::StrCat("the next ", next_steps_, " steps");
+      return base::StrCat("steps ", spec_.first, "-", spec_.last);
+    case CaptureMode::kSeconds:
+      return base::StrCat((timed_end_ns_ - timed_begin_ns_) / 1'000'000, " ms");
+    case CaptureMode::kAlways:
+      return "everything, PROFDIFF_CAPTURE=always";
+    case CaptureMode::kOnDemand:
+      return "nothing";
+  }
+  return "";
 }
 
 }  // namespace profdiff::agent::cupti

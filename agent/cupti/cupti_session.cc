@@ -3,6 +3,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "agent/cupti/torch_range_name.h"
 #include "agent/span_uploader.h"
 #include "base/log.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/worker_info.h"
 
@@ -50,6 +52,27 @@ uint64_t Now() {
 
 int64_t ThisThread() { return static_cast<int64_t>(::syscall(SYS_gettid)); }
 
+// Collection on or off (design note 3): every kind is tried; the first error
+// names its call and kind.
+absl::Status SetActivities(bool on) {
+  absl::Status first;
+  for (CUpti_ActivityKind kind : kActivityKinds) {
+    const CUptiResult result =
+        on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+    first.Update(CuptiCall(result, base::StrCat(on ? "cuptiActivityEnable"
+                                                   : "cuptiActivityDisable",
+                                                "(kind ", kind, ")")));
+  }
+  return first;
+}
+
+OrderedWindow OrderedWindowOf(const v1::CaptureOrder& order) {
+  return {.steps = order.steps(),
+          .start_at_step = order.start_at_step(),
+          .duration_ns = static_cast<uint64_t>(
+              std::max<int64_t>(order.duration_ms(), 0) * 1'000'000)};
+}
+
 // Names runtime and driver calls the way Kineto does (CUPTI's name; the
 // translator drops the version suffix).
 std::string CallbackName(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -70,7 +93,9 @@ CuptiSession::CuptiSession(InjectionConfig config, std::string hostname,
       pool_(config_.activity_buffers, config_.activity_buffer_bytes),
       window_(config_.capture, now_ns),
       translator_(CallbackName),
-      span_started_ns_(now_ns) {
+      span_started_ns_(now_ns),
+      window_done_(config_.capture.mode == CaptureMode::kOnDemand),
+      run_(config_.run) {
   SpanUploaderOptions upload;
   upload.agent_id = base::StrCat("cupti-", config_.worker_name);
   // The agent's unix socket is local and plaintext; TLS and tokens are for an
@@ -135,15 +160,17 @@ absl::Status CuptiSession::Begin(CUpti_BuffersCallbackRequestFunc request,
       return s;
     }
   }
-  for (CUpti_ActivityKind kind : kActivityKinds) {
-    if (absl::Status s =
-            CuptiCall(cuptiActivityEnable(kind),
-                      base::StrCat("cuptiActivityEnable(kind ", kind, ")"));
-        !s.ok()) {
-      return s;
-    }
+  // On demand, nothing is collected until an order arms a window.
+  if (config_.capture.mode != CaptureMode::kOnDemand) {
+    PD_RETURN_IF_ERROR(SetActivities(/*on=*/true));
   }
   flusher_ = std::jthread([this](std::stop_token stop) { FlushLoop(stop); });
+  if (config_.target.starts_with("unix:")) {  // the node's agent
+    control_ = std::make_unique<ControlChannel>(
+        ControlChannelOptions{.aggregator = config_.target},
+        [this] { return ProcessStatus(); },
+        [this](const v1::CaptureOrder& order) { return OnOrder(order); });
+  }
   PD_LOG(INFO,
          "cupti capture started run=%s worker=%s rank=%d capture=%s target=%s",
          config_.run, config_.worker_name, config_.rank,
@@ -283,7 +310,8 @@ std::string CuptiSession::RegisteredString(nvtxStringHandle_t handle) {
 }
 
 TimeWindow CuptiSession::Window() const {
-  if (window_.state() == CaptureWindow::State::kWaiting)
+  if (window_.state() == CaptureWindow::State::kWaiting ||
+      window_.state() == CaptureWindow::State::kIdle)
     return {UINT64_MAX, UINT64_MAX};
   return {window_.begin_ns(), window_.end_ns()};
 }
@@ -303,10 +331,18 @@ void CuptiSession::FlushLoop(const std::stop_token& stop) {
          !stop_flushing_.WaitForNotificationWithTimeout(config_.flush_period)) {
     cuptiActivityFlushAll(0);
     const uint64_t now = Now();
-    bool finish_window = false, cut = false;
+    bool finish_window = false, cut = false, expired_unopened = false;
     {
       absl::MutexLock lock(&mu_);
       window_.OnTime(now);
+      if (!window_done_ && !capture_id_.empty() &&
+          absl::Now() >= capture_deadline_) {
+        window_.Expire(now);
+        expired_unopened = window_.state() == CaptureWindow::State::kIdle;
+        PD_LOG(WARNING, "capture %s: its deadline passed %s", capture_id_,
+               expired_unopened ? "before its window opened"
+                                : "with its window open; sending what it has");
+      }
       if (window_.state() == CaptureWindow::State::kClosed && !window_done_) {
         finish_window = true;
       } else if (window_.state() == CaptureWindow::State::kOpen &&
@@ -317,22 +353,99 @@ void CuptiSession::FlushLoop(const std::stop_token& stop) {
         cut = true;
       }
     }
+    if (expired_unopened) EndWindow();
     if (!finish_window && !cut) continue;
     // Forced: also the buffers still being filled, so the span holds what ran
     // before now.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     FinishSpan();
-    if (finish_window) {
-      {
-        absl::MutexLock lock(&mu_);
-        window_done_ = true;
-      }
-      // Nothing after the window is kept: stop paying for its collection.
-      for (CUpti_ActivityKind kind : kActivityKinds) cuptiActivityDisable(kind);
-      PD_LOG(INFO, "cupti capture window closed run=%s worker=%s", config_.run,
-             config_.worker_name);
-    }
+    if (finish_window) EndWindow();
   }
+}
+
+void CuptiSession::EndWindow() {
+  // Nothing after the window is kept: stop paying for its collection. Off
+  // before the window counts as done, so an order arming the next one turns
+  // it on after this, never before.
+  if (absl::Status off = SetActivities(/*on=*/false); !off.ok()) {
+    PD_LOG(WARNING, "%s", off.message());
+  }
+  absl::MutexLock lock(&mu_);
+  window_done_ = true;
+  PD_LOG(INFO, "cupti capture window over run=%s worker=%s%s", run_,
+         config_.worker_name,
+         capture_id_.empty() ? "" : " capture=" + capture_id_);
+  capture_id_.clear();
+  capture_deadline_ = absl::InfiniteFuture();
+}
+
+v1::AgentStatus CuptiSession::ProcessStatus() {
+  v1::AgentStatus status;
+  status.set_agent_id(base::StrCat("cupti-", config_.worker_name));
+  status.set_node(hostname_);
+  v1::LocalProcess* process = status.add_processes();
+  process->set_pid(static_cast<int32_t>(pid_));
+  process->set_job(config_.job);
+  process->set_gpu(-1);  // the library does not know which device is the rank's
+  process->set_source("cupti");
+  absl::MutexLock lock(&mu_);
+  if (!window_done_) {
+    process->set_capture_id(capture_id_.empty()
+                                ? "PROFDIFF_CAPTURE=" +
+                                      CaptureSpecText(config_.capture)
+                                : capture_id_);
+  }
+  return status;
+}
+
+v1::CaptureAnswer CuptiSession::OnOrder(const v1::CaptureOrder& order) {
+  v1::CaptureAnswer answer;
+  answer.set_capture_id(order.capture_id());
+  if (!order.job().empty() && order.job() != config_.job) {
+    answer.set_error(base::StrCat("the order is for job ", order.job(),
+                                  "; this process is job ", config_.job));
+    return answer;
+  }
+  const uint64_t now = Now();
+  std::string described;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) {
+      answer.set_error("the process is exiting");
+      return answer;
+    }
+    if (!window_done_) {
+      answer.add_busy_pids(static_cast<int32_t>(pid_));
+      return answer;
+    }
+    if (absl::Status armed = window_.Arm(OrderedWindowOf(order), now);
+        !armed.ok()) {
+      answer.set_error(std::string(armed.message()));
+      return answer;
+    }
+    window_done_ = false;
+    described = window_.Describe();
+    run_ = order.run();
+    capture_id_ = order.capture_id();
+    capture_deadline_ = absl::FromUnixMillis(order.deadline_unix_ms());
+    span_ = trace::Trace();
+    span_started_ns_ = now;
+  }
+  // Outside mu_ (design note 4); EndWindow turned it off before the window
+  // counted as done.
+  if (absl::Status on = SetActivities(/*on=*/true); !on.ok()) {
+    PD_LOG(ERROR, "capture %s: %s", order.capture_id(), on.message());
+    answer.set_error(std::string(on.message()));
+    absl::MutexLock lock(&mu_);
+    window_.Expire(now);
+    window_done_ = true;
+    capture_id_.clear();
+    return answer;
+  }
+  PD_LOG(INFO, "cupti capture armed capture=%s run=%s window=%s",
+         order.capture_id(), order.run(), described);
+  answer.add_triggered_pids(static_cast<int32_t>(pid_));
+  return answer;
 }
 
 void CuptiSession::FinishSpan() {
@@ -353,10 +466,10 @@ void CuptiSession::FinishSpan() {
     span_.metadata.source = base::StrCat("cupti:", hostname_, ":", pid_);
     finished.trace = std::move(span_);
     span_ = trace::Trace();
-    finished.header.run = config_.run;
+    finished.header.run = run_;
     finished.header.span = base::StrCat("cupti.", spans_finished_++);
     finished.header.worker = trace::WorkerInfoOf(finished.trace);
-    finished.header.worker.set_run(config_.run);
+    finished.header.worker.set_run(run_);
     finished.header.worker.set_worker_name(config_.worker_name);
     finished.header.worker.set_hostname(hostname_);
     finished.header.worker.set_pid(pid_);
@@ -371,11 +484,11 @@ void CuptiSession::FinishSpan() {
     dropped_ += static_cast<int64_t>(events);
     dropped_total_ += static_cast<int64_t>(events);
     PD_LOG(WARNING, "span dropped, upload queue full run=%s span=%s events=%d",
-           config_.run, span_id, events);
+           finished.header.run, span_id, events);
     return;
   }
-  PD_VLOG(1, "span finished run=%s span=%s events=%d", config_.run, span_id,
-          events);
+  PD_VLOG(1, "span finished run=%s span=%s events=%d", finished.header.run,
+          span_id, events);
 }
 
 void CuptiSession::Shutdown() {
@@ -384,6 +497,7 @@ void CuptiSession::Shutdown() {
     if (shut_down_) return;
     shut_down_ = true;
   }
+  if (control_ != nullptr) control_->Stop();  // no order after this
   stop_flushing_.Notify();
   if (flusher_.joinable()) flusher_.join();
   bool finish = false;
@@ -403,7 +517,7 @@ void CuptiSession::Shutdown() {
   // activity off.
   cuptiEnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_NVTX);
   cuptiUnsubscribe(subscriber_);
-  for (CUpti_ActivityKind kind : kActivityKinds) cuptiActivityDisable(kind);
+  static_cast<void>(SetActivities(/*on=*/false));  // exiting: nothing to say
   cuptiActivityFlushAll(0);
   const bool drained = uploader_->Drain(absl::Now() + config_.exit_timeout);
   const BackgroundUploadStats stats = uploader_->stats();

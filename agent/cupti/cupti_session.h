@@ -6,22 +6,26 @@
 //
 // Design:
 // 1. Never block the application: CUPTI's buffer callbacks and the NVTX
-// callbacks only
-//    translate into the open span under `mu_`; uploading happens on the
-//    uploader's thread, and a periodic flush on this session's own thread.
+//    callbacks only translate into the open span under `mu_`; uploading
+//    happens on the uploader's thread, and a periodic flush on this session's
+//    own thread.
 // 2. Bounded memory: the buffer pool is fixed (an empty pool makes CUPTI drop
-// and count
-//    records), and an event that would take the open span plus the upload queue
-//    past max_buffered_events is dropped and counted; the drops go into the
-//    next finished span's WorkerInfo.dropped_event_count.
+//    and count records), and an event that would take the open span plus the
+//    upload queue past max_buffered_events is dropped and counted; the drops
+//    go into the next finished span's WorkerInfo.dropped_event_count.
 // 3. Spans: a steps or seconds window is one span, finished once the window
-// closed and a forced
-//    flush delivered its records; an "always" capture is cut every span_period
-//    and at exit.
+//    closed and a forced flush delivered its records; an "always" capture is
+//    cut every span_period and at exit. Activity collection is on only while
+//    a window may want it.
 // 4. Locks: the NVTX recorder's mutex is released before `mu_` is taken; no
-// CUPTI call is made
-//    while `mu_` is held (STYLE.md §10; CUPTI may call back into the buffer
-//    callbacks).
+//    CUPTI call is made while `mu_` is held (STYLE.md §10; CUPTI may call
+//    back into the buffer callbacks).
+// 5. On-demand: with the node's agent as target, a Control stream
+//    (agent/control_channel.h) tells the agent which process this is and
+//    what it captures, and takes its orders: a window (N steps or a
+//    duration) armed once the last one is over, whose span goes to the
+//    order's run. An order while a window waits or is open is answered busy;
+//    an ordered window that has not closed by the order's deadline expires.
 #ifndef PROFDIFF_AGENT_CUPTI_CUPTI_SESSION_H_
 #define PROFDIFF_AGENT_CUPTI_CUPTI_SESSION_H_
 
@@ -41,11 +45,13 @@
 #include <cupti.h>
 
 #include "agent/background_span_uploader.h"
+#include "agent/control_channel.h"
 #include "agent/cupti/activity_buffer_pool.h"
 #include "agent/cupti/capture_window.h"
 #include "agent/cupti/cupti_record_translator.h"
 #include "agent/cupti/injection_config.h"
 #include "agent/cupti/nvtx_ranges.h"
+#include "profdiff/v1/agents.pb.h"
 
 namespace profdiff::agent::cupti {
 
@@ -103,6 +109,14 @@ class CuptiSession {
       ABSL_LOCKS_EXCLUDED(mu_);
   // The window events are kept in: nothing while it has not opened.
   TimeWindow Window() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // This process as the agent lists it, and its answer to an order (design
+  // note 5); called on the Control stream's threads.
+  v1::AgentStatus ProcessStatus() ABSL_LOCKS_EXCLUDED(mu_);
+  v1::CaptureAnswer OnOrder(const v1::CaptureOrder& order)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The window is over (finished, or expired without opening): activity
+  // collection off, then the next order may arm another.
+  void EndWindow() ABSL_LOCKS_EXCLUDED(mu_);
 
   const InjectionConfig config_;
   const std::string hostname_;
@@ -122,12 +136,21 @@ class CuptiSession {
   int64_t spans_finished_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;  // since the last finished span
   int64_t dropped_total_ ABSL_GUARDED_BY(mu_) = 0;
-  // The window's span was finished: later records and ranges are not kept.
+  // The window's span was finished (or no window was asked for): later
+  // records and ranges are not kept, and an order may arm a new window.
   bool window_done_ ABSL_GUARDED_BY(mu_) = false;
+  // The run the window's span goes to: config_.run, or an order's.
+  std::string run_ ABSL_GUARDED_BY(mu_);
+  // The order that armed the window ("" for PROFDIFF_CAPTURE's own), and when
+  // it expires.
+  std::string capture_id_ ABSL_GUARDED_BY(mu_);
+  absl::Time capture_deadline_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_map<nvtxStringHandle_t, std::string> registered_
       ABSL_GUARDED_BY(mu_);
   absl::Notification stop_flushing_;
+  // With the agent as target (design note 5); stopped before the flusher.
+  std::unique_ptr<ControlChannel> control_;
   std::jthread flusher_;  // last: stopped and joined first
 };
 

@@ -46,6 +46,17 @@ absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
       ParseCaptureSpec(ValueOr(env, "PROFDIFF_CAPTURE", ""));
   if (!capture.ok()) return capture.status();
   config.capture = *capture;
+  if (config.capture.mode == CaptureMode::kOnDemand && !aggregator.empty()) {
+    // Orders come from the node's agent; a library sending to an aggregator
+    // directly has none.
+    return absl::InvalidArgumentError(
+        "PROFDIFF_CAPTURE=on-demand needs the node's profdiff-agent "
+        "(PROFDIFF_AGENT_SOCKET); PROFDIFF_AGGREGATOR is set");
+  }
+  // The job the agent matches `profdiff capture --job` against, as for
+  // Kineto's processes (docs/on-demand-capture.md).
+  config.job =
+      ValueOr(env, "TORCHELASTIC_RUN_ID", ValueOr(env, "SLURM_JOB_ID", "0"));
 
   const std::string host =
       SanitizeId(hostname.empty() ? "unknown-host" : hostname);

@@ -3,20 +3,26 @@
 // environment lookup, so every variable and its errors are unit-tested.
 //
 // Variables (defaults in brackets):
-//   PROFDIFF_AGENT_SOCKET    unix socket of the node's profdiff-agent
-//   [/run/profdiff/agent.sock] PROFDIFF_AGGREGATOR      HOST:PORT: send to an
-//   aggregator directly instead PROFDIFF_CAPTURE         always | seconds:D |
-//   seconds:S-E | steps:N | steps:A-B [always] PROFDIFF_RUN_ID          the
-//   run, else TORCHELASTIC_RUN_ID, else "cupti-<hostname>-<pid>" RANK,
-//   WORLD_SIZE         the worker's rank [0] and the run's world size [1]
-//   PROFDIFF_BUFFER_EVENTS   events held while the agent is away before new
-//   ones drop [2000000] PROFDIFF_CUPTI_BUFFERS   CUPTI activity buffers in the
-//   pool [32] PROFDIFF_CUPTI_BUFFER_KB size of each [4096] PROFDIFF_FLUSH_MS
-//   period of cuptiActivityFlushAll [1000] PROFDIFF_SPAN_SECONDS    "always"
-//   captures are cut into spans this long [60] PROFDIFF_EXIT_TIMEOUT_SECONDS
-//   how long exit waits for spans to be acknowledged [30] PROFDIFF_LOG_V log
-//   verbosity [0] PROFDIFF_TLS_*, PROFDIFF_TOKEN_FILE  as for every profdiff
-//   client (rpc/credentials.h)
+//   PROFDIFF_AGENT_SOCKET  the node's profdiff-agent [/run/profdiff/agent.sock]
+//   PROFDIFF_AGGREGATOR    HOST:PORT: send to an aggregator directly instead
+//   PROFDIFF_CAPTURE       always | on-demand | seconds:D | seconds:S-E |
+//                          steps:N | steps:A-B [always]; on-demand waits for
+//                          the agent's orders (`profdiff capture`)
+//   PROFDIFF_RUN_ID        the run, else TORCHELASTIC_RUN_ID, else
+//                          "cupti-<hostname>-<pid>"
+//   TORCHELASTIC_RUN_ID, SLURM_JOB_ID  the job on-demand captures match ["0"]
+//   RANK, WORLD_SIZE       the worker's rank [0] and the run's world size [1]
+//   PROFDIFF_BUFFER_EVENTS events held while the agent is away before new
+//                          ones drop [2000000]
+//   PROFDIFF_CUPTI_BUFFERS CUPTI activity buffers in the pool [32]
+//   PROFDIFF_CUPTI_BUFFER_KB  size of each [4096]
+//   PROFDIFF_FLUSH_MS      period of cuptiActivityFlushAll [1000]
+//   PROFDIFF_SPAN_SECONDS  "always" captures are cut into spans this long [60]
+//   PROFDIFF_EXIT_TIMEOUT_SECONDS  how long exit waits for spans to be
+//                          acknowledged [30]
+//   PROFDIFF_LOG_V         log verbosity [0]
+//   PROFDIFF_TLS_*, PROFDIFF_TOKEN_FILE  as for every profdiff client
+//                          (rpc/credentials.h)
 #ifndef PROFDIFF_AGENT_CUPTI_INJECTION_CONFIG_H_
 #define PROFDIFF_AGENT_CUPTI_INJECTION_CONFIG_H_
 
@@ -42,6 +48,9 @@ struct InjectionConfig {
   std::string target;  // gRPC target: "unix:/path" or "HOST:PORT"
   CaptureSpec capture;
   std::string run;
+  // TORCHELASTIC_RUN_ID, else SLURM_JOB_ID, else "0": what on-demand captures
+  // (`profdiff capture --job`) match.
+  std::string job = "0";
   std::string
       worker_name;  // "<hostname>_<pid>", as Kineto names its trace files
   int32_t rank = 0;

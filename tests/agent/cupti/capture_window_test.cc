@@ -1,5 +1,6 @@
 // PROFDIFF_CAPTURE's grammar and the window it opens and closes on steps
-// (ProfilerStep ranges or cudaProfilerStart/Stop), on time, and at exit.
+// (ProfilerStep ranges or cudaProfilerStart/Stop), on time, and at exit; and
+// the windows the agent orders (on-demand capture, issue 26).
 #include "agent/cupti/capture_window.h"
 
 #include <gmock/gmock.h>
@@ -27,6 +28,8 @@ TEST(CaptureSpecTest, ParsesEveryForm) {
   EXPECT_EQ(seconds->first, 0);
   EXPECT_EQ(seconds->last, 30);
   EXPECT_EQ(CaptureSpecText(*ParseCaptureSpec("seconds:5-35")), "seconds:5-35");
+  EXPECT_EQ(ParseCaptureSpec("on-demand")->mode, CaptureMode::kOnDemand);
+  EXPECT_EQ(CaptureSpecText(*ParseCaptureSpec("on-demand")), "on-demand");
 }
 
 TEST(CaptureSpecTest, MalformedSpecsNameTheVariableAndTheGrammar) {
@@ -113,6 +116,110 @@ TEST(CaptureWindowTest, ExitClosesAnOpenStepWindowAndLeavesAWaitingOneEmpty) {
   CaptureWindow waiting(*ParseCaptureSpec("steps:10-20"), 0);
   waiting.OnExit(50);
   EXPECT_EQ(waiting.state(), State::kWaiting);
+}
+
+TEST(OrderedWindowTest, OnDemandIsIdleUntilAnOrderArmsTheNextSteps) {
+  CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
+  EXPECT_EQ(window.state(), State::kIdle);
+  window.OnStepRangeStart(3, 300);
+  window.OnStepRangeEnd(3, 390);
+  EXPECT_EQ(window.state(), State::kIdle);
+  // Armed during step 4: the next step to start is 5, so steps 5 and 6.
+  window.OnStepRangeStart(4, 400);
+  ASSERT_TRUE(window.Arm({.steps = 2}, 450).ok());
+  EXPECT_EQ(window.state(), State::kWaiting);
+  EXPECT_EQ(window.Describe(), "the next 2 steps");
+  window.OnStepRangeEnd(4, 490);
+  window.OnStepRangeStart(5, 500);
+  EXPECT_EQ(window.state(), State::kOpen);
+  EXPECT_EQ(window.Describe(), "steps 5-6");
+  window.OnStepRangeEnd(5, 590);
+  window.OnStepRangeStart(6, 600);
+  window.OnStepRangeEnd(6, 690);
+  EXPECT_EQ(window.state(), State::kClosed);
+  EXPECT_EQ(window.begin_ns(), 500u);
+  EXPECT_EQ(window.end_ns(), 690u);
+}
+
+TEST(OrderedWindowTest, AnOrderWhileAWindowWaitsOrIsOpenIsRefused) {
+  CaptureWindow window(*ParseCaptureSpec("steps:10-20"), 0);
+  absl::Status busy = window.Arm({.steps = 1}, 5);
+  EXPECT_EQ(busy.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(busy.message(), HasSubstr("already capturing (steps 10-20)"));
+  CaptureWindow always(*ParseCaptureSpec("always"), 0);
+  EXPECT_THAT(always.Arm({.steps = 1}, 5).message(),
+              HasSubstr("PROFDIFF_CAPTURE=always"));
+  // Once PROFDIFF_CAPTURE's window closed, an order starts another.
+  window.OnStepRangeStart(10, 100);
+  window.OnStepRangeEnd(20, 200);
+  ASSERT_EQ(window.state(), State::kClosed);
+  ASSERT_TRUE(window.Arm({.steps = 1, .start_at_step = 30}, 250).ok());
+  window.OnStepRangeStart(29, 290);
+  EXPECT_EQ(window.state(), State::kWaiting);
+  window.OnStepRangeStart(30, 300);
+  window.OnStepRangeEnd(30, 390);
+  EXPECT_EQ(window.state(), State::kClosed);
+  EXPECT_EQ(window.begin_ns(), 300u);
+  EXPECT_EQ(window.end_ns(), 390u);
+}
+
+TEST(OrderedWindowTest, AStartStepThatHasStartedAndAnEmptyOrderAreRefused) {
+  CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
+  window.OnStepRangeStart(7, 700);
+  absl::Status passed = window.Arm({.steps = 2, .start_at_step = 7}, 750);
+  EXPECT_EQ(passed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(passed.message(),
+              HasSubstr("step 7 has already started (the process is at step "
+                        "7)"));
+  EXPECT_EQ(window.Arm({}, 750).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(window.state(), State::kIdle);
+  EXPECT_TRUE(window.Arm({.steps = 2, .start_at_step = 8}, 750).ok());
+}
+
+TEST(OrderedWindowTest, ADurationOpensWhenArmedAndClosesWhenItHasPassed) {
+  CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
+  ASSERT_TRUE(window.Arm({.duration_ns = 3 * kSecond}, 10 * kSecond).ok());
+  EXPECT_EQ(window.state(), State::kOpen);
+  EXPECT_EQ(window.begin_ns(), 10 * kSecond);
+  EXPECT_EQ(window.Describe(), "3000 ms");
+  window.OnTime(12 * kSecond);
+  EXPECT_EQ(window.state(), State::kOpen);
+  window.OnTime(13 * kSecond + 5);
+  EXPECT_EQ(window.state(), State::kClosed);
+  EXPECT_EQ(window.end_ns(), 13 * kSecond);
+}
+
+TEST(OrderedWindowTest, CudaProfilerStepsGoOnCountingAcrossWindows) {
+  CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
+  window.OnProfilerStart(100);  // step 0
+  window.OnProfilerStop(150);
+  ASSERT_TRUE(window.Arm({.steps = 1}, 160).ok());
+  window.OnProfilerStart(200);  // step 1
+  window.OnProfilerStop(250);
+  EXPECT_EQ(window.state(), State::kClosed);
+  // Step 1 has started: a window from step 1 is refused, from step 2 taken.
+  EXPECT_FALSE(window.Arm({.steps = 1, .start_at_step = 1}, 260).ok());
+  ASSERT_TRUE(window.Arm({.steps = 1, .start_at_step = 2}, 260).ok());
+  window.OnProfilerStart(300);  // step 2
+  EXPECT_EQ(window.state(), State::kOpen);
+  EXPECT_EQ(window.begin_ns(), 300u);
+}
+
+TEST(OrderedWindowTest,
+     ADeadlineIdlesAWindowThatNeverOpenedAndClosesAnOpenOne) {
+  CaptureWindow waiting(*ParseCaptureSpec("on-demand"), 0);
+  ASSERT_TRUE(waiting.Arm({.steps = 3}, 10).ok());
+  waiting.Expire(90);  // no step ever started
+  EXPECT_EQ(waiting.state(), State::kIdle);
+  EXPECT_TRUE(waiting.Arm({.steps = 1}, 100).ok());  // a later order is taken
+
+  CaptureWindow open(*ParseCaptureSpec("on-demand"), 0);
+  ASSERT_TRUE(open.Arm({.steps = 3}, 10).ok());
+  open.OnStepRangeStart(0, 20);
+  open.Expire(90);
+  EXPECT_EQ(open.state(), State::kClosed);
+  EXPECT_EQ(open.begin_ns(), 20u);
+  EXPECT_EQ(open.end_ns(), 90u);
 }
 
 }  // namespace

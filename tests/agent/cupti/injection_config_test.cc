@@ -32,6 +32,7 @@ TEST(InjectionConfigTest,
   EXPECT_EQ(config->run, "cupti-node-7-4242");
   EXPECT_EQ(config->rank, 0);
   EXPECT_EQ(config->world_size, 1);
+  EXPECT_EQ(config->job, "0");
   EXPECT_EQ(config->max_buffered_events, 2'000'000);
   EXPECT_EQ(config->activity_buffer_bytes, size_t{4} << 20);
 }
@@ -55,6 +56,7 @@ TEST(InjectionConfigTest, EveryVariableIsRead) {
   EXPECT_EQ(config->target, "unix:/tmp/a.sock");
   EXPECT_EQ(config->capture.first, 10);
   EXPECT_EQ(config->run, "elastic-1");
+  EXPECT_EQ(config->job, "elastic-1");
   EXPECT_EQ(config->rank, 3);
   EXPECT_EQ(config->world_size, 8);
   EXPECT_EQ(config->max_buffered_events, 1000);
@@ -64,6 +66,21 @@ TEST(InjectionConfigTest, EveryVariableIsRead) {
   EXPECT_EQ(config->span_period, absl::Seconds(10));
   EXPECT_EQ(config->exit_timeout, absl::Seconds(5));
   EXPECT_EQ(config->security.token_file, "/etc/token");
+}
+
+// The job `profdiff capture --job` matches: as Kineto's processes give it.
+TEST(InjectionConfigTest, TheJobIsTorchElasticsRunIdElseSlurmsJobId) {
+  absl::StatusOr<InjectionConfig> slurm = InjectionConfigFromEnvironment(
+      Env({{"SLURM_JOB_ID", "4711"}, {"PROFDIFF_CAPTURE", "on-demand"}}), "h",
+      1);
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->job, "4711");
+  EXPECT_EQ(slurm->capture.mode, CaptureMode::kOnDemand);
+  EXPECT_EQ(InjectionConfigFromEnvironment(
+                Env({{"SLURM_JOB_ID", "4711"}, {"TORCHELASTIC_RUN_ID", "te"}}),
+                "h", 1)
+                ->job,
+            "te");
 }
 
 TEST(InjectionConfigTest, RunIdAndAggregatorTakePrecedence) {
@@ -94,6 +111,9 @@ TEST(InjectionConfigTest, BadValuesNameTheVariableAndTheRange) {
            {{{"PROFDIFF_RUN_ID", "a/b"}},
             "PROFDIFF_RUN_ID=\"a/b\": a run id is"},
            {{{"PROFDIFF_CAPTURE", "steps:9-1"}}, "PROFDIFF_CAPTURE"},
+           {{{"PROFDIFF_CAPTURE", "on-demand"},
+             {"PROFDIFF_AGGREGATOR", "10.0.0.1:50051"}},
+            "PROFDIFF_CAPTURE=on-demand needs the node's profdiff-agent"},
        }) {
     absl::StatusOr<InjectionConfig> config =
         InjectionConfigFromEnvironment(Env(c.env), "h", 1);
