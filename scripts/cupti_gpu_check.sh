@@ -5,6 +5,9 @@
 #   1. examples/cuda/cupti_check.cu (10 steps): exact kernel, memcpy and memset counts and names.
 #   2. examples/cuda/torch_cupti_check.py: kernel counts per name under the injection agree with
 #      torch.profiler's trace of the same 60 steps; step-time overhead of the injection.
+#   3. On demand (issue 26): a process started with PROFDIFF_CAPTURE=on-demand captures nothing
+#      until `profdiff capture --job J --steps 5` (through differ, aggregator and agent) opens a
+#      window; the run is COMPLETE with 5 steps and every kernel's count is 5/60 of torch's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -102,4 +105,33 @@ import json, sys
 plain, injected = (json.loads(a)["mean_step_ms"] for a in sys.argv[1:3])
 print(f"step time: {plain:.3f} ms plain, {injected:.3f} ms injected: "
       f"{100 * (injected / plain - 1):+.2f}% (target <= 3%)")
+PY
+
+echo "== 3. On demand: profdiff capture opens a window in a running process"
+TORCHELASTIC_RUN_ID=ondemand-job inject unused on-demand "$python" \
+  "$root/examples/cuda/torch_cupti_check.py" --mode plain --seconds 90 > /dev/null &
+trainer=$!
+listed=""
+for _ in $(seq 150); do
+  "$profdiff" agents --format json 2>/dev/null | grep -q '"ondemand-job"' && { listed=1; break; }
+  sleep 0.2
+done
+[ -n "$listed" ] || { echo "the agent never listed the on-demand process"; tail -20 "$work/agent.log"; exit 1; }
+"$profdiff" capture --job ondemand-job --steps 5 --run ondemand-check --timeout 80s
+kill "$trainer" 2>/dev/null || true
+wait "$trainer" 2>/dev/null || true
+"$profdiff" show ondemand-check --view steps,kernels --format json --top 1000 > "$work/ondemand.json"
+"$python" - "$work/torch.json" "$work/ondemand.json" <<'PY'
+import json, sys
+torch_worker = json.load(open(sys.argv[1]))["workers"][0]
+worker = json.load(open(sys.argv[2]))["workers"][0]
+torch_counts = {k["name"]: k["calls"] for k in torch_worker["kernels"]}  # 60 steps
+counts = {k["name"]: k["calls"] for k in worker["kernels"]}              # 5 steps
+steps = len(worker["steps"])
+print(f"on-demand window: {steps} steps, {sum(counts.values())} kernels")
+assert steps == 5, steps
+diff = {n: (torch_counts.get(n), counts.get(n)) for n in set(torch_counts) | set(counts)
+        if torch_counts.get(n, 0) != 12 * counts.get(n, 0)}
+assert not diff, f"kernel counts not 5/60 of torch's: {diff}"
+print("OK on-demand capture: 5 steps, every kernel count 5/60 of torch's")
 PY

@@ -6,6 +6,8 @@
 --mode profiler   trains under torch.profiler and writes a Kineto trace to --out, whose kernel
                   counts per name the injection's capture of the same steps must match.
 Every step is an NVTX range "ProfilerStep#<n>", so PROFDIFF_CAPTURE=steps:A-B selects steps.
+--seconds S (plain mode) trains for S seconds instead of --steps, so `profdiff capture` can reach
+the process while it runs (PROFDIFF_CAPTURE=on-demand).
 """
 import argparse
 import json
@@ -20,6 +22,8 @@ def main():
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--out", default="torch_trace.json")
+    parser.add_argument("--seconds", type=float, default=0,
+                        help="plain mode: train this long instead of --steps")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -51,11 +55,15 @@ def main():
         prof.export_chrome_trace(args.out)
         return
     start = time.perf_counter()
-    for n in range(args.warmup, args.warmup + args.steps):
+    n = args.warmup
+    while (n < args.warmup + args.steps if args.seconds <= 0
+           else time.perf_counter() - start < args.seconds):
         step(n)
+        n += 1
     torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
-    print(json.dumps({"steps": args.steps, "mean_step_ms": 1000 * elapsed / args.steps}))
+    steps = n - args.warmup
+    print(json.dumps({"steps": steps, "mean_step_ms": 1000 * elapsed / steps}))
 
 
 if __name__ == "__main__":
