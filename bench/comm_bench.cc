@@ -8,7 +8,7 @@
 //                         and their exposed time (inputs prepared outside the
 //                         loop)
 //   BM_RunCommunication   the cross-rank part: matching both sides'
-//                         instances and diffing them
+//                         instances, reducing and diffing them
 // (BM_CollectiveCalls + BM_RunCommunication) / (BM_DiffEndToEnd - both) is
 // the overhead.
 #include <filesystem>
@@ -18,6 +18,7 @@
 #include <benchmark/benchmark.h>
 
 #include "analysis/collective_calls.h"
+#include "analysis/digest_communication.h"
 #include "analysis/event_links.h"
 #include "analysis/run_communication.h"
 #include "analysis/run_loader.h"
@@ -105,11 +106,12 @@ void BM_RunCommunication(benchmark::State& state) {
   if (!runs.ok())
     return state.SkipWithError(std::string(runs.status().message()).c_str());
   for (auto _ : state) {
-    profdiff::v1::RunCommunication sides[2];
+    profdiff::v1::DigestCommunication sides[2];
     for (int side = 0; side < 2; ++side) {
       const auto& workers = (*runs)[side].workers();
-      sides[side] = analysis::RunCommunicationOf(
-          {workers.pointer_begin(), workers.pointer_end()}, {});
+      sides[side] =
+          analysis::DigestCommunicationOf(analysis::RunCommunicationOf(
+              {workers.pointer_begin(), workers.pointer_end()}, {}));
     }
     benchmark::DoNotOptimize(
         profdiff::differ::DiffCommunication(sides[0], sides[1], {}, true)

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/digest_communication.h"
+#include "analysis/moments.h"
 #include "base/str_cat.h"
 #include "differ/change_class.h"
 #include "differ/side.h"
@@ -14,87 +16,47 @@
 namespace profdiff::differ {
 namespace {
 
-enum Metric { kCalls, kBytes, kTime, kTransfer, kWait, kMetrics };
-using Values = std::array<double, kMetrics>;
+using analysis::kCollectiveBytes;
+using analysis::kCollectiveCalls;
+using analysis::kCollectiveTime;
+using analysis::kCollectiveTransfer;
+using analysis::kCollectiveWait;
+using Metrics = google::protobuf::RepeatedPtrField<v1::ReducedMetric>;
+using Rows = google::protobuf::RepeatedPtrField<v1::DigestCollectiveRow>;
 
-// One side's sample slots: one per kept step of each rank (one for a rank
-// without kept steps).
-class Slots {
- public:
-  explicit Slots(const v1::RunCommunication& run) {
-    for (const v1::RankCommunication& r : run.ranks()) {
-      offset_[r.rank()] = count_;
-      steps_.push_back(std::max(r.kept_steps(), 1));
-      count_ += static_cast<size_t>(std::max(r.kept_steps(), 1));
-    }
-  }
-  size_t count() const { return count_; }
-  size_t ranks() const { return steps_.size(); }
-  // Slot of (rank, step_index); count() when the rank is not on this side.
-  size_t Of(int32_t rank, int32_t step_index) const {
-    auto it = offset_.find(rank);
-    if (it == offset_.end()) return count_;
-    return it->second + static_cast<size_t>(std::max(step_index, 0));
-  }
-  // Mean over ranks of the per-step mean (or the total) of per-slot values.
-  double RunValue(const std::vector<double>& per_slot, bool per_step) const {
-    if (steps_.empty()) return 0;
-    double sum = 0;
-    size_t at = 0;
-    for (int32_t n : steps_) {
-      double rank_sum = 0;
-      for (int32_t s = 0; s < n; ++s) rank_sum += per_slot[at++];
-      sum += per_step ? rank_sum / n : rank_sum;
-    }
-    return sum / static_cast<double>(steps_.size());
-  }
-
- private:
-  std::map<int32_t, size_t> offset_;
-  std::vector<int32_t> steps_;
-  size_t count_ = 0;
-};
-
-void AddSlot(const v1::CollectiveSlot& slot, const Slots& slots,
-             std::vector<Values>& into) {
-  const size_t at = slots.Of(slot.rank(), slot.step_index());
-  if (at >= into.size()) return;
-  Values& v = into[at];
-  v[kCalls] += slot.calls();
-  v[kBytes] += slot.bytes();
-  v[kTime] += slot.time_us();
-  v[kTransfer] += slot.transfer_us();
-  v[kWait] += slot.wait_us();
+// A side's run value of metric m: the mean over its ranks of each rank's
+// per-step mean (or total).
+double RunValue(const v1::DigestCommunication& side, const Metrics* metrics,
+                int m, bool per_step) {
+  if (metrics == nullptr || side.rank_count() == 0) return 0;
+  const v1::ReducedMetric& r = (*metrics)[m];
+  return (per_step ? r.per_step() : r.total()) / side.rank_count();
 }
 
-std::vector<double> Column(const std::vector<Values>& slots, Metric m) {
-  std::vector<double> out(slots.size());
-  for (size_t s = 0; s < slots.size(); ++s) out[s] = slots[s][m];
-  return out;
+// Its samples: one per kept step of each rank, 0 where a rank did not call it.
+v1::Moments Samples(const v1::DigestCommunication& side, const Metrics* metrics,
+                    int m) {
+  v1::Moments samples;
+  if (metrics != nullptr) samples = (*metrics)[m].samples();
+  analysis::AddZeros(side.slots() - samples.count(), samples);
+  return samples;
 }
 
-// Per sample with calls: its bytes per call.
-std::vector<double> BytesPerCall(const std::vector<Values>& slots) {
-  std::vector<double> out;
-  for (const Values& v : slots) {
-    if (v[kCalls] > 0) out.push_back(v[kBytes] / v[kCalls]);
-  }
-  return out;
-}
-
-v1::CollectiveValues ValuesOf(const std::vector<Values>& per_slot,
-                              const Slots& slots, bool per_step,
-                              double busbw_factor) {
+v1::CollectiveValues ValuesOf(const v1::DigestCommunication& side,
+                              const v1::DigestCollectiveRow* row,
+                              bool per_step) {
+  const Metrics* m = row != nullptr ? &row->metrics() : nullptr;
   v1::CollectiveValues v;
-  v.set_calls(slots.RunValue(Column(per_slot, kCalls), per_step));
-  v.set_bytes(slots.RunValue(Column(per_slot, kBytes), per_step));
-  v.set_time_us(slots.RunValue(Column(per_slot, kTime), per_step));
-  v.set_transfer_us(slots.RunValue(Column(per_slot, kTransfer), per_step));
-  v.set_wait_us(slots.RunValue(Column(per_slot, kWait), per_step));
+  v.set_calls(RunValue(side, m, kCollectiveCalls, per_step));
+  v.set_bytes(RunValue(side, m, kCollectiveBytes, per_step));
+  v.set_time_us(RunValue(side, m, kCollectiveTime, per_step));
+  v.set_transfer_us(RunValue(side, m, kCollectiveTransfer, per_step));
+  v.set_wait_us(RunValue(side, m, kCollectiveWait, per_step));
   v.set_bytes_per_call(v.calls() > 0 ? v.bytes() / v.calls() : 0);
   // bytes / µs / 1e3 = GB/s.
   v.set_algbw_gbps(v.transfer_us() > 0 ? v.bytes() / v.transfer_us() / 1e3 : 0);
-  v.set_busbw_gbps(v.algbw_gbps() * busbw_factor);
+  v.set_busbw_gbps(v.algbw_gbps() *
+                   (row != nullptr ? row->busbw_factor() : 1.0));
   return v;
 }
 
@@ -115,84 +77,68 @@ void EachValue(V& out, const V& a, const V& b, F f) {
   }
 }
 
-// A row while both sides are read in: its key and per-slot series.
-struct Row {
-  v1::CollectiveDiff diff;  // key fields
-  std::vector<Values> slots[2];
-  bool present[2] = {false, false};
-  double busbw_factor = 1;
-};
-
-class RowTable {
- public:
-  RowTable(const Slots& a, const Slots& b) : slots_{&a, &b} {}
-  template <typename Key>
-  Row& Get(const Key& key, const v1::CollectiveGroup& group, bool pooled) {
-    auto [it, inserted] = index_.try_emplace(KeyText(key), rows_.size());
-    if (inserted) {
-      Row& row = rows_.emplace_back();
-      row.diff.set_collective(group.collective());
-      row.diff.set_process_group(group.process_group());
-      if (!pooled) {
-        row.diff.set_bytes_per_call(group.bytes_per_call());
-        row.diff.set_dtype(group.dtype());
-      }
-      row.diff.set_group_size(group.group_size());
-      row.busbw_factor = group.busbw_factor();
-      for (int s = 0; s < 2; ++s) row.slots[s].assign(slots_[s]->count(), {});
+// The rows of both sides by key, first-seen order (the baseline's first).
+std::vector<std::array<const v1::DigestCollectiveRow*, 2>> Paired(
+    const Rows& a, const Rows& b) {
+  std::map<std::tuple<std::string, std::string, int64_t, std::string, int32_t>,
+           size_t>
+      index;
+  std::vector<std::array<const v1::DigestCollectiveRow*, 2>> out;
+  const Rows* sides[2] = {&a, &b};
+  for (int side = 0; side < 2; ++side) {
+    for (const v1::DigestCollectiveRow& row : *sides[side]) {
+      auto [it, inserted] = index.try_emplace(
+          std::tuple(row.collective(), row.process_group(),
+                     row.bytes_per_call(), row.dtype(), row.group_size()),
+          out.size());
+      if (inserted) out.push_back({nullptr, nullptr});
+      out[it->second][side] = &row;
     }
-    return rows_[it->second];
   }
-  std::vector<Row>& rows() { return rows_; }
+  return out;
+}
 
- private:
-  template <typename Key>
-  static std::string KeyText(const Key& key) {
-    return std::apply(
-        [](const auto&... part) {
-          std::string text;
-          ((text += base::StrCat(part), text.push_back('\x1f')), ...);
-          return text;
-        },
-        key);
-  }
-  const Slots* slots_[2];
-  std::map<std::string, size_t> index_;
-  std::vector<Row> rows_;
-};
-
-std::vector<v1::CollectiveDiff> Finish(std::vector<Row>& rows,
-                                       const Slots* slots[2],
-                                       const ChangeThreshold& threshold,
-                                       bool per_step) {
+std::vector<v1::CollectiveDiff> DiffRows(const v1::DigestCommunication& a,
+                                         const Rows& a_rows,
+                                         const v1::DigestCommunication& b,
+                                         const Rows& b_rows,
+                                         const ChangeThreshold& threshold,
+                                         bool per_step) {
   const ChangeThreshold counts{threshold.min_pct, 0};
   std::vector<v1::CollectiveDiff> out;
-  for (Row& row : rows) {
-    v1::CollectiveDiff& d = row.diff;
-    *d.mutable_baseline() =
-        ValuesOf(row.slots[0], *slots[0], per_step, row.busbw_factor);
-    *d.mutable_experimental() =
-        ValuesOf(row.slots[1], *slots[1], per_step, row.busbw_factor);
+  for (const auto& rows : Paired(a_rows, b_rows)) {
+    const v1::DigestCollectiveRow& any =
+        *(rows[0] != nullptr ? rows[0] : rows[1]);
+    v1::CollectiveDiff& d = out.emplace_back();
+    d.set_collective(any.collective());
+    d.set_process_group(any.process_group());
+    d.set_bytes_per_call(any.bytes_per_call());
+    d.set_dtype(any.dtype());
+    d.set_group_size(any.group_size());
+    *d.mutable_baseline() = ValuesOf(a, rows[0], per_step);
+    *d.mutable_experimental() = ValuesOf(b, rows[1], per_step);
     EachValue(*d.mutable_delta(), d.baseline(), d.experimental(),
               [](double x, double y) { return y - x; });
     EachValue(*d.mutable_delta_pct(), d.baseline(), d.experimental(),
               [](double x, double y) { return DeltaPct(x, y); });
-    auto noise = [&](Metric m, const ChangeThreshold& t) {
-      return CompareSamples(Column(row.slots[0], m), Column(row.slots[1], m),
-                            t);
+    const Metrics* ma = rows[0] != nullptr ? &rows[0]->metrics() : nullptr;
+    const Metrics* mb = rows[1] != nullptr ? &rows[1]->metrics() : nullptr;
+    auto noise = [&](int m, const ChangeThreshold& t) {
+      return CompareMoments(Samples(a, ma, m), Samples(b, mb, m), t);
     };
-    *d.mutable_calls_noise() = noise(kCalls, counts);
-    *d.mutable_bytes_noise() = noise(kBytes, counts);
-    *d.mutable_time_noise() = noise(kTime, threshold);
-    *d.mutable_transfer_noise() = noise(kTransfer, threshold);
-    *d.mutable_wait_noise() = noise(kWait, threshold);
-    *d.mutable_bytes_per_call_noise() = CompareSamples(
-        BytesPerCall(row.slots[0]), BytesPerCall(row.slots[1]), counts);
-    d.set_change(ChangeClass(row.present[0] && d.baseline().calls() > 0,
-                             row.present[1] && d.experimental().calls() > 0,
+    *d.mutable_calls_noise() = noise(kCollectiveCalls, counts);
+    *d.mutable_bytes_noise() = noise(kCollectiveBytes, counts);
+    *d.mutable_time_noise() = noise(kCollectiveTime, threshold);
+    *d.mutable_transfer_noise() = noise(kCollectiveTransfer, threshold);
+    *d.mutable_wait_noise() = noise(kCollectiveWait, threshold);
+    *d.mutable_bytes_per_call_noise() = CompareMoments(
+        rows[0] != nullptr ? rows[0]->bytes_per_call_samples() : v1::Moments(),
+        rows[1] != nullptr ? rows[1]->bytes_per_call_samples() : v1::Moments(),
+        counts);
+    d.set_change(ChangeClass(rows[0] != nullptr && d.baseline().calls() > 0,
+                             rows[1] != nullptr && d.experimental().calls() > 0,
                              d.baseline().time_us(), d.experimental().time_us(),
                              d.time_noise(), threshold));
-    out.push_back(std::move(d));
   }
   // The most time first.
   std::stable_sort(
@@ -260,37 +206,20 @@ std::string StragglerVerdictText(const v1::StragglerVerdict& v) {
 }
 
 v1::CommunicationDiff DiffCommunication(
-    const v1::RunCommunication& baseline,
-    const v1::RunCommunication& experimental, const ChangeThreshold& threshold,
-    bool per_step) {
-  const Slots a(baseline), b(experimental);
-  const Slots* slots[2] = {&a, &b};
-  const v1::RunCommunication* runs[2] = {&baseline, &experimental};
-  RowTable by_size(a, b), pooled(a, b);
-  for (int side = 0; side < 2; ++side) {
-    for (const v1::CollectiveGroup& g : runs[side]->groups()) {
-      Row* rows[2] = {&by_size.Get(std::tuple(g.collective(), g.process_group(),
-                                              g.bytes_per_call(), g.dtype(),
-                                              g.group_size()),
-                                   g, false),
-                      &pooled.Get(std::tuple(g.collective(), g.process_group(),
-                                             g.group_size()),
-                                  g, true)};
-      for (Row* row : rows) {
-        row->present[side] = true;
-        for (const v1::CollectiveSlot& slot : g.slots())
-          AddSlot(slot, *slots[side], row->slots[side]);
-      }
-    }
-  }
+    const v1::DigestCommunication& baseline,
+    const v1::DigestCommunication& experimental,
+    const ChangeThreshold& threshold, bool per_step) {
   v1::CommunicationDiff out;
   for (v1::CollectiveDiff& d :
-       Finish(pooled.rows(), slots, threshold, per_step))
+       DiffRows(baseline, baseline.by_collective(), experimental,
+                experimental.by_collective(), threshold, per_step))
     *out.add_by_collective() = std::move(d);
   for (v1::CollectiveDiff& d :
-       Finish(by_size.rows(), slots, threshold, per_step))
+       DiffRows(baseline, baseline.collectives(), experimental,
+                experimental.collectives(), threshold, per_step))
     *out.add_collectives() = std::move(d);
 
+  const v1::DigestCommunication* runs[2] = {&baseline, &experimental};
   std::map<int32_t, const v1::RankCommunication*> ranks[2];
   for (int side = 0; side < 2; ++side) {
     for (const v1::RankCommunication& r : runs[side]->ranks())

@@ -1,7 +1,8 @@
 // The communication diff (DiffReport.communication): each side's collectives
-// matched across its ranks (analysis/run_communication.h), compared per
-// collective x process group x message size, per collective x process group
-// with every size pooled, and per rank.
+// matched across its ranks (analysis/run_communication.h) and reduced
+// (analysis/digest_communication.h), compared per collective x process group x
+// message size, per collective x process group with every size pooled, and per
+// rank.
 //
 // Values follow the other tables (DESIGN.md "Multi-worker runs"): a rank's
 // per-step mean (or its total with --normalize total), averaged over the
@@ -15,14 +16,15 @@
 
 #include "differ/noise.h"
 #include "profdiff/v1/diff.pb.h"
+#include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/profile.pb.h"
 
 namespace profdiff::differ {
 
 v1::CommunicationDiff DiffCommunication(
-    const v1::RunCommunication& baseline,
-    const v1::RunCommunication& experimental, const ChangeThreshold& threshold,
-    bool per_step);
+    const v1::DigestCommunication& baseline,
+    const v1::DigestCommunication& experimental,
+    const ChangeThreshold& threshold, bool per_step);
 
 // "rank 1 last in 92% of all_reduces (46 of 50)", "no straggler (rank 0 last
 // in 55% of 20 instances)", "no rank was last alone in any of 8 instances"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/run_communication.h"
+#include "analysis/run_digest.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/communication_diff.h"
@@ -28,25 +28,11 @@ bool Wants(const v1::DiffOptions& options, v1::DiffView view) {
          (view == v1::DIFF_VIEW_RANKS && options.per_rank());
 }
 
-OperatorTables WorkerOperatorTables(const Side& side) {
-  OperatorTables tables;
-  for (const v1::WorkerProfile* w : side.workers())
-    tables.push_back(&w->operators());
-  return tables;
-}
-
-KernelTables WorkerKernelTables(const Side& side) {
-  KernelTables tables;
-  for (const v1::WorkerProfile* w : side.workers())
-    tables.push_back(&w->kernels());
-  return tables;
-}
-
 // The default absolute threshold: this share of the baseline's mean step time.
 constexpr double kDefaultMinChangeStepShare = 0.001;
 
 // Differences in how the two sides were recorded that change what the numbers
-// mean.
+// mean, and what the digests say of their workers and runs.
 void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
   const v1::RunSummary& sa = report.baseline();
   const v1::RunSummary& sb = report.experimental();
@@ -58,24 +44,32 @@ void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
         "); few nodes will match"));
   }
   for (const Side* side : {&a, &b}) {
-    for (const v1::WorkerProfile* w : side->workers()) {
-      if (w->steps_size() < 2) {
-        report.add_warnings(base::StrCat(
-            side->label(), " rank ", w->worker().rank(), " has ",
-            w->steps_size(), " kept step", w->steps_size() == 1 ? "" : "s",
-            ": no per-step noise estimate, changes are judged by "
-            "the --min-change threshold alone"));
-      }
-      // What the profile's bounds folded (analysis/profile_limits.h).
-      for (const std::string& warning : w->warnings()) {
-        report.add_warnings(base::StrCat(side->label(), " rank ",
-                                         w->worker().rank(), ": ", warning));
-      }
-    }
+    // Few kept steps; what the profiles' bounds folded
+    // (analysis/profile_limits.h).
+    for (const std::string& note : side->digest().worker_notes())
+      report.add_warnings(base::StrCat(side->label(), " ", note));
+  }
+  // What reading the runs' paths passed over.
+  for (const Side* side : {&a, &b}) {
+    for (const std::string& warning : side->digest().run_warnings())
+      report.add_warnings(base::StrCat(side->label(), ": ", warning));
   }
 }
 
 }  // namespace
+
+absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
+                                            const v1::DiffOptions& options,
+                                            std::string_view label) {
+  absl::StatusOr<v1::RunDigest> digest = analysis::DigestOfRun(
+      run,
+      std::vector<int32_t>(options.ranks().begin(), options.ranks().end()));
+  if (!digest.ok()) {
+    return absl::Status(digest.status().code(),
+                        base::StrCat(label, " ", digest.status().message()));
+  }
+  return digest;
+}
 
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
@@ -85,40 +79,43 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
         "--tables-from-store: the tables are reduced by a store; diff two run "
         "ids on a server");
   }
+  PD_ASSIGN_OR_RETURN(const v1::RunDigest a,
+                      DigestForDiff(baseline, options, "baseline"));
+  PD_ASSIGN_OR_RETURN(const v1::RunDigest b,
+                      DigestForDiff(experimental, options, "experimental"));
+  if (options.compare() != v1::COMPARE_MODE_HTA)
+    return DiffDigests(a, b, options);
+  // HTA's compare counts events per ProfilerStep: the profiles' step tables.
+  const Side sa(a, options.normalize(), "baseline");
+  const Side sb(b, options.normalize(), "experimental");
+  PD_RETURN_IF_ERROR(ChangeThresholdOf(options, 0).status());
   v1::DiffReport report;
   *report.mutable_options() = options;
-  const std::vector<int32_t> ranks(options.ranks().begin(),
-                                   options.ranks().end());
-  PD_ASSIGN_OR_RETURN(
-      Side a, Side::Select(baseline, ranks, options.normalize(), "baseline"));
-  PD_ASSIGN_OR_RETURN(
-      Side b,
-      Side::Select(experimental, ranks, options.normalize(), "experimental"));
+  *report.mutable_baseline() = SummarizeSide(sa);
+  *report.mutable_experimental() = SummarizeSide(sb);
+  PD_RETURN_IF_ERROR(DiffHta(baseline, experimental, options, report));
+  PD_RETURN_IF_ERROR(
+      OrderRows(RowControls::Of(options), *report.mutable_hta_rows()));
+  return report;
+}
+
+absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
+                                           const v1::RunDigest& experimental,
+                                           const v1::DiffOptions& options) {
+  if (options.compare() == v1::COMPARE_MODE_HTA) {
+    return absl::InvalidArgumentError(
+        "--compare hta counts events per step: it needs the runs' profiles");
+  }
+  v1::DiffReport report;
+  *report.mutable_options() = options;
+  const Side a(baseline, options.normalize(), "baseline");
+  const Side b(experimental, options.normalize(), "experimental");
   PD_ASSIGN_OR_RETURN(
       const ChangeThreshold threshold,
-      ChangeThresholdOf(options,
-                        kDefaultMinChangeStepShare *
-                            MeanOverWorkers(a, [](const v1::WorkerProfile& w) {
-                              return w.average_step().duration_us();
-                            })));
+      ChangeThresholdOf(options, kDefaultMinChangeStepShare * MeanStepTime(a)));
   *report.mutable_baseline() = SummarizeSide(a);
   *report.mutable_experimental() = SummarizeSide(b);
-
-  if (options.compare() == v1::COMPARE_MODE_HTA) {
-    PD_RETURN_IF_ERROR(DiffHta(baseline, experimental, options, report));
-    PD_RETURN_IF_ERROR(
-        OrderRows(RowControls::Of(options), *report.mutable_hta_rows()));
-    return report;
-  }
-
   AddWarnings(a, b, report);
-  // What reading the runs' paths passed over.
-  for (const v1::RunProfile* run : {&baseline, &experimental}) {
-    for (const std::string& warning : run->warnings()) {
-      report.add_warnings(base::StrCat(
-          run == &baseline ? "baseline" : "experimental", ": ", warning));
-    }
-  }
   // Findings read every view of the whole step, whatever the report prints.
   const bool findings = Wants(options, v1::DIFF_VIEW_FINDINGS);
   v1::Overview overview;
@@ -127,10 +124,10 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   std::vector<v1::RankSteps> ranks_rows;
   if (Wants(options, v1::DIFF_VIEW_RANKS) || findings)
     ranks_rows = RankStepsOf(a, b);
-  const OperatorTables step_operators[2] = {WorkerOperatorTables(a),
-                                            WorkerOperatorTables(b)};
-  const KernelTables step_kernels[2] = {WorkerKernelTables(a),
-                                        WorkerKernelTables(b)};
+  const OperatorTables step_operators[2] = {&baseline.operators(),
+                                            &experimental.operators()};
+  const KernelTables step_kernels[2] = {&baseline.kernels(),
+                                        &experimental.kernels()};
   OperatorTables operators[2] = {step_operators[0], step_operators[1]};
   KernelTables kernels[2] = {step_kernels[0], step_kernels[1]};
   v1::ModuleDiffNode whole_tree;  // for findings, when the report lacks it
@@ -164,14 +161,10 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
     operator_rows = DiffOperators(a, operators[0], b, operators[1], threshold);
   v1::CommunicationDiff communication;
   if (Wants(options, v1::DIFF_VIEW_COMMUNICATION) || findings) {
-    // Instances are matched over every rank of a run, whichever are shown.
-    auto run_communication = [&](const v1::RunProfile& run) {
-      return analysis::RunCommunicationOf(
-          {run.workers().pointer_begin(), run.workers().pointer_end()}, ranks);
-    };
-    communication = DiffCommunication(run_communication(baseline),
-                                      run_communication(experimental),
-                                      threshold, a.per_step());
+    // Instances were matched over every rank of a run, whichever are shown.
+    communication = DiffCommunication(baseline.communication(),
+                                      experimental.communication(), threshold,
+                                      a.per_step());
   }
   v1::MemoryDiff memory;
   if (Wants(options, v1::DIFF_VIEW_MEMORY) || findings)

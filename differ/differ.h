@@ -1,13 +1,18 @@
-// The differ: two runs' profiles in, a DiffReport out (overview, aligned module
-// tree, operator and kernel diffs with noise, per-rank steps, or HTA's
-// compare). It does no I/O, so the CLI runs it in-process and the Differ
-// service serves the same code.
+// The differ: two runs in, a DiffReport out (overview, aligned module tree,
+// operator, kernel, memory and communication diffs with noise, per-rank
+// steps, findings, or HTA's compare). It reads each run reduced over its
+// workers (v1::RunDigest, analysis/run_digest.h): the CLI reduces the
+// profiles it read, the Differ service gets digests from the store, and both
+// diff them with the same code. It does no I/O.
 #ifndef PROFDIFF_DIFFER_DIFFER_H_
 #define PROFDIFF_DIFFER_DIFFER_H_
+
+#include <string_view>
 
 #include <absl/status/statusor.h>
 
 #include "profdiff/v1/diff.pb.h"
+#include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/profile.pb.h"
 
 namespace profdiff::differ {
@@ -17,6 +22,19 @@ namespace profdiff::differ {
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
                                         const v1::DiffOptions& options);
+
+// The same of two digests of the ranks `options` names (all when none).
+// InvalidArgument for HTA mode, which reads the profiles' steps (DiffRuns).
+absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
+                                           const v1::RunDigest& experimental,
+                                           const v1::DiffOptions& options);
+
+// The digest of `run`'s workers that `options` names, for the side `label`
+// ("baseline", "experimental"); InvalidArgument naming the side when it has
+// none of them.
+absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
+                                            const v1::DiffOptions& options,
+                                            std::string_view label);
 
 }  // namespace profdiff::differ
 

@@ -1,7 +1,7 @@
 // The module tree diff (SEMANTICS.md §7): each side's worker trees merged by
-// path (values are means over ranks), children of matched nodes aligned
-// optimally (module_alignment.h) and recursed into, `(unknown)` blocks for time
-// inside a node that none of its children covers.
+// path (analysis/digest_module_tree.h; values are means over ranks), children
+// of matched nodes aligned optimally (module_alignment.h) and recursed into,
+// `(unknown)` blocks for time inside a node that none of its children covers.
 #ifndef PROFDIFF_DIFFER_MODULE_DIFF_H_
 #define PROFDIFF_DIFFER_MODULE_DIFF_H_
 
@@ -20,8 +20,8 @@ struct ModuleDiff {
   v1::ModuleDiffNode node;  // the root, or the node `path` names
   // What ran inside that node on each side, for scoped operator/kernel diffs
   // (only set when a path was given).
-  OperatorTables operators[2];
-  KernelTables kernels[2];
+  OperatorTables operators[2] = {nullptr, nullptr};
+  KernelTables kernels[2] = {nullptr, nullptr};
 };
 
 // `path` is "" (the root), child indices ("0/3/1") or node names

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "analysis/moments.h"
+
 namespace profdiff::differ {
 namespace {
 
@@ -17,22 +19,6 @@ constexpr std::array<std::pair<double, double>, 34> kT975 = {{
     {26, 2.056}, {27, 2.052}, {28, 2.048},  {29, 2.045},    {30, 2.042},
     {40, 2.021}, {60, 2.000}, {120, 1.980}, {1e300, 1.960},
 }};
-
-struct Moments {
-  double mean = 0;
-  double variance = 0;  // sample variance (n - 1)
-};
-
-Moments MomentsOf(const std::vector<double>& x) {
-  Moments m;
-  if (x.empty()) return m;
-  for (double v : x) m.mean += v;
-  m.mean /= static_cast<double>(x.size());
-  if (x.size() < 2) return m;
-  for (double v : x) m.variance += (v - m.mean) * (v - m.mean);
-  m.variance /= static_cast<double>(x.size() - 1);
-  return m;
-}
 
 }  // namespace
 
@@ -70,28 +56,27 @@ bool LargeEnough(double delta, double baseline,
          std::abs(delta) >= threshold.min_abs;
 }
 
-v1::Noise CompareSamples(const std::vector<double>& a,
-                         const std::vector<double>& b,
+v1::Noise CompareMoments(const v1::Moments& a, const v1::Moments& b,
                          const ChangeThreshold& threshold) {
   v1::Noise noise;
-  noise.set_baseline_samples(static_cast<int32_t>(a.size()));
-  noise.set_experimental_samples(static_cast<int32_t>(b.size()));
-  const Moments ma = MomentsOf(a);
-  const Moments mb = MomentsOf(b);
-  noise.set_baseline_stddev(std::sqrt(ma.variance));
-  noise.set_experimental_stddev(std::sqrt(mb.variance));
-  if (a.size() < 2 || b.size() < 2) return noise;
+  noise.set_baseline_samples(static_cast<int32_t>(a.count()));
+  noise.set_experimental_samples(static_cast<int32_t>(b.count()));
+  const double var_a = analysis::SampleVariance(a);
+  const double var_b = analysis::SampleVariance(b);
+  noise.set_baseline_stddev(std::sqrt(var_a));
+  noise.set_experimental_stddev(std::sqrt(var_b));
+  if (a.count() < 2 || b.count() < 2) return noise;
 
-  const double delta = mb.mean - ma.mean;
-  const double va = ma.variance / static_cast<double>(a.size());
-  const double vb = mb.variance / static_cast<double>(b.size());
+  const double na = static_cast<double>(a.count());
+  const double nb = static_cast<double>(b.count());
+  const double delta = b.mean() - a.mean();
+  const double va = var_a / na;
+  const double vb = var_b / nb;
   const double se2 = va + vb;
   double half_width = 0;
   if (se2 > 0) {
     // Welch–Satterthwaite degrees of freedom.
-    const double df = se2 * se2 /
-                      (va * va / static_cast<double>(a.size() - 1) +
-                       vb * vb / static_cast<double>(b.size() - 1));
+    const double df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1));
     half_width = StudentT975(df) * std::sqrt(se2);
   }
   noise.set_has_interval(true);
@@ -99,8 +84,17 @@ v1::Noise CompareSamples(const std::vector<double>& a,
   noise.set_ci_high(delta + half_width);
   const bool excludes_zero = noise.ci_low() > 0 || noise.ci_high() < 0;
   noise.set_significant(excludes_zero &&
-                        LargeEnough(delta, ma.mean, threshold));
+                        LargeEnough(delta, a.mean(), threshold));
   return noise;
+}
+
+v1::Noise CompareSamples(const std::vector<double>& a,
+                         const std::vector<double>& b,
+                         const ChangeThreshold& threshold) {
+  v1::Moments ma, mb;
+  for (const double x : a) analysis::AddSample(x, ma);
+  for (const double x : b) analysis::AddSample(x, mb);
+  return CompareMoments(ma, mb, threshold);
 }
 
 }  // namespace profdiff::differ

@@ -12,6 +12,7 @@
 #include <absl/status/statusor.h>
 
 #include "profdiff/v1/diff.pb.h"
+#include "profdiff/v1/digest.pb.h"
 
 namespace profdiff::differ {
 
@@ -38,7 +39,11 @@ absl::StatusOr<ChangeThreshold> ChangeThresholdOf(
 bool LargeEnough(double delta, double baseline,
                  const ChangeThreshold& threshold);
 
-// Welch's comparison of experimental `b` against baseline `a`.
+// Welch's comparison of experimental `b` against baseline `a`, given the
+// samples' moments (analysis/moments.h).
+v1::Noise CompareMoments(const v1::Moments& a, const v1::Moments& b,
+                         const ChangeThreshold& threshold);
+// The same of the samples themselves.
 v1::Noise CompareSamples(const std::vector<double>& a,
                          const std::vector<double>& b,
                          const ChangeThreshold& threshold);

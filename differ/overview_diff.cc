@@ -5,51 +5,32 @@
 #include <functional>
 #include <string>
 
+#include "analysis/run_digest.h"
 #include "differ/noise.h"
 
 namespace profdiff::differ {
 namespace {
 
-// A step metric: its overview row, how to read it from a StepStats, and
-// whether only a GPU run has it (a CPU run has no kernel time, not zero kernel
-// time).
+// A step metric: its overview row and whether only a GPU run has it (a CPU run
+// has no kernel time, not zero kernel time), in DigestOverview.step_metrics'
+// order.
 struct StepMetric {
   v1::OverviewMetric metric;
-  double (v1::StepStats::*get)() const;
+  analysis::DigestStepMetric digest;
   bool device_only;
 };
 
-constexpr std::array<StepMetric, 9> kStepMetrics = {{
-    {v1::OVERVIEW_METRIC_STEP_TIME, &v1::StepStats::duration_us, false},
-    {v1::OVERVIEW_METRIC_KERNEL, &v1::StepStats::kernel_us, true},
-    {v1::OVERVIEW_METRIC_MEMCPY, &v1::StepStats::memcpy_us, true},
-    {v1::OVERVIEW_METRIC_MEMSET, &v1::StepStats::memset_us, true},
-    {v1::OVERVIEW_METRIC_COMMUNICATION, &v1::StepStats::communication_us,
-     false},
-    {v1::OVERVIEW_METRIC_RUNTIME, &v1::StepStats::runtime_us, true},
-    {v1::OVERVIEW_METRIC_DATALOADER, &v1::StepStats::dataloader_us, false},
-    {v1::OVERVIEW_METRIC_CPU_EXEC, &v1::StepStats::cpu_exec_us, false},
-    {v1::OVERVIEW_METRIC_OTHER, &v1::StepStats::other_us, false},
+constexpr std::array<StepMetric, analysis::kStepMetrics> kStepMetrics = {{
+    {v1::OVERVIEW_METRIC_STEP_TIME, analysis::kStepTime, false},
+    {v1::OVERVIEW_METRIC_KERNEL, analysis::kStepKernel, true},
+    {v1::OVERVIEW_METRIC_MEMCPY, analysis::kStepMemcpy, true},
+    {v1::OVERVIEW_METRIC_MEMSET, analysis::kStepMemset, true},
+    {v1::OVERVIEW_METRIC_COMMUNICATION, analysis::kStepCommunication, false},
+    {v1::OVERVIEW_METRIC_RUNTIME, analysis::kStepRuntime, true},
+    {v1::OVERVIEW_METRIC_DATALOADER, analysis::kStepDataLoader, false},
+    {v1::OVERVIEW_METRIC_CPU_EXEC, analysis::kStepCpuExec, false},
+    {v1::OVERVIEW_METRIC_OTHER, analysis::kStepOther, false},
 }};
-
-// The memory entry users look at: the first accelerator's, else the CPU's.
-const v1::MemoryStats* MainMemory(const v1::WorkerProfile& w) {
-  const v1::MemoryStats* cpu = nullptr;
-  for (const v1::MemoryStats& m : w.memory()) {
-    if (m.device() == "cpu") {
-      cpu = &m;
-    } else {
-      return &m;
-    }
-  }
-  return cpu;
-}
-
-std::string DeviceName(const Side& side) {
-  const v1::WorkerProfile& w = *side.workers().front();
-  if (w.worker().devices_size() > 0) return w.worker().devices(0).name();
-  return w.devices_size() > 0 ? "GPU (no deviceProperties)" : "CPU";
-}
 
 v1::OverviewRow& AddRow(v1::Overview& overview, v1::OverviewMetric metric,
                         const char* unit, double a, double b) {
@@ -61,16 +42,6 @@ v1::OverviewRow& AddRow(v1::Overview& overview, v1::OverviewMetric metric,
   row.set_delta(b - a);
   row.set_delta_pct(DeltaPct(a, b));
   return row;
-}
-
-// Whether any worker of the side has the value at all (SEMANTICS: missing is
-// not 0).
-bool AnyWorker(const Side& side,
-               const std::function<bool(const v1::WorkerProfile&)>& has) {
-  for (const v1::WorkerProfile* w : side.workers()) {
-    if (has(*w)) return true;
-  }
-  return false;
 }
 
 // Marks the sides that lack the row's value; a row missing on a side has no
@@ -86,108 +57,65 @@ void MarkMissing(v1::OverviewRow& row, bool in_a, bool in_b) {
   row.clear_noise();
 }
 
-// A GPU run: it ran device work, or its trace lists devices.
-bool HasDevices(const v1::WorkerProfile& w) {
-  return w.devices_size() > 0 || w.worker().devices_size() > 0;
-}
-bool HasSmEfficiency(const v1::WorkerProfile& w) {
-  for (const v1::DeviceMetrics& d : w.devices()) {
-    if (d.has_sm_efficiency()) return true;
-  }
-  return false;
-}
-bool HasOccupancy(const v1::WorkerProfile& w) {
-  for (const v1::DeviceMetrics& d : w.devices()) {
-    if (d.has_occupancy()) return true;
-  }
-  return false;
+// A row of means over workers of a sum the digests keep, missing on a side
+// where `has` says no worker has the value (SEMANTICS: missing is not 0).
+void AddMeanRow(v1::Overview& overview, v1::OverviewMetric metric,
+                const char* unit, const Side& a, const Side& b,
+                double (v1::DigestOverview::*sum)() const,
+                bool (v1::DigestOverview::*has)() const) {
+  const v1::DigestOverview& oa = a.digest().overview();
+  const v1::DigestOverview& ob = b.digest().overview();
+  v1::OverviewRow& row =
+      AddRow(overview, metric, unit, a.Mean((oa.*sum)()), b.Mean((ob.*sum)()));
+  if (has != nullptr) MarkMissing(row, (oa.*has)(), (ob.*has)());
 }
 
 }  // namespace
+
+double MeanStepTime(const Side& side) {
+  return side.Mean(
+      side.digest().overview().step_metrics(analysis::kStepTime).per_step());
+}
 
 v1::Overview DiffOverview(const Side& a, const Side& b,
                           const ChangeThreshold& threshold) {
   v1::Overview overview;
   v1::OverviewRow& device =
       AddRow(overview, v1::OVERVIEW_METRIC_DEVICE, "", 0, 0);
-  device.set_baseline_text(DeviceName(a));
-  device.set_experimental_text(DeviceName(b));
-  auto device_memory = [](const v1::WorkerProfile& w) {
-    return w.worker().devices_size() > 0
-               ? static_cast<double>(
-                     w.worker().devices(0).total_global_mem_bytes())
-               : 0.0;
-  };
-  auto has_device_memory = [&device_memory](const v1::WorkerProfile& w) {
-    return device_memory(w) > 0;
-  };
-  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_DEVICE_MEMORY, "bytes",
-                     MeanOverWorkers(a, device_memory),
-                     MeanOverWorkers(b, device_memory)),
-              AnyWorker(a, has_device_memory), AnyWorker(b, has_device_memory));
-  auto ranks = [](const Side& s) {
-    return static_cast<double>(s.workers().size());
-  };
-  AddRow(overview, v1::OVERVIEW_METRIC_RANKS, "", ranks(a), ranks(b));
-  auto steps = [](const v1::WorkerProfile& w) {
-    return static_cast<double>(w.steps_size());
-  };
-  AddRow(overview, v1::OVERVIEW_METRIC_STEPS, "", MeanOverWorkers(a, steps),
-         MeanOverWorkers(b, steps));
-  auto utilization = [](const v1::WorkerProfile& w) {
-    return w.gpu_utilization();
-  };
-  MarkMissing(
-      AddRow(overview, v1::OVERVIEW_METRIC_GPU_UTILIZATION, "fraction",
-             MeanOverWorkers(a, utilization), MeanOverWorkers(b, utilization)),
-      AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
-  auto sm = [](const v1::WorkerProfile& w) { return w.sm_efficiency(); };
-  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_SM_EFFICIENCY, "fraction",
-                     MeanOverWorkers(a, sm), MeanOverWorkers(b, sm)),
-              AnyWorker(a, HasSmEfficiency), AnyWorker(b, HasSmEfficiency));
-  auto occupancy = [](const v1::WorkerProfile& w) {
-    return w.achieved_occupancy_pct();
-  };
-  MarkMissing(
-      AddRow(overview, v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY, "%",
-             MeanOverWorkers(a, occupancy), MeanOverWorkers(b, occupancy)),
-      AnyWorker(a, HasOccupancy), AnyWorker(b, HasOccupancy));
-  auto peak = [](const v1::WorkerProfile& w) {
-    const v1::MemoryStats* m = MainMemory(w);
-    return m != nullptr ? static_cast<double>(m->peak_allocated_bytes()) : 0.0;
-  };
-  auto has_memory = [](const v1::WorkerProfile& w) {
-    return MainMemory(w) != nullptr;
-  };
-  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_PEAK_MEMORY, "bytes",
-                     MeanOverWorkers(a, peak), MeanOverWorkers(b, peak)),
-              AnyWorker(a, has_memory), AnyWorker(b, has_memory));
-  auto average = [](const v1::WorkerProfile& w) {
-    const v1::MemoryStats* m = MainMemory(w);
-    return m != nullptr ? m->average_allocated_bytes() : 0.0;
-  };
-  MarkMissing(AddRow(overview, v1::OVERVIEW_METRIC_AVERAGE_MEMORY, "bytes",
-                     MeanOverWorkers(a, average), MeanOverWorkers(b, average)),
-              AnyWorker(a, has_memory), AnyWorker(b, has_memory));
+  device.set_baseline_text(a.digest().overview().device_name());
+  device.set_experimental_text(b.digest().overview().device_name());
+  using O = v1::DigestOverview;
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_DEVICE_MEMORY, "bytes", a, b,
+             &O::device_memory_sum, &O::has_device_memory);
+  AddRow(overview, v1::OVERVIEW_METRIC_RANKS, "",
+         static_cast<double>(a.workers()), static_cast<double>(b.workers()));
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_STEPS, "", a, b, &O::steps_sum,
+             nullptr);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_GPU_UTILIZATION, "fraction", a, b,
+             &O::gpu_utilization_sum, &O::has_devices);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_SM_EFFICIENCY, "fraction", a, b,
+             &O::sm_efficiency_sum, &O::has_sm_efficiency);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY, "%", a, b,
+             &O::occupancy_sum, &O::has_occupancy);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_PEAK_MEMORY, "bytes", a, b,
+             &O::peak_memory_sum, &O::has_memory);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_AVERAGE_MEMORY, "bytes", a, b,
+             &O::average_memory_sum, &O::has_memory);
 
   for (const StepMetric& metric : kStepMetrics) {
-    auto mean = [&metric](const v1::WorkerProfile& w) {
-      return (w.average_step().*metric.get)();
-    };
-    auto samples = [&metric](const Side& side) {
-      std::vector<double> out;
-      for (const v1::WorkerProfile* w : side.workers()) {
-        for (const v1::StepStats& step : w->steps())
-          out.push_back((step.*metric.get)());
-      }
-      return out;
-    };
-    v1::OverviewRow& row =
-        AddRow(overview, metric.metric, "us", MeanOverWorkers(a, mean),
-               MeanOverWorkers(b, mean));
-    *row.mutable_noise() = CompareSamples(samples(a), samples(b), threshold);
-    if (metric.device_only)
-      MarkMissing(row, AnyWorker(a, HasDevices), AnyWorker(b, HasDevices));
+    // Always per-step means; the samples are every kept step of every worker.
+    const v1::ReducedMetric& ma =
+        a.digest().overview().step_metrics(metric.digest);
+    const v1::ReducedMetric& mb =
+        b.digest().overview().step_metrics(metric.digest);
+    v1::OverviewRow& row = AddRow(overview, metric.metric, "us",
+                                  a.Mean(ma.per_step()), b.Mean(mb.per_step()));
+    *row.mutable_noise() =
+        CompareMoments(ma.samples(), mb.samples(), threshold);
+    if (metric.device_only) {
+      MarkMissing(row, a.digest().overview().has_devices(),
+                  b.digest().overview().has_devices());
+    }
   }
   return overview;
 }
@@ -218,18 +146,18 @@ std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
   std::vector<v1::RankSteps> out;
   for (const Side* side : {&a, &b}) {
     const size_t first = out.size();
-    for (const v1::WorkerProfile* w : side->workers()) {
+    for (const v1::DigestRank& w : side->digest().rank_rows()) {
       v1::RankSteps& rank = out.emplace_back();
       rank.set_side(side->label());
-      rank.set_rank(w->worker().rank());
-      rank.set_worker_name(w->worker().worker_name());
-      *rank.mutable_average_step() = w->average_step();
-      rank.set_steps(w->steps_size());
+      rank.set_rank(w.rank());
+      rank.set_worker_name(w.worker_name());
+      *rank.mutable_average_step() = w.average_step();
+      rank.set_steps(w.steps());
       // Synchronisation evens step times out: the slow rank is the one that
       // waits least.
       rank.set_compute_us(
-          std::max(0.0, w->average_step().duration_us() -
-                            w->average_step().communication_us()));
+          std::max(0.0, w.average_step().duration_us() -
+                            w.average_step().communication_us()));
     }
     MarkStraggler(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }
@@ -237,27 +165,18 @@ std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
 }
 
 v1::RunSummary SummarizeSide(const Side& side) {
+  const v1::RunDigest& digest = side.digest();
+  const v1::DigestOverview& o = digest.overview();
   v1::RunSummary summary;
-  summary.set_run(side.run().run());
-  int32_t dropped = 0;
-  double steps = 0;
-  for (const v1::WorkerProfile* w : side.workers()) {
-    summary.add_ranks(w->worker().rank());
-    dropped += w->steps_dropped();
-    steps += w->steps_size();
-  }
-  summary.set_steps_per_rank(steps /
-                             static_cast<double>(side.workers().size()));
-  summary.set_steps_dropped(dropped);
-  summary.set_device_name(DeviceName(side));
-  const v1::WorkerProfile& first = *side.workers().front();
-  if (first.worker().devices_size() > 0) {
-    summary.set_device_memory_bytes(
-        first.worker().devices(0).total_global_mem_bytes());
-  }
-  summary.set_module_source(first.module_source());
-  summary.set_operator_grouping(first.operator_grouping());
-  summary.set_kernel_grouping(first.kernel_grouping());
+  summary.set_run(digest.run());
+  *summary.mutable_ranks() = digest.ranks();
+  summary.set_steps_per_rank(side.Mean(o.steps_sum()));
+  summary.set_steps_dropped(o.steps_dropped());
+  summary.set_device_name(o.device_name());
+  summary.set_device_memory_bytes(o.device_memory_bytes());
+  summary.set_module_source(o.module_source());
+  summary.set_operator_grouping(o.operator_grouping());
+  summary.set_kernel_grouping(o.kernel_grouping());
   return summary;
 }
 

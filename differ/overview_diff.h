@@ -29,6 +29,9 @@ std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b);
 // What the report says about one side.
 v1::RunSummary SummarizeSide(const Side& side);
 
+// The side's mean step time (the scale of the default --min-change-us).
+double MeanStepTime(const Side& side);
+
 }  // namespace profdiff::differ
 
 #endif  // PROFDIFF_DIFFER_OVERVIEW_DIFF_H_

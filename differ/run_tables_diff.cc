@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "analysis/digest_communication.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/change_class.h"
@@ -104,8 +105,9 @@ absl::StatusOr<v1::DiffReport> DiffRunTables(const v1::RunTables& baseline,
     // The store keeps each rank's per-step samples of the collectives: their
     // noise is judged as in the profile-by-profile diff.
     *report.mutable_communication() = DiffCommunication(
-        baseline.communication(), experimental.communication(), threshold,
-        options.normalize() != v1::NORMALIZATION_TOTAL);
+        analysis::DigestCommunicationOf(baseline.communication()),
+        analysis::DigestCommunicationOf(experimental.communication()),
+        threshold, options.normalize() != v1::NORMALIZATION_TOTAL);
   }
   if (wants(v1::DIFF_VIEW_OPERATORS)) {
     const auto rows = Paired<v1::OperatorValues>(

@@ -7,74 +7,54 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "analysis/digest_tables.h"
 #include "differ/change_class.h"
 #include "differ/noise.h"
 
 namespace profdiff::differ {
 namespace {
 
-// A row key (name + shapes or launching op) with both sides' series.
-template <size_t M>
+using Metrics = google::protobuf::RepeatedPtrField<v1::ReducedMetric>;
+
+// A row key (name + shapes or launching op) with both sides' rows.
+template <typename Row>
 struct Entry {
-  Entry(std::string name, std::string detail, const Side& a, const Side& b)
-      : name(std::move(name)),
-        detail(std::move(detail)),
-        series{RowSeries<M>(a), RowSeries<M>(b)} {}
-  std::string name;
-  std::string detail;
-  RowSeries<M> series[2];  // baseline, experimental
-  double min_us[2] = {std::numeric_limits<double>::infinity(),
-                      std::numeric_limits<double>::infinity()};
-  double max_us[2] = {0, 0};
-};
-
-// Rows of both sides by key, in first-seen order.
-template <size_t M>
-class EntryTable {
- public:
-  EntryTable(const Side& a, const Side& b) : a_(a), b_(b) {}
-  Entry<M>& Get(const std::string& name, const std::string& detail) {
-    auto [it, inserted] =
-        index_.try_emplace(std::pair(name, detail), entries_.size());
-    if (inserted) entries_.emplace_back(name, detail, a_, b_);
-    return entries_[it->second];
+  const Row* rows[2] = {nullptr, nullptr};
+  const Metrics* metrics(int side) const {
+    return rows[side] != nullptr ? &rows[side]->metrics() : nullptr;
   }
-  std::vector<Entry<M>>& entries() { return entries_; }
-
- private:
-  const Side& a_;
-  const Side& b_;
-  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> index_;
-  std::vector<Entry<M>> entries_;
 };
 
-enum OperatorMetric {
-  kCalls,
-  kHostSelf,
-  kHostTotal,
-  kDeviceSelf,
-  kDeviceTotal,
-  kOperatorMetrics
-};
-
-template <typename Stats>
-std::array<double, kOperatorMetrics> OperatorMetrics(const Stats& s) {
-  return {static_cast<double>(s.calls()), s.host_self_us(), s.host_total_us(),
-          s.device_self_us(), s.device_total_us()};
+// The rows of both tables by key, in first-seen order; `detail` is the key's
+// second part.
+template <typename Row, typename Detail>
+std::vector<Entry<Row>> Entries(
+    const google::protobuf::RepeatedPtrField<Row>* a,
+    const google::protobuf::RepeatedPtrField<Row>* b, Detail detail) {
+  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<Entry<Row>> entries;
+  const google::protobuf::RepeatedPtrField<Row>* tables[2] = {a, b};
+  for (int side = 0; side < 2; ++side) {
+    if (tables[side] == nullptr) continue;
+    for (const Row& row : *tables[side]) {
+      auto [it, inserted] =
+          index.try_emplace(std::pair(row.name(), detail(row)), entries.size());
+      if (inserted) entries.emplace_back();
+      entries[it->second].rows[side] = &row;
+    }
+  }
+  return entries;
 }
 
-v1::OperatorValues ToOperatorValues(
-    const std::array<double, kOperatorMetrics>& v) {
+v1::OperatorValues OperatorValuesOf(const Side& side, const Metrics* m) {
   v1::OperatorValues out;
-  out.set_calls(v[kCalls]);
-  out.set_host_self_us(v[kHostSelf]);
-  out.set_host_total_us(v[kHostTotal]);
-  out.set_device_self_us(v[kDeviceSelf]);
-  out.set_device_total_us(v[kDeviceTotal]);
+  out.set_calls(side.Value(m, analysis::kOperatorCalls));
+  out.set_host_self_us(side.Value(m, analysis::kOperatorHostSelf));
+  out.set_host_total_us(side.Value(m, analysis::kOperatorHostTotal));
+  out.set_device_self_us(side.Value(m, analysis::kOperatorDeviceSelf));
+  out.set_device_total_us(side.Value(m, analysis::kOperatorDeviceTotal));
   return out;
 }
-
-enum KernelMetric { kKernelCalls, kKernelTotal, kKernelMetrics };
 
 }  // namespace
 
@@ -143,112 +123,82 @@ v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
 }
 
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
-                                            const OperatorTables& a_tables,
+                                            OperatorTables a_table,
                                             const Side& b,
-                                            const OperatorTables& b_tables,
+                                            OperatorTables b_table,
                                             const ChangeThreshold& threshold) {
-  EntryTable<kOperatorMetrics> table(a, b);
-  const Side* sides[2] = {&a, &b};
-  const OperatorTables* tables[2] = {&a_tables, &b_tables};
-  for (int side = 0; side < 2; ++side) {
-    for (size_t w = 0; w < tables[side]->size(); ++w) {
-      if ((*tables[side])[w] == nullptr) continue;
-      for (const v1::OperatorStats& row : *(*tables[side])[w]) {
-        RowSeries<kOperatorMetrics>& series =
-            table.Get(row.name(), row.input_shapes()).series[side];
-        series.AddTotal(*sides[side], w, OperatorMetrics(row));
-        for (const v1::OperatorStepSample& step : row.step_samples()) {
-          series.AddStep(*sides[side], w, step.step_index(),
-                         OperatorMetrics(step));
-        }
-      }
-    }
-  }
+  const auto entries = Entries(
+      a_table, b_table,
+      [](const v1::DigestOperatorRow& row) { return row.input_shapes(); });
   std::vector<v1::OperatorDiff> out;
-  out.reserve(table.entries().size());
-  for (Entry<kOperatorMetrics>& entry : table.entries()) {
-    std::array<double, kOperatorMetrics> va{}, vb{};
-    for (size_t m = 0; m < kOperatorMetrics; ++m) {
-      va[m] = entry.series[0].Value(a, m);
-      vb[m] = entry.series[1].Value(b, m);
-    }
+  out.reserve(entries.size());
+  for (const Entry<v1::DigestOperatorRow>& entry : entries) {
+    const v1::DigestOperatorRow& any =
+        *(entry.rows[0] != nullptr ? entry.rows[0] : entry.rows[1]);
     v1::OperatorDiff& row = out.emplace_back();
-    row.set_name(entry.name);
-    row.set_input_shapes(entry.detail);
-    *row.mutable_baseline() = ToOperatorValues(va);
-    *row.mutable_experimental() = ToOperatorValues(vb);
+    row.set_name(any.name());
+    row.set_input_shapes(any.input_shapes());
+    *row.mutable_baseline() = OperatorValuesOf(a, entry.metrics(0));
+    *row.mutable_experimental() = OperatorValuesOf(b, entry.metrics(1));
     SetDeltas(row);
     row.set_compared(
         ComparedOperatorColumn(row.baseline(), row.experimental()));
-    const size_t compared =
-        row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US ? kDeviceTotal
-                                                                : kHostTotal;
+    const bool device = row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
+    const int compared =
+        device ? analysis::kOperatorDeviceTotal : analysis::kOperatorHostTotal;
     *row.mutable_noise() =
-        CompareSamples(entry.series[0].Samples(compared),
-                       entry.series[1].Samples(compared), threshold);
-    row.set_change(ChangeClass(entry.series[0].present && va[kCalls] > 0,
-                               entry.series[1].present && vb[kCalls] > 0,
-                               va[compared], vb[compared], row.noise(),
-                               threshold));
+        CompareMoments(a.Samples(entry.metrics(0), compared),
+                       b.Samples(entry.metrics(1), compared), threshold);
+    row.set_change(
+        ChangeClass(entry.rows[0] != nullptr && row.baseline().calls() > 0,
+                    entry.rows[1] != nullptr && row.experimental().calls() > 0,
+                    device ? row.baseline().device_total_us()
+                           : row.baseline().host_total_us(),
+                    device ? row.experimental().device_total_us()
+                           : row.experimental().host_total_us(),
+                    row.noise(), threshold));
   }
   return out;
 }
 
-std::vector<v1::KernelDiff> DiffKernels(const Side& a,
-                                        const KernelTables& a_tables,
-                                        const Side& b,
-                                        const KernelTables& b_tables,
+std::vector<v1::KernelDiff> DiffKernels(const Side& a, KernelTables a_table,
+                                        const Side& b, KernelTables b_table,
                                         const ChangeThreshold& threshold) {
-  EntryTable<kKernelMetrics> table(a, b);
-  const Side* sides[2] = {&a, &b};
-  const KernelTables* tables[2] = {&a_tables, &b_tables};
-  for (int side = 0; side < 2; ++side) {
-    for (size_t w = 0; w < tables[side]->size(); ++w) {
-      if ((*tables[side])[w] == nullptr) continue;
-      for (const v1::KernelStats& row : *(*tables[side])[w]) {
-        Entry<kKernelMetrics>& entry = table.Get(row.name(), row.op_name());
-        RowSeries<kKernelMetrics>& series = entry.series[side];
-        series.AddTotal(*sides[side], w,
-                        {static_cast<double>(row.calls()), row.total_us()});
-        for (const v1::KernelStepSample& step : row.step_samples()) {
-          series.AddStep(*sides[side], w, step.step_index(),
-                         {static_cast<double>(step.calls()), step.total_us()});
-        }
-        entry.min_us[side] = std::min(entry.min_us[side], row.min_us());
-        entry.max_us[side] = std::max(entry.max_us[side], row.max_us());
-      }
-    }
-  }
+  const auto entries =
+      Entries(a_table, b_table,
+              [](const v1::DigestKernelRow& row) { return row.op_name(); });
   std::vector<v1::KernelDiff> out;
-  out.reserve(table.entries().size());
-  for (Entry<kKernelMetrics>& entry : table.entries()) {
+  out.reserve(entries.size());
+  const Side* sides[2] = {&a, &b};
+  for (const Entry<v1::DigestKernelRow>& entry : entries) {
     v1::KernelValues values[2];
-    const Side* side_of[2] = {&a, &b};
     for (int side = 0; side < 2; ++side) {
-      const double calls =
-          entry.series[side].Value(*side_of[side], kKernelCalls);
-      const double total =
-          entry.series[side].Value(*side_of[side], kKernelTotal);
+      const Metrics* m = entry.metrics(side);
+      const double calls = sides[side]->Value(m, analysis::kKernelCalls);
+      const double total = sides[side]->Value(m, analysis::kKernelTotal);
       values[side].set_calls(calls);
       values[side].set_total_us(total);
       values[side].set_mean_us(calls > 0 ? total / calls : 0);
-      values[side].set_min_us(entry.series[side].present ? entry.min_us[side]
-                                                         : 0);
-      values[side].set_max_us(entry.max_us[side]);
+      if (entry.rows[side] != nullptr) {
+        values[side].set_min_us(entry.rows[side]->min_us());
+        values[side].set_max_us(entry.rows[side]->max_us());
+      }
     }
+    const v1::DigestKernelRow& any =
+        *(entry.rows[0] != nullptr ? entry.rows[0] : entry.rows[1]);
     v1::KernelDiff& row = out.emplace_back();
-    row.set_name(entry.name);
-    row.set_op_name(entry.detail);
+    row.set_name(any.name());
+    row.set_op_name(any.op_name());
     *row.mutable_baseline() = values[0];
     *row.mutable_experimental() = values[1];
     SetDeltas(row);
-    *row.mutable_noise() =
-        CompareSamples(entry.series[0].Samples(kKernelTotal),
-                       entry.series[1].Samples(kKernelTotal), threshold);
-    row.set_change(ChangeClass(entry.series[0].present && values[0].calls() > 0,
-                               entry.series[1].present && values[1].calls() > 0,
-                               values[0].total_us(), values[1].total_us(),
-                               row.noise(), threshold));
+    *row.mutable_noise() = CompareMoments(
+        a.Samples(entry.metrics(0), analysis::kKernelTotal),
+        b.Samples(entry.metrics(1), analysis::kKernelTotal), threshold);
+    row.set_change(ChangeClass(
+        entry.rows[0] != nullptr && values[0].calls() > 0,
+        entry.rows[1] != nullptr && values[1].calls() > 0, values[0].total_us(),
+        values[1].total_us(), row.noise(), threshold));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Operator and kernel diffs (issue "Differ core", views 3 and 4): rows keyed by
 // name (or name + input shapes / launching op, as the profiles were grouped),
-// both sides' values normalised and averaged over ranks, deltas, a change class
-// and the noise of the compared column.
+// both sides' reduced values (normalised and averaged over ranks), deltas, a
+// change class and the noise of the compared column.
 #ifndef PROFDIFF_DIFFER_TABLE_DIFF_H_
 #define PROFDIFF_DIFFER_TABLE_DIFF_H_
 
@@ -12,16 +12,16 @@
 #include "differ/noise.h"
 #include "differ/side.h"
 #include "profdiff/v1/diff.pb.h"
-#include "profdiff/v1/profile.pb.h"
+#include "profdiff/v1/digest.pb.h"
 
 namespace profdiff::differ {
 
-// Per worker of a side, the table to read (nullptr where the worker has none,
-// e.g. a module node it never ran).
+// A side's reduced table (analysis/run_digest.h): the whole run's, or a module
+// node's; nullptr where the side has none (a node it never ran).
 using OperatorTables =
-    std::vector<const google::protobuf::RepeatedPtrField<v1::OperatorStats>*>;
+    const google::protobuf::RepeatedPtrField<v1::DigestOperatorRow>*;
 using KernelTables =
-    std::vector<const google::protobuf::RepeatedPtrField<v1::KernelStats>*>;
+    const google::protobuf::RepeatedPtrField<v1::DigestKernelRow>*;
 
 // Fills a row's delta and delta_pct from its baseline and experimental values.
 void SetDeltas(v1::OperatorDiff& row);
@@ -32,16 +32,16 @@ void SetDeltas(v1::MemoryRowDiff& row);
 v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
                                             const v1::OperatorValues& b);
 
+// Rows in first-seen order (the baseline's, then the experimental's new
+// ones).
 std::vector<v1::OperatorDiff> DiffOperators(const Side& a,
-                                            const OperatorTables& a_tables,
+                                            OperatorTables a_table,
                                             const Side& b,
-                                            const OperatorTables& b_tables,
+                                            OperatorTables b_table,
                                             const ChangeThreshold& threshold);
 
-std::vector<v1::KernelDiff> DiffKernels(const Side& a,
-                                        const KernelTables& a_tables,
-                                        const Side& b,
-                                        const KernelTables& b_tables,
+std::vector<v1::KernelDiff> DiffKernels(const Side& a, KernelTables a_table,
+                                        const Side& b, KernelTables b_table,
                                         const ChangeThreshold& threshold);
 
 }  // namespace profdiff::differ

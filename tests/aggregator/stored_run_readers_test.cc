@@ -9,6 +9,7 @@
 
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/http_client.h"
+#include "analysis/run_digest.h"
 #include "analysis/run_loader.h"
 #include "base/str_cat.h"
 #include "client/show_command.h"
@@ -69,19 +70,16 @@ TEST_P(CollectorTest, RunTablesAreTheDiffersRunValuesWithoutShippingProfiles) {
       ASSERT_TRUE(status.ok()) << status.error_message();
       EXPECT_EQ(tables.workers(), ranks.empty() ? 8 : 1);
 
-      absl::StatusOr<differ::Side> side =
-          differ::Side::Select(*offline, ranks, normalize, "baseline");
-      ASSERT_TRUE(side.ok()) << side.status();
-      differ::OperatorTables operators;
-      differ::KernelTables kernels;
-      for (const v1::WorkerProfile* worker : side->workers()) {
-        operators.push_back(&worker->operators());
-        kernels.push_back(&worker->kernels());
-      }
+      absl::StatusOr<v1::RunDigest> digest =
+          analysis::DigestOfRun(*offline, ranks);
+      ASSERT_TRUE(digest.ok()) << digest.status();
+      const differ::Side side(*digest, normalize, "baseline");
+      const differ::OperatorTables operators = &digest->operators();
+      const differ::KernelTables kernels = &digest->kernels();
       const std::vector<v1::OperatorDiff> op_rows =
-          differ::DiffOperators(*side, operators, *side, operators, {});
+          differ::DiffOperators(side, operators, side, operators, {});
       const std::vector<v1::KernelDiff> kernel_rows =
-          differ::DiffKernels(*side, kernels, *side, kernels, {});
+          differ::DiffKernels(side, kernels, side, kernels, {});
       ASSERT_EQ(tables.operators_size(), static_cast<int>(op_rows.size()));
       ASSERT_EQ(tables.kernels_size(), static_cast<int>(kernel_rows.size()));
       ASSERT_GT(op_rows.size(), 10u);
