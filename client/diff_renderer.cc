@@ -14,6 +14,7 @@
 #include <absl/strings/str_split.h>
 
 #include "base/name_filter.h"
+#include "base/rank_ranges.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
@@ -470,23 +471,10 @@ std::string FindingsText(const v1::DiffReport& report) {
   return out + "\n";
 }
 
-// "0-127", "0,2-3,7": runs of consecutive ranks as ranges, as --ranks takes
-// them (ranks are listed in order).
-std::string RankRanges(const google::protobuf::RepeatedField<int32_t>& ranks) {
-  std::string out;
-  for (int i = 0; i < ranks.size();) {
-    int j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    base::StrAppend(&out, out.empty() ? "" : ",", ranks[i]);
-    if (j > i) base::StrAppend(&out, j == i + 1 ? "," : "-", ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 std::string SideLine(const char* label, const v1::RunSummary& s,
                      bool reduced_by_store) {
-  const std::string ranks = RankRanges(s.ranks());
+  const std::string ranks =
+      base::RankRanges({s.ranks().data(), static_cast<size_t>(s.ranks_size())});
   if (reduced_by_store) {
     return absl::StrFormat(
         "%-12s %s: %d rank%s (%s), tables reduced by the store\n", label,
