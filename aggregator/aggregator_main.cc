@@ -89,6 +89,9 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
                     "ack) for this long is ended, releasing its span");
   flags.AddUint64("max-span-bytes", &options.store.max_span_bytes, "BYTES",
                   "stored bytes one span may take");
+  flags.AddUint64("digest-cache-bytes", &options.digest_cache_bytes, "BYTES",
+                  "run digests (runs reduced over their workers) kept for the "
+                  "differ");
   profdiff::rpc::AddServerSecurityFlags(flags, &line.security);
   flags.AddString("port-file", &line.port_file, "FILE",
                   "write the bound port here once serving (for scripts)");

@@ -8,6 +8,7 @@
 #include "aggregator/capture_coordinator.h"
 #include "aggregator/collector_service.h"
 #include "aggregator/open_store.h"
+#include "aggregator/run_digests.h"
 #include "aggregator/run_store_service.h"
 #include "base/hostname.h"
 #include "base/status_macros.h"
@@ -25,6 +26,7 @@ struct AggregatorServer::Parts {
   std::unique_ptr<base::ThreadPool> pool;  // Collector: headers and chunks
   std::unique_ptr<base::ThreadPool> build_pool;  // Collector: span ends
   std::unique_ptr<base::ThreadPool> read_pool;   // RunStore, Agents
+  std::unique_ptr<RunDigests> digests;           // reads store
   std::unique_ptr<CaptureCoordinator> captures;  // reads store and control
   std::unique_ptr<CollectorService> collector;
   std::unique_ptr<RunStoreService> run_store;
@@ -44,14 +46,22 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
   PD_ASSIGN_OR_RETURN(parts->control, OpenControlStore(options.store));
   parts->pool = std::make_unique<base::ThreadPool>(options.io_threads);
   parts->build_pool = std::make_unique<base::ThreadPool>(options.build_threads);
+  parts->digests = std::make_unique<RunDigests>(parts->store.get(),
+                                                options.digest_cache_bytes);
+  CollectorHooks hooks;
+  // A run whose last span closed gets its digest made ahead of the first
+  // diff.
+  hooks.span_closed = [digests = parts->digests.get()](const std::string& run) {
+    digests->Prepare(run);
+  };
   parts->collector = std::make_unique<CollectorService>(
       parts->store.get(), parts->pool.get(), parts->build_pool.get(),
-      options.collector);
+      options.collector, std::move(hooks));
   // Reads get their own threads: a chunk append may wait for room in a slow
   // ClickHouse shard's queue, and reads must not queue behind it.
   parts->read_pool = std::make_unique<base::ThreadPool>(options.io_threads);
-  parts->run_store = std::make_unique<RunStoreService>(parts->store.get(),
-                                                       parts->read_pool.get());
+  parts->run_store = std::make_unique<RunStoreService>(
+      parts->store.get(), parts->digests.get(), parts->read_pool.get());
   CaptureCoordinatorOptions capture = options.capture;
   if (capture.replica.empty()) {
     capture.replica = base::StrCat(base::LocalHostname(), "/", ::getpid());

@@ -26,6 +26,8 @@ struct AggregatorOptions {
   CollectorLimits
       collector;  // open Upload streams: per agent, in total, idle timeout
   CaptureCoordinatorOptions capture;  // on-demand captures; replica: host/pid
+  // Run digests kept for the differ (aggregator/run_digests.h), serialized.
+  size_t digest_cache_bytes = size_t{256} << 20;
 };
 
 class AggregatorServer {

@@ -208,6 +208,7 @@ class UploadReactor final
             "a second UploadHeader: one stream uploads one span");
       }
       span_ = span;
+      run_ = header.run();
     }
     PD_ASSIGN_OR_RETURN(OpenStreams::Slot slot,
                         open_streams_->Acquire(header.agent_id()));
@@ -271,6 +272,7 @@ class UploadReactor final
     const v1::SpanEnd& end = message_.end();
     const absl::Status status = store_->CloseSpan(*lease_, end);
     Actions actions;
+    std::string run;
     {
       absl::MutexLock lock(&mu_);
       handling_ = false;
@@ -283,7 +285,9 @@ class UploadReactor final
                end.chunk_count(), end.event_count());
       }
       actions = Decide();
+      run = run_;
     }
+    if (status.ok() && hooks_->span_closed) hooks_->span_closed(run);
     Act(std::move(actions));
   }
 
@@ -397,6 +401,7 @@ class UploadReactor final
   v1::UploadAck ack_;  // the ack being written
 
   absl::Mutex mu_;
+  std::string run_ ABSL_GUARDED_BY(mu_);  // the header's, once a span opened
   std::string span_
       ABSL_GUARDED_BY(mu_);  // "run R worker K span S", once the header came
   bool span_closed_ ABSL_GUARDED_BY(mu_) = false;

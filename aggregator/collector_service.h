@@ -47,6 +47,8 @@ struct CollectorHooks {
   std::function<void()> read_ended_with_chunks_in_flight;
   // A stream is gone, and with it its hold on its span.
   std::function<void()> stream_done;
+  // A span of `run` closed (durable, its profile built or queued).
+  std::function<void(const std::string& run)> span_closed;
 };
 
 class CollectorService final : public v1::Collector::CallbackService {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "aggregator/finish_on_pool.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "rpc/status_conversion.h"
 
@@ -96,12 +97,16 @@ grpc::ServerUnaryReactor* RunStoreService::GetProfile(
                       [this, request] { return store_->GetProfile(*request); });
 }
 
-grpc::ServerUnaryReactor* RunStoreService::GetRunTables(
+grpc::ServerUnaryReactor* RunStoreService::GetRunDigest(
     grpc::CallbackServerContext* context,
-    const v1::GetRunTablesRequest* request, v1::RunTables* response) {
-  return FinishOnPool(context, pool_, response, [this, request] {
-    return store_->GetRunTables(*request);
-  });
+    const v1::GetRunDigestRequest* request, v1::RunDigest* response) {
+  return FinishOnPool(
+      context, pool_, response,
+      [this, request]() -> absl::StatusOr<v1::RunDigest> {
+        PD_ASSIGN_OR_RETURN(std::shared_ptr<const v1::RunDigest> digest,
+                            digests_->Get(*request));
+        return *digest;  // a copy: the cached one stays for the next diff
+      });
 }
 
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreService::ExportTrace(

@@ -51,7 +51,6 @@
 #include "base/str_cat.h"
 #include "bench/bench_traces.h"
 #include "differ/differ.h"
-#include "differ/run_tables_diff.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
@@ -509,43 +508,42 @@ int main(int argc, char** argv) {
               static_cast<long long>(total_events), total_seconds,
               total_events / total_seconds);
   if (absl::GetFlag(FLAGS_rounds) >= 2) {
-    // Two runs' operator and kernel diffs from tables the store reduces
-    // (GetRunTables: SQL aggregates on ClickHouse), as `profdiff diff
-    // --tables-from-store` asks for them; first, so no profile read below has
-    // warmed anything for it.
+    // The diff the Differ service makes: both runs reduced by the store
+    // (GetRunDigest), then the diff; first, so no profile read below has warmed
+    // anything for it.
     auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(address));
-    const Clock::time_point tables_start = Clock::now();
-    v1::RunTables tables[2];
-    if (!FetchFirstTwoRuns<v1::GetRunTablesRequest>(
-            "GetRunTables", tables,
+    const Clock::time_point digests_start = Clock::now();
+    v1::RunDigest digests[2];
+    if (!FetchFirstTwoRuns<v1::GetRunDigestRequest>(
+            "GetRunDigest", digests,
             [&](auto* context, const auto& request, auto* response) {
-              return store->GetRunTables(context, request, response);
+              return store->GetRunDigest(context, request, response);
             })) {
       return 1;
     }
-    const Clock::time_point tables_fetched = Clock::now();
-    v1::DiffOptions options;
-    options.set_tables_from_store(true);
-    absl::StatusOr<v1::DiffReport> tables_report =
-        profdiff::differ::DiffRunTables(tables[0], tables[1], options);
-    if (!tables_report.ok()) {
-      std::fprintf(stderr, "error: tables diff: %s\n",
-                   tables_report.status().ToString().c_str());
+    const Clock::time_point digests_fetched = Clock::now();
+    absl::StatusOr<v1::DiffReport> digest_report =
+        profdiff::differ::DiffDigests(digests[0], digests[1], {});
+    if (!digest_report.ok()) {
+      std::fprintf(stderr, "error: digest diff: %s\n",
+                   digest_report.status().ToString().c_str());
       return 1;
     }
-    const Clock::time_point tables_diffed = Clock::now();
+    const Clock::time_point digests_diffed = Clock::now();
     std::printf(
-        "tables_from_store: workers=%d+%d get_tables_ms=%.1f diff_ms=%.1f "
+        "digests_from_store: workers=%d+%d get_digests_ms=%.1f diff_ms=%.1f "
         "total_ms=%.1f response_bytes=%zu+%zu\n",
-        tables[0].workers(), tables[1].workers(),
-        std::chrono::duration<double, std::milli>(tables_fetched - tables_start)
+        digests[0].ranks_size(), digests[1].ranks_size(),
+        std::chrono::duration<double, std::milli>(digests_fetched -
+                                                  digests_start)
             .count(),
-        std::chrono::duration<double, std::milli>(tables_diffed -
-                                                  tables_fetched)
+        std::chrono::duration<double, std::milli>(digests_diffed -
+                                                  digests_fetched)
             .count(),
-        std::chrono::duration<double, std::milli>(tables_diffed - tables_start)
+        std::chrono::duration<double, std::milli>(digests_diffed -
+                                                  digests_start)
             .count(),
-        tables[0].ByteSizeLong(), tables[1].ByteSizeLong());
+        digests[0].ByteSizeLong(), digests[1].ByteSizeLong());
 
     // A diff answered from the store: both runs' profiles over gRPC, then the
     // diff itself.

@@ -224,12 +224,6 @@ std::string DiffUsage() {
          "HTA mode: the lowest)\n"
          "  --per-rank           each rank's step time and breakdown, "
          "straggler marked\n"
-         "  --tables-from-store  two run ids: operators and kernels only, each "
-         "run reduced over its\n"
-         "                       workers by the store (SQL on ClickHouse) "
-         "instead of shipping every\n"
-         "                       profile; no steps, modules or per-step noise; "
-         "--ranks: all or one\n"
          "  --normalize per-step|total   (default per-step: profiling windows "
          "differ in steps)\n"
          "  --min-change PCT     smallest change called significant or changed "
@@ -296,8 +290,7 @@ absl::StatusOr<std::string> RunDiffCommand(
                                        "min-change-us", "compare", "steps",
                                        "device", "sort", "filter", "top",
                                        "depth", "format", "timeout", "output"}),
-                WithConnectionSwitches(
-                    {"per-rank", "short-names", "tables-from-store", "wide"})));
+                WithConnectionSwitches({"per-rank", "short-names", "wide"})));
   if (parsed.positionals.size() != 2) {
     return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
@@ -346,7 +339,6 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   options.set_path(parsed.Get("path", ""));
   options.set_per_rank(parsed.options.contains("per-rank"));
-  options.set_tables_from_store(parsed.options.contains("tables-from-store"));
   options.set_sort(parsed.Get("sort", ""));
   options.set_filter(parsed.Get("filter", ""));
   PD_ASSIGN_OR_RETURN(
@@ -434,11 +426,6 @@ absl::StatusOr<std::string> RunDiffCommand(
     return absl::InvalidArgumentError(
         base::StrCat("--timeout ", parsed.Get("timeout", ""),
                      ": expected a duration such as 30s or 5m"));
-  }
-  if (html && options.tables_from_store()) {
-    return absl::InvalidArgumentError(
-        "--format html shows every view; --tables-from-store prints table, "
-        "json or csv");
   }
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError(

@@ -471,15 +471,9 @@ std::string FindingsText(const v1::DiffReport& report) {
   return out + "\n";
 }
 
-std::string SideLine(const char* label, const v1::RunSummary& s,
-                     bool reduced_by_store) {
+std::string SideLine(const char* label, const v1::RunSummary& s) {
   const std::string ranks =
       base::RankRanges({s.ranks().data(), static_cast<size_t>(s.ranks_size())});
-  if (reduced_by_store) {
-    return absl::StrFormat(
-        "%-12s %s: %d rank%s (%s), tables reduced by the store\n", label,
-        s.run(), s.ranks_size(), s.ranks_size() == 1 ? "" : "s", ranks);
-  }
   return absl::StrFormat(
       "%-12s %s: %s %s, %.1f kept steps per rank (%d dropped), %s\n", label,
       s.run(), s.ranks_size() == 1 ? "rank" : "ranks", ranks,
@@ -533,10 +527,8 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   const bool cpu_only =
       on_cpu(report.baseline()) && on_cpu(report.experimental());
   if (!csv) {
-    out += SideLine("baseline", report.baseline(),
-                    report.options().tables_from_store());
-    out += SideLine("experimental", report.experimental(),
-                    report.options().tables_from_store());
+    out += SideLine("baseline", report.baseline());
+    out += SideLine("experimental", report.experimental());
     for (const std::string& warning : report.warnings())
       out += "warning: " + TerminalSafe(warning) + "\n";
     out += "\n";

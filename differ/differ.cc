@@ -74,11 +74,6 @@ absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
                                         const v1::DiffOptions& options) {
-  if (options.tables_from_store()) {
-    return absl::InvalidArgumentError(
-        "--tables-from-store: the tables are reduced by a store; diff two run "
-        "ids on a server");
-  }
   PD_ASSIGN_OR_RETURN(const v1::RunDigest a,
                       DigestForDiff(baseline, options, "baseline"));
   PD_ASSIGN_OR_RETURN(const v1::RunDigest b,

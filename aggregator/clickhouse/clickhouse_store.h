@@ -84,13 +84,10 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<v1::ListRunsResponse> ListRuns(
       const v1::ListRunsRequest& request) const override;
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
-  absl::StatusOr<v1::RunProfile> GetProfile(
-      const v1::GetProfileRequest& request) const override;
-  // SQL aggregates over the `operators` and `kernels` rows of the workers'
-  // latest profiles (building first any profile not stored yet); no profile
-  // leaves the servers.
-  absl::StatusOr<v1::RunTables> GetRunTables(
-      const v1::GetRunTablesRequest& request) const override;
+  // Stored profiles are read a few workers at a time; one not stored yet
+  // (or another grouping) is built from the stored events.
+  absl::Status VisitProfiles(const v1::GetProfileRequest& request,
+                             ProfileVisitor visit) const override;
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override;
 
@@ -156,15 +153,14 @@ class ClickHouseStore final : public Store {
                                            const std::string& run);
   v1::StoredRun Summarize(const std::string& run, const RunRows& rows,
                           bool with_workers, absl::Time now) const;
-  // A profile's rows in RowBinary for the operators, kernels and profiles
-  // tables.
+  // Profiles' rows in RowBinary for the profiles table.
   struct ProfileRows {
-    std::string operators, kernels, profiles;
+    std::string profiles;
     int count = 0;  // profiles
   };
   // Builds the worker's profile from its closed spans, unless a stored one
-  // covers them, and stores it (with its table rows), or appends its rows to
-  // `batch` for the caller to store.
+  // covers them, and stores it, or appends its row to `batch` for the caller
+  // to store.
   absl::Status StoreWorkerProfile(const std::string& run,
                                   const std::string& worker, size_t shard,
                                   ProfileRows* batch = nullptr) const;
@@ -173,8 +169,7 @@ class ClickHouseStore final : public Store {
                                 const v1::WorkerProfile& profile,
                                 const std::vector<std::string>& span_ids,
                                 ProfileRows& out);
-  // Inserts the operators, kernels, then profiles rows into `shard` (or the
-  // next that answers).
+  // Inserts the profiles rows into `shard` (or the next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
   // The closed (or named) spans of one worker, with their batches read from the
   // ledger. Contract 7 against the run's stored spans.

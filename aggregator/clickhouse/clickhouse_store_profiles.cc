@@ -1,5 +1,5 @@
-// The ClickHouse store's profiles: built in the background when spans close,
-// stored as rows, and reduced to run tables in SQL.
+// The ClickHouse store's profiles: built in the background when spans close and
+// stored as rows.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -8,7 +8,6 @@
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
-#include "aggregator/store/run_tables.h"
 #include "aggregator/store/worker_selector.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -77,42 +76,6 @@ void ClickHouseStore::AppendProfileRows(
     const std::string& run, const std::string& worker, uint64_t generation,
     const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
     ProfileRows& out) {
-  RowBinaryWriter op_rows(out.operators);
-  for (const v1::OperatorStats& op : profile.operators()) {
-    op_rows.String(run);
-    op_rows.String(worker);
-    op_rows.Number<uint64_t>(generation);
-    op_rows.String(op.name());
-    op_rows.String(op.input_shapes());
-    op_rows.Number<int64_t>(op.calls());
-    op_rows.Number<double>(op.host_self_us());
-    op_rows.Number<double>(op.host_total_us());
-    op_rows.Number<double>(op.device_self_us());
-    op_rows.Number<double>(op.device_total_us());
-    const v1::OperatorValues step =
-        OperatorContribution(op, profile.steps_size(), /*per_step=*/true);
-    op_rows.Number<double>(step.calls());
-    op_rows.Number<double>(step.host_self_us());
-    op_rows.Number<double>(step.host_total_us());
-    op_rows.Number<double>(step.device_self_us());
-    op_rows.Number<double>(step.device_total_us());
-  }
-  RowBinaryWriter kernel_rows(out.kernels);
-  for (const v1::KernelStats& kernel : profile.kernels()) {
-    kernel_rows.String(run);
-    kernel_rows.String(worker);
-    kernel_rows.Number<uint64_t>(generation);
-    kernel_rows.String(kernel.name());
-    kernel_rows.String(kernel.op_name());
-    kernel_rows.Number<int64_t>(kernel.calls());
-    kernel_rows.Number<double>(kernel.total_us());
-    kernel_rows.Number<double>(kernel.max_us());
-    kernel_rows.Number<double>(kernel.min_us());
-    const v1::KernelValues step =
-        KernelContribution(kernel, profile.steps_size(), /*per_step=*/true);
-    kernel_rows.Number<double>(step.calls());
-    kernel_rows.Number<double>(step.total_us());
-  }
   ++out.count;
   RowBinaryWriter writer(out.profiles);
   writer.String(run);
@@ -125,16 +88,6 @@ void ClickHouseStore::AppendProfileRows(
 
 absl::Status ClickHouseStore::InsertProfileRows(size_t shard,
                                                 const ProfileRows& rows) const {
-  // The table rows first: a generation's rows count only once its profile row
-  // exists.
-  if (!rows.operators.empty()) {
-    PD_ASSIGN_OR_RETURN(shard,
-                        InsertFailingOver(shard, "operators", rows.operators));
-  }
-  if (!rows.kernels.empty()) {
-    PD_ASSIGN_OR_RETURN(shard,
-                        InsertFailingOver(shard, "kernels", rows.kernels));
-  }
   if (rows.profiles.empty()) return absl::OkStatus();
   return InsertFailingOver(shard, "profiles", rows.profiles).status();
 }
@@ -220,97 +173,6 @@ ClickHouseStore::SelectWorkers(const std::string& run,
     return std::tie(a.rank, a.name) < std::tie(b.rank, b.name);
   });
   return wanted;
-}
-
-absl::StatusOr<v1::RunTables> ClickHouseStore::GetRunTables(
-    const v1::GetRunTablesRequest& request) const {
-  PD_ASSIGN_OR_RETURN(const std::vector<Wanted> wanted,
-                      SelectWorkers(request.run(), request.workers()));
-  v1::RunTables tables;
-  tables.set_run(request.run());
-  tables.set_workers(static_cast<int32_t>(wanted.size()));
-  std::vector<std::string> workers;
-  for (const Wanted& entry : wanted) {
-    tables.add_ranks(entry.rank);
-    workers.push_back(entry.worker);
-    if (entry.stored) continue;
-    // Not built yet (or not buildable while a shard was down): build it now, so
-    // the aggregates below cover exactly the closed spans.
-    PD_ASSIGN_OR_RETURN(const size_t home,
-                        HomeShard(request.run(), entry.worker));
-    PD_RETURN_IF_ERROR(StoreWorkerProfile(request.run(), entry.worker, home));
-  }
-  // Each row's contribution is stored per profile
-  // (aggregator/store/run_tables.h), so the run value is a sum over the
-  // workers' latest profiles divided by the number of workers: exactly the
-  // workers counted above (one whose first span closes meanwhile stays out of
-  // both). The inner GROUP BY keeps one copy of a row an insert retried after a
-  // lost answer stored twice.
-  const bool per_step = request.normalize() != v1::NORMALIZATION_TOTAL;
-  const std::string of_workers =
-      base::StrCat(" AND worker IN (", QuotedList(workers), ")");
-  const std::string where =
-      base::StrCat("WHERE run = ", Quote(request.run()), of_workers,
-                   " AND (worker, generation) GLOBAL IN (SELECT worker, "
-                   "max(generation) FROM profiles WHERE run = ",
-                   Quote(request.run()), of_workers, " GROUP BY worker)");
-  const auto query = [&](const char* table, const char* detail,
-                         const std::vector<std::string>& summed,
-                         const char* extra_inner, const char* extra_outer) {
-    std::string inner, outer;
-    for (size_t i = 0; i < summed.size(); ++i) {
-      base::StrAppend(&inner, ", any(", per_step ? "step_" : "", summed[i],
-                      ") AS v", i);
-      base::StrAppend(&outer, ", toFloat64(sum(v", i, "))");
-    }
-    return base::StrCat(
-        "SELECT name, ", detail, outer, extra_outer, " FROM (SELECT name, ",
-        detail, inner, extra_inner, " FROM ", table, " ", where,
-        " GROUP BY worker, generation, name, ", detail, ") GROUP BY name, ",
-        detail, " ORDER BY name, ", detail, " FORMAT RowBinary");
-  };
-  PD_ASSIGN_OR_RETURN(const std::string operators,
-                      Read(query("operators", "input_shapes",
-                                 {"calls", "host_self_us", "host_total_us",
-                                  "device_self_us", "device_total_us"},
-                                 "", "")));
-  PD_ASSIGN_OR_RETURN(const std::string kernels,
-                      Read(query("kernels", "op_name", {"calls", "total_us"},
-                                 ", any(min_us) AS lo, any(max_us) AS hi",
-                                 ", min(lo), max(hi)")));
-  const double n = static_cast<double>(wanted.size());
-  RowBinaryReader op_reader(operators);
-  while (!op_reader.done() && op_reader.ok()) {
-    v1::OperatorRunRow& row = *tables.add_operators();
-    row.set_name(std::string(op_reader.String()));
-    row.set_input_shapes(std::string(op_reader.String()));
-    v1::OperatorValues& values = *row.mutable_values();
-    values.set_calls(op_reader.Number<double>() / n);
-    values.set_host_self_us(op_reader.Number<double>() / n);
-    values.set_host_total_us(op_reader.Number<double>() / n);
-    values.set_device_self_us(op_reader.Number<double>() / n);
-    values.set_device_total_us(op_reader.Number<double>() / n);
-  }
-  PD_RETURN_IF_ERROR(op_reader.status("the operator aggregates"));
-  RowBinaryReader kernel_reader(kernels);
-  while (!kernel_reader.done() && kernel_reader.ok()) {
-    v1::KernelRunRow& row = *tables.add_kernels();
-    row.set_name(std::string(kernel_reader.String()));
-    row.set_op_name(std::string(kernel_reader.String()));
-    v1::KernelValues& values = *row.mutable_values();
-    values.set_calls(kernel_reader.Number<double>() / n);
-    values.set_total_us(kernel_reader.Number<double>() / n);
-    values.set_mean_us(values.calls() > 0 ? values.total_us() / values.calls()
-                                          : 0);
-    values.set_min_us(kernel_reader.Number<double>());
-    values.set_max_us(kernel_reader.Number<double>());
-  }
-  PD_RETURN_IF_ERROR(kernel_reader.status("the kernel aggregates"));
-  // Collectives are matched across ranks in the aggregator, over the stored
-  // profiles (SQL for them is left to the thousand-rank work).
-  PD_ASSIGN_OR_RETURN(*tables.mutable_communication(),
-                      RunCommunication(request.run(), tables.ranks()));
-  return tables;
 }
 
 }  // namespace profdiff::aggregator

@@ -314,8 +314,10 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(
   return out;
 }
 
-absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(
-    const v1::GetProfileRequest& request) const {
+absl::Status ClickHouseStore::VisitProfiles(
+    const v1::GetProfileRequest& request, ProfileVisitor visit) const {
+  // Stored profiles read per query: a few workers' worth of memory at a time.
+  constexpr size_t kProfilesPerRead = 16;
   const RequestedProfile requested = ProfileOptionsOf(request);
   const analysis::ProfileOptions& options = requested.options;
   const bool stored_grouping = requested.stored_options;
@@ -324,60 +326,63 @@ absl::StatusOr<v1::RunProfile> ClickHouseStore::GetProfile(
   PD_ASSIGN_OR_RETURN(std::vector<Wanted> wanted,
                       SelectWorkers(request.run(), request.workers()));
   for (Wanted& entry : wanted) entry.stored = entry.stored && stored_grouping;
-  std::vector<std::string> stored_workers;
-  for (const Wanted& entry : wanted) {
-    if (entry.stored) stored_workers.push_back(entry.worker);
-  }
-  std::map<std::string, v1::WorkerProfile> stored;
-  if (!stored_workers.empty()) {
-    PD_ASSIGN_OR_RETURN(
-        const std::string answer,
-        Read(base::StrCat("SELECT worker, argMax(profile, generation) FROM "
-                          "profiles WHERE run = ",
-                          Quote(request.run()), " AND worker IN (",
-                          QuotedList(stored_workers),
-                          ") GROUP BY worker FORMAT RowBinary")));
-    RowBinaryReader reader(answer);
-    while (!reader.done() && reader.ok()) {
-      const std::string worker(reader.String());
-      const std::string_view bytes = reader.String();
-      if (!stored[worker].ParseFromArray(bytes.data(),
-                                         static_cast<int>(bytes.size()))) {
-        return absl::DataLossError(
-            base::StrCat("run ", request.run(), " worker ", worker,
-                         ": stored profile does not parse"));
+  for (size_t first = 0; first < wanted.size(); first += kProfilesPerRead) {
+    const size_t end = std::min(wanted.size(), first + kProfilesPerRead);
+    std::vector<std::string> stored_workers;
+    for (size_t i = first; i < end; ++i) {
+      if (wanted[i].stored) stored_workers.push_back(wanted[i].worker);
+    }
+    std::map<std::string, v1::WorkerProfile> stored;
+    if (!stored_workers.empty()) {
+      PD_ASSIGN_OR_RETURN(
+          const std::string answer,
+          Read(base::StrCat("SELECT worker, argMax(profile, generation) FROM "
+                            "profiles WHERE run = ",
+                            Quote(request.run()), " AND worker IN (",
+                            QuotedList(stored_workers),
+                            ") GROUP BY worker FORMAT RowBinary")));
+      RowBinaryReader reader(answer);
+      while (!reader.done() && reader.ok()) {
+        const std::string worker(reader.String());
+        const std::string_view bytes = reader.String();
+        if (!stored[worker].ParseFromArray(bytes.data(),
+                                           static_cast<int>(bytes.size()))) {
+          return absl::DataLossError(
+              base::StrCat("run ", request.run(), " worker ", worker,
+                           ": stored profile does not parse"));
+        }
       }
+      PD_RETURN_IF_ERROR(reader.status("the profiles read"));
     }
-    PD_RETURN_IF_ERROR(reader.status("the profiles read"));
-  }
-  v1::RunProfile profile;
-  profile.set_run(request.run());
-  for (Wanted& entry : wanted) {
-    auto found = stored.find(entry.worker);
-    if (entry.stored && found != stored.end()) {
-      *profile.add_workers() = std::move(found->second);
-      continue;
-    }
-    PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans,
-                        ReadSpans(request.run(), entry.closed));
-    PD_ASSIGN_OR_RETURN(
-        *profile.add_workers(),
-        BuildProfile(request.run(), spans, options_.batch_limits, options));
-    if (stored_grouping) {
-      // Cache it for the next read; a failure here only costs that read a
-      // rebuild.
-      absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
-      if (home.ok()) {
-        absl::Status cached = InsertProfile(
-            request.run(), entry.worker, *home, generation,
-            profile.workers(profile.workers_size() - 1), entry.closed_ids);
-        if (!cached.ok())
-          PD_LOG(WARNING, "profile of %s/%s not cached: %s", request.run(),
-                 entry.worker, cached.message());
+    for (size_t i = first; i < end; ++i) {
+      Wanted& entry = wanted[i];
+      auto found = stored.find(entry.worker);
+      if (entry.stored && found != stored.end()) {
+        PD_RETURN_IF_ERROR(visit(std::move(found->second)));
+        continue;
       }
+      PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans,
+                          ReadSpans(request.run(), entry.closed));
+      PD_ASSIGN_OR_RETURN(
+          v1::WorkerProfile built,
+          BuildProfile(request.run(), spans, options_.batch_limits, options));
+      if (stored_grouping) {
+        // Cache it for the next read; a failure here only costs that read a
+        // rebuild.
+        absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
+        if (home.ok()) {
+          absl::Status cached =
+              InsertProfile(request.run(), entry.worker, *home, generation,
+                            built, entry.closed_ids);
+          if (!cached.ok())
+            PD_LOG(WARNING, "profile of %s/%s not cached: %s", request.run(),
+                   entry.worker, cached.message());
+        }
+      }
+      PD_RETURN_IF_ERROR(visit(std::move(built)));
     }
   }
-  return profile;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<TraceExport>> ClickHouseStore::ExportTrace(

@@ -58,23 +58,6 @@ std::vector<Table> Tables() {
        key + "generation UInt64, spans Array(String), step_count Int32, "
              "profile String",
        "ReplacingMergeTree(generation) ORDER BY (run, worker)"},
-      {"operators",
-       key + "generation UInt64, name String, input_shapes String, calls "
-             "Int64, host_self_us Float64, "
-             "host_total_us Float64, device_self_us Float64, device_total_us "
-             "Float64, "
-             // The row's per-step mean in its worker
-             // (aggregator/store/run_tables.h), so run values are sums.
-             "step_calls Float64, step_host_self_us Float64, "
-             "step_host_total_us Float64, "
-             "step_device_self_us Float64, step_device_total_us Float64",
-       "MergeTree ORDER BY (run, worker, generation, name)"},
-      {"kernels",
-       key + "generation UInt64, name String, op_name String, calls Int64, "
-             "total_us Float64, "
-             "max_us Float64, min_us Float64, step_calls Float64, "
-             "step_total_us Float64",
-       "MergeTree ORDER BY (run, worker, generation, name)"},
   };
 }
 

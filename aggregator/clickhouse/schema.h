@@ -22,10 +22,6 @@
 //   profiles  serialized WorkerProfiles with the span ids they cover, by
 //   generation.
 //             ReplacingMergeTree(generation) ORDER BY (run, worker).
-//   operators / kernels  the rows of each stored profile's operator and kernel
-//   tables, with each
-//             row's per-step mean in its worker, so a run's (or many runs')
-//             aggregates are one GROUP BY, without shipping profiles.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 

@@ -743,8 +743,8 @@ absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
   return Summarize(*entry, /*with_workers=*/true, absl::Now());
 }
 
-absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(
-    const v1::GetProfileRequest& request) const {
+absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,
+                                       ProfileVisitor visit) const {
   const RequestedProfile requested = ProfileOptionsOf(request);
   const analysis::ProfileOptions& options = requested.options;
   const bool stored_grouping = requested.stored_options;
@@ -786,15 +786,13 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(
   std::sort(wanted.begin(), wanted.end(), [](const Wanted& a, const Wanted& b) {
     return std::tie(a.rank, a.name) < std::tie(b.rank, b.name);
   });
-  v1::RunProfile profile;
-  profile.set_run(request.run());
   for (const Wanted& worker : wanted) {
     v1::StoredWorkerProfile stored;
     // A newer generation may replace the file between the lookup and the read:
     // then rebuild.
     if (stored_grouping && !worker.profile_path.empty() &&
         ReadProto(worker.profile_path, stored, kMaxProfileFileBytes).ok()) {
-      *profile.add_workers() = std::move(*stored.mutable_profile());
+      PD_RETURN_IF_ERROR(visit(std::move(*stored.mutable_profile())));
       continue;
     }
     if (stored_grouping && worker.profile_path.empty()) {
@@ -803,15 +801,16 @@ absl::StatusOr<v1::RunProfile> LocalStore::GetProfile(
       PD_ASSIGN_OR_RETURN(std::optional<v1::WorkerProfile> built,
                           StoreWorkerProfile(request.run(), worker.worker));
       if (built.has_value()) {
-        *profile.add_workers() = *std::move(built);
+        PD_RETURN_IF_ERROR(visit(*std::move(built)));
         continue;
       }
     }
-    PD_ASSIGN_OR_RETURN(*profile.add_workers(),
+    PD_ASSIGN_OR_RETURN(v1::WorkerProfile built,
                         BuildProfile(request.run(), worker.spans,
                                      options_.batch_limits, options));
+    PD_RETURN_IF_ERROR(visit(std::move(built)));
   }
-  return profile;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<TraceExport>> LocalStore::ExportTrace(

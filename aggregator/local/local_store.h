@@ -112,8 +112,8 @@ class LocalStore final : public Store {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::RunProfile> GetProfile(
-      const v1::GetProfileRequest& request) const override
+  absl::Status VisitProfiles(const v1::GetProfileRequest& request,
+                             ProfileVisitor visit) const override
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override

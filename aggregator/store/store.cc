@@ -1,33 +1,38 @@
 #include "aggregator/store/store.h"
 
-#include "aggregator/store/run_tables.h"
-#include "analysis/run_communication.h"
+#include <utility>
+#include <vector>
+
+#include "analysis/run_digest.h"
 #include "base/status_macros.h"
 
 namespace profdiff::aggregator {
 
-absl::StatusOr<v1::RunTables> Store::GetRunTables(
-    const v1::GetRunTablesRequest& request) const {
-  v1::GetProfileRequest profiles;
-  profiles.set_run(request.run());
-  *profiles.mutable_workers() = request.workers();
-  PD_ASSIGN_OR_RETURN(const v1::RunProfile profile, GetProfile(profiles));
-  v1::RunTables tables = RunTablesOf(profile, request.normalize());
-  PD_ASSIGN_OR_RETURN(*tables.mutable_communication(),
-                      RunCommunication(request.run(), tables.ranks()));
-  return tables;
+absl::StatusOr<v1::RunProfile> Store::GetProfile(
+    const v1::GetProfileRequest& request) const {
+  v1::RunProfile profile;
+  profile.set_run(request.run());
+  PD_RETURN_IF_ERROR(VisitProfiles(request, [&](v1::WorkerProfile worker) {
+    *profile.add_workers() = std::move(worker);
+    return absl::OkStatus();
+  }));
+  return profile;
 }
 
-absl::StatusOr<v1::RunCommunication> Store::RunCommunication(
-    const std::string& run,
-    const google::protobuf::RepeatedField<int32_t>& ranks) const {
-  // Instances are matched over every worker of the run, whichever are shown.
+absl::StatusOr<v1::RunDigest> Store::GetRunDigest(
+    const v1::GetRunDigestRequest& request) const {
+  // Every worker: the ranks asked for are reduced, but collectives are
+  // matched over all of them.
   v1::GetProfileRequest all;
-  all.set_run(run);
-  PD_ASSIGN_OR_RETURN(const v1::RunProfile profile, GetProfile(all));
-  return analysis::RunCommunicationOf(
-      {profile.workers().pointer_begin(), profile.workers().pointer_end()},
-      {ranks.begin(), ranks.end()});
+  all.set_run(request.run());
+  all.set_operator_grouping(request.operator_grouping());
+  all.set_kernel_grouping(request.kernel_grouping());
+  analysis::RunDigestBuilder builder(
+      request.run(),
+      std::vector<int32_t>(request.ranks().begin(), request.ranks().end()));
+  PD_RETURN_IF_ERROR(VisitProfiles(
+      all, [&](v1::WorkerProfile worker) { return builder.Add(worker); }));
+  return builder.Finish();
 }
 
 absl::StatusOr<v1::ListDamagedSpansResponse> Store::ListDamagedSpans(

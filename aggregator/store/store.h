@@ -36,11 +36,13 @@
 #include <vector>
 
 #include <absl/functional/any_invocable.h>
+#include <absl/functional/function_ref.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
 #include "profdiff/v1/collector.pb.h"
+#include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/run_store.pb.h"
 #include "trace/event_batch.h"
 
@@ -140,21 +142,24 @@ class Store {
       const v1::ListRunsRequest& request) const = 0;
   virtual absl::StatusOr<v1::StoredRun> GetRun(
       const std::string& run) const = 0;
-  // The profiles of the selected workers with a closed span, by rank;
-  // FailedPrecondition when none has one yet.
-  virtual absl::StatusOr<v1::RunProfile> GetProfile(
-      const v1::GetProfileRequest& request) const = 0;
-  // The operator and kernel tables of the selected workers reduced to run
-  // values (RunTables), so a large run's tables reach the differ without its
-  // profiles. Errors as GetProfile. The default reduces GetProfile's answer
-  // (aggregator/run_tables.h).
-  virtual absl::StatusOr<v1::RunTables> GetRunTables(
-      const v1::GetRunTablesRequest& request) const;
-  // The run's collectives matched over all its workers, reduced for `ranks`
-  // (analysis/run_communication.h), from the stored profiles.
-  absl::StatusOr<v1::RunCommunication> RunCommunication(
-      const std::string& run,
-      const google::protobuf::RepeatedField<int32_t>& ranks) const;
+  // Calls `visit` with the profile of each selected worker with a closed
+  // span, by rank (then name), one at a time: a run of a thousand ranks is
+  // never in memory at once. NotFound when no worker matches;
+  // FailedPrecondition when none has a closed span yet; `visit`'s error ends
+  // the visit and is returned.
+  using ProfileVisitor =
+      absl::FunctionRef<absl::Status(v1::WorkerProfile profile)>;
+  virtual absl::Status VisitProfiles(const v1::GetProfileRequest& request,
+                                     ProfileVisitor visit) const = 0;
+  // Every profile VisitProfiles visits, in one RunProfile.
+  absl::StatusOr<v1::RunProfile> GetProfile(
+      const v1::GetProfileRequest& request) const;
+  // The run reduced over the workers `request` names (analysis/run_digest.h)
+  // from one visit of every worker's profile (collectives are matched over
+  // all of them). Errors as VisitProfiles; InvalidArgument when none of the
+  // ranks asked for has a closed span.
+  absl::StatusOr<v1::RunDigest> GetRunDigest(
+      const v1::GetRunDigestRequest& request) const;
   // The Chrome-trace JSON of one worker's closed spans (or of one span),
   // produced as it is read. NotFound / InvalidArgument for the request;
   // DataLoss when stored events are damaged (also from NextPiece);

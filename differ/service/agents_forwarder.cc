@@ -22,7 +22,7 @@ class RefusedControl final
 
 AgentsForwarder::AgentsForwarder(const std::string& store_address,
                                  const rpc::ChannelSecurity& security,
-                                 const StoredProfiles* store,
+                                 const StoredRuns* store,
                                  absl::Duration store_timeout)
     : stub_(v1::Agents::NewStub(rpc::MakeChannel(store_address, security))),
       store_(store),

@@ -10,7 +10,7 @@
 
 #include <absl/time/time.h>
 
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "profdiff/v1/agents.grpc.pb.h"
 #include "rpc/credentials.h"
 
@@ -20,8 +20,8 @@ class AgentsForwarder final : public v1::Agents::CallbackService {
  public:
   // `store` (for its error prefix) must outlive the service.
   AgentsForwarder(const std::string& store_address,
-                  const rpc::ChannelSecurity& security,
-                  const StoredProfiles* store, absl::Duration store_timeout);
+                  const rpc::ChannelSecurity& security, const StoredRuns* store,
+                  absl::Duration store_timeout);
 
   grpc::ServerBidiReactor<v1::AgentReport, v1::ControlMessage>* Control(
       grpc::CallbackServerContext* context) override;
@@ -38,7 +38,7 @@ class AgentsForwarder final : public v1::Agents::CallbackService {
 
  private:
   std::unique_ptr<v1::Agents::Stub> stub_;
-  const StoredProfiles* store_;
+  const StoredRuns* store_;
   absl::Duration store_timeout_;
 };
 

@@ -76,7 +76,8 @@ profdiff::base::FlagSet FlagsOf(DifferCommandLine& line) {
                {.min = 1});
   flags.AddUint64(
       "cache-bytes", &options.cache_bytes, "BYTES",
-      "memory for the profiles of COMPLETE runs, kept for the next diff");
+      "memory for the digests of COMPLETE runs (runs reduced over their "
+      "workers), kept for the next diff");
   flags.AddDuration("store-timeout", &options.store_timeout, "D",
                     "deadline of each call to the aggregator (a client's "
                     "shorter deadline wins)",

@@ -7,7 +7,7 @@
 #include "differ/service/agents_forwarder.h"
 #include "differ/service/differ_service.h"
 #include "differ/service/run_store_forwarder.h"
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "rpc/server.h"
 
 namespace profdiff::differ {
@@ -16,8 +16,8 @@ namespace profdiff::differ {
 // holds, and only then go the services its work calls into, the aggregator
 // client and the cache.
 struct DifferServer::Parts {
-  std::unique_ptr<ProfileCache> cache;
-  std::unique_ptr<StoredProfiles> store;
+  std::unique_ptr<DigestCache> cache;
+  std::unique_ptr<StoredRuns> store;
   std::unique_ptr<DifferService> differ;
   std::unique_ptr<RunStoreForwarder> run_store;
   std::unique_ptr<AgentsForwarder> agents;
@@ -33,8 +33,8 @@ DifferServer::~DifferServer() { Shutdown(); }
 absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
     DifferOptions options) {
   auto parts = std::make_unique<Parts>();
-  parts->cache = std::make_unique<ProfileCache>(options.cache_bytes);
-  parts->store = std::make_unique<StoredProfiles>(
+  parts->cache = std::make_unique<DigestCache>(options.cache_bytes);
+  parts->store = std::make_unique<StoredRuns>(
       options.store_address, options.store_security, parts->cache.get());
   parts->pool = std::make_unique<base::ThreadPool>(options.threads);
   parts->differ = std::make_unique<DifferService>(
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
 
 int DifferServer::port() const { return parts_->server.port; }
 
-ProfileCacheStats DifferServer::cache_stats() const {
+DigestCacheStats DifferServer::cache_stats() const {
   return parts_->cache->stats();
 }
 

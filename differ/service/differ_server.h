@@ -1,4 +1,4 @@
-// profdiff-differ assembled: the profile cache, the aggregator client, the diff
+// profdiff-differ assembled: the digest cache, the aggregator client, the diff
 // threads, and the Differ and forwarding RunStore services on one gRPC server.
 // The binary and the tests run this same object.
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
@@ -11,7 +11,7 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
-#include "differ/service/profile_cache.h"
+#include "differ/service/digest_cache.h"
 #include "rpc/credentials.h"
 
 namespace profdiff::differ {
@@ -23,7 +23,7 @@ struct DifferOptions {
   rpc::ChannelSecurity
       store_security;  // how this server reaches the aggregator
   int threads = 2;     // concurrent diffs (CPU-bound), >= 1
-  size_t cache_bytes = size_t{1} << 30;  // profiles of COMPLETE runs
+  size_t cache_bytes = size_t{1} << 30;  // digests of COMPLETE runs
   absl::Duration store_timeout =
       absl::Minutes(2);  // longest call to the aggregator
 };
@@ -38,7 +38,7 @@ class DifferServer {
   ~DifferServer();
 
   int port() const;
-  ProfileCacheStats cache_stats() const;
+  DigestCacheStats cache_stats() const;
   void Shutdown();
 
  private:

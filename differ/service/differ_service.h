@@ -7,7 +7,7 @@
 #include <absl/time/time.h>
 
 #include "base/thread_pool.h"
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "profdiff/v1/differ.grpc.pb.h"
 
 namespace profdiff::differ {
@@ -15,7 +15,7 @@ namespace profdiff::differ {
 // `store` and `pool` must outlive the service.
 class DifferService final : public v1::Differ::CallbackService {
  public:
-  DifferService(const StoredProfiles* store, base::ThreadPool* pool,
+  DifferService(const StoredRuns* store, base::ThreadPool* pool,
                 absl::Duration store_timeout)
       : store_(store), pool_(pool), store_timeout_(store_timeout) {}
 
@@ -24,7 +24,7 @@ class DifferService final : public v1::Differ::CallbackService {
                                  v1::DiffReport* response) override;
 
  private:
-  const StoredProfiles* store_;
+  const StoredRuns* store_;
   base::ThreadPool* pool_;
   absl::Duration store_timeout_;
 };

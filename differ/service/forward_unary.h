@@ -13,7 +13,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "differ/service/store_call_deadline.h"
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "rpc/status_conversion.h"
 
 namespace profdiff::differ {
@@ -30,7 +30,7 @@ inline std::unique_ptr<grpc::ClientContext> ForwardedContext(
   return context;
 }
 
-inline grpc::Status FromAggregator(const StoredProfiles& store,
+inline grpc::Status FromAggregator(const StoredRuns& store,
                                    const grpc::Status& status) {
   if (status.ok()) return status;
   return rpc::ToGrpcStatus(store.Annotate(rpc::FromGrpcStatus(status)));
@@ -39,7 +39,7 @@ inline grpc::Status FromAggregator(const StoredProfiles& store,
 // Forwards one unary call; `call` starts it on the stub's callback API.
 template <typename Stub, typename Request, typename Response, typename Call>
 grpc::ServerUnaryReactor* ForwardUnary(
-    grpc::CallbackServerContext* server_context, const StoredProfiles* store,
+    grpc::CallbackServerContext* server_context, const StoredRuns* store,
     Stub& stub, absl::Duration store_timeout, const Request* request,
     Response* response, Call call) {
   grpc::ServerUnaryReactor* reactor = server_context->DefaultReactor();

@@ -19,7 +19,7 @@ namespace {
 class ExportForwarder final
     : public grpc::ServerWriteReactor<v1::ExportTraceChunk> {
  public:
-  ExportForwarder(const StoredProfiles* store,
+  ExportForwarder(const StoredRuns* store,
                   const grpc::CallbackServerContext& server_context,
                   absl::Duration store_timeout,
                   const v1::ExportTraceRequest& request)
@@ -69,7 +69,7 @@ class ExportForwarder final
     if (sides_left_.fetch_sub(1) == 1) delete this;
   }
 
-  const StoredProfiles* store_;
+  const StoredRuns* store_;
   const v1::ExportTraceRequest request_;
   std::unique_ptr<grpc::ClientContext> context_;
   Upstream upstream_;
@@ -103,12 +103,12 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetProfile(
       [](auto* async, auto... args) { async->GetProfile(args...); });
 }
 
-grpc::ServerUnaryReactor* RunStoreForwarder::GetRunTables(
+grpc::ServerUnaryReactor* RunStoreForwarder::GetRunDigest(
     grpc::CallbackServerContext* context,
-    const v1::GetRunTablesRequest* request, v1::RunTables* response) {
+    const v1::GetRunDigestRequest* request, v1::RunDigest* response) {
   return ForwardUnary(
       context, store_, store_->stub(), store_timeout_, request, response,
-      [](auto* async, auto... args) { async->GetRunTables(args...); });
+      [](auto* async, auto... args) { async->GetRunDigest(args...); });
 }
 
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreForwarder::ExportTrace(

@@ -7,7 +7,7 @@
 
 #include <absl/time/time.h>
 
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
 
 namespace profdiff::differ {
@@ -17,7 +17,7 @@ namespace profdiff::differ {
 // `store_timeout`. `store` must outlive the service.
 class RunStoreForwarder final : public v1::RunStore::CallbackService {
  public:
-  RunStoreForwarder(const StoredProfiles* store, absl::Duration store_timeout)
+  RunStoreForwarder(const StoredRuns* store, absl::Duration store_timeout)
       : store_(store), store_timeout_(store_timeout) {}
 
   grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
@@ -29,15 +29,15 @@ class RunStoreForwarder final : public v1::RunStore::CallbackService {
   grpc::ServerUnaryReactor* GetProfile(grpc::CallbackServerContext* context,
                                        const v1::GetProfileRequest* request,
                                        v1::RunProfile* response) override;
-  grpc::ServerUnaryReactor* GetRunTables(grpc::CallbackServerContext* context,
-                                         const v1::GetRunTablesRequest* request,
-                                         v1::RunTables* response) override;
+  grpc::ServerUnaryReactor* GetRunDigest(grpc::CallbackServerContext* context,
+                                         const v1::GetRunDigestRequest* request,
+                                         v1::RunDigest* response) override;
   grpc::ServerWriteReactor<v1::ExportTraceChunk>* ExportTrace(
       grpc::CallbackServerContext* context,
       const v1::ExportTraceRequest* request) override;
 
  private:
-  const StoredProfiles* store_;
+  const StoredRuns* store_;
   absl::Duration store_timeout_;
 };
 

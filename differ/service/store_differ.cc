@@ -1,12 +1,12 @@
 #include "differ/service/store_differ.h"
 
 #include <thread>
+#include <utility>
 
 #include "base/id_rules.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/differ.h"
-#include "differ/run_tables_diff.h"
 
 namespace profdiff::differ {
 namespace {
@@ -25,42 +25,54 @@ absl::StatusOr<v1::Grouping> CheckedGrouping(std::string_view field,
       static_cast<int>(grouping)));
 }
 
+// Both sides fetched at once: two fetches wait on the network (and a cold
+// reduction on the aggregator). A side's InvalidArgument (none of the ranks
+// asked for) names the side.
+template <typename Fetched, typename Fetch>
+absl::Status FetchBoth(const RunKey& baseline_key,
+                       const RunKey& experimental_key, const Fetch& fetch,
+                       absl::StatusOr<Fetched>& baseline,
+                       absl::StatusOr<Fetched>& experimental) {
+  std::jthread fetch_baseline([&] { baseline = fetch(baseline_key); });
+  experimental = fetch(experimental_key);
+  fetch_baseline.join();
+  for (auto [side, fetched] : {std::pair{"baseline", &baseline},
+                               std::pair{"experimental", &experimental}}) {
+    const absl::Status& status = fetched->status();
+    if (status.code() == absl::StatusCode::kInvalidArgument) {
+      return absl::InvalidArgumentError(
+          base::StrCat(side, " ", status.message()));
+    }
+    PD_RETURN_IF_ERROR(status);
+  }
+  return absl::OkStatus();
+}
+
+void AddFetchWarnings(std::vector<std::string>& baseline,
+                      std::vector<std::string>& experimental,
+                      v1::DiffReport& report) {
+  for (std::string& warning : baseline) report.add_warnings(std::move(warning));
+  for (std::string& warning : experimental)
+    report.add_warnings(std::move(warning));
+}
+
 }  // namespace
 
-absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
+absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredRuns& store,
                                               const v1::DiffRequest& request,
                                               absl::Time deadline) {
-  if (!request.options().tables_from_store()) {
-    return DiffFetchedRuns(request, [&](const ProfileKey& key) {
-      return store.Fetch(key, deadline);
-    });
-  }
-  PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
-  PD_RETURN_IF_ERROR(
-      base::ValidateId("experimental_run", request.experimental_run()));
-  PD_RETURN_IF_ERROR(CheckTablesFromStoreOptions(request.options()));
-  for (const v1::Grouping grouping :
-       {request.operator_grouping(), request.kernel_grouping()}) {
-    if (grouping != v1::GROUPING_UNSPECIFIED && grouping != v1::GROUPING_NAME) {
-      return absl::InvalidArgumentError(
-          "--tables-from-store: the stored tables group by name");
-    }
-  }
-  absl::StatusOr<v1::RunTables> baseline = absl::UnknownError("not fetched");
-  std::jthread fetch_baseline([&] {
-    baseline =
-        store.FetchTables(request.baseline_run(), request.options(), deadline);
-  });
-  absl::StatusOr<v1::RunTables> experimental = store.FetchTables(
-      request.experimental_run(), request.options(), deadline);
-  fetch_baseline.join();
-  PD_RETURN_IF_ERROR(baseline.status());
-  PD_RETURN_IF_ERROR(experimental.status());
-  return DiffRunTables(*baseline, *experimental, request.options());
+  return DiffFetchedRuns(
+      request,
+      {.digest =
+           [&](const RunKey& key) { return store.FetchDigest(key, deadline); },
+       .profile =
+           [&](const RunKey& key) {
+             return store.FetchProfile(key, deadline);
+           }});
 }
 
 absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
-                                               const ProfileFetcher& fetch) {
+                                               const RunFetcher& fetch) {
   PD_RETURN_IF_ERROR(base::ValidateId("baseline_run", request.baseline_run()));
   PD_RETURN_IF_ERROR(
       base::ValidateId("experimental_run", request.experimental_run()));
@@ -72,28 +84,38 @@ absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
       const v1::Grouping kernel_grouping,
       CheckedGrouping("kernel_grouping", request.kernel_grouping(),
                       v1::GROUPING_NAME_AND_OP));
+  const v1::DiffOptions& options = request.options();
+  const bool hta = options.compare() == v1::COMPARE_MODE_HTA;
   const auto key = [&](const std::string& run) {
-    return ProfileKey{.run = run,
-                      .operator_grouping = operator_grouping,
-                      .kernel_grouping = kernel_grouping};
+    RunKey out{.run = run,
+               .operator_grouping = operator_grouping,
+               .kernel_grouping = kernel_grouping};
+    // HTA reads every rank's steps only with --ranks all; by default the
+    // lowest rank's, which it selects itself.
+    if (!hta) out.ranks.assign(options.ranks().begin(), options.ranks().end());
+    return out;
   };
-  // Two fetches wait on the network (and a cold profile build on the
-  // aggregator): overlap them.
-  absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");
-  std::jthread fetch_baseline(
-      [&] { baseline = fetch(key(request.baseline_run())); });
-  absl::StatusOr<StoredProfile> experimental =
-      fetch(key(request.experimental_run()));
-  fetch_baseline.join();
-  PD_RETURN_IF_ERROR(baseline.status());
-  PD_RETURN_IF_ERROR(experimental.status());
+  const RunKey baseline_key = key(request.baseline_run());
+  const RunKey experimental_key = key(request.experimental_run());
+  if (hta) {
+    absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");
+    absl::StatusOr<StoredProfile> experimental = baseline;
+    PD_RETURN_IF_ERROR(FetchBoth(baseline_key, experimental_key, fetch.profile,
+                                 baseline, experimental));
+    PD_ASSIGN_OR_RETURN(
+        v1::DiffReport report,
+        DiffRuns(*baseline->profile, *experimental->profile, options));
+    AddFetchWarnings(baseline->warnings, experimental->warnings, report);
+    return report;
+  }
+  absl::StatusOr<StoredDigest> baseline = absl::UnknownError("not fetched");
+  absl::StatusOr<StoredDigest> experimental = baseline;
+  PD_RETURN_IF_ERROR(FetchBoth(baseline_key, experimental_key, fetch.digest,
+                               baseline, experimental));
   PD_ASSIGN_OR_RETURN(
       v1::DiffReport report,
-      DiffRuns(*baseline->profile, *experimental->profile, request.options()));
-  for (std::string& warning : baseline->warnings)
-    report.add_warnings(std::move(warning));
-  for (std::string& warning : experimental->warnings)
-    report.add_warnings(std::move(warning));
+      DiffDigests(*baseline->digest, *experimental->digest, options));
+  AddFetchWarnings(baseline->warnings, experimental->warnings, report);
   return report;
 }
 

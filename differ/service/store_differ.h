@@ -1,6 +1,7 @@
-// Differ.Diff's work: both runs' profiles from the aggregator (in parallel,
-// cached when COMPLETE), then the differ library, with a warning for each run
-// that is not COMPLETE.
+// Differ.Diff's work: both runs reduced over their workers, from the
+// aggregator (in parallel, cached when COMPLETE), then the differ library, with
+// a warning for each run that is not COMPLETE. HTA mode reads the profiles of
+// the ranks it compares instead.
 #ifndef PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 #define PROFDIFF_DIFFER_SERVICE_STORE_DIFFER_H_
 
@@ -9,7 +10,7 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 #include "profdiff/v1/diff.pb.h"
 #include "profdiff/v1/differ.pb.h"
 
@@ -18,17 +19,19 @@ namespace profdiff::differ {
 // InvalidArgument for a run id that breaks base/id_rules.h (naming the field)
 // or options the differ refuses; the store's errors otherwise (NotFound naming
 // the run).
-absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredProfiles& store,
+absl::StatusOr<v1::DiffReport> DiffStoredRuns(const StoredRuns& store,
                                               const v1::DiffRequest& request,
                                               absl::Time deadline);
 
-// DiffStoredRuns with the profiles from `fetch` (called from two threads at
+// DiffStoredRuns with the runs from `fetch` (each called from two threads at
 // once), so that the request handling runs without an aggregator
 // (tests/fuzz/diff_request_fuzzer.cc).
-using ProfileFetcher =
-    std::function<absl::StatusOr<StoredProfile>(const ProfileKey& key)>;
+struct RunFetcher {
+  std::function<absl::StatusOr<StoredDigest>(const RunKey& key)> digest;
+  std::function<absl::StatusOr<StoredProfile>(const RunKey& key)> profile;
+};
 absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
-                                               const ProfileFetcher& fetch);
+                                               const RunFetcher& fetch);
 
 }  // namespace profdiff::differ
 

@@ -60,9 +60,9 @@ class HeldStore final : public Store {
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override {
     return inner_->GetRun(run);
   }
-  absl::StatusOr<v1::RunProfile> GetProfile(
-      const v1::GetProfileRequest& request) const override {
-    return inner_->GetProfile(request);
+  absl::Status VisitProfiles(const v1::GetProfileRequest& request,
+                             ProfileVisitor visit) const override {
+    return inner_->VisitProfiles(request, visit);
   }
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override {

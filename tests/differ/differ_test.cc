@@ -19,7 +19,6 @@
 
 #include "analysis/run_loader.h"
 #include "differ/row_order.h"
-#include "differ/run_tables_diff.h"
 #include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
 
@@ -512,39 +511,6 @@ TEST(OrderRowsTest, AColumnOfOneDiffTableLeavesTheOtherInItsOrder) {
     EXPECT_EQ(OperatorDiffControls(options).sort, both);
     EXPECT_EQ(KernelDiffControls(options).sort, both);
   }
-}
-
-// Regression for issue 31: --tables-from-store refused a column of the kernel
-// diff alone at the operator table; it splits --sort as DiffRuns does.
-TEST(OrderRowsTest, TablesFromStoreSortOnlyTheTableTheColumnNames) {
-  v1::RunTables a, b;
-  for (const auto& [name, before, after] :
-       {std::tuple("k_small", 10.0, 11.0), std::tuple("k_big", 10.0, 30.0)}) {
-    v1::KernelRunRow* ra = a.add_kernels();
-    ra->set_name(name);
-    ra->mutable_values()->set_calls(1);
-    ra->mutable_values()->set_total_us(before);
-    v1::KernelRunRow* rb = b.add_kernels();
-    *rb = *ra;
-    rb->mutable_values()->set_total_us(after);
-  }
-  for (const char* name : {"aten::x", "aten::y"}) {
-    for (v1::RunTables* tables : {&a, &b}) {
-      v1::OperatorRunRow* row = tables->add_operators();
-      row->set_name(name);
-      row->mutable_values()->set_calls(1);
-      row->mutable_values()->set_host_total_us(5);
-    }
-  }
-  v1::DiffOptions options;
-  options.set_tables_from_store(true);
-  options.set_sort("total");
-  auto report = DiffRunTables(a, b, options);
-  ASSERT_TRUE(report.ok()) << report.status();
-  // |delta total|: k_big 20, k_small 1.
-  EXPECT_EQ(Names(report->kernels()),
-            (std::vector<std::string>{"k_big", "k_small"}));
-  EXPECT_EQ(report->operators_size(), 2);
 }
 
 TEST(OrderRowsTest, HtaRowsSortByTheirOwnColumns) {

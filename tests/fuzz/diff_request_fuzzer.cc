@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run_digest.h"
 #include "analysis/run_loader.h"
 #include "differ/service/store_differ.h"
 #include "profdiff/v1/differ.pb.h"
@@ -22,7 +23,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using profdiff::differ::ProfileKey;
+using profdiff::differ::RunKey;
+using profdiff::differ::StoredDigest;
 using profdiff::differ::StoredProfile;
 
 // Run id -> trace files, relative to the traces folder.
@@ -85,15 +87,28 @@ class Profiles {
     }
   }
 
-  // What StoredProfiles::Fetch answers for a key (the service has checked the
-  // groupings).
-  absl::StatusOr<StoredProfile> Fetch(const ProfileKey& key) const {
+  // What StoredRuns::FetchProfile answers for a key (the service has checked
+  // the groupings).
+  absl::StatusOr<StoredProfile> Fetch(const RunKey& key) const {
     const auto found = profiles_.find(Key(
         key.run, key.operator_grouping == profdiff::v1::GROUPING_NAME_AND_SHAPE,
         key.kernel_grouping == profdiff::v1::GROUPING_NAME_AND_OP));
     if (found == profiles_.end())
       return absl::NotFoundError("run " + key.run + ": not stored");
     return StoredProfile{.profile = found->second, .warnings = {}};
+  }
+
+  // What StoredRuns::FetchDigest answers: the store reduces the profile.
+  absl::StatusOr<StoredDigest> FetchDigest(const RunKey& key) const {
+    absl::StatusOr<StoredProfile> profile = Fetch(key);
+    if (!profile.ok()) return profile.status();
+    absl::StatusOr<profdiff::v1::RunDigest> digest =
+        profdiff::analysis::DigestOfRun(*profile->profile, key.ranks);
+    if (!digest.ok()) return digest.status();
+    return StoredDigest{
+        .digest =
+            std::make_shared<const profdiff::v1::RunDigest>(*std::move(digest)),
+        .warnings = {}};
   }
 
  private:
@@ -112,7 +127,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
   const absl::StatusOr<profdiff::v1::DiffReport> report =
       profdiff::differ::DiffFetchedRuns(
-          request, [](const ProfileKey& key) { return profiles.Fetch(key); });
+          request,
+          {.digest =
+               [](const RunKey& key) { return profiles.FetchDigest(key); },
+           .profile = [](const RunKey& key) { return profiles.Fetch(key); }});
   static const bool verbose = std::getenv("PROFDIFF_FUZZ_VERBOSE") != nullptr;
   if (verbose)
     std::fprintf(stderr, "%s\n",

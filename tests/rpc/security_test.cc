@@ -97,11 +97,11 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(
     statuses.push_back(store->GetProfile(context().get(), request, &response));
   }
   {
-    v1::GetRunTablesRequest request;
+    v1::GetRunDigestRequest request;
     request.set_run("r");
-    v1::RunTables response;
+    v1::RunDigest response;
     statuses.push_back(
-        store->GetRunTables(context().get(), request, &response));
+        store->GetRunDigest(context().get(), request, &response));
   }
   {
     v1::ExportTraceRequest request;

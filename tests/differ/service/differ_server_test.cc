@@ -20,6 +20,7 @@
 #include "client/show_command.h"
 #include "client/store_commands.h"
 #include "profdiff/v1/differ.grpc.pb.h"
+#include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/sums_agree.h"
@@ -223,126 +224,44 @@ TEST_F(DifferServerTest, DiffOfStoredMultiRankRunsEqualsDiffOfTheirFolders) {
   }
 }
 
-// --tables-from-store: the store reduces each run's tables; the rows and their
-// values are those of the diff made from the full profiles, with no profile
-// shipped to the differ.
-TEST_F(DifferServerTest,
-       TablesFromStoreGiveTheFullDiffsOperatorAndKernelValues) {
-  const std::string a_dir = RunFolder("a_dir", kResNetNw0);
-  const std::string b_dir = RunFolder("b_dir", kResNetNw4);
-  Upload("A", FilesIn(a_dir));
-  Upload("B", FilesIn(b_dir));
-  constexpr auto near = test_support::SumsAgree;
-  for (const v1::Normalization normalize :
-       {v1::NORMALIZATION_PER_STEP, v1::NORMALIZATION_TOTAL}) {
-    v1::DiffRequest request;
-    request.set_baseline_run("A");
-    request.set_experimental_run("B");
-    request.mutable_options()->set_normalize(normalize);
-    v1::DiffReport full;
-    grpc::Status status = Diff(request, full);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    request.mutable_options()->set_tables_from_store(true);
-    v1::DiffReport reduced;
-    status = Diff(request, reduced);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    EXPECT_FALSE(reduced.has_overview());
-    EXPECT_FALSE(reduced.has_modules());
-    ASSERT_THAT(
-        reduced.warnings(),
-        ::testing::Contains(HasSubstr("reduced by the store over 1 baseline")));
-    ASSERT_EQ(reduced.operators_size(), full.operators_size());
-    ASSERT_EQ(reduced.kernels_size(), full.kernels_size());
-    ASSERT_GT(full.operators_size(), 20);
-    std::map<std::string, const v1::OperatorDiff*> full_ops;
-    for (const v1::OperatorDiff& row : full.operators())
-      full_ops[row.name()] = &row;
-    for (const v1::OperatorDiff& row : reduced.operators()) {
-      ASSERT_TRUE(full_ops.count(row.name())) << row.name();
-      const v1::OperatorDiff& expected = *full_ops[row.name()];
-      EXPECT_TRUE(near(expected.baseline().host_self_us(),
-                       row.baseline().host_self_us()))
-          << row.name();
-      EXPECT_TRUE(near(expected.experimental().device_total_us(),
-                       row.experimental().device_total_us()))
-          << row.name();
-      EXPECT_TRUE(
-          near(expected.experimental().calls(), row.experimental().calls()))
-          << row.name();
-      EXPECT_TRUE(near(expected.delta_pct().host_total_us(),
-                       row.delta_pct().host_total_us()))
-          << row.name();
-      EXPECT_EQ(expected.compared(), row.compared());
-      if (expected.change() == v1::CHANGE_ADDED ||
-          expected.change() == v1::CHANGE_DELETED) {
-        EXPECT_EQ(expected.change(), row.change());
-      }
-    }
-    std::map<std::string, const v1::KernelDiff*> full_kernels;
-    for (const v1::KernelDiff& row : full.kernels())
-      full_kernels[row.name()] = &row;
-    for (const v1::KernelDiff& row : reduced.kernels()) {
-      ASSERT_TRUE(full_kernels.count(row.name())) << row.name();
-      const v1::KernelDiff& expected = *full_kernels[row.name()];
-      EXPECT_TRUE(
-          near(expected.baseline().total_us(), row.baseline().total_us()))
-          << row.name();
-      EXPECT_TRUE(
-          near(expected.experimental().mean_us(), row.experimental().mean_us()))
-          << row.name();
-      EXPECT_TRUE(near(expected.delta().calls(), row.delta().calls()))
-          << row.name();
-      EXPECT_TRUE(near(expected.baseline().max_us(), row.baseline().max_us()))
-          << row.name();
-    }
-  }
-  // The CLI prints it, and refuses what needs profiles or is not on a server.
-  absl::StatusOr<std::string> table = client::RunDiffCommand(
-      {"A", "B", "--server", differ_address_, "--tables-from-store"});
-  ASSERT_TRUE(table.ok()) << table.status();
-  EXPECT_THAT(*table, HasSubstr("reduced by the store"));
-  EXPECT_THAT(*table, HasSubstr("aten::"));
-  absl::StatusOr<std::string> modules =
-      client::RunDiffCommand({"A", "B", "--server", differ_address_,
-                              "--tables-from-store", "--view", "modules"});
-  EXPECT_EQ(modules.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(modules.status().message()),
-              HasSubstr("operators, kernels and communication only"));
-  absl::StatusOr<std::string> offline =
-      client::RunDiffCommand({a_dir, b_dir, "--tables-from-store"});
-  EXPECT_EQ(offline.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(offline.status().message()),
-              HasSubstr("run ids on a server"));
-}
-
-// The store matches each run's collectives over all its ranks and ships the
-// per-rank rows: the communication diff is the one made from the profiles.
-TEST_F(DifferServerTest, TablesFromStoreGiveTheFullDiffsCommunication) {
+// The differ reads each stored run reduced by the store
+// (RunStore.GetRunDigest), not its profiles: the 8-rank DLRM run's digest is a
+// fraction of its profiles' bytes, and the digests are what the differ caches.
+TEST_F(DifferServerTest, StoredRunsAreDiffedFromTheDigestsTheStoreReduces) {
   const std::string dlrm = (test_support::TracesDir() / kDlrm).string();
   Upload("dlrm_a", FilesIn(dlrm));
   Upload("dlrm_b", FilesIn(dlrm));
-  for (const int32_t rank : {-1, 3}) {
-    v1::DiffRequest request;
-    request.set_baseline_run("dlrm_a");
-    request.set_experimental_run("dlrm_b");
-    request.mutable_options()->add_views(v1::DIFF_VIEW_COMMUNICATION);
-    if (rank >= 0) request.mutable_options()->add_ranks(rank);
-    // The store path has no step times to scale --min-change-us by: both
-    // diffs get the same threshold.
-    request.mutable_options()->set_min_change_us(0);
-    v1::DiffReport full;
-    grpc::Status status = Diff(request, full);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    request.mutable_options()->set_tables_from_store(true);
-    v1::DiffReport reduced;
-    status = Diff(request, reduced);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    ASSERT_EQ(full.communication().by_collective_size(), 2);
-    EXPECT_EQ(full.communication().ranks_size(), rank >= 0 ? 1 : 8);
-    EXPECT_EQ(full.communication().SerializeAsString(),
-              reduced.communication().SerializeAsString())
-        << "rank " << rank;
+  std::unique_ptr<v1::RunStore::Stub> store = v1::RunStore::NewStub(
+      rpc::MakeChannel(differ_address_, rpc::ChannelSecurity()));
+  size_t digest_bytes = 0;
+  for (const char* run : {"dlrm_a", "dlrm_b"}) {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    v1::GetRunDigestRequest request;
+    request.set_run(run);
+    v1::RunDigest digest;
+    ASSERT_TRUE(store->GetRunDigest(&context, request, &digest).ok());
+    EXPECT_EQ(digest.ranks_size(), 8);
+    digest_bytes += digest.ByteSizeLong();
   }
+  grpc::ClientContext context;
+  rpc::SetTimeout(context, absl::Seconds(60));
+  v1::GetProfileRequest request;
+  request.set_run("dlrm_a");
+  v1::RunProfile profile;
+  ASSERT_TRUE(store->GetProfile(&context, request, &profile).ok());
+  ASSERT_EQ(profile.workers_size(), 8);
+  std::printf("digest %zu bytes, profiles %zu bytes\n", digest_bytes / 2,
+              profile.ByteSizeLong());
+  EXPECT_LT(digest_bytes / 2 * 3, profile.ByteSizeLong());
+
+  v1::DiffRequest diff;
+  diff.set_baseline_run("dlrm_a");
+  diff.set_experimental_run("dlrm_b");
+  v1::DiffReport report;
+  ASSERT_TRUE(Diff(diff, report).ok());
+  EXPECT_EQ(differ_->cache_stats().entries, 2);
+  EXPECT_EQ(static_cast<size_t>(differ_->cache_stats().bytes), digest_bytes);
 }
 
 TEST_F(DifferServerTest,

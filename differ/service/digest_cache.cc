@@ -1,4 +1,4 @@
-#include "differ/service/profile_cache.h"
+#include "differ/service/digest_cache.h"
 
 namespace profdiff::differ {
 
@@ -8,8 +8,8 @@ RunVersion RunVersion::Of(const v1::StoredRun& run) {
                     .closed_worker_count = run.closed_worker_count()};
 }
 
-std::shared_ptr<const v1::RunProfile> ProfileCache::Find(
-    const ProfileKey& key, const RunVersion& version) {
+std::shared_ptr<const v1::RunDigest> DigestCache::Find(
+    const RunKey& key, const RunVersion& version) {
   absl::MutexLock lock(&mu_);
   auto it = index_.find(key);
   if (it == index_.end() || !(it->second->version == version)) {
@@ -18,19 +18,19 @@ std::shared_ptr<const v1::RunProfile> ProfileCache::Find(
   }
   ++hits_;
   lru_.splice(lru_.begin(), lru_, it->second);
-  return it->second->profile;
+  return it->second->digest;
 }
 
-std::shared_ptr<const v1::RunProfile> ProfileCache::FindAnyVersion(
-    const ProfileKey& key) {
+std::shared_ptr<const v1::RunDigest> DigestCache::FindAnyVersion(
+    const RunKey& key) {
   absl::MutexLock lock(&mu_);
   auto it = index_.find(key);
-  return it == index_.end() ? nullptr : it->second->profile;
+  return it == index_.end() ? nullptr : it->second->digest;
 }
 
-void ProfileCache::Insert(const ProfileKey& key, const RunVersion& version,
-                          std::shared_ptr<const v1::RunProfile> profile) {
-  const size_t bytes = profile->ByteSizeLong();
+void DigestCache::Insert(const RunKey& key, const RunVersion& version,
+                         std::shared_ptr<const v1::RunDigest> digest) {
+  const size_t bytes = digest->ByteSizeLong();
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
   if (bytes > max_bytes_) return;
@@ -38,24 +38,24 @@ void ProfileCache::Insert(const ProfileKey& key, const RunVersion& version,
     EraseLocked(std::prev(lru_.end()));
   lru_.push_front(Entry{.key = key,
                         .version = version,
-                        .profile = std::move(profile),
+                        .digest = std::move(digest),
                         .bytes = bytes});
   index_[key] = lru_.begin();
   bytes_ += bytes;
 }
 
-void ProfileCache::EraseLocked(Lru::iterator it) {
+void DigestCache::EraseLocked(Lru::iterator it) {
   bytes_ -= it->bytes;
   index_.erase(it->key);
   lru_.erase(it);
 }
 
-ProfileCacheStats ProfileCache::stats() const {
+DigestCacheStats DigestCache::stats() const {
   absl::MutexLock lock(&mu_);
-  return ProfileCacheStats{.hits = hits_,
-                           .misses = misses_,
-                           .entries = static_cast<int64_t>(lru_.size()),
-                           .bytes = static_cast<int64_t>(bytes_)};
+  return DigestCacheStats{.hits = hits_,
+                          .misses = misses_,
+                          .entries = static_cast<int64_t>(lru_.size()),
+                          .bytes = static_cast<int64_t>(bytes_)};
 }
 
 }  // namespace profdiff::differ

@@ -1,8 +1,9 @@
-#include "differ/service/stored_profiles.h"
+#include "differ/service/stored_runs.h"
 
 #include <grpcpp/client_context.h>
 
 #include "base/status_annotate.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/run_completeness.h"
 #include "rpc/channel.h"
@@ -18,22 +19,21 @@ bool StoreUnreachable(const absl::Status& status) {
 
 }  // namespace
 
-StoredProfiles::StoredProfiles(const std::string& store_address,
-                               const rpc::ChannelSecurity& security,
-                               ProfileCache* cache)
+StoredRuns::StoredRuns(const std::string& store_address,
+                       const rpc::ChannelSecurity& security, DigestCache* cache)
     : store_address_(store_address),
       stub_(v1::RunStore::NewStub(rpc::MakeChannel(store_address, security))),
       cache_(cache) {}
 
-absl::Status StoredProfiles::Annotate(const absl::Status& status) const {
+absl::Status StoredRuns::Annotate(const absl::Status& status) const {
   // The aggregator's NOT_FOUND already names the run; say which server
   // answered.
   return base::Annotate(status, base::StrCat("aggregator ", store_address_));
 }
 
-absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key,
-                                                    absl::Time deadline) const {
-  StoredProfile out;
+absl::StatusOr<StoredDigest> StoredRuns::FetchDigest(
+    const RunKey& key, absl::Time deadline) const {
+  StoredDigest out;
   v1::StoredRun run;
   {
     grpc::ClientContext context;
@@ -43,17 +43,17 @@ absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key,
     absl::Status status =
         rpc::FromGrpcStatus(stub_->GetRun(&context, request, &run));
     if (!status.ok()) {
-      // A COMPLETE run's profile does not change while nothing arrives, and
+      // A COMPLETE run's digest does not change while nothing arrives, and
       // nothing can arrive while the aggregator is away: the cached one is
-      // still the run's profile.
+      // still the run's.
       if (StoreUnreachable(status)) {
-        if (std::shared_ptr<const v1::RunProfile> cached =
+        if (std::shared_ptr<const v1::RunDigest> cached =
                 cache_->FindAnyVersion(key)) {
-          out.profile = std::move(cached);
+          out.digest = std::move(cached);
           out.warnings.push_back(
               base::StrCat("aggregator ", store_address_, " did not answer (",
                            status.message(), "); run ", key.run,
-                           " is the profile cached when it was COMPLETE"));
+                           " is the one cached when it was COMPLETE"));
           return out;
         }
       }
@@ -65,46 +65,58 @@ absl::StatusOr<StoredProfile> StoredProfiles::Fetch(const ProfileKey& key,
   for (std::string& warning : RunWarnings(run))
     out.warnings.push_back(std::move(warning));
   if (complete) {
-    if (std::shared_ptr<const v1::RunProfile> cached =
+    if (std::shared_ptr<const v1::RunDigest> cached =
             cache_->Find(key, version)) {
-      out.profile = std::move(cached);
+      out.digest = std::move(cached);
       return out;
     }
   }
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(deadline));
+  v1::GetRunDigestRequest request;
+  request.set_run(key.run);
+  request.set_operator_grouping(key.operator_grouping);
+  request.set_kernel_grouping(key.kernel_grouping);
+  for (const int32_t rank : key.ranks) request.add_ranks(rank);
+  auto digest = std::make_shared<v1::RunDigest>();
+  if (absl::Status status = rpc::FromGrpcStatus(
+          stub_->GetRunDigest(&context, request, digest.get()));
+      !status.ok()) {
+    return Annotate(status);
+  }
+  if (complete) cache_->Insert(key, version, digest);
+  out.digest = std::move(digest);
+  return out;
+}
+
+absl::StatusOr<StoredProfile> StoredRuns::FetchProfile(
+    const RunKey& key, absl::Time deadline) const {
+  StoredProfile out;
+  {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(deadline));
+    v1::GetRunRequest request;
+    request.set_run(key.run);
+    v1::StoredRun run;
+    PD_RETURN_IF_ERROR(
+        Annotate(rpc::FromGrpcStatus(stub_->GetRun(&context, request, &run))));
+    out.warnings = RunWarnings(run);
+  }
+  auto profile = std::make_shared<v1::RunProfile>();
+  profile->set_run(key.run);
+  // One rank asked for is one worker fetched; otherwise every worker, and the
+  // diff selects.
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));
   v1::GetProfileRequest request;
   request.set_run(key.run);
   request.set_operator_grouping(key.operator_grouping);
   request.set_kernel_grouping(key.kernel_grouping);
-  auto profile = std::make_shared<v1::RunProfile>();
-  if (absl::Status status = rpc::FromGrpcStatus(
-          stub_->GetProfile(&context, request, profile.get()));
-      !status.ok()) {
-    return Annotate(status);
-  }
-  if (complete) cache_->Insert(key, version, profile);
+  if (key.ranks.size() == 1) request.mutable_workers()->set_rank(key.ranks[0]);
+  PD_RETURN_IF_ERROR(Annotate(rpc::FromGrpcStatus(
+      stub_->GetProfile(&context, request, profile.get()))));
   out.profile = std::move(profile);
   return out;
-}
-
-absl::StatusOr<v1::RunTables> StoredProfiles::FetchTables(
-    const std::string& run, const v1::DiffOptions& options,
-    absl::Time deadline) const {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(deadline));
-  v1::GetRunTablesRequest request;
-  request.set_run(run);
-  request.set_normalize(options.normalize());
-  if (options.ranks_size() == 1)
-    request.mutable_workers()->set_rank(options.ranks(0));
-  v1::RunTables tables;
-  if (absl::Status status =
-          rpc::FromGrpcStatus(stub_->GetRunTables(&context, request, &tables));
-      !status.ok()) {
-    return Annotate(status);
-  }
-  return tables;
 }
 
 }  // namespace profdiff::differ

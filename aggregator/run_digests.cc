@@ -1,0 +1,143 @@
+#include "aggregator/run_digests.h"
+
+#include <utility>
+
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "base/str_cat.h"
+
+namespace profdiff::aggregator {
+
+RunDigests::RunDigests(const Store* store, size_t max_bytes)
+    : store_(store),
+      max_bytes_(max_bytes),
+      thread_([this](std::stop_token stop) { PrepareLoop(std::move(stop)); }) {}
+
+RunDigests::~RunDigests() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  thread_.request_stop();
+  thread_.join();
+}
+
+std::string RunDigests::KeyOf(const v1::GetRunDigestRequest& request) {
+  std::string key =
+      base::StrCat(request.run(), "|", request.operator_grouping(), "|",
+                   request.kernel_grouping(), "|");
+  for (const int32_t rank : request.ranks()) base::StrAppend(&key, rank, ",");
+  return key;
+}
+
+absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::Get(
+    const v1::GetRunDigestRequest& request) {
+  return GetOrBuild(request, /*prepared=*/false);
+}
+
+absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
+    const v1::GetRunDigestRequest& request, bool prepared) {
+  PD_ASSIGN_OR_RETURN(const v1::StoredRun run, store_->GetRun(request.run()));
+  const Version version{.updated_unix_ms = run.updated_unix_ms(),
+                        .event_count = run.event_count(),
+                        .closed_workers = run.closed_worker_count()};
+  const std::string key = KeyOf(request);
+  {
+    absl::MutexLock lock(&mu_);
+    const auto free = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !building_.contains(key);
+    };
+    mu_.Await(absl::Condition(&free));  // design note 2
+    if (auto it = index_.find(key);
+        it != index_.end() && it->second->version == version) {
+      lru_.splice(lru_.begin(), lru_, it->second);
+      ++stats_.hits;
+      return it->second->digest;
+    }
+    building_.insert(key);
+  }
+  absl::StatusOr<v1::RunDigest> built = store_->GetRunDigest(request);
+  absl::MutexLock lock(&mu_);
+  building_.erase(key);
+  if (!built.ok()) return built.status();
+  auto digest = std::make_shared<const v1::RunDigest>(*std::move(built));
+  ++stats_.builds;
+  if (prepared) ++stats_.prepared;
+  Insert(key, version, digest);
+  return digest;
+}
+
+void RunDigests::Insert(std::string key, const Version& version,
+                        std::shared_ptr<const v1::RunDigest> digest) {
+  if (auto it = index_.find(key); it != index_.end()) {
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  const size_t bytes = digest->ByteSizeLong();
+  if (bytes > max_bytes_) return;
+  lru_.push_front({key, version, std::move(digest), bytes});
+  index_[std::move(key)] = lru_.begin();
+  bytes_ += bytes;
+  while (bytes_ > max_bytes_) {
+    bytes_ -= lru_.back().bytes;
+    index_.erase(lru_.back().key);
+    lru_.pop_back();
+  }
+}
+
+void RunDigests::Prepare(const std::string& run) {
+  absl::MutexLock lock(&mu_);
+  queued_.insert(run);
+}
+
+void RunDigests::PrepareLoop(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    std::string run;
+    {
+      absl::MutexLock lock(&mu_);
+      const auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !queued_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      run = *queued_.begin();
+      queued_.erase(queued_.begin());
+      preparing_ = true;
+    }
+    absl::StatusOr<v1::StoredRun> stored = store_->GetRun(run);
+    if (stored.ok() && stored->state() == v1::RUN_STATE_COMPLETE) {
+      v1::GetRunDigestRequest request;
+      request.set_run(run);
+      absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest =
+          GetOrBuild(request, /*prepared=*/true);
+      if (digest.ok()) {
+        PD_LOG(INFO, "run digest ready run=%s ranks=%d bytes=%d", run,
+               (*digest)->ranks_size(), (*digest)->ByteSizeLong());
+      } else {
+        PD_LOG(WARNING, "run digest of %s not made now: %s", run,
+               digest.status().ToString());
+      }
+    }
+    absl::MutexLock lock(&mu_);
+    preparing_ = false;
+  }
+}
+
+bool RunDigests::AwaitPrepared(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  const auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return queued_.empty() && !preparing_;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
+}
+
+RunDigestsStats RunDigests::stats() const {
+  absl::MutexLock lock(&mu_);
+  RunDigestsStats out = stats_;
+  out.entries = static_cast<int64_t>(lru_.size());
+  out.bytes = static_cast<int64_t>(bytes_);
+  return out;
+}
+
+}  // namespace profdiff::aggregator

@@ -1,0 +1,107 @@
+// The run digests the RunStore serves (Store::GetRunDigest), kept while their
+// run does not change and made ahead once a run is COMPLETE, so the differ's
+// first diff of two thousand-rank runs does not wait for every profile to be
+// read.
+//
+// Design:
+// 1. An entry is keyed by the request (run, ranks, groupings) and holds for the
+//    run's version (its last update, events and closed workers, as GetRun
+//    says): a late span is another version. Least recently used out, bounded
+//    by the digests' serialized bytes.
+// 2. One build per key at a time: a request for a key being built waits for
+//    that build instead of reading every profile again.
+// 3. Prepare(run) queues a run (a span of it closed); one thread makes the
+//    digest of all its ranks once the run is COMPLETE. The queue holds a run
+//    once, however many of its spans close.
+#ifndef PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
+#define PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include <absl/base/thread_annotations.h>
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <absl/status/statusor.h>
+#include <absl/synchronization/mutex.h>
+
+#include "aggregator/store/store.h"
+#include "profdiff/v1/digest.pb.h"
+#include "profdiff/v1/run_store.pb.h"
+
+namespace profdiff::aggregator {
+
+struct RunDigestsStats {
+  int64_t hits = 0;
+  int64_t builds = 0;    // digests made (requests and Prepare)
+  int64_t prepared = 0;  // of which Prepare made
+  int64_t entries = 0;
+  int64_t bytes = 0;
+};
+
+class RunDigests {
+ public:
+  // `store` must outlive this.
+  RunDigests(const Store* store, size_t max_bytes);
+  ~RunDigests();
+  RunDigests(const RunDigests&) = delete;
+  RunDigests& operator=(const RunDigests&) = delete;
+
+  // The digest `request` asks for, cached or made (design notes 1, 2).
+  // Errors: Store::GetRun's and Store::GetRunDigest's.
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> Get(
+      const v1::GetRunDigestRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues `run` for a digest of all its ranks (design note 3).
+  void Prepare(const std::string& run) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until no run is queued or being prepared, up to `timeout`; false on
+  // timeout (tests and benchmarks).
+  bool AwaitPrepared(absl::Duration timeout) ABSL_LOCKS_EXCLUDED(mu_);
+  RunDigestsStats stats() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct Version {
+    int64_t updated_unix_ms = 0;
+    int64_t event_count = 0;
+    int32_t closed_workers = 0;
+    bool operator==(const Version&) const = default;
+  };
+  struct Entry {
+    std::string key;
+    Version version;
+    std::shared_ptr<const v1::RunDigest> digest;
+    size_t bytes = 0;
+  };
+  using Lru = std::list<Entry>;  // front: most recently used
+
+  static std::string KeyOf(const v1::GetRunDigestRequest& request);
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> GetOrBuild(
+      const v1::GetRunDigestRequest& request, bool prepared)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Insert(std::string key, const Version& version,
+              std::shared_ptr<const v1::RunDigest> digest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PrepareLoop(std::stop_token stop) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const Store* const store_;
+  const size_t max_bytes_;
+  mutable absl::Mutex mu_;
+  Lru lru_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Lru::iterator> index_ ABSL_GUARDED_BY(mu_);
+  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_set<std::string> building_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> queued_ ABSL_GUARDED_BY(mu_);
+  bool preparing_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  RunDigestsStats stats_ ABSL_GUARDED_BY(mu_);
+  std::jthread thread_;  // last: stopped and joined first
+};
+
+}  // namespace profdiff::aggregator
+
+#endif  // PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
