@@ -97,14 +97,8 @@ absl::Status CheckRequest(const v1::StartCaptureRequest& request,
 
 // The ranks of [0, world_size) without a closed span in `run`.
 std::vector<int32_t> MissingRanks(const v1::StoredRun& run) {
-  std::set<int32_t> closed;
-  for (const v1::WorkerSummary& worker : run.workers()) {
-    for (const v1::SpanSummary& span : worker.spans()) {
-      if (span.state() == v1::SPAN_STATE_CLOSED) {
-        closed.insert(worker.worker().rank());
-      }
-    }
-  }
+  const std::set<int32_t> closed(run.closed_ranks().begin(),
+                                 run.closed_ranks().end());
   std::vector<int32_t> missing;
   for (int32_t rank = 0; rank < run.world_size(); ++rank) {
     if (!closed.contains(rank)) missing.push_back(rank);
@@ -349,7 +343,7 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::StartCapture(
     return absl::AlreadyExistsError(base::StrCat(
         "run: a capture named ", run, " exists; pick another --run"));
   }
-  if (store_->GetRun(run).ok()) {
+  if (store_->GetRun(run, RunDetail::kSummary).ok()) {
     return absl::AlreadyExistsError(
         base::StrCat("run: ", run, " is already stored; pick another --run"));
   }
@@ -405,7 +399,8 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::Evaluate(v1::Capture capture) {
     *capture.add_answers() = std::move(answer);
   }
   capture.set_ranks_triggered(triggered);
-  absl::StatusOr<v1::StoredRun> run = store_->GetRun(capture.run());
+  absl::StatusOr<v1::StoredRun> run =
+      store_->GetRun(capture.run(), RunDetail::kSummary);
   if (!run.ok() && !absl::IsNotFound(run.status())) return run.status();
   if (run.ok()) {
     capture.set_traces_uploaded(run->closed_worker_count());

@@ -23,9 +23,13 @@ RunDigests::~RunDigests() {
 }
 
 std::string RunDigests::KeyOf(const v1::GetRunDigestRequest& request) {
+  // UNSPECIFIED is NAME (the stored profiles' grouping): one entry for both.
+  const auto grouping = [](v1::Grouping g) {
+    return g == v1::GROUPING_UNSPECIFIED ? v1::GROUPING_NAME : g;
+  };
   std::string key =
-      base::StrCat(request.run(), "|", request.operator_grouping(), "|",
-                   request.kernel_grouping(), "|");
+      base::StrCat(request.run(), "|", grouping(request.operator_grouping()),
+                   "|", grouping(request.kernel_grouping()), "|");
   for (const int32_t rank : request.ranks()) base::StrAppend(&key, rank, ",");
   return key;
 }
@@ -37,7 +41,8 @@ absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::Get(
 
 absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
     const v1::GetRunDigestRequest& request, bool prepared) {
-  PD_ASSIGN_OR_RETURN(const v1::StoredRun run, store_->GetRun(request.run()));
+  PD_ASSIGN_OR_RETURN(const v1::StoredRun run,
+                      store_->GetRun(request.run(), RunDetail::kSummary));
   const Version version{.updated_unix_ms = run.updated_unix_ms(),
                         .event_count = run.event_count(),
                         .closed_workers = run.closed_worker_count()};
@@ -105,7 +110,8 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
       queued_.erase(queued_.begin());
       preparing_ = true;
     }
-    absl::StatusOr<v1::StoredRun> stored = store_->GetRun(run);
+    absl::StatusOr<v1::StoredRun> stored =
+        store_->GetRun(run, RunDetail::kSummary);
     if (stored.ok() && stored->state() == v1::RUN_STATE_COMPLETE) {
       v1::GetRunDigestRequest request;
       request.set_run(run);

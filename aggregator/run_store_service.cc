@@ -86,7 +86,9 @@ grpc::ServerUnaryReactor* RunStoreService::GetRun(
     grpc::CallbackServerContext* context, const v1::GetRunRequest* request,
     v1::StoredRun* response) {
   return FinishOnPool(context, pool_, response, [this, request] {
-    return store_->GetRun(request->run());
+    return store_->GetRun(request->run(), request->summary()
+                                              ? RunDetail::kSummary
+                                              : RunDetail::kWorkers);
   });
 }
 

@@ -311,7 +311,69 @@ TextTable KernelsTable(const v1::DiffReport& report) {
   return table;
 }
 
-TextTable RanksTable(const v1::DiffReport& report) {
+// Per-rank rows in the table formats: all of them, or with more than `top`
+// (0: no limit) the `top` that matter most, in that order, and how many were
+// left out. CSV and JSON keep every rank.
+template <typename Row>
+struct ShownRanks {
+  std::vector<const Row*> rows;
+  size_t hidden = 0;
+};
+
+// Each side's ranks by compute (step time minus communication), the slowest
+// first: the straggler, if any, is first. With `top` rows in all, each side
+// gets its half.
+ShownRanks<v1::RankSteps> SelectRankSteps(
+    const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks, int top,
+    bool limit) {
+  ShownRanks<v1::RankSteps> out;
+  for (const v1::RankSteps& r : ranks) out.rows.push_back(&r);
+  if (!limit || top <= 0 || out.rows.size() <= static_cast<size_t>(top))
+    return out;
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [](const v1::RankSteps* x, const v1::RankSteps* y) {
+                     if (x->side() != y->side()) return x->side() == "baseline";
+                     return x->compute_us() > y->compute_us();
+                   });
+  const size_t per_side = std::max<size_t>(1, static_cast<size_t>(top) / 2);
+  std::vector<const v1::RankSteps*> kept;
+  std::map<std::string, size_t> taken;
+  for (const v1::RankSteps* r : out.rows) {
+    if (taken[r->side()]++ < per_side) kept.push_back(r);
+  }
+  out.hidden = out.rows.size() - kept.size();
+  out.rows = std::move(kept);
+  return out;
+}
+
+// The ranks that arrived last most often (on either side), then those whose
+// wait or exposed time changed most.
+ShownRanks<v1::RankCommunicationDiff> SelectRankCommunication(
+    const google::protobuf::RepeatedPtrField<v1::RankCommunicationDiff>& ranks,
+    int top, bool limit) {
+  ShownRanks<v1::RankCommunicationDiff> out;
+  for (const v1::RankCommunicationDiff& r : ranks) out.rows.push_back(&r);
+  if (!limit || top <= 0 || out.rows.size() <= static_cast<size_t>(top))
+    return out;
+  auto last = [](const v1::RankCommunicationDiff* r) {
+    return std::max(r->baseline().last_arrivals(),
+                    r->experimental().last_arrivals());
+  };
+  auto change = [](const v1::RankCommunicationDiff* r) {
+    return std::abs(r->delta().wait_us()) + std::abs(r->delta().exposed_us());
+  };
+  std::stable_sort(out.rows.begin(), out.rows.end(),
+                   [&](const v1::RankCommunicationDiff* x,
+                       const v1::RankCommunicationDiff* y) {
+                     if (last(x) != last(y)) return last(x) > last(y);
+                     return change(x) > change(y);
+                   });
+  out.hidden = out.rows.size() - static_cast<size_t>(top);
+  out.rows.resize(static_cast<size_t>(top));
+  return out;
+}
+
+TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
   TextTable table({{"side", Align::kLeft},
                    {"rank"},
                    {"worker", Align::kLeft},
@@ -327,7 +389,8 @@ TextTable RanksTable(const v1::DiffReport& report) {
                    {"cpu exec"},
                    {"other"},
                    {"straggler", Align::kLeft}});
-  for (const v1::RankSteps& r : report.ranks()) {
+  for (const v1::RankSteps* row : rows) {
+    const v1::RankSteps& r = *row;
     const v1::StepStats& s = r.average_step();
     table.AddRow({r.side(), base::StrCat(r.rank()), r.worker_name(),
                   base::StrCat(r.steps()), Micros(s.duration_us()),
@@ -406,7 +469,8 @@ TextTable CollectivesTable(
   return table;
 }
 
-TextTable RankCommunicationTable(const v1::CommunicationDiff& c) {
+TextTable RankCommunicationTable(
+    const std::vector<const v1::RankCommunicationDiff*>& rows) {
   TextTable table({{"rank"},
                    {"collective (us)"},
                    {"collective'"},
@@ -423,7 +487,8 @@ TextTable RankCommunicationTable(const v1::CommunicationDiff& c) {
   auto value = [](bool missing, const std::string& text) {
     return missing ? std::string("-") : text;
   };
-  for (const v1::RankCommunicationDiff& r : c.ranks()) {
+  for (const v1::RankCommunicationDiff* row : rows) {
+    const v1::RankCommunicationDiff& r = *row;
     const bool ma = r.baseline_missing(), mb = r.experimental_missing();
     const v1::RankCommunicationValues& a = r.baseline();
     const v1::RankCommunicationValues& b = r.experimental();
@@ -561,7 +626,15 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   const std::string unit = per_step ? "per step, mean over ranks"
                                     : "total over the window, mean over ranks";
   section("Overview (mean per step)", OverviewTable(report.overview()));
-  section("Per rank", RanksTable(report));
+  const ShownRanks<v1::RankSteps> rank_steps =
+      SelectRankSteps(report.ranks(), report.options().top(), !csv);
+  section("Per rank", RanksTable(rank_steps.rows));
+  if (rank_steps.hidden > 0) {
+    out += base::StrCat("(", rank_steps.hidden,
+                        " more ranks: the slowest of each side by compute are "
+                        "shown; --top 0 lists them all, --format csv or json "
+                        "has every rank)\n\n");
+  }
   if (report.has_modules()) {
     // --filter and --top pick the rows of the table formats (JSON keeps the
     // tree whole: the findings and the HTML page read all of it).
@@ -603,12 +676,22 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
             CollectivesTable(c.by_collective(), true));
     section(base::StrCat("Collectives by message size (", unit, ")"),
             CollectivesTable(c.collectives(), false));
-    if (c.by_collective_size() > 0)
+    if (c.by_collective_size() > 0) {
+      const ShownRanks<v1::RankCommunicationDiff> shown =
+          SelectRankCommunication(c.ranks(), report.options().top(), !csv);
       section(base::StrCat("Communication per rank (",
                            per_step ? "per step" : "total over the window",
                            "; last = instances it arrived last at / ran with "
                            "another rank)"),
-              RankCommunicationTable(c));
+              RankCommunicationTable(shown.rows));
+      if (shown.hidden > 0) {
+        out += base::StrCat(
+            "(", shown.hidden,
+            " more ranks: those that arrived last most often, then the "
+            "largest wait and exposed changes, are shown; --top 0 lists them "
+            "all, --format csv or json has every rank)\n\n");
+      }
+    }
   }
   if (report.memory().devices_size() + report.memory().operators_size() == 0) {
     none(v1::DIFF_VIEW_MEMORY,

@@ -24,10 +24,10 @@ const char* StateName(v1::RunState state) {
 
 std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
   if (run.state() == v1::RUN_STATE_COMPLETE) return std::nullopt;
-  std::set<int32_t> stored;  // ranks with a profile the diff can use
-  for (const v1::WorkerSummary& worker : run.workers()) {
-    if (worker.profile_ready()) stored.insert(worker.worker().rank());
-  }
+  // Ranks with a closed span: the store reduces them (building a profile not
+  // stored yet).
+  const std::set<int32_t> stored(run.closed_ranks().begin(),
+                                 run.closed_ranks().end());
   // Missing ranks as ranges; a huge world size costs one pass, never a huge
   // message.
   std::string missing;

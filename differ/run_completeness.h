@@ -16,7 +16,7 @@ namespace profdiff::differ {
 // stored, missing ranks 1, 3; the diff covers the stored ranks only". Missing
 // ranks are listed as ranges
 // ("0-99, 101"), at most kMaxMissingRankRanges of them, then "and N more
-// ranks". `run` must come from GetRun (with workers).
+// ranks". `run` must come from GetRun (its closed_ranks).
 std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run);
 
 inline constexpr int kMaxMissingRankRanges = 16;

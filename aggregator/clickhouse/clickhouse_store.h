@@ -83,7 +83,8 @@ class ClickHouseStore final : public Store {
                          const v1::SpanEnd& end) override;
   absl::StatusOr<v1::ListRunsResponse> ListRuns(
       const v1::ListRunsRequest& request) const override;
-  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override;
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
+                                       RunDetail detail) const override;
   // Stored profiles are read a few workers at a time; one not stored yet
   // (or another grouping) is built from the stored events.
   absl::Status VisitProfiles(const v1::GetProfileRequest& request,
@@ -151,8 +152,11 @@ class ClickHouseStore final : public Store {
                                    const std::string& worker = "") const;
   static std::vector<WorkerRows> WorkersOf(const RunRows& rows,
                                            const std::string& run);
+  // `detail`: GetRun's (closed ranks, and workers with kWorkers); nullopt for
+  // ListRuns (counts only).
   v1::StoredRun Summarize(const std::string& run, const RunRows& rows,
-                          bool with_workers, absl::Time now) const;
+                          std::optional<RunDetail> detail,
+                          absl::Time now) const;
   // Profiles' rows in RowBinary for the profiles table.
   struct ProfileRows {
     std::string profiles;

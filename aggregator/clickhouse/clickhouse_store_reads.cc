@@ -162,8 +162,10 @@ std::vector<ClickHouseStore::WorkerRows> ClickHouseStore::WorkersOf(
 }
 
 v1::StoredRun ClickHouseStore::Summarize(const std::string& run,
-                                         const RunRows& rows, bool with_workers,
+                                         const RunRows& rows,
+                                         std::optional<RunDetail> detail,
                                          absl::Time now) const {
+  const bool with_workers = detail == RunDetail::kWorkers;
   v1::StoredRun out;
   out.set_run(run);
   RunActivity activity;
@@ -214,6 +216,7 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run,
     }
   }
   closed_ranks.AddWarnings(out);
+  if (detail.has_value()) closed_ranks.AddRanks(out);
   activity.closed_ranks = closed_ranks.count();
   activity.last_activity = absl::FromUnixMillis(last_ms);
   out.set_created_unix_ms(created_ms);
@@ -246,17 +249,17 @@ absl::StatusOr<v1::ListRunsResponse> ClickHouseStore::ListRuns(
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns(runs));
   const absl::Time now = absl::Now();
   for (const std::string& run : runs)
-    *response.add_runs() = Summarize(run, rows, /*with_workers=*/false, now);
+    *response.add_runs() = Summarize(run, rows, std::nullopt, now);
   if (more) response.set_next_page_token(runs.back());
   return response;
 }
 
-absl::StatusOr<v1::StoredRun> ClickHouseStore::GetRun(
-    const std::string& run) const {
+absl::StatusOr<v1::StoredRun> ClickHouseStore::GetRun(const std::string& run,
+                                                      RunDetail detail) const {
   PD_ASSIGN_OR_RETURN(const RunRows rows, ReadRuns({run}));
   if (rows.spans.empty())
     return absl::NotFoundError(base::StrCat("run ", run, ": no such run"));
-  return Summarize(run, rows, /*with_workers=*/true, absl::Now());
+  return Summarize(run, rows, detail, absl::Now());
 }
 
 absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(

@@ -655,8 +655,10 @@ v1::SpanState SpanStateOf(const LocalStore::SpanEntry& span) {
 
 }  // namespace
 
-v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers,
+v1::StoredRun LocalStore::Summarize(const RunEntry& run,
+                                    std::optional<RunDetail> detail,
                                     absl::Time now) const {
+  const bool with_workers = detail == RunDetail::kWorkers;
   v1::StoredRun out;
   out.set_run(run.manifest.run());
   out.set_created_unix_ms(run.manifest.created_unix_ms());
@@ -706,6 +708,7 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run, bool with_workers,
     }
   }
   closed_ranks.AddWarnings(out);
+  if (detail.has_value()) closed_ranks.AddRanks(out);
   activity.closed_ranks = closed_ranks.count();
   out.set_world_size(activity.world_size);
   out.set_worker_count(static_cast<int32_t>(run.workers.size()));
@@ -731,16 +734,17 @@ absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(
       response.set_next_page_token(response.runs(page_size - 1).run());
       break;
     }
-    *response.add_runs() = Summarize(*it->second, /*with_workers=*/false, now);
+    *response.add_runs() = Summarize(*it->second, std::nullopt, now);
   }
   return response;
 }
 
-absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run) const {
+absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run,
+                                                 RunDetail detail) const {
   absl::MutexLock lock(&mu_);
   const RunEntry* entry = FindRun(run);
   if (entry == nullptr) return UnknownRun(run, runs_.size());
-  return Summarize(*entry, /*with_workers=*/true, absl::Now());
+  return Summarize(*entry, detail, absl::Now());
 }
 
 absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,

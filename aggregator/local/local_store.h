@@ -110,7 +110,8 @@ class LocalStore final : public Store {
   absl::StatusOr<v1::ListRunsResponse> ListRuns(
       const v1::ListRunsRequest& request) const override
       ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
+                                       RunDetail detail) const override
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status VisitProfiles(const v1::GetProfileRequest& request,
                              ProfileVisitor visit) const override
@@ -141,7 +142,9 @@ class LocalStore final : public Store {
       ABSL_LOCKS_EXCLUDED(mu_);
   const RunEntry* FindRun(const std::string& run) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  v1::StoredRun Summarize(const RunEntry& run, bool with_workers,
+  // `detail`: GetRun's (closed ranks, and workers with kWorkers); nullopt for
+  // ListRuns (counts only).
+  v1::StoredRun Summarize(const RunEntry& run, std::optional<RunDetail> detail,
                           absl::Time now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

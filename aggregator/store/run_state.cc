@@ -16,6 +16,11 @@ void ClosedRanks::AddWarnings(v1::StoredRun& run) const {
   }
 }
 
+void ClosedRanks::AddRanks(v1::StoredRun& run) const {
+  for (const auto& [rank, workers] : workers_of_rank_)
+    run.add_closed_ranks(rank);
+}
+
 v1::RunState RunStateOf(const RunActivity& activity, absl::Time now,
                         absl::Duration partial_after) {
   if (activity.open_spans == 0 &&

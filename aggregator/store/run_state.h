@@ -36,6 +36,8 @@ class ClosedRanks {
   }
   // One warning per rank held by more than one worker, naming them.
   void AddWarnings(v1::StoredRun& run) const;
+  // The ranks, ascending, as StoredRun.closed_ranks.
+  void AddRanks(v1::StoredRun& run) const;
 
  private:
   std::map<int32_t, std::vector<std::string>> workers_of_rank_;

@@ -77,6 +77,10 @@ struct StoreOptions {
   trace::EventBatchLimits batch_limits;
 };
 
+// How much GetRun says: the summary (state, counts, version, the ranks with a
+// closed span), or that and every worker with its spans.
+enum class RunDetail { kSummary, kWorkers };
+
 class Store {
  public:
   // The right to append to one span, held by one upload stream; released when
@@ -140,8 +144,8 @@ class Store {
   // bad requests.
   virtual absl::StatusOr<v1::ListRunsResponse> ListRuns(
       const v1::ListRunsRequest& request) const = 0;
-  virtual absl::StatusOr<v1::StoredRun> GetRun(
-      const std::string& run) const = 0;
+  virtual absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
+                                               RunDetail detail) const = 0;
   // Calls `visit` with the profile of each selected worker with a closed
   // span, by rank (then name), one at a time: a run of a thousand ranks is
   // never in memory at once. NotFound when no worker matches;

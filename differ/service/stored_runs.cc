@@ -40,6 +40,7 @@ absl::StatusOr<StoredDigest> StoredRuns::FetchDigest(
     context.set_deadline(absl::ToChronoTime(deadline));
     v1::GetRunRequest request;
     request.set_run(key.run);
+    request.set_summary(true);
     absl::Status status =
         rpc::FromGrpcStatus(stub_->GetRun(&context, request, &run));
     if (!status.ok()) {
@@ -97,6 +98,7 @@ absl::StatusOr<StoredProfile> StoredRuns::FetchProfile(
     context.set_deadline(absl::ToChronoTime(deadline));
     v1::GetRunRequest request;
     request.set_run(key.run);
+    request.set_summary(true);
     v1::StoredRun run;
     PD_RETURN_IF_ERROR(
         Annotate(rpc::FromGrpcStatus(stub_->GetRun(&context, request, &run))));

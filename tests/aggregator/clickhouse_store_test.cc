@@ -79,7 +79,7 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   end.set_event_count(span.event_count);
   ASSERT_TRUE(b->CloseSpan(*on_b->lease, end).ok());
 
-  absl::StatusOr<v1::StoredRun> run = a->GetRun("race");
+  absl::StatusOr<v1::StoredRun> run = a->GetRun("race", RunDetail::kWorkers);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->event_count(), span.event_count);
   ASSERT_EQ(run->workers_size(), 1);
@@ -137,7 +137,8 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
   ASSERT_TRUE(per_shard.ok()) << per_shard.status();
   EXPECT_EQ((*per_shard)[0] + (*per_shard)[1],
             span.event_count);  // and not counted
-  absl::StatusOr<v1::StoredRun> run = store->GetRun("orphans");
+  absl::StatusOr<v1::StoredRun> run =
+      store->GetRun("orphans", RunDetail::kWorkers);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->event_count(), span.event_count);
 }

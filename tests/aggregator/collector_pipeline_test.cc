@@ -57,8 +57,9 @@ class HeldStore final : public Store {
       const v1::ListRunsRequest& request) const override {
     return inner_->ListRuns(request);
   }
-  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run) const override {
-    return inner_->GetRun(run);
+  absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
+                                       RunDetail detail) const override {
+    return inner_->GetRun(run, detail);
   }
   absl::Status VisitProfiles(const v1::GetProfileRequest& request,
                              ProfileVisitor visit) const override {

@@ -18,6 +18,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "client/diff_renderer.h"
 #include "client/json_output.h"
 #include "differ/display_text.h"
 #include "profdiff/v1/diff.pb.h"
@@ -579,6 +580,56 @@ TEST(DiffCommandTest, NumberLists) {
   EXPECT_THAT(*list, testing::ElementsAre(0, 2, 3, 4, 7));
   EXPECT_FALSE(ParseNumberList("ranks", "x").ok());
   EXPECT_FALSE(ParseNumberList("ranks", "").ok());
+}
+
+// Issue 32: a run of 1,024 ranks prints its per-rank tables as the ranks that
+// matter (the stragglers first) and a line saying how many were left out, not
+// 1,024 lines; CSV keeps every rank.
+TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheStragglers) {
+  v1::DiffReport report;
+  report.mutable_options()->set_top(20);
+  report.mutable_options()->set_per_rank(true);
+  for (int32_t rank = 0; rank < 1024; ++rank) {
+    for (const char* side : {"baseline", "experimental"}) {
+      v1::RankSteps& r = *report.add_ranks();
+      r.set_side(side);
+      r.set_rank(rank);
+      // Rank 700 computes longest on the experimental side.
+      const bool slow = rank == 700 && std::string(side) == "experimental";
+      r.set_compute_us(slow ? 9000 : 1000 + rank);
+      r.set_straggler(slow);
+    }
+    v1::CommunicationDiff& c = *report.mutable_communication();
+    v1::RankCommunicationDiff& r = *c.add_ranks();
+    r.set_rank(rank);
+    r.mutable_baseline()->set_instances(16);
+    r.mutable_experimental()->set_instances(16);
+    // Rank 700 arrives last 16 times in the experimental run; everyone else
+    // waits for it.
+    r.mutable_experimental()->set_last_arrivals(rank == 700 ? 16 : 0);
+    r.mutable_delta()->set_wait_us(rank == 700 ? 0 : 100 + rank % 7);
+  }
+  v1::CollectiveDiff& row =
+      *report.mutable_communication()->add_by_collective();
+  row.set_collective("all_reduce");
+  absl::StatusOr<std::string> table = RenderDiffReport(report, {});
+  ASSERT_TRUE(table.ok()) << table.status();
+  const size_t lines =
+      static_cast<size_t>(std::count(table->begin(), table->end(), '\n'));
+  EXPECT_LT(lines, 120u) << *table;
+  EXPECT_THAT(*table, HasSubstr("(2028 more ranks: the slowest of each side"));
+  EXPECT_THAT(*table, HasSubstr("(1004 more ranks: those that arrived last"));
+  // The straggler is the first row of the communication table, 16/16 last.
+  const size_t comm = table->find("Communication per rank");
+  ASSERT_NE(comm, std::string::npos);
+  const size_t first_row = table->find("\n ", table->find("----", comm));
+  EXPECT_THAT(table->substr(first_row, 200), HasSubstr("700"));
+  EXPECT_THAT(table->substr(first_row, 200), HasSubstr("16/16"));
+  absl::StatusOr<std::string> csv =
+      RenderDiffReport(report, {.format = OutputFormat::kCsv});
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_GT(std::count(csv->begin(), csv->end(), '\n'), 3000);
+  EXPECT_THAT(*csv, Not(HasSubstr("more ranks")));
 }
 
 }  // namespace

@@ -16,11 +16,7 @@ v1::StoredRun RunWithRanks(int32_t world_size,
   run.set_run("r");
   run.set_state(v1::RUN_STATE_PARTIAL);
   run.set_world_size(world_size);
-  for (int32_t rank : ranks) {
-    v1::WorkerSummary* worker = run.add_workers();
-    worker->mutable_worker()->set_rank(rank);
-    worker->set_profile_ready(true);
-  }
+  for (int32_t rank : ranks) run.add_closed_ranks(rank);
   return run;
 }
 

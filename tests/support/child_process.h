@@ -29,6 +29,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   // Waits until a stderr line contains `text`; returns that line, or nullopt if
   // the process ended or `timeout` passed first.
   std::optional<std::string> WaitForLine(const std::string& text,

@@ -1,0 +1,346 @@
+// Runs of a thousand ranks (issue 32): for each rank count N, two N-rank runs
+// made from real traces (bench/make_rank_run.py) are uploaded into a real
+// profdiff-aggregator by a few real `profdiff-agent upload` processes, then
+// diffed through a real profdiff-differ. Per N it prints
+// - upload: seconds and events/s for each run;
+// - ready: from the last upload to a COMPLETE run, and to its digest made
+//   (the aggregator reduces a run when its last span closes);
+// - diff: Differ.Diff of the two run ids with a fresh differ (uncached) and
+//   again (cached), and with the aggregator restarted too (cold: both digests
+//   made on demand from the stored profiles);
+// - the differ's and the aggregator's peak RSS (VmHWM), and the digest bytes;
+// then each figure at the largest N over the smallest (the targets: uncached
+// diff <= 5 s at 1,024 ranks, differ peak RSS <= 512 MB, both within 2x from
+// 128 to 1,024 ranks).
+//
+//   scale_bench --bin_dir build [--ranks 128,1024] [--agents 4]
+//               [--clickhouse_shards 2] [--work_dir /tmp/profdiff-scale]
+//
+// A harness rather than Google Benchmark: the subjects are other processes and
+// the figures are not a per-iteration time.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <absl/flags/flag.h>
+#include <absl/flags/parse.h>
+#include <grpcpp/grpcpp.h>
+
+#include "base/str_cat.h"
+#include "profdiff/v1/differ.grpc.pb.h"
+#include "profdiff/v1/run_store.grpc.pb.h"
+#include "rpc/channel.h"
+#include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/support/child_process.h"
+#include "tests/support/traces_dir.h"
+
+ABSL_FLAG(std::string, bin_dir, "build", "the build folder with the binaries");
+ABSL_FLAG(std::vector<std::string>, ranks,
+          std::vector<std::string>({"128", "1024"}),
+          "rank counts to measure, comma-separated");
+ABSL_FLAG(int, agents, 4, "profdiff-agent upload processes per run");
+ABSL_FLAG(int, clickhouse_shards, 0,
+          "store into this many ClickHouse servers on 127.0.0.1 (0: the local "
+          "store)");
+ABSL_FLAG(std::string, source, "param/dlrm_kineto",
+          "the run the ranks are made from, under $PROFDIFF_TRACES");
+ABSL_FLAG(std::string, work_dir, "/tmp/profdiff-scale",
+          "generated runs (kept for the next time) and data");
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using profdiff::testing::ChildProcess;
+namespace v1 = profdiff::v1;
+
+constexpr absl::Duration kPatience = absl::Minutes(10);
+
+double Seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// Peak resident memory of a process, MiB (0 when unreadable).
+double PeakRssMib(pid_t pid) {
+  std::ifstream status(profdiff::base::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmHWM:"))
+      return std::strtod(line.c_str() + 6, nullptr) / 1024;
+  }
+  return 0;
+}
+
+[[noreturn]] void Die(const std::string& why) {
+  std::fprintf(stderr, "scale_bench: %s\n", why.c_str());
+  std::exit(1);
+}
+
+// The trace files of an N-rank run, made once.
+std::vector<std::string> RankRun(int ranks) {
+  const fs::path dir = fs::path(absl::GetFlag(FLAGS_work_dir)) /
+                       profdiff::base::StrCat("ranks-", ranks);
+  auto files = [&] {
+    std::vector<std::string> out;
+    if (fs::is_directory(dir)) {
+      for (const auto& entry : fs::directory_iterator(dir))
+        out.push_back(entry.path().string());
+    }
+    return out;
+  };
+  if (static_cast<int>(files().size()) != ranks) {
+    const fs::path source =
+        profdiff::test_support::TracesDir() / absl::GetFlag(FLAGS_source);
+    if (!fs::exists(source))
+      Die(source.string() + " is missing (set PROFDIFF_TRACES)");
+    fs::remove_all(dir);
+    const fs::path script =
+        fs::path(PROFDIFF_SOURCE_DIR) / "bench/make_rank_run.py";
+    ChildProcess make({"/usr/bin/python3", script.string(), source.string(),
+                       std::to_string(ranks), dir.string()});
+    if (make.Wait() != 0) Die("make_rank_run.py failed: " + make.Output());
+  }
+  return files();
+}
+
+// A server process and the port it printed.
+struct Server {
+  std::unique_ptr<ChildProcess> process;
+  std::string address;
+};
+
+Server StartServer(std::vector<std::string> argv) {
+  Server server;
+  server.process = std::make_unique<ChildProcess>(std::move(argv));
+  const std::optional<std::string> line =
+      server.process->WaitForLine(" port=", absl::Minutes(1));
+  if (!line) Die("a server did not start: " + server.process->Output());
+  server.address = profdiff::base::StrCat(
+      "127.0.0.1:", std::stoi(line->substr(line->find(" port=") + 6)));
+  return server;
+}
+
+struct Ready {
+  double upload_s = 0;
+  int64_t events = 0;
+  double complete_s = 0;  // last upload -> COMPLETE
+  double digest_s = 0;    // last upload -> digest made
+  size_t digest_bytes = 0;
+};
+
+// Uploads `files` as `run` with the agents, then waits for the run to be
+// COMPLETE and for its digest.
+Ready Upload(const std::string& aggregator, const std::string& run,
+             const std::vector<std::string>& files, const fs::path& state) {
+  const int agents = std::max(1, absl::GetFlag(FLAGS_agents));
+  const std::string agent =
+      (fs::path(absl::GetFlag(FLAGS_bin_dir)) / "agent/profdiff-agent")
+          .string();
+  Ready ready;
+  const Clock::time_point start = Clock::now();
+  std::vector<std::unique_ptr<ChildProcess>> uploads;
+  for (int a = 0; a < agents; ++a) {
+    std::vector<std::string> argv = {
+        agent,          "upload",
+        "--aggregator", aggregator,
+        "--run",        run,
+        "--state-dir",  (state / profdiff::base::StrCat(run, "-", a)).string()};
+    for (size_t f = static_cast<size_t>(a); f < files.size(); f += agents)
+      argv.push_back(files[f]);
+    uploads.push_back(std::make_unique<ChildProcess>(std::move(argv)));
+  }
+  for (auto& upload : uploads) {
+    if (upload->Wait() != 0) Die("an upload failed: " + upload->Output());
+  }
+  const Clock::time_point uploaded = Clock::now();
+  ready.upload_s = Seconds(start, uploaded);
+  auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(aggregator));
+  for (;;) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Minutes(1)));
+    v1::GetRunRequest request;
+    request.set_run(run);
+    v1::StoredRun stored;
+    if (!store->GetRun(&context, request, &stored).ok()) Die("GetRun failed");
+    if (stored.state() == v1::RUN_STATE_COMPLETE) {
+      ready.events = stored.event_count();
+      break;
+    }
+    if (Clock::now() - uploaded > std::chrono::minutes(10))
+      Die("run " + run + " never COMPLETE");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ready.complete_s = Seconds(uploaded, Clock::now());
+  // The aggregator started the digest when the last span closed; this waits for
+  // that build rather than starting another.
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kPatience));
+  v1::GetRunDigestRequest request;
+  request.set_run(run);
+  v1::RunDigest digest;
+  const grpc::Status status = store->GetRunDigest(&context, request, &digest);
+  if (!status.ok()) Die("GetRunDigest: " + status.error_message());
+  ready.digest_s = Seconds(uploaded, Clock::now());
+  ready.digest_bytes = digest.ByteSizeLong();
+  return ready;
+}
+
+// What one uncached diff asks of the aggregator for one run: GetRun (the run's
+// state and version) and GetRunDigest (made already), timed alone.
+struct Calls {
+  double get_run_ms = 0;
+  double get_digest_ms = 0;
+};
+
+Calls TimeCalls(const std::string& aggregator) {
+  auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(aggregator));
+  Calls calls;
+  constexpr int kRounds = 5;
+  for (int i = 0; i < kRounds; ++i) {
+    grpc::ClientContext run_context, digest_context;
+    v1::GetRunRequest run_request;
+    run_request.set_run("A");
+    v1::StoredRun run;
+    const Clock::time_point start = Clock::now();
+    if (!store->GetRun(&run_context, run_request, &run).ok()) Die("GetRun");
+    const Clock::time_point got_run = Clock::now();
+    v1::GetRunDigestRequest digest_request;
+    digest_request.set_run("A");
+    v1::RunDigest digest;
+    if (!store->GetRunDigest(&digest_context, digest_request, &digest).ok())
+      Die("GetRunDigest");
+    calls.get_run_ms += 1000 * Seconds(start, got_run) / kRounds;
+    calls.get_digest_ms += 1000 * Seconds(got_run, Clock::now()) / kRounds;
+  }
+  return calls;
+}
+
+double TimeDiff(const std::string& differ) {
+  auto stub = v1::Differ::NewStub(profdiff::rpc::MakeChannel(differ));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + kPatience));
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("B");
+  v1::DiffReport report;
+  const Clock::time_point start = Clock::now();
+  const grpc::Status status = stub->Diff(&context, request, &report);
+  const double seconds = Seconds(start, Clock::now());
+  if (!status.ok()) Die("Diff: " + status.error_message());
+  if (report.baseline().ranks_size() == 0) Die("Diff: no ranks compared");
+  return seconds;
+}
+
+struct Figures {
+  int ranks = 0;
+  Ready a, b;
+  double uncached_s = 0, cached_s = 0, cold_s = 0;
+  double differ_mib = 0, aggregator_mib = 0, cold_aggregator_mib = 0;
+  Calls calls;
+};
+
+Figures Measure(int ranks) {
+  Figures out;
+  out.ranks = ranks;
+  const std::vector<std::string> files = RankRun(ranks);
+  const fs::path work = fs::path(absl::GetFlag(FLAGS_work_dir)) /
+                        profdiff::base::StrCat("data-", ranks);
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const std::string bin = absl::GetFlag(FLAGS_bin_dir);
+  std::unique_ptr<profdiff::testing::ClickHouseCluster> cluster;
+  std::vector<std::string> store_flags = {"--data-dir=" +
+                                          (work / "data").string()};
+  if (const int shards = absl::GetFlag(FLAGS_clickhouse_shards); shards > 0) {
+    auto started = profdiff::testing::ClickHouseCluster::Start(
+        (work / "clickhouse").string(), shards);
+    if (!started.ok()) Die("ClickHouse: " + started.status().ToString());
+    cluster = *std::move(started);
+    store_flags = {"--store=" +
+                   cluster->Url(profdiff::base::StrCat("scale", ranks))};
+  }
+  auto aggregator_argv = [&] {
+    std::vector<std::string> argv = {
+        (fs::path(bin) / "aggregator/profdiff-aggregator").string(),
+        "--listen=127.0.0.1:0"};
+    argv.insert(argv.end(), store_flags.begin(), store_flags.end());
+    return argv;
+  };
+  Server aggregator = StartServer(aggregator_argv());
+  out.a = Upload(aggregator.address, "A", files, work);
+  out.b = Upload(aggregator.address, "B", files, work);
+  auto differ_argv = [&](const std::string& store) {
+    return std::vector<std::string>{
+        (fs::path(bin) / "differ/profdiff-differ").string(),
+        "--listen=127.0.0.1:0", "--store=" + store};
+  };
+  {
+    Server differ = StartServer(differ_argv(aggregator.address));
+    out.uncached_s = TimeDiff(differ.address);
+    out.cached_s = TimeDiff(differ.address);
+    out.differ_mib = PeakRssMib(differ.process->pid());
+    out.calls = TimeCalls(aggregator.address);
+    out.aggregator_mib = PeakRssMib(aggregator.process->pid());
+  }
+  // Cold: a new aggregator over the same data makes both digests on demand.
+  aggregator.process.reset();
+  Server cold = StartServer(aggregator_argv());
+  Server differ = StartServer(differ_argv(cold.address));
+  out.cold_s = TimeDiff(differ.address);
+  out.cold_aggregator_mib = PeakRssMib(cold.process->pid());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  std::vector<Figures> all;
+  for (const std::string& ranks : absl::GetFlag(FLAGS_ranks)) {
+    const int n = std::atoi(ranks.c_str());
+    if (n < 1) Die("--ranks: " + ranks + " is not a rank count");
+    const Figures f = Measure(n);
+    std::printf(
+        "ranks=%d store=%s upload_s=%.2f+%.2f events_per_s=%.0f "
+        "last_upload_to_complete_ms=%.0f to_digest_ready_ms=%.0f "
+        "diff_uncached_ms=%.1f diff_cached_ms=%.1f "
+        "diff_cold_aggregator_ms=%.1f "
+        "differ_peak_rss_mib=%.1f aggregator_peak_rss_mib=%.1f "
+        "cold_aggregator_peak_rss_mib=%.1f digest_bytes=%zu get_run_ms=%.1f "
+        "get_digest_ms=%.1f\n",
+        f.ranks,
+        absl::GetFlag(FLAGS_clickhouse_shards) > 0
+            ? profdiff::base::StrCat("clickhouse x",
+                                     absl::GetFlag(FLAGS_clickhouse_shards))
+                  .c_str()
+            : "local",
+        f.a.upload_s, f.b.upload_s,
+        static_cast<double>(f.a.events + f.b.events) /
+            (f.a.upload_s + f.b.upload_s),
+        1000 * (f.a.complete_s + f.b.complete_s) / 2,
+        1000 * (f.a.digest_s + f.b.digest_s) / 2, 1000 * f.uncached_s,
+        1000 * f.cached_s, 1000 * f.cold_s, f.differ_mib, f.aggregator_mib,
+        f.cold_aggregator_mib, f.a.digest_bytes, f.calls.get_run_ms,
+        f.calls.get_digest_ms);
+    std::fflush(stdout);
+    all.push_back(f);
+  }
+  if (all.size() >= 2) {
+    const Figures& small = all.front();
+    const Figures& large = all.back();
+    std::printf(
+        "ratios %d/%d ranks: diff_uncached=%.2fx diff_cold_aggregator=%.2fx "
+        "differ_peak_rss=%.2fx digest_bytes=%.2fx\n",
+        large.ranks, small.ranks, large.uncached_s / small.uncached_s,
+        large.cold_s / small.cold_s, large.differ_mib / small.differ_mib,
+        static_cast<double>(large.a.digest_bytes) / small.a.digest_bytes);
+  }
+  return 0;
+}
