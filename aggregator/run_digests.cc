@@ -7,6 +7,12 @@
 #include "base/str_cat.h"
 
 namespace profdiff::aggregator {
+namespace {
+
+// How often a run whose profiles are still being built is looked at again.
+constexpr absl::Duration kBuildsPoll = absl::Milliseconds(200);
+
+}  // namespace
 
 RunDigests::RunDigests(const Store* store, size_t max_bytes)
     : store_(store),
@@ -109,6 +115,18 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
       run = *queued_.begin();
       queued_.erase(queued_.begin());
       preparing_ = true;
+    }
+    if (store_->ProfileBuildsPending(run) > 0) {
+      // The background builds first: a digest made now would build their
+      // profiles again. Look again shortly (or at once when stopping).
+      absl::MutexLock lock(&mu_);
+      queued_.insert(run);
+      preparing_ = false;
+      const auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&stopping), kBuildsPoll);
+      continue;
     }
     absl::StatusOr<v1::StoredRun> stored =
         store_->GetRun(run, RunDetail::kSummary);

@@ -572,7 +572,8 @@ void ClickHouseStore::ScheduleProfileBuild(const std::string& run,
     absl::MutexLock lock(&mu_);
     // A build still queued reads the worker's closed spans when it starts, this
     // one included.
-    builds_queued_.try_emplace({run, worker}, shard);
+    if (builds_queued_.try_emplace({run, worker}, shard).second)
+      ++pending_builds_[run];
     if (builder_running_) return;
     builder_running_ = true;
   }

@@ -91,6 +91,7 @@ class ClickHouseStore final : public Store {
                              ProfileVisitor visit) const override;
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override;
+  int ProfileBuildsPending(const std::string& run) const override;
 
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread).
@@ -203,6 +204,8 @@ class ClickHouseStore final : public Store {
   // (run, worker) -> home shard, waiting for the builder.
   std::map<std::pair<std::string, std::string>, size_t> builds_queued_
       ABSL_GUARDED_BY(mu_);
+  // Builds queued or in a pass not stored yet, per run.
+  std::map<std::string, int> pending_builds_ ABSL_GUARDED_BY(mu_);
   bool builder_running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   base::ThreadPool builds_{

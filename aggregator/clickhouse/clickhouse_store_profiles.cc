@@ -29,7 +29,10 @@ void ClickHouseStore::BuildQueuedProfiles() {
     std::vector<std::pair<std::pair<std::string, std::string>, size_t>> pass;
     {
       absl::MutexLock lock(&mu_);
-      if (stopping_) builds_queued_.clear();
+      if (stopping_) {
+        builds_queued_.clear();
+        pending_builds_.clear();
+      }
       while (!builds_queued_.empty() && pass.size() < kProfilesPerPass) {
         pass.emplace_back(builds_queued_.begin()->first,
                           builds_queued_.begin()->second);
@@ -69,7 +72,19 @@ void ClickHouseStore::BuildQueuedProfiles() {
                rows.count, shard, stored.ToString());
       }
     }
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, shard] : pass) {
+      auto it = pending_builds_.find(key.first);
+      if (it != pending_builds_.end() && --it->second <= 0)
+        pending_builds_.erase(it);
+    }
   }
+}
+
+int ClickHouseStore::ProfileBuildsPending(const std::string& run) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pending_builds_.find(run);
+  return it == pending_builds_.end() ? 0 : it->second;
 }
 
 void ClickHouseStore::AppendProfileRows(

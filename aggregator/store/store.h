@@ -170,6 +170,12 @@ class Store {
   // FailedPrecondition for a span still uploading.
   virtual absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const = 0;
+  // Profile builds of `run` this replica has queued and not stored yet (the
+  // ClickHouse store builds them in the background after CloseSpan); a digest
+  // made meanwhile would build them itself. The default: none.
+  virtual int ProfileBuildsPending(const std::string& /*run*/) const {
+    return 0;
+  }
   // Spans found damaged (INCOMPLETE) that their agents should send again: those
   // `request`'s agent sent and those whose sender is unknown (at most 1000).
   // The default: none.

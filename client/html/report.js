@@ -262,6 +262,56 @@
     }
     return out;
   }
+  // Past this many ranks a side, per-rank charts draw one line per side across the ranks (a
+  // bar each would be a pixel wide or a page tall) with the marked ranks (stragglers) pointed at.
+  const RANK_BARS_MAX = 64;
+  // series: [{side: 0|1, points: [[rank, value], ...] ascending, marked: rank or null}], one
+  // panel each (baseline above), a dot per rank on a shared value axis: ranks that behave alike
+  // make a band, and a rank that stands out stands alone. The marked ranks are
+  // <g class=`markClass` data-rank> groups, which findings highlight.
+  function rankProfileChart(title, series, markClass) {
+    const PH = 150, GAP = 34, PB = 44;
+    const CH = PAD_T + series.length * PH + (series.length - 1) * GAP + PB;
+    const ranks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+    const at = new Map(ranks.map((r, i) => [r, i]));
+    const n = Math.max(ranks.length, 2);
+    const x = (rank) => PAD_L + (at.get(rank) / (n - 1)) * (W - PAD_L - PAD_R);
+    const max = Math.max(1e-9, ...series.flatMap((s) => s.points.map((p) => p[1])));
+    let svg = `<svg viewBox="0 0 ${W} ${CH}" role="img" aria-label="${esc(title)}">`;
+    svg += `<text x="${PAD_L}" y="12">${esc(title)} · a dot per rank · ▼ the side's straggler</text>`;
+    series.forEach((s, k) => {
+      const top = PAD_T + k * (PH + GAP), bottom = top + PH;
+      const y = (v) => bottom - (v / max) * (PH - 8);
+      const color = s.side ? "var(--exp)" : "var(--base)";
+      const name = s.side ? "experimental" : "baseline";
+      svg += `<g class="rank-panel" data-side="${s.side ? "e" : "b"}">`;
+      svg += `<line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${bottom}" y2="${bottom}"/>` + yTicks(0, max, y, "l");
+      svg += `<text x="${W - PAD_R}" y="${top + 4}" text-anchor="end" fill="${color}" font-weight="600">${name}</text>`;
+      let dots = "";
+      for (const [r, v] of s.points) dots += `M${x(r).toFixed(1)} ${y(v).toFixed(1)}h0`;
+      svg += `<path class="rank-dots" d="${dots}" stroke="${color}" stroke-width="3" stroke-linecap="round" fill="none"/>`;
+      const point = s.marked === null || s.marked === undefined ? null : s.points.find((p) => p[0] === s.marked);
+      if (point) {
+        const px = x(point[0]), py = y(point[1]);
+        const label = `${name} straggler: rank ${point[0]}`;
+        const anchor = px > W / 2 ? "end" : "start", dx = px > W / 2 ? -10 : 10;
+        svg += `<g class="${markClass}" data-rank="${point[0]}" data-side="${s.side ? "e" : "b"}"><title>${esc(label)}: ${fmtUs(point[1])}</title>` +
+          `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="none" stroke="var(--worse)" stroke-width="2"/>` +
+          `<text class="straggler-mark" x="${px.toFixed(1)}" y="${(py - 8).toFixed(1)}" text-anchor="middle">▼</text>` +
+          `<text class="straggler" x="${(px + dx).toFixed(1)}" y="${(py - 10).toFixed(1)}" text-anchor="${anchor}">${esc(label)}</text></g>`;
+      }
+      svg += "</g>";
+    });
+    const axisY = CH - PB;
+    // About eight rank numbers under the last panel.
+    const every = Math.max(1, Math.ceil(ranks.length / 8));
+    ranks.forEach((r, i) => {
+      if (i % every === 0 || i === ranks.length - 1)
+        svg += `<text x="${x(r).toFixed(1)}" y="${axisY + 14}" text-anchor="middle">${r}</text>`;
+    });
+    svg += `<text x="${(W / 2).toFixed(0)}" y="${axisY + 32}" text-anchor="middle">rank (${ranks.length} ranks)</text>`;
+    return svg + "</svg>";
+  }
   function drawComparisonChart() {
     const kids = selected.c.length ? selected.c : [selected];
     const n = kids.length;
@@ -472,6 +522,20 @@
       html += `<tr data-rank="${r[1]}"${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td data-v="${r[9]}">${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
     }
     $("ranks").innerHTML = html + "</tbody>";
+    $("ranks-count").textContent = String(rows.length);
+    const many = [...sides].some((s) => perSide(s) > RANK_BARS_MAX);
+    $("ranks-details").open = !many;  // a thousand rows: the chart first, the table on demand
+    if (many) {
+      // Compute (step time minus communication): the straggler is the rank with the most.
+      const series = [...sides].map((side) => {
+        const mine = rows.filter((r) => r[0] === side).sort((a, b) => a[1] - b[1]);
+        const straggler = mine.find((r) => r[4]);
+        return { side: side === "baseline" ? 0 : 1, points: mine.map((r) => [r[1], Math.max(0, r[5] - r[9])]),
+                 marked: straggler ? straggler[1] : null };
+      });
+      $("ranks-chart").innerHTML = rankProfileChart("compute per rank (step time minus communication)", series, "rank-mark");
+      return;
+    }
     const max = Math.max(...rows.map((r) => r[5])) || 1;
     const h = 22 * rows.length + 24;
     let svg = `<svg viewBox="0 0 ${W} ${h}" role="img" aria-label="per-rank step time">`;
@@ -500,7 +564,7 @@
   }
   const CR = comm && rowReader(D.layout.collective, D.layout.collective_values, D.layout.collective_noise);
   const RR = comm && rowReader(D.layout.rank_communication, D.layout.rank_communication_values, D.layout.rank_communication_noise);
-  const COMM_CHART_MAX_RANKS = 64;  // past this the per-rank bars get too thin: the table instead
+  const COMM_CHART_MAX_RANKS = RANK_BARS_MAX;  // past this: a line per side (rankProfileChart)
   const fmtGbps = (v) => (v > 0 ? Number(v.toPrecision(3)) + "" : "–");
   // The side's straggler rank, or null when the verdict found none.
   const stragglerOf = (side) => { const s = side ? comm.experimental_straggler : comm.baseline_straggler; return s.found ? s.rank : null; };
@@ -635,12 +699,22 @@
     $("collective-sizes").innerHTML = collectiveRows(comm.collectives, false);
     $("collective-sizes-count").textContent = String(comm.collectives.length);
     const ranks = comm.ranks;
-    const chart = ranks.length > 0 && ranks.length <= COMM_CHART_MAX_RANKS;
-    $("comm-ranks-chart").hidden = !chart;
-    if (chart) $("comm-ranks-chart").innerHTML = commRanksChart(ranks);
+    $("comm-ranks-chart").hidden = !ranks.length;
+    if (ranks.length > COMM_CHART_MAX_RANKS) {
+      // Wait per rank: the others wait for the straggler, which waits least.
+      const sorted = [...ranks].sort((a, b) => RR.field(a, "rank") - RR.field(b, "rank"));
+      const series = [0, 1].map((side) => ({
+        side,
+        points: sorted.filter((r) => !RR.field(r, side ? "experimental_missing" : "baseline_missing"))
+          .map((r) => [RR.field(r, "rank"), RR.v(r, "wait_us", side)]),
+        marked: stragglerOf(side),
+      }));
+      $("comm-ranks-chart").innerHTML = rankProfileChart("wait per rank (the others wait for the rank that arrives last)", series, "comm-rank");
+    } else if (ranks.length) {
+      $("comm-ranks-chart").innerHTML = commRanksChart(ranks);
+    }
     $("comm-ranks").innerHTML = commRanksTable(ranks);
     $("comm-ranks-details").hidden = !ranks.length;
-    if (!chart) $("comm-ranks-details").open = true;
   }
   // A finding's communication rows: a collective (name, process group as the path) or "rank N".
   function markCommunication(rows) {

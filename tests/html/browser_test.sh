@@ -69,6 +69,17 @@ else
   echo "SKIPPED part: /usr/bin/python3 has no torch, so no gloo pair is trained (the DLRM run still checks the communication section)"
 fi
 
+# A thousand ranks (issue 32): the DLRM run's 8 ranks made into 1,024 (bench/make_rank_run.py),
+# against the same with rank 700 arriving last at every collective: the per-rank charts must stay
+# readable at that size.
+thousand="$out/thousand"
+rm -rf "$thousand"
+python3 "$here/../../bench/make_rank_run.py" "$ranks_run" 1024 "$thousand/baseline" >/dev/null
+python3 "$here/../../bench/make_rank_run.py" "$ranks_run" 1024 "$thousand/experimental" \
+  --straggler 700 >/dev/null
+"$profdiff" diff "$thousand/baseline" "$thousand/experimental" --format html -o "$out/thousand.html"
+rm -rf "$thousand"
+
 # Self-contained: no reference to anything on a network.
 for f in "$out"/*.html; do
   refs="$(grep -c -E "https?://" "$f" || true)"
@@ -82,5 +93,6 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
-  --backward "$out/backward.html" --memory "$out/memory.html" "${gloo[@]}" \
+  --backward "$out/backward.html" --memory "$out/memory.html" --thousand "$out/thousand.html" \
+  "${gloo[@]}" \
   --out "$out/screenshots"

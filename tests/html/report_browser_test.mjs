@@ -8,6 +8,7 @@
 //       --memory M.html [--gloo E.html] --out DIR
 // --memory: a pair with [memory] events on two devices (the memory section, both curves).
 // --gloo: a two-rank gloo DDP pair with collectives (browser_test.sh trains it when torch is there).
+// --thousand: two runs of 1,024 ranks, rank 700 the experimental side's straggler.
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -555,6 +556,46 @@ if (args.memory) {
 }
 
 // A report without collectives has no such section.
+if (args.thousand) {
+  await check("1,024 ranks: per-rank charts are a dot per rank a side, the straggler marked", async () => {
+    const started = Date.now();
+    const { page, problems } = await open(args.thousand);
+    results.thousand_ready_ms = Date.now() - started;
+    results.thousand_bytes = fs.statSync(args.thousand).size;
+    for (const chart of ["comm-ranks-chart", "ranks-chart"]) {
+      const panels = await page.$$eval(`#${chart} path.rank-dots`, (paths) =>
+        paths.map((p) => ({ dots: p.getAttribute("d").split("M").length - 1, side: p.closest("g").dataset.side })));
+      assert.deepEqual(panels, [{ dots: 1024, side: "b" }, { dots: 1024, side: "e" }], chart);
+      assert.equal(await page.$eval(`#${chart}`, (el) => el.hidden), false, `${chart} is shown`);
+    }
+    // The communication verdicts: no straggler in the baseline, rank 700 in the experimental run;
+    // the chart marks it, inside its panel, with its number.
+    const marks = await page.$$eval("#comm-ranks-chart g.comm-rank", (gs) =>
+      gs.map((g) => ({ rank: g.dataset.rank, side: g.dataset.side, text: g.textContent })));
+    assert.equal(marks.length, 1, JSON.stringify(marks));
+    assert.equal(marks[0].rank, "700");
+    assert.equal(marks[0].side, "e");
+    assert.match(marks[0].text, /experimental straggler: rank 700/);
+    const inside = await page.$eval("#comm-ranks-chart", (el) => {
+      const svg = el.querySelector("svg").getBoundingClientRect();
+      const mark = el.querySelector("g.comm-rank").getBoundingClientRect();
+      return mark.left >= svg.left && mark.right <= svg.right && mark.top >= svg.top && mark.bottom <= svg.bottom;
+    });
+    assert.ok(inside, "the straggler's mark and label lie inside the chart");
+    // The tables are there on demand; the page does not scroll sideways.
+    assert.equal(await rowCount(page, "ranks"), 2048);
+    assert.equal(await rowCount(page, "comm-ranks"), 1024);
+    assert.equal(await page.$eval("#ranks-details", (d) => d.open), false);
+    assert.equal(await page.$eval("#comm-ranks-details", (d) => d.open), false);
+    const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(width[0] <= width[1], `the page is ${width[0]} px wide in a ${width[1]} px window`);
+    await page.locator("#communication-section").screenshot({ path: path.join(args.out, "report-thousand-ranks.png") });
+    await page.locator("#ranks-section").screenshot({ path: path.join(args.out, "report-thousand-ranks-steps.png") });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
 await check("interactive report: no communication section without collectives", async () => {
   const { page, problems } = await open(args.interactive);
   assert.equal((await dataOf(page)).communication, undefined);
