@@ -25,17 +25,21 @@ absl::StatusOr<v1::Grouping> CheckedGrouping(std::string_view field,
       static_cast<int>(grouping)));
 }
 
-// Both sides fetched at once: two fetches wait on the network (and a cold
-// reduction on the aggregator). A side's InvalidArgument (none of the ranks
-// asked for) names the side.
-template <typename Fetched, typename Fetch>
-absl::Status FetchBoth(const RunKey& baseline_key,
-                       const RunKey& experimental_key, const Fetch& fetch,
-                       absl::StatusOr<Fetched>& baseline,
-                       absl::StatusOr<Fetched>& experimental) {
-  std::jthread fetch_baseline([&] { baseline = fetch(baseline_key); });
-  experimental = fetch(experimental_key);
-  fetch_baseline.join();
+// Both sides fetched at once (two fetches wait on the network, and a cold
+// reduction on the aggregator), then diffed by `diff`, with the fetches'
+// warnings. A side's InvalidArgument (none of the ranks asked for) names the
+// side.
+template <typename Fetched, typename Diff>
+absl::StatusOr<v1::DiffReport> FetchAndDiff(
+    const RunKey& baseline_key, const RunKey& experimental_key,
+    const std::function<absl::StatusOr<Fetched>(const RunKey&)>& fetch,
+    const Diff& diff) {
+  absl::StatusOr<Fetched> baseline = absl::UnknownError("not fetched");
+  absl::StatusOr<Fetched> experimental = baseline;
+  {
+    std::jthread fetch_baseline([&] { baseline = fetch(baseline_key); });
+    experimental = fetch(experimental_key);
+  }
   for (auto [side, fetched] : {std::pair{"baseline", &baseline},
                                std::pair{"experimental", &experimental}}) {
     const absl::Status& status = fetched->status();
@@ -45,15 +49,12 @@ absl::Status FetchBoth(const RunKey& baseline_key,
     }
     PD_RETURN_IF_ERROR(status);
   }
-  return absl::OkStatus();
-}
-
-void AddFetchWarnings(std::vector<std::string>& baseline,
-                      std::vector<std::string>& experimental,
-                      v1::DiffReport& report) {
-  for (std::string& warning : baseline) report.add_warnings(std::move(warning));
-  for (std::string& warning : experimental)
+  PD_ASSIGN_OR_RETURN(v1::DiffReport report, diff(*baseline, *experimental));
+  for (std::string& warning : baseline->warnings)
     report.add_warnings(std::move(warning));
+  for (std::string& warning : experimental->warnings)
+    report.add_warnings(std::move(warning));
+  return report;
 }
 
 }  // namespace
@@ -98,25 +99,15 @@ absl::StatusOr<v1::DiffReport> DiffFetchedRuns(const v1::DiffRequest& request,
   const RunKey baseline_key = key(request.baseline_run());
   const RunKey experimental_key = key(request.experimental_run());
   if (hta) {
-    absl::StatusOr<StoredProfile> baseline = absl::UnknownError("not fetched");
-    absl::StatusOr<StoredProfile> experimental = baseline;
-    PD_RETURN_IF_ERROR(FetchBoth(baseline_key, experimental_key, fetch.profile,
-                                 baseline, experimental));
-    PD_ASSIGN_OR_RETURN(
-        v1::DiffReport report,
-        DiffRuns(*baseline->profile, *experimental->profile, options));
-    AddFetchWarnings(baseline->warnings, experimental->warnings, report);
-    return report;
+    return FetchAndDiff(baseline_key, experimental_key, fetch.profile,
+                        [&](const StoredProfile& a, const StoredProfile& b) {
+                          return DiffRuns(*a.profile, *b.profile, options);
+                        });
   }
-  absl::StatusOr<StoredDigest> baseline = absl::UnknownError("not fetched");
-  absl::StatusOr<StoredDigest> experimental = baseline;
-  PD_RETURN_IF_ERROR(FetchBoth(baseline_key, experimental_key, fetch.digest,
-                               baseline, experimental));
-  PD_ASSIGN_OR_RETURN(
-      v1::DiffReport report,
-      DiffDigests(*baseline->digest, *experimental->digest, options));
-  AddFetchWarnings(baseline->warnings, experimental->warnings, report);
-  return report;
+  return FetchAndDiff(baseline_key, experimental_key, fetch.digest,
+                      [&](const StoredDigest& a, const StoredDigest& b) {
+                        return DiffDigests(*a.digest, *b.digest, options);
+                      });
 }
 
 }  // namespace profdiff::differ
