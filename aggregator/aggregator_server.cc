@@ -80,6 +80,7 @@ absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
 
 int AggregatorServer::port() const { return parts_->server.port; }
 const Store& AggregatorServer::store() const { return *parts_->store; }
+RunDigests& AggregatorServer::digests() const { return *parts_->digests; }
 
 void AggregatorServer::Wait() { parts_->server.server->Wait(); }
 

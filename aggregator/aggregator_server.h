@@ -16,6 +16,8 @@
 
 namespace profdiff::aggregator {
 
+class RunDigests;
+
 struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
   rpc::ServerSecurity security;  // plaintext unless TLS files were given
@@ -42,6 +44,8 @@ class AggregatorServer {
 
   int port() const;
   const Store& store() const;
+  // The run digests it serves (aggregator/run_digests.h).
+  RunDigests& digests() const;
   // Blocks until the server is shut down (from another thread).
   void Wait();
   void Shutdown();

@@ -11,6 +11,8 @@ namespace {
 
 // How often a run whose profiles are still being built is looked at again.
 constexpr absl::Duration kBuildsPoll = absl::Milliseconds(200);
+// How long closing spans are left to settle before their runs are looked at.
+constexpr absl::Duration kSettle = absl::Milliseconds(500);
 
 }  // namespace
 
@@ -111,6 +113,12 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
         return stopping_ || !queued_.empty();
       };
       mu_.Await(absl::Condition(&ready));
+      // Spans of a run close in bursts: let them settle, so a run of a
+      // thousand ranks is looked at a few times, not a thousand.
+      const auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&stopping), kSettle);
       if (stopping_) return;
       run = *queued_.begin();
       queued_.erase(queued_.begin());

@@ -12,7 +12,8 @@
 //    that build instead of reading every profile again.
 // 3. Prepare(run) queues a run (a span of it closed); one thread makes the
 //    digest of all its ranks once the run is COMPLETE. The queue holds a run
-//    once, however many of its spans close.
+//    once, however many of its spans close, and is read after a short settle,
+//    so a burst of closes costs a few looks at the run.
 #ifndef PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 #define PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 

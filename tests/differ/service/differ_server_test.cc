@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/aggregator_server.h"
+#include "aggregator/run_digests.h"
 #include "base/scoped_fd.h"
 #include "client/diff_command.h"
 #include "client/json_output.h"
@@ -262,6 +263,14 @@ TEST_F(DifferServerTest, StoredRunsAreDiffedFromTheDigestsTheStoreReduces) {
   ASSERT_TRUE(Diff(diff, report).ok());
   EXPECT_EQ(differ_->cache_stats().entries, 2);
   EXPECT_EQ(static_cast<size_t>(differ_->cache_stats().bytes), digest_bytes);
+  // Each digest was made once, when its run completed (or when first asked
+  // for, whichever came first); every later read was the aggregator's cached
+  // one.
+  ASSERT_TRUE(aggregator_->digests().AwaitPrepared(absl::Seconds(30)));
+  const aggregator::RunDigestsStats stats = aggregator_->digests().stats();
+  EXPECT_EQ(stats.builds, 2);
+  EXPECT_EQ(stats.entries, 2);
+  EXPECT_GE(stats.hits, 2);
 }
 
 TEST_F(DifferServerTest,
