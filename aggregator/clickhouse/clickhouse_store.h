@@ -147,10 +147,11 @@ class ClickHouseStore final : public Store {
   // (write-path lookups only: design 3).
   absl::StatusOr<std::string> Read(const std::string& sql,
                                    bool skip_unreachable = false) const;
-  // The spans, ledger totals and profile rows of `runs` (of one worker only,
+  // The spans, ledger totals and profile rows of `runs` (of `workers` only,
   // when given).
-  absl::StatusOr<RunRows> ReadRuns(const std::vector<std::string>& runs,
-                                   const std::string& worker = "") const;
+  absl::StatusOr<RunRows> ReadRuns(
+      const std::vector<std::string>& runs,
+      const std::vector<std::string>& workers = {}) const;
   static std::vector<WorkerRows> WorkersOf(const RunRows& rows,
                                            const std::string& run);
   // `detail`: GetRun's (closed ranks, and workers with kWorkers); nullopt for
@@ -163,12 +164,16 @@ class ClickHouseStore final : public Store {
     std::string profiles;
     int count = 0;  // profiles
   };
-  // Builds the worker's profile from its closed spans, unless a stored one
-  // covers them, and stores it, or appends its row to `batch` for the caller
-  // to store.
-  absl::Status StoreWorkerProfile(const std::string& run,
-                                  const std::string& worker, size_t shard,
-                                  ProfileRows* batch = nullptr) const;
+  // Builds the profiles of `workers` of `run` (worker, home shard) from their
+  // closed spans, unless a stored one covers them, and appends their rows to
+  // `by_shard` for the caller to store: the spans and ledger of all of them
+  // in a few reads (a pass of the builder), their batches a bounded number
+  // of bytes at a time. A worker that fails is logged and left for the first
+  // read to build.
+  void BuildWorkerProfiles(
+      const std::string& run,
+      const std::vector<std::pair<std::string, size_t>>& workers,
+      std::map<size_t, ProfileRows>& by_shard) const;
   static void AppendProfileRows(const std::string& run,
                                 const std::string& worker, uint64_t generation,
                                 const v1::WorkerProfile& profile,
@@ -176,9 +181,10 @@ class ClickHouseStore final : public Store {
                                 ProfileRows& out);
   // Inserts the profiles rows into `shard` (or the next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
-  // The closed (or named) spans of one worker, with their batches read from the
-  // ledger. Contract 7 against the run's stored spans.
+  // Contract 7 against the run's stored spans.
   absl::Status CheckWorldSize(const v1::UploadHeader& header) const;
+  // The spans (of one or several workers of `run`), in order, with their
+  // batches read from the ledger in one query.
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(
       const std::string& run, const std::vector<SpanRow>& spans) const;
   absl::Status InsertProfile(const std::string& run, const std::string& worker,

@@ -43,25 +43,20 @@ void ClickHouseStore::BuildQueuedProfiles() {
         return;
       }
     }
-    // Every profile built in a pass goes in one insert per table and home
-    // shard: a part per table per closed span would cost the servers more than
-    // the rows do.
+    // Every profile built in a pass goes in one insert per home shard: a part
+    // per closed span would cost the servers more than the rows do. The
+    // pass's workers are read together, run by run.
+    std::map<std::string, std::vector<std::pair<std::string, size_t>>> by_run;
+    for (const auto& [key, shard] : pass)
+      by_run[key.first].emplace_back(key.second, shard);
     std::map<size_t, ProfileRows> by_shard;
-    for (const auto& [key, shard] : pass) {
+    for (const auto& [run, workers] : by_run) {
       {
         absl::MutexLock lock(&mu_);
         if (stopping_)
           return;  // the rest is dropped: reads build what is missing
       }
-      ProfileRows& rows = by_shard[shard];
-      const absl::Status built =
-          StoreWorkerProfile(key.first, key.second, shard, &rows);
-      if (!built.ok()) {
-        // The span is closed all the same; the first read of the profile builds
-        // it.
-        PD_LOG(WARNING, "profile of %s/%s not built now: %s", key.first,
-               key.second, built.ToString());
-      }
+      BuildWorkerProfiles(run, workers, by_shard);
     }
     for (const auto& [shard, rows] : by_shard) {
       if (rows.count == 0) continue;
@@ -116,39 +111,99 @@ absl::Status ClickHouseStore::InsertProfile(
   return InsertProfileRows(shard, rows);
 }
 
-absl::Status ClickHouseStore::StoreWorkerProfile(const std::string& run,
-                                                 const std::string& worker,
-                                                 size_t shard,
-                                                 ProfileRows* batch) const {
-  // Taken before reading the spans: of two builds racing, the one that saw more
-  // spans started later and so wins (the local store numbers its builds the
-  // same way).
+void ClickHouseStore::BuildWorkerProfiles(
+    const std::string& run,
+    const std::vector<std::pair<std::string, size_t>>& workers,
+    std::map<size_t, ProfileRows>& by_shard) const {
+  // Stored batch bytes read back at once, at most (one worker's may be more).
+  constexpr int64_t kMaxBatchBytesPerRead = int64_t{64} << 20;
+  // Taken before reading the spans: of two builds racing, the one that saw
+  // more spans started later and so wins (the local store numbers its builds
+  // the same way).
   const uint64_t generation = NewGeneration();
-  PD_ASSIGN_OR_RETURN(const RunRows rows,
-                      ReadRuns({run}, worker));  // this worker's rows only
-  std::vector<SpanRow> closed;
-  std::vector<std::string> ids;
-  for (const SpanRow& span : rows.spans) {
-    if (span.closed()) {
-      closed.push_back(span);
-      ids.push_back(span.span);
+  std::vector<std::string> names;
+  for (const auto& [worker, shard] : workers) names.push_back(worker);
+  absl::StatusOr<RunRows> read = ReadRuns({run}, names);
+  if (!read.ok()) {
+    PD_LOG(WARNING, "profiles of %d workers of %s not built now: %s",
+           workers.size(), run, read.status().ToString());
+    return;
+  }
+  const RunRows& rows = *read;
+  struct Build {
+    std::string worker;
+    size_t shard;
+    std::vector<SpanRow> closed;
+    std::vector<std::string> ids;
+  };
+  std::vector<Build> builds;
+  const std::map<std::string, size_t> shard_of(workers.begin(), workers.end());
+  for (const WorkerRows& worker : WorkersOf(rows, run)) {
+    Build build{worker.worker, shard_of.at(worker.worker), {}, {}};
+    for (const SpanRow* span : worker.spans) {
+      if (!span->closed()) continue;
+      build.closed.push_back(*span);
+      build.ids.push_back(span->span);
     }
+    if (build.closed.empty()) continue;
+    // A read may have built it since this build was queued.
+    if (auto stored = rows.profiles.find({run, worker.worker});
+        stored != rows.profiles.end() && stored->second.spans == build.ids) {
+      continue;
+    }
+    builds.push_back(std::move(build));
   }
-  if (closed.empty()) return absl::OkStatus();
-  // A read may have built it since this build was queued.
-  if (auto stored = rows.profiles.find({run, worker});
-      stored != rows.profiles.end() && stored->second.spans == ids) {
-    return absl::OkStatus();
+  const auto bytes_of = [&](const Build& build) {
+    int64_t bytes = 0;
+    for (const SpanRow& span : build.closed) {
+      auto totals = rows.chunks.find({run, build.worker, span.span});
+      if (totals != rows.chunks.end()) bytes += totals->second.bytes;
+    }
+    return bytes;
+  };
+  for (size_t first = 0; first < builds.size();) {
+    // Workers whose batches, read back together, stay under the bound.
+    size_t end = first;
+    int64_t bytes = 0;
+    std::vector<SpanRow> spans;
+    while (end < builds.size() &&
+           (end == first ||
+            bytes + bytes_of(builds[end]) <= kMaxBatchBytesPerRead)) {
+      bytes += bytes_of(builds[end]);
+      spans.insert(spans.end(), builds[end].closed.begin(),
+                   builds[end].closed.end());
+      ++end;
+    }
+    absl::StatusOr<std::vector<StoredSpan>> stored = ReadSpans(run, spans);
+    if (!stored.ok()) {
+      PD_LOG(WARNING, "profiles of %d workers of %s not built now: %s",
+             end - first, run, stored.status().ToString());
+      first = end;
+      continue;
+    }
+    size_t at = 0;  // ReadSpans keeps the order: each worker's spans in turn
+    for (size_t b = first; b < end; ++b) {
+      const Build& build = builds[b];
+      const std::vector<StoredSpan> mine(
+          std::make_move_iterator(stored->begin() + static_cast<ptrdiff_t>(at)),
+          std::make_move_iterator(
+              stored->begin() +
+              static_cast<ptrdiff_t>(at + build.closed.size())));
+      at += build.closed.size();
+      absl::StatusOr<v1::WorkerProfile> profile = BuildProfile(
+          run, mine, options_.batch_limits, analysis::ProfileOptions{});
+      if (!profile.ok()) {
+        // The span is closed all the same; the first read of the profile
+        // builds it.
+        PD_LOG(WARNING, "profile of %s/%s not built now: %s", run, build.worker,
+               profile.status().ToString());
+        continue;
+      }
+      AppendProfileRows(run, build.worker, generation, *profile, build.ids,
+                        by_shard[build.shard]);
+    }
+    first = end;
   }
-  PD_ASSIGN_OR_RETURN(const std::vector<StoredSpan> spans,
-                      ReadSpans(run, closed));
-  PD_ASSIGN_OR_RETURN(const v1::WorkerProfile profile,
-                      BuildProfile(run, spans, options_.batch_limits,
-                                   analysis::ProfileOptions{}));
-  if (batch == nullptr)
-    return InsertProfile(run, worker, shard, generation, profile, ids);
-  AppendProfileRows(run, worker, generation, profile, ids, *batch);
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<ClickHouseStore::Wanted>>

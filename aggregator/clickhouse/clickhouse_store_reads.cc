@@ -65,11 +65,13 @@ class ChunkCursor final : public BatchCursor {
 }  // namespace
 
 absl::StatusOr<ClickHouseStore::RunRows> ClickHouseStore::ReadRuns(
-    const std::vector<std::string>& runs, const std::string& worker) const {
+    const std::vector<std::string>& runs,
+    const std::vector<std::string>& workers) const {
   RunRows rows;
   if (runs.empty()) return rows;
   std::string in = base::StrCat("run IN (", QuotedList(runs), ")");
-  if (!worker.empty()) base::StrAppend(&in, " AND worker = ", Quote(worker));
+  if (!workers.empty())
+    base::StrAppend(&in, " AND worker IN (", QuotedList(workers), ")");
   PD_ASSIGN_OR_RETURN(
       const std::string span_rows,
       Read(base::StrCat("SELECT run, worker, span, argMax(header, state), "
@@ -264,38 +266,44 @@ absl::StatusOr<v1::StoredRun> ClickHouseStore::GetRun(const std::string& run,
 
 absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(
     const std::string& run, const std::vector<SpanRow>& spans) const {
-  std::vector<std::string> ids;
-  for (const SpanRow& span : spans) ids.push_back(span.span);
-  const std::string& worker = spans.front().worker;
+  std::string pairs;
+  for (const SpanRow& span : spans) {
+    base::StrAppend(&pairs, pairs.empty() ? "" : ",", "(", Quote(span.worker),
+                    ",", Quote(span.span), ")");
+  }
   // Every stored attempt, the latest chosen here rather than by argMax:
   // aggregating megabytes of batches would copy them all on the servers, and a
   // chunk stored twice is rare.
   PD_ASSIGN_OR_RETURN(
       std::string answer,
-      Read(base::StrCat("SELECT span, seq, attempt, batch_bytes, batch_zstd "
-                        "FROM chunks WHERE run = ",
-                        Quote(run), " AND worker = ", Quote(worker),
-                        " AND span IN (", QuotedList(ids),
-                        ") FORMAT RowBinary")));
+      Read(base::StrCat(
+          "SELECT worker, span, seq, attempt, batch_bytes, batch_zstd "
+          "FROM chunks WHERE run = ",
+          Quote(run), " AND (worker, span) IN (", pairs,
+          ") FORMAT RowBinary")));
   // The answer is kept alive by the spans' readers, which visit views into it.
   auto shared = std::make_shared<const std::string>(std::move(answer));
-  std::map<std::string, std::map<int64_t, StoredChunk>> batches;
+  std::map<std::pair<std::string, std::string>, std::map<int64_t, StoredChunk>>
+      batches;
   RowBinaryReader reader(*shared);
   while (!reader.done() && reader.ok()) {
+    const std::string_view worker = reader.String();
     const std::string_view span = reader.String();
     const int64_t seq = reader.Number<int64_t>();
     const uint64_t attempt = reader.Number<uint64_t>();
     const uint64_t raw_bytes = reader.Number<uint64_t>();
     const std::string_view compressed = reader.String();
     const StoredChunk chunk{attempt, raw_bytes, compressed};
-    auto [it, first] = batches[std::string(span)].try_emplace(seq, chunk);
+    auto [it, first] =
+        batches[{std::string(worker), std::string(span)}].try_emplace(seq,
+                                                                      chunk);
     if (!first && attempt > it->second.attempt) it->second = chunk;
   }
   PD_RETURN_IF_ERROR(reader.status("the batches read"));
   std::vector<StoredSpan> out;
   for (const SpanRow& span : spans) {
     std::vector<StoredChunk> chunks;
-    for (const auto& [seq, chunk] : batches[span.span]) {
+    for (const auto& [seq, chunk] : batches[{span.worker, span.span}]) {
       if (seq != static_cast<int64_t>(chunks.size())) {
         return absl::DataLossError(base::StrCat(
             "span ", span.span, ": the ledger has no chunk ", chunks.size()));
