@@ -69,12 +69,38 @@ absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
     }
     building_.insert(key);
   }
-  absl::StatusOr<v1::RunDigest> built = store_->GetRunDigest(request);
+  // Kept in the store by another replica, or before a restart (design note 4);
+  // else made here and kept there.
+  const std::string version_text =
+      base::StrCat(version.updated_unix_ms, "/", version.event_count, "/",
+                   version.closed_workers);
+  bool loaded = false;
+  absl::StatusOr<v1::RunDigest> built = absl::UnknownError("not made");
+  absl::StatusOr<std::optional<v1::RunDigest>> kept =
+      store_->LoadDigest(request.run(), key, version_text);
+  if (kept.ok() && kept->has_value()) {
+    built = **std::move(kept);
+    loaded = true;
+  } else {
+    if (!kept.ok()) {
+      PD_LOG(WARNING, "kept digest of %s not read (making it): %s",
+             request.run(), kept.status().ToString());
+    }
+    built = store_->GetRunDigest(request);
+    if (built.ok()) {
+      if (absl::Status saved =
+              store_->SaveDigest(request.run(), key, version_text, *built);
+          !saved.ok()) {
+        PD_LOG(WARNING, "digest of %s not kept in the store: %s", request.run(),
+               saved.ToString());
+      }
+    }
+  }
   absl::MutexLock lock(&mu_);
   building_.erase(key);
   if (!built.ok()) return built.status();
   auto digest = std::make_shared<const v1::RunDigest>(*std::move(built));
-  ++stats_.builds;
+  ++(loaded ? stats_.loaded : stats_.builds);
   if (prepared) ++stats_.prepared;
   Insert(key, version, digest);
   return digest;

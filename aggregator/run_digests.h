@@ -14,6 +14,9 @@
 //    digest of all its ranks once the run is COMPLETE. The queue holds a run
 //    once, however many of its spans close, and is read after a short settle,
 //    so a burst of closes costs a few looks at the run.
+// 4. The store may keep digests (Store::SaveDigest: the ClickHouse store's
+//    `digests` table): a digest is read from there before it is made, and
+//    kept there once made, so replicas and restarts make each run's once.
 #ifndef PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 #define PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 
@@ -41,7 +44,8 @@ namespace profdiff::aggregator {
 struct RunDigestsStats {
   int64_t hits = 0;
   int64_t builds = 0;    // digests made (requests and Prepare)
-  int64_t prepared = 0;  // of which Prepare made
+  int64_t loaded = 0;    // digests read from the store (another replica's)
+  int64_t prepared = 0;  // digests Prepare made or read
   int64_t entries = 0;
   int64_t bytes = 0;
 };

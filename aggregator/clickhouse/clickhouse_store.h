@@ -92,6 +92,14 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<std::unique_ptr<TraceExport>> ExportTrace(
       const v1::ExportTraceRequest& request) const override;
   int ProfileBuildsPending(const std::string& run) const override;
+  // Kept in the `digests` table: one row per (run, key, version), on the
+  // shard of (run, key).
+  absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
+      const std::string& run, const std::string& key,
+      const std::string& version) const override;
+  absl::Status SaveDigest(const std::string& run, const std::string& key,
+                          const std::string& version,
+                          const v1::RunDigest& digest) const override;
 
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread).

@@ -76,6 +76,43 @@ void ClickHouseStore::BuildQueuedProfiles() {
   }
 }
 
+absl::StatusOr<std::optional<v1::RunDigest>> ClickHouseStore::LoadDigest(
+    const std::string& run, const std::string& key,
+    const std::string& version) const {
+  PD_ASSIGN_OR_RETURN(
+      const std::string answer,
+      Read(base::StrCat("SELECT argMax(digest, made_ms) FROM digests WHERE run "
+                        "= ",
+                        Quote(run), " AND digest_key = ", Quote(key),
+                        " AND version = ", Quote(version),
+                        " GROUP BY digest_key FORMAT RowBinary")));
+  RowBinaryReader reader(answer);
+  if (reader.done()) return std::nullopt;
+  const std::string_view bytes = reader.String();
+  PD_RETURN_IF_ERROR(reader.status("the digest read"));
+  v1::RunDigest digest;
+  if (!digest.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::DataLossError(base::StrCat("run ", run, " digest ", key,
+                                            ": stored digest does not parse"));
+  }
+  return digest;
+}
+
+absl::Status ClickHouseStore::SaveDigest(const std::string& run,
+                                         const std::string& key,
+                                         const std::string& version,
+                                         const v1::RunDigest& digest) const {
+  PD_ASSIGN_OR_RETURN(const size_t home, HomeShard(run, key));
+  std::string rows;
+  RowBinaryWriter writer(rows);
+  writer.String(run);
+  writer.String(key);
+  writer.String(version);
+  writer.Number<int64_t>(absl::ToUnixMillis(absl::Now()));
+  writer.String(digest.SerializeAsString());
+  return InsertFailingOver(home, "digests", rows).status();
+}
+
 int ClickHouseStore::ProfileBuildsPending(const std::string& run) const {
   absl::MutexLock lock(&mu_);
   auto it = pending_builds_.find(run);

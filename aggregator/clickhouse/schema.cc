@@ -27,6 +27,7 @@ struct Table {
   const char* name;
   std::string columns;
   std::string engine;
+  const char* shard_by = "run, worker";  // the Distributed table's sharding key
 };
 
 std::vector<Table> Tables() {
@@ -58,6 +59,11 @@ std::vector<Table> Tables() {
        key + "generation UInt64, spans Array(String), step_count Int32, "
              "profile String",
        "ReplacingMergeTree(generation) ORDER BY (run, worker)"},
+      {"digests",
+       "run String, digest_key String, version String, made_ms Int64, "
+       "digest String",
+       "ReplacingMergeTree(made_ms) ORDER BY (run, digest_key, version)",
+       "run, digest_key"},
   };
 }
 
@@ -76,7 +82,8 @@ std::vector<std::string> SchemaStatements(const std::string& database,
     statements.push_back(base::StrCat(
         "CREATE TABLE IF NOT EXISTS ", database, ".", table.name, " AS ",
         database, ".", table.name, "_local ENGINE = Distributed(", cluster,
-        ", ", database, ", ", table.name, "_local, cityHash64(run, worker))"));
+        ", ", database, ", ", table.name, "_local, cityHash64(", table.shard_by,
+        "))"));
   }
   return statements;
 }

@@ -22,6 +22,10 @@
 //   profiles  serialized WorkerProfiles with the span ids they cover, by
 //   generation.
 //             ReplacingMergeTree(generation) ORDER BY (run, worker).
+//   digests   runs reduced over their workers (aggregator/run_digests.h) by
+//             (run, digest key, run version), so replicas and restarts share
+//             them. ReplacingMergeTree(made_ms) ORDER BY (run, digest_key,
+//             version), sharded by (run, digest_key).
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SCHEMA_H_
 

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -175,6 +176,21 @@ class Store {
   // made meanwhile would build them itself. The default: none.
   virtual int ProfileBuildsPending(const std::string& /*run*/) const {
     return 0;
+  }
+  // A run digest kept in the store (aggregator/run_digests.h) under `key` for
+  // the run's `version`, so that replicas and restarts share it: nullopt when
+  // none is kept. The default keeps none (the local store's aggregator makes
+  // them again).
+  virtual absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
+      const std::string& /*run*/, const std::string& /*key*/,
+      const std::string& /*version*/) const {
+    return std::nullopt;
+  }
+  virtual absl::Status SaveDigest(const std::string& /*run*/,
+                                  const std::string& /*key*/,
+                                  const std::string& /*version*/,
+                                  const v1::RunDigest& /*digest*/) const {
+    return absl::OkStatus();
   }
   // Spans found damaged (INCOMPLETE) that their agents should send again: those
   // `request`'s agent sent and those whose sender is unknown (at most 1000).

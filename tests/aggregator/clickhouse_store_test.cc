@@ -13,6 +13,7 @@
 
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/http_client.h"
+#include "aggregator/run_digests.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/traces_dir.h"
@@ -187,6 +188,43 @@ TEST_F(ClickHouseStoreTest,
   EXPECT_THAT(
       store.status().message(),
       ::testing::HasSubstr("old_schema.chunks_local has no column batch_zstd"));
+}
+
+// Issue 32: a digest one replica made is kept in ClickHouse, and another
+// replica (or the same after a restart) reads it instead of reading every
+// profile again; a later version of the run is made anew.
+TEST_F(ClickHouseStoreTest, ReplicasShareTheDigestsOneOfThemMade) {
+  const testing::PreparedSpan span =
+      testing::PrepareSpan(file_, "shared", 2000);
+  std::unique_ptr<ClickHouseStore> a = Open(), b = Open();
+  ASSERT_TRUE(a && b);
+  absl::StatusOr<Store::OpenedSpan> opened = a->OpenSpan(span.header);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  for (const v1::TraceChunk& chunk : span.chunks)
+    ASSERT_TRUE(a->AppendChunk(*opened->lease, chunk).ok());
+  v1::SpanEnd end;
+  end.set_chunk_count(span.chunks.size());
+  end.set_event_count(span.event_count);
+  ASSERT_TRUE(a->CloseSpan(*opened->lease, end).ok());
+  opened->lease.reset();
+
+  v1::GetRunDigestRequest request;
+  request.set_run("shared");
+  RunDigests on_a(a.get(), 1 << 30), on_b(b.get(), 1 << 30);
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> made = on_a.Get(request);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(on_a.stats().builds, 1);
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> read = on_b.Get(request);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(on_b.stats().builds, 0);
+  EXPECT_EQ(on_b.stats().loaded, 1);
+  EXPECT_EQ((*read)->SerializeAsString(), (*made)->SerializeAsString());
+  ASSERT_EQ((*read)->ranks_size(), 1);
+  // Kept per version of the run: another version finds nothing kept.
+  absl::StatusOr<std::optional<v1::RunDigest>> other =
+      b->LoadDigest("shared", "shared|1|1|", "0/0/0");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_FALSE(other->has_value());
 }
 
 }  // namespace
