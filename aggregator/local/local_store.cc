@@ -24,6 +24,7 @@
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
 #include "base/id_rules.h"
+#include "base/stable_hash.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -124,6 +125,18 @@ std::vector<std::string> SubFolders(const std::string& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// A kept run digest: <run>/digests/<key hash>@<version>.pb (the key and the
+// version are not file names).
+std::string DigestFileStem(const std::string& key) {
+  return base::StrCat(base::StableHashHex(key), "@");
+}
+std::string DigestPath(const std::string& run_dir, const std::string& key,
+                       const std::string& version) {
+  std::string name = base::StrCat(DigestFileStem(key), version, ".pb");
+  std::replace(name.begin(), name.end(), '/', '-');
+  return base::StrCat(run_dir, "/digests/", name);
 }
 
 std::string ProfilePath(const std::string& worker_dir, uint64_t generation) {
@@ -813,6 +826,50 @@ absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,
                         BuildProfile(request.run(), worker.spans,
                                      options_.batch_limits, options));
     PD_RETURN_IF_ERROR(visit(std::move(built)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<v1::RunDigest>> LocalStore::LoadDigest(
+    const std::string& run, const std::string& key,
+    const std::string& version) const {
+  std::string dir;
+  {
+    absl::MutexLock lock(&mu_);
+    const RunEntry* entry = FindRun(run);
+    if (entry == nullptr) return std::nullopt;
+    dir = entry->dir;
+  }
+  const std::string path = DigestPath(dir, key, version);
+  std::error_code error;
+  if (!fs::exists(path, error)) return std::nullopt;
+  v1::RunDigest digest;
+  PD_RETURN_IF_ERROR(ReadProto(path, digest, kMaxProfileFileBytes));
+  return digest;
+}
+
+absl::Status LocalStore::SaveDigest(const std::string& run,
+                                    const std::string& key,
+                                    const std::string& version,
+                                    const v1::RunDigest& digest) const {
+  std::string dir;
+  {
+    absl::MutexLock lock(&mu_);
+    const RunEntry* entry = FindRun(run);
+    if (entry == nullptr) return absl::NotFoundError("run " + run);
+    dir = entry->dir;
+  }
+  std::error_code error;
+  fs::create_directories(dir + "/digests", error);
+  const std::string path = DigestPath(dir, key, version);
+  PD_RETURN_IF_ERROR(WriteProto(path, digest));
+  // Earlier versions of the same key are of no use any more.
+  const std::string stem = DigestFileStem(key);
+  for (const fs::directory_entry& file :
+       fs::directory_iterator(dir + "/digests", error)) {
+    const std::string name = file.path().filename().string();
+    if (name.starts_with(stem) && file.path().string() != path)
+      fs::remove(file.path(), error);
   }
   return absl::OkStatus();
 }

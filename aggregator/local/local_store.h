@@ -113,6 +113,15 @@ class LocalStore final : public Store {
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
                                        RunDetail detail) const override
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Kept as files beside the run's workers (<run>/digests/), the latest
+  // version of each key only.
+  absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
+      const std::string& run, const std::string& key,
+      const std::string& version) const override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status SaveDigest(const std::string& run, const std::string& key,
+                          const std::string& version,
+                          const v1::RunDigest& digest) const override
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status VisitProfiles(const v1::GetProfileRequest& request,
                              ProfileVisitor visit) const override
       ABSL_LOCKS_EXCLUDED(mu_);

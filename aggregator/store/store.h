@@ -179,8 +179,7 @@ class Store {
   }
   // A run digest kept in the store (aggregator/run_digests.h) under `key` for
   // the run's `version`, so that replicas and restarts share it: nullopt when
-  // none is kept. The default keeps none (the local store's aggregator makes
-  // them again).
+  // none is kept. The default keeps none.
   virtual absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
       const std::string& /*run*/, const std::string& /*key*/,
       const std::string& /*version*/) const {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/local/local_store.h"
+#include "aggregator/run_digests.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "tests/aggregator/store_fixture.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -271,6 +272,43 @@ TEST_F(LocalStoreTest, TempFilesAreRemovedAndUpdatedSurvivesARestart) {
   StartServer();
   EXPECT_FALSE(fs::exists(leftover));
   EXPECT_EQ(GetRun("kept").updated_unix_ms(), updated);
+}
+
+// Issue 32: the local store keeps the digests it made beside the run, so a
+// restarted aggregator answers a thousand-rank diff without reading every
+// profile again; a damaged kept digest is made again, never served.
+TEST_F(LocalStoreTest, DigestsSurviveARestartAndADamagedOneIsMadeAgain) {
+  ASSERT_TRUE(UploadSpan(channel_, PrepareSpan(files_[0], "kept", 2000)).ok());
+  v1::GetRunDigestRequest request;
+  request.set_run("kept");
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> made =
+      server_->digests().Get(request);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(server_->digests().stats().builds, 1);
+
+  server_.reset();
+  StartServer();
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> read =
+      server_->digests().Get(request);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(server_->digests().stats().builds, 0);
+  EXPECT_EQ(server_->digests().stats().loaded, 1);
+  EXPECT_EQ((*read)->SerializeAsString(), (*made)->SerializeAsString());
+
+  server_.reset();
+  int kept_files = 0;
+  for (const auto& file :
+       fs::directory_iterator(data_dir_ / "runs" / "kept" / "digests")) {
+    std::ofstream(file.path(), std::ios::trunc) << "not a digest";
+    ++kept_files;
+  }
+  EXPECT_EQ(kept_files, 1);
+  StartServer();
+  absl::StatusOr<std::shared_ptr<const v1::RunDigest>> again =
+      server_->digests().Get(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(server_->digests().stats().builds, 1);
+  EXPECT_EQ((*again)->SerializeAsString(), (*made)->SerializeAsString());
 }
 
 }  // namespace
