@@ -6,8 +6,8 @@
 // - ready: from the last upload to a COMPLETE run, and to its digest made
 //   (the aggregator reduces a run when its last span closes);
 // - diff: Differ.Diff of the two run ids with a fresh differ (uncached) and
-//   again (cached), and with the aggregator restarted too (cold: both digests
-//   made on demand from the stored profiles);
+//   again (cached), and with the aggregator restarted too (cold: nothing in
+//   memory, both digests read back from the store that kept them);
 // - the differ's and the aggregator's peak RSS (VmHWM), and the digest bytes;
 // then each figure at the largest N over the smallest (the targets: uncached
 // diff <= 5 s at 1,024 ranks, differ peak RSS <= 512 MB, both within 2x from
