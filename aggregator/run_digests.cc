@@ -130,6 +130,13 @@ void RunDigests::Prepare(const std::string& run) {
   queued_.insert(run);
 }
 
+void RunDigests::PauseUnlessStopping(absl::Duration timeout) {
+  const auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return stopping_;
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&stopping), timeout);
+}
+
 void RunDigests::PrepareLoop(std::stop_token stop) {
   while (!stop.stop_requested()) {
     std::string run;
@@ -141,10 +148,7 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
       mu_.Await(absl::Condition(&ready));
       // Spans of a run close in bursts: let them settle, so a run of a
       // thousand ranks is looked at a few times, not a thousand.
-      const auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_;
-      };
-      mu_.AwaitWithTimeout(absl::Condition(&stopping), kSettle);
+      PauseUnlessStopping(kSettle);
       if (stopping_) return;
       run = *queued_.begin();
       queued_.erase(queued_.begin());
@@ -156,10 +160,7 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
       absl::MutexLock lock(&mu_);
       queued_.insert(run);
       preparing_ = false;
-      const auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_;
-      };
-      mu_.AwaitWithTimeout(absl::Condition(&stopping), kBuildsPoll);
+      PauseUnlessStopping(kBuildsPoll);
       continue;
     }
     absl::StatusOr<v1::StoredRun> stored =

@@ -14,9 +14,10 @@
 //    digest of all its ranks once the run is COMPLETE. The queue holds a run
 //    once, however many of its spans close, and is read after a short settle,
 //    so a burst of closes costs a few looks at the run.
-// 4. The store may keep digests (Store::SaveDigest: the ClickHouse store's
-//    `digests` table): a digest is read from there before it is made, and
-//    kept there once made, so replicas and restarts make each run's once.
+// 4. The store may keep digests (Store::SaveDigest: the local store's files
+//    beside the run, the ClickHouse store's `digests` table): a digest is
+//    read from there before it is made, and kept there once made, so replicas
+//    and restarts make each run's once.
 #ifndef PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 #define PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 
@@ -92,6 +93,9 @@ class RunDigests {
               std::shared_ptr<const v1::RunDigest> digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PrepareLoop(std::stop_token stop) ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits `timeout`, or less when stopping.
+  void PauseUnlessStopping(absl::Duration timeout)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Store* const store_;
   const size_t max_bytes_;

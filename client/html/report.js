@@ -262,8 +262,8 @@
     }
     return out;
   }
-  // Past this many ranks a side, per-rank charts draw one line per side across the ranks (a
-  // bar each would be a pixel wide or a page tall) with the marked ranks (stragglers) pointed at.
+  // Past this many ranks a side, per-rank charts draw a panel per side with a dot per rank (a
+  // bar each would be a pixel wide or a page tall) and the marked ranks (stragglers) pointed at.
   const RANK_BARS_MAX = 64;
   // series: [{side: 0|1, points: [[rank, value], ...] ascending, marked: rank or null}], one
   // panel each (baseline above), a dot per rank on a shared value axis: ranks that behave alike
@@ -564,7 +564,7 @@
   }
   const CR = comm && rowReader(D.layout.collective, D.layout.collective_values, D.layout.collective_noise);
   const RR = comm && rowReader(D.layout.rank_communication, D.layout.rank_communication_values, D.layout.rank_communication_noise);
-  const COMM_CHART_MAX_RANKS = RANK_BARS_MAX;  // past this: a line per side (rankProfileChart)
+  const COMM_CHART_MAX_RANKS = RANK_BARS_MAX;  // past this: a dot per rank (rankProfileChart)
   const fmtGbps = (v) => (v > 0 ? Number(v.toPrecision(3)) + "" : "–");
   // The side's straggler rank, or null when the verdict found none.
   const stragglerOf = (side) => { const s = side ? comm.experimental_straggler : comm.baseline_straggler; return s.found ? s.rank : null; };
