@@ -82,7 +82,14 @@ absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
     built = **std::move(kept);
     loaded = true;
   } else {
-    if (!kept.ok()) {
+    if (absl::IsDataLoss(kept.status())) {
+      // Design note 4: never served; the one made below replaces it.
+      PD_LOG(WARNING,
+             "kept digest damaged, making it again run=%s version=%s: %s",
+             request.run(), version_text, kept.status().message());
+      absl::MutexLock lock(&mu_);
+      ++stats_.damaged;
+    } else if (!kept.ok()) {
       PD_LOG(WARNING, "kept digest of %s not read (making it): %s",
              request.run(), kept.status().ToString());
     }

@@ -17,7 +17,10 @@
 // 4. The store may keep digests (Store::SaveDigest: the local store's files
 //    beside the run, the ClickHouse store's `digests` table): a digest is
 //    read from there before it is made, and kept there once made, so replicas
-//    and restarts make each run's once.
+//    and restarts make each run's once. One the store cannot read whole, or
+//    that is another run's, key's or version's (DataLoss,
+//    aggregator/store/kept_digest.h), is never served: it is logged, made
+//    again and kept in its place.
 #ifndef PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 #define PROFDIFF_AGGREGATOR_RUN_DIGESTS_H_
 
@@ -46,6 +49,7 @@ struct RunDigestsStats {
   int64_t hits = 0;
   int64_t builds = 0;    // digests made (requests and Prepare)
   int64_t loaded = 0;    // digests read from the store (another replica's)
+  int64_t damaged = 0;   // kept digests the store found damaged: made again
   int64_t prepared = 0;  // digests Prepare made or read
   int64_t entries = 0;
   int64_t bytes = 0;

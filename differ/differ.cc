@@ -1,8 +1,11 @@
 #include "differ/differ.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "analysis/run_digest.h"
+#include "analysis/run_digest_check.h"
+#include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/communication_diff.h"
@@ -100,6 +103,13 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
   if (options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError(
         "--compare hta counts events per step: it needs the runs' profiles");
+  }
+  // What the diff below indexes is there (a digest may come from a store).
+  for (const auto& [label, digest] :
+       {std::pair{"baseline", &baseline},
+        std::pair{"experimental", &experimental}}) {
+    if (absl::Status valid = analysis::ValidateRunDigest(*digest); !valid.ok())
+      return base::Annotate(valid, label);
   }
   v1::DiffReport report;
   *report.mutable_options() = options;

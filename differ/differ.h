@@ -24,7 +24,9 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::DiffOptions& options);
 
 // The same of two digests of the ranks `options` names (all when none).
-// InvalidArgument for HTA mode, which reads the profiles' steps (DiffRuns).
+// InvalidArgument for HTA mode, which reads the profiles' steps (DiffRuns),
+// and for a digest the diff cannot read (analysis/run_digest_check.h: a
+// damaged one), naming the side, the run and what is wrong.
 absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
                                            const v1::RunDigest& experimental,
                                            const v1::DiffOptions& options);

@@ -93,7 +93,9 @@ class ClickHouseStore final : public Store {
       const v1::ExportTraceRequest& request) const override;
   int ProfileBuildsPending(const std::string& run) const override;
   // Kept in the `digests` table: one row per (run, key, version), on the
-  // shard of (run, key).
+  // shard of (run, key), framed (aggregator/store/kept_digest.h): a row that
+  // is not whole or not the one asked for is DataLoss naming it. A row saved
+  // outranks (made_ms) every row kept for that version.
   absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
       const std::string& run, const std::string& key,
       const std::string& version) const override;

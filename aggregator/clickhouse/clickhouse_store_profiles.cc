@@ -8,6 +8,8 @@
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
+#include "aggregator/store/kept_digest.h"
+#include "aggregator/store/upload_rules.h"
 #include "aggregator/store/worker_selector.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -90,12 +92,12 @@ absl::StatusOr<std::optional<v1::RunDigest>> ClickHouseStore::LoadDigest(
   if (reader.done()) return std::nullopt;
   const std::string_view bytes = reader.String();
   PD_RETURN_IF_ERROR(reader.status("the digest read"));
-  v1::RunDigest digest;
-  if (!digest.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::DataLossError(base::StrCat("run ", run, " digest ", key,
-                                            ": stored digest does not parse"));
-  }
-  return digest;
+  // Checked whole before use (aggregator/store/kept_digest.h): a cut, empty,
+  // changed or copied row is DataLoss naming it, and is made again.
+  return ReadKeptDigest(
+      bytes, {run, key, version},
+      base::StrCat("clickhouse digests row (run ", DisplayId(run), ", key ",
+                   DisplayId(key), ", version ", DisplayId(version), ")"));
 }
 
 absl::Status ClickHouseStore::SaveDigest(const std::string& run,
@@ -103,13 +105,28 @@ absl::Status ClickHouseStore::SaveDigest(const std::string& run,
                                          const std::string& version,
                                          const v1::RunDigest& digest) const {
   PD_ASSIGN_OR_RETURN(const size_t home, HomeShard(run, key));
+  // The row made now must outrank any kept for this version (argMax by
+  // made_ms), a damaged one it replaces included, whatever the clocks of the
+  // replicas that made them said. A shard that is down is skipped: a row
+  // there cannot be read either.
+  PD_ASSIGN_OR_RETURN(
+      const std::string newest,
+      Read(base::StrCat("SELECT max(made_ms) FROM digests WHERE run = ",
+                        Quote(run), " AND digest_key = ", Quote(key),
+                        " AND version = ", Quote(version), " FORMAT RowBinary"),
+           /*skip_unreachable=*/true));
+  RowBinaryReader newest_reader(newest);
+  const int64_t newest_ms =
+      newest_reader.done() ? 0 : newest_reader.Number<int64_t>();
+  PD_RETURN_IF_ERROR(newest_reader.status("the digests' newest time"));
   std::string rows;
   RowBinaryWriter writer(rows);
   writer.String(run);
   writer.String(key);
   writer.String(version);
-  writer.Number<int64_t>(absl::ToUnixMillis(absl::Now()));
-  writer.String(digest.SerializeAsString());
+  writer.Number<int64_t>(
+      std::max(absl::ToUnixMillis(absl::Now()), newest_ms + 1));
+  writer.String(FrameKeptDigest({run, key, version}, digest));
   return InsertFailingOver(home, "digests", rows).status();
 }
 

@@ -15,6 +15,7 @@
 #include <absl/strings/numbers.h>
 
 #include "aggregator/local/segment_log.h"
+#include "aggregator/store/kept_digest.h"
 #include "aggregator/store/read_requests.h"
 #include "aggregator/store/run_state.h"
 #include "aggregator/store/stored_spans.h"
@@ -843,9 +844,11 @@ absl::StatusOr<std::optional<v1::RunDigest>> LocalStore::LoadDigest(
   const std::string path = DigestPath(dir, key, version);
   std::error_code error;
   if (!fs::exists(path, error)) return std::nullopt;
-  v1::RunDigest digest;
-  PD_RETURN_IF_ERROR(ReadProto(path, digest, kMaxProfileFileBytes));
-  return digest;
+  std::string bytes;
+  PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxProfileFileBytes, bytes));
+  // Checked whole before use (aggregator/store/kept_digest.h): a cut, empty,
+  // changed or copied file is DataLoss naming it, and is made again.
+  return ReadKeptDigest(bytes, {run, key, version}, path);
 }
 
 absl::Status LocalStore::SaveDigest(const std::string& run,
@@ -862,7 +865,8 @@ absl::Status LocalStore::SaveDigest(const std::string& run,
   std::error_code error;
   fs::create_directories(dir + "/digests", error);
   const std::string path = DigestPath(dir, key, version);
-  PD_RETURN_IF_ERROR(WriteProto(path, digest));
+  PD_RETURN_IF_ERROR(base::WriteFileAtomically(
+      path, FrameKeptDigest({run, key, version}, digest)));
   // Earlier versions of the same key are of no use any more.
   const std::string stem = DigestFileStem(key);
   for (const fs::directory_entry& file :

@@ -114,7 +114,8 @@ class LocalStore final : public Store {
                                        RunDetail detail) const override
       ABSL_LOCKS_EXCLUDED(mu_);
   // Kept as files beside the run's workers (<run>/digests/), the latest
-  // version of each key only.
+  // version of each key only, framed (aggregator/store/kept_digest.h): a file
+  // that is not whole or not the one asked for is DataLoss naming it.
   absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
       const std::string& run, const std::string& key,
       const std::string& version) const override ABSL_LOCKS_EXCLUDED(mu_);

@@ -179,7 +179,9 @@ class Store {
   }
   // A run digest kept in the store (aggregator/run_digests.h) under `key` for
   // the run's `version`, so that replicas and restarts share it: nullopt when
-  // none is kept. The default keeps none.
+  // none is kept. Kept digests are framed (aggregator/store/kept_digest.h):
+  // one that is not whole, or was made for another run, key or version, is
+  // DataLoss naming where it is kept, never returned. The default keeps none.
   virtual absl::StatusOr<std::optional<v1::RunDigest>> LoadDigest(
       const std::string& /*run*/, const std::string& /*key*/,
       const std::string& /*version*/) const {

@@ -2,6 +2,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include "analysis/run_digest_check.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -84,6 +85,17 @@ absl::StatusOr<StoredDigest> StoredRuns::FetchDigest(
           stub_->GetRunDigest(&context, request, digest.get()));
       !status.ok()) {
     return Annotate(status);
+  }
+  // Checked before it is cached or diffed: a damaged digest (a store's kept
+  // copy, another aggregator's) is an error naming the run, never a crash.
+  if (absl::Status valid = analysis::ValidateRunDigest(*digest); !valid.ok()) {
+    return absl::DataLossError(
+        base::StrCat("aggregator ", store_address_, ": ", valid.message()));
+  }
+  if (digest->run() != key.run) {
+    return absl::DataLossError(base::StrCat(
+        "aggregator ", store_address_, ": asked for the digest of run ",
+        key.run, ", got run ", base::QuoteBytes(digest->run()), "'s"));
   }
   if (complete) cache_->Insert(key, version, digest);
   out.digest = std::move(digest);

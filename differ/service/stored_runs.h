@@ -37,7 +37,9 @@ class StoredRuns {
 
   // NotFound naming the run when the aggregator does not hold it; Unavailable
   // naming the aggregator when it does not answer and no digest of the run is
-  // cached; InvalidArgument when none of the ranks asked for is stored.
+  // cached; InvalidArgument when none of the ranks asked for is stored;
+  // DataLoss naming the aggregator, the run and what is wrong when the digest
+  // it served is not one the differ can read (analysis/run_digest_check.h).
   absl::StatusOr<StoredDigest> FetchDigest(const RunKey& key,
                                            absl::Time deadline) const;
   // The profiles of the key's ranks (all when none), uncached; errors as

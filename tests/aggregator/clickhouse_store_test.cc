@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "aggregator/clickhouse/clickhouse_url.h"
 #include "aggregator/clickhouse/http_client.h"
+#include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/run_digests.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -225,6 +227,158 @@ TEST_F(ClickHouseStoreTest, ReplicasShareTheDigestsOneOfThemMade) {
       b->LoadDigest("shared", "shared|1|1|", "0/0/0");
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_FALSE(other->has_value());
+}
+
+// Regression for #42 (the local store's are LocalKeptDigestTest in
+// store_integrity_test.cc): a kept digest row is used only whole and only for
+// the run, key and version it was made for. A damaged one is never served: it
+// is made again (the same bytes as the first time, so a diff reads the same
+// numbers) and kept in a row that outranks it, which the next replica reads.
+class ClickHouseKeptDigestTest : public ClickHouseStoreTest {
+ protected:
+  void SetUp() override {
+    ClickHouseStoreTest::SetUp();
+    if (IsSkipped()) return;
+    store_ = Open();
+    ASSERT_TRUE(store_);
+    StoreSpan("kept", file_);
+    StoreSpan("other", (fs::path(file_).parent_path() /
+                        "worker1_step_12.1694128201556.pt.trace.json.gz")
+                           .string());
+    request_.set_run("kept");
+    RunDigests digests(store_.get(), 1 << 30);
+    made_ = Get(digests, request_);
+    ASSERT_EQ(made_.ranks_size(), 1);
+  }
+
+  void StoreSpan(const std::string& run, const std::string& file) {
+    const testing::PreparedSpan span = testing::PrepareSpan(file, run, 2000);
+    absl::StatusOr<Store::OpenedSpan> opened = store_->OpenSpan(span.header);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    for (const v1::TraceChunk& chunk : span.chunks)
+      ASSERT_TRUE(store_->AppendChunk(*opened->lease, chunk).ok());
+    v1::SpanEnd end;
+    end.set_chunk_count(span.chunks.size());
+    end.set_event_count(span.event_count);
+    ASSERT_TRUE(store_->CloseSpan(*opened->lease, end).ok());
+  }
+
+  static v1::RunDigest Get(RunDigests& digests,
+                           const v1::GetRunDigestRequest& request) {
+    absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest =
+        digests.Get(request);
+    EXPECT_TRUE(digest.ok()) << digest.status();
+    return digest.ok() ? **digest : v1::RunDigest();
+  }
+
+  // A kept row as the digests table holds it, and the shard holding it.
+  struct KeptRow {
+    std::string key, version;
+    int64_t made_ms = 0;
+    std::string digest;
+    std::string shard, database;
+  };
+  KeptRow Row(const std::string& run) {
+    KeptRow row;
+    absl::StatusOr<clickhouse::ClickHouseUrl> url =
+        clickhouse::ParseClickHouseUrl(options_.clickhouse_url);
+    EXPECT_TRUE(url.ok()) << url.status();
+    if (!url.ok()) return row;
+    for (const std::string& shard : url->shards) {
+      clickhouse::HttpClient client(shard, url->database, absl::Seconds(30));
+      absl::StatusOr<std::string> answer = client.Query(
+          "SELECT digest_key, version, made_ms, digest FROM digests_local "
+          "WHERE run = '" +
+          run + "' FORMAT RowBinary");
+      EXPECT_TRUE(answer.ok()) << answer.status();
+      if (!answer.ok() || answer->empty()) continue;
+      clickhouse::RowBinaryReader reader(*answer);
+      row.key = reader.String();
+      row.version = reader.String();
+      row.made_ms = reader.Number<int64_t>();
+      row.digest = reader.String();
+      EXPECT_TRUE(reader.ok() && reader.done()) << "one row of " << run;
+      row.shard = shard;
+      row.database = url->database;
+    }
+    EXPECT_FALSE(row.shard.empty()) << "no kept row of " << run;
+    return row;
+  }
+
+  // Writes what `damage` makes of the kept row of run "kept" as a newer row
+  // of its run, key and version, and expects a replica to make the digest
+  // again rather than serve it, and the next replica to read what it kept.
+  void ExpectMadeAgainAfter(
+      const std::function<std::string(const std::string&)>& damage) {
+    const KeptRow kept = Row("kept");
+    std::string rows;
+    clickhouse::RowBinaryWriter writer(rows);
+    writer.String("kept");
+    writer.String(kept.key);
+    writer.String(kept.version);
+    writer.Number<int64_t>(kept.made_ms + 1);
+    writer.String(damage(kept.digest));
+    clickhouse::HttpClient shard(kept.shard, kept.database, absl::Seconds(30));
+    ASSERT_TRUE(
+        shard.Insert("INSERT INTO digests_local FORMAT RowBinary", rows).ok());
+
+    RunDigests replica(store_.get(), 1 << 30);
+    EXPECT_EQ(Get(replica, request_).SerializeAsString(),
+              made_.SerializeAsString());
+    EXPECT_EQ(replica.stats().damaged, 1);
+    EXPECT_EQ(replica.stats().builds, 1);
+    EXPECT_EQ(replica.stats().loaded, 0);
+    RunDigests next(store_.get(), 1 << 30);
+    EXPECT_EQ(Get(next, request_).SerializeAsString(),
+              made_.SerializeAsString());
+    EXPECT_EQ(next.stats().loaded, 1);
+    EXPECT_EQ(next.stats().damaged, 0);
+  }
+
+  std::unique_ptr<ClickHouseStore> store_;
+  v1::GetRunDigestRequest request_;
+  v1::RunDigest made_;
+};
+
+TEST_F(ClickHouseKeptDigestTest, DigestCutAtAFieldBoundaryIsMadeAgain) {
+  // The digest without its kernels and every field after them is a prefix of
+  // its bytes, and the row's bytes end with them: cut there, it parses.
+  v1::RunDigest prefix = made_;
+  prefix.clear_kernels();
+  prefix.clear_modules();
+  prefix.clear_memory();
+  prefix.clear_communication();
+  prefix.clear_worker_notes();
+  prefix.clear_run_warnings();
+  ASSERT_GT(made_.kernels_size(), 0);
+  const size_t cut = made_.ByteSizeLong() - prefix.ByteSizeLong();
+  ExpectMadeAgainAfter([&](const std::string& bytes) {
+    EXPECT_GT(bytes.size(), cut);
+    return bytes.substr(0, bytes.size() - cut);
+  });
+}
+
+TEST_F(ClickHouseKeptDigestTest, EmptyDigestRowIsMadeAgain) {
+  ExpectMadeAgainAfter([](const std::string&) { return std::string(); });
+}
+
+TEST_F(ClickHouseKeptDigestTest, AnotherRunsDigestCopiedInIsMadeAgain) {
+  v1::GetRunDigestRequest other;
+  other.set_run("other");
+  RunDigests digests(store_.get(), 1 << 30);
+  ASSERT_NE(Get(digests, other).SerializeAsString(), made_.SerializeAsString());
+  const std::string copied = Row("other").digest;
+  ExpectMadeAgainAfter([&](const std::string&) { return copied; });
+}
+
+TEST_F(ClickHouseKeptDigestTest, DigestWithAFlippedByteIsMadeAgain) {
+  ExpectMadeAgainAfter([](std::string bytes) {
+    // An operator name's first letter: the digest still parses.
+    const size_t at = bytes.find("aten::");
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) bytes[at] ^= 0x01;  // 'a' -> '`'
+    return bytes;
+  });
 }
 
 }  // namespace

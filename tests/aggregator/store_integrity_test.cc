@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -309,6 +311,122 @@ TEST_F(LocalStoreTest, DigestsSurviveARestartAndADamagedOneIsMadeAgain) {
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(server_->digests().stats().builds, 1);
   EXPECT_EQ((*again)->SerializeAsString(), (*made)->SerializeAsString());
+}
+
+// Regression for #42: a kept digest is used only whole and only for the run,
+// key and version it was made for. A damaged one is never served: it is made
+// again from the profiles (the same bytes as the first time, so a diff reads
+// the same numbers), kept in its place, and read from there after a restart.
+class LocalKeptDigestTest : public LocalStoreTest {
+ protected:
+  void SetUp() override {
+    LocalStoreTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(
+        UploadSpan(channel_, PrepareSpan(files_[0], "kept", 2000)).ok());
+    ASSERT_TRUE(
+        UploadSpan(channel_, PrepareSpan(files_[1], "other", 2000)).ok());
+    request_.set_run("kept");
+    made_ = Get(request_);
+    ASSERT_EQ(made_.ranks_size(), 1);
+  }
+
+  v1::RunDigest Get(const v1::GetRunDigestRequest& request) {
+    absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest =
+        server_->digests().Get(request);
+    EXPECT_TRUE(digest.ok()) << digest.status();
+    return digest.ok() ? **digest : v1::RunDigest();
+  }
+
+  // The one kept digest file of `run`.
+  fs::path KeptFile(const std::string& run) {
+    std::vector<fs::path> files;
+    for (const auto& file :
+         fs::directory_iterator(data_dir_ / "runs" / run / "digests"))
+      files.push_back(file.path());
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? fs::path() : files.front();
+  }
+
+  static std::string Bytes(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  static void Write(const fs::path& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  // Stops the server, lets `damage` change the kept file of run "kept", and
+  // expects the restarted server to make the digest again rather than serve
+  // what the file holds.
+  void ExpectMadeAgainAfter(
+      const std::function<void(const fs::path&)>& damage) {
+    const fs::path kept = KeptFile("kept");
+    server_.reset();
+    damage(kept);
+    StartServer();
+    const v1::RunDigest again = Get(request_);
+    EXPECT_EQ(again.SerializeAsString(), made_.SerializeAsString());
+    RunDigestsStats stats = server_->digests().stats();
+    EXPECT_EQ(stats.damaged, 1);
+    EXPECT_EQ(stats.builds, 1);
+    EXPECT_EQ(stats.loaded, 0);
+    // Kept again in its place, whole: the next start reads it.
+    server_.reset();
+    StartServer();
+    EXPECT_EQ(Get(request_).SerializeAsString(), made_.SerializeAsString());
+    stats = server_->digests().stats();
+    EXPECT_EQ(stats.loaded, 1);
+    EXPECT_EQ(stats.damaged, 0);
+    EXPECT_EQ(stats.builds, 0);
+  }
+
+  v1::GetRunDigestRequest request_;
+  v1::RunDigest made_;
+};
+
+TEST_F(LocalKeptDigestTest, DigestCutAtAFieldBoundaryIsMadeAgain) {
+  // The digest without its kernels and every field after them is a prefix of
+  // its bytes (fields are written in number order), and the file ends with
+  // them: cut there, it parses, with 0 kernels.
+  v1::RunDigest prefix = made_;
+  prefix.clear_kernels();
+  prefix.clear_modules();
+  prefix.clear_memory();
+  prefix.clear_communication();
+  prefix.clear_worker_notes();
+  prefix.clear_run_warnings();
+  ASSERT_GT(made_.kernels_size(), 0);
+  const size_t cut = made_.ByteSizeLong() - prefix.ByteSizeLong();
+  ExpectMadeAgainAfter([&](const fs::path& kept) {
+    const std::string bytes = Bytes(kept);
+    ASSERT_GT(bytes.size(), cut);
+    Write(kept, bytes.substr(0, bytes.size() - cut));
+  });
+}
+
+TEST_F(LocalKeptDigestTest, EmptyDigestFileIsMadeAgain) {
+  ExpectMadeAgainAfter([](const fs::path& kept) { Write(kept, ""); });
+}
+
+TEST_F(LocalKeptDigestTest, AnotherRunsDigestCopiedInIsMadeAgain) {
+  v1::GetRunDigestRequest other;
+  other.set_run("other");
+  ASSERT_NE(Get(other).SerializeAsString(), made_.SerializeAsString());
+  const fs::path copied = KeptFile("other");
+  ExpectMadeAgainAfter(
+      [&](const fs::path& kept) { Write(kept, Bytes(copied)); });
+}
+
+TEST_F(LocalKeptDigestTest, DigestWithAFlippedByteIsMadeAgain) {
+  ExpectMadeAgainAfter([](const fs::path& kept) {
+    std::string bytes = Bytes(kept);
+    // An operator name's first letter: the digest still parses.
+    const size_t at = bytes.find("aten::");
+    ASSERT_NE(at, std::string::npos);
+    bytes[at] ^= 0x01;  // 'a' -> '`'
+    Write(kept, bytes);
+  });
 }
 
 }  // namespace

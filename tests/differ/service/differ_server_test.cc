@@ -7,7 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
 
+#include <absl/synchronization/mutex.h>
 #include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
@@ -102,6 +106,20 @@ class DifferServerTest : public ::testing::Test {
     ASSERT_TRUE(differ.ok()) << differ.status();
     differ_ = std::move(differ).value();
     differ_address_ = "127.0.0.1:" + std::to_string(differ_->port());
+  }
+
+  // Restarts the aggregator on its data folder (on a new port) and the differ
+  // in front of it (with a new, empty cache).
+  void RestartAggregatorAndDiffer() {
+    aggregator_.reset();
+    aggregator::AggregatorOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.store.data_dir = dir_ / "store";
+    auto aggregator = aggregator::AggregatorServer::Start(options);
+    ASSERT_TRUE(aggregator.ok()) << aggregator.status();
+    aggregator_ = std::move(aggregator).value();
+    aggregator_address_ = "127.0.0.1:" + std::to_string(aggregator_->port());
+    StartDiffer(aggregator_address_, absl::Minutes(1));
   }
 
   // Uploads `files` as the spans of run `run`, the way an agent would.
@@ -332,6 +350,213 @@ TEST_F(DifferServerTest,
               ::testing::Not(::testing::Contains(HasSubstr("growing"))));
   EXPECT_EQ(report.experimental().ranks_size(), 8);
   EXPECT_EQ(differ_->cache_stats().entries, 2);
+}
+
+// Regression for #42: a kept digest cut at a field boundary was served (a
+// diff claimed 53 operators "newly ran"), a 0-byte one crashed the differ on
+// every diff (SIGSEGV in MeanStepTime: no step metrics), another run's was
+// served as this run's. Each is made again by the restarted aggregator, and
+// the diff is the diff of the run's folder.
+TEST_F(DifferServerTest,
+       DiffOfStoredRunsWhoseKeptDigestsAreDamagedEqualsDiffOfTheirFolders) {
+  const std::string dlrm = (test_support::TracesDir() / kDlrm).string();
+  Upload("dlrm", FilesIn(dlrm));
+  Upload("other", {(test_support::TracesDir() / kResNetNw0).string()});
+  const std::string expected = ComparableReport(DiffJson({dlrm, dlrm}));
+  ASSERT_THAT(expected, HasSubstr("\"baseline\""));
+  // Made and kept (the other run's too, to copy).
+  ASSERT_THAT(DiffJson({"dlrm", "other", "--server", differ_address_}),
+              HasSubstr("\"baseline\""));
+  ASSERT_TRUE(aggregator_->digests().AwaitPrepared(absl::Seconds(60)));
+  const auto kept_file = [&](const std::string& run) {
+    std::vector<std::string> files =
+        FilesIn(dir_ / "store" / "runs" / run / "digests");
+    EXPECT_EQ(files.size(), 1u) << run;
+    return files.empty() ? fs::path() : fs::path(files.front());
+  };
+  const auto read = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string made = read(kept_file("dlrm"));
+  const std::string other = read(kept_file("other"));
+  // The digest without its kernels and every field after them is a prefix of
+  // its bytes (fields are written in number order), and the kept file ends
+  // with them: cut there, it parses, with no kernels.
+  v1::RunDigest digest;
+  {
+    auto aggregator =
+        v1::RunStore::NewStub(rpc::MakeChannel(aggregator_address_));
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    v1::GetRunDigestRequest request;
+    request.set_run("dlrm");
+    ASSERT_TRUE(aggregator->GetRunDigest(&context, request, &digest).ok());
+  }
+  v1::RunDigest prefix = digest;
+  prefix.clear_kernels();
+  prefix.clear_modules();
+  prefix.clear_memory();
+  prefix.clear_communication();
+  prefix.clear_worker_notes();
+  prefix.clear_run_warnings();
+  const size_t cut = digest.ByteSizeLong() - prefix.ByteSizeLong();
+  ASSERT_GT(digest.kernels_size(), 0);
+  ASSERT_GT(made.size(), cut);
+  const std::vector<std::pair<std::string, std::string>> damages = {
+      {"cut at a field boundary", made.substr(0, made.size() - cut)},
+      {"empty", ""},
+      {"another run's", other},
+      {"a flipped byte",
+       [&] {
+         std::string bytes = made;
+         const size_t at = bytes.find("aten::");
+         EXPECT_NE(at, std::string::npos);
+         if (at != std::string::npos) bytes[at] ^= 0x01;
+         return bytes;
+       }()},
+  };
+  for (const auto& [name, bytes] : damages) {
+    SCOPED_TRACE(name);
+    const fs::path kept = kept_file("dlrm");
+    aggregator_.reset();
+    std::ofstream(kept, std::ios::binary | std::ios::trunc) << bytes;
+    RestartAggregatorAndDiffer();
+    EXPECT_EQ(ComparableReport(
+                  DiffJson({"dlrm", "dlrm", "--server", differ_address_})),
+              expected);
+    EXPECT_EQ(aggregator_->digests().stats().damaged, 1);
+    EXPECT_EQ(read(kept_file("dlrm")), made);  // kept whole again
+  }
+}
+
+// A RunStore that serves the digests a test sets: every run COMPLETE with
+// one rank, at a new version each time it is asked (nothing is cached).
+class FixedDigestStore final : public v1::RunStore::CallbackService {
+ public:
+  void Set(const std::string& run, v1::RunDigest digest) {
+    absl::MutexLock lock(&mu_);
+    digests_[run] = std::move(digest);
+  }
+
+  grpc::ServerUnaryReactor* GetRun(grpc::CallbackServerContext* context,
+                                   const v1::GetRunRequest* request,
+                                   v1::StoredRun* response) override {
+    absl::MutexLock lock(&mu_);
+    response->set_run(request->run());
+    response->set_state(v1::RUN_STATE_COMPLETE);
+    response->set_world_size(1);
+    response->set_worker_count(1);
+    response->set_closed_worker_count(1);
+    response->add_closed_ranks(0);
+    response->set_updated_unix_ms(++version_);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* GetRunDigest(grpc::CallbackServerContext* context,
+                                         const v1::GetRunDigestRequest* request,
+                                         v1::RunDigest* response) override {
+    absl::MutexLock lock(&mu_);
+    *response = digests_[request->run()];
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<std::string, v1::RunDigest> digests_ ABSL_GUARDED_BY(mu_);
+  int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Regression for #42: whatever digest a store serves, the differ answers
+// DATA_LOSS naming the store, the run and what is wrong, and goes on serving;
+// an empty one crashed it (SIGSEGV), rows short of metrics were read out of
+// bounds or as zeros.
+TEST_F(DifferServerTest, DigestTheStoreServesThatCannotBeDiffedIsDataLoss) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  v1::RunDigest good;
+  {
+    auto aggregator =
+        v1::RunStore::NewStub(rpc::MakeChannel(aggregator_address_));
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(60));
+    v1::GetRunDigestRequest request;
+    request.set_run("A");
+    ASSERT_TRUE(aggregator->GetRunDigest(&context, request, &good).ok());
+    ASSERT_GT(good.operators_size(), 0);
+  }
+  FixedDigestStore store;
+  store.Set("A", good);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&store);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_TRUE(server != nullptr && port > 0);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  StartDiffer(address, absl::Minutes(1));
+
+  const auto bad = [&](const std::function<void(v1::RunDigest&)>& damage) {
+    v1::RunDigest digest = good;
+    digest.set_run("bad");
+    damage(digest);
+    return digest;
+  };
+  const std::vector<std::pair<v1::RunDigest, std::string>> cases = {
+      {bad([](v1::RunDigest& d) {
+         d = v1::RunDigest();
+         d.set_run("bad");
+       }),
+       "it has no ranks (an empty or cut digest)"},
+      {bad([](v1::RunDigest& d) {
+         d.mutable_overview()->clear_step_metrics();
+       }),
+       "overview.step_metrics: expected 9 metrics, found 0"},
+      {bad([](v1::RunDigest& d) {
+         d.mutable_operators(0)->mutable_metrics()->DeleteSubrange(2, 3);
+       }),
+       "operators[0] \"" + good.operators(0).name() +
+           "\": expected 5 metrics, found 2"},
+      {bad([](v1::RunDigest& d) {
+         v1::DigestCollectiveRow& row =
+             *d.mutable_communication()->add_by_collective();
+         row.set_collective("all_reduce");
+         row.add_metrics();
+       }),
+       "communication.by_collective[0] \"all_reduce\": expected 5 metrics, "
+       "found 1"},
+      {bad([](v1::RunDigest& d) { d.set_slots(d.slots() + 1); }),
+       "slots: expected " + std::to_string(good.slots())},
+  };
+  v1::DiffRequest request;
+  request.set_baseline_run("A");
+  request.set_experimental_run("bad");
+  for (const auto& [digest, what] : cases) {
+    SCOPED_TRACE(what);
+    store.Set("bad", digest);
+    v1::DiffReport report;
+    const grpc::Status status = Diff(request, report);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("aggregator " + address +
+                          ": run \"bad\": digest cannot be diffed: " + what));
+  }
+  // A whole digest of another run is not this run's.
+  store.Set("bad", good);
+  v1::DiffReport report;
+  grpc::Status status = Diff(request, report);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("asked for the digest of run bad, got run \"A\"'s"));
+  // And the differ still serves.
+  request.set_experimental_run("A");
+  status = Diff(request, report);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  server->Shutdown();
 }
 
 // `profdiff runs`: workers seen of the world size (a run missing ranks says
