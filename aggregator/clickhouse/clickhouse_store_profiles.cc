@@ -195,7 +195,7 @@ void ClickHouseStore::BuildWorkerProfiles(
   for (const WorkerRows& worker : WorkersOf(rows, run)) {
     Build build{worker.worker, shard_of.at(worker.worker), {}, {}};
     for (const SpanRow* span : worker.spans) {
-      if (!span->closed()) continue;
+      if (!worker.Counts(*span)) continue;
       build.closed.push_back(*span);
       build.ids.push_back(span->span);
     }
@@ -278,7 +278,7 @@ ClickHouseStore::SelectWorkers(const std::string& run,
                  {},
                  worker.closed_ids};
     for (const SpanRow* span : worker.spans) {
-      if (span->closed()) entry.closed.push_back(*span);
+      if (worker.Counts(*span)) entry.closed.push_back(*span);
     }
     auto profile = rows.profiles.find({run, worker.worker});
     entry.stored = profile != rows.profiles.end() &&

@@ -154,11 +154,22 @@ std::vector<ClickHouseStore::WorkerRows> ClickHouseStore::WorkersOf(
   for (const SpanRow& span : rows.spans) {
     if (span.run != run) continue;
     if (workers.empty() || workers.back().worker != span.worker)
-      workers.push_back({span.worker, {}, &span, {}});
+      workers.push_back({span.worker, {}, &span, {}, {}});
     WorkerRows& worker = workers.back();
     worker.spans.push_back(&span);
     if (span.opened_ms >= worker.latest->opened_ms) worker.latest = &span;
-    if (span.closed()) worker.closed_ids.push_back(span.span);
+  }
+  for (WorkerRows& worker : workers) {
+    std::vector<ClosedSpanVersion> closed;
+    for (const SpanRow* span : worker.spans) {
+      if (span->closed())
+        closed.push_back(
+            {span->span, &span->header, span->opened_ms, span->closed_ms});
+    }
+    worker.replaced = FindReplacedSpans(closed);
+    for (const SpanRow* span : worker.spans) {
+      if (worker.Counts(*span)) worker.closed_ids.push_back(span->span);
+    }
   }
   return workers;
 }
@@ -206,6 +217,8 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run,
         std::max(activity.world_size, worker.info().world_size());
     if (!worker.closed_ids.empty())
       closed_ranks.Add(worker.info().rank(), worker.worker);
+    for (const ReplacedSpan& replaced : worker.replaced)
+      out.add_warnings(ReplacedSpanWarning(worker.worker, replaced));
     if (summary != nullptr) {
       *summary->mutable_worker() = worker.info();
       summary->mutable_worker()->set_run(run);
@@ -417,7 +430,8 @@ absl::StatusOr<std::unique_ptr<TraceExport>> ClickHouseStore::ExportTrace(
   }
   std::vector<SpanRow> chosen;
   for (const SpanRow* span : matched.front().spans) {
-    if (request.span().empty() ? span->closed() : span->span == request.span())
+    if (request.span().empty() ? matched.front().Counts(*span)
+                               : span->span == request.span())
       chosen.push_back(*span);
   }
   if (chosen.empty()) {

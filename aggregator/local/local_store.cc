@@ -17,6 +17,7 @@
 #include "aggregator/local/segment_log.h"
 #include "aggregator/store/kept_digest.h"
 #include "aggregator/store/read_requests.h"
+#include "aggregator/store/rewritten_spans.h"
 #include "aggregator/store/run_state.h"
 #include "aggregator/store/stored_spans.h"
 #include "aggregator/store/upload_rules.h"
@@ -173,10 +174,29 @@ StoredSpan SegmentSpan(const std::string& id,
           }};
 }
 
+// The worker's closed spans that a newer version of their trace file replaces
+// (aggregator/store/rewritten_spans.h).
+std::vector<ReplacedSpan> ReplacedSpansOf(
+    const LocalStore::WorkerEntry& worker) {
+  std::vector<ClosedSpanVersion> closed;
+  for (const auto& [id, span] : worker.spans) {
+    if (span.closed()) {
+      closed.push_back({id, &span.manifest.header(),
+                        span.manifest.opened_unix_ms(),
+                        span.manifest.closed_unix_ms()});
+    }
+  }
+  return FindReplacedSpans(closed);
+}
+
+// The closed spans a worker's profile, digest and export count: all but those
+// a newer version of their file replaces.
 std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
+  const std::vector<ReplacedSpan> replaced = ReplacedSpansOf(worker);
   std::vector<StoredSpan> spans;
   for (const auto& [id, span] : worker.spans) {
-    if (span.closed()) spans.push_back(SegmentSpan(id, span));
+    if (span.closed() && !IsReplaced(replaced, id))
+      spans.push_back(SegmentSpan(id, span));
   }
   return spans;
 }
@@ -706,7 +726,11 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run,
       s->set_problem(span.problem);
       s->set_content_fingerprint(span.manifest.header().content_fingerprint());
     }
-    if (has_closed) closed_ranks.Add(worker.info.rank(), key);
+    if (has_closed) {
+      closed_ranks.Add(worker.info.rank(), key);
+      for (const ReplacedSpan& replaced : ReplacedSpansOf(worker))
+        out.add_warnings(ReplacedSpanWarning(key, replaced));
+    }
     if (has_closed && worker.profile_generation == 0 &&
         !worker.profile_problem.empty()) {
       out.add_warnings(

@@ -80,6 +80,70 @@ TEST_P(CollectorTest, RankGivenTwiceKeepsTheRunOpenAndWarns) {
   EXPECT_THAT(run.warnings(0), HasSubstr("rank 0 is stored by 2 workers"));
 }
 
+// Regression for #42: a trace file rewritten in place with other content
+// became a second span of its worker (the agent names a span
+// <file>-<fingerprint>), counted with the first: twice the events, no
+// warning. Only the newest version of a file counts, in the worker's profile,
+// digest and export, and the run says so, also after a restart.
+TEST_P(CollectorTest, FileRewrittenWithOtherContentCountsOnlyItsNewestVersion) {
+  const PreparedSpan older = With(PrepareSpan(files_[0], "rewritten", 2000),
+                                  "w.pt.trace.json-aaaa", "aaaa");
+  PreparedSpan newer = With(PrepareSpan(files_[1], "rewritten", 2000),
+                            "w.pt.trace.json-bbbb", "bbbb");
+  // Rank 1's events written over rank 0's file: same worker, host and path.
+  *newer.header.mutable_worker() = older.header.worker();
+  ASSERT_NE(newer.event_count, older.event_count);
+  ASSERT_TRUE(UploadSpan(channel_, older).ok());
+  ASSERT_TRUE(UploadSpan(channel_, newer).ok());
+  // What the worker's profile must be: the newer version alone.
+  PreparedSpan alone = PrepareSpan(files_[1], "alone", 2000);
+  alone.header = newer.header;
+  alone.header.set_run("alone");
+  ASSERT_TRUE(UploadSpan(channel_, alone).ok());
+  const v1::WorkerInfo& worker = older.header.worker();
+  const std::string warning =
+      "worker " + std::to_string(worker.rank()) + "." + worker.worker_name() +
+      ": trace file \"" + worker.source_path() +
+      "\" on host \"test-host\" was rewritten with other content; span "
+      "w.pt.trace.json-bbbb (newer) replaces span w.pt.trace.json-aaaa, which "
+      "is left out of the worker's profile, digest and export";
+  for (const bool restarted : {false, true}) {
+    SCOPED_TRACE(restarted ? "after a restart" : "before a restart");
+    if (restarted) RestartServer();
+    const v1::StoredRun run = GetRun("rewritten");
+    EXPECT_THAT(run.warnings(), ::testing::ElementsAre(warning));
+    ASSERT_EQ(run.workers_size(), 1);
+    EXPECT_EQ(run.workers(0).spans_size(), 2);  // both stored and listed
+    v1::RunProfile rewritten, expected;
+    ASSERT_TRUE(GetProfile("rewritten", rewritten).ok());
+    ASSERT_TRUE(GetProfile("alone", expected).ok());
+    ASSERT_EQ(rewritten.workers_size(), 1);
+    EXPECT_EQ(rewritten.workers(0).event_count(), newer.event_count);
+    EXPECT_EQ(rewritten.workers(0).operators().size(),
+              expected.workers(0).operators().size());
+    for (int i = 0; i < rewritten.workers(0).operators_size() &&
+                    i < expected.workers(0).operators_size();
+         ++i) {
+      EXPECT_EQ(rewritten.workers(0).operators(i).SerializeAsString(),
+                expected.workers(0).operators(i).SerializeAsString());
+    }
+    ExpectExportHolds("rewritten", worker.rank(), newer.trace);
+    v1::GetRunDigestRequest request;
+    request.set_run("rewritten");
+    absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest =
+        server_->digests().Get(request);
+    request.set_run("alone");
+    absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest_alone =
+        server_->digests().Get(request);
+    ASSERT_TRUE(digest.ok()) << digest.status();
+    ASSERT_TRUE(digest_alone.ok()) << digest_alone.status();
+    EXPECT_EQ((*digest)->slots(), (*digest_alone)->slots());
+    EXPECT_EQ((*digest)->operators_size(), (*digest_alone)->operators_size());
+    EXPECT_EQ((*digest)->overview().SerializeAsString(),
+              (*digest_alone)->overview().SerializeAsString());
+  }
+}
+
 TEST_P(CollectorTest, ConflictingWorldSizeIsRefusedNamingBothValues) {
   const PreparedSpan rank0 = PrepareSpan(files_[0], "worlds", 2000);
   ASSERT_TRUE(rank0.header.worker().distributed_info_present());

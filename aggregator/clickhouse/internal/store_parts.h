@@ -26,6 +26,7 @@
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/schema.h"
 #include "aggregator/store/batch_codec.h"
+#include "aggregator/store/rewritten_spans.h"
 #include "base/stable_hash.h"
 #include "base/str_cat.h"
 
@@ -133,9 +134,16 @@ struct ClickHouseStore::WorkerRows {
   std::string worker;
   std::vector<const SpanRow*> spans;
   const SpanRow* latest = nullptr;
-  std::vector<std::string> closed_ids;
+  // The closed spans a newer version of their trace file replaces
+  // (aggregator/store/rewritten_spans.h).
+  std::vector<ReplacedSpan> replaced;
+  std::vector<std::string> closed_ids;  // the closed spans counted
 
   const v1::WorkerInfo& info() const { return latest->header.worker(); }
+  // Whether `span` is in the worker's profile, digest and export.
+  bool Counts(const SpanRow& span) const {
+    return span.closed() && !IsReplaced(replaced, span.span);
+  }
 };
 
 // The state of one upload stream: where its span's rows go and what the ledger
