@@ -13,6 +13,7 @@
 #include "analysis/digest_module_tree.h"
 #include "analysis/digest_tables.h"
 #include "analysis/moments.h"
+#include "analysis/one_run.h"
 #include "analysis/run_communication.h"
 #include "base/rank_ranges.h"
 #include "base/str_cat.h"
@@ -107,6 +108,8 @@ struct RunDigestBuilder::State {
   bool any = false;
   int32_t last_rank = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> seen;  // every worker's rank
+  // Who each worker is (rank, world size, name), to name a rank given twice.
+  std::vector<v1::WorkerInfo> members;
   // What matching collectives needs of every worker: rank, steps, calls.
   std::vector<v1::WorkerProfile> collectives;
   RowIndex operators;
@@ -228,6 +231,10 @@ absl::Status RunDigestBuilder::Add(const v1::WorkerProfile& w) {
   s.any = true;
   s.last_rank = rank;
   s.seen.push_back(rank);
+  v1::WorkerInfo& member = s.members.emplace_back();
+  member.set_rank(rank);
+  member.set_world_size(w.worker().world_size());
+  member.set_worker_name(w.worker().worker_name());
   v1::WorkerProfile& calls = s.collectives.emplace_back();
   calls.mutable_worker()->set_rank(rank);
   *calls.mutable_steps() = w.steps();
@@ -268,6 +275,16 @@ void RunDigestBuilder::AddRunWarning(std::string warning) {
 absl::StatusOr<v1::RunDigest> RunDigestBuilder::Finish() {
   State& s = *state_;
   v1::RunDigest& d = s.digest;
+  // A rank held by two workers is not one run, whichever ranks are reduced:
+  // the offline loader refuses such a folder in the same words
+  // (analysis/one_run.h).
+  std::vector<const v1::WorkerInfo*> members;
+  for (const v1::WorkerInfo& member : s.members) members.push_back(&member);
+  if (const std::string twice = RanksGivenTwice(members); !twice.empty()) {
+    return absl::FailedPreconditionError(
+        base::StrCat("run ", d.run(), ": ", kNotOneRun, " (", twice,
+                     "); upload each run under a run id of its own"));
+  }
   if (d.ranks().empty()) {
     return absl::InvalidArgumentError(base::StrCat(
         "run \"", d.run(), "\" has no worker with the requested ranks (it has ",

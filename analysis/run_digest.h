@@ -60,7 +60,9 @@ class RunDigestBuilder {
   absl::Status Add(const v1::WorkerProfile& worker);
   // What reading the run passed over (RunProfile.warnings).
   void AddRunWarning(std::string warning);
-  // The digest. InvalidArgument naming the ranks asked for and those the run
+  // The digest. FailedPrecondition naming the rank and its workers when a
+  // rank was added twice (not one run: analysis/one_run.h), whichever ranks
+  // are reduced; InvalidArgument naming the ranks asked for and those the run
   // has when none was selected. Call once.
   absl::StatusOr<v1::RunDigest> Finish();
 

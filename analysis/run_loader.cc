@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "analysis/one_run.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/kineto_reader.h"
@@ -63,35 +64,23 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
 // groups found and how to pick one; never a silent merge.
 absl::Status CheckOneRun(const std::string& path, const v1::RunProfile& run) {
   std::map<int32_t, std::vector<const v1::WorkerInfo*>> by_world;
-  std::map<int32_t, std::vector<const v1::WorkerInfo*>> by_rank;
+  std::vector<const v1::WorkerInfo*> workers;
   for (const v1::WorkerProfile& w : run.workers()) {
     by_world[w.worker().world_size()].push_back(&w.worker());
-    by_rank[w.worker().rank()].push_back(&w.worker());
+    workers.push_back(&w.worker());
   }
-  auto list = [](const std::vector<const v1::WorkerInfo*>& workers) {
-    std::string out;
-    for (const v1::WorkerInfo* w : workers) {
-      base::StrAppend(&out, out.empty() ? "" : ", ", w->worker_name(),
-                      " (rank ", w->rank(), " of ", w->world_size(), ")");
-    }
-    return out;
-  };
   std::string problem;
   if (by_world.size() > 1) {
-    for (const auto& [world, workers] : by_world) {
+    for (const auto& [world, of_world] : by_world) {
       base::StrAppend(&problem, problem.empty() ? "" : "; ", "world size ",
-                      world, ": ", list(workers));
+                      world, ": ", DescribeWorkers(of_world));
     }
   } else {
-    for (const auto& [rank, workers] : by_rank) {
-      if (workers.size() < 2) continue;
-      base::StrAppend(&problem, problem.empty() ? "" : "; ", "rank ", rank, " ",
-                      workers.size(), " times: ", list(workers));
-    }
+    problem = RanksGivenTwice(workers);
   }
   if (problem.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(base::StrCat(
-      path, ": these traces are not one run (", problem,
+      path, ": ", kNotOneRun, " (", problem,
       "); put each run's traces in a folder of their own, or name the files "
       "of one run"));
 }

@@ -12,7 +12,8 @@ void ClosedRanks::AddWarnings(v1::StoredRun& run) const {
       base::StrAppend(&names, names.empty() ? "" : ", ", key);
     run.add_warnings(base::StrCat(
         "rank ", rank, " is stored by ", keys.size(), " workers (", names,
-        "): the run counts the rank once, and a diff averages them all"));
+        "): the run counts the rank once, and a diff refuses it (not one "
+        "run)"));
   }
 }
 

@@ -39,7 +39,8 @@ class StoredRuns {
   // naming the aggregator when it does not answer and no digest of the run is
   // cached; InvalidArgument when none of the ranks asked for is stored;
   // DataLoss naming the aggregator, the run and what is wrong when the digest
-  // it served is not one the differ can read (analysis/run_digest_check.h).
+  // it served is not one the differ can read (analysis/run_digest_check.h);
+  // FailedPrecondition when a rank of the run is held by two workers.
   absl::StatusOr<StoredDigest> FetchDigest(const RunKey& key,
                                            absl::Time deadline) const;
   // The profiles of the key's ranks (all when none), uncached; errors as

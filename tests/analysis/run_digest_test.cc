@@ -182,6 +182,31 @@ TEST(RunDigestTest, WorkersMustComeInRankOrder) {
   EXPECT_THAT(late.message(), HasSubstr("rank 1 added after rank 2"));
 }
 
+// Regression for #42: the Differ service diffed a stored run whose rank 0 two
+// workers held, while `profdiff diff` refused the same folder. The digest
+// refuses it, in the offline loader's words, whichever ranks are asked for.
+TEST(RunDigestTest, RankGivenTwiceIsNotOneRun) {
+  RunDigestBuilder builder("dup", {1});
+  v1::WorkerProfile copy = Worker(0, 1, 1);
+  copy.mutable_worker()->set_worker_name("copy_of_w0");
+  copy.mutable_worker()->set_world_size(2);
+  v1::WorkerProfile w0 = Worker(0, 1, 1);
+  w0.mutable_worker()->set_world_size(2);
+  v1::WorkerProfile w1 = Worker(1, 1, 1);
+  w1.mutable_worker()->set_world_size(2);
+  ASSERT_TRUE(builder.Add(w0).ok());
+  ASSERT_TRUE(builder.Add(copy).ok());
+  ASSERT_TRUE(builder.Add(w1).ok());
+  const absl::StatusOr<v1::RunDigest> digest = builder.Finish();
+  ASSERT_FALSE(digest.ok());
+  EXPECT_EQ(digest.status().code(), absl::StatusCode::kFailedPrecondition);
+  // The rank's workers by name.
+  EXPECT_EQ(digest.status().message(),
+            "run dup: these traces are not one run (rank 0 2 times: "
+            "copy_of_w0 (rank 0 of 2), w0 (rank 0 of 2)); upload each run "
+            "under a run id of its own");
+}
+
 v1::ModuleNode Module(const std::string& name,
                       std::vector<std::pair<int, double>> host_steps) {
   v1::ModuleNode n;

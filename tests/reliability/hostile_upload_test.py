@@ -6,7 +6,8 @@
   two-aggregators   a second aggregator on a data dir in use refuses to start, naming the pid
   damaged-byte      a byte flipped in a stored segment: the watch-mode agent re-sends the span
                     and the run holds every event again
-  duplicate-rank    rank 0 given twice in place of rank 1: the run is not COMPLETE, and warns
+  duplicate-rank    rank 0 given twice in place of rank 1: the run is not COMPLETE, and warns;
+                    `profdiff diff` of the folder and the Differ service refuse it in the same words
   world-size        world_size 10^9 is refused, so is a world size other than the run's
   unprotected-differ a differ with the aggregator's token but none of its own refuses to start
   deep-and-wide     4,000 nested calls, and 60,000 distinct 1 KB names: stored, served, bounded
@@ -213,6 +214,29 @@ def duplicate_rank(s, traces, figures, problems):
         problems.append(f"no duplicate-rank warning: {run.get('warnings')}")
     if "warning: run dup: rank 0 is stored by 2 workers" not in table:
         problems.append("`profdiff runs` shows no warning")
+    # One answer for the folder and the stored run (issue 42): both diffs refuse it, naming the rank
+    # and its two workers in the same words.
+    offline = s.profdiff("diff", folder, folder)
+    differ_port = free_port()
+    differ = subprocess.Popen([s.bins["differ"], f"--listen=127.0.0.1:{differ_port}", f"--store={s.address}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(differ_port)
+        stored = s.profdiff("diff", "dup", "dup", "--server", f"127.0.0.1:{differ_port}")
+    finally:
+        differ.terminate()
+        differ.wait(timeout=30)
+    refusal = re.compile(r"these traces are not one run \((rank 0 2 times: [^)]*\([^)]*\)[^)]*\([^)]*\))\)")
+    found = {name: refusal.search(out.stderr) for name, out in (("offline", offline), ("service", stored))}
+    figures.update(offline_exit=offline.returncode, service_exit=stored.returncode,
+                   offline_error=offline.stderr.strip()[-300:], service_error=stored.stderr.strip()[-300:])
+    for name, out in (("offline", offline), ("service", stored)):
+        if out.returncode == 0 or not found[name]:
+            problems.append(f"the {name} diff did not refuse a rank given twice: exit {out.returncode} "
+                            f"{out.stderr[-300:]}")
+    if found["offline"] and found["service"] and found["offline"].group(1) != found["service"].group(1):
+        problems.append(f"offline and service refusals differ: {found['offline'].group(1)!r} vs "
+                        f"{found['service'].group(1)!r}")
 
 
 def tiny_trace(path, rank, world_size):

@@ -559,6 +559,54 @@ TEST_F(DifferServerTest, DigestTheStoreServesThatCannotBeDiffedIsDataLoss) {
   server->Shutdown();
 }
 
+// Regression for #42: the Differ service diffed a stored run in which two
+// workers held rank 0 (the run stays OPEN with a warning), while `profdiff
+// diff` refused the same folder. Both refuse it now, naming the rank and the
+// two workers in the same words.
+TEST_F(DifferServerTest, RankGivenTwiceIsRefusedOfflineAndByTheService) {
+  // DLRM's 8 ranks with rank 1's trace replaced by a copy of rank 0's (links:
+  // the traces are never copied).
+  const fs::path folder = dir_ / "dup";
+  fs::create_directories(folder);
+  std::string worker0;
+  for (const std::string& file : FilesIn(test_support::TracesDir() / kDlrm)) {
+    const std::string name = fs::path(file).filename().string();
+    if (name.starts_with("worker1_")) continue;
+    fs::create_symlink(fs::absolute(file), folder / name);
+    if (name.starts_with("worker0_")) {
+      fs::create_symlink(fs::absolute(file), folder / ("copyof" + name));
+      worker0 = name;
+    }
+  }
+  ASSERT_FALSE(worker0.empty());
+  // Worker names drop the timestamp and suffixes (trace/trace_file_name.h).
+  const std::string problem =
+      "these traces are not one run (rank 0 2 times: copyofworker0_step_12 "
+      "(rank 0 of 8), worker0_step_12 (rank 0 of 8))";
+  absl::StatusOr<std::string> offline =
+      client::RunDiffCommand({folder.string(), folder.string()});
+  EXPECT_EQ(offline.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(offline.status().message(), HasSubstr(problem));
+
+  Upload("dup", FilesIn(folder));
+  v1::DiffRequest request;
+  request.set_baseline_run("dup");
+  request.set_experimental_run("dup");
+  for (const v1::CompareMode mode :
+       {v1::COMPARE_MODE_UNSPECIFIED, v1::COMPARE_MODE_HTA}) {
+    SCOPED_TRACE(v1::CompareMode_Name(mode));
+    request.mutable_options()->set_compare(mode);
+    v1::DiffReport report;
+    const grpc::Status status = Diff(request, report);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(status.error_message(), HasSubstr("run dup: " + problem));
+  }
+  absl::StatusOr<std::string> cli =
+      client::RunDiffCommand({"dup", "dup", "--server", differ_address_});
+  EXPECT_EQ(cli.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(cli.status().message(), HasSubstr("run dup: " + problem));
+}
+
 // `profdiff runs`: workers seen of the world size (a run missing ranks says
 // so), closed ranks apart; the JSON has no empty worker list next to
 // worker_count (ListRuns does not fill it).
