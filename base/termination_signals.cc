@@ -34,4 +34,11 @@ int TerminationSignals::Wait() const {
   return signal;
 }
 
+std::optional<int> TerminationSignals::WaitFor(absl::Duration timeout) const {
+  const timespec wait = absl::ToTimespec(timeout);
+  const int signal = sigtimedwait(&signals_, nullptr, &wait);
+  if (signal < 0) return std::nullopt;  // EAGAIN: none came; EINTR alike
+  return signal;
+}
+
 }  // namespace profdiff::base

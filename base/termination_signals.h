@@ -6,9 +6,11 @@
 
 #include <signal.h>
 
+#include <optional>
 #include <string>
 
 #include <absl/functional/function_ref.h>
+#include <absl/time/time.h>
 
 namespace profdiff::base {
 
@@ -19,6 +21,9 @@ class TerminationSignals {
   TerminationSignals();
   // Waits for one of them; returns its number.
   int Wait() const;
+  // Waits up to `timeout` for one of them: its number, or nullopt when none
+  // came (a command-line poll's interval that a Ctrl-C ends early).
+  std::optional<int> WaitFor(absl::Duration timeout) const;
 
   // The rest of a server binary's life once it serves on `port`: writes the
   // port file (when `port_file` is set), waits for a signal, logs it, calls

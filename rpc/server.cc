@@ -8,12 +8,11 @@
 
 namespace profdiff::rpc {
 
-absl::StatusOr<RunningServer> StartServer(
-    const std::string& address, const std::vector<grpc::Service*>& services,
-    const ServerSecurity& security) {
-  grpc::ServerBuilder builder;
-  RunningServer running;
-  builder.AddListeningPort(address, security.MakeCredentials(), &running.port);
+namespace {
+
+// What every server of profdiff's gets: limits, keepalive, its services.
+void Configure(grpc::ServerBuilder& builder,
+               const std::vector<grpc::Service*>& services) {
   // gRPC binds with SO_REUSEPORT by default: a second server on a busy port
   // would start and share its connections instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -34,6 +33,17 @@ absl::StatusOr<RunningServer> StartServer(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
       GrpcMillis(MinClientPingInterval()));
   for (grpc::Service* service : services) builder.RegisterService(service);
+}
+
+}  // namespace
+
+absl::StatusOr<RunningServer> StartServer(
+    const std::string& address, const std::vector<grpc::Service*>& services,
+    const ServerSecurity& security) {
+  grpc::ServerBuilder builder;
+  RunningServer running;
+  builder.AddListeningPort(address, security.MakeCredentials(), &running.port);
+  Configure(builder, services);
   running.server = builder.BuildAndStart();
   if (running.server == nullptr || running.port == 0) {
     return absl::UnavailableError(base::StrCat(
@@ -42,6 +52,17 @@ absl::StatusOr<RunningServer> StartServer(
         ")"));
   }
   return running;
+}
+
+absl::StatusOr<std::unique_ptr<grpc::Server>> StartServerWithoutPorts(
+    const std::vector<grpc::Service*>& services) {
+  grpc::ServerBuilder builder;
+  Configure(builder, services);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr) {
+    return absl::UnavailableError("gRPC did not start a server without ports");
+  }
+  return server;
 }
 
 }  // namespace profdiff::rpc

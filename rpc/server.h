@@ -31,6 +31,12 @@ absl::StatusOr<RunningServer> StartServer(
     const std::string& address, const std::vector<grpc::Service*>& services,
     const ServerSecurity& security = ServerSecurity());
 
+// A server with `services` and the same limits but no listening port: its
+// connections are handed to it one by one (grpc::AddInsecureChannelFromFd) by
+// an owner that accepts them itself. Unavailable when gRPC cannot start it.
+absl::StatusOr<std::unique_ptr<grpc::Server>> StartServerWithoutPorts(
+    const std::vector<grpc::Service*>& services);
+
 }  // namespace profdiff::rpc
 
 #endif  // PROFDIFF_RPC_SERVER_H_

@@ -1,5 +1,7 @@
 #include "tests/support/child_process.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,13 +14,22 @@ extern char** environ;
 namespace profdiff::testing {
 
 ChildProcess::ChildProcess(std::vector<std::string> argv,
-                           std::vector<std::string> env) {
+                           std::vector<std::string> env,
+                           ChildStdin child_stdin) {
   int fds[2];
-  if (pipe(fds) != 0) return;
+  if (pipe2(fds, O_CLOEXEC) != 0) return;
+  int input[2] = {-1, -1};
+  if (child_stdin == ChildStdin::kPipe && pipe2(input, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  if (input[0] >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO);
+  }
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (std::string& arg : argv) args.push_back(arg.data());
@@ -35,15 +46,36 @@ ChildProcess::ChildProcess(std::vector<std::string> argv,
     pid_ = -1;
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  if (input[0] >= 0) close(input[0]);
+  stdin_fd_ = input[1];
   const int read_fd = fds[0];
   reader_ = std::jthread([this, read_fd] { ReadOutput(read_fd); });
 }
 
 ChildProcess::~ChildProcess() {
+  if (stdin_fd_ >= 0) close(stdin_fd_);
   if (pid_ > 0 && !exit_code_.has_value()) {
     kill(pid_, SIGKILL);
     Wait();
   }
+}
+
+bool ChildProcess::WriteLine(const std::string& line) {
+  if (stdin_fd_ < 0) return false;
+  const std::string bytes = line + "\n";
+  // A child that is gone must fail the write, not kill the test with SIGPIPE:
+  // the signal is blocked for the write and a pending one taken back.
+  sigset_t pipe_signal, before;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
+  const bool written = write(stdin_fd_, bytes.data(), bytes.size()) ==
+                       static_cast<ssize_t>(bytes.size());
+  const timespec no_wait = {0, 0};
+  while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+  }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return written;
 }
 
 void ChildProcess::ReadOutput(int fd) {

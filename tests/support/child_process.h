@@ -17,12 +17,17 @@
 
 namespace profdiff::testing {
 
+// Where the child's stdin comes from: this process's, or a pipe WriteLine
+// writes to.
+enum class ChildStdin { kInherited, kPipe };
+
 class ChildProcess {
  public:
   // Starts `argv` (argv[0] is the binary's path) with `env` added to this
   // process's environment.
   explicit ChildProcess(std::vector<std::string> argv,
-                        std::vector<std::string> env = {});
+                        std::vector<std::string> env = {},
+                        ChildStdin child_stdin = ChildStdin::kInherited);
   // SIGKILLs the process if it is still running, and reaps it.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -36,6 +41,9 @@ class ChildProcess {
                                          absl::Duration timeout);
   // Sends `signal`; with SIGKILL this is the crash the tests need.
   void Signal(int signal);
+  // Writes `line` and a newline to the child's stdin (ChildStdin::kPipe);
+  // false when it cannot.
+  bool WriteLine(const std::string& line);
   // Waits for the process to exit and for its stderr to be read to the end;
   // returns its exit code (128 + signal when killed).
   int Wait();
@@ -46,6 +54,7 @@ class ChildProcess {
   void ReadOutput(int fd);
 
   pid_t pid_ = -1;
+  int stdin_fd_ = -1;  // the pipe's write end (ChildStdin::kPipe)
   std::optional<int> exit_code_;
   absl::Mutex mu_;
   std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
