@@ -1,24 +1,20 @@
 #include "agent/agent.h"
 
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <cstring>
 #include <stop_token>
 #include <utility>
 
+#include "agent/absolute_folder.h"
 #include "agent/agent_state_store.h"
+#include "agent/armed_captures.h"
 #include "agent/capture_orders.h"
 #include "agent/collector_relay.h"
 #include "agent/control_channel.h"
 #include "agent/injected_processes.h"
 #include "agent/kineto_daemon.h"
 #include "agent/log_dir_agent.h"
+#include "agent/relay_socket_server.h"
 #include "base/log.h"
 #include "base/status_macros.h"
-#include "rpc/server.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::agent {
@@ -26,24 +22,6 @@ namespace {
 
 // How long open relay streams may go on once the agent stops.
 constexpr absl::Duration kRelayShutdownGrace = absl::Seconds(5);
-
-// Removes a socket an earlier agent left (killed before it could). A socket
-// some process still accepts on, or anything that is not a socket, is left
-// alone: binding then fails and says so.
-void RemoveStaleSocket(const std::string& path) {
-  struct stat info;
-  if (::lstat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;
-  sockaddr_un address = {};
-  address.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(address.sun_path)) return;
-  std::memcpy(address.sun_path, path.c_str(), path.size());
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  const bool live = ::connect(fd, reinterpret_cast<sockaddr*>(&address),
-                              sizeof(address)) == 0;
-  ::close(fd);
-  if (!live) ::unlink(path.c_str());
-}
 
 }  // namespace
 
@@ -58,18 +36,17 @@ struct Agent::Parts {
     if (kineto != nullptr) kineto->Stop();
     // The libraries' Control streams never end by themselves.
     if (injected != nullptr) injected->Stop();
-    if (relay_server.server != nullptr) {
-      relay_server.server->Shutdown(
-          absl::ToChronoTime(absl::Now() + kRelayShutdownGrace));
+    if (relay_socket != nullptr) {
+      relay_socket->Shutdown(absl::Now() + kRelayShutdownGrace);
+      relay_socket.reset();  // its server before the services it serves
     }
-    if (!socket.empty()) RemoveStaleSocket(socket);
   }
 
   bool stopped = false;
-  std::string socket;  // the relay's, once bound
+  std::unique_ptr<ArmedCaptures> armed;
+  std::unique_ptr<RelaySocketServer> relay_socket;  // PeerOf for the two below
   std::unique_ptr<CollectorRelay> relay;
   std::unique_ptr<InjectedProcesses> injected;
-  rpc::RunningServer relay_server;  // after `relay` and `injected`: serves them
   std::unique_ptr<LogDirAgent> watcher;
   std::unique_ptr<KinetoDaemon> kineto;
   std::unique_ptr<CaptureOrders> orders;    // uses `kineto` and `injected`
@@ -92,20 +69,35 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
     return absl::InvalidArgumentError(
         "the Kineto daemon needs --logdir: captures are written there");
   }
+  // One spelling of the log dir for the watcher, the daemon's configs and
+  // the capture checks: kineto writes where the config says, relative to its
+  // own working directory.
+  if (!options.logdir.empty()) {
+    PD_ASSIGN_OR_RETURN(options.logdir, AbsoluteFolder(options.logdir));
+  }
   auto parts = std::make_unique<Parts>();
+  PD_ASSIGN_OR_RETURN(parts->armed,
+                      ArmedCaptures::Open(options.state_dir, absl::Now()));
   if (!options.listen_unix.empty()) {
-    RemoveStaleSocket(options.listen_unix);
+    RelaySocketOptions socket{.path = options.listen_unix};
+    if (!options.relay_group.empty()) {
+      PD_ASSIGN_OR_RETURN(socket.group, GroupId(options.relay_group));
+    }
+    PD_ASSIGN_OR_RETURN(parts->relay_socket, RelaySocketServer::Bind(socket));
+    RelaySocketServer* relay_socket = parts->relay_socket.get();
+    const PeerLookup peers = [relay_socket](const grpc::ServerContextBase& c) {
+      return relay_socket->PeerOf(c);
+    };
     parts->relay = std::make_unique<CollectorRelay>(
         options.aggregator, options.upload.security, options.upload.agent_id,
-        options.upload.backoff);
-    parts->injected = std::make_unique<InjectedProcesses>();
-    PD_ASSIGN_OR_RETURN(
-        parts->relay_server,
-        rpc::StartServer("unix:" + options.listen_unix,
-                         {parts->relay.get(), parts->injected.get()}));
-    parts->socket = options.listen_unix;
-    PD_LOG(INFO, "relaying CUPTI spans socket=%s aggregator=%s",
-           options.listen_unix, options.aggregator);
+        options.upload.backoff, peers);
+    parts->injected = std::make_unique<InjectedProcesses>(peers);
+    PD_RETURN_IF_ERROR(
+        relay_socket->Serve({parts->relay.get(), parts->injected.get()}));
+    PD_LOG(INFO, "relaying CUPTI spans socket=%s group=%s aggregator=%s",
+           options.listen_unix,
+           options.relay_group.empty() ? "(none)" : options.relay_group,
+           options.aggregator);
   }
   if (!options.kineto_daemon.empty()) {
     PD_ASSIGN_OR_RETURN(parts->kineto,
@@ -113,6 +105,7 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
                             .name = options.kineto_daemon,
                             .socket_dir = options.kineto_socket_dir,
                             .logdir = options.logdir,
+                            .armed = parts->armed.get(),
                         }));
   }
   // Copied before `options` is moved into the watcher.
@@ -140,10 +133,11 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
                                             .files = std::move(options.files),
                                             .upload = std::move(options.upload),
                                             .watch = std::move(options.watch),
+                                            .armed = parts->armed.get(),
                                         }));
   }
-  parts->orders = std::make_unique<CaptureOrders>(parts->kineto.get(),
-                                                  parts->injected.get());
+  parts->orders = std::make_unique<CaptureOrders>(
+      parts->kineto.get(), parts->injected.get(), parts->armed.get());
   CaptureOrders* orders = parts->orders.get();
   parts->control = std::make_unique<ControlChannel>(
       std::move(control),
@@ -154,9 +148,8 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
         }
         return status;
       },
-      [orders](const v1::CaptureOrder& order) {
-        return orders->Handle(order);
-      });
+      [orders](const v1::CaptureOrder& order) { return orders->Handle(order); },
+      [orders](const v1::CaptureCancel& cancel) { orders->Cancel(cancel); });
   return std::make_unique<Agent>(std::move(parts));
 }
 

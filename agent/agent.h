@@ -37,6 +37,9 @@ struct AgentOptions {
   std::string aggregator;   // HOST:PORT of the profdiff-aggregator
   std::string logdir;       // watch mode: the folder watched; empty: none
   std::string listen_unix;  // watch mode: the relay's unix socket; empty: none
+  // The group whose members may connect to the relay socket besides the
+  // agent's user and root (a name or a gid); empty: nobody else.
+  std::string relay_group;
   // Watch mode: serve Kineto's daemon protocol on this fabric endpoint
   // ("dynolog"); empty: none. Needs `logdir`, where captures land.
   std::string kineto_daemon;
@@ -61,9 +64,11 @@ struct AgentOptions {
 class Agent {
  public:
   // Serves the relay on options.listen_unix (removing a socket an earlier
-  // agent left behind) when set, and watches options.logdir when set (design
-  // note 2). Errors: InvalidArgument when neither is set; Unavailable when the
-  // socket cannot be bound; LogDirAgent::Start's (the state dir, the log dir).
+  // agent left behind) when set, and watches options.logdir (made absolute
+  // once, for every part that uses it) when set (design note 2). Errors:
+  // InvalidArgument when neither is set; Unavailable when the socket cannot
+  // be bound; NotFound for an unknown relay group; LogDirAgent::Start's and
+  // ArmedCaptures::Open's (the state dir, the log dir).
   static absl::StatusOr<std::unique_ptr<Agent>> Start(AgentOptions options);
   ~Agent();
 

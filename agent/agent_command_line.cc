@@ -25,14 +25,9 @@ constexpr rpc::ChannelSecurityFlagSpec kSecurityFlags =
     rpc::ClientSecurityFlags("the aggregator");
 
 // Flags that mean something in one mode only.
-constexpr std::array<std::string_view, 7> kWatchOnlyFlags = {
-    "logdir",
-    "listen-unix",
-    "settle",
-    "give-up-after",
-    "rescan-interval",
-    "kineto-daemon",
-    "kineto-daemon-name"};
+constexpr std::array<std::string_view, 8> kWatchOnlyFlags = {
+    "logdir",        "listen-unix",     "relay-group",   "settle",
+    "give-up-after", "rescan-interval", "kineto-daemon", "kineto-daemon-name"};
 constexpr std::array<std::string_view, 1> kUploadOnlyFlags = {"timeout"};
 
 constexpr char kSynopsis[] =
@@ -60,7 +55,12 @@ base::FlagSet FlagsOf(AgentCommandLine& line) {
                   "serve the node's CUPTI injection libraries "
                   "(libprofdiff_cupti.so) on this unix socket and relay their "
                   "spans to the aggregator; with --logdir or alone (one of the "
-                  "two is required)");
+                  "two is required). The socket is mode 0600: only the "
+                  "agent's user and root may connect, unless --relay-group");
+  flags.AddString("relay-group", &options.relay_group, "GROUP",
+                  "let members of GROUP (a name or gid) connect to the "
+                  "--listen-unix socket too (mode 0660, that group): the "
+                  "training users whose CUPTI libraries send spans");
   flags.AddBool("kineto-daemon", &line.kineto_daemon,
                 "serve Kineto's daemon protocol (dynolog's IPC fabric) so "
                 "PyTorch processes started with KINETO_USE_DAEMON=1 and "

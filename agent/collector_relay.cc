@@ -5,6 +5,8 @@
 
 #include "agent/span_uploader.h"
 #include "base/log.h"
+#include "base/status_annotate.h"
+#include "base/str_cat.h"
 #include "rpc/channel.h"
 #include "rpc/status_conversion.h"
 
@@ -13,14 +15,33 @@ namespace profdiff::agent {
 CollectorRelay::CollectorRelay(const std::string& aggregator,
                                const rpc::ChannelSecurity& security,
                                std::string agent_id,
-                               const BackoffOptions& backoff)
+                               const BackoffOptions& backoff, PeerLookup peers,
+                               int max_streams)
     : stub_(v1::Collector::NewStub(
           rpc::MakeChannel(aggregator, security, ReconnectBackoffOf(backoff)))),
-      agent_id_(std::move(agent_id)) {}
+      agent_id_(std::move(agent_id)),
+      peers_(std::move(peers)),
+      max_streams_(max_streams) {}
 
 grpc::Status CollectorRelay::Upload(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::UploadAck, v1::UploadMessage>* stream) {
+  const std::optional<PeerCredentials> peer = peers_(*context);
+  if (!peer.has_value()) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "the relay serves only the agent's unix socket");
+  }
+  // Design note 4; the count is released however the stream ends.
+  struct StreamSlot {
+    std::atomic<int>& streams;
+    ~StreamSlot() { --streams; }
+  } slot{streams_};
+  if (++streams_ > max_streams_) {
+    return grpc::Status(
+        grpc::StatusCode::UNAVAILABLE,
+        base::StrCat("the relay has ", max_streams_,
+                     " streams open, its limit; try again later"));
+  }
   grpc::ClientContext upstream_context;
   if (context->deadline() != std::chrono::system_clock::time_point::max()) {
     upstream_context.set_deadline(context->deadline());
@@ -44,8 +65,13 @@ grpc::Status CollectorRelay::Upload(
   std::optional<grpc::Status> refusal;
   while (stream->Read(&message)) {
     if (message.has_header()) {
-      if (message.header().agent_id().empty())
-        message.mutable_header()->set_agent_id(agent_id_);
+      v1::UploadHeader& header = *message.mutable_header();
+      if (!header.agent_id().empty() && header.agent_id() != agent_id_) {
+        PD_VLOG(1, "relayed header's agent id %s replaced by %s",
+                base::QuoteBytes(header.agent_id()), agent_id_);
+      }
+      header.set_agent_id(agent_id_);
+      header.set_local_uid(peer->uid);
       span = message.header().run() + "/" +
              message.header().worker().worker_name() + "/" +
              message.header().span();

@@ -18,11 +18,17 @@
 //    is remembered by span, so the library's retry is answered with the
 //    aggregator's own status at once and the span ends instead of blocking
 //    later ones.
-// 3. Headers without an agent id get this agent's, so the aggregator's GetRun
-// names the node.
+// 3. Every header gets this agent's id (whatever the library wrote: a library
+//    cannot speak as another agent) and the uid of the process on the other
+//    end of the socket (UploadHeader.local_uid, from SO_PEERCRED), so the
+//    aggregator records whose data each span is. A call that did not come
+//    through the relay socket is refused.
+// 4. At most `max_streams` streams at once (each holds two threads); past
+//    that a stream is UNAVAILABLE, which the library retries later.
 #ifndef PROFDIFF_AGENT_COLLECTOR_RELAY_H_
 #define PROFDIFF_AGENT_COLLECTOR_RELAY_H_
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,18 +39,23 @@
 #include <grpcpp/grpcpp.h>
 
 #include "agent/backoff.h"
+#include "agent/relay_socket_server.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "rpc/credentials.h"
 
 namespace profdiff::agent {
 
+inline constexpr int kMaxRelayStreams = 256;
+
 class CollectorRelay final : public v1::Collector::Service {
  public:
   // Relays to the aggregator at `aggregator` ("HOST:PORT"), connecting lazily
   // and reconnecting as `backoff` says (what the agent's uploads use).
+  // `peers` says who is calling (design note 3).
   CollectorRelay(const std::string& aggregator,
                  const rpc::ChannelSecurity& security, std::string agent_id,
-                 const BackoffOptions& backoff);
+                 const BackoffOptions& backoff, PeerLookup peers,
+                 int max_streams = kMaxRelayStreams);
 
   grpc::Status Upload(
       grpc::ServerContext* context,
@@ -60,6 +71,9 @@ class CollectorRelay final : public v1::Collector::Service {
 
   std::unique_ptr<v1::Collector::Stub> stub_;
   std::string agent_id_;
+  PeerLookup peers_;
+  const int max_streams_;
+  std::atomic<int> streams_{0};
   absl::Mutex mu_;
   // Bounded: cleared when full (a forgotten refusal costs one more cancelled
   // attempt).

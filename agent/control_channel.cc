@@ -20,14 +20,18 @@ namespace {
 // A stream that lasted this long was a good one: the next failure starts the
 // backoff over.
 constexpr absl::Duration kHealthyStream = absl::Minutes(1);
+// The same error is logged at most this often.
+constexpr absl::Duration kErrorLogEvery = absl::Minutes(1);
 
 }  // namespace
 
 ControlChannel::ControlChannel(ControlChannelOptions options,
-                               StatusSource status, OrderHandler on_order)
+                               StatusSource status, OrderHandler on_order,
+                               CancelHandler on_cancel)
     : options_(std::move(options)),
       status_(std::move(status)),
       on_order_(std::move(on_order)),
+      on_cancel_(std::move(on_cancel)),
       stub_(v1::Agents::NewStub(
           rpc::MakeChannel(options_.aggregator, options_.security,
                            ReconnectBackoffOf(options_.backoff)))),
@@ -44,13 +48,26 @@ void ControlChannel::Stop() {
 void ControlChannel::Run(std::stop_token stop) {
   Backoff backoff(options_.backoff);
   absl::BitGen gen;
+  std::string last_error;
+  absl::Time last_logged = absl::InfinitePast();
   while (!stop.stop_requested()) {
     const absl::Time started = absl::Now();
     const absl::Status ended = Session(stop);
     if (stop.stop_requested()) return;
     if (absl::Now() - started >= kHealthyStream) backoff.Reset();
     const absl::Duration delay = backoff.NextDelay(gen);
-    PD_VLOG(1, "control stream ended (%s); again in %s", ended.ToString(),
+    // Design note 4: an agent the aggregator cannot hear must say so.
+    const std::string error = ended.ToString();
+    if (!ended.ok() &&
+        (error != last_error || absl::Now() - last_logged >= kErrorLogEvery)) {
+      PD_LOG(WARNING,
+             "control stream to %s ended: %s; captures cannot reach this "
+             "agent until it is back (again in %s)",
+             options_.aggregator, error, absl::FormatDuration(delay));
+      last_error = error;
+      last_logged = absl::Now();
+    }
+    PD_VLOG(1, "control stream ended (%s); again in %s", error,
             absl::FormatDuration(delay));
     base::WaitUnlessStopped(stop, delay);
   }
@@ -80,6 +97,10 @@ absl::Status ControlChannel::Session(std::stop_token stop) {
   std::jthread reader([&] {
     v1::ControlMessage message;
     while (stream->Read(&message)) {
+      if (message.has_cancel()) {
+        if (on_cancel_) on_cancel_(message.cancel());
+        continue;
+      }
       if (!message.has_capture()) continue;
       v1::AgentReport answer;
       *answer.mutable_answer() = on_order_(message.capture());

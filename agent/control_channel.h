@@ -8,7 +8,10 @@
 //    again when it changes (checked every `status_interval`), and every
 //    `heartbeat` otherwise, so the aggregator knows the agent is there.
 // 2. A second thread per stream reads orders and answers each with
-//    `on_order`'s answer; writes of both threads go through one mutex.
+//    `on_order`'s answer, and hands cancels to `on_cancel`; writes of both
+//    threads go through one mutex.
+// 4. A stream that ends with an error is logged (a status too large to send,
+//    a refusal): at once when the error changes, else once a minute.
 // 3. Stop() cancels the stream and joins; an order being handled finishes
 //    first.
 #ifndef PROFDIFF_AGENT_CONTROL_CHANNEL_H_
@@ -44,9 +47,11 @@ class ControlChannel {
   // The answer to an order; called on the stream's reader thread.
   using OrderHandler =
       std::function<v1::CaptureAnswer(const v1::CaptureOrder& order)>;
+  // A capture cancelled; called on the stream's reader thread.
+  using CancelHandler = std::function<void(const v1::CaptureCancel& cancel)>;
 
   ControlChannel(ControlChannelOptions options, StatusSource status,
-                 OrderHandler on_order);
+                 OrderHandler on_order, CancelHandler on_cancel = nullptr);
   ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
@@ -61,6 +66,7 @@ class ControlChannel {
   const ControlChannelOptions options_;
   const StatusSource status_;
   const OrderHandler on_order_;
+  const CancelHandler on_cancel_;
   std::unique_ptr<v1::Agents::Stub> stub_;
   std::jthread thread_;  // last: stopped and joined first
 };

@@ -1,9 +1,13 @@
 #include "agent/injected_processes.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "agent/peer_process.h"
+#include "base/id_rules.h"
 #include "base/log.h"
 #include "base/str_cat.h"
+#include "rpc/status_conversion.h"
 
 namespace profdiff::agent {
 namespace {
@@ -27,19 +31,70 @@ struct InjectedProcesses::Library {
   absl::Mutex write_mu;
   bool closed ABSL_GUARDED_BY(write_mu) = false;
 
-  v1::LocalProcess process;
+  v1::LocalProcess process;  // pid: as the agent sees it
+  int32_t own_pid = 0;       // as the process sees itself
   std::map<std::string, v1::CaptureAnswer> answers;  // by capture id
   bool ended = false;
 };
 
-InjectedProcesses::InjectedProcesses(absl::Duration answer_timeout)
-    : answer_timeout_(answer_timeout) {}
+namespace {
+
+// What a library says of its process, checked (design note 4): its pid is
+// the caller's, its job an id. The process comes back with the agent's view
+// of its pid and the kernel's uid.
+absl::StatusOr<v1::LocalProcess> CheckedProcess(v1::LocalProcess process,
+                                                const PeerCredentials& peer,
+                                                int32_t* own_pid) {
+  absl::StatusOr<VerifiedProcess> verified =
+      VerifyClaimedPid(process.pid(), peer);
+  if (!verified.ok()) return verified.status();
+  if (!process.job().empty() && process.job() != "0") {
+    if (absl::Status valid = base::ValidateId("job", process.job());
+        !valid.ok()) {
+      return valid;
+    }
+  }
+  *own_pid = verified->pid;
+  process.set_pid(verified->host_pid);
+  process.set_uid(verified->uid);
+  process.set_source("cupti");
+  return process;
+}
+
+// `answer` counting no pid but `own` (the library's, as it sees itself),
+// reported as `host_pid`.
+v1::CaptureAnswer OnlyItsOwnPid(v1::CaptureAnswer answer, int32_t own,
+                                int32_t host_pid) {
+  const auto keep = [&](google::protobuf::RepeatedField<int32_t>* pids) {
+    const bool named =
+        std::find(pids->begin(), pids->end(), own) != pids->end();
+    pids->Clear();
+    if (named) pids->Add(host_pid);
+  };
+  keep(answer.mutable_triggered_pids());
+  keep(answer.mutable_busy_pids());
+  return answer;
+}
+
+}  // namespace
+
+InjectedProcesses::InjectedProcesses(PeerLookup peers,
+                                     absl::Duration answer_timeout,
+                                     int max_libraries)
+    : peers_(std::move(peers)),
+      answer_timeout_(answer_timeout),
+      max_libraries_(max_libraries) {}
 
 InjectedProcesses::~InjectedProcesses() { Stop(); }
 
 grpc::Status InjectedProcesses::Control(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<v1::ControlMessage, v1::AgentReport>* stream) {
+  const std::optional<PeerCredentials> peer = peers_(*context);
+  if (!peer.has_value()) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "libraries are served only on the agent's unix socket");
+  }
   v1::AgentReport report;
   if (!stream->Read(&report)) {
     return grpc::Status(grpc::StatusCode::CANCELLED,
@@ -57,8 +112,14 @@ grpc::Status InjectedProcesses::Control(
                 : "an answer"));
   }
   auto library = std::make_shared<Library>(context, stream);
-  library->process = report.status().processes(0);
-  library->process.set_source("cupti");
+  absl::StatusOr<v1::LocalProcess> process =
+      CheckedProcess(report.status().processes(0), *peer, &library->own_pid);
+  if (!process.ok()) {
+    PD_LOG(WARNING, "CUPTI library refused (uid %d, pid %d): %s", peer->uid,
+           peer->pid, process.status().message());
+    return rpc::ToGrpcStatus(process.status());
+  }
+  library->process = *std::move(process);
   const int32_t pid = library->process.pid();
   int64_t id = 0;
   {
@@ -67,21 +128,33 @@ grpc::Status InjectedProcesses::Control(
       return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                           "the agent is stopping");
     }
+    if (static_cast<int>(libraries_.size()) >= max_libraries_) {
+      return grpc::Status(
+          grpc::StatusCode::RESOURCE_EXHAUSTED,
+          base::StrCat(max_libraries_,
+                       " CUPTI libraries are connected, the agent's limit"));
+    }
     id = next_stream_++;
     libraries_.emplace(id, library);
   }
   PD_LOG(INFO, "CUPTI library connected pid=%d job=%s agent=%s", pid,
          library->process.job(), report.status().agent_id());
   while (stream->Read(&report)) {
-    absl::MutexLock lock(&mu_);
     if (report.has_status() && report.status().processes_size() == 1) {
-      library->process = report.status().processes(0);
-      library->process.set_pid(pid);  // a stream is one process
-      library->process.set_source("cupti");
+      // A stream is one process: a later status may not name another.
+      v1::LocalProcess said = report.status().processes(0);
+      said.set_pid(library->own_pid);
+      int32_t own_pid = 0;
+      absl::StatusOr<v1::LocalProcess> checked =
+          CheckedProcess(std::move(said), *peer, &own_pid);
+      absl::MutexLock lock(&mu_);
+      if (checked.ok()) library->process = *std::move(checked);
     } else if (report.has_answer()) {
+      v1::CaptureAnswer answer =
+          OnlyItsOwnPid(report.answer(), library->own_pid, pid);
+      absl::MutexLock lock(&mu_);
       if (library->answers.size() >= kMaxKeptAnswers) library->answers.clear();
-      library->answers.insert_or_assign(report.answer().capture_id(),
-                                        report.answer());
+      library->answers.insert_or_assign(answer.capture_id(), std::move(answer));
     }
   }
   {
@@ -97,12 +170,13 @@ grpc::Status InjectedProcesses::Control(
   return grpc::Status::OK;
 }
 
-CaptureArming InjectedProcesses::Capture(const v1::CaptureOrder& order) {
+InjectedArming InjectedProcesses::Capture(const v1::CaptureOrder& order) {
   struct Asked {
     int32_t pid;
     std::shared_ptr<Library> library;
   };
-  CaptureArming arming;
+  InjectedArming result;
+  CaptureArming& arming = result.arming;
   std::vector<Asked> asked;
   {
     absl::MutexLock lock(&mu_);
@@ -152,6 +226,13 @@ CaptureArming InjectedProcesses::Capture(const v1::CaptureOrder& order) {
     const v1::CaptureAnswer& answer = it->second;
     arming.armed.insert(arming.armed.end(), answer.triggered_pids().begin(),
                         answer.triggered_pids().end());
+    if (answer.triggered_pids_size() > 0) {
+      v1::ArmedProcess& armed = result.processes.emplace_back();
+      armed.set_host_pid(one.pid);
+      armed.set_pid(one.library->own_pid);
+      armed.set_uid(one.library->process.uid());
+      armed.set_source("cupti");
+    }
     arming.busy.insert(arming.busy.end(), answer.busy_pids().begin(),
                        answer.busy_pids().end());
     if (!answer.error().empty()) {
@@ -160,7 +241,30 @@ CaptureArming InjectedProcesses::Capture(const v1::CaptureOrder& order) {
     }
     one.library->answers.erase(it);
   }
-  return arming;
+  return result;
+}
+
+std::vector<int32_t> InjectedProcesses::Cancel(
+    const v1::CaptureCancel& cancel) {
+  std::vector<std::pair<int32_t, std::shared_ptr<Library>>> capturing;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, library] : libraries_) {
+      if (library->process.capture_id() == cancel.capture_id()) {
+        capturing.emplace_back(library->process.pid(), library);
+      }
+    }
+  }
+  v1::ControlMessage message;
+  *message.mutable_cancel() = cancel;
+  std::vector<int32_t> told;
+  for (const auto& [pid, library] : capturing) {
+    absl::MutexLock write_lock(&library->write_mu);
+    if (!library->closed && library->stream->Write(message)) {
+      told.push_back(pid);
+    }
+  }
+  return told;
 }
 
 std::vector<v1::LocalProcess> InjectedProcesses::Processes() const {

@@ -1,5 +1,6 @@
 #include "agent/kineto_daemon.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -8,6 +9,7 @@
 #include <absl/status/status.h>
 #include <absl/strings/str_join.h>
 
+#include "agent/capture_folder.h"
 #include "agent/kineto_ipc_wire.h"
 #include "agent/process_job_id.h"
 #include "base/log.h"
@@ -26,13 +28,29 @@ constexpr absl::Duration kReceiveWait = absl::Milliseconds(100);
 // Refusals are logged one by one up to this many, then every 100th.
 constexpr int64_t kRefusalsLoggedInFull = 10;
 
+// Counts a refusal of one kind and logs it as design note 1 says.
+void Refuse(std::atomic<int64_t>& counter, std::string_view kind,
+            const absl::Status& why) {
+  const int64_t refused = ++counter;
+  if (refused <= kRefusalsLoggedInFull || refused % 100 == 0) {
+    PD_LOG(WARNING, "Kineto daemon refused %s (%d so far): %s", kind, refused,
+           why.message());
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<KinetoDaemon>> KinetoDaemon::Start(
     KinetoDaemonOptions options) {
-  if (options.logdir.empty()) {
+  if (!options.logdir.starts_with('/')) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "the Kineto daemon needs the absolute log dir its captures write to; "
+        "got \"",
+        options.logdir, "\""));
+  }
+  if (options.armed == nullptr) {
     return absl::InvalidArgumentError(
-        "the Kineto daemon needs the log dir its captures write to");
+        "the Kineto daemon needs the ArmedCaptures of the agent's state dir");
   }
   PD_ASSIGN_OR_RETURN(
       UnixDatagramSocket socket,
@@ -40,7 +58,35 @@ absl::StatusOr<std::unique_ptr<KinetoDaemon>> KinetoDaemon::Start(
   PD_LOG(INFO, "serving Kineto's daemon endpoint name=%s socket_dir=%s",
          options.name,
          options.socket_dir.empty() ? "(abstract)" : options.socket_dir);
-  return std::make_unique<KinetoDaemon>(std::move(options), std::move(socket));
+  ArmedCaptures* armed = options.armed;
+  auto daemon =
+      std::make_unique<KinetoDaemon>(std::move(options), std::move(socket));
+  // Design note 4: what an earlier agent armed stays armed.
+  const absl::Time now = absl::Now();
+  int restored = 0;
+  {
+    absl::MutexLock lock(&daemon->mu_);
+    for (const v1::ArmedCapture& capture : armed->Running(now)) {
+      for (const v1::ArmedProcess& process : capture.processes()) {
+        if (process.source() != "kineto") continue;
+        daemon->registry_.Restore(
+            {.host_pid = process.host_pid(),
+             .pid = process.pid(),
+             .uid = process.uid()},
+            {.capture_id = capture.capture_id(),
+             .config = process.config(),
+             .trace_file = process.trace_file(),
+             .deadline = absl::FromUnixMillis(capture.deadline_unix_ms())},
+            now);
+        ++restored;
+      }
+    }
+  }
+  if (restored > 0) {
+    PD_LOG(INFO, "Kineto processes still capturing restored count=%d",
+           restored);
+  }
+  return daemon;
 }
 
 KinetoDaemon::KinetoDaemon(KinetoDaemonOptions options,
@@ -70,14 +116,36 @@ void KinetoDaemon::Serve(std::stop_token stop) {
   }
 }
 
-std::string KinetoDaemon::EnvironmentJob(const std::vector<int32_t>& pids,
-                                         int64_t job_id) {
-  if (job_id != 0 || pids.empty()) return "";
-  auto [it, inserted] = environment_jobs_.try_emplace(pids.front());
-  if (inserted) {
-    it->second = JobIdOfProcess(pids.front(), pids.size() > 1 ? pids[1] : 0);
+absl::StatusOr<KinetoSender> KinetoDaemon::SenderOf(
+    const KinetoMessage& message, const std::optional<PeerCredentials>& peer) {
+  const auto* registration = std::get_if<KinetoRegistration>(&message);
+  const int32_t claimed = registration != nullptr
+                              ? registration->pid
+                              : std::get<KinetoPoll>(message).pids.front();
+  const int64_t job_id = registration != nullptr
+                             ? registration->job_id
+                             : std::get<KinetoPoll>(message).job_id;
+  if (!peer.has_value()) {
+    return absl::PermissionDeniedError(
+        base::StrCat("a message for pid ", claimed,
+                     " came without its sender's "
+                     "credentials"));
   }
-  return it->second;
+  KinetoSender sender;
+  PD_ASSIGN_OR_RETURN(sender.process, VerifyClaimedPid(claimed, *peer));
+  if (job_id != 0) {
+    sender.job = std::to_string(job_id);
+    return sender;
+  }
+  // The environment of the process the kernel vouches for, read once.
+  auto [it, inserted] = environment_jobs_.try_emplace(sender.process.host_pid);
+  if (inserted) {
+    absl::StatusOr<std::string> job = JobIdOfProcess(sender.process.host_pid);
+    if (!job.ok()) Refuse(invalid_jobs_, "a job id", job.status());
+    it->second = job.ok() ? *std::move(job) : std::string();
+  }
+  sender.job = it->second;
+  return sender;
 }
 
 void KinetoDaemon::Answer(const UnixDatagramSocket::Datagram& datagram) {
@@ -87,42 +155,62 @@ void KinetoDaemon::Answer(const UnixDatagramSocket::Datagram& datagram) {
                                " bytes; no libkineto message is"))
                          : DecodeKinetoDatagram(datagram.bytes);
   if (!message.ok()) {
-    const int64_t refused = ++refused_;
-    if (refused <= kRefusalsLoggedInFull || refused % 100 == 0) {
-      PD_LOG(WARNING, "Kineto daemon refused a datagram (%d so far): %s",
-             refused, message.status().message());
-    }
+    Refuse(refused_, "a datagram", message.status());
     return;
   }
+  absl::StatusOr<KinetoSender> sender = SenderOf(*message, datagram.peer);
+  if (!sender.ok()) {
+    Refuse(impostors_, "a message", sender.status());
+    return;
+  }
+  const int32_t host_pid = sender->process.host_pid;
   const absl::Time now = absl::Now();
   std::string reply;
+  std::string taken_capture;  // the capture whose config this poll took
+  absl::Status admitted = absl::OkStatus();
   if (const auto* registration = std::get_if<KinetoRegistration>(&*message)) {
     ++registrations_;
-    // A registration carries no ancestors to check the pid with; the
-    // process's first poll does (EnvironmentJob).
-    const std::string job;
-    int32_t same = 0;
+    absl::StatusOr<int32_t> same;
     {
       absl::MutexLock lock(&mu_);
-      same = registry_.Register(*registration, job, now);
+      same = registry_.Register(*sender, registration->gpu, now);
     }
-    PD_VLOG(1, "Kineto process registered pid=%d gpu=%d job_id=%d",
-            registration->pid, registration->gpu, registration->job_id);
-    reply = EncodeRegistrationReply(same);
+    admitted = same.status();
+    if (same.ok()) {
+      PD_VLOG(1, "Kineto process registered pid=%d host_pid=%d gpu=%d job=%s",
+              registration->pid, host_pid, registration->gpu, sender->job);
+      reply = EncodeRegistrationReply(*same);
+    }
   } else {
-    const auto& poll = std::get<KinetoPoll>(*message);
+    auto& poll = std::get<KinetoPoll>(*message);
     ++polls_;
-    const std::string job = EnvironmentJob(poll.pids, poll.job_id);
-    std::string config;
+    absl::StatusOr<KinetoProcessRegistry::PollAnswer> answer;
     {
       absl::MutexLock lock(&mu_);
-      config = registry_.Poll(poll, job, now);
+      answer = registry_.Poll(
+          *sender, poll.config_type,
+          std::vector<int32_t>(poll.pids.begin() + 1, poll.pids.end()), now);
     }
-    if (!config.empty()) {
-      ++configs_sent_;
-      PD_LOG(INFO, "capture config handed to Kineto pid=%d", poll.pids.front());
+    admitted = answer.status();
+    if (answer.ok()) {
+      if (!answer->config.empty()) {
+        ++configs_sent_;
+        taken_capture = answer->capture_id;
+        PD_LOG(INFO,
+               "capture config handed to Kineto capture=%s pid=%d host_pid=%d",
+               taken_capture, poll.pids.front(), host_pid);
+      }
+      reply = EncodePollReply(answer->config);
     }
-    reply = EncodePollReply(config);
+  }
+  if (!admitted.ok()) {
+    environment_jobs_.erase(host_pid);
+    Refuse(over_limit_, "a process", admitted);
+    return;
+  }
+  // Kept before the answer leaves: a restarted agent never hands it out again.
+  if (!taken_capture.empty()) {
+    options_.armed->MarkConfigTaken(taken_capture, host_pid);
   }
   // A process that went away is not an error of ours: it polls again or not.
   if (absl::Status sent = socket_.SendTo(datagram.sender, reply); !sent.ok()) {
@@ -136,7 +224,7 @@ void KinetoDaemon::Settle() {
   {
     absl::MutexLock lock(&mu_);
     for (const KinetoProcess& process : registry_.Processes()) {
-      if (process.capturing()) files.push_back(process.trace_file);
+      if (process.capturing()) files.push_back(process.capture.trace_file);
     }
   }
   absl::flat_hash_map<std::string, bool> written;
@@ -165,34 +253,64 @@ void KinetoDaemon::Settle() {
   }
 }
 
-absl::StatusOr<CaptureArming> KinetoDaemon::Capture(
+absl::StatusOr<KinetoArming> KinetoDaemon::Capture(
     std::string_view job, const KinetoCaptureSpec& spec, absl::Time deadline) {
   PD_RETURN_IF_ERROR(CheckKinetoCaptureSpec(spec));
-  // Kineto opens its log file but makes no folder; the capture's folder is
-  // below the log dir, and the only thing the agent writes there. The
-  // training processes may run as other users: the folders are writable by
-  // all and sticky, as /tmp is.
-  const std::filesystem::path captures =
-      std::filesystem::path(options_.logdir) / kCaptureFolder;
-  const std::filesystem::path folder = captures / spec.run;
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  for (const std::filesystem::path& made : {captures, folder}) {
-    if (error) break;
-    std::filesystem::permissions(
-        made, std::filesystem::perms::all | std::filesystem::perms::sticky_bit,
-        error);
+  std::vector<KinetoProcess> candidates;
+  KinetoArming result;
+  {
+    absl::MutexLock lock(&mu_);
+    const CaptureArming selected = registry_.Select(job);
+    result.arming.busy = selected.busy;
+    for (const KinetoProcess& process : registry_.Processes()) {
+      if (std::find(selected.armed.begin(), selected.armed.end(),
+                    process.host_pid) != selected.armed.end()) {
+        candidates.push_back(process);
+      }
+    }
   }
-  if (error) {
-    return absl::InternalError(base::StrCat("cannot make the capture folder ",
-                                            folder.string(), ": ",
-                                            error.message()));
+  // Kineto opens its log file but makes no folder: each process gets its own
+  // (design note 4), made without the lock held.
+  std::vector<std::pair<int32_t, KinetoProcessCapture>> captures;
+  for (const KinetoProcess& process : candidates) {
+    absl::StatusOr<std::string> folder = MakeProcessCaptureFolder(
+        options_.logdir, spec.run,
+        {.host_pid = process.host_pid, .pid = process.pid, .uid = process.uid});
+    if (!folder.ok()) {
+      result.arming.errors.push_back(base::StrCat(
+          "pid ", process.host_pid, ": ", folder.status().message()));
+      continue;
+    }
+    KinetoCaptureConfig config =
+        KinetoOnDemandConfig(spec, *folder, process.pid);
+    captures.push_back({process.host_pid,
+                        {.capture_id = spec.capture_id,
+                         .config = std::move(config.config),
+                         .trace_file = std::move(config.trace_file),
+                         .deadline = deadline}});
   }
   absl::MutexLock lock(&mu_);
-  return registry_.Arm(
-      job, spec.capture_id, deadline, [&](const KinetoProcess& process) {
-        return KinetoOnDemandConfig(spec, options_.logdir, process.pid);
-      });
+  for (auto& [host_pid, capture] : captures) {
+    v1::ArmedProcess armed;
+    armed.set_host_pid(host_pid);
+    armed.set_source("kineto");
+    armed.set_trace_file(capture.trace_file);
+    armed.set_config(capture.config);
+    if (!registry_.Arm(host_pid, std::move(capture))) continue;  // gone, busy
+    for (const KinetoProcess& process : candidates) {
+      if (process.host_pid != host_pid) continue;
+      armed.set_pid(process.pid);
+      armed.set_uid(process.uid);
+    }
+    result.arming.armed.push_back(host_pid);
+    result.processes.push_back(std::move(armed));
+  }
+  return result;
+}
+
+std::vector<int32_t> KinetoDaemon::Cancel(std::string_view capture_id) {
+  absl::MutexLock lock(&mu_);
+  return registry_.Cancel(capture_id);
 }
 
 std::vector<KinetoProcess> KinetoDaemon::Processes() const {
@@ -214,7 +332,10 @@ KinetoDaemonCounts KinetoDaemon::Counts() const {
   return {.registrations = registrations_.load(),
           .polls = polls_.load(),
           .configs_sent = configs_sent_.load(),
-          .refused = refused_.load()};
+          .refused = refused_.load(),
+          .impostors = impostors_.load(),
+          .over_limit = over_limit_.load(),
+          .invalid_jobs = invalid_jobs_.load()};
 }
 
 }  // namespace profdiff::agent

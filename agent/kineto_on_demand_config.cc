@@ -35,9 +35,9 @@ absl::Status CheckKinetoCaptureSpec(const KinetoCaptureSpec& spec) {
 }
 
 KinetoCaptureConfig KinetoOnDemandConfig(const KinetoCaptureSpec& spec,
-                                         std::string_view logdir, int32_t pid) {
-  const std::string folder =
-      base::StrCat(logdir, "/", kCaptureFolder, "/", spec.run, "/");
+                                         std::string_view folder_path,
+                                         int32_t pid) {
+  const std::string folder = base::StrCat(folder_path, "/");
   KinetoCaptureConfig out;
   // Kineto puts "_<pid>" before the suffix (Config.cpp, ACTIVITIES_LOG_FILE).
   out.trace_file =

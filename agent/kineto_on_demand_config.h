@@ -4,8 +4,9 @@
 // gputrace.rs), and the trace file that config makes kineto write.
 //
 // Kineto writes ACTIVITIES_LOG_FILE with "_<pid>" put before ".pt.trace.json",
-// so every process of a capture writes its own file in the capture's folder,
-// LOGDIR/profdiff-captures/<run>/, where the watcher uploads it as that run.
+// in the folder the agent made for that process below
+// LOGDIR/profdiff-captures/<run>/ (capture_folder.h), where the watcher uploads
+// it as that run.
 // Recent kineto accepts an on-demand log file only below
 // KINETO_ONDEMAND_TRACE_DIR (default /tmp/): training processes are started
 // with it set to the agent's log dir.
@@ -19,9 +20,6 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
-#include "agent/kineto_process_registry.h"
-#include "agent/span_identity.h"
-
 namespace profdiff::agent {
 
 // What a capture asks of every process.
@@ -33,14 +31,21 @@ struct KinetoCaptureSpec {
   int64_t start_at_step = -1;  // PROFILE_START_ITERATION; -1: the next step
 };
 
+// A capture's config for one process and the trace file it names.
+struct KinetoCaptureConfig {
+  std::string config;
+  std::string trace_file;
+};
+
 // InvalidArgument naming the field when the ids are not [A-Za-z0-9._-]{1,128},
 // neither or both of steps and duration are given, steps is negative, or the
 // duration is under a millisecond.
 absl::Status CheckKinetoCaptureSpec(const KinetoCaptureSpec& spec);
 
-// The config and trace file of `spec` for process `pid`, below `logdir`.
+// The config and trace file of `spec` for process `pid` (its own pid, which
+// kineto puts in the file name), writing into `folder` (absolute).
 KinetoCaptureConfig KinetoOnDemandConfig(const KinetoCaptureSpec& spec,
-                                         std::string_view logdir, int32_t pid);
+                                         std::string_view folder, int32_t pid);
 
 }  // namespace profdiff::agent
 

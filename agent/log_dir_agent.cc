@@ -6,6 +6,7 @@
 #include "agent/agent_state_store.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "base/str_cat.h"
 
 namespace profdiff::agent {
 namespace {
@@ -35,6 +36,10 @@ LogDirAgent::LogDirAgent(std::unique_ptr<TraceFileUploader> uploader)
 
 absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(
     LogDirAgentOptions options) {
+  if (options.armed == nullptr) {
+    return absl::InvalidArgumentError(
+        "the watch mode needs the ArmedCaptures that admit captures' files");
+  }
   // Absolute, like the paths the watcher reports, so the run-from-sub-folder
   // rule lines up.
   PD_ASSIGN_OR_RETURN(const std::string logdir, AbsoluteFolder(options.logdir));
@@ -49,9 +54,22 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(
           std::make_unique<SpanUploader>(options.aggregator,
                                          std::move(options.upload))));
   TraceFileUploader* uploader = agent->uploader_.get();
+  const ArmedCaptures* armed = options.armed;
+  const std::string captures = base::StrCat(logdir, "/", kCaptureFolder, "/");
   LogDirWatcherCallbacks callbacks{
       .should_read =
-          [uploader](const std::string& path, const FileVersion& version) {
+          [uploader, armed, captures](const std::string& path,
+                                      const FileVersion& version) {
+            // Design note 3: the watcher asks once per version.
+            if (path.starts_with(captures)) {
+              if (absl::Status admitted =
+                      armed->AdmitTraceFile(path, absl::Now());
+                  !admitted.ok()) {
+                PD_LOG(WARNING, "capture folder file refused: %s",
+                       admitted.message());
+                return false;
+              }
+            }
             return uploader->ShouldRead(path, version);
           },
       .on_ready =

@@ -13,6 +13,9 @@
 // resumed when
 //    the watcher's initial scan finds them; DONE and FAILED versions are never
 //    read again.
+// 3. A file below LOGDIR/profdiff-captures/ is read only when ArmedCaptures
+//    admits it (a trace an armed process was told to write, owned by it,
+//    written in time); any other is logged once per version and left alone.
 #ifndef PROFDIFF_AGENT_LOG_DIR_AGENT_H_
 #define PROFDIFF_AGENT_LOG_DIR_AGENT_H_
 
@@ -21,6 +24,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "agent/armed_captures.h"
 #include "agent/log_dir_watcher.h"
 #include "agent/span_uploader.h"
 #include "agent/trace_file_uploader.h"
@@ -34,13 +38,16 @@ struct LogDirAgentOptions {
   TraceFileUploaderOptions files;  // `logdir` is set by Start
   SpanUploaderOptions upload;
   LogDirWatcherOptions watch;
+  const ArmedCaptures* armed =
+      nullptr;  // design note 3; must outlive the agent
 };
 
 // A running watch-and-upload agent. Stop() or the destructor ends it.
 class LogDirAgent {
  public:
-  // Opens the state dir and starts watching. Errors: the state dir's
-  // (AgentStateStore::Open) or the log dir's (LogDirWatcher::Start).
+  // Opens the state dir and starts watching. Errors: InvalidArgument without
+  // `armed`; the state dir's (AgentStateStore::Open) or the log dir's
+  // (LogDirWatcher::Start).
   static absl::StatusOr<std::unique_ptr<LogDirAgent>> Start(
       LogDirAgentOptions options);
 

@@ -2,17 +2,17 @@
 
 #include <fstream>
 #include <iterator>
-#include <vector>
 
-#include <absl/strings/numbers.h>
 #include <absl/strings/str_split.h>
 #include <absl/strings/strip.h>
 
+#include "base/id_rules.h"
+#include "base/status_annotate.h"
 #include "base/str_cat.h"
 
 namespace profdiff::agent {
 
-std::string JobIdOfEnvironment(std::string_view environ_block) {
+absl::StatusOr<std::string> JobIdOfEnvironment(std::string_view environ_block) {
   absl::string_view torchelastic;
   absl::string_view slurm;
   for (absl::string_view entry :
@@ -23,32 +23,26 @@ std::string JobIdOfEnvironment(std::string_view environ_block) {
       slurm = entry;
     }
   }
-  return std::string(torchelastic.empty() ? slurm : torchelastic);
+  const bool elastic = !torchelastic.empty();
+  const absl::string_view job = elastic ? torchelastic : slurm;
+  if (job.empty()) return std::string();
+  if (absl::Status valid =
+          base::ValidateId(elastic ? "TORCHELASTIC_RUN_ID" : "SLURM_JOB_ID",
+                           std::string_view(job.data(), job.size()));
+      !valid.ok()) {
+    return valid;
+  }
+  return std::string(job);
 }
 
-std::string JobIdOfProcess(int32_t pid, int32_t parent) {
-  if (parent > 0) {
-    // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces and
-    // parentheses, so the fields after it start at the last ')'.
-    std::ifstream stat_file(base::StrCat("/proc/", pid, "/stat"));
-    const std::string stat((std::istreambuf_iterator<char>(stat_file)),
-                           std::istreambuf_iterator<char>());
-    const size_t comm_end = stat.rfind(')');
-    int64_t ppid = -1;
-    std::vector<absl::string_view> fields = absl::StrSplit(
-        absl::string_view(stat).substr(
-            comm_end == std::string::npos ? stat.size() : comm_end + 1),
-        ' ', absl::SkipEmpty());
-    if (fields.size() < 2 || !absl::SimpleAtoi(fields[1], &ppid) ||
-        ppid != parent) {
-      return "";
-    }
-  }
+absl::StatusOr<std::string> JobIdOfProcess(int32_t pid) {
   std::ifstream file(base::StrCat("/proc/", pid, "/environ"), std::ios::binary);
-  if (!file) return "";
+  if (pid <= 0 || !file) return std::string();
   const std::string block((std::istreambuf_iterator<char>(file)),
                           std::istreambuf_iterator<char>());
-  return JobIdOfEnvironment(block);
+  absl::StatusOr<std::string> job = JobIdOfEnvironment(block);
+  if (!job.ok()) return base::Annotate(job.status(), base::StrCat("pid ", pid));
+  return job;
 }
 
 }  // namespace profdiff::agent

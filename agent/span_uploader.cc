@@ -62,6 +62,7 @@ class UploadAttempt {
     *h->mutable_worker() = header.worker;
     h->set_resume(resume);
     h->set_content_fingerprint(header.content_fingerprint);
+    if (header.local_uid.has_value()) h->set_local_uid(*header.local_uid);
     if (!stream_->Write(message)) return Broken("sending the header");
 
     v1::UploadAck ack;

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -75,6 +76,8 @@ struct SpanHeader {
       content_fingerprint;  // trace::TraceFingerprintHex of the span's trace
   // Events per chunk; a resumed span must use the value of its first upload.
   uint32_t chunk_events = kDefaultChunkEvents;
+  // Whose data this is (UploadHeader.local_uid): the trace file's owner.
+  std::optional<uint32_t> local_uid;
 };
 
 // What one Upload did, also when it failed.

@@ -1,5 +1,7 @@
 #include "agent/trace_file_uploader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -116,6 +118,9 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path,
   SpanHeader header;
   header.worker = trace::WorkerInfoOf(trace);
   header.content_fingerprint = trace::TraceFingerprintHex(trace);
+  if (struct stat info; ::stat(path.c_str(), &info) == 0) {
+    header.local_uid = info.st_uid;  // whose data this is, for the aggregator
+  }
   if (resume) {
     // The identity and chunking of the span already started, whatever flags say
     // now.

@@ -83,6 +83,12 @@ absl::StatusOr<UnixDatagramSocket> UnixDatagramSocket::Bind(
              address.size()) != 0) {
     return Errno("cannot bind", address);
   }
+  // Every datagram comes with its sender's credentials (design note in the
+  // header): kineto's messages carry pids that must be checked.
+  const int on = 1;
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) {
+    return Errno("cannot ask for senders' credentials on", address);
+  }
   // As the fabric does: processes of other users send to the daemon.
   if (!path.empty()) ::chmod(path.c_str(), 0666);
   return UnixDatagramSocket(std::move(fd), std::move(path));
@@ -117,11 +123,14 @@ UnixDatagramSocket::Receive(absl::Duration timeout, size_t max_bytes) {
   datagram.bytes.resize(max_bytes);
   sockaddr_un sender = {};
   iovec io = {.iov_base = datagram.bytes.data(), .iov_len = max_bytes};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))] = {};
   msghdr header = {};
   header.msg_name = &sender;
   header.msg_namelen = sizeof(sender);
   header.msg_iov = &io;
   header.msg_iovlen = 1;
+  header.msg_control = control;
+  header.msg_controllen = sizeof(control);
   const ssize_t got = ::recvmsg(fd_.get(), &header, MSG_DONTWAIT);
   if (got < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
@@ -134,6 +143,18 @@ UnixDatagramSocket::Receive(absl::Duration timeout, size_t max_bytes) {
   datagram.truncated = (header.msg_flags & MSG_TRUNC) != 0;
   datagram.sender.assign(reinterpret_cast<const char*>(&sender),
                          header.msg_namelen);
+  for (cmsghdr* message = CMSG_FIRSTHDR(&header); message != nullptr;
+       message = CMSG_NXTHDR(&header, message)) {
+    if (message->cmsg_level == SOL_SOCKET &&
+        message->cmsg_type == SCM_CREDENTIALS &&
+        message->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+      ucred credentials;
+      std::memcpy(&credentials, CMSG_DATA(message), sizeof(credentials));
+      datagram.peer = PeerCredentials{.pid = credentials.pid,
+                                      .uid = credentials.uid,
+                                      .gid = credentials.gid};
+    }
+  }
   return datagram;
 }
 

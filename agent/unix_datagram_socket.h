@@ -2,7 +2,9 @@
 // endpoints (dynolog/src/ipcfabric/Endpoint.h): an abstract name "\0NAME\0"
 // whose trailing NUL is part of the address, or, when a socket dir is given
 // (KINETO_IPC_SOCKET_DIR on both sides), the path DIR/NAME. Senders are
-// answered at the address they sent from, byte for byte.
+// answered at the address they sent from, byte for byte. A bound socket asks
+// the kernel for each sender's credentials (SO_PASSCRED): abstract names have
+// no other access control, and a datagram's content is the sender's word.
 #ifndef PROFDIFF_AGENT_UNIX_DATAGRAM_SOCKET_H_
 #define PROFDIFF_AGENT_UNIX_DATAGRAM_SOCKET_H_
 
@@ -13,6 +15,7 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
+#include "agent/peer_process.h"
 #include "base/scoped_fd.h"
 
 namespace profdiff::agent {
@@ -29,11 +32,15 @@ class UnixDatagramSocket {
     std::string bytes;
     std::string sender;      // the sender's sockaddr bytes, for SendTo
     bool truncated = false;  // longer than the receive buffer; `bytes` is cut
+    // The kernel's word on the sender (a Bind socket only); nullopt when it
+    // gave none.
+    std::optional<PeerCredentials> peer;
   };
 
-  // Binds endpoint `name` (FabricAddress). A path socket left by an earlier
-  // process is replaced. Errors: FabricAddress's; Unavailable naming the
-  // address when it is taken (another daemon serves it) or cannot be bound.
+  // Binds endpoint `name` (FabricAddress) and turns on SO_PASSCRED. A path
+  // socket left by an earlier process is replaced. Errors: FabricAddress's;
+  // Unavailable naming the address when it is taken (another daemon serves it)
+  // or cannot be bound.
   static absl::StatusOr<UnixDatagramSocket> Bind(std::string_view name,
                                                  std::string_view socket_dir);
   // An unnamed (autobound abstract) socket: a client that only talks to a

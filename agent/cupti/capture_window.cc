@@ -1,5 +1,7 @@
 #include "agent/cupti/capture_window.h"
 
+#include <algorithm>
+
 #include "base/parse_int.h"
 #include "base/str_cat.h"
 
@@ -163,6 +165,13 @@ absl::Status CaptureWindow::Arm(const OrderedWindow& window, uint64_t t_ns) {
         base::StrCat("step ", window.start_at_step,
                      " has already started (the process is at step ",
                      last_step_started_, ")"));
+  }
+  if (window.steps > 0 &&
+      window.start_at_step >
+          std::max<int64_t>(last_step_started_, 0) + kMaxStepsAhead) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "step ", window.start_at_step, " is more than ", kMaxStepsAhead,
+        " steps after the step the process is at (", last_step_started_, ")"));
   }
   if (window.steps > 0) {
     spec_ = {

@@ -54,6 +54,12 @@ struct OrderedWindow {
   uint64_t duration_ns = 0;
 };
 
+// How far ahead of the step a process is at an ordered window may start: a
+// capture waiting for step 2^62 would hold the process (and its job) busy
+// until its deadline. The aggregator refuses such orders too
+// (aggregator/capture_coordinator.cc).
+inline constexpr int64_t kMaxStepsAhead = 100'000;
+
 class CaptureWindow {
  public:
   // kIdle: no window asked for ("on-demand" before an order).
@@ -75,13 +81,16 @@ class CaptureWindow {
   // Starts `window` at t_ns (design note 3). FailedPrecondition, saying what
   // is being captured, while a window waits or is open; InvalidArgument
   // without steps or a duration; FailedPrecondition when step
-  // `start_at_step` has already started.
+  // `start_at_step` has already started, or is more than kMaxStepsAhead
+  // after the step the process is at.
   absl::Status Arm(const OrderedWindow& window, uint64_t t_ns);
   // An ordered window's deadline passed at t_ns: one that never opened goes
   // back to idle, an open one closes there.
   void Expire(uint64_t t_ns);
 
   State state() const { return state_; }
+  // The last ProfilerStep number that started; -1 before any.
+  int64_t last_step_started() const { return last_step_started_; }
   // Valid once open: [begin_ns, end_ns), end_ns = UINT64_MAX while open.
   uint64_t begin_ns() const { return begin_ns_; }
   uint64_t end_ns() const { return end_ns_; }

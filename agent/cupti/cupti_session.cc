@@ -169,7 +169,8 @@ absl::Status CuptiSession::Begin(CUpti_BuffersCallbackRequestFunc request,
     control_ = std::make_unique<ControlChannel>(
         ControlChannelOptions{.aggregator = config_.target},
         [this] { return ProcessStatus(); },
-        [this](const v1::CaptureOrder& order) { return OnOrder(order); });
+        [this](const v1::CaptureOrder& order) { return OnOrder(order); },
+        [this](const v1::CaptureCancel& cancel) { OnCancel(cancel); });
   }
   PD_LOG(INFO,
          "cupti capture started run=%s worker=%s rank=%d capture=%s target=%s",
@@ -389,6 +390,9 @@ v1::AgentStatus CuptiSession::ProcessStatus() {
   process->set_gpu(-1);  // the library does not know which device is the rank's
   process->set_source("cupti");
   absl::MutexLock lock(&mu_);
+  if (window_.last_step_started() >= 0) {
+    process->set_step(window_.last_step_started());
+  }
   if (!window_done_) {
     process->set_capture_id(capture_id_.empty()
                                 ? "PROFDIFF_CAPTURE=" +
@@ -446,6 +450,22 @@ v1::CaptureAnswer CuptiSession::OnOrder(const v1::CaptureOrder& order) {
          order.capture_id(), order.run(), described);
   answer.add_triggered_pids(static_cast<int32_t>(pid_));
   return answer;
+}
+
+void CuptiSession::OnCancel(const v1::CaptureCancel& cancel) {
+  const uint64_t now = Now();
+  bool unopened = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (window_done_ || capture_id_ != cancel.capture_id()) return;
+    window_.Expire(now);
+    unopened = window_.state() == CaptureWindow::State::kIdle;
+    PD_LOG(INFO, "capture %s cancelled %s", capture_id_,
+           unopened ? "before its window opened"
+                    : "with its window open; sending what it has");
+  }
+  // An open window is now closed: the flusher sends its span and ends it.
+  if (unopened) EndWindow();
 }
 
 void CuptiSession::FinishSpan() {

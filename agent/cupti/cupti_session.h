@@ -112,6 +112,9 @@ class CuptiSession {
   // This process as the agent lists it, and its answer to an order (design
   // note 5); called on the Control stream's threads.
   v1::AgentStatus ProcessStatus() ABSL_LOCKS_EXCLUDED(mu_);
+  // A cancel from the agent: a window of that capture not yet open is
+  // dropped, an open one closes now (its span is sent).
+  void OnCancel(const v1::CaptureCancel& cancel) ABSL_LOCKS_EXCLUDED(mu_);
   v1::CaptureAnswer OnOrder(const v1::CaptureOrder& order)
       ABSL_LOCKS_EXCLUDED(mu_);
   // The window is over (finished, or expired without opening): activity

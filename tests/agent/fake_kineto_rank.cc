@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -88,22 +89,53 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "fake_kineto_rank: registered pid=%d rank=%d\n", pid,
                rank);
+  // Kineto's on-demand scheduling, as libkineto's ActivityProfilerController
+  // does it: a config waits for its start step (PROFILE_START_ITERATION, 0 =
+  // the next step); a newer config replaces one still waiting; one arriving
+  // while a trace is collected is ignored ("profiler busy"). Steps tick every
+  // --step-ms from registration; polls come every 100 ms throughout.
+  const absl::Time started = absl::Now();
+  const auto step_now = [&] {
+    return (absl::Now() - started) / absl::Milliseconds(step_ms);
+  };
+  struct Pending {
+    std::string file;
+    int64_t start_step = 0;
+    int steps = 1;
+  };
+  std::optional<Pending> pending;
   while (true) {
     absl::SleepFor(absl::Milliseconds(100));  // kineto polls about every second
     const std::optional<std::string> config =
         client.Poll(2, job_id, {pid, ::getppid()});
-    if (!config.has_value() || config->empty()) continue;
-    std::map<std::string, std::string> keys = ConfigLines(*config);
-    int steps = 1;
-    if (!absl::SimpleAtoi(keys["ACTIVITIES_ITERATIONS"], &steps)) steps = 1;
-    std::string file = keys["ACTIVITIES_LOG_FILE"];
-    const std::string suffix = ".pt.trace.json";
-    const size_t at = file.find(suffix);
-    if (at == std::string::npos) continue;
-    file.insert(at, "_" + std::to_string(pid));
+    if (config.has_value() && !config->empty()) {
+      std::map<std::string, std::string> keys = ConfigLines(*config);
+      Pending asked;
+      if (!absl::SimpleAtoi(keys["ACTIVITIES_ITERATIONS"], &asked.steps)) {
+        asked.steps = 1;
+      }
+      int64_t start = 0;
+      if (!absl::SimpleAtoi(keys["PROFILE_START_ITERATION"], &start)) start = 0;
+      asked.start_step = start > 0 ? start : step_now() + 1;
+      asked.file = keys["ACTIVITIES_LOG_FILE"];
+      const std::string suffix = ".pt.trace.json";
+      const size_t at = asked.file.find(suffix);
+      if (at == std::string::npos) continue;
+      asked.file.insert(at, "_" + std::to_string(pid));
+      std::fprintf(stderr,
+                   "fake_kineto_rank: config for steps=%d from step %lld%s\n",
+                   asked.steps, static_cast<long long>(asked.start_step),
+                   pending.has_value() ? " (replaces the waiting one)" : "");
+      pending = std::move(asked);
+    }
+    if (!pending.has_value() || step_now() < pending->start_step) continue;
+    const Pending capture = *std::move(pending);
+    pending.reset();
     std::fprintf(stderr, "fake_kineto_rank: capturing steps=%d file=%s\n",
-                 steps, file.c_str());
-    absl::SleepFor(absl::Milliseconds(int64_t{step_ms} * steps));
+                 capture.steps, capture.file.c_str());
+    // Collecting: configs that come meanwhile are ignored, as kineto's busy
+    // profiler ignores them (this rank does not poll while it collects).
+    absl::SleepFor(absl::Milliseconds(int64_t{step_ms} * capture.steps));
     profdiff::trace::TraceFileBuffer buffer;
     if (!buffer.Load(flags["--trace"], profdiff::trace::ReaderLimits()).ok()) {
       std::fprintf(stderr, "fake_kineto_rank: cannot read %s\n",
@@ -118,7 +150,7 @@ int main(int argc, char** argv) {
                    flags["--trace"].c_str());
       return 1;
     }
-    std::ofstream(file, std::ios::binary) << json;
-    std::fprintf(stderr, "fake_kineto_rank: wrote %s\n", file.c_str());
+    std::ofstream(capture.file, std::ios::binary) << json;
+    std::fprintf(stderr, "fake_kineto_rank: wrote %s\n", capture.file.c_str());
   }
 }

@@ -9,22 +9,22 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(KinetoOnDemandConfigTest, StepsCaptureStartsAtTheNextStepUnlessToldWhen) {
+  // The folder is the process's own (capture_folder.h).
+  const std::string folder =
+      "/var/log/train/profdiff-captures/j-capture-1/4242-00112233aabbccdd";
   const KinetoCaptureConfig capture = KinetoOnDemandConfig(
-      {.capture_id = "j-capture-1", .run = "j-capture-1", .steps = 3},
-      "/var/log/train", 4242);
-  EXPECT_EQ(capture.trace_file,
-            "/var/log/train/profdiff-captures/j-capture-1/"
-            "j-capture-1_4242.pt.trace.json");
-  EXPECT_EQ(capture.config,
-            "ACTIVITIES_LOG_FILE=/var/log/train/profdiff-captures/j-capture-1/"
-            "j-capture-1.pt.trace.json\n"
-            "PROFILE_START_ITERATION=0\n"
-            "PROFILE_START_ITERATION_ROUNDUP=1\n"
-            "ACTIVITIES_ITERATIONS=3\n"
-            "PROFILE_REPORT_INPUT_SHAPES=true\n"
-            "PROFILE_WITH_STACK=true\n"
-            "PROFILE_WITH_MODULES=true\n"
-            "REQUEST_TRACE_ID=j-capture-1\n");
+      {.capture_id = "j-capture-1", .run = "j-capture-1", .steps = 3}, folder,
+      4242);
+  EXPECT_EQ(capture.trace_file, folder + "/j-capture-1_4242.pt.trace.json");
+  EXPECT_EQ(capture.config, "ACTIVITIES_LOG_FILE=" + folder +
+                                "/j-capture-1.pt.trace.json\n"
+                                "PROFILE_START_ITERATION=0\n"
+                                "PROFILE_START_ITERATION_ROUNDUP=1\n"
+                                "ACTIVITIES_ITERATIONS=3\n"
+                                "PROFILE_REPORT_INPUT_SHAPES=true\n"
+                                "PROFILE_WITH_STACK=true\n"
+                                "PROFILE_WITH_MODULES=true\n"
+                                "REQUEST_TRACE_ID=j-capture-1\n");
   EXPECT_THAT(
       KinetoOnDemandConfig(
           {.capture_id = "c", .run = "r", .steps = 5, .start_at_step = 100},
