@@ -171,4 +171,12 @@ grpc::ServerUnaryReactor* AgentsService::GetCapture(
   });
 }
 
+grpc::ServerUnaryReactor* AgentsService::CancelCapture(
+    grpc::CallbackServerContext* context,
+    const v1::CancelCaptureRequest* request, v1::Capture* response) {
+  return FinishOnPool(context, pool_, response, [this, request] {
+    return coordinator_->CancelCapture(*request);
+  });
+}
+
 }  // namespace profdiff::aggregator

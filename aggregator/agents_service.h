@@ -1,5 +1,6 @@
 // The Agents gRPC service: each agent's Control stream, ListAgents, and the
-// captures (StartCapture, GetCapture), over a CaptureCoordinator.
+// captures (StartCapture, GetCapture, CancelCapture), over a
+// CaptureCoordinator.
 #ifndef PROFDIFF_AGGREGATOR_AGENTS_SERVICE_H_
 #define PROFDIFF_AGGREGATOR_AGENTS_SERVICE_H_
 
@@ -30,6 +31,9 @@ class AgentsService final : public v1::Agents::CallbackService {
   grpc::ServerUnaryReactor* GetCapture(grpc::CallbackServerContext* context,
                                        const v1::GetCaptureRequest* request,
                                        v1::Capture* response) override;
+  grpc::ServerUnaryReactor* CancelCapture(
+      grpc::CallbackServerContext* context,
+      const v1::CancelCaptureRequest* request, v1::Capture* response) override;
 
  private:
   CaptureCoordinator* coordinator_;

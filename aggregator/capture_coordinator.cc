@@ -18,6 +18,44 @@ namespace {
 
 constexpr int32_t kMaxSteps = 10000;
 constexpr int64_t kMaxDurationMs = 3'600'000;  // an hour of tracing
+// How far after the step a process is at a capture may start: a capture
+// waiting for step 2^62 holds its job (and every --all capture) until its
+// deadline. The CUPTI library refuses such windows too
+// (agent/cupti/capture_window.h). Processes whose step is unknown (Kineto's)
+// are held to kMaxStartAtStep.
+constexpr int64_t kMaxStepsAhead = 100'000;
+constexpr int64_t kMaxStartAtStep = 100'000'000;
+
+// Dates in messages: a capture may end tomorrow.
+std::string FormatDate(absl::Time time) {
+  return absl::FormatTime("%Y-%m-%d %H:%M:%S UTC", time, absl::UTCTimeZone());
+}
+
+// Design note 5: what `later` adds to `kept` (the same agent's answers to one
+// capture): every pid either triggered stays triggered; busy are the pids
+// never triggered; errors are both, once each.
+v1::CaptureAnswer MergeAnswers(const v1::CaptureAnswer& kept,
+                               const v1::CaptureAnswer& later) {
+  std::set<int32_t> triggered(kept.triggered_pids().begin(),
+                              kept.triggered_pids().end());
+  triggered.insert(later.triggered_pids().begin(),
+                   later.triggered_pids().end());
+  std::set<int32_t> busy(kept.busy_pids().begin(), kept.busy_pids().end());
+  busy.insert(later.busy_pids().begin(), later.busy_pids().end());
+  v1::CaptureAnswer merged = kept;
+  merged.clear_triggered_pids();
+  merged.clear_busy_pids();
+  for (const int32_t pid : triggered) merged.add_triggered_pids(pid);
+  for (const int32_t pid : busy) {
+    if (!triggered.contains(pid)) merged.add_busy_pids(pid);
+  }
+  if (!later.error().empty() && kept.error() != later.error()) {
+    merged.set_error(kept.error().empty()
+                         ? later.error()
+                         : base::StrCat(kept.error(), "; ", later.error()));
+  }
+  return merged;
+}
 
 bool Matches(const v1::LocalProcess& process, const std::string& job) {
   return job.empty() || process.job() == job;
@@ -79,9 +117,12 @@ absl::Status CheckRequest(const v1::StartCaptureRequest& request,
         base::StrCat("duration_ms: ", request.duration_ms(), " is outside 1..",
                      kMaxDurationMs, " (an hour)"));
   }
-  if (request.has_start_at_step() && request.start_at_step() < 0) {
-    return absl::InvalidArgumentError(base::StrCat(
-        "start_at_step: ", request.start_at_step(), " is negative"));
+  if (request.has_start_at_step() &&
+      (request.start_at_step() < 0 ||
+       request.start_at_step() > kMaxStartAtStep)) {
+    return absl::InvalidArgumentError(
+        base::StrCat("start_at_step: ", request.start_at_step(),
+                     " is outside 0..", kMaxStartAtStep));
   }
   if (request.timeout_ms() < 0 ||
       absl::Milliseconds(request.timeout_ms()) > options.max_timeout) {
@@ -213,7 +254,20 @@ absl::Status CaptureCoordinator::Flush(bool heartbeat) {
   absl::Status stored =
       rows.empty() ? absl::OkStatus() : control_->PutAgents(rows);
   for (const v1::CaptureAnswer& answer : answers) {
-    if (stored.ok()) stored = control_->PutAnswer(answer);
+    if (!stored.ok()) break;
+    absl::StatusOr<std::vector<v1::CaptureAnswer>> earlier =
+        control_->ListAnswers(answer.capture_id());
+    if (!earlier.ok()) {
+      stored = earlier.status();
+      break;
+    }
+    v1::CaptureAnswer merged = answer;
+    for (const v1::CaptureAnswer& kept : *earlier) {
+      if (kept.agent_id() == answer.agent_id()) {
+        merged = MergeAnswers(kept, answer);
+      }
+    }
+    stored = control_->PutAnswer(merged);
   }
   if (!stored.ok()) {
     // Kept for the next round: the store may be back by then.
@@ -226,21 +280,24 @@ absl::Status CaptureCoordinator::Flush(bool heartbeat) {
   return stored;
 }
 
-absl::StatusOr<std::vector<v1::Capture>> CaptureCoordinator::RunningCaptures(
-    absl::Time now) {
+absl::StatusOr<std::vector<v1::Capture>> CaptureCoordinator::CapturesBefore(
+    v1::CaptureState state, absl::Time now) {
   PD_ASSIGN_OR_RETURN(
       std::vector<v1::Capture> captures,
       control_->ListCaptures(now - options_.max_timeout - absl::Hours(1)));
   std::erase_if(captures, [&](const v1::Capture& capture) {
-    return capture.state() != v1::CAPTURE_STATE_RUNNING ||
+    return capture.state() != state ||
            absl::FromUnixMillis(capture.order().deadline_unix_ms()) <= now;
   });
   return captures;
 }
 
 absl::Status CaptureCoordinator::Dispatch() {
+  const absl::Time now = absl::Now();
   PD_ASSIGN_OR_RETURN(const std::vector<v1::Capture> running,
-                      RunningCaptures(absl::Now()));
+                      CapturesBefore(v1::CAPTURE_STATE_RUNNING, now));
+  PD_ASSIGN_OR_RETURN(const std::vector<v1::Capture> cancelled,
+                      CapturesBefore(v1::CAPTURE_STATE_CANCELLED, now));
   std::vector<std::pair<Sender, v1::ControlMessage>> sends;
   {
     absl::MutexLock lock(&mu_);
@@ -262,6 +319,25 @@ absl::Status CaptureCoordinator::Dispatch() {
     }
     std::erase_if(sent_, [&](const auto& pair) {
       return !running_ids.contains(pair.first);
+    });
+    // Design note 6: every asked agent connected here hears of a cancel
+    // once, while the capture could still be running there.
+    std::set<std::string> cancelled_ids;
+    for (const v1::Capture& capture : cancelled) {
+      cancelled_ids.insert(capture.capture_id());
+      for (const std::string& agent_id : capture.agents_asked()) {
+        auto it = newest.find(agent_id);
+        if (it == newest.end()) continue;
+        if (!cancels_sent_.emplace(capture.capture_id(), agent_id).second) {
+          continue;
+        }
+        v1::ControlMessage message;
+        message.mutable_cancel()->set_capture_id(capture.capture_id());
+        sends.emplace_back(it->second->sender, std::move(message));
+      }
+    }
+    std::erase_if(cancels_sent_, [&](const auto& pair) {
+      return !cancelled_ids.contains(pair.first);
     });
   }
   for (const auto& [sender, message] : sends) sender(message);
@@ -308,8 +384,14 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::StartCapture(
   PD_ASSIGN_OR_RETURN(const std::vector<v1::AgentStatus> agents,
                       control_->ListAgents(now - options_.agent_ttl));
   std::vector<std::string> asked;
+  int64_t furthest_step = -1;  // of the matching processes that say
   for (const v1::AgentStatus& agent : agents) {
     if (HasMatchingProcess(agent, job)) asked.push_back(agent.agent_id());
+    for (const v1::LocalProcess& process : agent.processes()) {
+      if (Matches(process, job) && process.has_step()) {
+        furthest_step = std::max(furthest_step, process.step());
+      }
+    }
   }
   if (agents.empty()) {
     return absl::FailedPreconditionError(
@@ -322,18 +404,23 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::StartCapture(
                      agents.size() == 1 ? " agent" : " agents",
                      " connected: ", DescribeAgents(agents)));
   }
+  if (request.has_start_at_step() && furthest_step >= 0 &&
+      request.start_at_step() > furthest_step + kMaxStepsAhead) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "start_at_step: ", request.start_at_step(), " is more than ",
+        kMaxStepsAhead, " steps after the furthest step of ", JobLabel(job),
+        "'s processes (", furthest_step, ")"));
+  }
   PD_ASSIGN_OR_RETURN(const std::vector<v1::Capture> running,
-                      RunningCaptures(now));
+                      CapturesBefore(v1::CAPTURE_STATE_RUNNING, now));
   for (const v1::Capture& other : running) {
     if (other.job() == job || other.job().empty() || job.empty()) {
       return absl::AlreadyExistsError(base::StrCat(
           JobLabel(other.job()), " is already capturing: capture ",
           other.capture_id(), " until ",
-          absl::FormatTime(
-              "%H:%M:%S UTC",
-              absl::FromUnixMillis(other.order().deadline_unix_ms()),
-              absl::UTCTimeZone()),
+          FormatDate(absl::FromUnixMillis(other.order().deadline_unix_ms())),
           "; wait for it to end (profdiff capture --wait ", other.capture_id(),
+          ") or cancel it (profdiff capture --cancel ", other.capture_id(),
           ")"));
     }
   }
@@ -411,7 +498,10 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::Evaluate(v1::Capture capture) {
       [&](const std::string& agent) { return answered.contains(agent); });
   const bool past_deadline =
       now >= absl::FromUnixMillis(capture.order().deadline_unix_ms());
-  if (run.ok() && run->state() == v1::RUN_STATE_COMPLETE) {
+  // Design note 4: a trace of a smaller world than the processes told to
+  // capture (another user's, say) does not complete it.
+  if (run.ok() && run->state() == v1::RUN_STATE_COMPLETE &&
+      capture.traces_uploaded() >= triggered) {
     capture.set_state(v1::CAPTURE_STATE_COMPLETE);
   } else if (all_answered && triggered == 0) {
     capture.set_state(v1::CAPTURE_STATE_FAILED);
@@ -420,6 +510,12 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::Evaluate(v1::Capture capture) {
     capture.set_state(v1::CAPTURE_STATE_PARTIAL);
     for (const int32_t rank : MissingRanks(*run)) {
       capture.add_missing_ranks(rank);
+    }
+    if (capture.missing_ranks_size() == 0) {
+      capture.set_error(
+          base::StrCat(triggered, " processes were told to capture and ",
+                       capture.traces_uploaded(), " traces came (world size ",
+                       capture.world_size(), ")"));
     }
   } else if (past_deadline) {
     capture.set_state(v1::CAPTURE_STATE_FAILED);
@@ -436,6 +532,28 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::Evaluate(v1::Capture capture) {
            capture.capture_id(), v1::CaptureState_Name(capture.state()),
            capture.traces_uploaded(), capture.world_size());
   }
+  return capture;
+}
+
+absl::StatusOr<v1::Capture> CaptureCoordinator::CancelCapture(
+    const v1::CancelCaptureRequest& request) {
+  v1::GetCaptureRequest get;
+  get.set_capture_id(request.capture_id());
+  PD_ASSIGN_OR_RETURN(v1::Capture capture, GetCapture(get));
+  if (capture.state() != v1::CAPTURE_STATE_RUNNING) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "capture ", capture.capture_id(), " has ended (",
+        v1::CaptureState_Name(capture.state()), "); nothing to cancel"));
+  }
+  const absl::Time now = absl::Now();
+  capture.set_state(v1::CAPTURE_STATE_CANCELLED);
+  capture.set_error(base::StrCat("cancelled at ", FormatDate(now), " with ",
+                                 capture.traces_uploaded(),
+                                 " traces uploaded"));
+  PD_RETURN_IF_ERROR(control_->PutCapture(capture));
+  PD_LOG(INFO, "capture cancelled capture=%s traces=%d", capture.capture_id(),
+         capture.traces_uploaded());
+  PD_RETURN_IF_ERROR(Dispatch());
   return capture;
 }
 

@@ -16,9 +16,17 @@
 //    captures and hands each to the asked agents connected here that have not
 //    had it: a capture started through any replica reaches every agent.
 // 4. A capture's state is worked out when it is read: COMPLETE once its run is
-//    COMPLETE; FAILED when every asked agent answered and none could trigger a
-//    process; at the deadline PARTIAL with the missing ranks, or FAILED
-//    without any trace. A final state is stored, so the job may capture again.
+//    COMPLETE with a trace from every process told to capture (a trace of a
+//    smaller world cannot complete it); FAILED when every asked agent answered
+//    and none could trigger a process; at the deadline PARTIAL with the
+//    missing ranks, or FAILED without any trace. A final state is stored, so
+//    the job may capture again.
+// 5. An agent's answers to one capture are merged, never replaced: an agent
+//    that restarted and says "busy" for the processes it armed before does
+//    not undo its first "triggered".
+// 6. CancelCapture stores the capture CANCELLED (the job may capture again
+//    at once) and every replica hands the cancel to the asked agents
+//    connected to it until the capture's deadline.
 #ifndef PROFDIFF_AGGREGATOR_CAPTURE_COORDINATOR_H_
 #define PROFDIFF_AGGREGATOR_CAPTURE_COORDINATOR_H_
 
@@ -81,6 +89,10 @@ class CaptureCoordinator {
       const v1::StartCaptureRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<v1::Capture> GetCapture(const v1::GetCaptureRequest& request)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Design note 6. NotFound for an unknown capture; FailedPrecondition naming
+  // the state of one that has ended.
+  absl::StatusOr<v1::Capture> CancelCapture(
+      const v1::CancelCaptureRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Connection {
@@ -96,7 +108,9 @@ class CaptureCoordinator {
   absl::Status Dispatch() ABSL_LOCKS_EXCLUDED(mu_);
   // Design note 4; stores a final state.
   absl::StatusOr<v1::Capture> Evaluate(v1::Capture capture);
-  absl::StatusOr<std::vector<v1::Capture>> RunningCaptures(absl::Time now);
+  // The captures in `state` whose deadline is after `now`.
+  absl::StatusOr<std::vector<v1::Capture>> CapturesBefore(
+      v1::CaptureState state, absl::Time now);
 
   ControlStore* const control_;
   const Store* const store_;
@@ -107,8 +121,11 @@ class CaptureCoordinator {
   std::map<int64_t, Connection> connections_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> changed_agents_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::CaptureAnswer> answers_ ABSL_GUARDED_BY(mu_);
-  // (capture id, agent id) pairs this replica has sent an order to.
+  // (capture id, agent id) pairs this replica has sent an order to, and a
+  // cancel to.
   std::set<std::pair<std::string, std::string>> sent_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<std::string, std::string>> cancels_sent_
+      ABSL_GUARDED_BY(mu_);
 
   absl::Mutex flush_mu_;  // one Flush at a time; taken before mu_
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(flush_mu_) = absl::InfinitePast();

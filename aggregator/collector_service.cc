@@ -215,10 +215,14 @@ class UploadReactor final
     slot_.emplace(std::move(slot));
     PD_ASSIGN_OR_RETURN(Store::OpenedSpan opened, store_->OpenSpan(header));
     lease_ = std::move(opened.lease);
+    // local_uid: whose data it is, as the agent's kernel said (an audit
+    // trail for spans relayed from, or written by, a node's users).
     PD_LOG(INFO,
-           "span open %s agent=%s resume=%d durable_sequence=%d closed=%d",
-           span, header.agent_id(), header.resume(), opened.durable_sequence,
-           opened.closed);
+           "span open %s agent=%s local_uid=%s resume=%d durable_sequence=%d "
+           "closed=%d",
+           span, header.agent_id(),
+           header.has_local_uid() ? base::StrCat(header.local_uid()) : "-",
+           header.resume(), opened.durable_sequence, opened.closed);
     absl::MutexLock lock(&mu_);
     span_closed_ = opened.closed;
     QueueAck(opened.durable_sequence, opened.closed);

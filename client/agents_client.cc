@@ -54,4 +54,14 @@ absl::StatusOr<v1::Capture> AgentsClient::GetCapture(
       });
 }
 
+absl::StatusOr<v1::Capture> AgentsClient::CancelCapture(
+    const std::string& capture_id) {
+  v1::CancelCaptureRequest request;
+  request.set_capture_id(capture_id);
+  return Unary<v1::Capture>(
+      [&](grpc::ClientContext* context, v1::Capture* capture) {
+        return stub_->CancelCapture(context, request, capture);
+      });
+}
+
 }  // namespace profdiff::client

@@ -27,6 +27,7 @@ class AgentsClient {
   absl::StatusOr<v1::Capture> StartCapture(
       const v1::StartCaptureRequest& request);
   absl::StatusOr<v1::Capture> GetCapture(const std::string& capture_id);
+  absl::StatusOr<v1::Capture> CancelCapture(const std::string& capture_id);
 
  private:
   absl::Status Annotate(const grpc::Status& status) const;

@@ -1,5 +1,7 @@
 #include "client/capture_commands.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <set>
 
@@ -28,8 +30,8 @@ constexpr absl::Duration kDeadlineGrace = absl::Seconds(30);
 constexpr int kDefaultSteps = 5;
 
 const std::set<std::string> kCaptureOptions = {
-    "job",     "steps",         "duration", "run",
-    "timeout", "start-at-step", "wait",     "diff-against"};
+    "job",           "steps", "duration", "run",         "timeout",
+    "start-at-step", "wait",  "cancel",   "diff-against"};
 
 absl::StatusOr<int64_t> PositiveInt(const ParsedArgs& parsed,
                                     const std::string& name, int64_t min) {
@@ -114,9 +116,11 @@ std::string ProgressLine(const v1::Capture& capture) {
   return line;
 }
 
-// Follows `capture` until it ends; returns its last state.
+// Follows `capture` until it ends; returns its last state, or Cancelled
+// naming the signal when one came (`signals`).
 absl::StatusOr<v1::Capture> Follow(AgentsClient& client, v1::Capture capture,
-                                   std::ostream& progress) {
+                                   std::ostream& progress,
+                                   const base::TerminationSignals* signals) {
   std::string last;
   while (true) {
     const std::string line = ProgressLine(capture);
@@ -135,12 +139,29 @@ absl::StatusOr<v1::Capture> Follow(AgentsClient& client, v1::Capture capture,
           "--wait ",
           capture.capture_id()));
     }
-    absl::SleepFor(kProgressInterval);  // a command-line poll, not a service
+    // A command-line poll, not a service; Ctrl-C ends the wait at once.
+    if (signals == nullptr) {
+      absl::SleepFor(kProgressInterval);
+    } else if (const std::optional<int> signal =
+                   signals->WaitFor(kProgressInterval)) {
+      return absl::CancelledError(
+          base::StrCat("interrupted by signal ", *signal));
+    }
     PD_ASSIGN_OR_RETURN(capture, client.GetCapture(capture.capture_id()));
   }
 }
 
 absl::Status Ended(const v1::Capture& capture) {
+  if (capture.state() == v1::CAPTURE_STATE_PARTIAL &&
+      capture.missing_ranks_size() == 0) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "capture ", capture.capture_id(), " is PARTIAL: ", capture.error(),
+        "; run ", capture.run(), " holds what came"));
+  }
+  if (capture.state() == v1::CAPTURE_STATE_CANCELLED) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "capture ", capture.capture_id(), " was cancelled: ", capture.error()));
+  }
   if (capture.state() == v1::CAPTURE_STATE_PARTIAL) {
     return absl::FailedPreconditionError(base::StrCat(
         "capture ", capture.capture_id(), " is PARTIAL: rank",
@@ -154,6 +175,31 @@ absl::Status Ended(const v1::Capture& capture) {
       "capture ", capture.capture_id(), " failed: ", capture.error()));
 }
 
+// Ctrl-C while following `capture`: asks whether to cancel it (when
+// `terminal.answers` is set) and says what became of it.
+absl::Status Interrupted(AgentsClient& client, const v1::Capture& capture,
+                         std::ostream& progress,
+                         const CaptureTerminal& terminal) {
+  const std::string& id = capture.capture_id();
+  if (terminal.answers != nullptr) {
+    progress << "\ncapture " << id << " is still running; cancel it? [y/N] "
+             << std::flush;
+    std::string answer;
+    std::getline(*terminal.answers, answer);
+    if (answer == "y" || answer == "Y" || answer == "yes") {
+      PD_ASSIGN_OR_RETURN(const v1::Capture cancelled,
+                          client.CancelCapture(id));
+      return absl::CancelledError(base::StrCat(
+          "capture ", id, " cancelled (", cancelled.traces_uploaded(),
+          " traces uploaded to run ", cancelled.run(), ")"));
+    }
+  }
+  return absl::CancelledError(base::StrCat(
+      "stopped waiting; capture ", id,
+      " goes on until its deadline: profdiff capture --wait ", id,
+      " follows it, profdiff capture --cancel ", id, " cancels it"));
+}
+
 }  // namespace
 
 std::string CaptureUsage() {
@@ -163,6 +209,7 @@ std::string CaptureUsage() {
       "                        [--timeout D] [--diff-against RUN] [--server "
       "ADDR]\n"
       "       profdiff capture --wait CAPTURE [--server ADDR]\n"
+      "       profdiff capture --cancel CAPTURE [--server ADDR]\n"
       "  asks every process of the job (TORCHELASTIC_RUN_ID or SLURM_JOB_ID) "
       "on every connected agent\n"
       "  to profile N steps (default ",
@@ -173,7 +220,11 @@ std::string CaptureUsage() {
       "  to stderr. --timeout (default 10m) ends the capture; a rank still "
       "missing then is named.\n"
       "  --diff-against RUN prints the diff of RUN (baseline) and the "
-      "capture.\n",
+      "capture.\n"
+      "  Ctrl-C stops waiting (and offers to cancel the capture at a "
+      "terminal); --cancel CAPTURE\n"
+      "  cancels one: processes not yet capturing are left alone, the job "
+      "may capture again.\n",
       ConnectionUsage());
 }
 
@@ -186,7 +237,8 @@ std::string AgentsUsage() {
 }
 
 absl::StatusOr<std::string> RunCaptureCommand(
-    const std::vector<std::string>& args, std::ostream& progress) {
+    const std::vector<std::string>& args, std::ostream& progress,
+    const CaptureTerminal& terminal) {
   PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
                       ParseArgs(args, WithConnectionOptions(kCaptureOptions),
                                 WithConnectionSwitches({"all"})));
@@ -198,20 +250,39 @@ absl::StatusOr<std::string> RunCaptureCommand(
                       ServerConnectionOf(parsed));
   AgentsClient client(server.address, server.security);
   v1::Capture capture;
-  if (parsed.options.contains("wait")) {
+  for (const std::string flag : {"wait", "cancel"}) {
+    if (!parsed.options.contains(flag)) continue;
     for (const std::string& option : kCaptureOptions) {
-      if (option != "wait" && parsed.options.contains(option)) {
-        return UsageError(base::StrCat("capture --wait CAPTURE takes no --",
-                                       option, ": the capture has its own"));
+      if (option != flag && parsed.options.contains(option)) {
+        return UsageError(base::StrCat("capture --", flag,
+                                       " CAPTURE takes no --", option,
+                                       ": the capture has its own"));
       }
     }
+  }
+  if (parsed.options.contains("cancel")) {
+    PD_ASSIGN_OR_RETURN(capture,
+                        client.CancelCapture(parsed.Get("cancel", "")));
+    return base::StrCat("capture ", capture.capture_id(), " cancelled (",
+                        capture.traces_uploaded(), " traces uploaded to run ",
+                        capture.run(), ")\n");
+  }
+  if (parsed.options.contains("wait")) {
     PD_ASSIGN_OR_RETURN(capture, client.GetCapture(parsed.Get("wait", "")));
   } else {
     PD_ASSIGN_OR_RETURN(const v1::StartCaptureRequest request,
                         RequestOf(parsed));
     PD_ASSIGN_OR_RETURN(capture, client.StartCapture(request));
   }
-  PD_ASSIGN_OR_RETURN(capture, Follow(client, std::move(capture), progress));
+  const std::string id = capture.capture_id();
+  absl::StatusOr<v1::Capture> followed =
+      Follow(client, std::move(capture), progress, terminal.signals);
+  if (absl::IsCancelled(followed.status())) {
+    v1::Capture interrupted;
+    interrupted.set_capture_id(id);
+    return Interrupted(client, interrupted, progress, terminal);
+  }
+  PD_ASSIGN_OR_RETURN(capture, std::move(followed));
   if (capture.state() != v1::CAPTURE_STATE_COMPLETE) return Ended(capture);
   std::string out = base::StrCat(capture.run(), "\n");
   const std::string against = parsed.Get("diff-against", "");
@@ -226,7 +297,11 @@ absl::StatusOr<std::string> RunCaptureCommand(
 
 absl::StatusOr<std::string> RunCaptureCommand(
     const std::vector<std::string>& args) {
-  return RunCaptureCommand(args, std::cerr);
+  const base::TerminationSignals signals;  // before the channel's threads
+  const bool asks = ::isatty(STDIN_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1;
+  return RunCaptureCommand(
+      args, std::cerr,
+      {.signals = &signals, .answers = asks ? &std::cin : nullptr});
 }
 
 absl::StatusOr<std::string> RunAgentsCommand(

@@ -24,6 +24,8 @@ bool WantsUsage(const absl::Status& status) {
 
 int ExitCodeOf(const absl::Status& status) {
   switch (status.code()) {
+    case absl::StatusCode::kCancelled:
+      return kExitInterrupted;
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kDeadlineExceeded:
       return 2;

@@ -34,11 +34,15 @@ struct ParsedArgs {
 // command's usage after the message.
 absl::Status UsageError(std::string_view message);
 
+// The exit code of a command a signal (Ctrl-C) ended, as a shell reports it.
+inline constexpr int kExitInterrupted = 130;
+
 // How `profdiff` exits on `status` (README "Exit codes"): 2 for a bad command
 // line (UsageError, or InvalidArgument naming a flag: "--sort speed: ...",
 // wherever it was found, the server included) and for a server that could not
-// be reached in time; 1 for everything else (a missing or damaged file, a run
-// the server does not have).
+// be reached in time; 130 (kExitInterrupted) for Cancelled, a wait Ctrl-C
+// ended; 1 for everything else (a missing or damaged file, a run the server
+// does not have).
 int ExitCodeOf(const absl::Status& status);
 // Whether the command's usage follows the message (UsageError only: a bad
 // flag value names the flag and what it takes).

@@ -1,7 +1,11 @@
-// The Agents service on the differ's address: ListAgents, StartCapture and
-// GetCapture go on to the aggregator (forward_unary.h), so `profdiff capture`
-// and `profdiff agents` need only the differ's address, as every command does.
-// Control is the agents' own stream to the aggregator: here it is refused.
+// The Agents service on the differ's address: ListAgents, StartCapture,
+// GetCapture and CancelCapture go on to the aggregator (forward_unary.h), so
+// `profdiff capture` and `profdiff agents` need only the differ's address, as
+// every command does. Control is the agents' own stream to the aggregator:
+// here it is refused. A differ that serves clients without authentication
+// (--allow-unauthenticated-clients) refuses every Agents call unless told
+// otherwise (AgentsAccess::kForwarded): it would start captures on the cluster
+// with the aggregator's credentials for anyone who reaches it.
 #ifndef PROFDIFF_DIFFER_SERVICE_AGENTS_FORWARDER_H_
 #define PROFDIFF_DIFFER_SERVICE_AGENTS_FORWARDER_H_
 
@@ -16,12 +20,20 @@
 
 namespace profdiff::differ {
 
+// Whether the Agents calls go on to the aggregator.
+enum class AgentsAccess {
+  kForwarded,
+  // PERMISSION_DENIED naming the flags: the differ's clients are not
+  // authenticated and --allow-unauthenticated-captures was not given.
+  kRefusedUnauthenticated,
+};
+
 class AgentsForwarder final : public v1::Agents::CallbackService {
  public:
   // `store` (for its error prefix) must outlive the service.
   AgentsForwarder(const std::string& store_address,
                   const rpc::ChannelSecurity& security, const StoredRuns* store,
-                  absl::Duration store_timeout);
+                  absl::Duration store_timeout, AgentsAccess access);
 
   grpc::ServerBidiReactor<v1::AgentReport, v1::ControlMessage>* Control(
       grpc::CallbackServerContext* context) override;
@@ -35,11 +47,21 @@ class AgentsForwarder final : public v1::Agents::CallbackService {
   grpc::ServerUnaryReactor* GetCapture(grpc::CallbackServerContext* context,
                                        const v1::GetCaptureRequest* request,
                                        v1::Capture* response) override;
+  grpc::ServerUnaryReactor* CancelCapture(
+      grpc::CallbackServerContext* context,
+      const v1::CancelCaptureRequest* request, v1::Capture* response) override;
 
  private:
+  // Forwards with `call`, or refuses (AgentsAccess).
+  template <typename Request, typename Response, typename Call>
+  grpc::ServerUnaryReactor* Forward(grpc::CallbackServerContext* context,
+                                    const Request* request, Response* response,
+                                    Call call);
+
   std::unique_ptr<v1::Agents::Stub> stub_;
   const StoredRuns* store_;
   absl::Duration store_timeout_;
+  AgentsAccess access_;
 };
 
 }  // namespace profdiff::differ

@@ -49,6 +49,7 @@ struct DifferCommandLine {
   profdiff::rpc::ServerSecurityFiles security;
   profdiff::rpc::ChannelSecurityFiles store_security;
   bool allow_unauthenticated_clients = false;
+  bool allow_unauthenticated_captures = false;
   std::string port_file;
   int verbosity = 0;
 };
@@ -70,7 +71,13 @@ profdiff::base::FlagSet FlagsOf(DifferCommandLine& line) {
                 &line.allow_unauthenticated_clients,
                 "serve without --auth-token-file (or client certificates) "
                 "although the aggregator wants a token: anyone who reaches "
-                "this differ reads every stored run");
+                "this differ reads every stored run (but lists no agents and "
+                "starts no captures: see --allow-unauthenticated-captures)");
+  flags.AddBool("allow-unauthenticated-captures",
+                &line.allow_unauthenticated_captures,
+                "with --allow-unauthenticated-clients, also forward "
+                "ListAgents and the capture calls: anyone who reaches this "
+                "differ can then profile every training job of the cluster");
   flags.AddInt("threads", &options.threads, "N",
                "diffs computed at once (each takes a core while it runs)",
                {.min = 1});
@@ -119,7 +126,20 @@ int Run(DifferCommandLine& line) {
     }
     PD_LOG(WARNING,
            "serving without client authentication a token-protected aggregator "
-           "(--allow-unauthenticated-clients)");
+           "(--allow-unauthenticated-clients)%s",
+           line.allow_unauthenticated_captures
+               ? "; agents and captures too (--allow-unauthenticated-captures)"
+               : "; agents and captures are refused (they would need "
+                 "--allow-unauthenticated-captures)");
+    if (!line.allow_unauthenticated_captures) {
+      options.agents_access =
+          profdiff::differ::AgentsAccess::kRefusedUnauthenticated;
+    }
+  } else if (line.allow_unauthenticated_captures) {
+    return Fail(kExitUsage,
+                "--allow-unauthenticated-captures is only for a differ that "
+                "serves unauthenticated clients (--allow-unauthenticated-"
+                "clients with --store-auth-token-file)");
   }
   options.security = *std::move(security);
   options.store_security = *std::move(store_security);

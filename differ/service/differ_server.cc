@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
                                                          options.store_timeout);
   parts->agents = std::make_unique<AgentsForwarder>(
       options.store_address, options.store_security, parts->store.get(),
-      options.store_timeout);
+      options.store_timeout, options.agents_access);
   PD_ASSIGN_OR_RETURN(parts->server, rpc::StartServer(options.listen_address,
                                                       {parts->differ.get(),
                                                        parts->run_store.get(),

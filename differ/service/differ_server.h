@@ -11,6 +11,7 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
+#include "differ/service/agents_forwarder.h"
 #include "differ/service/digest_cache.h"
 #include "rpc/credentials.h"
 
@@ -26,6 +27,8 @@ struct DifferOptions {
   size_t cache_bytes = size_t{1} << 30;  // digests of COMPLETE runs
   absl::Duration store_timeout =
       absl::Minutes(2);  // longest call to the aggregator
+  // Whether ListAgents and the capture calls go on to the aggregator.
+  AgentsAccess agents_access = AgentsAccess::kForwarded;
 };
 
 class DifferServer {

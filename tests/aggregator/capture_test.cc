@@ -1,6 +1,7 @@
 // On-demand captures through a real aggregator: agents on Control streams
 // (a test agent that answers as told), StartCapture / GetCapture / ListAgents,
 // and the capture's run uploaded through the Collector.
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -23,17 +24,19 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-v1::LocalProcess Process(int32_t pid, const std::string& job) {
+v1::LocalProcess Process(int32_t pid, const std::string& job,
+                         int64_t step = -1) {
   v1::LocalProcess process;
   process.set_pid(pid);
   process.set_job(job);
   process.set_gpu(-1);
   process.set_source("kineto");
+  if (step >= 0) process.set_step(step);
   return process;
 }
 
 // An agent on one Control stream: it says it has `processes` and answers
-// every order with `answer(order)`, keeping the orders it got.
+// every order with `answer(order)`, keeping the orders and cancels it got.
 class TestAgent {
  public:
   using Answer = std::function<v1::CaptureAnswer(const v1::CaptureOrder&)>;
@@ -54,6 +57,11 @@ class TestAgent {
     reader_ = std::thread([this] {
       v1::ControlMessage message;
       while (stream_->Read(&message)) {
+        if (message.has_cancel()) {
+          absl::MutexLock lock(&mu_);
+          cancels_.push_back(message.cancel().capture_id());
+          continue;
+        }
         {
           absl::MutexLock lock(&mu_);
           orders_.push_back(message.capture());
@@ -84,6 +92,16 @@ class TestAgent {
     return orders_;
   }
 
+  // Waits (up to 10 s) for a cancel of `capture_id`.
+  bool AwaitCancel(const std::string& capture_id) {
+    absl::MutexLock lock(&mu_);
+    const auto cancelled = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return std::find(cancels_.begin(), cancels_.end(), capture_id) !=
+             cancels_.end();
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&cancelled), absl::Seconds(10));
+  }
+
  private:
   bool HasWanted() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return orders_.size() >= wanted_;
@@ -96,6 +114,7 @@ class TestAgent {
       stream_;
   absl::Mutex mu_;
   std::vector<v1::CaptureOrder> orders_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> cancels_ ABSL_GUARDED_BY(mu_);
   size_t wanted_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread reader_;
 };
@@ -174,6 +193,21 @@ class CaptureTest : public StoreFixture,
       const testing::PreparedSpan span =
           testing::PrepareSpan(files_[i], run, 4096);
       ASSERT_TRUE(testing::UploadSpan(channel_, span).ok());
+    }
+  }
+
+  grpc::Status Cancel(const std::string& id, v1::Capture& capture) {
+    grpc::ClientContext context;
+    rpc::SetTimeout(context, absl::Seconds(30));
+    v1::CancelCaptureRequest request;
+    request.set_capture_id(id);
+    return agents_->CancelCapture(&context, request, &capture);
+  }
+
+  // Waits (up to 10 s) until GetCapture of `id` counts `n` answers.
+  void AwaitAnswers(const std::string& id, int n) {
+    const absl::Time give_up = absl::Now() + absl::Seconds(10);
+    while (Get(id).answers_size() < n && absl::Now() < give_up) {
     }
   }
 
@@ -325,6 +359,121 @@ TEST_P(CaptureTest, BadRequestsNameTheField) {
   v1::GetCaptureRequest unknown;
   unknown.set_capture_id("nope");
   EXPECT_EQ(agents_->GetCapture(&context, unknown, &capture).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+// Regression for #42: an agent restarted mid-capture answered the repeated
+// order "busy" for the processes it had armed, which replaced its first
+// answer and made the capture FAILED although every trace came.
+TEST_P(CaptureTest, AnAgentsLaterAnswerDoesNotUndoItsFirst) {
+  v1::Capture capture;
+  {
+    TestAgent first(channel_, "node-a", {Process(11, "7")}, Trigger({11}));
+    AwaitAgents(1);
+    ASSERT_TRUE(Start(Steps("7", "restarted"), capture).ok());
+    ASSERT_TRUE(first.AwaitOrders(1));
+    AwaitAnswers("restarted", 1);
+    ASSERT_EQ(Get("restarted").ranks_triggered(), 1);
+  }
+  // The agent comes back and is sent the order again: its process 11 still
+  // captures (busy), a new process 12 is triggered.
+  TestAgent again(channel_, "node-a", {Process(11, "7"), Process(12, "7")},
+                  [](const v1::CaptureOrder& order) {
+                    v1::CaptureAnswer answer;
+                    answer.set_capture_id(order.capture_id());
+                    answer.add_busy_pids(11);
+                    answer.add_triggered_pids(12);
+                    return answer;
+                  });
+  ASSERT_TRUE(again.AwaitOrders(1));
+  const absl::Time give_up = absl::Now() + absl::Seconds(10);
+  v1::Capture read = Get("restarted");
+  while (read.ranks_triggered() < 2 && absl::Now() < give_up) {
+    read = Get("restarted");
+  }
+  EXPECT_EQ(read.state(), v1::CAPTURE_STATE_RUNNING) << read.error();
+  EXPECT_EQ(read.ranks_triggered(), 2);
+  ASSERT_EQ(read.answers_size(), 1);
+  EXPECT_THAT(read.answers(0).triggered_pids(), ElementsAre(11, 12));
+  EXPECT_TRUE(read.answers(0).busy_pids().empty());
+  UploadRanks("restarted", 8);
+  EXPECT_EQ(Get("restarted").state(), v1::CAPTURE_STATE_COMPLETE);
+}
+
+// Regression for #42: a first trace of world size 1 (another user's, say)
+// made a capture of three processes COMPLETE.
+TEST_P(CaptureTest, ATraceOfASmallerWorldDoesNotCompleteTheCapture) {
+  TestAgent a(channel_, "node-a", {Process(11, "7"), Process(12, "7")},
+              Trigger({11, 12}));
+  AwaitAgents(1);
+  v1::Capture capture;
+  ASSERT_TRUE(Start(Steps("7", "poisoned"), capture).ok());
+  AwaitAnswers("poisoned", 1);
+  testing::PreparedSpan alone =
+      testing::PrepareSpan(files_[0], "poisoned", 4096);
+  alone.header.mutable_worker()->set_rank(0);
+  alone.header.mutable_worker()->set_world_size(1);
+  ASSERT_TRUE(testing::UploadSpan(channel_, alone).ok());
+  const v1::Capture read = Get("poisoned");
+  EXPECT_EQ(read.world_size(), 1);
+  EXPECT_EQ(read.traces_uploaded(), 1);
+  EXPECT_EQ(read.ranks_triggered(), 2);
+  EXPECT_EQ(read.state(), v1::CAPTURE_STATE_RUNNING);
+}
+
+// Regression for #42: a capture waiting for step 2^62 held its job (and every
+// --all capture) for its whole timeout; it is refused, and one waiting can be
+// cancelled.
+TEST_P(CaptureTest, AStartFarPastTheProcessesStepsIsRefused) {
+  TestAgent a(channel_, "node-a", {Process(11, "7", /*step=*/500)},
+              Trigger({11}));
+  AwaitAgents(1);
+  v1::Capture capture;
+  v1::StartCaptureRequest far = Steps("7", "far");
+  far.set_start_at_step(int64_t{1} << 62);
+  grpc::Status refused = Start(far, capture);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(), HasSubstr("is outside 0..100000000"));
+  far.set_start_at_step(500 + 100'001);
+  refused = Start(far, capture);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("more than 100000 steps after the furthest step of job "
+                        "7's processes (500)"));
+  far.set_start_at_step(500 + 100'000);
+  EXPECT_TRUE(Start(far, capture).ok());
+}
+
+TEST_P(CaptureTest, ACancelledCaptureReachesItsAgentsAndFreesTheJob) {
+  TestAgent a(channel_, "node-a", {Process(11, "7")}, Trigger({11}));
+  AwaitAgents(1);
+  v1::StartCaptureRequest waiting = Steps("7", "waiting");
+  waiting.set_start_at_step(90'000);
+  waiting.set_timeout_ms(int64_t{24} * 3600 * 1000);
+  v1::Capture capture;
+  ASSERT_TRUE(Start(waiting, capture).ok());
+  ASSERT_TRUE(a.AwaitOrders(1));
+  // Another capture of the job is refused, naming the day it would end.
+  const grpc::Status busy = Start(Steps("7", "next"), capture);
+  EXPECT_EQ(busy.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(
+      busy.error_message(),
+      ::testing::ContainsRegex("until 20[0-9][0-9]-[01][0-9]-[0-3][0-9] "
+                               "[0-9:]+ UTC"));
+  EXPECT_THAT(busy.error_message(),
+              HasSubstr("profdiff capture --cancel waiting"));
+  ASSERT_TRUE(Cancel("waiting", capture).ok());
+  EXPECT_EQ(capture.state(), v1::CAPTURE_STATE_CANCELLED);
+  EXPECT_THAT(capture.error(), HasSubstr("cancelled at 20"));
+  EXPECT_TRUE(a.AwaitCancel("waiting"));
+  EXPECT_EQ(Get("waiting").state(), v1::CAPTURE_STATE_CANCELLED);
+  // The job may capture again at once; an ended capture is not cancelled.
+  EXPECT_TRUE(Start(Steps("7", "next"), capture).ok());
+  const grpc::Status again = Cancel("waiting", capture);
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(again.error_message(),
+              HasSubstr("has ended (CAPTURE_STATE_CANCELLED)"));
+  EXPECT_EQ(Cancel("unknown", capture).error_code(),
             grpc::StatusCode::NOT_FOUND);
 }
 

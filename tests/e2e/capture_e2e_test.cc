@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,14 +60,9 @@ class CaptureE2eTest : public ::testing::Test {
     // Two nodes, two ranks each. One host: each node's daemon needs a name of
     // its own (a real node has one agent, serving "dynolog").
     for (const std::string node : {"node-a", "node-b"}) {
-      const std::string daemon =
-          "profdiff-e2e-" + std::to_string(::getpid()) + "-" + node;
-      agents_.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{
-          bin_.agent, "--aggregator", aggregator_address_, "--logdir",
-          (root_ / node).string(), "--kineto-daemon", "--kineto-daemon-name",
-          daemon, "--agent-id", node, "--state-dir",
-          (root_ / (node + "-state")).string(), "--settle", "300ms"}));
-      daemons_.push_back(daemon);
+      daemons_.push_back("profdiff-e2e-" + std::to_string(::getpid()) + "-" +
+                         node);
+      agents_.push_back(StartAgent(agents_.size()));
     }
     for (int rank = 0; rank < 4; ++rank) {
       ranks_.push_back(std::make_unique<ChildProcess>(
@@ -96,6 +92,17 @@ class CaptureE2eTest : public ::testing::Test {
       }
     }
     ASSERT_EQ(processes, 4) << agents_[0]->Output() << agents_[1]->Output();
+  }
+
+  // The agent of node `index` (0: node-a, 1: node-b), as it is started at
+  // first and after a restart (the same state dir).
+  std::unique_ptr<ChildProcess> StartAgent(size_t index) {
+    const std::string node = index == 0 ? "node-a" : "node-b";
+    return std::make_unique<ChildProcess>(std::vector<std::string>{
+        bin_.agent, "--aggregator", aggregator_address_, "--logdir",
+        (root_ / node).string(), "--kineto-daemon", "--kineto-daemon-name",
+        daemons_[index], "--agent-id", node, "--state-dir",
+        (root_ / (node + "-state")).string(), "--settle", "300ms"});
   }
 
   std::unique_ptr<ChildProcess> Capture(std::vector<std::string> args) {
@@ -173,6 +180,116 @@ TEST_F(CaptureE2eTest,
   EXPECT_EQ(run.world_size(), 4);
   // Idle past --partial-after, the run itself is PARTIAL.
   EXPECT_EQ(run.state(), v1::RUN_STATE_PARTIAL);
+}
+
+// A trace of world size 1 that another process than an armed rank wrote,
+// named like a rank's.
+std::string LoneRankTrace() {
+  return R"({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1},
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 9, "tid": 9, "ts": 100, "dur": 50},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9, "tid": 9, "ts": 110, "dur": 20}
+  ]})";
+}
+
+// Regression for #42: files dropped into a capture's folders by anyone but the
+// armed processes (a fake rank of world size 1 before the real ones; another
+// rank after the run is COMPLETE) are never uploaded, and the capture ends
+// COMPLETE with the genuine ranks only.
+TEST_F(CaptureE2eTest, FilesTheArmedRanksDidNotWriteAreNotUploaded) {
+  auto capture = Capture(
+      {"--job", kJob, "--steps", "3", "--run", "poison", "--timeout", "60s"});
+  ASSERT_TRUE(capture->WaitForLine("4 processes triggered", kStepTimeout))
+      << capture->Output();
+  const fs::path folder = root_ / "node-a/profdiff-captures/poison";
+  // The agent's folder: no other user may write there (a real one is refused).
+  if (::geteuid() == 0 && fs::exists("/usr/bin/setpriv")) {
+    ChildProcess other(
+        {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         "--", "/bin/sh", "-c",
+         "echo '{}' > " + (folder / "x.pt.trace.json").string()});
+    EXPECT_NE(other.Wait(), 0);
+    EXPECT_FALSE(fs::exists(folder / "x.pt.trace.json"));
+  }
+  // What the agent's own user may still do: drop a lone rank among them.
+  std::ofstream(folder / "poison_4242.pt.trace.json") << LoneRankTrace();
+  ASSERT_EQ(capture->Wait(), 0) << capture->Output();
+  v1::StoredRun run = GetRun("poison");
+  EXPECT_EQ(run.world_size(), 4);
+  EXPECT_EQ(run.worker_count(), 4);
+  EXPECT_TRUE(
+      agents_[0]->WaitForLine("capture folder file refused", kStepTimeout))
+      << agents_[0]->Output();
+  // A fifth "rank" after the fact is refused too; the run keeps 4 workers.
+  std::ofstream(folder / "late.pt.trace.json") << LoneRankTrace();
+  EXPECT_TRUE(agents_[0]->WaitForLine("late.pt.trace.json", kStepTimeout))
+      << agents_[0]->Output();
+  EXPECT_EQ(GetRun("poison").worker_count(), 4);
+}
+
+// Regression for #42: an agent restarted mid-capture remembers what it
+// armed: no rank is armed twice, nothing is captured twice, and the capture
+// ends COMPLETE.
+TEST_F(CaptureE2eTest, AnAgentRestartedMidCaptureArmsNoRankTwice) {
+  auto capture = Capture(
+      {"--job", kJob, "--steps", "5", "--run", "restart", "--timeout", "60s"});
+  ASSERT_TRUE(capture->WaitForLine("4 processes triggered", kStepTimeout))
+      << capture->Output();
+  // node-a's ranks took their configs (they poll every 100 ms); its agent
+  // dies and comes back on the same state dir before their traces are made.
+  ASSERT_TRUE(ranks_[0]->WaitForLine("capturing", kStepTimeout));
+  ASSERT_TRUE(ranks_[1]->WaitForLine("capturing", kStepTimeout));
+  agents_[0]->Signal(SIGKILL);
+  agents_[0]->Wait();
+  agents_[0] = StartAgent(0);
+  ASSERT_EQ(capture->Wait(), 0) << capture->Output() << agents_[0]->Output();
+  const v1::StoredRun run = GetRun("restart");
+  EXPECT_EQ(run.state(), v1::RUN_STATE_COMPLETE);
+  EXPECT_EQ(run.closed_worker_count(), 4);
+  for (const v1::WorkerSummary& worker : run.workers()) {
+    EXPECT_EQ(worker.spans_size(), 1) << worker.worker().worker_name();
+  }
+  // Each rank was handed one config.
+  for (auto& rank : ranks_) {
+    const std::string output = rank->Output();
+    size_t configs = 0;
+    for (size_t at = output.find("config for"); at != std::string::npos;
+         at = output.find("config for", at + 1)) {
+      ++configs;
+    }
+    EXPECT_EQ(configs, 1u) << output;
+  }
+}
+
+// Regression for #42: a capture waiting for a step far away held its job; it
+// is cancelled (Ctrl-C of the waiting command says how, --cancel does it), and
+// the job captures again at once.
+TEST_F(CaptureE2eTest, AWaitingCaptureIsCancelledAndTheJobCapturesAgain) {
+  auto waiting = Capture({"--job", kJob, "--steps", "2", "--start-at-step",
+                          "50000", "--run", "far", "--timeout", "1h"});
+  ASSERT_TRUE(waiting->WaitForLine("4 processes triggered", kStepTimeout))
+      << waiting->Output();
+  waiting->Signal(SIGINT);
+  EXPECT_EQ(waiting->Wait(), 130) << waiting->Output();
+  EXPECT_THAT(waiting->Output(),
+              HasSubstr("stopped waiting; capture far goes on until its "
+                        "deadline: profdiff capture --wait far follows it, "
+                        "profdiff capture --cancel far cancels it"));
+  auto refused = Capture({"--job", kJob, "--steps", "2", "--run", "blocked"});
+  EXPECT_EQ(refused->Wait(), 1) << refused->Output();
+  EXPECT_THAT(refused->Output(), HasSubstr("profdiff capture --cancel far"));
+  ChildProcess cancel(
+      {bin_.cli, "capture", "--server", differ_address_, "--cancel", "far"});
+  EXPECT_EQ(cancel.Wait(), 0) << cancel.Output();
+  for (auto& agent : agents_) {
+    EXPECT_TRUE(
+        agent->WaitForLine("capture cancelled capture=far", kStepTimeout))
+        << agent->Output();
+  }
+  auto again = Capture(
+      {"--job", kJob, "--steps", "2", "--run", "after", "--timeout", "60s"});
+  EXPECT_EQ(again->Wait(), 0) << again->Output();
+  EXPECT_EQ(GetRun("after").closed_worker_count(), 4);
 }
 
 TEST_F(CaptureE2eTest, ACaptureOfAJobNoRankRunsFailsFastNamingTheAgents) {

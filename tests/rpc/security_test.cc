@@ -14,6 +14,7 @@
 #include "client/differ_client.h"
 #include "client/run_store_client.h"
 #include "differ/service/differ_server.h"
+#include "profdiff/v1/agents.grpc.pb.h"
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "profdiff/v1/differ.grpc.pb.h"
 #include "profdiff/v1/run_store.grpc.pb.h"
@@ -66,19 +67,70 @@ grpc::Status ListRuns(const std::string& address,
   return stub->ListRuns(&context, v1::ListRunsRequest(), &response);
 }
 
-// Calls every method of the Collector and RunStore services; returns each one's
-// status.
-std::vector<grpc::Status> CallEveryAggregatorMethod(
-    const std::string& address, const ChannelSecurity& security) {
-  const std::shared_ptr<grpc::Channel> channel = MakeChannel(address, security);
-  auto store = v1::RunStore::NewStub(channel);
-  auto collector = v1::Collector::NewStub(channel);
+// Calls every method of the Agents service but Control (the agents' own
+// stream); returns each one's status.
+std::vector<grpc::Status> CallEveryAgentsCall(const std::string& address,
+                                              const ChannelSecurity& security) {
+  auto agents = v1::Agents::NewStub(MakeChannel(address, security));
   std::vector<grpc::Status> statuses;
   const auto context = [] {
     auto made = std::make_unique<grpc::ClientContext>();
     SetTimeout(*made, absl::Seconds(10));
     return made;
   };
+  {
+    v1::ListAgentsResponse response;
+    statuses.push_back(agents->ListAgents(context().get(), {}, &response));
+  }
+  {
+    v1::StartCaptureRequest request;
+    request.set_job("j");
+    request.set_steps(1);
+    v1::Capture response;
+    statuses.push_back(
+        agents->StartCapture(context().get(), request, &response));
+  }
+  {
+    v1::GetCaptureRequest request;
+    request.set_capture_id("c");
+    v1::Capture response;
+    statuses.push_back(agents->GetCapture(context().get(), request, &response));
+  }
+  {
+    v1::CancelCaptureRequest request;
+    request.set_capture_id("c");
+    v1::Capture response;
+    statuses.push_back(
+        agents->CancelCapture(context().get(), request, &response));
+  }
+  return statuses;
+}
+
+// Calls every method of the Collector, RunStore and Agents services; returns
+// each one's status.
+std::vector<grpc::Status> CallEveryAggregatorMethod(
+    const std::string& address, const ChannelSecurity& security) {
+  const std::shared_ptr<grpc::Channel> channel = MakeChannel(address, security);
+  auto store = v1::RunStore::NewStub(channel);
+  auto collector = v1::Collector::NewStub(channel);
+  std::vector<grpc::Status> statuses = CallEveryAgentsCall(address, security);
+  const auto context = [] {
+    auto made = std::make_unique<grpc::ClientContext>();
+    SetTimeout(*made, absl::Seconds(10));
+    return made;
+  };
+  {
+    auto made = context();
+    auto stream = v1::Agents::NewStub(channel)->Control(made.get());
+    v1::AgentReport report;
+    report.mutable_status()->set_agent_id("a");
+    stream->Write(report);
+    stream->WritesDone();
+    v1::ControlMessage message;
+    while (stream->Read(&message)) {
+    }
+    statuses.push_back(stream->Finish());
+  }
   {
     v1::ListRunsResponse response;
     statuses.push_back(
@@ -139,9 +191,14 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(
       v1::ListRunsRequest::descriptor()->file()->FindServiceByName("RunStore");
   const auto* collector_service =
       v1::UploadMessage::descriptor()->file()->FindServiceByName("Collector");
-  EXPECT_TRUE(run_store != nullptr && collector_service != nullptr);
-  if (run_store != nullptr && collector_service != nullptr) {
-    EXPECT_EQ(run_store->method_count() + collector_service->method_count(),
+  const auto* agents_service =
+      v1::AgentReport::descriptor()->file()->FindServiceByName("Agents");
+  EXPECT_TRUE(run_store != nullptr && collector_service != nullptr &&
+              agents_service != nullptr);
+  if (run_store != nullptr && collector_service != nullptr &&
+      agents_service != nullptr) {
+    EXPECT_EQ(run_store->method_count() + collector_service->method_count() +
+                  agents_service->method_count(),
               static_cast<int>(statuses.size()));
   }
   return statuses;
@@ -385,6 +442,43 @@ TEST_F(SecurityTest, AgentToAggregatorToDifferToClientOverTlsWithTokens) {
       store_client.ListRuns("tls-");
   ASSERT_TRUE(runs.ok()) << runs.status();
   EXPECT_EQ(runs->size(), 2u);
+}
+
+// Regression for #42: a differ that serves clients without authentication
+// holds the aggregator's token; it must not list agents or start captures for
+// anyone who reaches it unless told so by name.
+TEST_F(SecurityTest, AnUnauthenticatedDifferForwardsNoCapturesUnlessOpened) {
+  const std::string aggregator_address = StartAggregator(TlsWithToken());
+  const ChannelSecurity with_token =
+      Client({.tls_ca_file = Tls("ca.pem"), .token_file = token_file_});
+  for (const differ::AgentsAccess access :
+       {differ::AgentsAccess::kRefusedUnauthenticated,
+        differ::AgentsAccess::kForwarded}) {
+    differ::DifferOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.store_address = aggregator_address;
+    options.store_security = with_token;
+    options.agents_access = access;
+    auto differ = differ::DifferServer::Start(options);
+    ASSERT_TRUE(differ.ok()) << differ.status();
+    const std::string address =
+        "127.0.0.1:" + std::to_string((*differ)->port());
+    for (const grpc::Status& status :
+         CallEveryAgentsCall(address, ChannelSecurity())) {
+      if (access == differ::AgentsAccess::kRefusedUnauthenticated) {
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+            << status.error_message();
+        EXPECT_THAT(status.error_message(),
+                    HasSubstr("--allow-unauthenticated-captures"));
+      } else {
+        // Forwarded: the aggregator's own answers (no agent, no capture).
+        EXPECT_NE(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+            << status.error_message();
+      }
+    }
+    // Runs are served either way: that is what the flag is for.
+    EXPECT_TRUE(ListRuns(address, ChannelSecurity()).ok());
+  }
 }
 
 }  // namespace
