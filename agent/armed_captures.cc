@@ -148,9 +148,7 @@ std::vector<v1::ArmedCapture> ArmedCaptures::Running(absl::Time now) const {
   std::vector<v1::ArmedCapture> running;
   absl::MutexLock lock(&mu_);
   for (const auto& [id, capture] : captures_) {
-    if (!capture.cancelled() && DeadlineOf(capture) > now) {
-      running.push_back(capture);
-    }
+    if (DeadlineOf(capture) > now) running.push_back(capture);
   }
   return running;
 }

@@ -62,7 +62,8 @@ class ArmedCaptures {
   // The answer given to `capture_id`, when it is kept.
   std::optional<v1::CaptureAnswer> AnswerOf(std::string_view capture_id) const
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The kept captures not cancelled whose deadline is after `now`.
+  // The kept captures whose deadline is after `now`, cancelled ones too
+  // (their processes that took a config are still busy).
   std::vector<v1::ArmedCapture> Running(absl::Time now) const
       ABSL_LOCKS_EXCLUDED(mu_);
   // Design note 3 for the file at absolute `path`. PermissionDenied saying

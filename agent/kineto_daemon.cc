@@ -69,6 +69,8 @@ absl::StatusOr<std::unique_ptr<KinetoDaemon>> KinetoDaemon::Start(
     for (const v1::ArmedCapture& capture : armed->Running(now)) {
       for (const v1::ArmedProcess& process : capture.processes()) {
         if (process.source() != "kineto") continue;
+        // A cancelled capture's process is busy only if it took its config.
+        if (capture.cancelled() && !process.config().empty()) continue;
         daemon->registry_.Restore(
             {.host_pid = process.host_pid(),
              .pid = process.pid(),
@@ -76,7 +78,8 @@ absl::StatusOr<std::unique_ptr<KinetoDaemon>> KinetoDaemon::Start(
             {.capture_id = capture.capture_id(),
              .config = process.config(),
              .trace_file = process.trace_file(),
-             .deadline = absl::FromUnixMillis(capture.deadline_unix_ms())},
+             .deadline = absl::FromUnixMillis(capture.deadline_unix_ms()),
+             .cancelled = capture.cancelled()},
             now);
         ++restored;
       }
@@ -266,6 +269,14 @@ absl::StatusOr<KinetoArming> KinetoDaemon::Capture(
       if (std::find(selected.armed.begin(), selected.armed.end(),
                     process.host_pid) != selected.armed.end()) {
         candidates.push_back(process);
+      } else if (process.capture.cancelled &&
+                 (job.empty() || process.job == job)) {
+        result.arming.errors.push_back(base::StrCat(
+            "pid ", process.host_pid, " took capture ",
+            process.capture.capture_id,
+            "'s config before it was cancelled, "
+            "and kineto keeps a request it took until it runs; it is busy "
+            "until then, its capture's deadline, or a restart of the process"));
       }
     }
   }

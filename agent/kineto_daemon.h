@@ -92,14 +92,15 @@ class KinetoDaemon {
 
   // Arms every process of `job` ("" = every process) for `spec`, each in a
   // folder of its own (design note 4), each capture ending when its trace is
-  // written or at `deadline`. A process whose folder cannot be made is named
-  // in the arming's errors. Errors: CheckKinetoCaptureSpec's.
+  // written or at `deadline`. A process whose folder cannot be made, or that
+  // still holds a cancelled capture's request, is named in the arming's
+  // errors. Errors: CheckKinetoCaptureSpec's.
   absl::StatusOr<KinetoArming> Capture(std::string_view job,
                                        const KinetoCaptureSpec& spec,
                                        absl::Time deadline)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Ends capture `capture_id` for every process in it: a config not yet taken
-  // is never handed out. Returns the host pids it ended for.
+  // Cancels capture `capture_id` (KinetoProcessRegistry::Cancel): a config
+  // not yet taken is never handed out. Returns the host pids freed.
   std::vector<int32_t> Cancel(std::string_view capture_id)
       ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<KinetoProcess> Processes() const ABSL_LOCKS_EXCLUDED(mu_);

@@ -116,13 +116,17 @@ void KinetoProcessRegistry::Restore(const VerifiedProcess& process,
 
 std::vector<int32_t> KinetoProcessRegistry::Cancel(
     std::string_view capture_id) {
-  std::vector<int32_t> cancelled;
+  std::vector<int32_t> freed;
   for (auto& [host_pid, process] : processes_) {
     if (process.capture.capture_id != capture_id) continue;
+    if (process.capture.config.empty()) {
+      process.capture.cancelled = true;  // taken: kineto holds it
+      continue;
+    }
     process.capture = {};
-    cancelled.push_back(host_pid);
+    freed.push_back(host_pid);
   }
-  return cancelled;
+  return freed;
 }
 
 std::vector<int32_t> KinetoProcessRegistry::SettleCaptures(

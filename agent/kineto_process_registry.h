@@ -60,6 +60,11 @@ struct KinetoProcessCapture {
   std::string config;      // "" once a poll took it
   std::string trace_file;  // where kineto writes the capture's trace
   absl::Time deadline;
+  // Cancelled after the process took its config: kineto keeps a request it
+  // took until the request runs (a newer one is ignored, "another profile
+  // request is pending"), so the process stays busy until its trace is
+  // written or the deadline passes.
+  bool cancelled = false;
 };
 
 struct KinetoProcess {
@@ -107,8 +112,9 @@ class KinetoProcessRegistry {
   // handed `capture.config` only if that is not "" (not taken yet).
   void Restore(const VerifiedProcess& process, KinetoProcessCapture capture,
                absl::Time now);
-  // Ends every capture of `capture_id` at once (cancelled): a config not taken
-  // is never handed out. Returns the host pids.
+  // Cancels capture `capture_id`: a process that has not taken its config
+  // gets none and is free at once; one that took it stays busy, marked
+  // cancelled (KinetoProcessCapture::cancelled). Returns the host pids freed.
   std::vector<int32_t> Cancel(std::string_view capture_id);
 
   // Ends the captures whose trace file `written` says is there, or whose

@@ -204,6 +204,9 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run,
       v1::SpanSummary* s = summary->add_spans();
       s->set_span(span->span);
       s->set_agent_id(span->header.agent_id());
+      if (span->header.has_local_uid()) {
+        s->set_local_uid(span->header.local_uid());
+      }
       s->set_state(span->closed() ? v1::SPAN_STATE_CLOSED
                                   : v1::SPAN_STATE_OPEN);
       s->set_durable_sequence(totals.chunks - 1);

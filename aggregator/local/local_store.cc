@@ -717,6 +717,9 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run,
       v1::SpanSummary* s = summary->add_spans();
       s->set_span(id);
       s->set_agent_id(span.manifest.header().agent_id());
+      if (span.manifest.header().has_local_uid()) {
+        s->set_local_uid(span.manifest.header().local_uid());
+      }
       s->set_state(SpanStateOf(span));
       s->set_durable_sequence(span.durable_sequence);
       s->set_event_count(span.event_count);

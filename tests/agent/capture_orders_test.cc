@@ -120,7 +120,8 @@ TEST_F(CaptureOrdersTest, ACancelReachesTheDaemonAndTheKeptCapture) {
   cancel.set_capture_id("c1");
   orders.Cancel(cancel);
   EXPECT_EQ(rank.Poll(2, 77), "");  // the config not taken is gone
-  EXPECT_TRUE(armed_->Running(absl::Now()).empty());
+  ASSERT_EQ(armed_->Running(absl::Now()).size(), 1u);
+  EXPECT_TRUE(armed_->Running(absl::Now())[0].cancelled());
   // The job may capture again at once.
   EXPECT_THAT(orders.Handle(Order("c2", "77")).triggered_pids(),
               ElementsAre(rank.pid()));

@@ -89,11 +89,12 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "fake_kineto_rank: registered pid=%d rank=%d\n", pid,
                rank);
-  // Kineto's on-demand scheduling, as libkineto's ActivityProfilerController
+  // Kineto's on-demand scheduling, as libkineto's AsyncActivityProfilerHandler
   // does it: a config waits for its start step (PROFILE_START_ITERATION, 0 =
-  // the next step); a newer config replaces one still waiting; one arriving
-  // while a trace is collected is ignored ("profiler busy"). Steps tick every
-  // --step-ms from registration; polls come every 100 ms throughout.
+  // the next step); a newer config is ignored while one waits ("another
+  // profile request is pending") or while a trace is collected ("profiler
+  // busy"). Steps tick every --step-ms from registration; polls come every
+  // 100 ms throughout.
   const absl::Time started = absl::Now();
   const auto step_now = [&] {
     return (absl::Now() - started) / absl::Milliseconds(step_ms);
@@ -122,11 +123,16 @@ int main(int argc, char** argv) {
       const size_t at = asked.file.find(suffix);
       if (at == std::string::npos) continue;
       asked.file.insert(at, "_" + std::to_string(pid));
-      std::fprintf(stderr,
-                   "fake_kineto_rank: config for steps=%d from step %lld%s\n",
-                   asked.steps, static_cast<long long>(asked.start_step),
-                   pending.has_value() ? " (replaces the waiting one)" : "");
-      pending = std::move(asked);
+      if (pending.has_value()) {
+        std::fprintf(stderr,
+                     "fake_kineto_rank: config ignored: another profile "
+                     "request is pending\n");
+      } else {
+        std::fprintf(stderr,
+                     "fake_kineto_rank: config for steps=%d from step %lld\n",
+                     asked.steps, static_cast<long long>(asked.start_step));
+        pending = std::move(asked);
+      }
     }
     if (!pending.has_value() || step_now() < pending->start_step) continue;
     const Pending capture = *std::move(pending);

@@ -330,9 +330,18 @@ TEST_F(KinetoDaemonTest, ACancelledCaptureHandsOutNothingMore) {
       daemon_->Capture("77", Steps("c", 1), absl::Now() + absl::Minutes(1))
           .ok());
   EXPECT_THAT(a->Poll(2, 77).value_or(""), HasSubstr("REQUEST_TRACE_ID=c"));
-  EXPECT_THAT(daemon_->Cancel("c"), ElementsAre(a->pid(), b->pid()));
+  // b had not taken its config: it gets none and is free; a holds its
+  // request in kineto, so a new capture finds it busy and says why.
+  EXPECT_THAT(daemon_->Cancel("c"), ElementsAre(b->pid()));
   EXPECT_EQ(b->Poll(2, 77), "");
-  EXPECT_TRUE(daemon_->AwaitCapturesEnded(absl::ZeroDuration()));
+  const auto next =
+      daemon_->Capture("77", Steps("d", 1), absl::Now() + absl::Minutes(1));
+  ASSERT_TRUE(next.ok());
+  EXPECT_THAT(next->arming.armed, ElementsAre(b->pid()));
+  EXPECT_THAT(next->arming.busy, ElementsAre(a->pid()));
+  ASSERT_EQ(next->arming.errors.size(), 1u);
+  EXPECT_THAT(next->arming.errors[0],
+              HasSubstr("took capture c's config before it was cancelled"));
 }
 
 TEST_F(KinetoDaemonTest, ASecondDaemonOnTheSameNameIsRefused) {

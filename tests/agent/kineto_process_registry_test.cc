@@ -223,16 +223,22 @@ TEST(KinetoProcessRegistryTest, ARestoredCaptureIsNotHandedOutTwice) {
   EXPECT_THAT(selected.busy, ElementsAre(10, 11));
 }
 
+// A config not taken is never handed out; a process that took one stays
+// busy, since kineto keeps a request it took until it runs.
 TEST(KinetoProcessRegistryTest, ACancelledConfigIsNeverHandedOut) {
   KinetoProcessRegistry registry;
   ASSERT_TRUE(registry.Poll(Sender(10), 2, {}, kStart).ok());
   ASSERT_TRUE(registry.Poll(Sender(11), 2, {}, kStart).ok());
   ArmAll(registry, "5", "a", kStart + absl::Minutes(1));
   PollConfig(registry, 10);  // taken before the cancel
-  EXPECT_THAT(registry.Cancel("a"), ElementsAre(10, 11));
+  EXPECT_THAT(registry.Cancel("a"), ElementsAre(11));
   EXPECT_EQ(PollConfig(registry, 11), "");
+  EXPECT_THAT(registry.Select("5").busy, ElementsAre(10));
+  EXPECT_THAT(registry.Select("5").armed, ElementsAre(11));
+  EXPECT_TRUE(registry.Processes()[0].capture.cancelled);
+  // Its trace written (the request ran), it is free again.
+  registry.SettleCaptures(kStart, [](const std::string&) { return true; });
   EXPECT_FALSE(registry.AnyCapturing());
-  EXPECT_THAT(registry.Cancel("a"), IsEmpty());
 }
 
 TEST(KinetoProcessRegistryTest, SilentProcessesAreForgottenAfterAMinute) {

@@ -66,6 +66,8 @@ stderr_has "give --steps N or --duration D, not both"
 expect 2 "capture of zero steps" capture --job j --steps 0 --server 127.0.0.1:1
 stderr_has "^profdiff: error: --steps 0: expected an integer >= 1$"
 expect 2 "capture --wait with a job" capture --wait c --job j --server 127.0.0.1:1
+expect 2 "capture --cancel with steps" capture --cancel c --steps 3 --server 127.0.0.1:1
+stderr_has "capture --cancel CAPTURE takes no --steps"
 expect 2 "capture with an unreachable server" capture --job j --server 127.0.0.1:1
 stderr_has "127.0.0.1:1"
 expect 2 "agents with an unreachable server" agents --server 127.0.0.1:1

@@ -176,6 +176,23 @@ TEST(OrderedWindowTest, AStartStepThatHasStartedAndAnEmptyOrderAreRefused) {
   EXPECT_TRUE(window.Arm({.steps = 2, .start_at_step = 8}, 750).ok());
 }
 
+// Regression for #42: a window waiting for step 2^62 held the process (and
+// its job) busy until its deadline.
+TEST(OrderedWindowTest, AStartStepFarPastTheProcessesStepIsRefused) {
+  CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
+  window.OnStepRangeStart(7, 700);
+  EXPECT_EQ(window.last_step_started(), 7);
+  const absl::Status far =
+      window.Arm({.steps = 2, .start_at_step = 7 + kMaxStepsAhead + 1}, 750);
+  EXPECT_EQ(far.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(far.message(),
+              HasSubstr("is more than 100000 steps after the step the process "
+                        "is at (7)"));
+  EXPECT_EQ(window.state(), State::kIdle);
+  EXPECT_TRUE(
+      window.Arm({.steps = 2, .start_at_step = 7 + kMaxStepsAhead}, 750).ok());
+}
+
 TEST(OrderedWindowTest, ADurationOpensWhenArmedAndClosesWhenItHasPassed) {
   CaptureWindow window(*ParseCaptureSpec("on-demand"), 0);
   ASSERT_TRUE(window.Arm({.duration_ns = 3 * kSecond}, 10 * kSecond).ok());
