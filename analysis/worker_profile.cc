@@ -187,7 +187,10 @@ struct ModuleFiller {
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
       FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
-      KernelTable kernels(trace, links, KernelGrouping::kName, &step_of_event);
+      // By launching operator: what a module's kernels replaced is said per
+      // operator (differ/findings/replacements.h).
+      KernelTable kernels(trace, links, KernelGrouping::kNameAndOp,
+                          &step_of_event);
       for (uint32_t k : node.kernels) kernels.Add(k);
       FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
       FoldKernelRows(*out.mutable_kernels(), kMaxNodeTableRows);

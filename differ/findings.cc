@@ -13,6 +13,12 @@
 #include "base/str_cat.h"
 #include "differ/display_text.h"
 #include "differ/finding_evidence.h"
+#include "differ/findings/bottleneck.h"
+#include "differ/findings/finding_context.h"
+#include "differ/findings/material_kernels.h"
+#include "differ/findings/replacements.h"
+#include "differ/findings/uniform_change.h"
+#include "differ/findings/unknown_time.h"
 #include "differ/module_alignment.h"
 #include "differ/module_comparability.h"
 #include "differ/module_walk.h"
@@ -49,10 +55,6 @@ std::string_view OperatorFamily(std::string_view name) {
       name == "aten::_autocast_to_full_precision")
     return "dtype conversion";
   return "";
-}
-
-bool SameSign(double a, double b) {
-  return (a > 0 && b > 0) || (a < 0 && b < 0);
 }
 
 std::string Calls(double calls) { return absl::StrFormat("%g", calls); }
@@ -110,15 +112,22 @@ struct NamedChange {
   double baseline_calls = 0;
   double experimental_calls = 0;
   v1::Change change = v1::CHANGE_UNSPECIFIED;
+  bool on_device = false;  // a device-time delta
   std::vector<v1::FindingEvidence> evidence;
 };
 
-std::string ChangeItem(const NamedChange& c, bool self) {
+// "aten::mm [32, 64] -8.8 ms", "Kernel2<cutlass_80_simt_sgemm...> (under
+// aten::mm) -2.9 ms (deleted)"; `unit` after the delta when items differ in
+// units (" self device", " self").
+std::string ChangeItem(const NamedChange& c, bool self, std::string_view unit) {
   // Operators keep their namespace ("aten::mm"); kernels are shortened.
-  std::string out = base::StrCat(self ? c.name : ShortName(c.name),
-                                 c.detail.empty() ? "" : " ",
-                                 self ? c.detail : ShortName(c.detail), " ",
-                                 SignedDuration(c.delta), self ? " self" : "");
+  std::string out =
+      self ? base::StrCat(c.name, c.detail.empty() ? "" : " ", c.detail)
+           : base::StrCat(ShortName(c.name),
+                          c.detail.empty()
+                              ? ""
+                              : base::StrCat(" (under ", c.detail, ")"));
+  base::StrAppend(&out, " ", SignedDuration(c.delta), unit);
   if (c.change == v1::CHANGE_ADDED || c.change == v1::CHANGE_DELETED) {
     base::StrAppend(&out, " (", DisplayText(c.change), ")");
   } else if (std::abs(c.experimental_calls - c.baseline_calls) >=
@@ -142,28 +151,43 @@ bool AnyModuleAddedOrRemoved(const v1::ModuleDiffNode& node) {
 class FindingBuilder {
  public:
   explicit FindingBuilder(const FindingInputs& in)
-      : in_(in), per_step_(in.per_step ? " per step" : "") {
-    step_ = RowOf(in.overview, v1::OVERVIEW_METRIC_STEP_TIME);
-    if (step_ != nullptr && !step_->baseline_missing() &&
-        !step_->experimental_missing()) {
-      step_delta_ = step_->delta();
-      step_changed_ = RowChanged(*step_, in.threshold);
-    }
-  }
+      : in_(in),
+        context_(in),
+        per_step_(context_.per_step()),
+        step_(context_.step()),
+        step_delta_(context_.step_delta()),
+        step_changed_(context_.step_changed()) {}
 
   absl::StatusOr<std::vector<v1::Finding>> Build() {
+    // What bounds the step, and a change of the machine rather than the
+    // code, come right after the headline: they say how to read the rest.
+    std::vector<v1::Finding> first = BottleneckFindings(context_);
+    std::optional<v1::Finding> uniform = UniformChangeFinding(context_);
     std::vector<v1::Finding> structure, timing, rest;
     if (in_.modules != nullptr) {
       Comparability(structure);
       walk_ = WalkModules(*in_.modules, in_.threshold);
-      if (std::optional<v1::Finding> where = Where()) {
+      // A uniform change is no module's: none is blamed.
+      if (std::optional<v1::Finding> where = Where();
+          where.has_value() && !uniform.has_value()) {
         (where->kind() == v1::FINDING_KIND_STRUCTURE ? structure : timing)
             .push_back(std::move(*where));
       }
     }
+    if (uniform.has_value()) first.push_back(*std::move(uniform));
     if (std::optional<v1::Finding> ops = OperatorsThatRan())
       structure.push_back(std::move(*ops));
-    PD_RETURN_IF_ERROR(WhatChangedInside(timing));
+    PairedKernels paired;
+    PD_ASSIGN_OR_RETURN(std::optional<v1::Finding> replaced,
+                        ReplacementFinding(context_, paired));
+    if (replaced.has_value()) structure.push_back(*std::move(replaced));
+    if (first.empty() || first.back().kind() != v1::FINDING_KIND_UNIFORM) {
+      PD_RETURN_IF_ERROR(WhatChangedInside(timing, paired));
+    }
+    for (v1::Finding& f :
+         MaterialKernelFindings(context_, paired, structure, timing)) {
+      timing.push_back(std::move(f));
+    }
     // A rank the others wait for explains their wait: it goes first among
     // the rest, so the cap does not cut it.
     bool last_arrival_named[2] = {false, false};
@@ -177,11 +201,11 @@ class FindingBuilder {
                 std::make_move_iterator(arrivals.end()));
 
     std::vector<v1::Finding> out;
-    const bool anything =
-        !structure.empty() || !timing.empty() || !rest.empty();
+    const bool anything = !first.empty() || !structure.empty() ||
+                          !timing.empty() || !rest.empty();
     if (std::optional<v1::Finding> headline = Headline(anything))
       out.push_back(std::move(*headline));
-    for (auto* group : {&structure, &timing, &rest}) {
+    for (auto* group : {&first, &structure, &timing, &rest}) {
       for (v1::Finding& f : *group) {
         if (static_cast<int>(out.size()) < kMaxFindings)
           out.push_back(std::move(f));
@@ -195,30 +219,36 @@ class FindingBuilder {
 
   v1::Finding Make(v1::FindingKind kind, std::string text, double delta_us,
                    bool significant, Evidence evidence = {}) const {
-    v1::Finding f;
-    *f.mutable_evidence() = std::move(evidence);
-    f.set_kind(kind);
-    f.set_text(std::move(text));
-    f.set_delta_us(delta_us);
-    if (step_delta_ != 0) f.set_share_of_step_change(delta_us / step_delta_);
-    f.set_significant(significant);
-    return f;
+    return context_.Make(kind, std::move(text), delta_us, significant,
+                         std::move(evidence));
   }
 
-  // ", 60% of the step-time change" or "" when that is no share.
   std::string ShareClause(double delta_us) const {
-    if (!step_changed_ || !SameSign(delta_us, step_delta_)) return "";
-    return base::StrCat(", ", Share(delta_us / step_delta_),
-                        " of the step-time change");
+    return context_.ShareClause(delta_us);
+  }
+
+  // The unit a module's delta is in, when it is not the step's wall time.
+  static std::string UnitOf(const v1::ModuleDiffNode& node) {
+    return node.compared() == v1::MODULE_COMPARED_DEVICE_US ? " of device time"
+                                                            : "";
   }
 
   std::string UnitDeltas(const ModuleUnit& unit) const {
     if (unit.backward == nullptr)
-      return base::StrCat(SignedDuration(unit.delta), per_step_);
+      return base::StrCat(SignedDuration(unit.delta), UnitOf(*unit.node),
+                          per_step_);
     return base::StrCat(
-        SignedDuration(unit.delta), per_step_, " (forward ",
+        SignedDuration(unit.delta), UnitOf(*unit.node), per_step_, " (forward ",
         SignedDuration(unit.node->delta().compare_us()), ", backward ",
         SignedDuration(unit.backward->delta().compare_us()), ")");
+  }
+
+  // Why a device-time delta moved against the step, for a device-compared
+  // node ("" otherwise).
+  std::string Against(const v1::ModuleDiffNode& node, double delta) const {
+    return node.compared() == v1::MODULE_COMPARED_DEVICE_US
+               ? context_.AgainstTheStep(delta)
+               : "";
   }
 
   std::optional<v1::Finding> Headline(bool anything) const {
@@ -332,6 +362,10 @@ class FindingBuilder {
   }
 
   std::optional<v1::Finding> Where() const {
+    if (walk_.descended &&
+        walk_.where.node->kind() == v1::MODULE_NODE_KIND_UNKNOWN) {
+      return UnknownWhere();
+    }
     if (walk_.descended) {
       const ModuleUnit& unit = walk_.where;
       const v1::ModuleDiffNode& node = *unit.node;
@@ -357,7 +391,7 @@ class FindingBuilder {
                         " run,");
       }
       base::StrAppend(&text, " changed by ", UnitDeltas(unit),
-                      ShareClause(unit.delta));
+                      ShareClause(unit.delta), Against(node, unit.delta));
       const std::vector<std::string> added =
           ChildNames(node, v1::DIFF_STATUS_ADDED);
       const std::vector<std::string> removed =
@@ -377,7 +411,7 @@ class FindingBuilder {
       if (!structural && !walk_.spread.empty()) {
         std::vector<std::string> items;
         for (const ModuleUnit& child : walk_.spread) {
-          items.push_back(base::StrCat(child.node->name(), " ",
+          items.push_back(base::StrCat(DisplayName(*child.node), " ",
                                        SignedDuration(child.delta)));
         }
         base::StrAppend(&text, "; spread over its sub-modules ",
@@ -398,14 +432,14 @@ class FindingBuilder {
     for (size_t i = 0; i < walk_.spread.size(); ++i) {
       const ModuleUnit& unit = walk_.spread[i];
       if (i < static_cast<size_t>(kNamesShown)) {
-        items.push_back(
-            base::StrCat(unit.node->name(), " ", SignedDuration(unit.delta)));
+        items.push_back(base::StrCat(DisplayName(*unit.node), " ",
+                                     SignedDuration(unit.delta)));
         delta += unit.delta;
         *evidence.Add() = ModuleEvidence(*unit.node, in_.threshold);
         if (unit.backward != nullptr)
           *evidence.Add() = ModuleEvidence(*unit.backward, in_.threshold);
       } else {
-        items.push_back(unit.node->name());
+        items.push_back(DisplayName(*unit.node));
       }
     }
     v1::Finding made =
@@ -416,6 +450,31 @@ class FindingBuilder {
                  " (a module with its backward)."),
              delta, true, std::move(evidence));
     return made;
+  }
+
+  // "(unknown)" is not a name a reader can act on: the time outside every
+  // sub-module of the parent.
+  static std::string DisplayName(const v1::ModuleDiffNode& node) {
+    return node.kind() == v1::MODULE_NODE_KIND_UNKNOWN
+               ? "the time outside its sub-modules"
+               : node.name();
+  }
+
+  // The walk stopped at an (unknown) block: what it holds, never the block
+  // alone.
+  std::optional<v1::Finding> UnknownWhere() const {
+    const ModuleUnit& unit = walk_.where;
+    const v1::ModuleDiffNode& node = *unit.node;
+    std::string text =
+        base::StrCat(Duration(std::abs(unit.delta)), UnitOf(node), per_step_,
+                     " ", unit.delta > 0 ? "more" : "less",
+                     " outside every module", ShareClause(unit.delta));
+    std::string holds = WhatUnknownHolds(context_, *in_.modules, node);
+    base::StrAppend(&text, holds.empty() ? "" : ": ", holds, ".");
+    v1::Finding f = Make(v1::FINDING_KIND_MODULE, std::move(text), unit.delta,
+                         unit.changed);
+    *f.add_evidence() = ModuleEvidence(node, in_.threshold);
+    return f;
   }
 
   // Operators that ran on one side only, and call counts that moved while
@@ -522,7 +581,8 @@ class FindingBuilder {
 
   // The operators and kernels that changed most inside the walk's module (the
   // whole step when the walk stayed at the root).
-  absl::Status WhatChangedInside(std::vector<v1::Finding>& out) const {
+  absl::Status WhatChangedInside(std::vector<v1::Finding>& out,
+                                 const PairedKernels& paired) const {
     std::vector<std::string> scopes;
     std::string label = "Across the step";
     const double sign = walk_.where.delta;
@@ -552,6 +612,7 @@ class FindingBuilder {
               (sign != 0 && !SameSign(d, sign)))
             continue;
           NamedChange& c = Gather(operators, row.name(), row.input_shapes());
+          c.on_device = row.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
           c.delta += d;
           c.baseline_calls += row.baseline().calls();
           c.experimental_calls += row.experimental().calls();
@@ -563,9 +624,11 @@ class FindingBuilder {
         for (const v1::KernelDiff& row : *kers) {
           const double d = row.delta().total_us();
           if (!Changed(row, in_.threshold) || d == 0 ||
-              (sign != 0 && !SameSign(d, sign)))
+              (sign != 0 && !SameSign(d, sign)) ||
+              paired.contains({row.name(), row.op_name()}))
             continue;
           NamedChange& c = Gather(kernels, row.name(), row.op_name());
+          c.on_device = true;
           c.delta += d;
           c.baseline_calls += row.baseline().calls();
           c.experimental_calls += row.experimental().calls();
@@ -604,27 +667,63 @@ class FindingBuilder {
                      [](const NamedChange& x, const NamedChange& y) {
                        return std::abs(x.delta) > std::abs(y.delta);
                      });
+    size_t shown = 0;
+    bool device = false, host = false;  // the items' units
+    for (; shown < changes.size() && shown < kNamesShown; ++shown) {
+      // Rows far smaller than the largest would only lengthen the sentence.
+      if (shown > 0 && std::abs(changes[shown].delta) <
+                           kMinItemShare * std::abs(changes[0].delta))
+        break;
+      (changes[shown].on_device ? device : host) = true;
+    }
+    // The unit, said once when the items share it (issue 43: a device-time
+    // delta must not read as the step's wall time).
+    std::string heading_unit;
+    if (!self) {
+      heading_unit = " (device time)";
+    } else if (device != host) {
+      heading_unit = device ? " (self device time)" : " (self time)";
+    }
     std::vector<std::string> items;
     double delta = 0;
     Evidence evidence;
-    for (size_t i = 0; i < changes.size() && i < kNamesShown; ++i) {
-      // Rows far smaller than the largest would only lengthen the sentence.
-      if (i > 0 && std::abs(changes[i].delta) <
-                       kMinItemShare * std::abs(changes[0].delta))
-        break;
-      items.push_back(ChangeItem(changes[i], self));
+    for (size_t i = 0; i < shown; ++i) {
+      const std::string_view unit = !heading_unit.empty()  ? ""
+                                    : changes[i].on_device ? " self device"
+                                                           : " self";
+      items.push_back(ChangeItem(changes[i], self, unit));
       delta += changes[i].delta;
       for (v1::FindingEvidence& e : changes[i].evidence)
         *evidence.Add() = std::move(e);
     }
     const char* what =
         kind == v1::FINDING_KIND_OPERATOR ? "operators" : "kernels";
-    v1::Finding made =
-        Make(kind,
-             base::StrCat(label, ", the ", what, " that changed most",
-                          per_step_, ": ", NameList(items, kNamesShown), "."),
-             delta, true, std::move(evidence));
+    v1::Finding made = Make(
+        kind,
+        base::StrCat(label, ", the ", what, " that changed most", per_step_,
+                     heading_unit, ": ", NameList(items, kNamesShown), "."),
+        delta, true, std::move(evidence));
     return made;
+  }
+
+  // A category as a reader of a GPU run understands it: the plugin's names
+  // are the step's wall time by who is busy, so "CPU Exec" is host time while
+  // the GPU is idle, not "the CPU did more work".
+  std::string CategoryName(v1::OverviewMetric metric) const {
+    const std::string& name = DisplayText(metric);
+    if (!context_.on_device()) return name;
+    switch (metric) {
+      case v1::OVERVIEW_METRIC_CPU_EXEC:
+        return base::StrCat(name, " (host time while the GPU is idle)");
+      case v1::OVERVIEW_METRIC_RUNTIME:
+        return base::StrCat(name,
+                            " (CUDA runtime calls while the GPU is idle)");
+      case v1::OVERVIEW_METRIC_OTHER:
+        return base::StrCat(name,
+                            " (neither the GPU nor a host operator busy)");
+      default:
+        return name;
+    }
   }
 
   void Categories(std::vector<v1::Finding>& out) const {
@@ -674,7 +773,7 @@ class FindingBuilder {
                     ? Share(row->delta() / step_delta_)
                     : "against it";
       }
-      items.push_back(base::StrCat(DisplayText(row->metric()), " ",
+      items.push_back(base::StrCat(CategoryName(row->metric()), " ",
                                    SignedDuration(row->delta()), per_step_,
                                    " (", share, ")"));
       delta += row->delta();
@@ -929,10 +1028,11 @@ class FindingBuilder {
   }
 
   const FindingInputs& in_;
+  const FindingContext context_;
   const std::string per_step_;
   const v1::OverviewRow* step_ = nullptr;
-  double step_delta_ = 0;
-  bool step_changed_ = false;  // significantly
+  const double step_delta_ = 0;
+  const bool step_changed_ = false;  // significantly
   ModuleWalk walk_;
 };
 

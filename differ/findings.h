@@ -2,12 +2,19 @@
 // sentence built from rows of the same report, most important first. The
 // rules are written down in README.md ("What changed"); in short:
 //   1. the headline: the step time's change and whether it is significant, or
-//      "no significant change" with the noise when nothing passed;
+//      "no significant change" with the noise when nothing passed; then what
+//      bounds the step, when that changed (findings/bottleneck.h), and a
+//      change of every operator by one factor (findings/uniform_change.h),
+//      for which no module is blamed;
 //   2. structure: a module tree that stops aligning, the module the change is
 //      in when sub-modules were added or removed there, operators that ran on
-//      one side only (and call counts that changed while no module did);
-//   3. where: the module the change is in (module_walk.h);
-//   4. what: the operators and kernels that changed most inside it;
+//      one side only (and call counts that changed while no module did), and
+//      kernels replaced under the same operator (findings/replacements.h);
+//   3. where: the module the change is in (module_walk.h), an (unknown)
+//      block said by what it holds (findings/unknown_time.h);
+//   4. what: the operators and kernels that changed most inside it, and a
+//      kernel that carries a material share of the step's change wherever it
+//      ran (findings/material_kernels.h);
 //   5. step-breakdown categories that explain >= 10% of the change;
 //   6. the collective whose calls, message size or wait changed most, and the
 //      rank that arrives last at the collectives (the communication diff);
@@ -29,7 +36,7 @@
 
 namespace profdiff::differ {
 
-inline constexpr int kMaxFindings = 7;
+inline constexpr int kMaxFindings = 8;
 // A category is named when its change is at least this share of the step's.
 inline constexpr double kCategoryShare = 0.10;
 // Peak memory is named when it moved by at least this share of the baseline.

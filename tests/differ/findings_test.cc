@@ -14,196 +14,23 @@
 #include "differ/differ.h"
 #include "differ/module_walk.h"
 #include "differ/sentence_parts.h"
+#include "tests/differ/findings/finding_fixture.h"
 
 namespace profdiff::differ {
 namespace {
 
+using testing::Backward;
+using testing::Diff;
+using testing::FirstOf;
+using testing::kSteps;
+using testing::Node;
+using testing::Op;
+using testing::Profile;
+using testing::Rank;
+using testing::Texts;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// Per-step spread: step s of n is scaled by 1 + kJitter * (s - (n-1)/2), so
-// both sides have a noise estimate and equal means stay equal.
-constexpr double kJitter = 0.01;
-constexpr int kSteps = 4;
-
-double Scale(int step) { return 1 + kJitter * (step - (kSteps - 1) / 2.0); }
-
-struct Op {
-  std::string name;
-  double self_us = 0;    // per step
-  double calls = 1;      // per step
-  double total_us = -1;  // per step; -1: = self
-};
-
-struct Node {
-  Node(std::string n, double host, std::vector<Node> c = {},
-       std::vector<Op> ops = {})
-      : name(std::move(n)),
-        host_us(host),
-        children(std::move(c)),
-        operators(std::move(ops)) {}
-  std::string name;
-  double host_us = 0;  // per step
-  std::vector<Node> children;
-  std::vector<Op> operators;
-  v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_MODULE;
-};
-
-Node Backward(std::string name, double host_us,
-              std::vector<Node> children = {}) {
-  Node n{std::move(name), host_us, std::move(children)};
-  n.kind = v1::MODULE_NODE_KIND_BACKWARD;
-  return n;
-}
-
-void FillOperator(const Op& op, v1::OperatorStats& out) {
-  const double total = op.total_us < 0 ? op.self_us : op.total_us;
-  out.set_name(op.name);
-  out.set_calls(static_cast<int32_t>(op.calls * kSteps));
-  out.set_host_self_us(op.self_us * kSteps);
-  out.set_host_total_us(total * kSteps);
-  for (int s = 0; s < kSteps; ++s) {
-    v1::OperatorStepSample& sample = *out.add_step_samples();
-    sample.set_step_index(s);
-    sample.set_calls(static_cast<int32_t>(op.calls));
-    sample.set_host_self_us(op.self_us * Scale(s));
-    sample.set_host_total_us(total * Scale(s));
-  }
-}
-
-void FillNode(const Node& spec, const std::string& parent_path,
-              v1::ModuleNode& out) {
-  out.set_name(spec.name);
-  out.set_path(parent_path.empty() ? spec.name : parent_path + "/" + spec.name);
-  out.set_kind(spec.kind);
-  out.set_calls(kSteps);
-  out.set_host_us(spec.host_us * kSteps);
-  for (int s = 0; s < kSteps; ++s) {
-    v1::ModuleStepSample& sample = *out.add_step_samples();
-    sample.set_step_index(s);
-    sample.set_calls(1);
-    sample.set_host_us(spec.host_us * Scale(s));
-  }
-  for (const Op& op : spec.operators) FillOperator(op, *out.add_operators());
-  for (const Node& child : spec.children)
-    FillNode(child, out.path(), *out.add_children());
-}
-
-struct Rank {
-  double step_us = 1000;
-  double communication_us = 0;
-  std::vector<Node> modules;     // the root's children
-  std::vector<Op> operators;     // the whole step's
-  double peak_memory_bytes = 0;  // 0: no memory events
-  // Where the peak is, and one operator's allocations per step (0: none).
-  std::string peak_operator, peak_module;
-  double mm_allocation_bytes = 0;
-  // All-reduces per step: each one's duration (scaled per step like the rest).
-  std::vector<double> all_reduce_us;
-  int64_t all_reduce_bytes = 4 << 20;
-};
-
-v1::WorkerProfile Worker(int rank, const Rank& spec) {
-  v1::WorkerProfile w;
-  w.mutable_worker()->set_rank(rank);
-  w.mutable_worker()->set_worker_name("worker" + std::to_string(rank));
-  w.set_module_source(v1::MODULE_TREE_SOURCE_ANNOTATIONS);
-  for (int s = 0; s < kSteps; ++s) {
-    v1::StepStats& step = *w.add_steps();
-    step.set_step(s + 1);
-    step.set_duration_us(spec.step_us * Scale(s));
-    step.set_communication_us(spec.communication_us * Scale(s));
-    step.set_cpu_exec_us((spec.step_us - spec.communication_us) * Scale(s));
-  }
-  for (int s = 0; s < kSteps; ++s) {
-    for (size_t k = 0; k < spec.all_reduce_us.size(); ++k) {
-      v1::CollectiveCall& call = *w.add_collective_calls();
-      call.set_collective("all_reduce");
-      call.set_group_size(4);
-      call.set_bytes(spec.all_reduce_bytes);
-      call.set_step_index(s);
-      call.set_step(s + 1);
-      call.set_ordinal(static_cast<int32_t>(k));
-      call.set_duration_us(spec.all_reduce_us[k] * Scale(s));
-    }
-  }
-  v1::StepStats& average = *w.mutable_average_step();
-  average.set_step(-1);
-  average.set_duration_us(spec.step_us);
-  average.set_communication_us(spec.communication_us);
-  average.set_cpu_exec_us(spec.step_us - spec.communication_us);
-  v1::ModuleNode& root = *w.mutable_modules();
-  root.set_name("(root)");
-  root.set_kind(v1::MODULE_NODE_KIND_ROOT);
-  root.set_calls(1);
-  for (int s = 0; s < kSteps; ++s) {
-    v1::ModuleStepSample& sample = *root.add_step_samples();
-    sample.set_step_index(s);
-    sample.set_calls(1);
-    sample.set_host_us(spec.step_us * Scale(s));
-  }
-  for (const Node& node : spec.modules)
-    FillNode(node, "", *root.add_children());
-  for (const Op& op : spec.operators) FillOperator(op, *w.add_operators());
-  if (spec.peak_memory_bytes > 0) {
-    v1::MemoryStats& memory = *w.add_memory();
-    memory.set_device("cpu");
-    memory.set_peak_allocated_bytes(
-        static_cast<int64_t>(spec.peak_memory_bytes));
-    memory.set_event_count(10);
-    memory.set_peak_operator(spec.peak_operator);
-    memory.set_peak_module(spec.peak_module);
-    memory.set_peak_step_index(1);
-    w.set_memory_source(v1::MEMORY_SOURCE_EVENTS);
-  }
-  if (spec.mm_allocation_bytes > 0) {
-    v1::OperatorMemory& row = *w.add_operator_memory();
-    row.set_name("aten::mm");
-    row.set_device("cpu");
-    for (int s = 0; s < kSteps; ++s) {
-      v1::MemoryStepSample& sample = *row.add_step_samples();
-      sample.set_step_index(s);
-      sample.set_allocation_count(2);
-      sample.set_allocation_bytes(
-          static_cast<int64_t>(spec.mm_allocation_bytes * Scale(s)));
-    }
-  }
-  return w;
-}
-
-v1::RunProfile Profile(const std::string& name,
-                       const std::vector<Rank>& ranks) {
-  v1::RunProfile run;
-  run.set_run(name);
-  for (size_t r = 0; r < ranks.size(); ++r)
-    *run.add_workers() = Worker(static_cast<int>(r), ranks[r]);
-  return run;
-}
-
-v1::RunProfile Profile(const std::string& name, const Rank& rank) {
-  return Profile(name, std::vector<Rank>{rank});
-}
-
-v1::DiffReport Diff(const v1::RunProfile& a, const v1::RunProfile& b,
-                    v1::DiffOptions options = {}) {
-  absl::StatusOr<v1::DiffReport> report = DiffRuns(a, b, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  return report.ok() ? *report : v1::DiffReport();
-}
-
-std::string Texts(const v1::DiffReport& report) {
-  std::string out;
-  for (const v1::Finding& f : report.findings())
-    out += v1::FindingKind_Name(f.kind()) + ": " + f.text() + "\n";
-  return out;
-}
-
-const v1::Finding* FirstOf(const v1::DiffReport& report, v1::FindingKind kind) {
-  for (const v1::Finding& f : report.findings()) {
-    if (f.kind() == kind) return &f;
-  }
-  return nullptr;
-}
 
 // A model of two linear layers and their backward nodes.
 Rank Model(double linear0, double linear1, double backward_scale = 2) {
@@ -300,8 +127,8 @@ TEST(FindingsTest, WhatNamesTheOperatorsInsideTheModule) {
   const v1::Finding* what = FirstOf(report, v1::FINDING_KIND_OPERATOR);
   ASSERT_NE(what, nullptr) << Texts(report);
   EXPECT_THAT(what->text(), HasSubstr("Inside Linear_0, the operators that "
-                                      "changed most per step: aten::addmm "
-                                      "+300 us self."));
+                                      "changed most per step (self time): "
+                                      "aten::addmm +300 us."));
   ASSERT_EQ(what->evidence_size(), 1);
   EXPECT_EQ(what->evidence(0).table(), v1::EVIDENCE_TABLE_OPERATORS);
   EXPECT_EQ(what->evidence(0).index_path(), "0/0");  // Model_0/Linear_0
