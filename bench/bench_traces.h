@@ -27,6 +27,13 @@ inline constexpr const char* kDiffPair[] = {
     "tracelens/inference/xdit_flux_aiter_sage/profile_trace_rank_0.json.gz",
 };
 
+// The story pair (issue 43): one Transformer on an H200, fp32 against bf16
+// autocast; every finding rule has something to say about it.
+inline constexpr const char* kStoryPair[] = {
+    "profdiff_h200/transformer-fp32.pt.trace.json.gz",
+    "profdiff_h200/transformer-bf16.pt.trace.json.gz",
+};
+
 inline std::string BenchTracePath(const char* relative) {
   return (test_support::TracesDir() / relative).string();
 }

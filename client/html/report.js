@@ -37,6 +37,13 @@
     if (unit === "bytes") return fmtBytes(v);
     return fmtCount(v);
   }
+  // A change of a share (utilization, occupancy) is in percentage points:
+  // 97% -> 19% is -78 pp, not "-78%" (which reads as a relative change).
+  function fmtDelta(d, unit) {
+    if (unit === "fraction") return (d * 100).toFixed(1) + " pp";
+    if (unit === "%") return d.toFixed(1) + " pp";
+    return fmtValue(d, unit);
+  }
   function fmtBytes(b) {
     const a = Math.abs(b);
     if (a >= 1 << 30) return (b / (1 << 30)).toFixed(2) + " GiB";
@@ -80,7 +87,7 @@
       }
       const t = tone(d, sig, higherIsBetter(metric));
       const ci = hasCi ? `${fmtValue(lo, unit)} … ${fmtValue(hi, unit)}` : "";
-      const dText = unit === "us" ? fmtDeltaUs(d) : signed(fmtValue(d, unit), d);
+      const dText = unit === "us" ? fmtDeltaUs(d) : signed(fmtDelta(d, unit), d);
       html += `<tr class="${t}" data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class=delta>${dText}</td><td class=delta>${fmtPct(dp)}</td><td>${ci}</td></tr>`;
     }
     $("overview").innerHTML = html + "</tbody>";
@@ -109,8 +116,11 @@
   // "N small blocks" block that zooms open, so both lanes keep one scale within the page width.
   const SMALL_SHARE = 0.008;
   let zoom = null;  // [first, last] children shown when a run of small blocks is zoomed open
+  // What the lanes measure: each block is a module's compared time (device
+  // time where it ran device work), which is not the step's wall time.
+  function comparedUnit(n) { return n.b[2] > 0 || n.e[2] > 0 ? "device" : "host"; }
   function lane(label, blocks, total, scale, side) {
-    let html = `<div class="lane" data-side="${side}"><div class="lane-label">${label}<br>${fmtUs(total)}</div><div class="lane-track">`;
+    let html = `<div class="lane" data-side="${side}"><div class="lane-label">${label}<br>${fmtUs(total)} <span class="unit">${comparedUnit(selected)}</span></div><div class="lane-track">`;
     for (const block of blocks) {
       const v = block.group ? block.total[side === "b" ? 0 : 1] : side === "b" ? block.n.b[3] : block.n.e[3];
       const width = scale > 0 ? (v / scale) * 100 : 0;
@@ -130,6 +140,23 @@
     }
     if (scale > total) html += `<div style="flex:0 0 ${(((scale - total) / scale) * 100).toFixed(4)}%"></div>`;
     return html + "</div></div>";
+  }
+  // Above the lanes: what they measure, and, at the root of a device-compared
+  // tree, the step's wall time beside it (the two can move apart: a GPU that
+  // idles more of a longer step).
+  function laneCaption() {
+    const device = comparedUnit(selected) === "device";
+    let text = device
+      ? "Blocks: each module's device time (the GPU work it launched), not wall time."
+      : "Blocks: each module's host time.";
+    const step = (D.overview || []).find((r) => r[0] === "Average step time");
+    if (device && selected === root && step && !step[12] && !step[13]) {
+      const [, , b, e] = step;
+      const apart = (e - b) * (selected.e[3] - selected.b[3]) < 0;
+      text += ` The step's wall time went ${fmtUs(b)} → ${fmtUs(e)} while device time went ${fmtUs(selected.b[3])} → ${fmtUs(selected.e[3])}` +
+        (apart ? (e > b ? ": the GPU idles more of the step." : ": the GPU idles less of the step.") : ".");
+    }
+    return `<div class="lane-caption">${esc(text)}</div>`;
   }
   function drawTimeline() {
     const all = selected.c.length ? selected.c : [selected];
@@ -165,7 +192,7 @@
     }
     const t = $("timeline");
     const zoomed = zoom && selected.c.length;
-    t.innerHTML = (zoomed ? `<div class="zoom-note">blocks ${first + 1}–${last + 1} of ${all.length} <a href="#" id="zoom-out">← all blocks</a></div>` : "") +
+    t.innerHTML = laneCaption() + (zoomed ? `<div class="zoom-note">blocks ${first + 1}–${last + 1} of ${all.length} <a href="#" id="zoom-out">← all blocks</a></div>` : "") +
       lane("baseline", base, tb, scale, "b") + lane("experimental", exp, te, scale, "e");
     t.onclick = (ev) => {
       if (ev.target.id === "zoom-out") {

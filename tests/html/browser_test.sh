@@ -30,8 +30,12 @@ backward_run="$traces/tracelens/mi300/ddp_resnet18_no_pool/train_resnet18.json.g
 # whose [memory] events cover the CPU and cuda:0 over two profiling windows of 6 steps.
 memory_a="$traces/kineto/tb_plugin_samples/resnet50_num_workers_0"
 memory_b="$traces/kineto/tb_plugin_samples/resnet50_num_workers_4"
+# The story pair (issue 43): one Transformer on an H200, fp32 against bf16 autocast: kernel time
+# fell 4x and the step got longer, because the run became host-bound.
+h200_a="$traces/profdiff_h200/transformer-fp32.pt.trace.json.gz"
+h200_b="$traces/profdiff_h200/transformer-bf16.pt.trace.json.gz"
 for f in "$interactive_a" "$interactive_b" "$large_a" "$large_b" "$ranks_run" "$backward_run" \
-  "$memory_a" "$memory_b"; do
+  "$memory_a" "$memory_b" "$h200_a" "$h200_b"; do
   [ -e "$f" ] || skip "missing trace $f"
 done
 
@@ -41,6 +45,7 @@ mkdir -p "$out"
 "$profdiff" diff "$ranks_run" "$ranks_run" --format html -o "$out/ranks.html"
 "$profdiff" diff "$backward_run" "$backward_run" --format html -o "$out/backward.html"
 "$profdiff" diff "$memory_a" "$memory_b" --format html -o "$out/memory.html"
+"$profdiff" diff "$h200_a" "$h200_b" --format html -o "$out/h200.html"
 
 # The gloo pair: the ddp-bucket workload (2 ranks, 3 steps a side) trained here with Debian's CPU
 # torch, so its diff has collectives of two message-size mixes and an all_reduce finding whose
@@ -94,5 +99,6 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
   --backward "$out/backward.html" --memory "$out/memory.html" --thousand "$out/thousand.html" \
+  --h200 "$out/h200.html" \
   "${gloo[@]}" \
   --out "$out/screenshots"

@@ -9,6 +9,7 @@
 // --memory: a pair with [memory] events on two devices (the memory section, both curves).
 // --gloo: a two-rank gloo DDP pair with collectives (browser_test.sh trains it when torch is there).
 // --thousand: two runs of 1,024 ranks, rank 700 the experimental side's straggler.
+// --h200: fp32 against bf16 on an H200 (issue 43): the headline, then the host-bound shift.
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -600,6 +601,31 @@ await check("interactive report: no communication section without collectives", 
   const { page, problems } = await open(args.interactive);
   assert.equal((await dataOf(page)).communication, undefined);
   assert.equal(await page.$eval("#communication-section", (s) => s.hidden), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Issue 43: the first screen names the cause. The story pair's headline is the step time, the
+// bottleneck shift is second, a share metric changes in pp, and the lanes say they are device
+// time, with the step's wall time beside it.
+await check("story report: the headline, then the host-bound shift; lanes say what they measure", async () => {
+  const { page, problems } = await open(args.h200);
+  const findings = await page.$$eval("#findings li", (lis) => lis.map((li) => ({ kind: li.dataset.kind, text: li.querySelector("a").textContent })));
+  assert.equal(findings[0].kind, "step_time");
+  assert.match(findings[0].text, /^Step time 24\.6 ms -> 30\.7 ms per step/);
+  assert.equal(findings[1].kind, "bottleneck");
+  assert.match(findings[1].text, /^The run became host-bound: the GPU is busy 19\.0% of the step \(was 97\.3%\)/);
+  const replacement = findings.find((f) => f.kind === "replacement");
+  assert.ok(replacement, "a replacement finding");
+  assert.match(replacement.text, /aten::mm: fp32 .* -> nvjet_sm90_tst_/);
+  const utilization = await page.$eval(`#overview tr[data-metric="GPU utilization"] td.delta`, (td) => td.textContent);
+  assert.equal(utilization, "-78.3 pp");
+  const caption = await text(page, "#timeline .lane-caption");
+  assert.match(caption, /device time .* not wall time/);
+  assert.match(caption, /The step's wall time went 24\.\d+ ms → 30\.\d+ ms while device time went 24\.\d+ ms → 5\.\d+ ms: the GPU idles more of the step\./);
+  assert.match(await text(page, `.lane[data-side="e"] .lane-label`), /device/);
+  await page.locator("#findings-section").screenshot({ path: path.join(args.out, "report-h200-findings.png") });
+  await page.locator("#modules-section").screenshot({ path: path.join(args.out, "report-h200-timeline.png") });
   assert.deepEqual(problems, []);
   await page.close();
 });
