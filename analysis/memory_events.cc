@@ -27,23 +27,11 @@ std::string DeviceName(int64_t type, int64_t id) {
   return base::StrCat("device", type, ":", id);
 }
 
-// The kept step whose [start, end) holds `time_ns`, or kNoMemoryStep.
-int32_t StepAt(const StepWindows& steps, int64_t time_ns) {
-  const auto it = std::upper_bound(
-      steps.kept.begin(), steps.kept.end(), time_ns,
-      [](int64_t t, const StepWindow& w) { return t < w.start_ns; });
-  if (it == steps.kept.begin()) return kNoMemoryStep;
-  const StepWindow& window = *(it - 1);
-  return time_ns < window.end_ns
-             ? static_cast<int32_t>(it - 1 - steps.kept.begin())
-             : kNoMemoryStep;
-}
-
 }  // namespace
 
 MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
                                  const EventLinks& links,
-                                 const StepWindows& steps) {
+                                 const std::vector<int32_t>& step_of_event) {
   const trace::EventTable& t = trace.events;
   std::vector<uint32_t> ids;
   for (uint32_t i = 0; i < t.size(); ++i) {
@@ -83,7 +71,7 @@ MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
     m.event = e;
     m.device = device_index.at(device_key(e));
     m.time_ns = t.start_ns[e];
-    m.step = StepAt(steps, m.time_ns);
+    m.step = step_of_event[e];
     m.bytes = trace.IntArg(e, trace::ArgKey::kBytes).value_or(0);
     if (const auto total =
             trace.IntArg(e, trace::ArgKey::kTotalAllocatedBytes)) {

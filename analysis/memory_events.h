@@ -22,6 +22,9 @@
 // same device
 //    (the plugin's rule, last allocation wins); frees with no address match
 //    nothing.
+// 4. An event's step is that of AssignEventsToSteps: the allocator records it
+//    on a host thread, so the host ProfilerStep range holding it, not the
+//    device-extended window (issue 44, analysis/step_of_event.h).
 #ifndef PROFDIFF_ANALYSIS_MEMORY_EVENTS_H_
 #define PROFDIFF_ANALYSIS_MEMORY_EVENTS_H_
 
@@ -31,7 +34,6 @@
 #include <vector>
 
 #include "analysis/event_links.h"
-#include "analysis/steps.h"
 #include "trace/trace.h"
 
 namespace profdiff::analysis {
@@ -62,10 +64,11 @@ struct MemoryEvents {
   std::vector<MemoryEvent> events;  // every memory event, by device, then time
 };
 
-// Every memory event of `trace`, attributed and assigned to kept steps.
+// Every memory event of `trace`, attributed and assigned to kept steps;
+// `step_of_event` is AssignEventsToSteps of `trace`.
 MemoryEvents CollectMemoryEvents(const trace::Trace& trace,
                                  const EventLinks& links,
-                                 const StepWindows& steps);
+                                 const std::vector<int32_t>& step_of_event);
 
 }  // namespace profdiff::analysis
 

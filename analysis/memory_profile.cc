@@ -57,6 +57,7 @@ void FillMemory(const MemoryInputs& in, v1::WorkerProfile& profile) {
     }
     memory->set_peak_offset_ns(m.peak_offset_ns);
     memory->set_peak_step_index(m.peak_step);
+    if (m.peak_step != kNoMemoryStep) memory->set_peak_step(m.peak_step_number);
     if (m.peak_op != kNoEvent) {
       memory->set_peak_operator(
           std::string(trace.strings.Get(trace.events.name[m.peak_op])));

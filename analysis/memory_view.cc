@@ -106,8 +106,9 @@ std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
           memory
               .allocated_from_bytes[static_cast<size_t>(events[begin].device)];
       d.event_count = static_cast<int32_t>(inside.size());
-      const int64_t origin = steps.kept.empty() ? events[inside.front()].time_ns
-                                                : steps.kept.front().start_ns;
+      const int64_t origin = steps.kept.empty()
+                                 ? events[inside.front()].time_ns
+                                 : steps.kept.front().host_start_ns;
       size_t peak = inside.front();
       double weighted = 0;
       std::vector<MemoryCurvePoint> curve;
@@ -132,6 +133,9 @@ std::vector<DeviceMemory> ComputeMemory(const trace::Trace& trace,
       d.peak_allocated_bytes = events[peak].allocated;
       d.peak_offset_ns = events[peak].time_ns - origin;
       d.peak_step = events[peak].step;
+      if (d.peak_step != kNoMemoryStep)
+        d.peak_step_number =
+            steps.kept[static_cast<size_t>(d.peak_step)].number;
       d.peak_op = events[peak].op;
       d.holders = HoldersAt(trace, events, begin, peak, d.allocated_from_bytes);
       d.curve = DownsampleCurve(curve, kMaxCurvePoints);

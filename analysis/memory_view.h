@@ -2,11 +2,12 @@
 // where the peak happened and what was alive then, and the curve (issue 24).
 //
 // Design:
-// 1. Only events inside the kept steps count (SEMANTICS.md §2's window), so the
-// peak is the
-//    highest allocated total at an event in the steps span, as users read it
-//    off the plugin's curve there. Average: time-weighted between the span's
-//    first and last event.
+// 1. Only events inside the kept steps count, so the peak is the highest
+//    allocated total at an event in the steps, as users read it off the
+//    plugin's curve there. The allocator records its events on host threads,
+//    so a step is its host ProfilerStep range (analysis/step_of_event.h, issue
+//    44), and curve offsets count from the first kept step's host start.
+//    Average: time-weighted between the first and last event inside.
 // 2. What was alive at the peak: every block allocated on the device before the
 // peak event
 //    (from the trace's start) and not freed by then, matched by address, summed
@@ -38,8 +39,8 @@ inline constexpr std::string_view kOutsideOperatorsHolder =
     "(outside operators)";
 
 struct MemoryCurvePoint {
-  int64_t offset_ns =
-      0;  // after the first kept step's start (or the first event's)
+  // After the first kept step's host start (or the first event's).
+  int64_t offset_ns = 0;
   int64_t allocated = 0;
   int64_t reserved = 0;
 };
@@ -59,7 +60,8 @@ struct DeviceMemory {
   bool allocated_from_bytes = false;
   std::vector<MemoryCurvePoint> curve;
   int64_t peak_offset_ns = 0;
-  int32_t peak_step = kNoMemoryStep;
+  int32_t peak_step = kNoMemoryStep;  // index into StepWindows::kept
+  int64_t peak_step_number = 0;       // its N of ProfilerStep#N
   uint32_t peak_op = kNoEvent;
   std::vector<MemoryHolderRow> holders;  // largest first
 };

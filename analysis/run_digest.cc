@@ -49,12 +49,23 @@ bool AnyDevice(const v1::WorkerProfile& w,
   return false;
 }
 
+// A kept step's host range [start, end) in µs (StepStats.host_*): where its
+// "[memory]" events lie (analysis/step_of_event.h); the device-extended window
+// in profiles made before the host range was recorded.
+std::pair<double, double> HostRangeUs(const v1::StepStats& step) {
+  if (step.host_start_us() == 0 && step.host_duration_us() == 0)
+    return {step.start_us(), step.start_us() + step.duration_us()};
+  return {step.host_start_us(), step.host_start_us() + step.host_duration_us()};
+}
+
 // Where the worker's memory peaked on `m`'s device, and its curve on a
-// step-aligned axis (offsets from its first kept step's start).
+// step-aligned axis: offsets from its first kept step's host start, as the
+// curve's (analysis/memory_view.h), with each step's host range and id.
 void FillPlaceAndCurve(const v1::WorkerProfile& w, const v1::MemoryStats& m,
                        v1::MemoryPeakPlace& place, v1::MemoryCurve& curve) {
   place.set_rank(w.worker().rank());
   place.set_step_index(m.peak_step_index());
+  if (m.has_peak_step()) place.set_step(m.peak_step());
   place.set_offset_ns(m.peak_offset_ns());
   place.set_operator_name(m.peak_operator());
   place.set_module_path(m.peak_module());
@@ -62,16 +73,15 @@ void FillPlaceAndCurve(const v1::WorkerProfile& w, const v1::MemoryStats& m,
   curve.set_rank(w.worker().rank());
   *curve.mutable_points() = m.curve();
   if (w.steps().empty()) return;
-  const double origin_us = w.steps(0).start_us();
+  const double origin_us = HostRangeUs(w.steps(0)).first;
   for (const v1::StepStats& step : w.steps()) {
-    curve.add_step_offsets_ns(
-        std::llround((step.start_us() - origin_us) * 1000));
-    curve.add_step_end_offsets_ns(std::llround(
-        (step.start_us() + step.duration_us() - origin_us) * 1000));
+    const auto [start_us, end_us] = HostRangeUs(step);
+    curve.add_step_offsets_ns(std::llround((start_us - origin_us) * 1000));
+    curve.add_step_end_offsets_ns(std::llround((end_us - origin_us) * 1000));
+    curve.add_step_ids(step.step());
   }
-  const v1::StepStats& last = w.steps(w.steps_size() - 1);
-  curve.add_step_offsets_ns(
-      std::llround((last.start_us() + last.duration_us() - origin_us) * 1000));
+  curve.add_step_offsets_ns(std::llround(
+      (HostRangeUs(w.steps(w.steps_size() - 1)).second - origin_us) * 1000));
 }
 
 }  // namespace

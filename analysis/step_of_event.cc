@@ -18,28 +18,41 @@ int32_t StepHolding(const std::vector<StepWindow>& kept, int64_t ns,
   return ns < end(*it) ? static_cast<int32_t>(it - kept.begin()) : kNoStep;
 }
 
+// SEMANTICS.md §1: a gpu_user_annotation repeats a host annotation on the
+// device timeline, so it is a device event like the activities.
+bool OnDevice(trace::EventKind kind) {
+  return trace::IsDeviceActivity(kind) ||
+         kind == trace::EventKind::kGpuUserAnnotation;
+}
+
 }  // namespace
+
+int32_t HostStepAt(const StepWindows& steps, int64_t time_ns) {
+  return StepHolding(
+      steps.kept, time_ns, [](const StepWindow& w) { return w.host_start_ns; },
+      [](const StepWindow& w) { return w.host_end_ns; });
+}
 
 std::vector<int32_t> AssignEventsToSteps(const trace::Trace& trace,
                                          const EventLinks& links,
                                          const StepWindows& steps) {
   const trace::EventTable& t = trace.events;
   std::vector<int32_t> step_of(t.size(), kNoStep);
-  const auto host_begin = [](const StepWindow& w) { return w.host_start_ns; };
-  const auto host_end = [](const StepWindow& w) { return w.host_end_ns; };
   const auto begin = [](const StepWindow& w) { return w.start_ns; };
   const auto end = [](const StepWindow& w) { return w.end_ns; };
   for (size_t i = 0; i < t.size(); ++i) {
-    if (t.phase[i] != trace::EventPhase::kComplete ||
-        trace::IsDeviceActivity(t.kind[i]))
+    const trace::EventPhase phase = t.phase[i];
+    if (phase != trace::EventPhase::kComplete &&
+        phase != trace::EventPhase::kInstant)
       continue;
-    step_of[i] = StepHolding(steps.kept, t.start_ns[i], host_begin, host_end);
+    // Design 1 (host step spans) and 2 (device windows): issue 44.
+    step_of[i] = OnDevice(t.kind[i])
+                     ? StepHolding(steps.kept, t.start_ns[i], begin, end)
+                     : HostStepAt(steps, t.start_ns[i]);
   }
   for (uint32_t d : links.device_activities) {
     const uint32_t runtime = links.device_runtime[d];
-    step_of[d] = runtime != kNoEvent
-                     ? step_of[runtime]
-                     : StepHolding(steps.kept, t.start_ns[d], begin, end);
+    if (runtime != kNoEvent) step_of[d] = step_of[runtime];
   }
   return step_of;
 }

@@ -2,9 +2,19 @@
 // (the differ's per-step means and noise, SEMANTICS.md §7 "steps are not
 // concatenated").
 //
-// Host events belong to the step whose host range holds their start; device
-// activities to the step of the runtime call that launched them, else to the
-// (device-extended) step that holds their start.
+// Design (issue 44):
+// 1. Host events — every event recorded on a host thread: operators,
+//    annotations, runtime calls, and instants such as the allocator's
+//    "[memory]" records — belong to the step whose host ProfilerStep range
+//    [host_start, host_end) holds their start. The device extension of
+//    SEMANTICS.md §2 moves a step's window to its device work; on a GPU-bound
+//    run that window starts well after the host began the step, so using it
+//    for host events would drop the step's first milliseconds of host work.
+// 2. Device events (kernels, memcpy, memset, gpu_user_annotation) belong to
+//    the step of the runtime call that launched them, else to the
+//    (device-extended) step window that holds their start.
+// The step breakdown and the GPU metrics keep the device-extended windows
+// (SEMANTICS.md §3, §4): they measure a step's wall time, not its events.
 #ifndef PROFDIFF_ANALYSIS_STEP_OF_EVENT_H_
 #define PROFDIFF_ANALYSIS_STEP_OF_EVENT_H_
 
@@ -19,7 +29,13 @@ namespace profdiff::analysis {
 
 inline constexpr int32_t kNoStep = -1;
 
-// Per event: an index into steps.kept, or kNoStep.
+// The kept step whose host range [host_start_ns, host_end_ns) holds `time_ns`
+// (an index into steps.kept), or kNoStep: the step of a host event starting
+// then.
+int32_t HostStepAt(const StepWindows& steps, int64_t time_ns);
+
+// Per event: an index into steps.kept, or kNoStep (flows and metadata have
+// none).
 std::vector<int32_t> AssignEventsToSteps(const trace::Trace& trace,
                                          const EventLinks& links,
                                          const StepWindows& steps);

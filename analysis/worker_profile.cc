@@ -70,6 +70,8 @@ void FillSteps(const StepWindows& steps,
     stats->set_step(w.number);
     stats->set_start_us(Us(w.start_ns));
     stats->set_duration_us(Us(w.end_ns - w.start_ns));
+    stats->set_host_start_us(Us(w.host_start_ns));
+    stats->set_host_duration_us(Us(w.host_end_ns - w.host_start_ns));
     stats->set_device_activity_count(w.device_activity_count);
     SetBreakdown(breakdowns[s], 1, *stats);
     for (int r = 0; r < kStepRoleCount; ++r)
@@ -336,7 +338,7 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
     views.breakdowns = ComputeStepBreakdowns(trace, links, steps);
     views.devices = ComputeGpuMetrics(trace, links, steps);
     views.hta_steps = ComputeHtaStepOps(trace, links);
-    views.memory_events = CollectMemoryEvents(trace, links, steps);
+    views.memory_events = CollectMemoryEvents(trace, links, step_of_event);
     views.memory = ComputeMemory(trace, views.memory_events, steps);
     OperatorTable operators(trace, times, options.operator_grouping,
                             &step_of_event);

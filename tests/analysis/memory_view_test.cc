@@ -24,9 +24,11 @@ TEST(MemoryViewTest, PeakAndTimeWeightedAverage) {
   EXPECT_EQ(p.memory(0).device(), "cuda:0");
   EXPECT_EQ(p.memory(0).peak_allocated_bytes(), 300);
   EXPECT_EQ(p.memory(0).peak_reserved_bytes(), 1024);
-  // 100 for 100 µs, then 300 for 50 µs, over [10,160].
-  EXPECT_DOUBLE_EQ(p.memory(0).average_allocated_bytes(),
-                   (100.0 * 100 + 300.0 * 50) / 150);
+  // The events at 10 and 110 lie in ProfilerStep#1 and #2's host ranges; the
+  // one at 160 only in #2's device extension (to 170), and the allocator is on
+  // the host (issue 44): 100 for 100 µs over [10,110].
+  EXPECT_EQ(p.memory(0).event_count(), 2);
+  EXPECT_DOUBLE_EQ(p.memory(0).average_allocated_bytes(), 100.0 * 100 / 100);
 }
 
 TEST(MemoryViewTest, RocmHipDevicesAreCudaAsTorchNamesThem) {
@@ -213,6 +215,91 @@ TEST(MemoryTablesTest, SelfCpuMemoryUsageArgsAreTheSelfIncreaseWithoutEvents) {
   EXPECT_EQ(linear->self_increase_bytes(), 0);
   EXPECT_EQ(linear->increase_bytes(), 4096);
   EXPECT_EQ(FindRow(p, "aten::relu", "cpu")->self_increase_bytes(), -1024);
+}
+
+// Regression for #44: a GPU-bound run, whose device-extended step windows start
+// after the host began each step (SEMANTICS.md §2). Times in µs.
+//   cudaLaunchKernel [50,52] before the steps (corr 1) -> k0 [105,135]
+//   ProfilerStep#3 [100,200]: aten::mm [110,130] > launch [112,114] (corr 2)
+//     -> k1 [140,250]; +100 B on cuda:0 at 120 (total 100)
+//   ProfilerStep#4 [200,300]: aten::mm [210,230] > launch [212,214] (corr 3)
+//     -> k2 [250,360]; +200 B at 220 (total 300), -100 B at 290 (total 200)
+// Device windows: #3 [max(100, k0's end 135), max(200, 250)) = [135,250);
+// #4 [max(250, 200), max(300, 360)) = [250,360). The window of #3 starts after
+// the allocation at 120 and the one of #4 after the one at 220: by those
+// windows the first is in no step and the second in #3.
+constexpr char kGpuBoundTrace[] = R"({"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 50, "dur": 2, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k0", "pid": 0, "tid": 7, "ts": 105, "dur": 30, "args": {"correlation": 1, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 110, "dur": 20, "args": {"External id": 10}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 112, "dur": 2, "args": {"External id": 10, "correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 140, "dur": 110, "args": {"correlation": 2, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 200, "dur": 100},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 210, "dur": 20, "args": {"External id": 11}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 212, "dur": 2, "args": {"External id": 11, "correlation": 3}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 250, "dur": 110, "args": {"correlation": 3, "device": 0, "stream": 7}},
+  {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 120, "args": {"Device Type": 1, "Device Id": 0, "Addr": 1, "Bytes": 100, "Total Allocated": 100, "Total Reserved": 512}},
+  {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 220, "args": {"Device Type": 1, "Device Id": 0, "Addr": 2, "Bytes": 200, "Total Allocated": 300, "Total Reserved": 512}},
+  {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 290, "args": {"Device Type": 1, "Device Id": 0, "Addr": 1, "Bytes": -100, "Total Allocated": 200, "Total Reserved": 512}}]})";
+
+TEST(MemoryStepsTest, AllocationsBelongToTheHostStepSpansNotTheDeviceWindows) {
+  const v1::WorkerProfile p = Profile(kGpuBoundTrace);
+  ASSERT_EQ(p.steps_size(), 2);
+  EXPECT_EQ(p.steps(0).start_us(), 135);  // the device windows are unchanged
+  EXPECT_EQ(p.steps(1).start_us(), 250);
+  const v1::OperatorMemory* mm = FindRow(p, "aten::mm", "cuda:0");
+  ASSERT_NE(mm, nullptr);
+  // Both allocations count: 100 + 200 bytes, one in each step.
+  EXPECT_EQ(mm->self_allocation_count(), 2);
+  EXPECT_EQ(mm->self_allocation_bytes(), 300);
+  ASSERT_EQ(mm->step_samples_size(), 2);
+  EXPECT_EQ(mm->step_samples(0).step_index(), 0);
+  EXPECT_EQ(mm->step_samples(0).allocation_bytes(), 100);
+  EXPECT_EQ(mm->step_samples(1).step_index(), 1);
+  EXPECT_EQ(mm->step_samples(1).allocation_bytes(), 200);
+  // The free at 290 is in #4's host range, outside every operator: no row.
+  // The operator rows' own samples already followed the host ranges: one
+  // aten::mm call in each step, as its allocations now are.
+  const v1::OperatorStats* op = fixture::FindOperator(p, "aten::mm");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->step_samples_size(), 2);
+  EXPECT_EQ(op->step_samples(0).calls(), 1);
+  EXPECT_EQ(op->step_samples(1).calls(), 1);
+}
+
+TEST(MemoryStepsTest, CurveAndPeakFollowTheHostStepSpans) {
+  const v1::WorkerProfile p = Profile(kGpuBoundTrace);
+  const v1::MemoryStats* cuda = FindDevice(p, "cuda:0");
+  ASSERT_NE(cuda, nullptr);
+  // All three events, at 120, 220 and 290, offsets from #3's host start 100.
+  EXPECT_EQ(cuda->event_count(), 3);
+  ASSERT_EQ(cuda->curve_size(), 3);
+  EXPECT_EQ(cuda->curve(0).offset_ns(), 20000);
+  EXPECT_EQ(cuda->curve(2).offset_ns(), 190000);
+  // The peak: 300 at 220, in ProfilerStep#4 (kept step 1), 120 µs after 100.
+  EXPECT_EQ(cuda->peak_allocated_bytes(), 300);
+  EXPECT_EQ(cuda->peak_offset_ns(), 120000);
+  EXPECT_EQ(cuda->peak_step_index(), 1);
+  // 100 for 100 µs, then 300 for 70 µs, over [120,290].
+  EXPECT_DOUBLE_EQ(cuda->average_allocated_bytes(),
+                   (100.0 * 100 + 300.0 * 70) / 170);
+}
+
+// Regression for #44 (item 4): the peak's step as the trace numbers it, the
+// N of ProfilerStep#N the steps view prints, next to its index.
+TEST(MemoryStepsTest, PeakCarriesTheTracesStepIdNextToItsIndex) {
+  const v1::WorkerProfile p = Profile(kGpuBoundTrace);
+  const v1::MemoryStats* cuda = FindDevice(p, "cuda:0");
+  ASSERT_NE(cuda, nullptr);
+  EXPECT_EQ(cuda->peak_step_index(), 1);
+  ASSERT_TRUE(cuda->has_peak_step());
+  EXPECT_EQ(cuda->peak_step(), 4);  // ProfilerStep#4
+  EXPECT_EQ(p.steps(1).step(), 4);
+  // Each step's host range, which the memory curve's axis uses.
+  EXPECT_EQ(p.steps(0).host_start_us(), 100);
+  EXPECT_EQ(p.steps(0).host_duration_us(), 100);
+  EXPECT_EQ(p.steps(1).host_start_us(), 200);
 }
 
 TEST(MemoryViewTest, DownsamplingKeepsThePeakExactly) {
