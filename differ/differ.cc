@@ -136,11 +136,13 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
   OperatorTables operators[2] = {step_operators[0], step_operators[1]};
   KernelTables kernels[2] = {step_kernels[0], step_kernels[1]};
   v1::ModuleDiffNode whole_tree;  // for findings, when the report lacks it
+  NodeSides node_sides;           // for findings that look inside modules
   if (Wants(options, v1::DIFF_VIEW_MODULES) || !options.path().empty() ||
       findings) {
     PD_ASSIGN_OR_RETURN(
         ModuleDiff modules,
         DiffModules(a, b, options.path(), threshold, options.node_tables()));
+    node_sides = std::move(modules.sides);
     if (!options.path().empty()) {
       // The operator and kernel tables show only what ran inside the node.
       for (int s = 0; s < 2; ++s) {
@@ -203,13 +205,14 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
     in.per_step = options.normalize() != v1::NORMALIZATION_TOTAL;
     in.inside =
         [&](const std::string& index_path) -> absl::StatusOr<ScopedTables> {
-      PD_ASSIGN_OR_RETURN(ModuleDiff node,
-                          DiffModules(a, b, index_path, threshold));
+      OperatorTables node_operators[2];
+      KernelTables node_kernels[2];
+      TablesInside(node_sides, index_path, node_operators, node_kernels);
       ScopedTables tables;
-      tables.operators =
-          DiffOperators(a, node.operators[0], b, node.operators[1], threshold);
+      tables.operators = DiffOperators(a, node_operators[0], b,
+                                       node_operators[1], threshold);
       tables.kernels =
-          DiffKernels(a, node.kernels[0], b, node.kernels[1], threshold);
+          DiffKernels(a, node_kernels[0], b, node_kernels[1], threshold);
       return tables;
     };
     PD_ASSIGN_OR_RETURN(std::vector<v1::Finding> found, FindFindings(in));

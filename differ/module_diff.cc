@@ -159,10 +159,8 @@ class TreeDiffer {
     }
   }
 
-  const absl::flat_hash_map<std::string, std::pair<const Node*, const Node*>>&
-  nodes() const {
-    return nodes_by_index_path_;
-  }
+  const NodeSides& nodes() const { return nodes_by_index_path_; }
+  NodeSides TakeNodes() { return std::move(nodes_by_index_path_); }
 
  private:
   std::vector<AlignItem> Keys(const Side& side, const Node& parent) const {
@@ -220,8 +218,7 @@ class TreeDiffer {
   const Side& a_;
   const Side& b_;
   ChangeThreshold threshold_;
-  absl::flat_hash_map<std::string, std::pair<const Node*, const Node*>>
-      nodes_by_index_path_;
+  NodeSides nodes_by_index_path_;
 };
 
 bool IsIndexPath(const std::string& path) {
@@ -316,7 +313,10 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b,
               v1::DIFF_STATUS_MATCHED, "", "", result.node);
   if (node_tables)
     PD_RETURN_IF_ERROR(AttachNodeTables(a, b, differ, threshold, result.node));
-  if (path.empty() || path == "/") return result;
+  if (path.empty() || path == "/") {
+    result.sides = differ.TakeNodes();
+    return result;
+  }
 
   const bool by_index = IsIndexPath(path);
   const v1::ModuleDiffNode* node = &result.node;
@@ -340,7 +340,17 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b,
     sides[0] = it->second.first, sides[1] = it->second.second;
   TablesOf(sides[0], scoped.operators[0], scoped.kernels[0]);
   TablesOf(sides[1], scoped.operators[1], scoped.kernels[1]);
+  scoped.sides = differ.TakeNodes();
   return scoped;
+}
+
+void TablesInside(const NodeSides& sides, const std::string& index_path,
+                  OperatorTables operators[2], KernelTables kernels[2]) {
+  auto it = sides.find(index_path);
+  TablesOf(it != sides.end() ? it->second.first : nullptr, operators[0],
+           kernels[0]);
+  TablesOf(it != sides.end() ? it->second.second : nullptr, operators[1],
+           kernels[1]);
 }
 
 }  // namespace profdiff::differ
