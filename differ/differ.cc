@@ -209,8 +209,8 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
       KernelTables node_kernels[2];
       TablesInside(node_sides, index_path, node_operators, node_kernels);
       ScopedTables tables;
-      tables.operators = DiffOperators(a, node_operators[0], b,
-                                       node_operators[1], threshold);
+      tables.operators =
+          DiffOperators(a, node_operators[0], b, node_operators[1], threshold);
       tables.kernels =
           DiffKernels(a, node_kernels[0], b, node_kernels[1], threshold);
       return tables;
