@@ -496,11 +496,20 @@ void MemoryRows(
   w.Raw("]");
 }
 
+// "step" is the kept step's index, "step_id" the trace's N of ProfilerStep#N
+// (null in a digest kept from before it was recorded), which the report prints
+// as the steps view does (issue 44).
 void PeakPlace(Writer& w, const v1::MemoryPeakPlace& p) {
   w.Raw(R"({"rank":)");
   w.Number(p.rank());
   w.Raw(R"(,"step":)");
   w.Number(p.step_index());
+  w.Raw(R"(,"step_id":)");
+  if (p.has_step()) {
+    w.Number(static_cast<double>(p.step()));
+  } else {
+    w.Raw("null");
+  }
   w.Raw(R"(,"offset_ns":)");
   w.Number(static_cast<double>(p.offset_ns()));
   w.Raw(R"(,"operator":)");
@@ -539,6 +548,13 @@ void Curve(Writer& w, const v1::MemoryCurve& c) {
   for (int64_t offset : c.step_end_offsets_ns()) {
     w.Comma(first);
     w.Number(static_cast<double>(offset));
+  }
+  // Each kept step's N of ProfilerStep#N, to label the step axis.
+  w.Raw(R"(],"step_ids":[)");
+  first = true;
+  for (int64_t id : c.step_ids()) {
+    w.Comma(first);
+    w.Number(static_cast<double>(id));
   }
   w.Raw(R"(],"points":[)");
   first = true;

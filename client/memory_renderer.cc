@@ -26,12 +26,23 @@ std::string Sig(const v1::Noise& noise) {
   return noise.significant() ? "yes" : "no";
 }
 
+// The peak's step as the trace numbers it, N of ProfilerStep#N, which the
+// steps view prints (issue 44); a digest kept from before the id was recorded
+// only knows which kept step it was.
+std::string StepText(const v1::MemoryPeakPlace& place) {
+  if (place.has_step()) return base::StrCat("step ", place.step());
+  if (place.step_index() >= 0)
+    return base::StrCat("kept step ", place.step_index() + 1);
+  return "";
+}
+
 std::string PlaceText(const v1::MemoryPeakPlace& place) {
   if (place.operator_name().empty() && place.module_path().empty()) return "-";
   std::string text =
       place.operator_name().empty() ? "(no operator)" : place.operator_name();
   if (!place.module_path().empty()) text += " in " + place.module_path();
-  return base::StrCat(text, " (step ", place.step_index() + 1, ", rank ",
+  const std::string step = StepText(place);
+  return base::StrCat(text, " (", step, step.empty() ? "" : ", ", "rank ",
                       place.rank(), ")");
 }
 

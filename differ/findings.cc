@@ -816,11 +816,19 @@ class FindingBuilder {
     if (!place.operator_name().empty()) {
       const std::string_view path = place.module_path();
       const std::string_view module = path.substr(path.rfind('/') + 1);
+      // The trace's step id, N of ProfilerStep#N, as the steps view prints it
+      // (issue 44); a digest kept from before it knows only the kept step.
+      const std::string step =
+          place.has_step() ? base::StrCat("step ", place.step())
+          : place.step_index() >= 0
+              ? base::StrCat("kept step ", place.step_index() + 1)
+              : "";
+      const std::string_view comma = module.empty() || step.empty() ? "" : ", ";
       out = base::StrCat("; on ", device->device(), " the ",
                          grew ? "experimental" : "baseline", " peak is in ",
-                         place.operator_name(), " (",
-                         module.empty() ? "" : base::StrCat(module, ", "),
-                         "step ", place.step_index(), ")");
+                         place.operator_name());
+      if (!module.empty() || !step.empty())
+        base::StrAppend(&out, " (", module, comma, step, ")");
     }
     for (const v1::MemoryRowDiff& r : in_.memory->operators()) {
       if (r.device() != device->device() ||

@@ -891,6 +891,18 @@
     const span = end - starts[lo];
     return lo + Math.min(1, Math.max(0, span > 0 ? (t - starts[lo]) / span : 0));
   }
+  // A peak's step as the trace numbers it (N of ProfilerStep#N, as the steps view prints it);
+  // a digest kept from before the id was recorded knows only the kept step (issue 44).
+  function memStepText(place) {
+    if (place.step_id !== null && place.step_id !== undefined) return `step ${place.step_id}`;
+    return place.step >= 0 ? `kept step ${place.step + 1}` : "";
+  }
+  // The label of step position k on the chart's axis: the sides' step ids, one when they agree.
+  function memAxisLabel(d, k) {
+    const ids = d.curves.map((c) => (c.step_ids || [])[k]).filter((id) => id !== undefined);
+    if (!ids.length) return `kept step ${k + 1}`;
+    return ids.every((id) => id === ids[0]) ? `step ${ids[0]}` : `step ${ids.join(" | ")}`;
+  }
   function fmtBytesAxis(b) {
     const a = Math.abs(b);
     const [scale, unit] = a >= 1 << 30 ? [1 << 30, " GiB"] : a >= 1 << 20 ? [1 << 20, " MiB"] : a >= 1 << 10 ? [1 << 10, " KiB"] : [1, " B"];
@@ -907,7 +919,7 @@
     let svg = `<svg viewBox="0 0 ${W} ${CH}" role="img" aria-label="memory over the steps, ${esc(d.device)}">`;
     for (let k = 0; k <= steps; ++k) {
       svg += `<line class="step-line" x1="${x(k).toFixed(1)}" x2="${x(k).toFixed(1)}" y1="${PAD_T}" y2="${CH - PB}"/>`;
-      if (k < steps) svg += `<text x="${x(k + 0.5).toFixed(1)}" y="${CH - PB + 14}" text-anchor="middle">step ${k}</text>`;
+      if (k < steps) svg += `<text class="mem-step" x="${x(k + 0.5).toFixed(1)}" y="${CH - PB + 14}" text-anchor="middle">${esc(memAxisLabel(d, k))}</text>`;
     }
     d.curves.forEach((c, s) => {
       if (c.points.length < 3) return;
@@ -926,7 +938,7 @@
       let peak = 0;
       for (let i = 0; i < c.points.length; i += 3) peak = Math.max(peak, c.points[i + 1]);
       const title = `${s ? "experimental" : "baseline"} peak (rank ${c.rank}): ${fmtBytes(peak)} at ${place.operator || "(outside operators)"}` +
-        `${place.module ? " in " + place.module : ""}, step ${place.step}`;
+        `${place.module ? " in " + place.module : ""}${memStepText(place) ? ", " + memStepText(place) : ""}`;
       svg += `<circle class="mem-peak" data-side="${s ? "e" : "b"}" cx="${x(stepPosition(c, place.offset_ns)).toFixed(1)}" cy="${y(peak).toFixed(1)}" r="5" fill="${color}"><title>${esc(title)}</title></circle>`;
     });
     svg += `<line class="axis" x1="${PAD_L}" x2="${W - PAD_R}" y1="${CH - PB}" y2="${CH - PB}"/>`;
@@ -940,7 +952,8 @@
   }
   function placeText(place, c) {
     if (!c.points.length && !place.operator) return "–";
-    return `${place.operator || "(outside operators)"}${place.module ? " in " + place.module : ""} (rank ${place.rank}, step ${place.step})`;
+    const step = memStepText(place);
+    return `${place.operator || "(outside operators)"}${place.module ? " in " + place.module : ""} (rank ${place.rank}${step ? ", " + step : ""})`;
   }
   function memoryDevices() {
     let html = "<thead><tr><th class=name>Device</th><th>Peak B</th><th>Peak E</th><th>Δ</th><th>Δ%</th><th>Average B</th><th>Average E</th>" +

@@ -149,6 +149,7 @@ v1::WorkerProfile Worker(int rank, const Rank& spec) {
     memory.set_peak_operator(spec.peak_operator);
     memory.set_peak_module(spec.peak_module);
     memory.set_peak_step_index(1);
+    memory.set_peak_step(2);  // the steps are ProfilerStep#1..kSteps
     w.set_memory_source(v1::MEMORY_SOURCE_EVENTS);
   }
   if (spec.mm_allocation_bytes > 0) {
