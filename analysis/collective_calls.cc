@@ -22,7 +22,8 @@ using trace::EventKind;
 struct Inputs {
   int64_t elements = 0;
   int64_t bytes = 0;
-  std::string dtype;  // of the first input with a known element size
+  std::string dtype;      // of the first input with a known element size
+  bool recorded = false;  // the range has "Input Dims" at all
 };
 
 std::vector<std::vector<int64_t>> ParseShapes(std::string_view json) {
@@ -72,6 +73,7 @@ Inputs InputsOf(const trace::Trace& trace, uint32_t event) {
   Inputs in;
   const std::vector<std::vector<int64_t>> shapes =
       ParseShapes(trace.strings.Get(trace.events.input_shapes[event]));
+  in.recorded = !shapes.empty();
   std::vector<std::string> types;
   if (auto t = trace.StringArg(event, ArgKey::kInputTypes))
     types = ParseStrings(trace.strings.Get(*t));
@@ -221,6 +223,7 @@ class CallBuilder {
     } else {
       row.in_elements = row.out_elements = library.elements;
       row.bytes = library.bytes;
+      row.size_missing = !library.recorded;
     }
     const uint32_t root = call.members.front();
     row.start_ns = t_.start_ns[root];
@@ -263,6 +266,7 @@ class CallBuilder {
           to.in_elements = from.in_elements;
           to.out_elements = from.out_elements;
           to.bytes = from.bytes;
+          to.size_missing = from.size_missing;
         }
         if (to.dtype.empty()) to.dtype = from.dtype;
         dropped[queued[k]] = true;

@@ -42,6 +42,9 @@ struct CollectiveCallRow {
   int64_t in_elements = 0;
   int64_t out_elements = 0;
   int64_t bytes = 0;
+  // The trace records no message size (no "In/Out msg nelems", no "Input Dims"
+  // on its library range): bytes 0 means unknown, not an empty message.
+  bool size_missing = false;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
   bool on_device = false;

@@ -44,6 +44,7 @@ class Rows {
       d.set_busbw_factor(g.busbw_factor());
     }
     Row& row = rows_[it->second];
+    if (g.size_missing()) row.digest.set_size_missing(true);
     for (const v1::CollectiveSlot& slot : g.slots()) {
       auto rank = position_.find(slot.rank());
       if (rank == position_.end()) continue;

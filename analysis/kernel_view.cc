@@ -1,6 +1,7 @@
 #include "analysis/kernel_view.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "analysis/step_of_event.h"
 #include "analysis/step_samples.h"
@@ -35,13 +36,14 @@ void KernelTable::Add(uint32_t kernel) {
   row.max_ns = std::max(row.max_ns, duration);
   row.min_ns = std::min(row.min_ns, duration);
   const double weight = static_cast<double>(duration);
-  row.blocks_per_sm_weighted +=
-      trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm).value_or(0) *
-      weight;
-  row.occupancy_weighted +=
-      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct)
-          .value_or(0) *
-      weight;
+  const std::optional<double> blocks_per_sm =
+      trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm);
+  const std::optional<double> occupancy =
+      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct);
+  row.blocks_per_sm_weighted += blocks_per_sm.value_or(0) * weight;
+  row.occupancy_weighted += occupancy.value_or(0) * weight;
+  row.has_blocks_per_sm = row.has_blocks_per_sm || blocks_per_sm.has_value();
+  row.has_occupancy = row.has_occupancy || occupancy.has_value();
   const int32_t step =
       step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep;
   if (step == kNoStep) return;

@@ -33,6 +33,10 @@ struct KernelRow {
       0;  // Σ blocks per SM · duration (missing counts as 0)
   double occupancy_weighted =
       0;  // Σ occupancy % · duration (missing counts as 0)
+  // Whether any launch recorded the value (ROCm traces record neither):
+  // without one the mean is unknown, not 0.
+  bool has_blocks_per_sm = false;
+  bool has_occupancy = false;
   std::vector<KernelStepSample> steps;  // by step, for steps where the row ran
 };
 

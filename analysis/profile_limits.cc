@@ -74,6 +74,11 @@ size_t FoldKernelRows(google::protobuf::RepeatedPtrField<v1::KernelStats>& rows,
         sum.set_achieved_occupancy_pct(sum.achieved_occupancy_pct() +
                                        row.achieved_occupancy_pct() *
                                            row.total_us());
+        // Missing when every folded row misses it.
+        sum.set_blocks_per_sm_missing(row.blocks_per_sm_missing() &&
+                                      (first || sum.blocks_per_sm_missing()));
+        sum.set_occupancy_missing(row.occupancy_missing() &&
+                                  (first || sum.occupancy_missing()));
       },
       [](v1::KernelStepSample& sum, const v1::KernelStepSample& s) {
         sum.set_total_us(sum.total_us() + s.total_us());

@@ -130,6 +130,7 @@ v1::RunCommunication RunCommunicationOf(
         group.set_busbw_factor(
             BusBandwidthFactor(call.collective(), call.group_size()));
       }
+      if (call.size_missing()) group.set_size_missing(true);
       v1::CollectiveSlot*& slot = slots[{key, rank, call.step_index()}];
       if (slot == nullptr) {
         slot = group.add_slots();

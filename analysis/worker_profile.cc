@@ -131,6 +131,8 @@ void FillKernelRows(const trace::Trace& trace,
       stats->set_achieved_occupancy_pct(row.occupancy_weighted /
                                         static_cast<double>(row.total_ns));
     }
+    stats->set_blocks_per_sm_missing(!row.has_blocks_per_sm);
+    stats->set_occupancy_missing(!row.has_occupancy);
     for (const KernelStepSample& step : row.steps) {
       v1::KernelStepSample* sample = stats->add_step_samples();
       sample->set_step_index(step.step);
@@ -303,6 +305,7 @@ void FillCollectiveCalls(const StepWindows& steps,
     call->set_in_elements(row.in_elements);
     call->set_out_elements(row.out_elements);
     call->set_bytes(row.bytes);
+    call->set_size_missing(row.size_missing);
     call->set_step_index(row.step_index);
     if (row.step_index >= 0)
       call->set_step(steps.kept[static_cast<size_t>(row.step_index)].number);

@@ -139,6 +139,7 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     return reports;
   }
   std::vector<analysis::ProfileOptions> groupings;
+  groupings.reserve(asks.size());
   for (const DiffAsk& ask : asks) groupings.push_back(ask.profile_options);
   // runs[a] = {baseline, experimental} for ask a.
   std::vector<std::vector<v1::RunProfile>> runs;
@@ -223,7 +224,7 @@ std::string DiffUsage() {
          "  --ranks LIST|all     ranks to compare (e.g. 0,2-3; default all; "
          "HTA mode: the lowest)\n"
          "  --per-rank           each rank's step time and breakdown, "
-         "straggler marked\n"
+         "slowest compute marked\n"
          "  --normalize per-step|total   (default per-step: profiling windows "
          "differ in steps)\n"
          "  --min-change PCT     smallest change called significant or changed "

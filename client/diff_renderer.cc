@@ -321,8 +321,8 @@ struct ShownRanks {
 };
 
 // Each side's ranks by compute (step time minus communication), the slowest
-// first: the straggler, if any, is first. With `top` rows in all, each side
-// gets its half.
+// first: the slowest compute, if marked, is first. With `top` rows in all, each
+// side gets its half.
 ShownRanks<v1::RankSteps> SelectRankSteps(
     const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks, int top,
     bool limit) {
@@ -388,7 +388,7 @@ TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
                    {"dataloader"},
                    {"cpu exec"},
                    {"other"},
-                   {"straggler", Align::kLeft}});
+                   {"slowest compute", Align::kLeft}});
   for (const v1::RankSteps* row : rows) {
     const v1::RankSteps& r = *row;
     const v1::StepStats& s = r.average_step();
@@ -398,7 +398,7 @@ TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
                   Micros(s.memcpy_us()), Micros(s.memset_us()),
                   Micros(s.communication_us()), Micros(s.runtime_us()),
                   Micros(s.dataloader_us()), Micros(s.cpu_exec_us()),
-                  Micros(s.other_us()), r.straggler() ? "yes" : ""});
+                  Micros(s.other_us()), r.slowest_compute() ? "yes" : ""});
   }
   return table;
 }
@@ -449,12 +449,23 @@ TextTable CollectivesTable(
   for (const v1::CollectiveDiff& row : rows) {
     const v1::CollectiveValues& a = row.baseline();
     const v1::CollectiveValues& b = row.experimental();
+    // A size the trace does not record is "-", not "0 B", and so is the
+    // bandwidth computed from it.
+    const bool missing[2] = {row.baseline_size_missing(),
+                             row.experimental_size_missing()};
     const std::string size =
-        pooled
-            ? base::StrCat(BytesText(a.bytes_per_call()), " -> ",
-                           BytesText(b.bytes_per_call()))
+        missing[0] && missing[1] ? std::string("-")
+        : pooled                 ? base::StrCat(
+                                       missing[0] ? "-" : BytesText(a.bytes_per_call()), " -> ",
+                       missing[1] ? "-" : BytesText(b.bytes_per_call()))
+        : missing[0] || missing[1]
+            ? std::string("-")
             : base::StrCat(BytesText(static_cast<double>(row.bytes_per_call())),
                            row.dtype().empty() ? "" : " " + row.dtype());
+    auto busbw = [&](int side, const v1::CollectiveValues& v) {
+      return missing[side] ? std::string("-")
+                           : absl::StrFormat("%.3g", v.busbw_gbps());
+    };
     table.AddRow(
         {row.collective(),
          row.process_group().empty() ? "default" : row.process_group(), size,
@@ -462,9 +473,8 @@ TextTable CollectivesTable(
          Micros(b.time_us()),
          SignedPercent(row.delta_pct().time_us(), a.time_us(), b.time_us()),
          Micros(b.transfer_us()), Micros(a.wait_us()), Micros(b.wait_us()),
-         Significance(row.wait_noise()),
-         absl::StrFormat("%.3g", a.busbw_gbps()),
-         absl::StrFormat("%.3g", b.busbw_gbps()), DisplayText(row.change())});
+         Significance(row.wait_noise()), busbw(0, a), busbw(1, b),
+         DisplayText(row.change())});
   }
   return table;
 }
@@ -536,14 +546,25 @@ std::string FindingsText(const v1::DiffReport& report) {
   return out + "\n";
 }
 
+// "5 kept steps per rank": a count prints as one; a mean over ranks that kept
+// different numbers of steps keeps its decimal ("4.5").
+std::string KeptStepsPerRank(double steps) {
+  const double whole = std::round(steps);
+  const bool integral = std::abs(steps - whole) < 1e-9;
+  return base::StrCat(
+      integral ? base::StrCat(static_cast<int64_t>(whole))
+               : absl::StrFormat("%.1f", steps),
+      integral && whole == 1 ? " kept step per rank" : " kept steps per rank");
+}
+
 std::string SideLine(const char* label, const v1::RunSummary& s) {
   const std::string ranks =
       base::RankRanges({s.ranks().data(), static_cast<size_t>(s.ranks_size())});
-  return absl::StrFormat(
-      "%-12s %s: %s %s, %.1f kept steps per rank (%d dropped), %s\n", label,
-      s.run(), s.ranks_size() == 1 ? "rank" : "ranks", ranks,
-      s.steps_per_rank(), s.steps_dropped(),
-      s.device_name().empty() ? "CPU" : s.device_name());
+  return absl::StrFormat("%-12s %s: %s %s, %s (%d dropped), %s\n", label,
+                         s.run(), s.ranks_size() == 1 ? "rank" : "ranks", ranks,
+                         KeptStepsPerRank(s.steps_per_rank()),
+                         s.steps_dropped(),
+                         s.device_name().empty() ? "CPU" : s.device_name());
 }
 
 // Whether the command line named `view` (--view), so an empty table of it is

@@ -25,12 +25,13 @@ constexpr char kLayout[] =
     R"("overview":["metric","unit","baseline","experimental","delta","delta_pct","significant",)"
     R"("has_interval","ci_low","ci_high","baseline_text","experimental_text","baseline_missing",)"
     R"("experimental_missing"],)"
-    R"("rank":["side","rank","worker","steps","straggler","duration_us","kernel_us","memcpy_us",)"
+    R"("rank":["side","rank","worker","steps","slowest_compute","duration_us","kernel_us","memcpy_us",)"
     R"("memset_us","communication_us","runtime_us","dataloader_us","cpu_exec_us","other_us"],)"
     // Communication rows: the row's fields, (baseline, experimental) pairs of
     // the values, then one noise ([significant, has_interval, ci_low, ci_high])
     // per entry of *_noise.
-    R"("collective":["collective","process_group","bytes_per_call","dtype","group_size","change"],)"
+    R"("collective":["collective","process_group","bytes_per_call","dtype","group_size","change",)"
+    R"("baseline_size_missing","experimental_size_missing"],)"
     R"("collective_values":["calls","bytes","time_us","transfer_us","wait_us","algbw_gbps",)"
     R"("busbw_gbps","bytes_per_call"],)"
     R"("collective_noise":["calls","bytes","time_us","transfer_us","wait_us","bytes_per_call"],)"
@@ -39,7 +40,7 @@ constexpr char kLayout[] =
     R"("transfer_us","last_arrivals","instances","time_us"],)"
     R"("rank_communication_noise":["exposed_us","wait_us"],)"
     // Memory rows (operators and module nodes), the same way.
-    R"("memory_row":["name","detail","device","kind","change"],)"
+    R"("memory_row":["name","detail","device","kind","change","compared"],)"
     R"("memory_values":["allocation_count","allocation_bytes","self_increase_bytes",)"
     R"("total_allocation_bytes","increase_bytes","peak_allocated_bytes"],)"
     R"("memory_noise":["allocation_bytes","self_increase_bytes"]})";
@@ -307,7 +308,7 @@ void Ranks(Writer& w,
     w.Raw(",");
     w.Number(r.steps());
     w.Raw(",");
-    w.Bool(r.straggler());
+    w.Bool(r.slowest_compute());
     const v1::StepStats& s = r.average_step();
     for (double v : {s.duration_us(), s.kernel_us(), s.memcpy_us(),
                      s.memset_us(), s.communication_us(), s.runtime_us(),
@@ -390,6 +391,10 @@ void Collectives(
     w.Number(r.group_size());
     w.Raw(",");
     w.Interned(DisplayText(r.change()));
+    w.Raw(",");
+    w.Bool(r.baseline_size_missing());
+    w.Raw(",");
+    w.Bool(r.experimental_size_missing());
     using V = v1::CollectiveValues;
     w.Pairs(r.baseline(), r.experimental(), &V::calls, &V::bytes, &V::time_us,
             &V::transfer_us, &V::wait_us, &V::algbw_gbps, &V::busbw_gbps,
@@ -482,6 +487,8 @@ void MemoryRows(
                    : v1::ModuleNodeKind_Name(r.kind()));
     w.Raw(",");
     w.Interned(DisplayText(r.change()));
+    w.Raw(",");
+    w.Interned(DisplayText(r.compared()));
     using V = v1::MemoryValues;
     w.Pairs(r.baseline(), r.experimental(), &V::allocation_count,
             &V::allocation_bytes, &V::self_increase_bytes,

@@ -46,6 +46,16 @@ std::string PlaceText(const v1::MemoryPeakPlace& place) {
                       place.rank(), ")");
 }
 
+// "increased", or "increased (self increase)" when the row allocated nothing
+// on either side and was judged on its self increase: the allocation columns
+// beside it read 0 B.
+std::string ChangeText(const v1::MemoryRowDiff& row) {
+  const std::string change(differ::DisplayText(row.change()));
+  return row.compared() == v1::MEMORY_COMPARED_SELF_INCREASE_BYTES
+             ? change + " (self increase)"
+             : change;
+}
+
 }  // namespace
 
 std::string MemorySourceLine(const v1::MemoryDiff& memory) {
@@ -137,7 +147,7 @@ TextTable MemoryRowsTable(const v1::MemoryDiff& memory, bool modules,
          BytesText(b.self_increase_bytes()), Sig(row.increase_noise()),
          modules ? BytesText(b.peak_allocated_bytes())
                  : BytesText(b.increase_bytes()),
-         differ::DisplayText(row.change())});
+         ChangeText(row)});
   }
   return table;
 }

@@ -116,7 +116,17 @@ TextTable StepsTable(const v1::WorkerProfile& w) {
   return table;
 }
 
-TextTable OperatorsTable(const v1::WorkerProfile& w) {
+// "5 kept steps": what the per-step values are divided by (at least one, as
+// the differ's slots: a trace without steps is one).
+std::string KeptSteps(const v1::WorkerProfile& w) {
+  const int steps = std::max(w.steps_size(), 1);
+  return base::StrCat(steps, steps == 1 ? " kept step" : " kept steps");
+}
+
+// Calls per step print as a count where they are one ("5", "0.2").
+std::string Calls(double calls) { return absl::StrFormat("%.4g", calls); }
+
+TextTable OperatorsTable(const v1::WorkerProfile& w, bool per_step) {
   const bool shapes = w.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE;
   std::vector<TextTable::Column> columns = {{"operator", Align::kLeft}};
   if (shapes) columns.push_back({"input shapes", Align::kLeft});
@@ -128,10 +138,18 @@ TextTable OperatorsTable(const v1::WorkerProfile& w) {
   for (const v1::OperatorStats& r : w.operators()) {
     std::vector<std::string> row = {r.name()};
     if (shapes) row.push_back(r.input_shapes());
+    const v1::OperatorPerStep& s = r.per_step();
     for (std::string cell :
-         {base::StrCat(r.calls()), Micros(r.host_self_us()),
-          Micros(r.host_total_us()), Micros(r.device_self_us()),
-          Micros(r.device_total_us())}) {
+         per_step
+             ? std::initializer_list<std::string>{Calls(s.calls()),
+                                                  Micros(s.host_self_us()),
+                                                  Micros(s.host_total_us()),
+                                                  Micros(s.device_self_us()),
+                                                  Micros(s.device_total_us())}
+             : std::initializer_list<std::string>{
+                   base::StrCat(r.calls()), Micros(r.host_self_us()),
+                   Micros(r.host_total_us()), Micros(r.device_self_us()),
+                   Micros(r.device_total_us())}) {
       row.push_back(std::move(cell));
     }
     table.AddRow(std::move(row));
@@ -139,7 +157,7 @@ TextTable OperatorsTable(const v1::WorkerProfile& w) {
   return table;
 }
 
-TextTable KernelsTable(const v1::WorkerProfile& w) {
+TextTable KernelsTable(const v1::WorkerProfile& w, bool per_step) {
   const bool by_op = w.kernel_grouping() == v1::GROUPING_NAME_AND_OP;
   std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft}};
   if (by_op) columns.push_back({"operator", Align::kLeft});
@@ -152,10 +170,15 @@ TextTable KernelsTable(const v1::WorkerProfile& w) {
     std::vector<std::string> row = {r.name()};
     if (by_op) row.push_back(r.op_name());
     for (std::string cell :
-         {base::StrCat(r.calls()), Micros(r.total_us()), Micros(r.mean_us()),
-          Micros(r.max_us()), Micros(r.min_us()),
-          absl::StrFormat("%.2f", r.blocks_per_sm()),
-          absl::StrFormat("%.1f", r.achieved_occupancy_pct())}) {
+         {per_step ? Calls(r.per_step().calls()) : base::StrCat(r.calls()),
+          Micros(per_step ? r.per_step().total_us() : r.total_us()),
+          Micros(r.mean_us()), Micros(r.max_us()), Micros(r.min_us()),
+          r.blocks_per_sm_missing()
+              ? std::string("-")
+              : absl::StrFormat("%.2f", r.blocks_per_sm()),
+          r.occupancy_missing()
+              ? std::string("-")
+              : absl::StrFormat("%.1f", r.achieved_occupancy_pct())}) {
       row.push_back(std::move(cell));
     }
     table.AddRow(std::move(row));
@@ -166,31 +189,43 @@ TextTable KernelsTable(const v1::WorkerProfile& w) {
 // `backward`: add each forward module's backward time, in the unit of its
 // compare value.
 void AddModuleRows(const v1::ModuleNode& node, int depth, bool backward,
-                   TextTable& table) {
+                   bool per_step, TextTable& table) {
   if (depth >= 0) {
-    std::vector<std::string> row = {std::string(2 * depth, ' ') + node.name(),
-                                    base::StrCat(node.calls()),
-                                    Micros(node.host_us()),
-                                    Micros(node.host_self_us()),
-                                    Micros(node.device_us()),
-                                    Micros(node.device_self_us()),
-                                    Micros(node.compare_us())};
+    // The node's values as stored (totals) or per kept step.
+    v1::ModulePerStep v = node.per_step();
+    if (!per_step) {
+      v.set_calls(node.calls());
+      v.set_host_us(node.host_us());
+      v.set_host_self_us(node.host_self_us());
+      v.set_device_us(node.device_us());
+      v.set_device_self_us(node.device_self_us());
+      v.set_compare_us(node.compare_us());
+      v.set_backward_host_us(node.backward_host_us());
+      v.set_backward_device_us(node.backward_device_us());
+    }
+    std::vector<std::string> row = {
+        std::string(2 * static_cast<size_t>(depth), ' ') + node.name(),
+        Calls(v.calls()),
+        Micros(v.host_us()),
+        Micros(v.host_self_us()),
+        Micros(v.device_us()),
+        Micros(v.device_self_us()),
+        Micros(v.compare_us())};
     if (backward) {
       const bool device = node.device_us() > 0;
-      const double us =
-          device ? node.backward_device_us() : node.backward_host_us();
+      const double us = device ? v.backward_device_us() : v.backward_host_us();
       row.push_back(node.kind() == v1::MODULE_NODE_KIND_MODULE &&
-                            (node.backward_host_us() > 0 || us > 0)
+                            (v.backward_host_us() > 0 || us > 0)
                         ? Micros(us)
                         : "-");
     }
     table.AddRow(std::move(row));
   }
   for (const v1::ModuleNode& child : node.children())
-    AddModuleRows(child, depth + 1, backward, table);
+    AddModuleRows(child, depth + 1, backward, per_step, table);
 }
 
-TextTable ModulesTable(const v1::WorkerProfile& w) {
+TextTable ModulesTable(const v1::WorkerProfile& w, bool per_step) {
   const bool backward = w.backward_linking().attributed() > 0;
   std::vector<TextTable::Column> columns = {
       {"module", Align::kLeft}, {"calls"},       {"host (us)"},
@@ -198,7 +233,7 @@ TextTable ModulesTable(const v1::WorkerProfile& w) {
       {"compare (us)"}};
   if (backward) columns.push_back({"backward (us)"});
   TextTable table(std::move(columns));
-  AddModuleRows(w.modules(), -1, backward, table);
+  AddModuleRows(w.modules(), -1, backward, per_step, table);
   return table;
 }
 
@@ -232,6 +267,15 @@ TextTable MemoryTable(const v1::WorkerProfile& w) {
   return table;
 }
 
+// Why a worker has no memory rows.
+const char* NoMemoryText(v1::MemorySource source) {
+  return source == v1::MEMORY_SOURCE_SELF_CPU_MEMORY_USAGE
+             ? "only the operators' Self CPU Memory Usage was recorded (no "
+               "curve, no peak; `profdiff diff --view memory` compares it)"
+             : "none recorded: the trace has no [memory] events "
+               "(torch.profiler records them with profile_memory=True)";
+}
+
 const char* ModuleSourceText(v1::ModuleTreeSource source) {
   switch (source) {
     case v1::MODULE_TREE_SOURCE_PYTHON_MODULES:
@@ -243,7 +287,94 @@ const char* ModuleSourceText(v1::ModuleTreeSource source) {
   }
 }
 
+// Per-step values as the differ takes them (analysis/worker_series.h): the
+// sum of a row's step samples over the kept steps, divided by them; without
+// kept steps, its totals (one slot).
+void FillOperators(google::protobuf::RepeatedPtrField<v1::OperatorStats>& rows,
+                   int kept_steps) {
+  const double slots = std::max(kept_steps, 1);
+  for (v1::OperatorStats& r : rows) {
+    v1::OperatorPerStep& s = *r.mutable_per_step();
+    s.Clear();
+    if (kept_steps == 0) {
+      s.set_calls(r.calls());
+      s.set_host_self_us(r.host_self_us());
+      s.set_host_total_us(r.host_total_us());
+      s.set_device_self_us(r.device_self_us());
+      s.set_device_total_us(r.device_total_us());
+      continue;
+    }
+    for (const v1::OperatorStepSample& x : r.step_samples()) {
+      if (x.step_index() < 0 || x.step_index() >= kept_steps) continue;
+      s.set_calls(s.calls() + x.calls() / slots);
+      s.set_host_self_us(s.host_self_us() + x.host_self_us() / slots);
+      s.set_host_total_us(s.host_total_us() + x.host_total_us() / slots);
+      s.set_device_self_us(s.device_self_us() + x.device_self_us() / slots);
+      s.set_device_total_us(s.device_total_us() + x.device_total_us() / slots);
+    }
+  }
+}
+
+void FillKernels(google::protobuf::RepeatedPtrField<v1::KernelStats>& rows,
+                 int kept_steps) {
+  const double slots = std::max(kept_steps, 1);
+  for (v1::KernelStats& r : rows) {
+    v1::KernelPerStep& s = *r.mutable_per_step();
+    s.Clear();
+    if (kept_steps == 0) {
+      s.set_calls(r.calls());
+      s.set_total_us(r.total_us());
+      continue;
+    }
+    for (const v1::KernelStepSample& x : r.step_samples()) {
+      if (x.step_index() < 0 || x.step_index() >= kept_steps) continue;
+      s.set_calls(s.calls() + x.calls() / slots);
+      s.set_total_us(s.total_us() + x.total_us() / slots);
+    }
+  }
+}
+
+void FillModules(v1::ModuleNode& node, int kept_steps) {
+  const double slots = std::max(kept_steps, 1);
+  v1::ModulePerStep& s = *node.mutable_per_step();
+  s.Clear();
+  // Self times have no step samples: their totals per kept step.
+  s.set_host_self_us(node.host_self_us() / slots);
+  s.set_device_self_us(node.device_self_us() / slots);
+  if (kept_steps == 0) {
+    s.set_calls(node.calls());
+    s.set_host_us(node.host_us());
+    s.set_device_us(node.device_us());
+    s.set_backward_host_us(node.backward_host_us());
+    s.set_backward_device_us(node.backward_device_us());
+  } else {
+    for (const v1::ModuleStepSample& x : node.step_samples()) {
+      if (x.step_index() < 0 || x.step_index() >= kept_steps) continue;
+      s.set_calls(s.calls() + x.calls() / slots);
+      s.set_host_us(s.host_us() + x.host_us() / slots);
+      s.set_device_us(s.device_us() + x.device_us() / slots);
+      s.set_backward_host_us(s.backward_host_us() +
+                             x.backward_host_us() / slots);
+      s.set_backward_device_us(s.backward_device_us() +
+                               x.backward_device_us() / slots);
+    }
+  }
+  s.set_compare_us(s.device_us() > 0 ? s.device_us() : s.host_us());
+  FillOperators(*node.mutable_operators(), kept_steps);
+  FillKernels(*node.mutable_kernels(), kept_steps);
+  for (v1::ModuleNode& child : *node.mutable_children())
+    FillModules(child, kept_steps);
+}
+
 }  // namespace
+
+void AddPerStepValues(v1::RunProfile& run) {
+  for (v1::WorkerProfile& w : *run.mutable_workers()) {
+    FillOperators(*w.mutable_operators(), w.steps_size());
+    FillKernels(*w.mutable_kernels(), w.steps_size());
+    if (w.has_modules()) FillModules(*w.mutable_modules(), w.steps_size());
+  }
+}
 
 absl::StatusOr<std::set<ProfileView>> ParseProfileViews(
     const std::string& text) {
@@ -327,20 +458,38 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
     if (options.Shows(ProfileView::kOverview))
       section(w, "Overview (mean over kept steps)", OverviewTable(w));
     if (options.Shows(ProfileView::kSteps)) section(w, "Steps", StepsTable(w));
-    if (options.Shows(ProfileView::kOperators))
-      section(w, "Operators", OperatorsTable(w));
-    if (options.Shows(ProfileView::kKernels))
-      section(w, "Kernels", KernelsTable(w));
+    // Tables per kept step (diff's unit) unless --normalize total; the
+    // titles say which.
+    const std::string over = base::StrCat(
+        options.per_step ? "per step over " : "totals over ", KeptSteps(w));
+    if (options.Shows(ProfileView::kOperators)) {
+      section(w, base::StrCat("Operators (", over, ")"),
+              OperatorsTable(w, options.per_step));
+    }
+    if (options.Shows(ProfileView::kKernels)) {
+      section(w,
+              base::StrCat("Kernels (", over, "; mean, max and min per call)"),
+              KernelsTable(w, options.per_step));
+    }
     if (options.Shows(ProfileView::kModules)) {
       section(w,
-              csv ? "Modules"
+              csv ? base::StrCat("Modules (", over, ")")
                   : base::StrCat("Modules, from the ",
-                                 ModuleSourceText(w.module_source())),
-              ModulesTable(w));
+                                 ModuleSourceText(w.module_source()), " (",
+                                 over, ")"),
+              ModulesTable(w, options.per_step));
       if (!csv) out += BackwardLine(w);
     }
-    if (options.Shows(ProfileView::kMemory))
-      section(w, "Memory", MemoryTable(w));
+    if (options.Shows(ProfileView::kMemory)) {
+      if (!csv && w.memory_size() == 0) {
+        // No events is not zero memory: say so rather than print an empty
+        // table (JSON: memory_source).
+        out +=
+            base::StrCat("\nMemory: ", NoMemoryText(w.memory_source()), "\n");
+      } else {
+        section(w, "Memory", MemoryTable(w));
+      }
+    }
     if (!csv) out += "\n";
   }
   return out;

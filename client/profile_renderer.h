@@ -35,6 +35,10 @@ struct ShowOptions {
                        // the view's default
   std::string filter;  // RE2 regex on operator/kernel names
                        // (base/name_filter.h); empty = all
+  // Operator, kernel and module tables per kept step, the unit `diff`
+  // compares (--normalize per-step, the default), or as totals over the kept
+  // steps (--normalize total). JSON carries both either way.
+  bool per_step = true;
 };
 
 // Parses "--view"/"--format" values; InvalidArgument lists the accepted values.
@@ -49,7 +53,13 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& text);
 // for a bad regex or an unknown sort column (the message lists the columns).
 absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run);
 
-// Renders `run` (after ApplyRowControls).
+// Fills every operator, kernel and module row's `per_step` values as the
+// differ takes them: its step samples summed over the worker's kept steps and
+// divided by them (its totals without kept steps). A `show` value per step
+// then equals the same run's `diff` baseline value.
+void AddPerStepValues(v1::RunProfile& run);
+
+// Renders `run` (after ApplyRowControls and AddPerStepValues).
 absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
                                              const ShowOptions& options);
 

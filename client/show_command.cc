@@ -20,12 +20,15 @@ std::string ShowUsage() {
          "                    [--group-by name|shape] [--kernels-by name|op]\n"
          "                    [--format table|json|csv] [--top N] [--sort "
          "COLUMN] [--filter REGEX]\n"
+         "                    [--normalize per-step|total]\n"
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker "
          "traces\n"
          "  --view: one view or several (overview,steps, or --view given "
          "again)\n"
          "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, "
          "else localhost:50051)\n"
+         "  --normalize: operator, kernel and module tables per kept step "
+         "(default; the unit diff compares) or as totals (JSON: both)\n"
          "  --sort: operators: name, calls, host_self_us, host_total_us, "
          "device_self_us, device_total_us;\n"
          "          kernels: name, calls, total_us, mean_us, min_us, max_us "
@@ -36,12 +39,12 @@ std::string ShowUsage() {
 
 absl::StatusOr<std::string> RunShowCommand(
     const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(
-      ParsedArgs parsed,
-      ParseArgs(args,
-                WithConnectionOptions({"view", "group-by", "kernels-by",
-                                       "format", "top", "sort", "filter"}),
-                WithConnectionSwitches({})));
+  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
+                      ParseArgs(args,
+                                WithConnectionOptions(
+                                    {"view", "group-by", "kernels-by", "format",
+                                     "top", "sort", "filter", "normalize"}),
+                                WithConnectionSwitches({})));
   if (parsed.positionals.empty()) return UsageError("show: no PATH given");
   ShowOptions options;
   PD_ASSIGN_OR_RETURN(options.format,
@@ -52,6 +55,12 @@ absl::StatusOr<std::string> RunShowCommand(
                       ParseProfileViews(parsed.GetList("view", default_view)));
   options.sort = parsed.Get("sort", "");
   options.filter = parsed.Get("filter", "");
+  const std::string normalize = parsed.Get("normalize", "per-step");
+  if (normalize != "per-step" && normalize != "total") {
+    return absl::InvalidArgumentError(base::StrCat(
+        "--normalize ", normalize, ": expected per-step or total"));
+  }
+  options.per_step = normalize == "per-step";
   const std::string top = parsed.Get("top", "0");
   const auto [end, error] =
       std::from_chars(top.data(), top.data() + top.size(), options.top);
@@ -76,6 +85,7 @@ absl::StatusOr<std::string> RunShowCommand(
       v1::RunProfile run,
       LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
+  AddPerStepValues(run);
   return RenderRunProfile(run, options);
 }
 

@@ -77,6 +77,24 @@ void EachValue(V& out, const V& a, const V& b, F f) {
   }
 }
 
+void ClearSizes(v1::CollectiveValues& v) {
+  v.clear_bytes();
+  v.clear_bytes_per_call();
+  v.clear_algbw_gbps();
+  v.clear_busbw_gbps();
+}
+
+// A side without recorded message sizes: what depends on them is unknown, so
+// neither a delta nor a judgement of it is made (its values stay 0).
+void ForgetSizes(v1::CollectiveDiff& d) {
+  ClearSizes(*d.mutable_delta());
+  ClearSizes(*d.mutable_delta_pct());
+  if (d.baseline_size_missing()) ClearSizes(*d.mutable_baseline());
+  if (d.experimental_size_missing()) ClearSizes(*d.mutable_experimental());
+  d.clear_bytes_noise();
+  d.clear_bytes_per_call_noise();
+}
+
 // The rows of both sides by key, first-seen order (the baseline's first).
 std::vector<std::array<const v1::DigestCollectiveRow*, 2>> Paired(
     const Rows& a, const Rows& b) {
@@ -135,6 +153,11 @@ std::vector<v1::CollectiveDiff> DiffRows(const v1::DigestCommunication& a,
         rows[0] != nullptr ? rows[0]->bytes_per_call_samples() : v1::Moments(),
         rows[1] != nullptr ? rows[1]->bytes_per_call_samples() : v1::Moments(),
         counts);
+    d.set_baseline_size_missing(rows[0] != nullptr && rows[0]->size_missing());
+    d.set_experimental_size_missing(rows[1] != nullptr &&
+                                    rows[1]->size_missing());
+    if (d.baseline_size_missing() || d.experimental_size_missing())
+      ForgetSizes(d);
     d.set_change(ChangeClass(rows[0] != nullptr && d.baseline().calls() > 0,
                              rows[1] != nullptr && d.experimental().calls() > 0,
                              d.baseline().time_us(), d.experimental().time_us(),
@@ -193,16 +216,23 @@ std::string StragglerVerdictText(const v1::StragglerVerdict& v) {
     return base::StrCat("no rank was last alone in any of ", v.matched(),
                         " instances");
   }
+  return v.found() ? base::StrCat("straggler: rank ", v.rank(),
+                                  ", last to arrive ", LastArrivalShare(v))
+                   : base::StrCat(
+                         "no straggler: most often last to arrive "
+                         "rank ",
+                         v.rank(), ", ", LastArrivalShare(v));
+}
+
+std::string LastArrivalShare(const v1::StragglerVerdict& v) {
   const std::string of =
       v.collective() == "collectives"
           ? "collectives"
           : base::StrCat(v.collective(),
                          v.collective().ends_with("s") ? "" : "s");
-  const std::string share =
-      base::StrCat("rank ", v.rank(), " last in ",
-                   static_cast<int>(std::lround(100 * v.share())), "% of ", of,
-                   " (", v.last_arrivals(), " of ", v.instances(), ")");
-  return v.found() ? share : base::StrCat("no straggler: ", share);
+  return base::StrCat("in ", static_cast<int>(std::lround(100 * v.share())),
+                      "% of ", of, " (", v.last_arrivals(), " of ",
+                      v.instances(), ")");
 }
 
 v1::CommunicationDiff DiffCommunication(

@@ -26,10 +26,17 @@ v1::CommunicationDiff DiffCommunication(
     const v1::DigestCommunication& experimental,
     const ChangeThreshold& threshold, bool per_step);
 
-// "rank 1 last in 92% of all_reduces (46 of 50)", "no straggler (rank 0 last
-// in 55% of 20 instances)", "no rank was last alone in any of 8 instances"
-// (ties), or "no collective ran on two ranks".
+// The straggler is the rank the others wait for: the one that arrives last at
+// the collectives, consistently (analysis/run_communication.h). Not the rank
+// with the slowest compute (RankSteps.slowest_compute), a separate measure.
+// "straggler: rank 1, last to arrive in 92% of all_reduces (46 of 50)",
+// "no straggler: most often last to arrive rank 0, in 55% of collectives (11
+// of 20)", "no rank was last alone in any of 8 instances" (ties), or "no
+// collective ran on two ranks".
 std::string StragglerVerdictText(const v1::StragglerVerdict& verdict);
+
+// "in 92% of all_reduces (46 of 50)": how often the verdict's rank was last.
+std::string LastArrivalShare(const v1::StragglerVerdict& verdict);
 
 }  // namespace profdiff::differ
 

@@ -146,8 +146,8 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
     if (!options.path().empty()) {
       // The operator and kernel tables show only what ran inside the node.
       for (int s = 0; s < 2; ++s) {
-        operators[s] = std::move(modules.operators[s]);
-        kernels[s] = std::move(modules.kernels[s]);
+        operators[s] = modules.operators[s];
+        kernels[s] = modules.kernels[s];
       }
     }
     if (findings && !options.path().empty()) {

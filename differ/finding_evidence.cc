@@ -145,7 +145,7 @@ v1::FindingEvidence RankEvidence(const v1::RankSteps& rank) {
   e.set_unit("us");
   (rank.side() == "baseline" ? e.set_baseline(rank.compute_us())
                              : e.set_experimental(rank.compute_us()));
-  e.set_significant(rank.straggler());
+  e.set_significant(rank.slowest_compute());
   return e;
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/status_macros.h"
 #include "base/str_cat.h"
+#include "differ/communication_diff.h"
 #include "differ/display_text.h"
 #include "differ/finding_evidence.h"
 #include "differ/findings/bottleneck.h"
@@ -38,8 +39,9 @@ constexpr int kNamesShown = 3;
 constexpr double kMinCallsDelta = 0.5;
 constexpr double kMinCallsShare = 0.10;
 // With two ranks "the others' median" is one rank, and a shared machine makes
-// one of two ranks 5% slower by chance: stragglers are named from three ranks.
-constexpr size_t kMinRanksForStraggler = 3;
+// one of two ranks 5% slower by chance: the slowest compute is named from three
+// ranks.
+constexpr size_t kMinRanksForSlowestCompute = 3;
 // An operator or kernel is listed after the largest only when its change is
 // at least this share of the largest's.
 constexpr double kMinItemShare = 0.10;
@@ -76,6 +78,7 @@ std::string CountByClass(const std::vector<std::string>& names) {
       counts.begin(), counts.end(),
       [](const auto& x, const auto& y) { return x.second > y.second; });
   std::vector<std::string> parts;
+  parts.reserve(counts.size());
   for (const auto& [cls, n] : counts)
     parts.push_back(base::StrCat(n, " ", cls));
   return NameList(parts, kNamesShown);
@@ -196,7 +199,7 @@ class FindingBuilder {
     Categories(rest);
     Collectives(rest);
     Memory(rest);
-    Straggler(rest, last_arrival_named);
+    SlowestCompute(rest, last_arrival_named);
     rest.insert(rest.begin(), std::make_move_iterator(arrivals.begin()),
                 std::make_move_iterator(arrivals.end()));
 
@@ -865,6 +868,15 @@ class FindingBuilder {
     out.push_back(std::move(f));
   }
 
+  // A side's bytes per call, or "size not recorded" (not 0 B).
+  static std::string SizeText(const v1::CollectiveDiff& row, int side) {
+    if (side == 0 ? row.baseline_size_missing()
+                  : row.experimental_size_missing())
+      return "size not recorded";
+    return Bytes(side == 0 ? row.baseline().bytes_per_call()
+                           : row.experimental().bytes_per_call());
+  }
+
   // The collective (every message size pooled) whose calls, bytes, time or
   // wait changed significantly, the largest time change first.
   void Collectives(std::vector<v1::Finding>& out) const {
@@ -891,7 +903,10 @@ class FindingBuilder {
             : base::StrCat(" (process group ", best->process_group(), ")"),
         ": ", Calls(x.calls()), " -> ", Calls(y.calls()), " calls", per_step_,
         " (", ChangePercent(x.calls(), y.calls()), "), ",
-        Bytes(x.bytes_per_call()), " -> ", Bytes(y.bytes_per_call()),
+        best->baseline_size_missing() || best->experimental_size_missing()
+            ? base::StrCat(SizeText(*best, 0), " -> ", SizeText(*best, 1))
+            : base::StrCat(Bytes(x.bytes_per_call()), " -> ",
+                           Bytes(y.bytes_per_call())),
         " per call; time ", Duration(x.time_us()), " -> ",
         Duration(y.time_us()), " (transfer ", Duration(x.transfer_us()), " -> ",
         Duration(y.transfer_us()), ", wait ", Duration(x.wait_us()), " -> ",
@@ -966,10 +981,10 @@ class FindingBuilder {
         return;
       out.push_back(LastArrivalFinding(
           base::StrCat("Rank ", verdict[1]->rank(),
-                       " arrives last at the collectives in both runs "
-                       "(baseline ",
-                       c.baseline_verdict(), "; experimental ",
-                       c.experimental_verdict(), ")"),
+                       " is the straggler in both runs, last to arrive at the "
+                       "collectives (baseline ",
+                       LastArrivalShare(*verdict[0]), "; experimental ",
+                       LastArrivalShare(*verdict[1]), ")"),
           std::move(others)));
       named[0] = named[1] = true;
       return;
@@ -978,56 +993,53 @@ class FindingBuilder {
       const v1::StragglerVerdict& s = *verdict[side];
       const v1::StragglerVerdict& o = *verdict[1 - side];
       if (!s.found() || (o.found() && o.rank() == s.rank())) continue;
-      const std::string verdict_text =
-          side == 1 ? c.experimental_verdict() : c.baseline_verdict();
       out.push_back(LastArrivalFinding(
           base::StrCat(side == 1 ? "Rank " : "Baseline rank ", s.rank(),
-                       side == 1
-                           ? " arrives last at the collectives in the "
-                             "experimental run ("
-                           : " arrived last at the collectives and no longer "
-                             "does (",
-                       verdict_text, ")"),
+                       side == 1 ? " is the straggler in the experimental "
+                                   "run: last to arrive at the collectives "
+                                 : " was the straggler and no longer is: "
+                                   "last to arrive at the collectives ",
+                       LastArrivalShare(s)),
           OthersWaitFor(c, s.rank())));
       named[side] = true;
     }
   }
 
-  // A straggler that one side has and the other has not at that rank (by
-  // compute), unless the collectives already named one on that side.
-  void Straggler(std::vector<v1::Finding>& out,
-                 const bool last_arrival_named[2]) const {
+  // The slowest compute that one side marks and the other does not at that
+  // rank, unless the collectives already named a straggler on that side.
+  void SlowestCompute(std::vector<v1::Finding>& out,
+                      const bool last_arrival_named[2]) const {
     if (in_.ranks == nullptr) return;
-    const v1::RankSteps* straggler[2] = {nullptr, nullptr};
+    const v1::RankSteps* slowest[2] = {nullptr, nullptr};
     std::vector<double> others[2];
     for (const v1::RankSteps& r : *in_.ranks) {
       const int side = r.side() == "baseline" ? 0 : 1;
-      if (r.straggler()) {
-        straggler[side] = &r;
+      if (r.slowest_compute()) {
+        slowest[side] = &r;
       } else {
         others[side].push_back(r.compute_us());
       }
     }
     for (int side : {1, 0}) {
-      const v1::RankSteps* s = straggler[side];
-      const v1::RankSteps* o = straggler[1 - side];
+      const v1::RankSteps* s = slowest[side];
+      const v1::RankSteps* o = slowest[1 - side];
       if (s == nullptr || (o != nullptr && o->rank() == s->rank()) ||
           last_arrival_named[side])
         continue;
       std::vector<double>& v = others[side];
       std::sort(v.begin(), v.end());
       const size_t n = v.size();
-      if (n + 1 < kMinRanksForStraggler) continue;
+      if (n + 1 < kMinRanksForSlowestCompute) continue;
       const double median =
           n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
       std::string text = base::StrCat(
           side == 1 ? "Rank " : "Baseline rank ", s->rank(),
-          side == 1 ? " is a straggler in the experimental run: "
-                    : " was a straggler and is not in the experimental run: ",
+          side == 1 ? " has the slowest compute in the experimental run: "
+                    : " had the slowest compute and no longer does: ",
           Duration(s->compute_us()), " of compute", per_step_,
           " against a median of ", Duration(median), " on the other ranks (",
           ChangePercent(median, s->compute_us()), ").");
-      v1::Finding f = Make(v1::FINDING_KIND_STRAGGLER, std::move(text),
+      v1::Finding f = Make(v1::FINDING_KIND_SLOWEST_COMPUTE, std::move(text),
                            s->compute_us() - median, true);
       f.clear_share_of_step_change();
       *f.add_evidence() = RankEvidence(*s);

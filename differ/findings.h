@@ -17,9 +17,9 @@
 //      ran (findings/material_kernels.h);
 //   5. step-breakdown categories that explain >= 10% of the change;
 //   6. the collective whose calls, message size or wait changed most, and the
-//      rank that arrives last at the collectives (the communication diff);
+//      rank that arrives last at the collectives (the straggler);
 //   7. peak memory (with where each side peaks and the operator whose
-//      allocations changed most) and stragglers by compute.
+//      allocations changed most) and the slowest compute among the ranks.
 // At most kMaxFindings, the headline first. Deterministic: the same rows give
 // the same sentences.
 #ifndef PROFDIFF_DIFFER_FINDINGS_H_

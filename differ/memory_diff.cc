@@ -90,6 +90,8 @@ std::vector<v1::MemoryRowDiff> DiffRows(const Side& a, const Rows& a_rows,
     *row.mutable_increase_noise() = noise(kMemorySelfIncrease);
     const bool by_bytes = row.baseline().allocation_bytes() != 0 ||
                           row.experimental().allocation_bytes() != 0;
+    row.set_compared(by_bytes ? v1::MEMORY_COMPARED_ALLOCATION_BYTES
+                              : v1::MEMORY_COMPARED_SELF_INCREASE_BYTES);
     row.set_change(
         ChangeClass(entry.rows[0] != nullptr, entry.rows[1] != nullptr,
                     by_bytes ? row.baseline().allocation_bytes()

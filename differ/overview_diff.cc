@@ -120,11 +120,11 @@ v1::Overview DiffOverview(const Side& a, const Side& b,
   return overview;
 }
 
-// The rank with the most compute (step time minus communication) is the
-// straggler when it is more than kStragglerMargin over the median of the
-// others' compute.
-void MarkStraggler(std::vector<v1::RankSteps>::iterator begin,
-                   std::vector<v1::RankSteps>::iterator end) {
+// The rank with the most compute (step time minus communication) is marked
+// the slowest compute when it is more than kSlowestComputeMargin over the
+// median of the others' compute.
+void MarkSlowestCompute(std::vector<v1::RankSteps>::iterator begin,
+                        std::vector<v1::RankSteps>::iterator end) {
   if (end - begin < 2) return;
   auto slowest = std::max_element(
       begin, end, [](const v1::RankSteps& x, const v1::RankSteps& y) {
@@ -138,8 +138,8 @@ void MarkStraggler(std::vector<v1::RankSteps>::iterator begin,
   const size_t n = others.size();
   const double median =
       n % 2 == 1 ? others[n / 2] : (others[n / 2 - 1] + others[n / 2]) / 2;
-  if (slowest->compute_us() > (1 + kStragglerMargin) * median)
-    slowest->set_straggler(true);
+  if (slowest->compute_us() > (1 + kSlowestComputeMargin) * median)
+    slowest->set_slowest_compute(true);
 }
 
 std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
@@ -159,7 +159,8 @@ std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
           std::max(0.0, w.average_step().duration_us() -
                             w.average_step().communication_us()));
     }
-    MarkStraggler(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    MarkSlowestCompute(out.begin() + static_cast<std::ptrdiff_t>(first),
+                       out.end());
   }
   return out;
 }

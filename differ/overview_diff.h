@@ -15,15 +15,16 @@ namespace profdiff::differ {
 v1::Overview DiffOverview(const Side& a, const Side& b,
                           const ChangeThreshold& threshold);
 
-// A rank is a straggler when its compute is more than this share over the
-// others' median.
-inline constexpr double kStragglerMargin = 0.05;
+// A rank is marked the slowest compute of its side when its compute is more
+// than this share over the others' median.
+inline constexpr double kSlowestComputeMargin = 0.05;
 
 // Each rank's mean step of both sides, with its compute (step time minus
 // communication). In a side with several ranks the one with the most compute is
-// the straggler, when it is more than kStragglerMargin over the median of the
-// others': step times say nothing, since the others wait for it in their
-// collectives.
+// marked (slowest_compute), when it is more than kSlowestComputeMargin over the
+// median of the others': step times say nothing, since the others wait for it
+// in their collectives. Which rank the others wait for is the communication
+// diff's straggler (arrival order), a separate measurement.
 std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b);
 
 // What the report says about one side.

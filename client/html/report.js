@@ -60,9 +60,15 @@
   }
 
   // ---- header ------------------------------------------------------------------------------
+  // "5 steps/rank": a count prints as one; a mean over ranks that kept different numbers keeps
+  // its decimal.
+  function fmtStepsPerRank(n) {
+    const integral = Math.abs(n - Math.round(n)) < 1e-9;
+    return `${integral ? Math.round(n) : n.toFixed(1)} ${integral && Math.round(n) === 1 ? "step" : "steps"}/rank`;
+  }
   function sideText(s, cls, label) {
     const ranks = s.ranks.length > 1 ? s.ranks.length + " ranks" : "rank " + (s.ranks[0] ?? 0);
-    return `<span class="side ${cls}"><b>${label}</b> ${esc(s.run)} &middot; ${esc(s.device || "CPU")} &middot; ${ranks} &middot; ${s.steps_per_rank.toFixed(1)} steps/rank</span>`;
+    return `<span class="side ${cls}"><b>${label}</b> ${esc(s.run)} &middot; ${esc(s.device || "CPU")} &middot; ${ranks} &middot; ${fmtStepsPerRank(s.steps_per_rank)}</span>`;
   }
   function drawHeader() {
     $("runs").innerHTML = sideText(D.baseline, "base", "baseline") + sideText(D.experimental, "exp", "experimental");
@@ -88,7 +94,7 @@
       const t = tone(d, sig, higherIsBetter(metric));
       const ci = hasCi ? `${fmtValue(lo, unit)} … ${fmtValue(hi, unit)}` : "";
       const dText = unit === "us" ? fmtDeltaUs(d) : signed(fmtDelta(d, unit), d);
-      html += `<tr class="${t}" data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class=delta>${dText}</td><td class=delta>${fmtPct(dp)}</td><td>${ci}</td></tr>`;
+      html += `<tr class="${t}" data-metric="${esc(metric)}"><td class=name>${esc(metric)}</td><td>${fmtValue(b, unit)}</td><td>${fmtValue(e, unit)}</td><td class="delta judged">${dText}</td><td class="delta judged">${fmtPct(dp)}</td><td>${ci}</td></tr>`;
     }
     $("overview").innerHTML = html + "</tbody>";
   }
@@ -245,7 +251,7 @@
       const d = n.e[3] - n.b[3];
       const cls = [tone(d, n.noise[0], false)];
       if (n.c.length) cls.push("clickable");
-      html += `<tr class="${cls.join(" ")}" data-child="${i}"><td>${i}</td><td class=name title="${esc(n.p)}">${esc(n.n)}</td><td>${n.s}</td><td>${fmtUs(n.b[3])}</td><td>${fmtUs(n.e[3])}</td><td class=delta>${fmtDeltaUs(d)}</td><td class=delta>${fmtPct(deltaPct(n.b[3], n.e[3]))}</td><td>${fmtCount(n.b[0])} / ${fmtCount(n.e[0])}</td></tr>`;
+      html += `<tr class="${cls.join(" ")}" data-child="${i}"><td>${i}</td><td class=name title="${esc(n.p)}">${esc(n.n)}</td><td>${n.s}</td><td>${fmtUs(n.b[3])}</td><td>${fmtUs(n.e[3])}</td><td class="delta judged">${fmtDeltaUs(d)}</td><td class="delta judged">${fmtPct(deltaPct(n.b[3], n.e[3]))}</td><td>${fmtCount(n.b[0])} / ${fmtCount(n.e[0])}</td></tr>`;
     });
     $("children").innerHTML = html + "</tbody>";
     $("children").onclick = (ev) => {
@@ -290,13 +296,14 @@
     return out;
   }
   // Past this many ranks a side, per-rank charts draw a panel per side with a dot per rank (a
-  // bar each would be a pixel wide or a page tall) and the marked ranks (stragglers) pointed at.
+  // bar each would be a pixel wide or a page tall) and the marked ranks pointed at.
   const RANK_BARS_MAX = 64;
   // series: [{side: 0|1, points: [[rank, value], ...] ascending, marked: rank or null}], one
   // panel each (baseline above), a dot per rank on a shared value axis: ranks that behave alike
   // make a band, and a rank that stands out stands alone. The marked ranks are
-  // <g class=`markClass` data-rank> groups, which findings highlight.
-  function rankProfileChart(title, series, markClass) {
+  // <g class=`markClass` data-rank> groups, which findings highlight; `markName` says what the
+  // mark means ("slowest compute", "straggler").
+  function rankProfileChart(title, series, markClass, markName) {
     const PH = 150, GAP = 34, PB = 44;
     const CH = PAD_T + series.length * PH + (series.length - 1) * GAP + PB;
     const ranks = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
@@ -305,7 +312,7 @@
     const x = (rank) => PAD_L + (at.get(rank) / (n - 1)) * (W - PAD_L - PAD_R);
     const max = Math.max(1e-9, ...series.flatMap((s) => s.points.map((p) => p[1])));
     let svg = `<svg viewBox="0 0 ${W} ${CH}" role="img" aria-label="${esc(title)}">`;
-    svg += `<text x="${PAD_L}" y="12">${esc(title)} · a dot per rank · ▼ the side's straggler</text>`;
+    svg += `<text x="${PAD_L}" y="12">${esc(title)} · a dot per rank · ▼ the side's ${esc(markName)}</text>`;
     series.forEach((s, k) => {
       const top = PAD_T + k * (PH + GAP), bottom = top + PH;
       const y = (v) => bottom - (v / max) * (PH - 8);
@@ -320,12 +327,12 @@
       const point = s.marked === null || s.marked === undefined ? null : s.points.find((p) => p[0] === s.marked);
       if (point) {
         const px = x(point[0]), py = y(point[1]);
-        const label = `${name} straggler: rank ${point[0]}`;
+        const label = `${name} ${markName}: rank ${point[0]}`;
         const anchor = px > W / 2 ? "end" : "start", dx = px > W / 2 ? -10 : 10;
         svg += `<g class="${markClass}" data-rank="${point[0]}" data-side="${s.side ? "e" : "b"}"><title>${esc(label)}: ${fmtUs(point[1])}</title>` +
           `<circle cx="${px.toFixed(1)}" cy="${py.toFixed(1)}" r="5" fill="none" stroke="var(--worse)" stroke-width="2"/>` +
-          `<text class="straggler-mark" x="${px.toFixed(1)}" y="${(py - 8).toFixed(1)}" text-anchor="middle">▼</text>` +
-          `<text class="straggler" x="${(px + dx).toFixed(1)}" y="${(py - 10).toFixed(1)}" text-anchor="${anchor}">${esc(label)}</text></g>`;
+          `<text class="marked-rank-mark" x="${px.toFixed(1)}" y="${(py - 8).toFixed(1)}" text-anchor="middle">▼</text>` +
+          `<text class="marked-rank" x="${(px + dx).toFixed(1)}" y="${(py - 10).toFixed(1)}" text-anchor="${anchor}">${esc(label)}</text></g>`;
       }
       svg += "</g>";
     });
@@ -416,12 +423,12 @@
       cols.push({ key: "baseline_" + name, label: labels[k] + " B", get: (r) => val(r, k, 0), show: fmt });
       cols.push({ key: "experimental_" + name, label: labels[k] + " E", get: (r) => val(r, k, 1), show: fmt });
       if (time && (ops || name === "total_us" || name === "mean_us")) {
-        cols.push({ key: "delta_" + name, label: "Δ " + labels[k].toLowerCase(), get: (r) => val(r, k, 1) - val(r, k, 0), show: fmtDeltaUs, delta: true, magnitude: true });
+        cols.push({ key: "delta_" + name, label: "Δ " + labels[k].toLowerCase(), get: (r) => val(r, k, 1) - val(r, k, 0), show: fmtDeltaUs, delta: true, magnitude: true, value: k });
       }
     });
     const comparedIndex = (r) => Math.max(0, names.indexOf(S[r[3]]));
     cols.push({ key: "delta_pct", label: "Δ% compared", get: (r) => deltaPct(val(r, comparedIndex(r), 0), val(r, comparedIndex(r), 1)), show: fmtPct, delta: true, magnitude: true });
-    return { kind, cols, comparedIndex };
+    return { kind, cols, comparedIndex, labels };
   }
 
   // Each table's state: which grouping, sort, filter, top-N.
@@ -504,10 +511,16 @@
       for (const r of shown) {
         const k = spec.comparedIndex(r);
         const t = tone(val(r, k, 1) - val(r, k, 0), r[4], false);
+        // Only the deltas in the unit the row was judged on carry its colour: a host delta
+        // beside a device judgement is shown, not coloured (issue 44).
+        const judgedOn = `judged on ${spec.labels[k].toLowerCase()}`;
         html += `<tr class="${t}${marked(r) ? " highlight" : ""}">` + cols.map((c) => {
           const v = c.get(r);
           const text = c.show ? c.show(v) : v;
-          return c.cls === "name" ? `<td class="name" title="${esc(v)}">${esc(text)}</td>` : `<td${c.delta ? ' class="delta"' : ""}${typeof v === "number" ? ` data-v="${v}"` : ""}>${esc(text)}</td>`;
+          if (c.cls === "name") return `<td class="name" title="${esc(v)}">${esc(text)}</td>`;
+          const judged = c.delta && (c.value === undefined || c.value === k);
+          const cls = c.delta ? (judged ? "delta judged" : "delta") : "";
+          return `<td${cls ? ` class="${cls}"` : ""}${judged ? ` title="${judgedOn}"` : ""}${typeof v === "number" ? ` data-v="${v}"` : ""}>${esc(text)}</td>`;
         }).join("") + "</tr>";
       }
       if (!shown.length) html += `<tr><td class="name empty" colspan="${cols.length}">${selected.s === "unknown" ? "(unknown) time runs in no module" : "no rows"}</td></tr>`;
@@ -544,23 +557,23 @@
     const sides = new Set(rows.map((r) => r[0]));
     const perSide = (s) => rows.filter((r) => r[0] === s).length;
     if (!rows.length || ![...sides].some((s) => perSide(s) > 1)) { $("ranks-section").hidden = true; return; }
-    let html = "<thead><tr><th class=name>Side</th><th>Rank</th><th class=name>Worker</th><th>Steps</th><th>Step time</th><th>Kernel</th><th>Communication</th><th>CPU exec</th><th>Other</th><th title='the rank with the most compute (step time minus communication), when it is over 5% above the median of the others: they wait for it'>Straggler</th></tr></thead><tbody>";
+    let html = "<thead><tr><th class=name>Side</th><th>Rank</th><th class=name>Worker</th><th>Steps</th><th>Step time</th><th>Kernel</th><th>Communication</th><th>CPU exec</th><th>Other</th><th title='the rank of its side with the most compute (step time minus communication), when it is over 5% above the median of the others. Which rank the others wait for at the collectives (the straggler) is measured apart, by arrival order, in Communication'>Slowest compute</th></tr></thead><tbody>";
     for (const r of rows) {
-      html += `<tr data-rank="${r[1]}"${r[4] ? ' class="straggler-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td data-v="${r[9]}">${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="straggler">straggler</span>' : ""}</td></tr>`;
+      html += `<tr data-rank="${r[1]}"${r[4] ? ' class="slowest-compute-row"' : ""}><td class=name>${esc(r[0])}</td><td>${r[1]}</td><td class=name>${esc(r[2])}</td><td>${r[3]}</td><td data-v="${r[5]}">${fmtUs(r[5])}</td><td>${fmtUs(r[6])}</td><td data-v="${r[9]}">${fmtUs(r[9])}</td><td>${fmtUs(r[12])}</td><td>${fmtUs(r[13])}</td><td>${r[4] ? '<span class="marked-rank">slowest compute</span>' : ""}</td></tr>`;
     }
     $("ranks").innerHTML = html + "</tbody>";
     $("ranks-count").textContent = String(rows.length);
     const many = [...sides].some((s) => perSide(s) > RANK_BARS_MAX);
     $("ranks-details").open = !many;  // a thousand rows: the chart first, the table on demand
     if (many) {
-      // Compute (step time minus communication): the straggler is the rank with the most.
+      // Compute (step time minus communication): the rank with the most is marked.
       const series = [...sides].map((side) => {
         const mine = rows.filter((r) => r[0] === side).sort((a, b) => a[1] - b[1]);
-        const straggler = mine.find((r) => r[4]);
+        const slowest = mine.find((r) => r[4]);
         return { side: side === "baseline" ? 0 : 1, points: mine.map((r) => [r[1], Math.max(0, r[5] - r[9])]),
-                 marked: straggler ? straggler[1] : null };
+                 marked: slowest ? slowest[1] : null };
       });
-      $("ranks-chart").innerHTML = rankProfileChart("compute per rank (step time minus communication)", series, "rank-mark");
+      $("ranks-chart").innerHTML = rankProfileChart("compute per rank (step time minus communication)", series, "rank-mark", "slowest compute");
       return;
     }
     const max = Math.max(...rows.map((r) => r[5])) || 1;
@@ -570,8 +583,8 @@
       const y = 8 + i * 22, w = (r[5] / max) * (W - 300);
       const color = r[0] === "baseline" ? "var(--base)" : "var(--exp)";
       svg += `<text x="4" y="${y + 14}">${esc(r[0])} rank ${r[1]}</text>`;
-      svg += `<rect class="rank-bar${r[4] ? " straggler-bar" : ""}" x="160" y="${y}" width="${w.toFixed(1)}" height="16" fill="${color}" ${r[4] ? 'stroke="var(--worse)" stroke-width="3"' : ""}><title>${fmtUs(r[5])}</title></rect>`;
-      svg += `<text x="${166 + w}" y="${y + 13}">${fmtUs(r[5])}${r[4] ? " ◀ straggler" : ""}</text>`;
+      svg += `<rect class="rank-bar${r[4] ? " slowest-compute-bar" : ""}" x="160" y="${y}" width="${w.toFixed(1)}" height="16" fill="${color}" ${r[4] ? 'stroke="var(--worse)" stroke-width="3"' : ""}><title>${fmtUs(r[5])}</title></rect>`;
+      svg += `<text x="${166 + w}" y="${y + 13}">${fmtUs(r[5])}${r[4] ? " ◀ slowest compute" : ""}</text>`;
     });
     $("ranks-chart").innerHTML = svg + "</svg>";
   }
@@ -614,26 +627,29 @@
       const name = S[CR.field(r, "collective")], group = S[CR.field(r, "process_group")];
       const bMissing = v("calls", 0) === 0, eMissing = v("calls", 1) === 0;
       const side = (name2, s, fmt) => ((s ? eMissing : bMissing) ? "–" : fmt(v(name2, s)));
+      // A size the trace does not record is unknown ("–"), not 0 B, and so is its bandwidth.
+      const sizeMissing = [CR.field(r, "baseline_size_missing"), CR.field(r, "experimental_size_missing")];
+      const sized = (name2, s, fmt) => (sizeMissing[s] ? "–" : side(name2, s, fmt));
       const timeNoise = CR.noise(r, "time_us");
       const dTime = v("time_us", 1) - v("time_us", 0);
       const cls = [tone(dTime, timeNoise[0], false)];
       let size;
       if (pooled) {
         const bpc = CR.noise(r, "bytes_per_call");
-        size = `<td${bpc[0] ? ' title="significant"' : ""}>${side("bytes_per_call", 0, fmtBytes)} → ${side("bytes_per_call", 1, fmtBytes)}${bpc[0] ? ' <span class="sig">●</span>' : ""}</td>`;
+        size = `<td${bpc[0] ? ' title="significant"' : ""}>${sized("bytes_per_call", 0, fmtBytes)} → ${sized("bytes_per_call", 1, fmtBytes)}${bpc[0] ? ' <span class="sig">●</span>' : ""}</td>`;
       } else {
         const dtype = S[CR.field(r, "dtype")];
-        size = `<td>${fmtBytes(CR.field(r, "bytes_per_call"))}${dtype ? " " + esc(dtype) : ""}</td><td>${CR.field(r, "group_size") || ""}</td>`;
+        size = `<td>${sizeMissing[0] || sizeMissing[1] ? "–" : fmtBytes(CR.field(r, "bytes_per_call")) + (dtype ? " " + esc(dtype) : "")}</td><td>${CR.field(r, "group_size") || ""}</td>`;
       }
       html += `<tr class="${cls.join(" ")}" data-collective="${esc(name)}" data-group="${esc(group)}">` +
         `<td class=name title="${esc(name)}">${esc(name)}</td><td class=name>${esc(group || "default")}</td>${size}` +
         `<td>${side("calls", 0, fmtCount)}</td>${judgedCell(v("calls", 0), v("calls", 1), CR.noise(r, "calls"), fmtCount, false, eMissing)}` +
         `<td>${signed(fmtCount(v("calls", 1) - v("calls", 0)), v("calls", 1) - v("calls", 0))}</td>` +
         `<td>${side("time_us", 0, fmtUs)}</td>${judgedCell(v("time_us", 0), v("time_us", 1), timeNoise, fmtUs, true, eMissing)}` +
-        `<td class=delta>${fmtPct(deltaPct(v("time_us", 0), v("time_us", 1)))}</td>` +
+        `<td class="delta judged">${fmtPct(deltaPct(v("time_us", 0), v("time_us", 1)))}</td>` +
         `<td>${side("transfer_us", 0, fmtUs)}</td>${judgedCell(v("transfer_us", 0), v("transfer_us", 1), CR.noise(r, "transfer_us"), fmtUs, true, eMissing)}` +
         `<td>${side("wait_us", 0, fmtUs)}</td>${judgedCell(v("wait_us", 0), v("wait_us", 1), CR.noise(r, "wait_us"), fmtUs, true, eMissing)}` +
-        `<td>${side("busbw_gbps", 0, fmtGbps)}</td><td>${side("busbw_gbps", 1, fmtGbps)}</td>` +
+        `<td>${sized("busbw_gbps", 0, fmtGbps)}</td><td>${sized("busbw_gbps", 1, fmtGbps)}</td>` +
         `<td>${esc(S[CR.field(r, "change")])}</td></tr>`;
     }
     if (!rows.length) html += `<tr><td class="name empty" colspan="17">no rows</td></tr>`;
@@ -644,7 +660,7 @@
     const verdict = side ? comm.experimental_verdict : comm.baseline_verdict;
     const rank = stragglerOf(side);
     return `<li class="${rank !== null ? "found" : ""}" data-side="${label}"><span class="side ${side ? "exp" : "base"}"><b>${label}</b></span>` +
-      `${esc(verdict || "no verdict")}${rank !== null ? `<span class="straggler">straggler: rank ${rank}</span>` : ""}</li>`;
+      `<span class="${rank !== null ? "marked-rank" : ""}">${esc(verdict || "no verdict")}</span></li>`;
   }
   // Per rank, baseline (left) and experimental (right) columns: transfer, wait stacked on it,
   // a tick at the exposed time; the side's straggler marked ▼ and its rank number red.
@@ -682,13 +698,13 @@
           `<rect class="comm-transfer" x="${bx.toFixed(2)}" y="${y(transfer).toFixed(2)}" width="${bw.toFixed(2)}" height="${(CH - PB - y(transfer)).toFixed(2)}" fill="${color}"${outline}/>` +
           `<rect class="comm-wait" x="${bx.toFixed(2)}" y="${y(transfer + wait).toFixed(2)}" width="${bw.toFixed(2)}" height="${(y(transfer) - y(transfer + wait)).toFixed(2)}" fill="${color}" fill-opacity="0.3" stroke="${straggler ? "var(--worse)" : color}" stroke-width="${straggler ? 2 : 1}"/>` +
           `<line class="comm-exposed" x1="${(bx - 1).toFixed(2)}" x2="${(bx + bw + 1).toFixed(2)}" y1="${y(exposed).toFixed(2)}" y2="${y(exposed).toFixed(2)}" stroke="var(--ink)" stroke-width="2"/>`;
-        if (straggler) g += `<text class="straggler-mark" x="${(bx + bw / 2).toFixed(2)}" y="${(y(transfer + wait) - 3).toFixed(2)}" text-anchor="middle">▼</text>`;
+        if (straggler) g += `<text class="marked-rank-mark" x="${(bx + bw / 2).toFixed(2)}" y="${(y(transfer + wait) - 3).toFixed(2)}" text-anchor="middle">▼</text>`;
         g += "</g>";
       }
       // Every `every`-th rank numbered, and the stragglers (their neighbours then not, to fit).
       const marked = (k) => k >= 0 && k < n && stragglers.includes(RR.field(ranks[k], "rank"));
       if (marked(i) || (i % every === 0 && !(every > 1 && (marked(i - 1) || marked(i + 1))))) {
-        g += `<text x="${(x(i) + step / 2).toFixed(2)}" y="${CH - PB + 14}" text-anchor="middle"${stragglers.includes(rank) ? ' class="straggler"' : ""}>${rank}</text>`;
+        g += `<text x="${(x(i) + step / 2).toFixed(2)}" y="${CH - PB + 14}" text-anchor="middle"${stragglers.includes(rank) ? ' class="marked-rank"' : ""}>${rank}</text>`;
       }
       svg += g + "</g>";
     });
@@ -700,7 +716,7 @@
   function commRanksTable(ranks) {
     const stragglers = [stragglerOf(0), stragglerOf(1)];
     let html = "<thead><tr><th>Rank</th><th>Collective B</th><th>Collective E</th><th>Exposed B</th><th>Exposed E</th><th>Overlap B</th><th>Overlap E</th>" +
-      "<th>Transfer B</th><th>Transfer E</th><th>Wait B</th><th>Wait E</th><th title='instances it arrived last at / ran with another rank'>Last B</th><th>Last E</th><th>Straggler</th></tr></thead><tbody>";
+      "<th>Transfer B</th><th>Transfer E</th><th>Wait B</th><th>Wait E</th><th title='instances it arrived last at / ran with another rank'>Last B</th><th>Last E</th><th title='the rank the others wait for: last to arrive consistently'>Straggler</th></tr></thead><tbody>";
     for (const r of ranks) {
       const rank = RR.field(r, "rank");
       const miss = [RR.field(r, "baseline_missing"), RR.field(r, "experimental_missing")];
@@ -715,7 +731,7 @@
         cell("overlap_ratio", 0, pct) + cell("overlap_ratio", 1, pct) +
         cell("transfer_us", 0, fmtUs) + cell("transfer_us", 1, fmtUs) +
         cell("wait_us", 0, fmtUs) + judgedCell(v("wait_us", 0), v("wait_us", 1), RR.noise(r, "wait_us"), fmtUs, true, miss[1]) +
-        last(0) + last(1) + `<td>${who.length ? `<span class="straggler">${who.join(", ")}</span>` : ""}</td></tr>`;
+        last(0) + last(1) + `<td>${who.length ? `<span class="marked-rank">${who.join(", ")}</span>` : ""}</td></tr>`;
     }
     return html + "</tbody>";
   }
@@ -736,7 +752,7 @@
           .map((r) => [RR.field(r, "rank"), RR.v(r, "wait_us", side)]),
         marked: stragglerOf(side),
       }));
-      $("comm-ranks-chart").innerHTML = rankProfileChart("wait per rank (the others wait for the rank that arrives last)", series, "comm-rank");
+      $("comm-ranks-chart").innerHTML = rankProfileChart("wait per rank (the others wait for the rank that arrives last)", series, "comm-rank", "straggler");
     } else if (ranks.length) {
       $("comm-ranks-chart").innerHTML = commRanksChart(ranks);
     }
@@ -995,13 +1011,21 @@
       const alloc = MR.noise(r, "allocation_bytes");
       const delta = v("allocation_bytes", 1) - v("allocation_bytes", 0);
       const last = modules ? "peak_allocated_bytes" : "increase_bytes";
-      html += `<tr class="${tone(delta, alloc[0], false)}" data-name="${esc(name)}"><td class=name title="${esc(name)}">${esc(name)}</td>` +
+      // A row that allocated nothing on either side is judged on its self increase: its colour
+      // and its change say so, and the allocation deltas beside it (0 B) are not coloured.
+      const bySelf = S[MR.field(r, "compared")] === "self_increase_bytes";
+      const rowTone = bySelf
+        ? tone(v("self_increase_bytes", 1) - v("self_increase_bytes", 0), MR.noise(r, "self_increase_bytes")[0], false)
+        : tone(delta, alloc[0], false);
+      const deltaCls = bySelf ? "delta" : "delta judged";
+      const change = S[MR.field(r, "change")] + (bySelf ? " (self increase)" : "");
+      html += `<tr class="${rowTone}" data-name="${esc(name)}"><td class=name title="${esc(name)}">${esc(name)}</td>` +
         `<td class=name title="${esc(detail)}">${esc(detail)}</td><td class=name>${esc(S[MR.field(r, "device")])}</td>` +
         `<td>${fmtCount(v("allocation_count", 0))}</td><td>${fmtCount(v("allocation_count", 1))}</td>` +
         `<td>${fmtBytes(v("allocation_bytes", 0))}</td>${judgedCell(v("allocation_bytes", 0), v("allocation_bytes", 1), alloc, fmtBytes, true, false)}` +
-        `<td class=delta>${signed(fmtBytes(delta), delta)}</td><td class=delta>${fmtPct(deltaPct(v("allocation_bytes", 0), v("allocation_bytes", 1)))}</td>` +
+        `<td class="${deltaCls}">${signed(fmtBytes(delta), delta)}</td><td class="${deltaCls}">${fmtPct(deltaPct(v("allocation_bytes", 0), v("allocation_bytes", 1)))}</td>` +
         `<td>${fmtBytes(v("self_increase_bytes", 0))}</td>${judgedCell(v("self_increase_bytes", 0), v("self_increase_bytes", 1), MR.noise(r, "self_increase_bytes"), fmtBytes, true, false)}` +
-        `<td>${fmtBytes(v(last, 0))}</td><td>${fmtBytes(v(last, 1))}</td><td class=name>${esc(S[MR.field(r, "change")])}</td></tr>`;
+        `<td>${fmtBytes(v(last, 0))}</td><td>${fmtBytes(v(last, 1))}</td><td class=name>${esc(change)}</td></tr>`;
     }
     if (!rows.length) html += `<tr><td class="name empty" colspan="14">no rows</td></tr>`;
     return html + "</tbody>";

@@ -79,6 +79,7 @@ std::string WhatUnknownHolds(const FindingContext& c,
                      return std::abs(x.second) > std::abs(y.second);
                    });
   std::vector<std::string> items;
+  items.reserve(moved.size());
   for (const auto& [name, delta] : moved) {
     items.push_back(base::StrCat(name, " ", SignedDuration(delta)));
   }

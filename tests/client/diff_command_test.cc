@@ -20,6 +20,7 @@
 
 #include "client/diff_renderer.h"
 #include "client/json_output.h"
+#include "differ/communication_diff.h"
 #include "differ/display_text.h"
 #include "profdiff/v1/diff.pb.h"
 #include "tests/support/traces_dir.h"
@@ -103,16 +104,18 @@ TEST(DiffCommandTest, SideLinesPrintRankRanges) {
   auto out = RunDiffCommand({dlrm.string(), dlrm.string(), "--view", "overview",
                              "--ranks", "0-2,4,6-7"});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(*out, HasSubstr("dlrm_kineto: ranks 0-2,4,6,7, 1.0 kept steps"));
+  EXPECT_THAT(*out,
+              HasSubstr("dlrm_kineto: ranks 0-2,4,6,7, 1 kept step per rank"));
   auto all =
       RunDiffCommand({dlrm.string(), dlrm.string(), "--view", "overview"});
   ASSERT_TRUE(all.ok()) << all.status();
-  EXPECT_THAT(*all, HasSubstr("dlrm_kineto: ranks 0-7, 1.0 kept steps"));
+  EXPECT_THAT(*all, HasSubstr("dlrm_kineto: ranks 0-7, 1 kept step per rank"));
   const fs::path one = WriteRun("diff_one_rank", 40, true);
   auto single =
       RunDiffCommand({one.string(), one.string(), "--view", "overview"});
   ASSERT_TRUE(single.ok()) << single.status();
-  EXPECT_THAT(*single, HasSubstr("diff_one_rank: rank 0, 3.0 kept steps"));
+  EXPECT_THAT(*single,
+              HasSubstr("diff_one_rank: rank 0, 3 kept steps per rank"));
 }
 
 TEST(DiffCommandTest, RunsNamedAlikeAreToldApartByTheirFolders) {
@@ -583,9 +586,9 @@ TEST(DiffCommandTest, NumberLists) {
 }
 
 // Issue 32: a run of 1,024 ranks prints its per-rank tables as the ranks that
-// matter (the stragglers first) and a line saying how many were left out, not
-// 1,024 lines; CSV keeps every rank.
-TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheStragglers) {
+// matter (the slowest compute and the straggler first) and a line saying how
+// many were left out, not 1,024 lines; CSV keeps every rank.
+TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheRanksThatMatter) {
   v1::DiffReport report;
   report.mutable_options()->set_top(20);
   report.mutable_options()->set_per_rank(true);
@@ -597,7 +600,7 @@ TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheStragglers) {
       // Rank 700 computes longest on the experimental side.
       const bool slow = rank == 700 && std::string(side) == "experimental";
       r.set_compute_us(slow ? 9000 : 1000 + rank);
-      r.set_straggler(slow);
+      r.set_slowest_compute(slow);
     }
     v1::CommunicationDiff& c = *report.mutable_communication();
     v1::RankCommunicationDiff& r = *c.add_ranks();
@@ -630,6 +633,123 @@ TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheStragglers) {
   ASSERT_TRUE(csv.ok()) << csv.status();
   EXPECT_GT(std::count(csv->begin(), csv->end(), '\n'), 3000);
   EXPECT_THAT(*csv, Not(HasSubstr("more ranks")));
+}
+
+// Issue 44, item 3: on a 2-rank run the per-rank table marked rank 1
+// "straggler yes" (most compute) under a line that said "no straggler: rank 1
+// last in 68% of collectives". The rank with the most compute and the rank the
+// others wait for are named apart, and "straggler" means only the latter.
+TEST(DiffCommandTest, SlowestComputeAndStragglerAreNamedApart) {
+  v1::DiffReport report;
+  report.mutable_options()->set_per_rank(true);
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    v1::RankSteps& r = *report.add_ranks();
+    r.set_side("baseline");
+    r.set_rank(rank);
+    r.set_compute_us(rank == 1 ? 900 : 800);
+    r.set_slowest_compute(rank == 1);
+  }
+  v1::StragglerVerdict verdict;
+  verdict.set_matched(50);
+  verdict.set_instances(50);
+  verdict.set_rank(1);
+  verdict.set_last_arrivals(34);
+  verdict.set_share(0.68);
+  verdict.set_collective("collectives");
+  v1::CommunicationDiff& c = *report.mutable_communication();
+  c.set_baseline_verdict(differ::StragglerVerdictText(verdict));
+  verdict.set_found(true);
+  verdict.set_last_arrivals(46);
+  verdict.set_share(0.92);
+  verdict.set_collective("all_reduce");
+  c.set_experimental_verdict(differ::StragglerVerdictText(verdict));
+  c.add_by_collective()->set_collective("all_reduce");
+  absl::StatusOr<std::string> table = RenderDiffReport(report, {});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table,
+              HasSubstr("Communication: baseline no straggler: most often last "
+                        "to arrive rank 1, in 68% of collectives (34 of 50); "
+                        "experimental straggler: rank 1, last to arrive in 92% "
+                        "of all_reduces (46 of 50)"));
+  // The per-rank table's mark says what it measured, on rank 1's row.
+  const size_t header = table->find("slowest compute\n");
+  ASSERT_NE(header, std::string::npos) << *table;
+  const size_t header_start = table->rfind('\n', header);
+  EXPECT_THAT(table->substr(header_start, header - header_start),
+              Not(HasSubstr("straggler")));
+  const size_t row1 = table->find("\nbaseline     1 ");
+  ASSERT_NE(row1, std::string::npos) << *table;
+  EXPECT_THAT(table->substr(row1, table->find('\n', row1 + 1) - row1),
+              HasSubstr("yes"));
+  absl::StatusOr<std::string> json =
+      RenderDiffReport(report, {.format = OutputFormat::kJson});
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(*json, HasSubstr("\"slowest_compute\": true"));
+  EXPECT_THAT(*json, Not(HasSubstr("\"straggler\"")));
+}
+
+// Issue 44, item 6: a count of steps prints as an integer ("5.0 kept steps per
+// rank" read as a measurement); a mean over ranks that kept different numbers
+// keeps its decimal.
+TEST(DiffCommandTest, KeptStepsPerRankPrintAsACount) {
+  v1::DiffReport report;
+  report.mutable_baseline()->set_run("a");
+  report.mutable_baseline()->add_ranks(0);
+  report.mutable_baseline()->set_steps_per_rank(5);
+  report.mutable_experimental()->set_run("b");
+  report.mutable_experimental()->add_ranks(0);
+  report.mutable_experimental()->add_ranks(1);
+  report.mutable_experimental()->set_steps_per_rank(4.5);
+  absl::StatusOr<std::string> table = RenderDiffReport(report, {});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table,
+              HasSubstr("a: rank 0, 5 kept steps per rank (0 dropped)"));
+  EXPECT_THAT(*table,
+              HasSubstr("b: ranks 0,1, 4.5 kept steps per rank (0 dropped)"));
+  report.mutable_baseline()->set_steps_per_rank(1);
+  table = RenderDiffReport(report, {});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, HasSubstr("a: rank 0, 1 kept step per rank"));
+}
+
+// Issue 44, item 2: a real 2-GPU NCCL trace whose collectives record no
+// message size printed "0 B -> 0 B" and a bus bandwidth of 0. Unknown is "-",
+// with a JSON flag, and no byte change is computed from it.
+TEST(DiffCommandTest, CollectivesWithoutASizePrintADash) {
+  const fs::path trace = test_support::TracesDir() /
+                         "hta/df_index_resolver/df_index_resolver.json.gz";
+  if (!fs::exists(trace)) GTEST_SKIP() << "needs " << trace;
+  absl::StatusOr<std::string> table =
+      RunDiffCommand({trace.string(), trace.string(), "--view", "comm"});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, Not(HasSubstr("0 B -> 0 B")));
+  // The pooled row: bytes/call "-", 404 calls a side, bus bandwidth "-".
+  EXPECT_THAT(*table, testing::ContainsRegex(
+                          "\nall_reduce +default +- +404 +404 [^\n]* - +- +"
+                          "unchanged\n"));
+  absl::StatusOr<std::string> json = RunDiffCommand(
+      {trace.string(), trace.string(), "--view", "comm", "--format", "json"});
+  ASSERT_TRUE(json.ok()) << json.status();
+  v1::DiffReport report;
+  ASSERT_TRUE(FromJson(*json, report).ok());
+  ASSERT_EQ(report.communication().by_collective_size(), 1);
+  const v1::CollectiveDiff& row = report.communication().by_collective(0);
+  EXPECT_TRUE(row.baseline_size_missing());
+  EXPECT_TRUE(row.experimental_size_missing());
+  EXPECT_FALSE(row.bytes_noise().significant());
+  // A trace that records its sizes keeps them.
+  const fs::path sized =
+      test_support::TracesDir() / "hta/nccl_parser_config/nccl_data.json.gz";
+  if (!fs::exists(sized)) return;
+  json = RunDiffCommand(
+      {sized.string(), sized.string(), "--view", "comm", "--format", "json"});
+  ASSERT_TRUE(json.ok()) << json.status();
+  ASSERT_TRUE(FromJson(*json, report).ok());
+  ASSERT_GT(report.communication().by_collective_size(), 0);
+  for (const v1::CollectiveDiff& r : report.communication().by_collective()) {
+    EXPECT_FALSE(r.baseline_size_missing()) << r.collective();
+    EXPECT_GT(r.baseline().bytes_per_call(), 0) << r.collective();
+  }
 }
 
 }  // namespace

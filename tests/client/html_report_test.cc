@@ -408,7 +408,8 @@ TEST(HtmlReportTest, CommunicationSectionCarriesEveryRowAndTheVerdicts) {
   c.mutable_experimental_straggler()->set_collective("all_reduce");
   c.mutable_baseline_straggler()->set_rank(-1);
   c.set_baseline_verdict("no collective ran on two ranks");
-  c.set_experimental_verdict("rank 1 last in 92% of all_reduces (46 of 50)");
+  c.set_experimental_verdict(
+      "straggler: rank 1, last to arrive in 92% of all_reduces (46 of 50)");
   c.set_experimental_instances(50);
   v1::Finding& finding = *report.add_findings();
   finding.set_kind(v1::FINDING_KIND_COMMUNICATION);
@@ -439,7 +440,7 @@ TEST(HtmlReportTest, CommunicationSectionCarriesEveryRowAndTheVerdicts) {
   ASSERT_EQ(ArraySize(data["ranks"]), 2u);
   const size_t width = LayoutWidth(layout, "collective", "collective_values",
                                    "collective_noise");
-  EXPECT_EQ(width, 6u + 2 * 8 + 4 * 6);
+  EXPECT_EQ(width, 8u + 2 * 8 + 4 * 6);
   simdjson::dom::array row;
   ASSERT_EQ(data["collectives"].at(1).get(row), simdjson::SUCCESS);
   ASSERT_EQ(row.size(), width);
@@ -449,11 +450,13 @@ TEST(HtmlReportTest, CommunicationSectionCarriesEveryRowAndTheVerdicts) {
   EXPECT_EQ(interned(row.at(3)), "float");
   EXPECT_EQ(Value(row.at(4)), 2);
   EXPECT_EQ(interned(row.at(5)), "increased");
-  EXPECT_EQ(Value(row.at(6)), 1);      // calls, baseline
-  EXPECT_EQ(Value(row.at(7)), 11);     // calls, experimental
-  EXPECT_EQ(Value(row.at(15)), 7.25);  // wait_us, experimental
-  // wait_noise: the fifth noise after the 6 fields and 8 pairs.
-  const size_t wait_noise = 6 + 16 + 4 * 4;
+  EXPECT_EQ(Value(row.at(6)), 0);      // baseline_size_missing
+  EXPECT_EQ(Value(row.at(7)), 0);      // experimental_size_missing
+  EXPECT_EQ(Value(row.at(8)), 1);      // calls, baseline
+  EXPECT_EQ(Value(row.at(9)), 11);     // calls, experimental
+  EXPECT_EQ(Value(row.at(17)), 7.25);  // wait_us, experimental
+  // wait_noise: the fifth noise after the 8 fields and 8 pairs.
+  const size_t wait_noise = 8 + 16 + 4 * 4;
   EXPECT_EQ(Value(row.at(wait_noise)), 1);
   EXPECT_EQ(Value(row.at(wait_noise + 1)), 1);
   EXPECT_EQ(Value(row.at(wait_noise + 2)), 1.5);

@@ -53,5 +53,32 @@ TEST(MemoryRendererTest, PeakWithoutStepIdSaysWhichKeptStep) {
   EXPECT_THAT(text, HasSubstr("aten::addmm (kept step 2, rank 1)"));
 }
 
+// Issue 44, item 6: an operator that allocated nothing on either side is
+// judged on its self increase; its visible allocation columns read "0 B", so
+// its change says which column it was judged on.
+TEST(MemoryRendererTest, AChangeJudgedOnSelfIncreaseSaysSo) {
+  v1::MemoryDiff memory;
+  v1::MemoryRowDiff& freed = *memory.add_operators();
+  freed.set_name("aten::resize_");
+  freed.set_device("cpu");
+  freed.mutable_baseline()->set_self_increase_bytes(1024);
+  freed.mutable_experimental()->set_self_increase_bytes(4096);
+  freed.set_change(v1::CHANGE_INCREASED);
+  freed.set_compared(v1::MEMORY_COMPARED_SELF_INCREASE_BYTES);
+  v1::MemoryRowDiff& allocated = *memory.add_operators();
+  allocated.set_name("aten::mm");
+  allocated.set_device("cpu");
+  allocated.mutable_baseline()->set_allocation_bytes(1024);
+  allocated.mutable_experimental()->set_allocation_bytes(4096);
+  allocated.set_change(v1::CHANGE_INCREASED);
+  allocated.set_compared(v1::MEMORY_COMPARED_ALLOCATION_BYTES);
+  const std::string text =
+      MemoryRowsTable(memory, /*modules=*/false, 0).RenderText(400);
+  EXPECT_THAT(text, testing::ContainsRegex("aten::resize_ [^\n]*0 B +0 B "
+                                           "[^\n]* increased \\(self "
+                                           "increase\\)\n"));
+  EXPECT_THAT(text, testing::ContainsRegex("aten::mm [^\n]* increased\n"));
+}
+
 }  // namespace
 }  // namespace profdiff::client

@@ -1,7 +1,10 @@
 #include "client/show_command.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,7 +13,11 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include "client/diff_command.h"
+#include "client/json_output.h"
+#include "profdiff/v1/diff.pb.h"
 #include "profdiff/v1/profile.pb.h"
+#include "tests/support/traces_dir.h"
 
 namespace profdiff::client {
 namespace {
@@ -125,7 +132,7 @@ TEST(ShowCommandTest, EveryViewRenders) {
       {"operators", {"host total (us)", "aten::mm", "aten::add"}},
       {"kernels", {"blocks/SM"}},  // the trace has no kernel
       {"modules", {"compare (us)", "aten::mm"}},
-      {"memory", {"peak allocated (MiB)"}},  // nor memory events
+      {"memory", {"Memory"}},  // nor memory events
   };
   for (const View& view : views) {
     for (const char* format : {"table", "csv"}) {
@@ -208,6 +215,143 @@ TEST(ShowCommandTest, BadOptionsAreInvalidArgument) {
 TEST(ShowCommandTest, MissingPathIsNotFound) {
   EXPECT_EQ(RunShowCommand({"/nonexistent/trace.json"}).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Issue 44, item 5: `show` printed module, operator and kernel totals over
+// the kept steps (Sequential_0 host 43,719.9 us over 5 steps) while `diff`
+// compares per-step means, and the header said neither.
+TEST(ShowCommandTest, TablesArePerKeptStepAndSaySo) {
+  const fs::path h200 = test_support::TracesDir() /
+                        "profdiff_h200/transformer-fp32.pt.trace.json.gz";
+  if (!fs::exists(h200)) GTEST_SKIP() << "needs " << h200;
+  absl::StatusOr<std::string> per_step =
+      RunShowCommand({h200.string(), "--view", "modules,operators,kernels"});
+  ASSERT_TRUE(per_step.ok()) << per_step.status();
+  EXPECT_THAT(*per_step,
+              HasSubstr("Modules, from the nn.Module events (per step over 5 "
+                        "kept steps)"));
+  EXPECT_THAT(*per_step, HasSubstr("Operators (per step over 5 kept steps)"));
+  EXPECT_THAT(*per_step, HasSubstr("Kernels (per step over 5 kept steps; "
+                                   "mean, max and min per call)"));
+  // Sequential_0: 1 call and 8,744.0 us of host time per step.
+  EXPECT_THAT(*per_step,
+              testing::ContainsRegex("\nSequential_0 +1 +8744\\.0 "));
+  absl::StatusOr<std::string> totals = RunShowCommand(
+      {h200.string(), "--view", "modules", "--normalize", "total"});
+  ASSERT_TRUE(totals.ok()) << totals.status();
+  EXPECT_THAT(*totals, HasSubstr("(totals over 5 kept steps)"));
+  EXPECT_THAT(*totals, testing::ContainsRegex("\nSequential_0 +5 +43719\\.9 "));
+  EXPECT_THAT(
+      RunShowCommand({h200.string(), "--normalize", "mean"}).status().message(),
+      HasSubstr("--normalize mean: expected per-step or total"));
+}
+
+void ExpectNear(double show, double diff, const std::string& what) {
+  EXPECT_NEAR(show, diff, 1e-6 * std::max(1.0, std::abs(diff))) << what;
+}
+
+void ExpectModulesMatch(const v1::ModuleNode& show,
+                        const v1::ModuleDiffNode& diff) {
+  const std::string& at = show.path();
+  ExpectNear(show.per_step().calls(), diff.baseline().calls(), at + " calls");
+  ExpectNear(show.per_step().host_us(), diff.baseline().host_us(),
+             at + " host");
+  ExpectNear(show.per_step().device_us(), diff.baseline().device_us(),
+             at + " device");
+  std::vector<const v1::ModuleDiffNode*> children;
+  for (const v1::ModuleDiffNode& c : diff.children()) {
+    if (c.kind() != v1::MODULE_NODE_KIND_UNKNOWN) children.push_back(&c);
+  }
+  ASSERT_EQ(children.size(), static_cast<size_t>(show.children_size())) << at;
+  for (int i = 0; i < show.children_size(); ++i)
+    ExpectModulesMatch(show.children(i), *children[static_cast<size_t>(i)]);
+}
+
+// The same run's `show` per-step values (JSON) are `diff`'s baseline values:
+// every module node, operator and kernel of the H200 trace.
+TEST(ShowCommandTest, PerStepValuesAreTheDiffBaseline) {
+  const fs::path h200 = test_support::TracesDir() /
+                        "profdiff_h200/transformer-fp32.pt.trace.json.gz";
+  if (!fs::exists(h200)) GTEST_SKIP() << "needs " << h200;
+  absl::StatusOr<std::string> show_json =
+      RunShowCommand({h200.string(), "--format", "json", "--view", "all"});
+  ASSERT_TRUE(show_json.ok()) << show_json.status();
+  absl::StatusOr<std::string> diff_json = RunDiffCommand(
+      {h200.string(), h200.string(), "--format", "json", "--view", "all"});
+  ASSERT_TRUE(diff_json.ok()) << diff_json.status();
+  v1::RunProfile show;
+  ASSERT_TRUE(FromJson(*show_json, show).ok());
+  v1::DiffReport diff;
+  ASSERT_TRUE(FromJson(*diff_json, diff).ok());
+  ASSERT_EQ(show.workers_size(), 1);
+  const v1::WorkerProfile& w = show.workers(0);
+  ExpectModulesMatch(w.modules(), diff.modules());
+  std::map<std::string, const v1::OperatorDiff*> operators;
+  for (const v1::OperatorDiff& o : diff.operators()) operators[o.name()] = &o;
+  ASSERT_EQ(operators.size(), static_cast<size_t>(w.operators_size()));
+  for (const v1::OperatorStats& o : w.operators()) {
+    const v1::OperatorValues& b = operators.at(o.name())->baseline();
+    ExpectNear(o.per_step().calls(), b.calls(), o.name());
+    ExpectNear(o.per_step().host_self_us(), b.host_self_us(), o.name());
+    ExpectNear(o.per_step().host_total_us(), b.host_total_us(), o.name());
+    ExpectNear(o.per_step().device_self_us(), b.device_self_us(), o.name());
+    ExpectNear(o.per_step().device_total_us(), b.device_total_us(), o.name());
+  }
+  std::map<std::string, const v1::KernelDiff*> kernels;
+  for (const v1::KernelDiff& k : diff.kernels()) kernels[k.name()] = &k;
+  ASSERT_EQ(kernels.size(), static_cast<size_t>(w.kernels_size()));
+  for (const v1::KernelStats& k : w.kernels()) {
+    const v1::KernelValues& b = kernels.at(k.name())->baseline();
+    ExpectNear(k.per_step().calls(), b.calls(), k.name());
+    ExpectNear(k.per_step().total_us(), b.total_us(), k.name());
+  }
+}
+
+// Issue 44, item 2: a trace without [memory] events says so; it is not a
+// table of nothing.
+TEST(ShowCommandTest, NoMemoryEventsIsSaid) {
+  absl::StatusOr<std::string> out =
+      RunShowCommand({WriteRun().string(), "--view", "memory"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("Memory: none recorded: the trace has no "
+                              "[memory] events (torch.profiler records them "
+                              "with profile_memory=True)"));
+  EXPECT_THAT(*out, testing::Not(HasSubstr("peak allocated (MiB)")));
+}
+
+// Issue 44, item 2: an AMD trace records neither blocks per SM nor occupancy;
+// `show --view kernels` printed "0.00" and "0.0" for them. Unknown is "-" and
+// a JSON flag; an NVIDIA trace that records them keeps its numbers.
+TEST(ShowCommandTest, KernelsWithoutOccupancyPrintADash) {
+  const fs::path dir = test_support::TracesDir() / "tracelens";
+  const fs::path amd =
+      dir / "mi300/Falconsai_nsfw_image_detection__1016002.json.gz";
+  const fs::path nvidia =
+      dir / "h100/Falconsai_nsfw_image_detection__1016002.json.gz";
+  if (!fs::exists(amd) || !fs::exists(nvidia))
+    GTEST_SKIP() << "needs " << amd << " and " << nvidia;
+  absl::StatusOr<std::string> table =
+      RunShowCommand({amd.string(), "--view", "kernels", "--top", "3"});
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table,
+              testing::ContainsRegex("\n[^\n]*attn_fwd +12 [^\n]* +- +-\n"));
+  absl::StatusOr<std::string> json =
+      RunShowCommand({amd.string(), "--view", "kernels", "--format", "json"});
+  ASSERT_TRUE(json.ok()) << json.status();
+  v1::RunProfile run;
+  ASSERT_TRUE(FromJson(*json, run).ok());
+  ASSERT_GT(run.workers(0).kernels_size(), 0);
+  for (const v1::KernelStats& k : run.workers(0).kernels()) {
+    EXPECT_TRUE(k.blocks_per_sm_missing()) << k.name();
+    EXPECT_TRUE(k.occupancy_missing()) << k.name();
+  }
+  absl::StatusOr<std::string> nvidia_json = RunShowCommand(
+      {nvidia.string(), "--view", "kernels", "--format", "json"});
+  ASSERT_TRUE(nvidia_json.ok()) << nvidia_json.status();
+  ASSERT_TRUE(FromJson(*nvidia_json, run).ok());
+  ASSERT_GT(run.workers(0).kernels_size(), 0);
+  EXPECT_FALSE(run.workers(0).kernels(0).blocks_per_sm_missing());
+  EXPECT_GT(run.workers(0).kernels(0).blocks_per_sm(), 0);
 }
 
 }  // namespace

@@ -297,7 +297,7 @@ TEST(DiffRunsTest, AValueASideDoesNotHaveIsMissingNotZero) {
   EXPECT_FALSE(rows[v1::OVERVIEW_METRIC_STEP_TIME]->baseline_missing());
 }
 
-TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
+TEST(DiffRunsTest, TheSlowestComputeIsTheRankThatWaitsLeastNotTheLongestStep) {
   // Two ranks, synchronised: rank 1's step is 0.09% longer, but rank 0 computes
   // 648 us of it and waits 390 in communication, rank 1 computes 357 and waits
   // 683. Rank 0 holds them up.
@@ -322,12 +322,13 @@ TEST(DiffRunsTest, TheStragglerIsTheRankThatWaitsLeastNotTheLongestStep) {
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->ranks_size(), 4);
   for (const v1::RankSteps& r : report->ranks()) {
-    EXPECT_EQ(r.straggler(), r.rank() == 0) << r.side() << " rank " << r.rank();
+    EXPECT_EQ(r.slowest_compute(), r.rank() == 0)
+        << r.side() << " rank " << r.rank();
     EXPECT_DOUBLE_EQ(r.compute_us(), r.rank() == 0 ? 655 : 363);
   }
 }
 
-TEST(DiffRunsTest, NoStragglerWhenNoRankIsFivePercentOverTheOthers) {
+TEST(DiffRunsTest, NoSlowestComputeWhenNoRankIsFivePercentOverTheOthers) {
   v1::RunProfile even = MakeRun("even", {});
   *even.add_workers() = even.workers(0);
   even.mutable_workers(1)->mutable_worker()->set_rank(1);
@@ -338,7 +339,7 @@ TEST(DiffRunsTest, NoStragglerWhenNoRankIsFivePercentOverTheOthers) {
   auto report = DiffRuns(even, even, options);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const v1::RankSteps& r : report->ranks())
-    EXPECT_FALSE(r.straggler()) << r.rank();
+    EXPECT_FALSE(r.slowest_compute()) << r.rank();
 }
 
 // --- row order (differ/row_order.h)
@@ -855,6 +856,28 @@ TEST_F(RealTraceDiffTest, NodeTablesEqualPathScopedTables) {
   EXPECT_GE(checked, 15);
 }
 
+// Issue 44, item 6: every memory row says which column its change was judged
+// on, allocation bytes unless neither side allocated (then the self increase).
+TEST_F(RealTraceDiffTest, MemoryRowsSayWhatTheyWereJudgedOn) {
+  const std::string a = "profdiff_h200/transformer-fp32.pt.trace.json.gz";
+  const std::string b = "profdiff_h200/transformer-bf16.pt.trace.json.gz";
+  if (const std::string m = Missing({a, b}); !m.empty())
+    GTEST_SKIP() << "missing " << m;
+  auto report = Diff(a, b);
+  ASSERT_TRUE(report.ok()) << report.status();
+  int by_self = 0;
+  ASSERT_GT(report->memory().operators_size(), 0);
+  for (const v1::MemoryRowDiff& r : report->memory().operators()) {
+    const bool allocated = r.baseline().allocation_bytes() != 0 ||
+                           r.experimental().allocation_bytes() != 0;
+    EXPECT_EQ(r.compared(), allocated ? v1::MEMORY_COMPARED_ALLOCATION_BYTES
+                                      : v1::MEMORY_COMPARED_SELF_INCREASE_BYTES)
+        << r.name();
+    by_self += !allocated;
+  }
+  EXPECT_GT(by_self, 0) << "the pair has rows that only free";
+}
+
 TEST_F(RealTraceDiffTest, SortFilterTopAndBadColumns) {
   v1::DiffOptions options;
   options.set_filter("^aten::");
@@ -899,9 +922,9 @@ TEST_F(RealTraceDiffTest, EightRankRunPerRankAndRankSelection) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->baseline().ranks_size(), 8);
   ASSERT_EQ(report->ranks_size(), 16);
-  int stragglers = 0;
-  for (const v1::RankSteps& r : report->ranks()) stragglers += r.straggler();
-  EXPECT_EQ(stragglers, 2);  // one per side
+  int slowest = 0;
+  for (const v1::RankSteps& r : report->ranks()) slowest += r.slowest_compute();
+  EXPECT_EQ(slowest, 2);  // one per side
   options.add_ranks(0);
   options.add_ranks(5);
   auto two = Diff(dlrm, dlrm, options);

@@ -354,18 +354,23 @@ TEST(FindingsTest, PeakMemoryPlaceSaysTheTracesStepId) {
               HasSubstr("aten::addmm (Linear_1, kept step 2)"));
 }
 
-TEST(FindingsTest, ANewStragglerIsNamed) {
+// The rank with the most compute is "the slowest compute", its own kind: the
+// word straggler is kept for the rank the others wait for (issue 44, item 3).
+TEST(FindingsTest, ANewSlowestComputeIsNamed) {
   std::vector<Rank> a(4, Model(100, 100)), b(4, Model(100, 100));
   b[2] = Model(150, 100);
   const v1::DiffReport report = Diff(Profile("a", a), Profile("b", b));
-  const v1::Finding* straggler = FirstOf(report, v1::FINDING_KIND_STRAGGLER);
-  ASSERT_NE(straggler, nullptr) << Texts(report);
-  EXPECT_EQ(straggler->text(),
-            "Rank 2 is a straggler in the experimental run: 850 us of compute "
-            "per step against a median of 700 us on the other ranks "
+  const v1::Finding* slowest =
+      FirstOf(report, v1::FINDING_KIND_SLOWEST_COMPUTE);
+  ASSERT_NE(slowest, nullptr) << Texts(report);
+  EXPECT_EQ(slowest->text(),
+            "Rank 2 has the slowest compute in the experimental run: 850 us of "
+            "compute per step against a median of 700 us on the other ranks "
             "(+21.4%).");
-  ASSERT_EQ(straggler->evidence_size(), 1);
-  EXPECT_EQ(straggler->evidence(0).name(), "experimental rank 2");
+  ASSERT_EQ(slowest->evidence_size(), 1);
+  EXPECT_EQ(slowest->evidence(0).name(), "experimental rank 2");
+  EXPECT_EQ(FirstOf(report, v1::FINDING_KIND_STRAGGLER), nullptr)
+      << Texts(report);
 }
 
 TEST(FindingsTest, MoreSmallerAllReducesAreACommunicationFinding) {
@@ -402,9 +407,9 @@ TEST(FindingsTest, ARankThatArrivesLastIsNamedWithTheOthersWait) {
   const v1::Finding* f = FirstOf(report, v1::FINDING_KIND_STRAGGLER);
   ASSERT_NE(f, nullptr) << Texts(report);
   EXPECT_EQ(f->text(),
-            "Rank 2 arrives last at the collectives in the experimental run "
-            "(rank 2 last in 100% of all_reduces (8 of 8)); the other ranks "
-            "wait 0.0 us -> 100 us per step (new).");
+            "Rank 2 is the straggler in the experimental run: last to arrive "
+            "at the collectives in 100% of all_reduces (8 of 8); the other "
+            "ranks wait 0.0 us -> 100 us per step (new).");
   EXPECT_EQ(f->evidence_size(), 3);  // the other ranks' wait rows
   EXPECT_EQ(report.communication().baseline_verdict(),
             "no rank was last alone in any of 8 instances");
@@ -425,10 +430,10 @@ TEST(FindingsTest, TheSameLastRankIsNamedWhenTheOthersWaitChanged) {
   const v1::Finding* f = FirstOf(report, v1::FINDING_KIND_STRAGGLER);
   ASSERT_NE(f, nullptr) << Texts(report);
   EXPECT_EQ(f->text(),
-            "Rank 2 arrives last at the collectives in both runs (baseline "
-            "rank 2 last in 100% of all_reduces (8 of 8); experimental rank 2 "
-            "last in 100% of all_reduces (8 of 8)); the other ranks wait 20 us "
-            "-> 100 us per step (+400%).");
+            "Rank 2 is the straggler in both runs, last to arrive at the "
+            "collectives (baseline in 100% of all_reduces (8 of 8); "
+            "experimental in 100% of all_reduces (8 of 8)); the other ranks "
+            "wait 20 us -> 100 us per step (+400%).");
   EXPECT_EQ(f->evidence_size(), 3);
   // Against itself: the same straggler, the same wait, nothing to say.
   EXPECT_EQ(FirstOf(Diff(Profile("a", a), Profile("b", a)),
@@ -436,7 +441,7 @@ TEST(FindingsTest, TheSameLastRankIsNamedWhenTheOthersWaitChanged) {
             nullptr);
 }
 
-TEST(FindingsTest, AStragglerOnBothSidesIsNoChange) {
+TEST(FindingsTest, TheSameSlowestComputeOnBothSidesIsNoChange) {
   std::vector<Rank> ranks(4, Model(100, 100));
   ranks[1] = Model(150, 100);
   const v1::DiffReport report = Diff(Profile("a", ranks), Profile("b", ranks));

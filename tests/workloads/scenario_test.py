@@ -424,7 +424,7 @@ def check_straggler(args, check):
                    and r.get("wait_noise", {}).get("significant"),
                    f"rank {r.get('rank', 0)} waits longer, significant")
     named = [f["text"] for f in report.get("findings", []) if f["kind"] == "straggler"]
-    check.that(any(t.startswith(f"Rank {slow} arrives last") for t in named),
+    check.that(any(t.startswith(f"Rank {slow} is the straggler") for t in named),
                f"a finding names rank {slow} as the straggler: {named}")
     check_self_comm(args, runs[0], check)
 
