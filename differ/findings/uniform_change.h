@@ -20,10 +20,13 @@ inline constexpr int kUniformMinOperators = 5;
 inline constexpr double kUniformSpread = 1.15;
 inline constexpr double kUniformAgreeingShare = 0.80;
 // "The same code": operators on one side only hold less than this share of
-// either side's time, and the judged operators' calls moved by less than
-// this share.
+// either side's time, and no operator that ran on both sides moved its calls
+// by this share and at least kUniformCallsMoved per step (a machine does not
+// change how often code calls an operator; autocast doubling aten::linear's
+// calls, with every matmul 27x faster, is a code change).
 inline constexpr double kUniformOneSidedShare = 0.05;
 inline constexpr double kUniformCallsShare = 0.10;
+inline constexpr double kUniformCallsMoved = 1.0;
 
 // The finding, when the whole-step operator rows show a uniform change past
 // the thresholds; nullopt otherwise.
