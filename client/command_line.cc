@@ -30,8 +30,10 @@ int ExitCodeOf(const absl::Status& status) {
     case absl::StatusCode::kDeadlineExceeded:
       return 2;
     case absl::StatusCode::kInvalidArgument:
-      return WantsUsage(status) || absl::StartsWith(status.message(), "--") ? 2
-                                                                            : 1;
+      return WantsUsage(status) || absl::StartsWith(status.message(), "--") ||
+                     absl::StartsWith(status.message(), "-o ")
+                 ? 2
+                 : 1;
     default:
       return 1;
   }
@@ -48,11 +50,13 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                 args.end());
       break;
     }
-    if (!arg.starts_with("--")) {
+    // `-o FILE` is the one short option, of commands that write files.
+    const bool short_output = arg == "-o" && valued.contains("output");
+    if (!arg.starts_with("--") && !short_output) {
       parsed.positionals.push_back(arg);
       continue;
     }
-    std::string name = arg.substr(2);
+    std::string name = short_output ? "output" : arg.substr(2);
     std::string value;
     const size_t eq = name.find('=');
     const bool has_inline_value = eq != std::string::npos;

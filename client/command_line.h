@@ -39,17 +39,18 @@ inline constexpr int kExitInterrupted = 130;
 
 // How `profdiff` exits on `status` (README "Exit codes"): 2 for a bad command
 // line (UsageError, or InvalidArgument naming a flag: "--sort speed: ...",
-// wherever it was found, the server included) and for a server that could not
-// be reached in time; 130 (kExitInterrupted) for Cancelled, a wait Ctrl-C
-// ended; 1 for everything else (a missing or damaged file, a run the server
-// does not have).
+// "-o x.html with --format json: ...", wherever it was found, the server
+// included) and for a server that could not be reached in time; 130
+// (kExitInterrupted) for Cancelled, a wait Ctrl-C ended; 1 for everything
+// else (a missing or damaged file, a run the server does not have).
 int ExitCodeOf(const absl::Status& status);
 // Whether the command's usage follows the message (UsageError only: a bad
 // flag value names the flag and what it takes).
 bool WantsUsage(const absl::Status& status);
 
 // `valued` options take a value, `switches` take none; anything else starting
-// with "--" is a UsageError naming it. "--" ends the options.
+// with "--" is a UsageError naming it. "--" ends the options. Where "output"
+// is valued, "-o FILE" is "--output FILE".
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
                                      const std::set<std::string>& valued,
                                      const std::set<std::string>& switches);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
@@ -12,6 +13,8 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
+#include "client/csv_output.h"
+#include "client/diff_csv.h"
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
 #include "client/html_report.h"
@@ -19,6 +22,7 @@
 #include "client/run_source.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
+#include "client/text_table.h"
 #include "differ/differ.h"
 #include "differ/run_completeness.h"
 
@@ -93,6 +97,78 @@ absl::StatusOr<v1::DiffView> ParseView(const std::string& text) {
       "memory, ranks or all"));
 }
 
+// "comm_by_collective, comm_collectives, ...": the tables of the views with
+// several, each view's after `indent` and before `end`.
+std::string SeveralTableNames(std::string_view indent, std::string_view end) {
+  std::string names;
+  for (const v1::DiffView view : DiffCsvViews()) {
+    const std::vector<std::string> tables = DiffCsvTables(view);
+    if (tables.size() < 2) continue;
+    std::string line;
+    for (const std::string& table : tables)
+      base::StrAppend(&line, line.empty() ? "" : ", ", table);
+    base::StrAppend(&names, indent, line, end);
+  }
+  return names;
+}
+
+// What `--view` asks of a diff: the views for the differ and, with --format
+// csv, the tables to write (a view's name is all its tables; a table's name,
+// such as comm_ranks, that one).
+struct AskedViews {
+  std::vector<v1::DiffView> views;  // empty: all
+  std::vector<std::string> csv_tables;
+};
+
+absl::StatusOr<AskedViews> ParseViews(const std::string& text, bool csv) {
+  AskedViews asked;
+  auto add_table = [&](const std::string& table) {
+    if (std::find(asked.csv_tables.begin(), asked.csv_tables.end(), table) ==
+        asked.csv_tables.end())
+      asked.csv_tables.push_back(table);
+  };
+  auto add_view = [&](v1::DiffView view) {
+    if (std::find(asked.views.begin(), asked.views.end(), view) ==
+        asked.views.end())
+      asked.views.push_back(view);
+  };
+  if (text == "all") {
+    for (const v1::DiffView view : DiffCsvViews()) {
+      for (const std::string& table : DiffCsvTables(view)) add_table(table);
+    }
+    return asked;
+  }
+  for (absl::string_view v :
+       absl::StrSplit(base::ToAbsl(text), ',', absl::SkipEmpty())) {
+    const std::string name(v);
+    absl::StatusOr<v1::DiffView> view = ParseView(name);
+    if (view.ok()) {
+      add_view(*view);
+      for (const std::string& table : DiffCsvTables(*view)) add_table(table);
+      continue;
+    }
+    const std::optional<v1::DiffView> of_table = DiffViewOfCsvTable(name);
+    if (!of_table.has_value()) {
+      std::string tables = SeveralTableNames("", ", ");
+      tables.resize(tables.size() - 2);
+      return absl::InvalidArgumentError(
+          base::StrCat(view.status().message(),
+                       "; --format csv takes a table of them too: ", tables));
+    }
+    if (!csv) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "--view ", name,
+          ": a table of --format csv; the other formats take its view (",
+          DiffCsvTables(*of_table).size() > 1 ? name.substr(0, name.find('_'))
+                                              : name,
+          ")"));
+    }
+    add_view(*of_table);
+    add_table(name);
+  }
+  return asked;
+}
+
 // What `profdiff diff` compares: two paths, two run ids, or one of each.
 struct DiffSides {
   std::string baseline;
@@ -127,11 +203,13 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
       request.set_kernel_grouping(groupings.kernels);
       absl::StatusOr<v1::DiffReport> report = DiffOnServer(
           sides.server.address, sides.server.security, request, sides.timeout);
-      if (report.status().code() == absl::StatusCode::kUnavailable) {
-        // Maybe a mistyped path rather than a run id: say both.
-        return absl::UnavailableError(base::StrCat(
-            sides.baseline, ", ", sides.experimental,
-            ": not files or folders here, and ", report.status().message()));
+      // Maybe mistyped paths rather than run ids: a server that cannot be
+      // asked says so after the missing files (the server's NotFound names
+      // the run it lacks).
+      if (report.status().code() != absl::StatusCode::kNotFound) {
+        PD_RETURN_IF_ERROR(
+            MissingPathOrRun({sides.baseline, sides.experimental}, sides.server,
+                             report.status()));
       }
       if (!report.ok()) return report.status();
       reports.push_back(*std::move(report));
@@ -167,13 +245,15 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
           runs[a].push_back(std::move(local[a].front()));
         continue;
       }
-      PD_ASSIGN_OR_RETURN(v1::StoredRun stored, client.GetRun(side));
+      absl::StatusOr<v1::StoredRun> stored = client.GetRun(side);
+      PD_RETURN_IF_ERROR(
+          MissingPathOrRun({side}, sides.server, stored.status()));
       for (size_t a = 0; a < asks.size(); ++a) {
         PD_ASSIGN_OR_RETURN(v1::RunProfile run,
                             client.GetProfile(side, groupings[a]));
         runs[a].push_back(std::move(run));
       }
-      for (std::string& warning : differ::RunWarnings(stored))
+      for (std::string& warning : differ::RunWarnings(*stored))
         warnings.push_back(std::move(warning));
     }
   }
@@ -209,13 +289,18 @@ std::string DiffUsage() {
          "                       read here; anything else is a run id on the "
          "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
-         "  --view findings|overview|modules|operators|kernels|comm|ranks|all\n"
+         "  --view findings|overview|modules|operators|kernels|comm|memory|"
+         "ranks|all\n"
          "                       (several: commas, or --view again; default "
          "all; "
          "findings: "
          "\"What changed\" only;\n"
          "                       comm: collectives matched across ranks, "
-         "wait vs transfer, overlap)\n"
+         "wait vs transfer, overlap;\n"
+         "                       memory: peaks, what was alive at them, "
+         "operators and modules by allocation;\n"
+         "                       ranks: each rank's step and breakdown, as "
+         "--per-rank)\n"
          "  --path P             module drill-down: child indices (0/3/1) or "
          "names (ResNet/layer3/...);\n"
          "                       operator and kernel tables then show only "
@@ -234,7 +319,8 @@ std::string DiffUsage() {
          "  --compare profdiff|hta   HTA mode: [--steps LIST|all] [--device "
          "cpu|gpu|all] [--short-names]\n"
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), "
-         "--depth N (table module levels, default 3)\n"
+         "--depth N (module levels:\n"
+         "                       table default 3, csv every one)\n"
          "  --wide               table: every column, however wide (default: "
          "fit $COLUMNS or the\n"
          "                       terminal, else 120, leaving out the least "
@@ -245,8 +331,17 @@ std::string DiffUsage() {
          "selected module)\n"
          "                       (html shows every view; the page sorts, "
          "filters and cuts its tables)\n"
+         "                       csv: one plain table per view (numbers as "
+         "numbers); one view\n"
+         "                       prints, -o DIR/ writes a DIR/<view>.csv for "
+         "every view asked (default\n"
+         "                       all); comm and memory have several tables, "
+         "each a --view of its own:\n" +
+         SeveralTableNames("                         ", "\n") +
          "  -o, --output FILE    write to FILE instead of standard output (- "
-         "is standard output)\n"
+         "is standard output);\n"
+         "                       FILE.html, .json or .csv picks the format; "
+         "a folder (DIR/) is csv\n"
          "  --timeout D          deadline of the server call (default 5m)\n" +
          std::string(ConnectionUsage());
 }
@@ -278,14 +373,9 @@ absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,
 
 absl::StatusOr<std::string> RunDiffCommand(
     const std::vector<std::string>& args) {
-  // `-o FILE` is the one short option; the parser knows long ones.
-  std::vector<std::string> spelled = args;
-  for (std::string& arg : spelled) {
-    if (arg == "-o") arg = "--output";
-  }
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
-      ParseArgs(spelled,
+      ParseArgs(args,
                 WithConnectionOptions({"view", "path", "group-by", "kernels-by",
                                        "ranks", "normalize", "min-change",
                                        "min-change-us", "compare", "steps",
@@ -299,25 +389,19 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   v1::DiffOptions options;
   DiffRenderOptions render;
-  const bool html = parsed.Get("format", "table") == "html";
+  const std::string output = parsed.Get("output", "");
+  PD_ASSIGN_OR_RETURN(
+      const std::string format,
+      ResolveOutputFormat("diff", output, parsed.Get("format", ""),
+                          {"table", "json", "csv", "html"}, "table"));
+  const bool html = format == "html";
   if (!html) {
-    absl::StatusOr<OutputFormat> format =
-        ParseOutputFormat(parsed.Get("format", "table"));
-    if (!format.ok()) {
-      return absl::InvalidArgumentError(
-          base::StrCat("--format ", parsed.Get("format", ""),
-                       ": expected table, json, csv or html"));
-    }
-    render.format = *format;
+    PD_ASSIGN_OR_RETURN(render.format, ParseOutputFormat(format));
   }
+  const bool csv = !html && render.format == OutputFormat::kCsv;
   const std::string views = parsed.GetList("view", "all");
-  if (views != "all") {
-    for (absl::string_view v :
-         absl::StrSplit(base::ToAbsl(views), ',', absl::SkipEmpty())) {
-      PD_ASSIGN_OR_RETURN(v1::DiffView view, ParseView(std::string(v)));
-      options.add_views(view);
-    }
-  }
+  PD_ASSIGN_OR_RETURN(AskedViews asked, ParseViews(views, csv));
+  for (const v1::DiffView view : asked.views) options.add_views(view);
   // Flags no asked-for view reads are refused, naming the views.
   if (views != "all") {
     auto asks = [&](v1::DiffView view) {
@@ -352,6 +436,10 @@ absl::StatusOr<std::string> RunDiffCommand(
   PD_ASSIGN_OR_RETURN(int64_t depth,
                       ParseNumber("depth", parsed.Get("depth", "3")));
   render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
+  // A CSV of the module tree has every level unless --depth says otherwise.
+  DiffCsvOptions csv_options;
+  if (parsed.options.contains("depth"))
+    csv_options.module_depth = render.module_depth;
   render.line_width = parsed.options.contains("wide") ? 0 : TerminalWidth();
   if (parsed.options.contains("min-change")) {
     PD_ASSIGN_OR_RETURN(
@@ -433,6 +521,17 @@ absl::StatusOr<std::string> RunDiffCommand(
         "--format html shows profdiff's comparison; HTA mode prints table, "
         "json or csv");
   }
+  if (csv) {
+    // HTA mode has one table whatever --view says; every view's CSV includes
+    // the per-rank one.
+    if (options.compare() == v1::COMPARE_MODE_HTA) {
+      asked.csv_tables = {std::string(kHtaCsvTable)};
+    } else if (views == "all") {
+      options.set_per_rank(true);
+    }
+    // Before any trace is read.
+    PD_RETURN_IF_ERROR(CheckCsvDestination(output, asked.csv_tables, views));
+  }
   // Two trace paths are diffed here: TLS settings (a stale PROFDIFF_TOKEN_FILE)
   // must not get in the way.
   ServerConnection server;
@@ -442,7 +541,7 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   const DiffSides sides{parsed.positionals[0], parsed.positionals[1],
                         std::move(server), timeout};
-  std::string output;
+  std::string text;
   if (html) {
     // The page's tables follow the selected module, and its group-by toggle
     // shows the other grouping: each comes from the differ, with its own noise
@@ -468,13 +567,28 @@ absl::StatusOr<std::string> RunDiffCommand(
         DiffSidesEach(sides,
                       {{options, profile_options},
                        {other_options, OtherGroupings(profile_options)}}));
-    output = RenderHtmlReport(reports[0], &reports[1]);
+    text = RenderHtmlReport(reports[0], &reports[1]);
+  } else if (csv) {
+    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
+                        DiffSidesEach(sides, {{options, profile_options}}));
+    PD_ASSIGN_OR_RETURN(
+        std::vector<CsvFile> files,
+        RenderDiffCsv(reports.front(), asked.csv_tables, csv_options));
+    PD_ASSIGN_OR_RETURN(std::string printed,
+                        WriteCsvFiles(output, std::move(files)));
+    // Written to files, the tables leave standard output free to say what
+    // the report warns of (printed, a table has no place for it).
+    if (!output.empty() && output != "-") {
+      for (const std::string& warning : reports.front().warnings())
+        base::StrAppend(&printed, "warning: ", TerminalSafe(warning), "\n");
+    }
+    return printed;
   } else {
     PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
                         DiffSidesEach(sides, {{options, profile_options}}));
-    PD_ASSIGN_OR_RETURN(output, RenderDiffReport(reports.front(), render));
+    PD_ASSIGN_OR_RETURN(text, RenderDiffReport(reports.front(), render));
   }
-  return WriteOutput(parsed.Get("output", ""), std::move(output));
+  return WriteOutput(output, std::move(text));
 }
 
 }  // namespace profdiff::client

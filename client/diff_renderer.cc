@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -18,6 +19,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
+#include "client/kernel_name_column.h"
 #include "client/memory_renderer.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
@@ -28,6 +30,8 @@ namespace {
 
 // Longest cell printed whole (a kernel's name is cut in the middle past it).
 constexpr size_t kCellWidth = 80;
+// --wide: names whole (issue 45).
+constexpr size_t kWholeCells = std::numeric_limits<size_t>::max();
 
 // Memory rows printed in table format (CSV and JSON carry all).
 constexpr size_t kMemoryRowsShown = 20;
@@ -278,7 +282,7 @@ TextTable KernelsTable(const v1::DiffReport& report) {
       std::any_of(report.kernels().begin(), report.kernels().end(),
                   [](const v1::KernelDiff& r) { return !r.op_name().empty(); });
   // Left out first to fit the terminal: the means, then the calls.
-  std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft},
+  std::vector<TextTable::Column> columns = {KernelNameColumn("kernel"),
                                             {"change", Align::kLeft},
                                             {"calls base", Align::kRight, 2},
                                             {"calls exp", Align::kRight, 2},
@@ -289,7 +293,14 @@ TextTable KernelsTable(const v1::DiffReport& report) {
                                             {"delta total (us)"},
                                             {"delta %"},
                                             {"significant"}};
-  if (by_op) columns.insert(columns.begin() + 1, {"operator", Align::kLeft});
+  if (by_op) {
+    columns.insert(columns.begin() + 1, {"operator", Align::kLeft});
+    // Two name columns: the percentage and the totals go too before the
+    // names are cut short (the delta in us stays).
+    for (TextTable::Column& c : columns) {
+      if (c.header == "delta %" || c.header.starts_with("total ")) c.drop = 1;
+    }
+  }
   TextTable table(std::move(columns));
   for (const v1::KernelDiff& row : report.kernels()) {
     std::vector<std::string> cells = {
@@ -324,12 +335,10 @@ struct ShownRanks {
 // first: the slowest compute, if marked, is first. With `top` rows in all, each
 // side gets its half.
 ShownRanks<v1::RankSteps> SelectRankSteps(
-    const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks, int top,
-    bool limit) {
+    const google::protobuf::RepeatedPtrField<v1::RankSteps>& ranks, int top) {
   ShownRanks<v1::RankSteps> out;
   for (const v1::RankSteps& r : ranks) out.rows.push_back(&r);
-  if (!limit || top <= 0 || out.rows.size() <= static_cast<size_t>(top))
-    return out;
+  if (top <= 0 || out.rows.size() <= static_cast<size_t>(top)) return out;
   std::stable_sort(out.rows.begin(), out.rows.end(),
                    [](const v1::RankSteps* x, const v1::RankSteps* y) {
                      if (x->side() != y->side()) return x->side() == "baseline";
@@ -350,11 +359,10 @@ ShownRanks<v1::RankSteps> SelectRankSteps(
 // wait or exposed time changed most.
 ShownRanks<v1::RankCommunicationDiff> SelectRankCommunication(
     const google::protobuf::RepeatedPtrField<v1::RankCommunicationDiff>& ranks,
-    int top, bool limit) {
+    int top) {
   ShownRanks<v1::RankCommunicationDiff> out;
   for (const v1::RankCommunicationDiff& r : ranks) out.rows.push_back(&r);
-  if (!limit || top <= 0 || out.rows.size() <= static_cast<size_t>(top))
-    return out;
+  if (top <= 0 || out.rows.size() <= static_cast<size_t>(top)) return out;
   auto last = [](const v1::RankCommunicationDiff* r) {
     return std::max(r->baseline().last_arrivals(),
                     r->experimental().last_arrivals());
@@ -374,20 +382,23 @@ ShownRanks<v1::RankCommunicationDiff> SelectRankCommunication(
 }
 
 TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
+  // Left out first to fit the terminal: the small categories, then the worker
+  // name and the rest of the breakdown; step time, compute, communication and
+  // the mark stay.
   TextTable table({{"side", Align::kLeft},
                    {"rank"},
-                   {"worker", Align::kLeft},
-                   {"steps"},
+                   {"worker", Align::kLeft, 3},
+                   {"steps", Align::kRight, 2},
                    {"step time (us)"},
                    {"compute (us)"},
-                   {"kernel"},
-                   {"memcpy"},
-                   {"memset"},
+                   {"kernel", Align::kRight, 2},
+                   {"memcpy", Align::kRight, 5},
+                   {"memset", Align::kRight, 5},
                    {"communication"},
-                   {"runtime"},
-                   {"dataloader"},
-                   {"cpu exec"},
-                   {"other"},
+                   {"runtime", Align::kRight, 4},
+                   {"dataloader", Align::kRight, 5},
+                   {"cpu exec", Align::kRight, 3},
+                   {"other", Align::kRight, 4},
                    {"slowest compute", Align::kLeft}});
   for (const v1::RankSteps* row : rows) {
     const v1::RankSteps& r = *row;
@@ -404,14 +415,15 @@ TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
 }
 
 TextTable HtaTable(const v1::DiffReport& report) {
-  TextTable table({{"name", Align::kLeft},
-                   {"baseline_counts"},
+  // HTA's column names; the counts are left out first to fit the terminal.
+  TextTable table({KernelNameColumn("name"),
+                   {"baseline_counts", Align::kRight, 2},
                    {"baseline_total_duration_us"},
-                   {"experimental_counts"},
+                   {"experimental_counts", Align::kRight, 2},
                    {"experimental_total_duration_us"},
-                   {"diff_counts"},
+                   {"diff_counts", Align::kRight, 3},
                    {"diff_duration_us"},
-                   {"change", Align::kLeft}});
+                   {"change", Align::kLeft, 1}});
   for (const v1::HtaRow& row : report.hta_rows()) {
     table.AddRow({row.name(), base::StrCat(row.baseline_counts()),
                   absl::StrFormat("%.0f", row.baseline_total_duration_us()),
@@ -431,20 +443,22 @@ std::string Count(double n) { return absl::StrFormat("%g", n); }
 TextTable CollectivesTable(
     const google::protobuf::RepeatedPtrField<v1::CollectiveDiff>& rows,
     bool pooled) {
+  // Left out first to fit the terminal: bus bandwidth, the transfer and the
+  // wait's significance, then the calls; size, time, wait and change stay.
   TextTable table({{"collective", Align::kLeft},
-                   {"group", Align::kLeft},
+                   {"group", Align::kLeft, 1},
                    {pooled ? "bytes/call" : "message"},
-                   {"calls"},
-                   {"calls'"},
+                   {"calls", Align::kRight, 2},
+                   {"calls'", Align::kRight, 2},
                    {"time (us)"},
                    {"time' (us)"},
                    {"delta %"},
-                   {"transfer'"},
+                   {"transfer'", Align::kRight, 3},
                    {"wait (us)"},
                    {"wait' (us)"},
-                   {"wait sig"},
-                   {"busbw GB/s"},
-                   {"busbw'"},
+                   {"wait sig", Align::kRight, 3},
+                   {"busbw GB/s", Align::kRight, 4},
+                   {"busbw'", Align::kRight, 4},
                    {"change", Align::kLeft}});
   for (const v1::CollectiveDiff& row : rows) {
     const v1::CollectiveValues& a = row.baseline();
@@ -481,17 +495,19 @@ TextTable CollectivesTable(
 
 TextTable RankCommunicationTable(
     const std::vector<const v1::RankCommunicationDiff*>& rows) {
+  // Left out first to fit the terminal: the significance marks, the overlap,
+  // then the collective time; exposed time, wait and last arrivals stay.
   TextTable table({{"rank"},
-                   {"collective (us)"},
-                   {"collective'"},
+                   {"collective (us)", Align::kRight, 2},
+                   {"collective'", Align::kRight, 2},
                    {"exposed (us)"},
                    {"exposed'"},
-                   {"exposed sig"},
-                   {"overlap"},
-                   {"overlap'"},
+                   {"exposed sig", Align::kRight, 4},
+                   {"overlap", Align::kRight, 3},
+                   {"overlap'", Align::kRight, 3},
                    {"wait (us)"},
                    {"wait'"},
-                   {"wait sig"},
+                   {"wait sig", Align::kRight, 4},
                    {"last"},
                    {"last'"}});
   auto value = [](bool missing, const std::string& text) {
@@ -517,32 +533,17 @@ TextTable RankCommunicationTable(
   return table;
 }
 
-// The findings as a numbered list that fits kFindingsWidth columns: words
-// wrap onto lines indented under the text.
+// The findings as a numbered list that fits kFindingsWidth columns (or the
+// terminal, when narrower).
 constexpr size_t kFindingsWidth = 100;
 
-std::string FindingsText(const v1::DiffReport& report) {
+std::string FindingsText(const v1::DiffReport& report, size_t line_width) {
+  const size_t width =
+      line_width > 0 ? std::min(kFindingsWidth, line_width) : kFindingsWidth;
   std::string out = "What changed\n";
   int number = 0;
-  for (const v1::Finding& finding : report.findings()) {
-    const std::string label = absl::StrFormat("%2d. ", ++number);
-    const std::string indent(label.size(), ' ');
-    std::string line = label;
-    bool first_word = true;
-    const std::string text = TerminalSafe(finding.text());
-    for (absl::string_view word :
-         absl::StrSplit(base::ToAbsl(text), ' ', absl::SkipEmpty())) {
-      if (!first_word && line.size() + 1 + word.size() > kFindingsWidth) {
-        out += line + "\n";
-        line = indent;
-        first_word = true;
-      }
-      if (!first_word) line += ' ';
-      line.append(word.data(), word.size());
-      first_word = false;
-    }
-    out += line + "\n";
-  }
+  for (const v1::Finding& finding : report.findings())
+    out += WrapWords(absl::StrFormat("%2d. ", ++number), finding.text(), width);
   return out + "\n";
 }
 
@@ -557,14 +558,17 @@ std::string KeptStepsPerRank(double steps) {
       integral && whole == 1 ? " kept step per rank" : " kept steps per rank");
 }
 
-std::string SideLine(const char* label, const v1::RunSummary& s) {
+std::string SideLine(const char* label, const v1::RunSummary& s,
+                     size_t line_width) {
   const std::string ranks =
       base::RankRanges({s.ranks().data(), static_cast<size_t>(s.ranks_size())});
-  return absl::StrFormat("%-12s %s: %s %s, %s (%d dropped), %s\n", label,
-                         s.run(), s.ranks_size() == 1 ? "rank" : "ranks", ranks,
-                         KeptStepsPerRank(s.steps_per_rank()),
-                         s.steps_dropped(),
-                         s.device_name().empty() ? "CPU" : s.device_name());
+  return WrapWords(
+      absl::StrFormat("%-12s ", label),
+      absl::StrFormat("%s: %s %s, %s (%d dropped), %s", s.run(),
+                      s.ranks_size() == 1 ? "rank" : "ranks", ranks,
+                      KeptStepsPerRank(s.steps_per_rank()), s.steps_dropped(),
+                      s.device_name().empty() ? "CPU" : s.device_name()),
+      line_width);
 }
 
 // Whether the command line named `view` (--view), so an empty table of it is
@@ -594,31 +598,32 @@ size_t TerminalWidth() {
 absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                                              const DiffRenderOptions& options) {
   if (options.format == OutputFormat::kJson) return ToJson(report);
-  const bool csv = options.format == OutputFormat::kCsv;
+  if (options.format == OutputFormat::kCsv) {
+    return absl::InternalError("CSV is written by RenderDiffCsv (diff_csv.h)");
+  }
   std::string out;
   auto section = [&](const std::string& title, const TextTable& table) {
     if (table.row_count() == 0) return;
-    out += csv ? base::StrCat("# ", title, "\n", table.RenderCsv(), "\n")
-               : base::StrCat(title, "\n",
-                              table.RenderText(kCellWidth, options.line_width),
-                              "\n");
+    out += base::StrCat(
+        title, "\n",
+        table.RenderText(options.line_width > 0 ? kCellWidth : kWholeCells,
+                         options.line_width),
+        "\n");
   };
-  // An asked-for view with nothing to show says so (tables only).
+  // An asked-for view with nothing to show says so.
   auto none = [&](v1::DiffView view, const std::string& text) {
-    if (!csv && Asked(report, view)) out += text + "\n\n";
+    if (Asked(report, view)) out += text + "\n\n";
   };
   auto on_cpu = [](const v1::RunSummary& s) {
     return s.device_name().empty() || s.device_name() == "CPU";
   };
   const bool cpu_only =
       on_cpu(report.baseline()) && on_cpu(report.experimental());
-  if (!csv) {
-    out += SideLine("baseline", report.baseline());
-    out += SideLine("experimental", report.experimental());
-    for (const std::string& warning : report.warnings())
-      out += "warning: " + TerminalSafe(warning) + "\n";
-    out += "\n";
-  }
+  out += SideLine("baseline", report.baseline(), options.line_width);
+  out += SideLine("experimental", report.experimental(), options.line_width);
+  for (const std::string& warning : report.warnings())
+    out += WrapWords("warning: ", warning, options.line_width);
+  out += "\n";
   if (report.options().compare() == v1::COMPARE_MODE_HTA) {
     section(
         "HTA compare_traces (integer us; counts and durations summed over the "
@@ -626,29 +631,14 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
         HtaTable(report));
     return out;
   }
-  if (!csv && report.findings_size() > 0) out += FindingsText(report);
-  if (csv && report.findings_size() > 0) {
-    TextTable findings({{"finding"},
-                        {"kind", Align::kLeft},
-                        {"delta_us"},
-                        {"share_of_step_change"},
-                        {"significant", Align::kLeft},
-                        {"text", Align::kLeft}});
-    int number = 0;
-    for (const v1::Finding& f : report.findings()) {
-      findings.AddRow({base::StrCat(++number), DisplayText(f.kind()),
-                       absl::StrFormat("%.1f", f.delta_us()),
-                       absl::StrFormat("%.3f", f.share_of_step_change()),
-                       f.significant() ? "yes" : "no", f.text()});
-    }
-    section("What changed", findings);
-  }
+  if (report.findings_size() > 0)
+    out += FindingsText(report, options.line_width);
   const bool per_step = report.options().normalize() != v1::NORMALIZATION_TOTAL;
   const std::string unit = per_step ? "per step, mean over ranks"
                                     : "total over the window, mean over ranks";
   section("Overview (mean per step)", OverviewTable(report.overview()));
   const ShownRanks<v1::RankSteps> rank_steps =
-      SelectRankSteps(report.ranks(), report.options().top(), !csv);
+      SelectRankSteps(report.ranks(), report.options().top());
   section("Per rank", RanksTable(rank_steps.rows));
   if (rank_steps.hidden > 0) {
     out += base::StrCat("(", rank_steps.hidden,
@@ -667,7 +657,7 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                          "; compare = device time where the node ran device "
                          "work, else host time)"),
             ModulesTable(report.modules(), options.module_depth, rows.shown));
-    if (!csv && rows.hidden > 0) {
+    if (rows.hidden > 0) {
       out += base::StrCat("(", rows.hidden, " more module row",
                           rows.hidden == 1 ? "" : "s", " to --depth ",
                           options.module_depth,
@@ -686,12 +676,18 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
       (report.communication().by_collective_size() > 0 ||
        report.communication().ranks_size() > 0)) {
     const v1::CommunicationDiff& c = report.communication();
-    if (!csv && c.by_collective_size() > 0) {
-      out += base::StrCat("Communication: baseline ", c.baseline_verdict(),
-                          "; experimental ", c.experimental_verdict(), "\n",
-                          "(' = experimental; transfer = the shortest duration "
-                          "of an instance over its ranks, wait = duration - "
-                          "transfer)\n\n");
+    if (c.by_collective_size() > 0) {
+      out += "Communication\n";
+      out += WrapWords("  baseline:     ", c.baseline_verdict(),
+                       options.line_width);
+      out += WrapWords("  experimental: ", c.experimental_verdict(),
+                       options.line_width);
+      out += WrapWords("",
+                       "(' = experimental; transfer = the shortest duration "
+                       "of an instance over its ranks, wait = duration - "
+                       "transfer)",
+                       options.line_width);
+      out += "\n";
     }
     section(base::StrCat("Collectives (", unit, ")"),
             CollectivesTable(c.by_collective(), true));
@@ -699,7 +695,7 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
             CollectivesTable(c.collectives(), false));
     if (c.by_collective_size() > 0) {
       const ShownRanks<v1::RankCommunicationDiff> shown =
-          SelectRankCommunication(c.ranks(), report.options().top(), !csv);
+          SelectRankCommunication(c.ranks(), report.options().top());
       section(base::StrCat("Communication per rank (",
                            per_step ? "per step" : "total over the window",
                            "; last = instances it arrived last at / ran with "
@@ -720,7 +716,7 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
          "with profile_memory=True)");
   } else {
     const v1::MemoryDiff& m = report.memory();
-    if (!csv) out += MemorySourceLine(m) + "(' = experimental)\n\n";
+    out += MemorySourceLine(m) + "(' = experimental)\n\n";
     section(
         "Memory per device (over the kept steps; peaks and averages mean over "
         "ranks)",
@@ -728,13 +724,13 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
     section(
         "Memory alive at the peak (frees matched to allocations by address)",
         MemoryHoldersTable(m));
-    const size_t shown = csv ? 0 : kMemoryRowsShown;
+    const size_t shown = kMemoryRowsShown;
     for (const bool modules : {false, true}) {
       const int rows = modules ? m.modules_size() : m.operators_size();
       section(base::StrCat("Memory by ", modules ? "module" : "operator", " (",
                            unit, "; by |delta allocation bytes|)"),
               MemoryRowsTable(m, modules, shown));
-      if (!csv && static_cast<size_t>(rows) > shown) {
+      if (static_cast<size_t>(rows) > shown) {
         out += base::StrCat(
             "(", rows - static_cast<int>(shown),
             " more rows: --format json or csv lists them all)\n\n");

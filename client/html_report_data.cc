@@ -5,16 +5,21 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/container/btree_set.h>
 #include <absl/container/node_hash_map.h>
 
 #include "base/str_cat.h"
 #include "differ/display_text.h"
+#include "differ/kernel_names.h"
 #include "trace/chrome_trace_writer.h"
 
 namespace profdiff::client {
 namespace {
 
 using differ::DisplayText;
+
+// A kernel name's characters in a table cell of the page (420 px at 13 px).
+constexpr size_t kKernelNameShown = 60;
 
 // Column layouts, written into the document for the page (design note 3).
 constexpr char kLayout[] =
@@ -69,6 +74,11 @@ class Writer {
     if (inserted) strings_.push_back(&it->first);
     base::StrAppend(&out_, it->second);
   }
+  // A kernel's name: interned, and shortened by its structure for the page.
+  void KernelName(const std::string& text) {
+    Interned(text);
+    kernel_names_.insert(ids_.at(text));
+  }
   void Raw(std::string_view text) { out_.append(text); }
   void Comma(bool& first) {
     if (!first) out_.push_back(',');
@@ -120,7 +130,7 @@ class Writer {
     for (const v1::KernelDiff& r : rows) {
       Comma(first);
       Raw("[");
-      Interned(r.name());
+      KernelName(r.name());
       Raw(",");
       Interned(r.op_name());
       Raw(",");
@@ -215,6 +225,24 @@ class Writer {
       trace::AppendJsonString(*strings_[i], doc);
     }
     doc.append("],");
+    // Kernel names as the tables and findings shorten them (issue 45): the
+    // string's index and its short form, where that differs.
+    const std::vector<int64_t> ids(kernel_names_.begin(), kernel_names_.end());
+    std::vector<std::string> names;
+    for (int64_t id : ids) names.push_back(*strings_[id]);
+    const std::vector<std::string> shown =
+        differ::ShortenKernelNames(names, kKernelNameShown);
+    doc.append(R"("kernel_short":[)");
+    bool first = true;
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (shown[k] == names[k]) continue;
+      if (!first) doc.push_back(',');
+      first = false;
+      base::StrAppend(&doc, "[", ids[k], ",");
+      trace::AppendJsonString(shown[k], doc);
+      doc.push_back(']');
+    }
+    doc.append("],");
     doc.append(body);
     doc.push_back('}');
     // Design note 2: `<` only occurs inside JSON strings, where \u003c means
@@ -238,6 +266,8 @@ class Writer {
   absl::node_hash_map<std::string, int64_t>
       ids_;  // node-stable: strings_ points at its keys
   std::vector<const std::string*> strings_;
+  // Kernel names' string ids, in order (a set: a name counts once).
+  absl::btree_set<int64_t> kernel_names_;
 };
 
 void Summary(Writer& w, const v1::RunSummary& s) {

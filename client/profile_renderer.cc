@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <string_view>
 #include <utility>
 
@@ -11,7 +12,9 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
+#include "client/kernel_name_column.h"
 #include "client/number_format.h"
+#include "client/run_communication_renderer.h"
 #include "client/text_table.h"
 #include "differ/row_order.h"
 
@@ -33,8 +36,8 @@ std::string DeviceLine(const v1::WorkerProfile& w) {
   return w.worker().devices(0).name();
 }
 
-std::string WorkerHeader(const v1::RunProfile& run,
-                         const v1::WorkerProfile& w) {
+std::string WorkerHeader(const v1::RunProfile& run, const v1::WorkerProfile& w,
+                         size_t line_width) {
   std::string header = absl::StrFormat(
       "run %s · worker %s (rank %d of %d%s) · %s · steps kept %d, dropped %d · "
       "%d span%s, %d events",
@@ -53,7 +56,7 @@ std::string WorkerHeader(const v1::RunProfile& run,
     header += absl::StrFormat(" · %d runtime calls linked by containment",
                               w.runtime_calls_linked_by_containment());
   }
-  return header + "\n";
+  return WrapWords("", header, line_width);
 }
 
 void AddBreakdownRows(const v1::StepStats& s, TextTable& table) {
@@ -94,17 +97,18 @@ TextTable OverviewTable(const v1::WorkerProfile& w) {
 }
 
 TextTable StepsTable(const v1::WorkerProfile& w) {
+  // Left out first to fit the terminal: the small categories, then the start.
   TextTable table({{"step"},
-                   {"start (us)"},
+                   {"start (us)", Align::kRight, 3},
                    {"duration (us)"},
                    {"kernel"},
-                   {"memcpy"},
-                   {"memset"},
+                   {"memcpy", Align::kRight, 5},
+                   {"memset", Align::kRight, 5},
                    {"communication"},
-                   {"runtime"},
-                   {"dataloader"},
+                   {"runtime", Align::kRight, 4},
+                   {"dataloader", Align::kRight, 5},
                    {"cpu exec"},
-                   {"other"}});
+                   {"other", Align::kRight, 4}});
   for (const v1::StepStats& s : w.steps()) {
     table.AddRow({base::StrCat(s.step()), Micros(s.start_us()),
                   Micros(s.duration_us()), Micros(s.kernel_us()),
@@ -130,10 +134,12 @@ TextTable OperatorsTable(const v1::WorkerProfile& w, bool per_step) {
   const bool shapes = w.operator_grouping() == v1::GROUPING_NAME_AND_SHAPE;
   std::vector<TextTable::Column> columns = {{"operator", Align::kLeft}};
   if (shapes) columns.push_back({"input shapes", Align::kLeft});
-  for (const char* h : {"calls", "host self (us)", "host total (us)",
-                        "device self (us)", "device total (us)"}) {
-    columns.push_back({h});
-  }
+  // Left out first to fit the terminal: the self times, then the calls.
+  columns.push_back({"calls", Align::kRight, 2});
+  columns.push_back({"host self (us)", Align::kRight, 3});
+  columns.push_back({"host total (us)"});
+  columns.push_back({"device self (us)", Align::kRight, 3});
+  columns.push_back({"device total (us)"});
   TextTable table(columns);
   for (const v1::OperatorStats& r : w.operators()) {
     std::vector<std::string> row = {r.name()};
@@ -159,12 +165,17 @@ TextTable OperatorsTable(const v1::WorkerProfile& w, bool per_step) {
 
 TextTable KernelsTable(const v1::WorkerProfile& w, bool per_step) {
   const bool by_op = w.kernel_grouping() == v1::GROUPING_NAME_AND_OP;
-  std::vector<TextTable::Column> columns = {{"kernel", Align::kLeft}};
+  std::vector<TextTable::Column> columns = {KernelNameColumn("kernel")};
   if (by_op) columns.push_back({"operator", Align::kLeft});
-  for (const char* h : {"calls", "total (us)", "mean (us)", "max (us)",
-                        "min (us)", "blocks/SM", "occupancy %"}) {
-    columns.push_back({h});
-  }
+  // Left out first to fit the terminal: the launch figures, then max and
+  // min, then the mean.
+  columns.push_back({"calls"});
+  columns.push_back({"total (us)"});
+  columns.push_back({"mean (us)", Align::kRight, 2});
+  columns.push_back({"max (us)", Align::kRight, 3});
+  columns.push_back({"min (us)", Align::kRight, 3});
+  columns.push_back({"blocks/SM", Align::kRight, 4});
+  columns.push_back({"occupancy %", Align::kRight, 4});
   TextTable table(columns);
   for (const v1::KernelStats& r : w.kernels()) {
     std::vector<std::string> row = {r.name()};
@@ -227,9 +238,14 @@ void AddModuleRows(const v1::ModuleNode& node, int depth, bool backward,
 
 TextTable ModulesTable(const v1::WorkerProfile& w, bool per_step) {
   const bool backward = w.backward_linking().attributed() > 0;
+  // Left out first to fit the terminal: the self times, then the calls.
   std::vector<TextTable::Column> columns = {
-      {"module", Align::kLeft}, {"calls"},       {"host (us)"},
-      {"host self (us)"},       {"device (us)"}, {"device self (us)"},
+      {"module", Align::kLeft},
+      {"calls", Align::kRight, 2},
+      {"host (us)"},
+      {"host self (us)", Align::kRight, 3},
+      {"device (us)"},
+      {"device self (us)", Align::kRight, 3},
       {"compare (us)"}};
   if (backward) columns.push_back({"backward (us)"});
   TextTable table(std::move(columns));
@@ -385,6 +401,7 @@ absl::StatusOr<std::set<ProfileView>> ParseProfileViews(
       {"kernels", ProfileView::kKernels},
       {"modules", ProfileView::kModules},
       {"memory", ProfileView::kMemory},
+      {"comm", ProfileView::kComm},
       {"all", ProfileView::kAll}};
   std::set<ProfileView> views;
   for (absl::string_view name :
@@ -397,7 +414,8 @@ absl::StatusOr<std::set<ProfileView>> ParseProfileViews(
       return absl::InvalidArgumentError(
           base::StrCat("--view ", name,
                        ": expected overview, steps, operators, kernels, "
-                       "modules, memory or all (several: comma-separated)"));
+                       "modules, memory, comm or all (several: "
+                       "comma-separated)"));
     }
     views.insert(found->second);
   }
@@ -434,64 +452,61 @@ absl::Status ApplyRowControls(const ShowOptions& options, v1::RunProfile& run) {
 absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
                                              const ShowOptions& options) {
   if (options.format == OutputFormat::kJson) return ToJson(run);
-  const bool csv = options.format == OutputFormat::kCsv;
-  std::string out;
-  auto section = [&](const v1::WorkerProfile& w, const std::string& title,
-                     const TextTable& table) {
-    if (csv) {
-      out += base::StrCat("# ", title, " worker=", w.worker().worker_name(),
-                          "\n", table.RenderCsv(), "\n");
-    } else {
-      out += base::StrCat("\n", title, "\n", table.RenderText(), "");
-    }
-  };
-  if (!csv) {
-    for (const std::string& warning : run.warnings())
-      out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
+  if (options.format == OutputFormat::kCsv) {
+    return absl::InternalError(
+        "CSV is written by RenderRunProfileCsv (profile_csv.h)");
   }
+  std::string out;
+  auto section = [&](const std::string& title, const TextTable& table) {
+    out += base::StrCat(
+        "\n", title, "\n",
+        table.RenderText(
+            options.line_width > 0 ? 80 : std::numeric_limits<size_t>::max(),
+            options.line_width));
+  };
+  for (const std::string& warning : run.warnings())
+    out += WrapWords("warning: ", warning, options.line_width);
   for (const v1::WorkerProfile& w : run.workers()) {
-    if (!csv) {
-      out += WorkerHeader(run, w);
-      for (const std::string& warning : w.warnings())
-        out += base::StrCat("warning: ", TerminalSafe(warning), "\n");
-    }
+    out += WorkerHeader(run, w, options.line_width);
+    for (const std::string& warning : w.warnings())
+      out += WrapWords("warning: ", warning, options.line_width);
     if (options.Shows(ProfileView::kOverview))
-      section(w, "Overview (mean over kept steps)", OverviewTable(w));
-    if (options.Shows(ProfileView::kSteps)) section(w, "Steps", StepsTable(w));
+      section("Overview (mean over kept steps)", OverviewTable(w));
+    if (options.Shows(ProfileView::kSteps)) section("Steps", StepsTable(w));
     // Tables per kept step (diff's unit) unless --normalize total; the
     // titles say which.
     const std::string over = base::StrCat(
         options.per_step ? "per step over " : "totals over ", KeptSteps(w));
     if (options.Shows(ProfileView::kOperators)) {
-      section(w, base::StrCat("Operators (", over, ")"),
+      section(base::StrCat("Operators (", over, ")"),
               OperatorsTable(w, options.per_step));
     }
     if (options.Shows(ProfileView::kKernels)) {
-      section(w,
-              base::StrCat("Kernels (", over, "; mean, max and min per call)"),
+      section(base::StrCat("Kernels (", over, "; mean, max and min per call)"),
               KernelsTable(w, options.per_step));
     }
     if (options.Shows(ProfileView::kModules)) {
-      section(w,
-              csv ? base::StrCat("Modules (", over, ")")
-                  : base::StrCat("Modules, from the ",
-                                 ModuleSourceText(w.module_source()), " (",
-                                 over, ")"),
-              ModulesTable(w, options.per_step));
-      if (!csv) out += BackwardLine(w);
+      section(
+          base::StrCat("Modules, from the ",
+                       ModuleSourceText(w.module_source()), " (", over, ")"),
+          ModulesTable(w, options.per_step));
+      out += BackwardLine(w);
     }
     if (options.Shows(ProfileView::kMemory)) {
-      if (!csv && w.memory_size() == 0) {
+      if (w.memory_size() == 0) {
         // No events is not zero memory: say so rather than print an empty
         // table (JSON: memory_source).
         out +=
             base::StrCat("\nMemory: ", NoMemoryText(w.memory_source()), "\n");
       } else {
-        section(w, "Memory", MemoryTable(w));
+        section("Memory", MemoryTable(w));
       }
     }
-    if (!csv) out += "\n";
+    out += "\n";
   }
+  // Collectives are matched across the run's workers: once, after them.
+  if (options.Shows(ProfileView::kComm))
+    out += RenderRunCommunication(run, options.line_width) + "\n";
   return out;
 }
 

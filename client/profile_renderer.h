@@ -19,6 +19,7 @@ enum class ProfileView {
   kKernels,
   kModules,
   kMemory,
+  kComm,  // the run's collectives, over all its workers
   kAll
 };
 enum class OutputFormat { kTable, kJson, kCsv };
@@ -39,6 +40,9 @@ struct ShowOptions {
   // compares (--normalize per-step, the default), or as totals over the kept
   // steps (--normalize total). JSON carries both either way.
   bool per_step = true;
+  // Tables fit this many columns where they can (TextTable::RenderText); 0:
+  // every column, names whole (--wide).
+  size_t line_width = 0;
 };
 
 // Parses "--view"/"--format" values; InvalidArgument lists the accepted values.

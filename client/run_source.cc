@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <absl/strings/str_join.h>
+
 #include "analysis/run_loader.h"
 #include "base/id_rules.h"
 #include "base/str_cat.h"
@@ -33,13 +35,39 @@ absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(
   RunStoreClient client(server.address, server.security);
   absl::StatusOr<v1::RunProfile> profile =
       client.GetProfile(args.front(), options);
-  if (!profile.ok() &&
-      profile.status().code() == absl::StatusCode::kUnavailable) {
-    return absl::UnavailableError(
-        base::StrCat(args.front(), ": not a file or folder here, and ",
-                     profile.status().message()));
-  }
+  if (!profile.ok())
+    return MissingPathOrRun({args.front()}, server, profile.status());
   return profile;
+}
+
+absl::Status MissingPathOrRun(const std::vector<std::string>& names,
+                              const ServerConnection& server,
+                              const absl::Status& status) {
+  if (status.ok() || names.empty()) return status;
+  const bool one = names.size() == 1;
+  const std::string missing = base::StrCat(
+      absl::StrJoin(names, ", "), one ? ": no such file or folder, and "
+                                      : ": no such files or folders, and ");
+  const std::string no_run =
+      one ? "no run of that name" : "no runs of those names";
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+      if (!server.named) {
+        return absl::NotFoundError(base::StrCat(
+            missing, no_run, " (no server: set PROFDIFF_SERVER or --server)"));
+      }
+      return absl::UnavailableError(base::StrCat(
+          missing, "server ", server.address, " could not be asked for ",
+          one ? "a run of that name: " : "runs of those names: ",
+          status.message()));
+    case absl::StatusCode::kNotFound:
+      return absl::NotFoundError(base::StrCat(missing, no_run, " on server ",
+                                              server.address, " (",
+                                              status.message(), ")"));
+    default:
+      return status;
+  }
 }
 
 }  // namespace profdiff::client

@@ -28,6 +28,16 @@ absl::StatusOr<v1::RunProfile> LoadRunFromPathsOrServer(
     const std::vector<std::string>& args, const ServerConnection& server,
     const analysis::ProfileOptions& options);
 
+// What to say when `names` (arguments read as run ids) could not be fetched
+// from `server` with `status`: a missing path comes first, since a mistyped
+// file name is likelier than a run id. "transformer-fp33: no such file or
+// folder, and no run of that name (no server: set PROFDIFF_SERVER or
+// --server)" when no server was named and none answers; the server's NotFound
+// or its connection error otherwise. OK statuses pass through.
+absl::Status MissingPathOrRun(const std::vector<std::string>& names,
+                              const ServerConnection& server,
+                              const absl::Status& status);
+
 }  // namespace profdiff::client
 
 #endif  // PROFDIFF_CLIENT_RUN_SOURCE_H_

@@ -1,5 +1,7 @@
 #include "client/server_connection.h"
 
+#include <cstdlib>
+
 #include "base/status_macros.h"
 #include "client/run_store_client.h"
 
@@ -19,6 +21,9 @@ std::set<std::string> WithConnectionSwitches(std::set<std::string> switches) {
 absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed) {
   ServerConnection connection;
   connection.address = parsed.Get("server", DefaultServerAddress());
+  const char* env = std::getenv("PROFDIFF_SERVER");
+  connection.named =
+      parsed.options.contains("server") || (env != nullptr && *env != '\0');
   PD_ASSIGN_OR_RETURN(connection.security,
                       rpc::ChannelSecurity::Load(rpc::WithEnvironmentDefaults(
                           {.tls_ca_file = parsed.Get("tls-ca-file", ""),

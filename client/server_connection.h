@@ -15,6 +15,9 @@ namespace profdiff::client {
 
 struct ServerConnection {
   std::string address;  // HOST:PORT
+  // The user named it (--server or $PROFDIFF_SERVER), rather than the
+  // localhost default: a missing path is then worth asking it about.
+  bool named = false;
   rpc::ChannelSecurity
       security;  // plaintext unless TLS options (or a token) were given
 };

@@ -7,26 +7,41 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
+#include "client/csv_output.h"
+#include "client/diff_renderer.h"
+#include "client/output_file.h"
+#include "client/profile_csv.h"
 #include "client/profile_renderer.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
+#include "client/text_table.h"
 
 namespace profdiff::client {
 
 std::string ShowUsage() {
   return "usage: profdiff show PATH...|RUN [--server ADDR] [--view "
-         "overview|steps|operators|kernels|modules|memory|all]\n"
+         "overview|steps|operators|kernels|modules|memory|comm|all]\n"
          "                    [--group-by name|shape] [--kernels-by name|op]\n"
          "                    [--format table|json|csv] [--top N] [--sort "
          "COLUMN] [--filter REGEX]\n"
-         "                    [--normalize per-step|total]\n"
+         "                    [--normalize per-step|total] [--wide] [-o "
+         "FILE|DIR/]\n"
          "  PATH: a trace file (.json / .json.gz) or a run folder of worker "
          "traces\n"
          "  --view: one view or several (overview,steps, or --view given "
          "again)\n"
+         "  --format csv: one plain table per view (numbers as numbers, a "
+         "row per worker's row);\n"
+         "          one view prints, -o DIR/ writes a DIR/<view>.csv for every "
+         "view asked (default all)\n"
+         "  -o, --output FILE    write to FILE instead of standard output; "
+         "FILE.json or .csv picks\n"
+         "                       the format, a folder (DIR/) is csv\n"
          "  RUN: a run id on the server at --server (default $PROFDIFF_SERVER, "
          "else localhost:50051)\n"
+         "  --wide: tables with every column and whole names (default: fit "
+         "$COLUMNS or the terminal)\n"
          "  --normalize: operator, kernel and module tables per kept step "
          "(default; the unit diff compares) or as totals (JSON: both)\n"
          "  --sort: operators: name, calls, host_self_us, host_total_us, "
@@ -39,20 +54,32 @@ std::string ShowUsage() {
 
 absl::StatusOr<std::string> RunShowCommand(
     const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args,
-                                WithConnectionOptions(
-                                    {"view", "group-by", "kernels-by", "format",
-                                     "top", "sort", "filter", "normalize"}),
-                                WithConnectionSwitches({})));
+  PD_ASSIGN_OR_RETURN(
+      ParsedArgs parsed,
+      ParseArgs(args,
+                WithConnectionOptions({"view", "group-by", "kernels-by",
+                                       "format", "top", "sort", "filter",
+                                       "normalize", "output"}),
+                WithConnectionSwitches({"wide"})));
   if (parsed.positionals.empty()) return UsageError("show: no PATH given");
   ShowOptions options;
-  PD_ASSIGN_OR_RETURN(options.format,
-                      ParseOutputFormat(parsed.Get("format", "table")));
+  options.line_width = parsed.options.contains("wide") ? 0 : TerminalWidth();
+  const std::string output = parsed.Get("output", "");
+  PD_ASSIGN_OR_RETURN(
+      const std::string format,
+      ResolveOutputFormat("show", output, parsed.Get("format", ""),
+                          {"table", "json", "csv"}, "table"));
+  PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(format));
   const std::string default_view =
       options.format == OutputFormat::kTable ? "overview" : "all";
-  PD_ASSIGN_OR_RETURN(options.views,
-                      ParseProfileViews(parsed.GetList("view", default_view)));
+  const std::string views = parsed.GetList("view", default_view);
+  PD_ASSIGN_OR_RETURN(options.views, ParseProfileViews(views));
+  std::vector<std::string> csv_tables;
+  if (options.format == OutputFormat::kCsv) {
+    PD_ASSIGN_OR_RETURN(csv_tables, ProfileCsvTables(options.views));
+    // Before any trace is read.
+    PD_RETURN_IF_ERROR(CheckCsvDestination(output, csv_tables, views));
+  }
   options.sort = parsed.Get("sort", "");
   options.filter = parsed.Get("filter", "");
   const std::string normalize = parsed.Get("normalize", "per-step");
@@ -86,7 +113,27 @@ absl::StatusOr<std::string> RunShowCommand(
       LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   AddPerStepValues(run);
-  return RenderRunProfile(run, options);
+  if (options.format != OutputFormat::kCsv) {
+    PD_ASSIGN_OR_RETURN(std::string text, RenderRunProfile(run, options));
+    return WriteOutput(output, std::move(text));
+  }
+  PD_ASSIGN_OR_RETURN(std::vector<CsvFile> files,
+                      RenderRunProfileCsv(run, csv_tables));
+  PD_ASSIGN_OR_RETURN(std::string printed,
+                      WriteCsvFiles(output, std::move(files)));
+  // Written to files, the tables leave standard output free to say what
+  // reading the run warned of (printed, a table has no place for it).
+  if (!output.empty() && output != "-") {
+    for (const std::string& warning : run.warnings())
+      base::StrAppend(&printed, "warning: ", TerminalSafe(warning), "\n");
+    for (const v1::WorkerProfile& w : run.workers()) {
+      for (const std::string& warning : w.warnings()) {
+        base::StrAppend(&printed, "warning: worker ", w.worker().worker_name(),
+                        ": ", TerminalSafe(warning), "\n");
+      }
+    }
+  }
+  return printed;
 }
 
 }  // namespace profdiff::client

@@ -3,8 +3,10 @@
 #ifndef PROFDIFF_CLIENT_TEXT_TABLE_H_
 #define PROFDIFF_CLIENT_TEXT_TABLE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace profdiff::client {
@@ -14,16 +16,31 @@ namespace profdiff::client {
 // user's terminal.
 std::string TerminalSafe(std::string_view text);
 
+// `text` (made TerminalSafe) after `label`, its words wrapped at `width` (0:
+// not wrapped) onto lines indented under the text, each line ending in '\n';
+// a word longer than a line keeps a line of its own.
+std::string WrapWords(const std::string& label, std::string_view text,
+                      size_t width);
+
 enum class Align { kLeft, kRight };
 
 class TextTable {
  public:
   struct Column {
+    Column(std::string header_text, Align alignment = Align::kRight,
+           int drop_rank = 0)
+        : header(std::move(header_text)), align(alignment), drop(drop_rank) {}
     std::string header;
     Align align = Align::kRight;
     // 0: always printed; otherwise left out, highest first, when the table
     // would be wider than RenderText's `max_line`.
     int drop = 0;
+    // Cells with a structure of their own (kernel names) are shortened to a
+    // width by this instead of cut in the middle; it returns one text per
+    // cell, different cells printing apart.
+    std::function<std::vector<std::string>(const std::vector<std::string>&,
+                                           size_t)>
+        shorten;
   };
   explicit TextTable(std::vector<Column> columns)
       : columns_(std::move(columns)) {}
@@ -38,9 +55,12 @@ class TextTable {
   // cells of a column never print alike (they keep more, up to whole).
   // With `max_line` > 0 the lines fit it where they can: the widest
   // left-aligned column is cut further (down to kMinNameWidth), then columns
-  // with a `drop` rank are left out, and a last line names them.
+  // with a `drop` rank are left out, and a last line names them; then the
+  // names are cut down to kLastNameWidth. Names that would print alike are
+  // then cut around where they differ ("hea...x128_8x4_nt...ms)").
   std::string RenderText(size_t max_width = 80, size_t max_line = 0) const;
   static constexpr size_t kMinNameWidth = 32;
+  static constexpr size_t kLastNameWidth = 20;
   // RFC 4180 CSV with a header row.
   std::string RenderCsv() const;
 

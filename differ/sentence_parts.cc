@@ -5,6 +5,7 @@
 #include <absl/strings/str_format.h>
 
 #include "base/str_cat.h"
+#include "differ/kernel_names.h"
 
 namespace profdiff::differ {
 namespace {
@@ -76,8 +77,9 @@ std::string ShortName(std::string_view name, size_t max) {
     if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
   }
   name.remove_prefix(start);
-  if (name.size() <= max || max < 4) return std::string(name);
-  return base::StrCat(name.substr(0, max - 3), "...");
+  if (name.size() <= max) return std::string(name);
+  // Too long still: its template arguments give way first, as in the tables.
+  return ShortenKernelName(name, max);
 }
 
 std::string NameList(const std::vector<std::string>& names, int shown) {

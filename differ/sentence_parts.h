@@ -24,9 +24,10 @@ std::string Bytes(double bytes);
 // "12.3 GB/s", "0.456 GB/s" (GB = 1e9 bytes, as nccl-tests).
 std::string Bandwidth(double gbps);
 // A kernel or operator name short enough for a sentence: without a leading
-// "void ", its parameter list and its namespaces, cut to `max` characters
-// with "...". "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8,
-// float>(float*, int)" -> "cunn_SoftMaxForward<8, float>".
+// "void ", its parameter list and its namespaces, then shortened to `max`
+// characters as the tables shorten kernel names (differ/kernel_names.h). "void
+// at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float>(float*,
+// int)" -> "cunn_SoftMaxForward<8, float>".
 std::string ShortName(std::string_view name, size_t max = 60);
 // "a, b, c and 4 more": at most `shown` names.
 std::string NameList(const std::vector<std::string>& names, int shown);

@@ -4,6 +4,9 @@
 (function () {
   const D = JSON.parse(document.getElementById("profdiff-data").textContent);
   const S = D.strings;
+  // Kernel names shortened by their structure (issue 45), as the CLI tables and findings print them.
+  const kernelShort = new Map((D.kernel_short || []).map(([id, text]) => [S[id], text]));
+  const shortKernel = (name) => kernelShort.get(name) || name;
   const $ = (id) => document.getElementById(id);
 
   // ---- formatting ----------------------------------------------------------------------------
@@ -261,8 +264,13 @@
   }
 
   // ---- charts (SVG) ------------------------------------------------------------------------
-  const W = 1000, H = 250, PAD_L = 72, PAD_R = 72, PAD_T = 26, PAD_B = 56;
-  function labelOf(n) { return n.n.length > 18 ? n.n.slice(0, 17) + "…" : n.n; }
+  const W = 1000, H = 280, PAD_L = 72, PAD_R = 72, PAD_T = 26, PAD_B = 86;
+  // A block's axis label: without the "#Class.method" of a profiler range
+  // ("Optimizer.zero_grad#SGD.zero_grad"), cut past 26 characters; the whole name is its title.
+  function labelOf(n) {
+    const name = n.n.replace(/#.*$/, "") || n.n;
+    return name.length > 26 ? name.slice(0, 25) + "…" : name;
+  }
   function axisLabels(kids, x, step) {
     // At most ~40 labels, rotated.
     const every = Math.max(1, Math.ceil(kids.length / 40));
@@ -270,7 +278,7 @@
     kids.forEach((n, i) => {
       if (i % every) return;
       const cx = x(i) + step / 2;
-      out += `<text transform="translate(${cx.toFixed(1)},${H - PAD_B + 10}) rotate(35)">${esc(labelOf(n))}</text>`;
+      out += `<text transform="translate(${cx.toFixed(1)},${H - PAD_B + 10}) rotate(35)">${esc(labelOf(n))}<title>${esc(n.n)}</title></text>`;
     });
     return out;
   }
@@ -412,18 +420,22 @@
       ? ["Calls", "Host self", "Host total", "Device self", "Device total"]
       : ["Calls", "Total", "Mean", "Min", "Max"];
     const cols = [
-      { key: "name", label: ops ? "Operator" : "Kernel", text: true, get: (r) => S[r[0]], cls: "name" },
+      { key: "name", label: ops ? "Operator" : "Kernel", text: true, get: (r) => S[r[0]], cls: "name", show: ops ? null : shortKernel },
     ];
     cols.push({ key: "detail", label: ops ? "Input shapes" : "Launching op", text: true, get: (r) => S[r[1]], cls: "name", detail: true });
     cols.push({ key: "change", label: "Change", text: true, get: (r) => S[r[2]] });
     cols.push({ key: "significant", label: "Sig.", get: (r) => r[4], show: (v) => (v ? "●" : "") });
+    // Columns a row is never judged on (self times, a kernel's min and max) wait behind "All
+    // columns", so the table fits a 1400 px page (issue 45).
+    const extraValues = ops ? ["host_self_us", "device_self_us"] : ["min_us", "max_us"];
     names.forEach((name, k) => {
       const time = name !== "calls";
       const fmt = time ? fmtUs : fmtCount;
-      cols.push({ key: "baseline_" + name, label: labels[k] + " B", get: (r) => val(r, k, 0), show: fmt });
-      cols.push({ key: "experimental_" + name, label: labels[k] + " E", get: (r) => val(r, k, 1), show: fmt });
+      const extra = extraValues.includes(name);
+      cols.push({ key: "baseline_" + name, label: labels[k] + " B", get: (r) => val(r, k, 0), show: fmt, extra });
+      cols.push({ key: "experimental_" + name, label: labels[k] + " E", get: (r) => val(r, k, 1), show: fmt, extra });
       if (time && (ops || name === "total_us" || name === "mean_us")) {
-        cols.push({ key: "delta_" + name, label: "Δ " + labels[k].toLowerCase(), get: (r) => val(r, k, 1) - val(r, k, 0), show: fmtDeltaUs, delta: true, magnitude: true, value: k });
+        cols.push({ key: "delta_" + name, label: "Δ " + labels[k].toLowerCase(), get: (r) => val(r, k, 1) - val(r, k, 0), show: fmtDeltaUs, delta: true, magnitude: true, value: k, extra });
       }
     });
     const comparedIndex = (r) => Math.max(0, names.indexOf(S[r[3]]));
@@ -435,7 +447,7 @@
   function makeTable(kind) {
     const spec = tableSpec(kind);
     // mark: the row a finding points at ({name, shapes}), highlighted and listed first.
-    const state = { other: false, sort: null, desc: true, filter: "", top: 50, mark: null };
+    const state = { other: false, sort: null, desc: true, filter: "", top: 50, mark: null, all: false };
     const primaryGrouping = kind === "operators" ? D.baseline.operator_grouping : D.baseline.kernel_grouping;
     const otherGrouping = kind === "operators" ? D.other_operator_grouping : D.other_kernel_grouping;
     const fine = kind === "operators" ? "GROUPING_NAME_AND_SHAPE" : "GROUPING_NAME_AND_OP";
@@ -449,6 +461,7 @@
       `<label>Filter <input type="search" class="filter" placeholder="name, shapes or op contains…"></label>` +
       `<label>Group by <select class="group-by">${groupOptions.join("")}</select></label>` +
       `<label>Top <select class="top"><option>20</option><option selected>50</option><option>100</option><option>500</option><option value="0">all</option></select></label>` +
+      `<label title="also the columns no row is judged on"><input type="checkbox" class="all-columns"> All columns</label>` +
       `<span class="count"></span>`;
     const table = $(kind);
     const wrap = document.createElement("div");
@@ -463,6 +476,7 @@
     });
     controls.querySelector(".group-by").addEventListener("change", (ev) => { state.other = ev.target.value === "1"; render(); });
     controls.querySelector(".top").addEventListener("change", (ev) => { state.top = Number(ev.target.value); render(); });
+    controls.querySelector(".all-columns").addEventListener("change", (ev) => { state.all = ev.target.checked; render(); });
     table.addEventListener("click", (ev) => {
       const th = ev.target.closest("th[data-col]");
       if (!th) return;
@@ -481,7 +495,7 @@
     function render() {
       const all = rowsOf(selected);
       const grouping = state.other ? otherGrouping : primaryGrouping;
-      const cols = spec.cols.filter((c) => !c.detail || grouping === fine);
+      const cols = spec.cols.filter((c) => (!c.detail || grouping === fine) && (!c.extra || state.all));
       let rows = all;
       const marked = state.mark
         ? (r) => S[r[0]] === state.mark.name && (!state.mark.shapes || S[r[1]] === state.mark.shapes)
@@ -794,12 +808,7 @@
   // whole name in the title.
   function evidenceLabel(e) {
     let name = e.name;
-    if (e.table === "kernels") {
-      name = name.replace(/^void\s+/, "").replace(/\(anonymous namespace\)::/g, "");
-      const cut = name.search(/[<(]/);
-      const qualified = name.slice(0, cut < 0 ? name.length : cut).lastIndexOf("::");
-      if (qualified >= 0) name = name.slice(qualified + 2);
-    }
+    if (e.table === "kernels") name = shortKernel(name);
     if (e.table === "communication" && e.path) name += " (group " + e.path + ")";
     return name.length > 48 ? name.slice(0, 47) + "…" : name;
   }
@@ -819,10 +828,10 @@
       const run = f.evidence.slice(j, end);
       const scope = scopeOf(e);
       const shared = run.every((x) => x.index_path === e.index_path);
-      html += `<span class="table">${esc(e.table)}${shared && scope ? " in " + esc(scope.n) : ""}:</span>`;
+      html += `<span class="table">${esc(e.table)}${shared && scope ? " in " + esc(scope.n) : ""}:</span> `;
       run.forEach((x, k) => {
         const own = !shared && scopeOf(x) ? ` (in ${esc(scopeOf(x).n)})` : "";
-        html += `<a href="#" data-f="${i}" data-e="${j + k}" title="${esc(evidenceTitle(x))}">${esc(evidenceLabel(x))}${own}</a>`;
+        html += `<a href="#" data-f="${i}" data-e="${j + k}" title="${esc(evidenceTitle(x))}">${esc(evidenceLabel(x))}${own}</a> `;
       });
       j = end;
     }
@@ -1000,11 +1009,14 @@
   }
   // Operators: self allocations and increase, and the increase with children. Module nodes: what
   // ran inside them, and the highest allocated inside.
-  function memoryRows(rows, modules) {
+  // Unless "All columns" is ticked, the columns no row is judged on (counts, the increase with
+  // children, the peak inside) are left out, so the tables fit a 1400 px page (issue 45).
+  function memoryRows(rows, modules, all) {
+    const extra = (html) => (all ? html : "");
     let html = `<thead><tr><th class=name>${modules ? "Module" : "Operator"}</th><th class=name>${modules ? "Path" : "Input shapes"}</th><th class=name>Device</th>` +
-      "<th>Allocs B</th><th>Allocs E</th><th>Alloc bytes B</th><th>Alloc bytes E</th><th>Δ</th><th>Δ%</th><th>Self increase B</th><th>Self increase E</th>" +
-      (modules ? "<th>Peak inside B</th><th>Peak inside E</th>" : "<th title='allocated minus freed, children included'>Increase B</th><th>Increase E</th>") +
-      "<th class=name>Change</th></tr></thead><tbody>";
+      extra("<th>Allocs B</th><th>Allocs E</th>") + "<th>Alloc bytes B</th><th>Alloc bytes E</th><th>Δ</th><th>Δ%</th><th>Self increase B</th><th>Self increase E</th>" +
+      extra(modules ? "<th>Peak inside B</th><th>Peak inside E</th>" : "<th title='allocated minus freed, children included'>Increase B</th><th>Increase E</th>") +
+      "<th class='name change'>Change</th></tr></thead><tbody>";
     for (const r of rows.slice(0, MEMORY_ROWS_SHOWN)) {
       const v = (name, s) => MR.v(r, name, s);
       const name = S[MR.field(r, "name")], detail = S[MR.field(r, "detail")];
@@ -1021,13 +1033,13 @@
       const change = S[MR.field(r, "change")] + (bySelf ? " (self increase)" : "");
       html += `<tr class="${rowTone}" data-name="${esc(name)}"><td class=name title="${esc(name)}">${esc(name)}</td>` +
         `<td class=name title="${esc(detail)}">${esc(detail)}</td><td class=name>${esc(S[MR.field(r, "device")])}</td>` +
-        `<td>${fmtCount(v("allocation_count", 0))}</td><td>${fmtCount(v("allocation_count", 1))}</td>` +
+        extra(`<td>${fmtCount(v("allocation_count", 0))}</td><td>${fmtCount(v("allocation_count", 1))}</td>`) +
         `<td>${fmtBytes(v("allocation_bytes", 0))}</td>${judgedCell(v("allocation_bytes", 0), v("allocation_bytes", 1), alloc, fmtBytes, true, false)}` +
         `<td class="${deltaCls}">${signed(fmtBytes(delta), delta)}</td><td class="${deltaCls}">${fmtPct(deltaPct(v("allocation_bytes", 0), v("allocation_bytes", 1)))}</td>` +
         `<td>${fmtBytes(v("self_increase_bytes", 0))}</td>${judgedCell(v("self_increase_bytes", 0), v("self_increase_bytes", 1), MR.noise(r, "self_increase_bytes"), fmtBytes, true, false)}` +
-        `<td>${fmtBytes(v(last, 0))}</td><td>${fmtBytes(v(last, 1))}</td><td class=name>${esc(change)}</td></tr>`;
+        extra(`<td>${fmtBytes(v(last, 0))}</td><td>${fmtBytes(v(last, 1))}</td>`) + `<td class='name change'>${esc(change)}</td></tr>`;
     }
-    if (!rows.length) html += `<tr><td class="name empty" colspan="14">no rows</td></tr>`;
+    if (!rows.length) html += `<tr><td class="name empty" colspan="${all ? 14 : 10}">no rows</td></tr>`;
     return html + "</tbody>";
   }
   function drawMemory() {
@@ -1038,8 +1050,13 @@
     $("memory-charts").innerHTML = mem.devices.filter((d) => d.curves.some((c) => c.points.length))
       .map((d) => `<div class="chart memory-chart" data-device="${esc(d.device)}">${memoryChart(d)}</div>`).join("");
     $("memory-holders").innerHTML = memoryHolders();
-    $("memory-operators").innerHTML = memoryRows(mem.operators, false);
-    $("memory-modules").innerHTML = memoryRows(mem.modules, true);
+    const drawRows = () => {
+      const all = $("memory-all-columns").checked;
+      $("memory-operators").innerHTML = memoryRows(mem.operators, false, all);
+      $("memory-modules").innerHTML = memoryRows(mem.modules, true, all);
+    };
+    drawRows();
+    $("memory-all-columns").onchange = drawRows;
     const count = (rows) => (rows.length > MEMORY_ROWS_SHOWN ? `(${MEMORY_ROWS_SHOWN} of ${rows.length} rows; --format csv lists them all)` : `(${rows.length} rows)`);
     $("memory-operators-count").textContent = count(mem.operators);
     $("memory-modules-count").textContent = count(mem.modules);

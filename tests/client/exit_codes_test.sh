@@ -20,6 +20,12 @@ expect() {
     failures=$((failures + 1))
   fi
 }
+stdout_has() {
+  if grep -q -- "$1" "$work/out"; then echo "ok   stdout has '$1'"; else
+    echo "FAIL stdout lacks '$1': $(head -c 300 "$work/out")"
+    failures=$((failures + 1))
+  fi
+}
 stderr_has() {
   if grep -q -- "$1" "$work/err"; then echo "ok   stderr has '$1'"; else
     echo "FAIL stderr lacks '$1': $(head -c 300 "$work/err")"
@@ -38,6 +44,8 @@ head -c 60 "$work/a.json" >"$work/cut.json"
 expect 0 "--version" --version
 expect 0 "--help" --help
 expect 0 "diff --help" diff --help
+# Every view (issue 45: memory was missing).
+stdout_has "view findings|overview|modules|operators|kernels|comm|memory|ranks|all"
 expect 0 "a diff" diff "$work/a.json" "$work/a.json"
 expect 2 "no command" ""
 expect 2 "an unknown command" frobnicate
@@ -58,6 +66,19 @@ stderr_has "no events"
 expect 1 "a cut trace" diff "$work/a.json" "$work/cut.json"
 expect 2 "an unreachable server" runs --server 127.0.0.1:1
 stderr_has "127.0.0.1:1"
+# A mistyped path that could be a run id (issue 45): the missing path first, and no server named
+# is said as such, not as a refused connection to localhost.
+(
+  unset PROFDIFF_SERVER
+  cd "$work"
+  expect 1 "a missing path, no server named" diff transformer-fp33 a.json
+  stderr_has "^profdiff: error: transformer-fp33: no such file or folder, and no run of that name (no server: set PROFDIFF_SERVER or --server)$"
+  expect 1 "show of a missing path, no server named" show transformer-fp33
+  stderr_has "transformer-fp33: no such file or folder, and no run of that name (no server"
+  expect 2 "a missing path, the named server unreachable" show transformer-fp33 --server 127.0.0.1:1
+  stderr_has "transformer-fp33: no such file or folder, and server 127.0.0.1:1 could not be asked"
+  [ "$failures" = 0 ]
+) || failures=$((failures + 1))
 # capture: the command line is checked before any server is asked.
 expect 2 "capture without a job" capture --steps 3 --server 127.0.0.1:1
 stderr_has "capture: give --job JOB or --all"

@@ -227,14 +227,14 @@ await check("backward report: backward blocks under the root, partner highlight,
 await check("interactive report: sort by every kind of column, filter, group-by, top-N", async () => {
   const { page, problems } = await open(args.interactive);
   // A delta column sorts by magnitude, largest first, then smallest first.
-  await page.click("#operators th[data-col=delta_host_self_us]");
-  let v = (await columnValues(page, "operators", "delta_host_self_us")).map((x) => Math.abs(Number(x)));
+  await page.click("#operators th[data-col=delta_host_total_us]");
+  let v = (await columnValues(page, "operators", "delta_host_total_us")).map((x) => Math.abs(Number(x)));
   assert.ok(v.length > 5, "rows to sort");
   for (let i = 1; i < v.length; ++i) assert.ok(v[i - 1] >= v[i], `descending |Δ| at row ${i}: ${v[i - 1]} < ${v[i]}`);
-  await page.click("#operators th[data-col=delta_host_self_us]");
-  v = (await columnValues(page, "operators", "delta_host_self_us")).map((x) => Math.abs(Number(x)));
+  await page.click("#operators th[data-col=delta_host_total_us]");
+  v = (await columnValues(page, "operators", "delta_host_total_us")).map((x) => Math.abs(Number(x)));
   for (let i = 1; i < v.length; ++i) assert.ok(v[i - 1] <= v[i], `ascending |Δ| at row ${i}`);
-  assert.ok(await page.$("#operators th.sorted-asc[data-col=delta_host_self_us]"), "the header shows the order");
+  assert.ok(await page.$("#operators th.sorted-asc[data-col=delta_host_total_us]"), "the header shows the order");
   // A value column and a text column.
   await page.click("#kernels th[data-col=experimental_total_us]");
   const totals = (await columnValues(page, "kernels", "experimental_total_us")).map(Number);
@@ -656,7 +656,7 @@ await check("story report: steps are counted, operator rows coloured in the unit
       name: tr.children[0].textContent,
       judged: [...tr.children].map((td, i) => [heads[i], td]).filter(([, td]) => td.classList.contains("judged"))
         .map(([h, td]) => ({ head: h, title: td.title, color: getComputedStyle(td).color })),
-      host: (() => { const i = heads.indexOf("Δ host self"); const td = tr.children[i];
+      host: (() => { const i = heads.indexOf("Δ host total"); const td = tr.children[i];
         return { judged: td.classList.contains("judged"), color: getComputedStyle(td).color }; })(),
     }));
   });
@@ -670,6 +670,46 @@ await check("story report: steps are counted, operator rows coloured in the unit
   for (const r of rows.filter((x) => x.tone === "worse" || x.tone === "better")) {
     assert.equal(r.judged.length, 2, `${r.name}: one unit's delta and Δ% carry the colour`);
   }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Issue 45: at 1400 px nothing scrolls sideways, the judged columns are on screen, kernel names
+// are shortened by their structure (whole in the title), and chart labels keep the name.
+await check("story report fits 1400 px: no sideways scroll, judged columns shown, names legible", async () => {
+  const { page, problems } = await open(args.h200);
+  const wide = await page.evaluate(() => {
+    const out = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth) out.push(`page ${doc.scrollWidth} > ${doc.clientWidth}`);
+    for (const w of document.querySelectorAll(".table-wrap")) {
+      if (w.offsetParent && w.scrollWidth > w.clientWidth) out.push(`${w.querySelector("table").id} ${w.scrollWidth} > ${w.clientWidth}`);
+    }
+    return out;
+  });
+  assert.deepEqual(wide, []);
+  for (const table of ["operators", "kernels"]) {
+    const heads = await page.$$eval(`#${table} thead th`, (ths) => ths.map((th) => th.textContent));
+    for (const judged of table === "operators" ? ["Δ host total", "Δ device total", "Δ% compared"] : ["Δ total", "Δ% compared"]) {
+      assert.ok(heads.includes(judged), `${table}: ${judged} in ${heads}`);
+    }
+  }
+  const kernels = await page.$$eval("#kernels tbody td.name:first-child", (tds) => tds.map((td) => ({ text: td.textContent, title: td.title })));
+  assert.ok(kernels.length > 0);
+  for (const k of kernels) {
+    assert.ok(k.text.length <= 60, `kernel cell ${k.text}`);
+    assert.doesNotMatch(k.text, /^void /);
+  }
+  const softmax = kernels.find((k) => k.title.includes("cunn_SoftMaxForward"));
+  if (softmax) assert.match(softmax.text, /^cunn_SoftMaxForward/);
+  assert.ok(kernels.some((k) => k.text !== k.title), "long names are shortened, whole in the title");
+  const labels = await page.$$eval("#modules-section svg text", (ts) => ts.map((t) => t.firstChild ? t.firstChild.textContent : ""));
+  assert.ok(labels.includes("Optimizer.zero_grad"), `chart labels: ${labels.slice(0, 12)}`);
+  // The hidden columns come back on demand.
+  await page.check("#operators-controls .all-columns");
+  assert.ok((await page.$$eval("#operators thead th", (ths) => ths.map((th) => th.textContent))).includes("Δ host self"));
+  await page.uncheck("#operators-controls .all-columns");
+  await page.screenshot({ path: path.join(args.out, "report-h200-fit.png"), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });
