@@ -31,33 +31,78 @@ constexpr std::string_view kDataParallelPrefixes[] = {
 // What a container event stands for in the tree (design notes 1 and 5).
 enum class Role : uint8_t { kNone, kModule, kBackwardRoot, kOptimizer, kSync };
 
+// Ranges the profiler or torch itself records around every call (design note
+// 1): they keep their own meaning (steps, data loading, the optimizer and
+// collectives the step's nodes count) or add a level above what they wrap
+// (the DDP and FSDP forward around the wrapped module, a compiled graph's
+// call, whose name is a cache key that differs between runs).
+constexpr std::string_view kFrameworkAnnotationPrefixes[] = {
+    "ProfilerStep#",
+    "enumerate(DataLoader)",
+    "DataLoader",
+    "Optimizer.",
+    "DistributedDataParallel.",
+    "FullyShardedDataParallel.",
+    "## Call CompiledFxGraph",
+    "Torch-Compiled Region",
+    "CompiledFunction",
+    "hccl:",
+    "ucc:",
+    "mpi:",
+    "xccl:",
+    "rccl:",
+    "PyTorch Profiler",
+};
+
+// Whether `name`, a user_annotation's, is the user's own structure.
+bool IsUserStructure(std::string_view name) {
+  if (name.empty() || name.starts_with(kModulePrefix) ||
+      IsCollectiveOpName(name))
+    return false;
+  for (std::string_view prefix : kFrameworkAnnotationPrefixes) {
+    if (name.starts_with(prefix)) return false;
+  }
+  return true;
+}
+
 // Node events and where they came from, by SEMANTICS.md §7's order of
-// preference.
+// preference; the user's annotations join any source (design note 1).
 std::vector<uint32_t> SelectNodeEvents(const trace::Trace& trace,
                                        const EventLinks& links,
                                        ModuleTreeSource* source) {
   const trace::EventTable& t = trace.events;
   std::vector<uint32_t> modules;
   std::vector<uint32_t> annotations;
+  std::vector<uint32_t> user;
   for (uint32_t i = 0; i < t.size(); ++i) {
     if (t.phase[i] != trace::EventPhase::kComplete) continue;
     if (t.kind[i] == EventKind::kModule) {
       modules.push_back(i);
-    } else if (t.kind[i] == EventKind::kUserAnnotation &&
-               trace.strings.Get(t.name[i]).starts_with(kModulePrefix)) {
-      annotations.push_back(i);
+    } else if (t.kind[i] == EventKind::kUserAnnotation) {
+      const std::string_view name = trace.strings.Get(t.name[i]);
+      if (name.starts_with(kModulePrefix)) {
+        annotations.push_back(i);
+      } else if (IsUserStructure(name)) {
+        user.push_back(i);
+      }
     }
   }
+  std::vector<uint32_t> nodes;
   if (!modules.empty()) {
     *source = ModuleTreeSource::kPythonModules;
-    return modules;
-  }
-  if (!annotations.empty()) {
+    nodes = std::move(modules);
+  } else if (!annotations.empty()) {
     *source = ModuleTreeSource::kAnnotations;
-    return annotations;
+    nodes = std::move(annotations);
+  } else if (!user.empty()) {
+    *source = ModuleTreeSource::kUserAnnotations;
+    nodes = links.operators;
+  } else {
+    *source = ModuleTreeSource::kOperators;
+    return links.operators;
   }
-  *source = ModuleTreeSource::kOperators;
-  return links.operators;
+  nodes.insert(nodes.end(), user.begin(), user.end());
+  return nodes;
 }
 
 std::string NodeName(std::string_view event_name) {
@@ -72,6 +117,10 @@ std::string NotAttributedReason(ModuleTreeSource source,
   if (source == ModuleTreeSource::kOperators) {
     return "the trace has no nn.Module events, so backward is not attributed "
            "to modules";
+  }
+  if (source == ModuleTreeSource::kUserAnnotations) {
+    return "the trace has no nn.Module events (its tree is record_function "
+           "ranges over operators), so backward is not attributed to them";
   }
   if (links.roots.empty())
     return "the trace has no backward pass (no "
@@ -102,7 +151,8 @@ class TreeBuilder {
     std::vector<uint32_t> containers =
         SelectNodeEvents(trace_, links_, &tree_.source);
     const bool nodes_are_operators =
-        tree_.source == ModuleTreeSource::kOperators;
+        tree_.source == ModuleTreeSource::kOperators ||
+        tree_.source == ModuleTreeSource::kUserAnnotations;
     module_kind_ = nodes_are_operators ? ModuleNodeKind::kOperator
                                        : ModuleNodeKind::kModule;
     role_.assign(t_.size(), Role::kNone);
@@ -216,6 +266,12 @@ class TreeBuilder {
     }
   }
 
+  // A user annotation's node (design note 1), beside modules or operators.
+  bool IsUserAnnotation(uint32_t e) const {
+    return t_.kind[e] == EventKind::kUserAnnotation &&
+           IsUserStructure(trace_.strings.Get(t_.name[e]));
+  }
+
   uint32_t AddNode(uint32_t parent, std::string name, ModuleNodeKind kind,
                    bool other = false) {
     ModuleTreeNode node;
@@ -248,6 +304,10 @@ class TreeBuilder {
     }
     const uint32_t node =
         AddNode(parent, NodeName(trace_.strings.Get(t_.name[e])), kind);
+    if (IsUserAnnotation(e)) {
+      tree_.nodes[node].user_annotation = true;
+      ++tree_.user_annotation_nodes;
+    }
     child_by_name_.try_emplace(key, node);
     return node;
   }
@@ -289,7 +349,9 @@ class TreeBuilder {
       if (!is_other_[parent]) ++tree_.events_below_max_depth;
       return;
     }
-    const uint32_t node = ChildNamedAs(parent, e, module_kind_);
+    const uint32_t node = ChildNamedAs(
+        parent, e,
+        IsUserAnnotation(e) ? ModuleNodeKind::kModule : module_kind_);
     node_of_event_[e] = node;
     AddCalls(node, e, 1);
     AddHost(node, e, t_.duration_ns[e]);

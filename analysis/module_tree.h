@@ -5,9 +5,13 @@
 //
 // Design:
 // 1. Source, first that exists: python_function "nn.Module: <Class>_<n>"
-// events; user_annotation
-//    "nn.Module: ..." ranges; else the operator tree (what the TensorBoard
-//    plugin shows).
+//    events; user_annotation "nn.Module: ..." ranges; else the operator tree
+//    (what the TensorBoard plugin shows). Beside either, the user's own
+//    record_function ranges (user_annotation events that are not the
+//    profiler's or torch's own: ProfilerStep#, DataLoader, Optimizer.*,
+//    collective wrappers, DDP/FSDP forward, compiled-graph calls) are nodes
+//    too, nested with the others by time; over the operator tree they hold
+//    the operators that ran inside them (source kUserAnnotations).
 // 2. Nesting is by time containment on each thread (works for every era, with
 // or without
 //    Python ids); children keep the order in which they first ran (source
@@ -50,7 +54,8 @@ namespace profdiff::analysis {
 enum class ModuleTreeSource : uint8_t {
   kPythonModules,
   kAnnotations,
-  kOperators
+  kOperators,
+  kUserAnnotations  // user annotations over the operator tree
 };
 enum class ModuleNodeKind : uint8_t {
   kRoot,
@@ -96,6 +101,7 @@ struct ModuleTreeNode {
   int64_t backward_host_ns =
       0;  // forward modules: host and device time of their ".backward"
   int64_t backward_device_ns = 0;
+  bool user_annotation = false;  // made from record_function ranges
 };
 
 // How much of the backward pass reached the tree, and why not when none did.
@@ -121,6 +127,7 @@ struct ModuleTree {
       0;  // node events folded into a level-kMaxModuleDepth node
   int64_t names_past_max_nodes =
       0;  // (parent, name) pairs put in an "(other)" node
+  int32_t user_annotation_nodes = 0;  // nodes made from user annotations
   BackwardAttribution backward;
 };
 

@@ -230,6 +230,8 @@ v1::ModuleTreeSource ProtoSource(ModuleTreeSource source) {
       return v1::MODULE_TREE_SOURCE_ANNOTATIONS;
     case ModuleTreeSource::kOperators:
       return v1::MODULE_TREE_SOURCE_OPERATORS;
+    case ModuleTreeSource::kUserAnnotations:
+      return v1::MODULE_TREE_SOURCE_USER_ANNOTATIONS;
   }
   return v1::MODULE_TREE_SOURCE_UNSPECIFIED;
 }
@@ -365,6 +367,7 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
   // The module tree, on this thread: the largest single piece.
   const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event, &steps);
   profile.set_module_source(ProtoSource(tree.source));
+  profile.set_module_annotation_nodes(tree.user_annotation_nodes);
   FillBackwardLinking(tree.backward, *profile.mutable_backward_linking());
   std::vector<ModuleStepSample> root_steps(steps.kept.size());
   for (size_t s = 0; s < steps.kept.size(); ++s) {

@@ -19,8 +19,8 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
-#include "client/kernel_name_column.h"
 #include "client/memory_renderer.h"
+#include "client/name_columns.h"
 #include "client/number_format.h"
 #include "client/text_table.h"
 #include "differ/display_text.h"
@@ -213,7 +213,7 @@ TextTable ModulesTable(const v1::ModuleDiffNode& root, int max_depth,
   const bool backward = HasBackwardValues(root);
   // Left out first to fit the terminal: the calls, the backward columns, the
   // index (drop ranks, highest first).
-  std::vector<TextTable::Column> columns = {{"module", Align::kLeft},
+  std::vector<TextTable::Column> columns = {TreeNameColumn("module"),
                                             {"index", Align::kLeft, 1},
                                             {"status", Align::kLeft},
                                             {"calls base", Align::kRight, 3},
@@ -605,7 +605,7 @@ absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
   auto section = [&](const std::string& title, const TextTable& table) {
     if (table.row_count() == 0) return;
     out += base::StrCat(
-        title, "\n",
+        WrapWords("", title, options.line_width),
         table.RenderText(options.line_width > 0 ? kCellWidth : kWholeCells,
                          options.line_width),
         "\n");

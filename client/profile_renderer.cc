@@ -12,7 +12,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
-#include "client/kernel_name_column.h"
+#include "client/name_columns.h"
 #include "client/number_format.h"
 #include "client/run_communication_renderer.h"
 #include "client/text_table.h"
@@ -240,7 +240,7 @@ TextTable ModulesTable(const v1::WorkerProfile& w, bool per_step) {
   const bool backward = w.backward_linking().attributed() > 0;
   // Left out first to fit the terminal: the self times, then the calls.
   std::vector<TextTable::Column> columns = {
-      {"module", Align::kLeft},
+      TreeNameColumn("module"),
       {"calls", Align::kRight, 2},
       {"host (us)"},
       {"host self (us)", Align::kRight, 3},
@@ -254,16 +254,19 @@ TextTable ModulesTable(const v1::WorkerProfile& w, bool per_step) {
 }
 
 // One line on what the backward pass became in the tree (SEMANTICS.md §7).
-std::string BackwardLine(const v1::WorkerProfile& w) {
+std::string BackwardLine(const v1::WorkerProfile& w, size_t line_width) {
   const v1::BackwardLinking& b = w.backward_linking();
   if (!b.not_attributed().empty())
-    return base::StrCat("backward not attributed: ", b.not_attributed(), "\n");
-  return base::StrCat("backward: ", b.linked_by_flow() + b.linked_by_sequence(),
-                      " of ", b.roots(),
-                      " backward roots linked to their forward op (",
-                      b.linked_by_flow(), " by fwdbwd flows, ",
-                      b.linked_by_sequence(), " by sequence numbers), ",
-                      b.outside_modules(), " of them to an op in no module\n");
+    return WrapWords("backward not attributed: ", b.not_attributed(),
+                     line_width);
+  return WrapWords(
+      "backward: ",
+      base::StrCat(b.linked_by_flow() + b.linked_by_sequence(), " of ",
+                   b.roots(), " backward roots linked to their forward op (",
+                   b.linked_by_flow(), " by fwdbwd flows, ",
+                   b.linked_by_sequence(), " by sequence numbers), ",
+                   b.outside_modules(), " of them to an op in no module"),
+      line_width);
 }
 
 TextTable MemoryTable(const v1::WorkerProfile& w) {
@@ -292,12 +295,24 @@ const char* NoMemoryText(v1::MemorySource source) {
                "(torch.profiler records them with profile_memory=True)";
 }
 
-const char* ModuleSourceText(v1::ModuleTreeSource source) {
-  switch (source) {
+// "nn.Module events and 12 user annotations": which sources built the tree.
+std::string ModuleSourceText(const v1::WorkerProfile& w) {
+  const int32_t annotations = w.module_annotation_nodes();
+  const std::string user = annotations > 0
+                               ? base::StrCat(annotations, " user annotation",
+                                              annotations == 1 ? "" : "s")
+                               : "";
+  switch (w.module_source()) {
     case v1::MODULE_TREE_SOURCE_PYTHON_MODULES:
-      return "nn.Module events";
+      return base::StrCat("nn.Module events", user.empty() ? "" : " and ",
+                          user);
     case v1::MODULE_TREE_SOURCE_ANNOTATIONS:
-      return "nn.Module annotations";
+      return base::StrCat("nn.Module annotations", user.empty() ? "" : " and ",
+                          user);
+    case v1::MODULE_TREE_SOURCE_USER_ANNOTATIONS:
+      return base::StrCat(user,
+                          " over the operator tree (no nn.Module events "
+                          "in the trace)");
     default:
       return "operator tree (no nn.Module events in the trace)";
   }
@@ -459,7 +474,7 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
   std::string out;
   auto section = [&](const std::string& title, const TextTable& table) {
     out += base::StrCat(
-        "\n", title, "\n",
+        "\n", WrapWords("", title, options.line_width),
         table.RenderText(
             options.line_width > 0 ? 80 : std::numeric_limits<size_t>::max(),
             options.line_width));
@@ -486,11 +501,10 @@ absl::StatusOr<std::string> RenderRunProfile(const v1::RunProfile& run,
               KernelsTable(w, options.per_step));
     }
     if (options.Shows(ProfileView::kModules)) {
-      section(
-          base::StrCat("Modules, from the ",
-                       ModuleSourceText(w.module_source()), " (", over, ")"),
-          ModulesTable(w, options.per_step));
-      out += BackwardLine(w);
+      section(base::StrCat("Modules, from the ", ModuleSourceText(w), " (",
+                           over, ")"),
+              ModulesTable(w, options.per_step));
+      out += BackwardLine(w, options.line_width);
     }
     if (options.Shows(ProfileView::kMemory)) {
       if (w.memory_size() == 0) {

@@ -184,8 +184,14 @@ class TreeDiffer {
     Metrics scratch[2];
     const Metrics* ua = UnknownOf(na, scratch[0]);
     const Metrics* ub = UnknownOf(nb, scratch[1]);
-    if (a_.Value(ua, kModuleHost) <= 0 && b_.Value(ub, kModuleHost) <= 0)
-      return;
+    // Nothing outside the children in either unit: no block. (Children on
+    // other threads can hold more host time than the node, its device time
+    // still not all theirs.)
+    auto empty = [](const Side& side, const Metrics* u) {
+      return side.Value(u, kModuleHost) <= 0 &&
+             side.Value(u, kModuleDevice) <= 0;
+    };
+    if (empty(a_, ua) && empty(b_, ub)) return;
     v1::ModuleDiffNode& out = *parent.add_children();
     out.set_name(kUnknownName);
     out.set_path(path.empty() ? kUnknownName : path + "/" + kUnknownName);

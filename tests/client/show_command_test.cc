@@ -405,5 +405,25 @@ TEST(ShowCommandTest, CommViewShowsOneRunsCollectives) {
   EXPECT_THAT(*none, HasSubstr("Communication: no collectives in this run"));
 }
 
+// Issue 46: record_function ranges beside nn.Module nodes, nested both ways,
+// and the source line says so (the torch profiling tutorial's H100 trace).
+TEST(ShowCommandTest, UserAnnotationsAreNodesOfTheModuleTree) {
+  const fs::path trace =
+      test_support::TracesDir() /
+      "torch_profiling_tutorial/log/transformer/"
+      "dcb0aa1a78e7_4399.1752181589621105859.pt.trace.json.gz";
+  if (!fs::exists(trace)) GTEST_SKIP() << "missing " << trace;
+  absl::StatusOr<std::string> out =
+      RunShowCommand({trace.string(), "--view", "modules", "--wide"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(*out, HasSubstr("Modules, from the nn.Module events and 5 user "
+                              "annotations"));
+  EXPECT_THAT(*out,
+              testing::ContainsRegex(
+                  "\nModel Forward Pass +1 .*\n  "
+                  "SimpleTransformerLayer_0 .*\n    Self-Attention "
+                  ".*\n      MultiheadAttention_0 .*\n    Add & Norm 1 "));
+}
+
 }  // namespace
 }  // namespace profdiff::client

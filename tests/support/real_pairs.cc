@@ -19,6 +19,13 @@ std::vector<std::pair<std::string, std::string>> RealTracePairs(
        "switchtransformers/history/trace.v05c1085.json.gz"},
       {"tracelens/mi300/resnet_act_checkpoint.json.gz",
        "tracelens/mi300/resnet_act_checkpoint.json.gz"},
+      // User annotations over the operator tree (issue 46): 8 ranks of DLRM
+      // ("## forward ##", "## wait_sparse_data_dist ##", ...), and one DDP
+      // rank of the HTA samples ("## forward ##", "## backward ##").
+      {"param/dlrm_kineto", "param/dlrm_kineto"},
+      {"hta/nccl_parser_config/nccl_data.json.gz",
+       "hta/ns_resolution_trace/"
+       "rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"},
   };
   if (fs::is_directory(root / "tracelens/h100")) {
     for (const auto& entry : fs::directory_iterator(root / "tracelens/h100")) {
