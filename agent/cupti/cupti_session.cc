@@ -172,6 +172,7 @@ absl::Status CuptiSession::Begin(CUpti_BuffersCallbackRequestFunc request,
         [this](const v1::CaptureOrder& order) { return OnOrder(order); },
         [this](const v1::CaptureCancel& cancel) { OnCancel(cancel); });
   }
+  if (!config_.path_note.empty()) PD_LOG(WARNING, "%s", config_.path_note);
   PD_LOG(INFO,
          "cupti capture started run=%s worker=%s rank=%d capture=%s target=%s",
          config_.run, config_.worker_name, config_.rank,

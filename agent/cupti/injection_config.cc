@@ -36,11 +36,27 @@ std::string ValueOr(const EnvironmentLookup& env, std::string_view name,
 absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
     const EnvironmentLookup& env, std::string_view hostname, int64_t pid) {
   InjectionConfig config;
-  const std::string aggregator = ValueOr(env, "PROFDIFF_AGGREGATOR", "");
-  config.target = !aggregator.empty()
-                      ? aggregator
-                      : "unix:" + ValueOr(env, "PROFDIFF_AGENT_SOCKET",
-                                          std::string(kDefaultAgentSocket));
+  // The path (docs/cupti.md "Where spans go"): an explicitly given agent
+  // socket wins; else PROFDIFF_INJECTION_AGGREGATOR sends directly; else the
+  // default socket. PROFDIFF_AGGREGATOR, which the quick start's env file
+  // exports for agents and tools, is never read here: sourcing it must not
+  // move an injected process off its path.
+  const std::string socket = ValueOr(env, "PROFDIFF_AGENT_SOCKET", "");
+  const std::string direct = ValueOr(env, "PROFDIFF_INJECTION_AGGREGATOR", "");
+  std::string aggregator;
+  if (!socket.empty()) {
+    config.target = "unix:" + socket;
+    if (!direct.empty()) {
+      config.path_note = base::StrCat(
+          "PROFDIFF_INJECTION_AGGREGATOR=", direct,
+          " is ignored: PROFDIFF_AGENT_SOCKET is set, and the agent wins");
+    }
+  } else if (!direct.empty()) {
+    aggregator = direct;
+    config.target = direct;
+  } else {
+    config.target = "unix:" + std::string(kDefaultAgentSocket);
+  }
 
   absl::StatusOr<CaptureSpec> capture =
       ParseCaptureSpec(ValueOr(env, "PROFDIFF_CAPTURE", ""));
@@ -51,7 +67,7 @@ absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
     // directly has none.
     return absl::InvalidArgumentError(
         "PROFDIFF_CAPTURE=on-demand needs the node's profdiff-agent "
-        "(PROFDIFF_AGENT_SOCKET); PROFDIFF_AGGREGATOR is set");
+        "(PROFDIFF_AGENT_SOCKET); PROFDIFF_INJECTION_AGGREGATOR is set");
   }
   // The job the agent matches `profdiff capture --job` against, as for
   // Kineto's processes (docs/on-demand-capture.md).

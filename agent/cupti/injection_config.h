@@ -3,8 +3,14 @@
 // environment lookup, so every variable and its errors are unit-tested.
 //
 // Variables (defaults in brackets):
-//   PROFDIFF_AGENT_SOCKET  the node's profdiff-agent [/run/profdiff/agent.sock]
-//   PROFDIFF_AGGREGATOR    HOST:PORT: send to an aggregator directly instead
+//   PROFDIFF_AGENT_SOCKET  the node's profdiff-agent
+//   [/run/profdiff/agent.sock];
+//                          when given, it wins over the next
+//   PROFDIFF_INJECTION_AGGREGATOR  HOST:PORT: send to an aggregator directly
+//                          instead (PROFDIFF_AGGREGATOR, the agents' and
+//                          tools' address in the quick start's env file, is
+//                          not read: it must not change an injected process's
+//                          path)
 //   PROFDIFF_CAPTURE       always | on-demand | seconds:D | seconds:S-E |
 //                          steps:N | steps:A-B [always]; on-demand waits for
 //                          the agent's orders (`profdiff capture`)
@@ -46,6 +52,9 @@ inline constexpr std::string_view kDefaultAgentSocket =
 
 struct InjectionConfig {
   std::string target;  // gRPC target: "unix:/path" or "HOST:PORT"
+  // Why the path is not what one variable asked for (logged at start); empty
+  // when nothing was overridden.
+  std::string path_note;
   CaptureSpec capture;
   std::string run;
   // TORCHELASTIC_RUN_ID, else SLURM_JOB_ID, else "0": what on-demand captures

@@ -310,7 +310,10 @@ if (args.ranks) {
 // The DLRM root has 66 operator children, most of them tiny: both lanes stay on one scale within the
 // page width, runs of small blocks are one "N small" block each, and such a block zooms open.
 if (args.ranks) {
-  await check("DDP report: a root of 66 blocks keeps both lanes on one scale, small blocks zoom open", async () => {
+  // DLRM's root: its user annotations (## forward ##, ## backward ##, ...) and 23 backward roots
+  // on the autograd thread, 30 blocks of which many are a few pixels wide (issue 46: before the
+  // annotations were nodes, 66 top-level operators).
+  await check("DDP report: a root of 30 blocks keeps both lanes on one scale, small blocks zoom open", async () => {
     const { page, problems } = await open(args.ranks);
     const lanes = () => page.$$eval(".lane", (ls) => ls.map((l) => {
       const t = l.querySelector(".lane-track");
@@ -323,7 +326,7 @@ if (args.ranks) {
     const total = (side) => root.c.reduce((sum, n) => sum + (side === "b" ? (n.s !== "added" ? n.b[3] : 0) : (n.s !== "removed" ? n.e[3] : 0)), 0);
     const scale = Math.max(total("b"), total("e"));
     let drawn = await lanes();
-    assert.ok(root.c.length >= 60, `the root has ${root.c.length} children`);
+    assert.ok(root.c.length >= 25, `the root has ${root.c.length} children`);
     for (const lane of drawn) {
       assert.ok(lane.scroll <= lane.client + 1, `${lane.side}: the lane fits (${lane.scroll} > ${lane.client} px)`);
       const expected = (lane.client * total(lane.side)) / scale;

@@ -83,16 +83,60 @@ TEST(InjectionConfigTest, TheJobIsTorchElasticsRunIdElseSlurmsJobId) {
             "te");
 }
 
-TEST(InjectionConfigTest, RunIdAndAggregatorTakePrecedence) {
+TEST(InjectionConfigTest, RunIdTakesPrecedence) {
   absl::StatusOr<InjectionConfig> config = InjectionConfigFromEnvironment(
-      Env({{"PROFDIFF_RUN_ID", "mine"},
-           {"TORCHELASTIC_RUN_ID", "elastic"},
-           {"PROFDIFF_AGGREGATOR", "10.0.0.1:50051"},
-           {"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"}}),
+      Env({{"PROFDIFF_RUN_ID", "mine"}, {"TORCHELASTIC_RUN_ID", "elastic"}}),
       "h", 1);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->run, "mine");
-  EXPECT_EQ(config->target, "10.0.0.1:50051");
+}
+
+// Issue 47: the H200 check sourced the quick start's env file, which exports
+// PROFDIFF_AGGREGATOR for agents; the injected processes then bypassed the
+// agent, and on-demand capture was refused. The rule: an explicitly given
+// socket wins; PROFDIFF_INJECTION_AGGREGATOR sends directly; the quick
+// start's PROFDIFF_AGGREGATOR never changes the path.
+TEST(InjectionConfigTest,
+     AnExplicitSocketWinsAndTheQuickStartEnvChangesNoPath) {
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::string target;
+    bool noted = false;
+  };
+  const std::string quick_start = "127.0.0.1:50052";
+  for (const Case& c : std::vector<Case>{
+           {{}, "unix:/run/profdiff/agent.sock"},
+           {{{"PROFDIFF_AGGREGATOR", quick_start}},
+            "unix:/run/profdiff/agent.sock"},
+           {{{"PROFDIFF_AGGREGATOR", quick_start},
+             {"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"}},
+            "unix:/tmp/a.sock"},
+           {{{"PROFDIFF_INJECTION_AGGREGATOR", "10.0.0.1:50051"}},
+            "10.0.0.1:50051"},
+           {{{"PROFDIFF_INJECTION_AGGREGATOR", "10.0.0.1:50051"},
+             {"PROFDIFF_AGGREGATOR", quick_start}},
+            "10.0.0.1:50051"},
+           {{{"PROFDIFF_INJECTION_AGGREGATOR", "10.0.0.1:50051"},
+             {"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"}},
+            "unix:/tmp/a.sock",
+            true},
+       }) {
+    SCOPED_TRACE(testing::PrintToString(c.env));
+    absl::StatusOr<InjectionConfig> config =
+        InjectionConfigFromEnvironment(Env(c.env), "h", 1);
+    ASSERT_TRUE(config.ok()) << config.status();
+    EXPECT_EQ(config->target, c.target);
+    EXPECT_EQ(!config->path_note.empty(), c.noted) << config->path_note;
+  }
+  // On demand with the quick start's env sourced: the agent's orders reach
+  // it, not a refusal.
+  absl::StatusOr<InjectionConfig> on_demand = InjectionConfigFromEnvironment(
+      Env({{"PROFDIFF_CAPTURE", "on-demand"},
+           {"PROFDIFF_AGGREGATOR", quick_start},
+           {"PROFDIFF_AGENT_SOCKET", "/tmp/a.sock"}}),
+      "h", 1);
+  ASSERT_TRUE(on_demand.ok()) << on_demand.status();
+  EXPECT_EQ(on_demand->target, "unix:/tmp/a.sock");
 }
 
 TEST(InjectionConfigTest, BadValuesNameTheVariableAndTheRange) {
@@ -112,7 +156,7 @@ TEST(InjectionConfigTest, BadValuesNameTheVariableAndTheRange) {
             "PROFDIFF_RUN_ID=\"a/b\": a run id is"},
            {{{"PROFDIFF_CAPTURE", "steps:9-1"}}, "PROFDIFF_CAPTURE"},
            {{{"PROFDIFF_CAPTURE", "on-demand"},
-             {"PROFDIFF_AGGREGATOR", "10.0.0.1:50051"}},
+             {"PROFDIFF_INJECTION_AGGREGATOR", "10.0.0.1:50051"}},
             "PROFDIFF_CAPTURE=on-demand needs the node's profdiff-agent"},
        }) {
     absl::StatusOr<InjectionConfig> config =
