@@ -4,6 +4,7 @@
 #include <absl/strings/match.h>
 
 #include "base/str_cat.h"
+#include "client/gate_output.h"
 
 namespace profdiff::client {
 namespace {
@@ -23,6 +24,7 @@ bool WantsUsage(const absl::Status& status) {
 }
 
 int ExitCodeOf(const absl::Status& status) {
+  if (GateFailedOutput(status).has_value()) return kExitGateFailed;
   switch (status.code()) {
     case absl::StatusCode::kCancelled:
       return kExitInterrupted;

@@ -41,8 +41,9 @@ inline constexpr int kExitInterrupted = 130;
 // line (UsageError, or InvalidArgument naming a flag: "--sort speed: ...",
 // "-o x.html with --format json: ...", wherever it was found, the server
 // included) and for a server that could not be reached in time; 130
-// (kExitInterrupted) for Cancelled, a wait Ctrl-C ended; 1 for everything
-// else (a missing or damaged file, a run the server does not have).
+// (kExitInterrupted) for Cancelled, a wait Ctrl-C ended; 3 for a failed
+// `diff --fail-on` gate (GateFailedError); 1 for everything else (a missing
+// or damaged file, a run the server does not have).
 int ExitCodeOf(const absl::Status& status);
 // Whether the command's usage follows the message (UsageError only: a bad
 // flag value names the flag and what it takes).

@@ -17,6 +17,7 @@
 #include "client/diff_csv.h"
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
+#include "client/gate_output.h"
 #include "client/html_report.h"
 #include "client/output_file.h"
 #include "client/run_source.h"
@@ -24,6 +25,8 @@
 #include "client/server_connection.h"
 #include "client/text_table.h"
 #include "differ/differ.h"
+#include "differ/regression_gate.h"
+#include "differ/row_order.h"
 #include "differ/run_completeness.h"
 
 namespace profdiff::client {
@@ -280,6 +283,22 @@ analysis::ProfileOptions OtherGroupings(analysis::ProfileOptions options) {
   return options;
 }
 
+// `diff --fail-on`: the conditions, and the row cut the user asked for (the
+// differ is asked for every row when a condition reads them).
+struct GateCheck {
+  const std::vector<differ::GateCondition>* gate;
+  const v1::DiffOptions* asked_options;
+};
+
+// Diffs `sides` and renders the report as asked; with `check`, evaluates the
+// gate into it first (a failed gate: GateFailedError carrying the output).
+absl::StatusOr<std::string> RenderDiff(
+    const DiffSides& sides, v1::DiffOptions options,
+    const analysis::ProfileOptions& profile_options, const AskedViews& asked,
+    const DiffRenderOptions& render, const DiffCsvOptions& csv_options,
+    bool html, bool csv, const std::string& output,
+    const GateCheck* check = nullptr);
+
 }  // namespace
 
 std::string DiffUsage() {
@@ -321,6 +340,12 @@ std::string DiffUsage() {
          "  --sort COLUMN, --filter REGEX, --top N (table default 20 rows), "
          "--depth N (module levels:\n"
          "                       table default 3, csv every one)\n"
+         "  --fail-on EXPR       a CI gate: exit 3 when a significant change "
+         "crosses a condition, such as\n"
+         "                       step_time>5%, memory.peak>+512MiB, "
+         "kernel:.*nccl.*>10%, gpu_utilization<-10pp\n"
+         "                       (several: commas; docs/ci.md); the "
+         "conditions print last, and in JSON `gate`\n"
          "  --wide               table: every column, however wide (default: "
          "fit $COLUMNS or the\n"
          "                       terminal, else 120, leaving out the least "
@@ -376,16 +401,22 @@ absl::StatusOr<std::string> RunDiffCommand(
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
       ParseArgs(args,
-                WithConnectionOptions({"view", "path", "group-by", "kernels-by",
-                                       "ranks", "normalize", "min-change",
-                                       "min-change-us", "compare", "steps",
-                                       "device", "sort", "filter", "top",
-                                       "depth", "format", "timeout", "output"}),
+                WithConnectionOptions(
+                    {"view", "path", "group-by", "kernels-by", "ranks",
+                     "normalize", "min-change", "min-change-us", "compare",
+                     "steps", "device", "sort", "filter", "top", "depth",
+                     "format", "timeout", "output", "fail-on"}),
                 WithConnectionSwitches({"per-rank", "short-names", "wide"})));
   if (parsed.positionals.size() != 2) {
     return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
                      parsed.positionals.size(), " paths"));
+  }
+  // The gate's conditions, checked before any trace is read (exit 2).
+  std::vector<differ::GateCondition> gate;
+  if (parsed.options.contains("fail-on")) {
+    PD_ASSIGN_OR_RETURN(gate,
+                        differ::ParseGate({parsed.GetList("fail-on", "")}));
   }
   v1::DiffOptions options;
   DiffRenderOptions render;
@@ -541,6 +572,76 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   const DiffSides sides{parsed.positionals[0], parsed.positionals[1],
                         std::move(server), timeout};
+  if (gate.empty()) {
+    return RenderDiff(sides, options, profile_options, asked, render,
+                      csv_options, html, csv, output);
+  }
+  if (options.compare() == v1::COMPARE_MODE_HTA) {
+    return absl::InvalidArgumentError(
+        "--fail-on judges profdiff's comparison, not --compare hta");
+  }
+  // A condition on rows reads every row: the differ's cut (--sort, --filter,
+  // --top) is applied here after the gate is evaluated.
+  const v1::DiffOptions asked_options = options;
+  if (differ::GateReadsRows(gate)) {
+    options.clear_sort();
+    options.clear_filter();
+    options.clear_top();
+  }
+  GateCheck check{&gate, &asked_options};
+  return RenderDiff(sides, options, profile_options, asked, render, csv_options,
+                    html, csv, output, &check);
+}
+
+namespace {
+
+// Evaluates the gate into `report`, then cuts its rows as the user asked.
+absl::Status ApplyGate(const GateCheck& check, v1::DiffReport& report) {
+  for (v1::GateResult& result : differ::EvaluateGate(*check.gate, report))
+    *report.add_gate() = std::move(result);
+  const v1::DiffOptions& asked = *check.asked_options;
+  if (asked.sort() == report.options().sort() &&
+      asked.filter() == report.options().filter() &&
+      asked.top() == report.options().top())
+    return absl::OkStatus();
+  PD_RETURN_IF_ERROR(differ::OrderRows(differ::OperatorDiffControls(asked),
+                                       *report.mutable_operators()));
+  PD_RETURN_IF_ERROR(differ::OrderRows(differ::KernelDiffControls(asked),
+                                       *report.mutable_kernels()));
+  report.mutable_options()->set_sort(asked.sort());
+  report.mutable_options()->set_filter(asked.filter());
+  report.mutable_options()->set_top(asked.top());
+  return absl::OkStatus();
+}
+
+bool GateFailed(const v1::DiffReport& report) {
+  for (const v1::GateResult& g : report.gate()) {
+    if (g.failed()) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::string> RenderDiff(
+    const DiffSides& sides, v1::DiffOptions options,
+    const analysis::ProfileOptions& profile_options, const AskedViews& asked,
+    const DiffRenderOptions& render, const DiffCsvOptions& csv_options,
+    bool html, bool csv, const std::string& output, const GateCheck* check) {
+  // What the command prints: the report (or where it went), then, in a table
+  // report, the gate; a failed gate makes it exit 3 all the same.
+  auto finish =
+      [&](std::string printed,
+          const v1::DiffReport& report) -> absl::StatusOr<std::string> {
+    if (report.gate_size() > 0 && !html && !csv &&
+        render.format == OutputFormat::kTable &&
+        (output.empty() || output == "-")) {
+      printed += GateText(report.gate(), render.line_width);
+    } else if (report.gate_size() > 0 && !output.empty() && output != "-") {
+      printed += GateText(report.gate(), render.line_width);
+    }
+    if (GateFailed(report))
+      return GateFailedError(std::move(printed), report.gate());
+    return printed;
+  };
   std::string text;
   if (html) {
     // The page's tables follow the selected module, and its group-by toggle
@@ -567,10 +668,15 @@ absl::StatusOr<std::string> RunDiffCommand(
         DiffSidesEach(sides,
                       {{options, profile_options},
                        {other_options, OtherGroupings(profile_options)}}));
-    text = RenderHtmlReport(reports[0], &reports[1]);
+    if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
+    PD_ASSIGN_OR_RETURN(
+        std::string printed,
+        WriteOutput(output, RenderHtmlReport(reports[0], &reports[1])));
+    return finish(std::move(printed), reports[0]);
   } else if (csv) {
     PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
                         DiffSidesEach(sides, {{options, profile_options}}));
+    if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::vector<CsvFile> files,
         RenderDiffCsv(reports.front(), asked.csv_tables, csv_options));
@@ -582,13 +688,17 @@ absl::StatusOr<std::string> RunDiffCommand(
       for (const std::string& warning : reports.front().warnings())
         base::StrAppend(&printed, "warning: ", TerminalSafe(warning), "\n");
     }
-    return printed;
-  } else {
-    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
-                        DiffSidesEach(sides, {{options, profile_options}}));
-    PD_ASSIGN_OR_RETURN(text, RenderDiffReport(reports.front(), render));
+    return finish(std::move(printed), reports.front());
   }
-  return WriteOutput(output, std::move(text));
+  PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
+                      DiffSidesEach(sides, {{options, profile_options}}));
+  if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports.front()));
+  PD_ASSIGN_OR_RETURN(text, RenderDiffReport(reports.front(), render));
+  PD_ASSIGN_OR_RETURN(std::string printed,
+                      WriteOutput(output, std::move(text)));
+  return finish(std::move(printed), reports.front());
 }
+
+}  // namespace
 
 }  // namespace profdiff::client

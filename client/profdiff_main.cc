@@ -9,6 +9,7 @@
 #include "client/capture_commands.h"
 #include "client/command_line.h"
 #include "client/diff_command.h"
+#include "client/gate_output.h"
 #include "client/show_command.h"
 #include "client/store_commands.h"
 
@@ -77,6 +78,15 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto output = c.run(args);
+    if (std::optional<std::string> report =
+            profdiff::client::GateFailedOutput(output.status())) {
+      // The report as asked, then why the gate failed (exit 3).
+      std::fwrite(report->data(), 1, report->size(), stdout);
+      std::fflush(stdout);
+      std::fprintf(stderr, "profdiff: %s\n",
+                   std::string(output.status().message()).c_str());
+      return profdiff::client::ExitCodeOf(output.status());
+    }
     if (!output.ok()) {
       // One line, whatever the server's message held.
       std::string message(output.status().message());

@@ -53,6 +53,32 @@ expect 2 "diff with one path" diff "$work/a.json"
 stderr_has "^profdiff: error: diff: expected BASELINE and EXPERIMENTAL, got 1 paths$"
 stderr_has "^usage: profdiff diff BASELINE EXPERIMENTAL"
 stderr_has "^  --view findings"
+# The CI gate (issue 48): 3 when a significant change crosses a condition, 0 when none does, 2
+# for a malformed condition (before any trace is read).
+expect 0 "a gate nothing crosses" diff "$work/a.json" "$work/a.json" --fail-on "step_time>5%"
+expect 2 "a gate with an unknown metric" diff "$work/a.json" "$work/a.json" --fail-on "step_tme>5%"
+stderr_has '^profdiff: error: --fail-on step_tme>5%: unknown metric "step_tme"; known: '
+expect 2 "a gate with a unit that does not fit" diff "$work/a.json" "$work/a.json" \
+  --fail-on "memory.peak>5ms"
+stderr_has '^profdiff: error: --fail-on memory.peak>5ms: "ms" does not measure memory.peak$'
+expect 2 "a gate with no threshold" diff "$work/a.json" "$work/a.json" --fail-on "step_time>"
+stderr_has "expected METRIC OP THRESHOLD"
+h200="${PROFDIFF_TRACES:-}/profdiff_h200"
+if [ -f "$h200/transformer-fp32.pt.trace.json.gz" ]; then
+  expect 3 "the H200 pair crosses step_time>5%" diff "$h200/transformer-fp32.pt.trace.json.gz" \
+    "$h200/transformer-bf16.pt.trace.json.gz" --view overview --fail-on "step_time>5%"
+  stderr_has "^profdiff: --fail-on: the gate failed: step_time>5% (Average step time +24.6%"
+  if grep -q "  FAILED  step_time>5%" "$work/out" && tail -3 "$work/out" | grep -q "Average step"; then
+    echo "ok   the report, then the failed condition last"
+  else
+    echo "FAIL the gate is not printed last: $(tail -5 "$work/out")"
+    failures=$((failures + 1))
+  fi
+  expect 0 "the H200 trace against itself passes" diff "$h200/transformer-fp32.pt.trace.json.gz" \
+    "$h200/transformer-fp32.pt.trace.json.gz" --view overview --fail-on "step_time>5%,memory.peak>+512MiB"
+else
+  echo "SKIPPED part: no $h200 (PROFDIFF_TRACES): the gate's exit 3 on the H200 pair"
+fi
 expect 2 "an unknown option" diff "$work/a.json" "$work/a.json" --bogus
 stderr_has "^usage: profdiff diff"
 expect 2 "a bad option value" diff "$work/a.json" "$work/a.json" --top x
