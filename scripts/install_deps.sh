@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev clickhouse-server clickhouse-client
   python3-torch python3-torchvision python3-yaml
+  python3-grpcio python3-protobuf python3-pandas python3-pytest python3-venv python3-pip
+  python3-setuptools python3-wheel
   chromium
 )
 # The HTML report's browser test runs playwright-core on Node.js; a Node.js that is already
