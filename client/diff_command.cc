@@ -19,6 +19,8 @@
 #include "client/differ_client.h"
 #include "client/gate_output.h"
 #include "client/html_report.h"
+#include "client/json_output.h"
+#include "client/multi_diff_renderer.h"
 #include "client/output_file.h"
 #include "client/run_source.h"
 #include "client/run_store_client.h"
@@ -290,6 +292,18 @@ struct GateCheck {
   const v1::DiffOptions* asked_options;
 };
 
+// The most experimental runs one `diff` takes (the service's bound too).
+constexpr size_t kMaxExperimentalRuns = 16;
+
+// `profdiff diff BASE EXP1 EXP2 ...` (issue 48, item 3): every run a path, or
+// every run a run id (DiffMany on the differ).
+absl::StatusOr<std::string> RunMultiDiff(
+    const std::vector<std::string>& runs, const ServerConnection& server,
+    absl::Duration timeout, v1::DiffOptions options,
+    const analysis::ProfileOptions& profile_options,
+    const DiffRenderOptions& render, bool html, const std::string& output,
+    const GateCheck* check);
+
 // Diffs `sides` and renders the report as asked; with `check`, evaluates the
 // gate into it first (a failed gate: GateFailedError carrying the output).
 absl::StatusOr<std::string> RenderDiff(
@@ -302,12 +316,19 @@ absl::StatusOr<std::string> RenderDiff(
 }  // namespace
 
 std::string DiffUsage() {
-  return "usage: profdiff diff BASELINE EXPERIMENTAL [options]\n"
+  return "usage: profdiff diff BASELINE EXPERIMENTAL [EXPERIMENTAL...] "
+         "[options]\n"
          "  BASELINE, EXPERIMENTAL: a trace file (.json / .json.gz) or a run "
          "folder of worker traces,\n"
          "                       read here; anything else is a run id on the "
          "server, and two run\n"
          "                       ids are diffed by the server's differ\n"
+         "  several EXPERIMENTAL (up to 16; all paths or all run ids): each "
+         "against BASELINE in one\n"
+         "                       report: What changed per run, then tables "
+         "with a delta column per run\n"
+         "                       (table, json: a MultiDiffReport, html: a "
+         "page with a tab per run)\n"
          "  --view findings|overview|modules|operators|kernels|comm|memory|"
          "ranks|all\n"
          "                       (several: commas, or --view again; default "
@@ -407,10 +428,15 @@ absl::StatusOr<std::string> RunDiffCommand(
                      "steps", "device", "sort", "filter", "top", "depth",
                      "format", "timeout", "output", "fail-on"}),
                 WithConnectionSwitches({"per-rank", "short-names", "wide"})));
-  if (parsed.positionals.size() != 2) {
+  if (parsed.positionals.size() < 2) {
     return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
                      parsed.positionals.size(), " paths"));
+  }
+  if (parsed.positionals.size() > kMaxExperimentalRuns + 1) {
+    return UsageError(base::StrCat(
+        "diff: ", parsed.positionals.size() - 1, " experimental runs; at most ",
+        kMaxExperimentalRuns, " against one baseline"));
   }
   // The gate's conditions, checked before any trace is read (exit 2).
   std::vector<differ::GateCondition> gate;
@@ -566,9 +592,20 @@ absl::StatusOr<std::string> RunDiffCommand(
   // Two trace paths are diffed here: TLS settings (a stale PROFDIFF_TOKEN_FILE)
   // must not get in the way.
   ServerConnection server;
-  if (IsRunIdArgument(parsed.positionals[0]) ||
-      IsRunIdArgument(parsed.positionals[1])) {
+  if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(),
+                  IsRunIdArgument)) {
     PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
+  }
+  if (parsed.positionals.size() > 2) {
+    if (options.compare() == v1::COMPARE_MODE_HTA || csv) {
+      return absl::InvalidArgumentError(
+          "--compare hta and --format csv compare two runs; several runs print "
+          "as table, json or html");
+    }
+    const GateCheck check{&gate, &options};
+    return RunMultiDiff(parsed.positionals, server, timeout, options,
+                        profile_options, render, html, output,
+                        gate.empty() ? nullptr : &check);
   }
   const DiffSides sides{parsed.positionals[0], parsed.positionals[1],
                         std::move(server), timeout};
@@ -697,6 +734,125 @@ absl::StatusOr<std::string> RenderDiff(
   PD_ASSIGN_OR_RETURN(std::string printed,
                       WriteOutput(output, std::move(text)));
   return finish(std::move(printed), reports.front());
+}
+
+// Each run against the baseline with `ask`: one DiffMany for run ids, or the
+// paths read once each.
+absl::StatusOr<std::vector<v1::DiffReport>> DiffEachAgainstBaseline(
+    const std::vector<std::string>& runs, const ServerConnection& server,
+    absl::Duration timeout, const DiffAsk& ask) {
+  const size_t stored = static_cast<size_t>(
+      std::count_if(runs.begin(), runs.end(), IsRunIdArgument));
+  std::vector<v1::DiffReport> reports;
+  if (stored == runs.size()) {
+    v1::DiffManyRequest request;
+    request.set_baseline_run(runs[0]);
+    for (size_t k = 1; k < runs.size(); ++k)
+      request.add_experimental_runs(runs[k]);
+    *request.mutable_options() = ask.options;
+    const RequestGroupings groupings = GroupingsOf(ask.profile_options);
+    request.set_operator_grouping(groupings.operators);
+    request.set_kernel_grouping(groupings.kernels);
+    absl::StatusOr<v1::MultiDiffReport> many =
+        DiffManyOnServer(server.address, server.security, request, timeout);
+    if (!many.ok()) {
+      if (many.status().code() != absl::StatusCode::kNotFound) {
+        PD_RETURN_IF_ERROR(MissingPathOrRun(runs, server, many.status()));
+      }
+      return many.status();
+    }
+    reports.assign(many->reports().begin(), many->reports().end());
+    return reports;
+  }
+  if (stored > 0) {
+    return absl::InvalidArgumentError(
+        "several runs are all trace paths or all run ids on the server, not a "
+        "mix (diff a path against a stored run two at a time)");
+  }
+  std::vector<std::vector<std::string>> paths;
+  for (const std::string& run : runs) paths.push_back({run});
+  PD_ASSIGN_OR_RETURN(
+      std::vector<std::vector<v1::RunProfile>> loaded,
+      analysis::LoadRunsWithEachOptions(paths, {ask.profile_options}));
+  std::vector<v1::RunProfile>& profiles = loaded.front();
+  for (size_t k = 1; k < profiles.size(); ++k) {
+    v1::RunProfile baseline = profiles[0];
+    DistinguishRunNames(runs[0], runs[k], baseline, profiles[k]);
+    PD_ASSIGN_OR_RETURN(v1::DiffReport report,
+                        differ::DiffRuns(baseline, profiles[k], ask.options));
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+absl::StatusOr<std::string> RunMultiDiff(
+    const std::vector<std::string>& runs, const ServerConnection& server,
+    absl::Duration timeout, v1::DiffOptions options,
+    const analysis::ProfileOptions& profile_options,
+    const DiffRenderOptions& render, bool html, const std::string& output,
+    const GateCheck* check) {
+  // The side-by-side tables take the union of every run's rows and cut it
+  // here: each report keeps every row.
+  const int top = options.top();
+  options.clear_top();
+  options.clear_sort();
+  if (html) {
+    options.set_node_tables(true);
+    options.set_per_rank(true);
+    options.clear_views();
+    options.clear_filter();
+  }
+  PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
+                      DiffEachAgainstBaseline(runs, server, timeout,
+                                              {options, profile_options}));
+  bool failed = false;
+  for (v1::DiffReport& report : reports) {
+    if (check != nullptr) {
+      for (v1::GateResult& result : differ::EvaluateGate(*check->gate, report))
+        *report.add_gate() = std::move(result);
+    }
+    failed = failed || GateFailed(report);
+    report.mutable_options()->set_top(top);
+  }
+  std::string text;
+  if (html) {
+    // Each pair's page, with its group-by toggle's other grouping.
+    v1::DiffOptions other = options;
+    other.add_views(v1::DIFF_VIEW_MODULES);
+    other.add_views(v1::DIFF_VIEW_OPERATORS);
+    other.add_views(v1::DIFF_VIEW_KERNELS);
+    other.set_per_rank(false);
+    PD_ASSIGN_OR_RETURN(
+        std::vector<v1::DiffReport> others,
+        DiffEachAgainstBaseline(runs, server, timeout,
+                                {other, OtherGroupings(profile_options)}));
+    std::vector<std::string> pages;
+    for (size_t k = 0; k < reports.size(); ++k) {
+      v1::DiffReport page_report = reports[k];
+      page_report.mutable_options()->clear_top();
+      pages.push_back(RenderHtmlReport(page_report, &others[k]));
+    }
+    text = RenderMultiDiffHtml(reports, pages);
+  } else if (render.format == OutputFormat::kJson) {
+    v1::MultiDiffReport many;
+    for (const v1::DiffReport& report : reports) *many.add_reports() = report;
+    PD_ASSIGN_OR_RETURN(text, ToJson(many));
+  } else {
+    text = RenderMultiDiffText(reports, render);
+  }
+  PD_ASSIGN_OR_RETURN(std::string printed,
+                      WriteOutput(output, std::move(text)));
+  if (!failed) return printed;
+  google::protobuf::RepeatedPtrField<v1::GateResult> all;
+  for (const v1::DiffReport& report : reports) {
+    for (const v1::GateResult& g : report.gate()) {
+      v1::GateResult& named = *all.Add();
+      named = g;
+      named.set_condition(
+          base::StrCat(report.experimental().run(), ": ", g.condition()));
+    }
+  }
+  return GateFailedError(std::move(printed), all);
 }
 
 }  // namespace

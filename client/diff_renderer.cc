@@ -582,6 +582,15 @@ bool Asked(const v1::DiffReport& report, v1::DiffView view) {
 
 }  // namespace
 
+std::string DiffFindingsText(const v1::DiffReport& report, size_t line_width) {
+  return FindingsText(report, line_width);
+}
+
+std::string DiffSideLine(const char* label, const v1::RunSummary& run,
+                         size_t line_width) {
+  return SideLine(label, run, line_width);
+}
+
 size_t TerminalWidth() {
   constexpr size_t kDefault = 120, kMin = 40;
   if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {

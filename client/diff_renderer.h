@@ -26,6 +26,12 @@ struct DiffRenderOptions {
 // >= 40, else the terminal's (standard output a tty), else 120.
 size_t TerminalWidth();
 
+// "What changed" as a numbered list, and a side's header line, as the table
+// prints them (for the several-run report too).
+std::string DiffFindingsText(const v1::DiffReport& report, size_t line_width);
+std::string DiffSideLine(const char* label, const v1::RunSummary& run,
+                         size_t line_width);
+
 absl::StatusOr<std::string> RenderDiffReport(const v1::DiffReport& report,
                                              const DiffRenderOptions& options);
 

@@ -26,4 +26,20 @@ absl::StatusOr<v1::DiffReport> DiffOnServer(
   return report;
 }
 
+absl::StatusOr<v1::MultiDiffReport> DiffManyOnServer(
+    const std::string& address, const rpc::ChannelSecurity& security,
+    const v1::DiffManyRequest& request, absl::Duration timeout) {
+  std::unique_ptr<v1::Differ::Stub> stub =
+      v1::Differ::NewStub(rpc::MakeChannel(address, security));
+  grpc::ClientContext context;
+  rpc::SetTimeout(context, timeout);
+  v1::MultiDiffReport reports;
+  if (absl::Status status =
+          rpc::FromGrpcStatus(stub->DiffMany(&context, request, &reports));
+      !status.ok()) {
+    return base::Annotate(status, base::StrCat("server ", address));
+  }
+  return reports;
+}
+
 }  // namespace profdiff::client

@@ -21,6 +21,11 @@ absl::StatusOr<v1::DiffReport> DiffOnServer(
     const std::string& address, const rpc::ChannelSecurity& security,
     const v1::DiffRequest& request, absl::Duration timeout);
 
+// DiffMany on the differ at `address`; errors are annotated with the address.
+absl::StatusOr<v1::MultiDiffReport> DiffManyOnServer(
+    const std::string& address, const rpc::ChannelSecurity& security,
+    const v1::DiffManyRequest& request, absl::Duration timeout);
+
 }  // namespace profdiff::client
 
 #endif  // PROFDIFF_CLIENT_DIFFER_CLIENT_H_

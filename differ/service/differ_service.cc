@@ -1,5 +1,6 @@
 #include "differ/service/differ_service.h"
 
+#include "base/str_cat.h"
 #include "differ/service/store_call_deadline.h"
 #include "differ/service/store_differ.h"
 #include "rpc/status_conversion.h"
@@ -23,6 +24,47 @@ grpc::ServerUnaryReactor* DifferService::Diff(
         DiffStoredRuns(*store_, *request, deadline);
     if (report.ok()) *response = std::move(report).value();
     reactor->Finish(rpc::ToGrpcStatus(report.status()));
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* DifferService::DiffMany(
+    grpc::CallbackServerContext* context, const v1::DiffManyRequest* request,
+    v1::MultiDiffReport* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const int runs = request->experimental_runs_size();
+  if (runs < 1 || runs > kMaxExperimentalRuns) {
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        base::StrCat("experimental_runs: ", runs, " runs; expected 1 to ",
+                     kMaxExperimentalRuns)));
+    return reactor;
+  }
+  const absl::Time deadline = StoreCallDeadline(*context, store_timeout_);
+  pool_->Post([this, context, reactor, request, response, deadline] {
+    v1::MultiDiffReport reports;
+    for (const std::string& experimental : request->experimental_runs()) {
+      if (context->IsCancelled()) {
+        reactor->Finish(
+            grpc::Status(grpc::StatusCode::CANCELLED, "cancelled mid-way"));
+        return;
+      }
+      v1::DiffRequest pair;
+      pair.set_baseline_run(request->baseline_run());
+      pair.set_experimental_run(experimental);
+      *pair.mutable_options() = request->options();
+      pair.set_operator_grouping(request->operator_grouping());
+      pair.set_kernel_grouping(request->kernel_grouping());
+      absl::StatusOr<v1::DiffReport> report =
+          DiffStoredRuns(*store_, pair, deadline);
+      if (!report.ok()) {
+        reactor->Finish(rpc::ToGrpcStatus(report.status()));
+        return;
+      }
+      *reports.add_reports() = std::move(report).value();
+    }
+    *response = std::move(reports);
+    reactor->Finish(grpc::Status::OK);
   });
   return reactor;
 }

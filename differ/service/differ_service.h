@@ -1,4 +1,5 @@
-// The Differ gRPC service: Diff of two stored runs. The work (fetches, the
+// The Differ gRPC service: Diff of two stored runs, DiffMany of several
+// against one. The work (fetches, the
 // diff) runs on a thread pool so gRPC's callback threads never block (STYLE.md
 // §8).
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVICE_H_
@@ -22,6 +23,11 @@ class DifferService final : public v1::Differ::CallbackService {
   grpc::ServerUnaryReactor* Diff(grpc::CallbackServerContext* context,
                                  const v1::DiffRequest* request,
                                  v1::DiffReport* response) override;
+  grpc::ServerUnaryReactor* DiffMany(grpc::CallbackServerContext* context,
+                                     const v1::DiffManyRequest* request,
+                                     v1::MultiDiffReport* response) override;
+  // The most experimental runs one DiffMany takes.
+  static constexpr int kMaxExperimentalRuns = 16;
 
  private:
   const StoredRuns* store_;

@@ -836,5 +836,82 @@ TEST(DiffCommandTest, AGateOnRowsJudgesEveryRowAndTheJsonCarriesIt) {
   EXPECT_FALSE(ParseReport(*passed).gate(0).failed());
 }
 
+// Issue 48, item 3: one baseline against several runs, in one report.
+TEST(DiffCommandTest, SeveralRunsAgainstOneBaseline) {
+  const fs::path dir = test_support::TracesDir() / "profdiff_h200";
+  const std::string a = (dir / "transformer-fp32.pt.trace.json.gz").string();
+  const std::string b = (dir / "transformer-bf16.pt.trace.json.gz").string();
+  if (!fs::exists(a) || !fs::exists(b)) GTEST_SKIP() << "needs " << dir;
+  ASSERT_EQ(setenv("COLUMNS", "120", 1), 0);
+  absl::StatusOr<std::string> table = RunDiffCommand(
+      {a, b, a, "--view", "findings,overview,modules,operators,kernels",
+       "--top", "5"});
+  unsetenv("COLUMNS");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_THAT(*table, HasSubstr("run 1        transformer-bf16: rank 0"));
+  EXPECT_THAT(*table, HasSubstr("run 2        transformer-fp32: rank 0"));
+  EXPECT_THAT(*table, HasSubstr("== run 1 (transformer-bf16) against the "
+                                "baseline ==\nWhat changed\n 1. Step time "
+                                "24.6 ms -> 30.7 ms per step"));
+  EXPECT_THAT(*table, HasSubstr("== run 2 (transformer-fp32) against the "
+                                "baseline ==\nWhat changed\n 1. No "
+                                "significant change"));
+  EXPECT_THAT(*table, testing::ContainsRegex(
+                          "Average step time \\(us\\) +24647.6 +30717.8 "
+                          "+\\+24.6%\\* +24647.6 +\\+0.0%"));
+  EXPECT_THAT(*table,
+              testing::ContainsRegex(
+                  "\naten::mm +device +12185.1 +-11230.8\\* +\\+0.0\n"));
+  EXPECT_LE(LongestLine(*table), 120u) << *table;
+  // JSON: each run's report, as the pair's own diff makes it.
+  absl::StatusOr<std::string> json =
+      RunDiffCommand({a, b, a, "--view", "overview", "--format", "json"});
+  ASSERT_TRUE(json.ok()) << json.status();
+  v1::MultiDiffReport many;
+  ASSERT_TRUE(FromJson(*json, many).ok());
+  ASSERT_EQ(many.reports_size(), 2);
+  absl::StatusOr<std::string> pair =
+      RunDiffCommand({a, b, "--view", "overview", "--format", "json"});
+  ASSERT_TRUE(pair.ok()) << pair.status();
+  v1::DiffReport first = many.reports(0);
+  const v1::DiffReport alone = ParseReport(*pair);
+  EXPECT_EQ(first.overview().DebugString(), alone.overview().DebugString());
+  EXPECT_EQ(many.reports(1).experimental().run(), "transformer-fp32");
+  // HTML: the side-by-side overview and each pair's page in a frame.
+  const fs::path html =
+      fs::path(::testing::TempDir()) / "several_runs_report.html";
+  absl::StatusOr<std::string> wrote =
+      RunDiffCommand({a, b, a, "-o", html.string()});
+  ASSERT_TRUE(wrote.ok()) << wrote.status();
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_THAT(page, HasSubstr("<table id=\"overview\">"));
+  size_t frames = 0;
+  for (size_t at = page.find("<iframe"); at != std::string::npos;
+       at = page.find("<iframe", at + 1))
+    ++frames;
+  EXPECT_EQ(frames, 2u);
+  EXPECT_THAT(page, Not(testing::ContainsRegex("https?://")));
+  // The gate judges every run: run 1 crosses it (exit 3).
+  absl::StatusOr<std::string> gated = RunDiffCommand(
+      {a, b, a, "--view", "overview", "--fail-on", "step_time>5%"});
+  ASSERT_FALSE(gated.ok());
+  EXPECT_EQ(ExitCodeOf(gated.status()), kExitGateFailed);
+  EXPECT_THAT(gated.status().message(),
+              HasSubstr("transformer-bf16: step_time>5%"));
+  EXPECT_THAT(gated.status().message(), Not(HasSubstr("transformer-fp32:")));
+  // What several runs do not take.
+  absl::StatusOr<std::string> csv =
+      RunDiffCommand({a, b, a, "--view", "overview", "--format", "csv"});
+  EXPECT_FALSE(csv.ok());
+  EXPECT_THAT(csv.status().message(),
+              HasSubstr("--format csv compare two runs"));
+  absl::StatusOr<std::string> mixed = RunDiffCommand(
+      {a, b, "some-run", "--server", "127.0.0.1:1", "--view", "overview"});
+  EXPECT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(), HasSubstr("not a mix"));
+}
+
 }  // namespace
 }  // namespace profdiff::client

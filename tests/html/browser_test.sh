@@ -46,6 +46,8 @@ mkdir -p "$out"
 "$profdiff" diff "$backward_run" "$backward_run" --format html -o "$out/backward.html"
 "$profdiff" diff "$memory_a" "$memory_b" --format html -o "$out/memory.html"
 "$profdiff" diff "$h200_a" "$h200_b" --format html -o "$out/h200.html"
+# One baseline, two runs (issue 48): a tab per run over each pair's report.
+"$profdiff" diff "$h200_a" "$h200_b" "$h200_a" --format html -o "$out/several.html"
 
 # The gloo pair: the ddp-bucket workload (2 ranks, 3 steps a side) trained here with Debian's CPU
 # torch, so its diff has collectives of two message-size mixes and an all_reduce finding whose
@@ -99,6 +101,6 @@ echo "PASS no http:// or https:// reference in $(ls "$out"/*.html | wc -l) repor
 PROFDIFF_NODE_MODULES="$node_modules" node "$here/report_browser_test.mjs" \
   --interactive "$out/interactive.html" --large "$out/large.html" --ranks "$out/ranks.html" \
   --backward "$out/backward.html" --memory "$out/memory.html" --thousand "$out/thousand.html" \
-  --h200 "$out/h200.html" \
+  --h200 "$out/h200.html" --several "$out/several.html" \
   "${gloo[@]}" \
   --out "$out/screenshots"

@@ -717,6 +717,38 @@ await check("story report fits 1400 px: no sideways scroll, judged columns shown
   await page.close();
 });
 
+// Issue 48: one baseline against two runs, a tab each; each tab's frame is the pair's own report.
+if (args.several) {
+  await check("several runs: the overview side by side, a tab per run, each pair's report works", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems = [];
+    page.on("pageerror", (e) => problems.push("page error: " + e.message));
+    page.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:") && !r.url().startsWith("about:")) problems.push("request: " + r.url()); });
+    await page.goto(pathToFileURL(args.several).href);
+    const heads = await page.$$eval("#overview thead th", (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(heads, ["Metric", "Baseline", "transformer-bf16", "Δ 1", "transformer-fp32", "Δ 2"]);
+    const step = await page.$$eval("#overview tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent))
+      .find((cells) => cells[0] === "Average step time"));
+    assert.equal(step[3], "+24.6%");
+    assert.equal(step[5], "+0.0%");
+    const frameOf = async (run) => (await page.$(`iframe[data-run='${run}']`)).contentFrame();
+    assert.equal(page.frames().length, 3);
+    // A hidden frame may not draw until it is shown: each is checked on its tab.
+    const first = await frameOf(0);
+    await first.waitForSelector("body[data-ready='1']", { timeout: 30000 });
+    assert.match(await first.$eval("#findings li a", (a) => a.textContent), /^Step time 24\.6 ms -> 30\.7 ms per step/);
+    assert.deepEqual(await page.$$eval("iframe", (fs) => fs.map((f) => f.hidden)), [false, true]);
+    await page.click("nav button[data-run='1']");
+    assert.deepEqual(await page.$$eval("iframe", (fs) => fs.map((f) => f.hidden)), [true, false]);
+    const second = await frameOf(1);
+    await second.waitForSelector("body[data-ready='1']", { timeout: 30000 });
+    assert.match(await second.$eval("#findings li a", (a) => a.textContent), /^No significant change/);
+    await page.screenshot({ path: path.join(args.out, "report-several-runs.png") });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
 await check("largest report: interactive in under 1 s", async () => {
   const loads = [];
   for (let i = 0; i < 3; ++i) {

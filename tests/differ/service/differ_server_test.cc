@@ -205,6 +205,60 @@ TEST_F(DifferServerTest, DiffOfStoredRunsEqualsDiffOfTheirFolders) {
 // The HTML report through the differ (two Diff calls: with node tables, and the
 // other grouping) is byte for byte the page made offline from folders named
 // like the runs.
+// Several runs against one baseline (issue 48, item 3): DiffMany of stored
+// runs gives each pair's report as the offline diff of their folders does.
+TEST_F(DifferServerTest,
+       DiffManyOfStoredRunsEqualsTheOfflineDiffOfTheirFolders) {
+  const std::string a_dir = RunFolder("a_dir", kResNetNw0);
+  const std::string b_dir = RunFolder("b_dir", kResNetNw4);
+  Upload("A", FilesIn(a_dir));
+  Upload("B", FilesIn(b_dir));
+  const std::string offline =
+      DiffJson({a_dir, b_dir, a_dir, "--view", "overview,findings,operators"});
+  const std::string stored =
+      DiffJson({"A", "B", "A", "--server", differ_address_, "--view",
+                "overview,findings,operators"});
+  v1::MultiDiffReport offline_reports, stored_reports;
+  ASSERT_TRUE(client::FromJson(offline, offline_reports).ok());
+  ASSERT_TRUE(client::FromJson(stored, stored_reports).ok());
+  ASSERT_EQ(offline_reports.reports_size(), 2);
+  ASSERT_EQ(stored_reports.reports_size(), 2);
+  // Run names aside (the folders' and the stored runs' differ).
+  auto comparable = [](v1::DiffReport report) {
+    report.mutable_baseline()->clear_run();
+    report.mutable_experimental()->clear_run();
+    return report.DebugString();
+  };
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(comparable(offline_reports.reports(k)),
+              comparable(stored_reports.reports(k)))
+        << "run " << k + 1;
+  }
+  // Run 1 is B against A: the pair's own diff; run 2, A against itself.
+  v1::DiffReport pair;
+  ASSERT_TRUE(
+      client::FromJson(DiffJson({"A", "B", "--server", differ_address_,
+                                 "--view", "overview,findings,operators"}),
+                       pair)
+          .ok());
+  EXPECT_EQ(comparable(pair), comparable(stored_reports.reports(0)));
+  EXPECT_THAT(stored_reports.reports(1).findings(0).text(),
+              HasSubstr("No significant change"));
+  // The service's bounds: no run, or more than 16.
+  v1::DiffManyRequest request;
+  request.set_baseline_run("A");
+  auto stub = v1::Differ::NewStub(rpc::MakeChannel(differ_address_));
+  for (int runs : {0, 17}) {
+    request.clear_experimental_runs();
+    for (int i = 0; i < runs; ++i) request.add_experimental_runs("B");
+    grpc::ClientContext context;
+    v1::MultiDiffReport reply;
+    const grpc::Status status = stub->DiffMany(&context, request, &reply);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("expected 1 to 16"));
+  }
+}
+
 TEST_F(DifferServerTest, HtmlReportOfStoredRunsEqualsTheOfflineReport) {
   const std::string a_dir = RunFolder("A", kResNetNw0);
   const std::string b_dir = RunFolder("B", kResNetNw4);

@@ -1,0 +1,448 @@
+#include "client/multi_diff_renderer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include <absl/strings/str_format.h>
+
+#include "base/str_cat.h"
+#include "client/gate_output.h"
+#include "client/name_columns.h"
+#include "client/number_format.h"
+#include "client/text_table.h"
+#include "differ/display_text.h"
+
+namespace profdiff::client {
+namespace {
+
+using differ::DisplayText;
+
+constexpr size_t kCellWidth = 80;
+
+std::string RunLabel(size_t k) { return base::StrCat("run ", k + 1); }
+
+std::string Render(const TextTable& table, size_t line_width) {
+  return table.RenderText(
+      line_width > 0 ? kCellWidth : std::numeric_limits<size_t>::max(),
+      line_width);
+}
+
+// A row of words (the device's name), not of numbers.
+bool IsText(const v1::OverviewRow& row) {
+  return row.unit().empty() &&
+         (!row.baseline_text().empty() || !row.experimental_text().empty());
+}
+
+std::string OverviewValue(const v1::OverviewRow& row, bool experimental) {
+  if (experimental ? row.experimental_missing() : row.baseline_missing())
+    return "-";
+  const double v = experimental ? row.experimental() : row.baseline();
+  if (row.unit() == "fraction") return absl::StrFormat("%.1f%%", 100 * v);
+  if (row.unit() == "bytes") return BytesText(v);
+  if (IsText(row))
+    return experimental ? row.experimental_text() : row.baseline_text();
+  if (row.unit() == "us") return Micros(v);
+  return absl::StrFormat("%.4g", v);
+}
+
+// "+24.6%*": the change, starred when the report judged it significant.
+std::string Delta(double pct, double baseline, double experimental,
+                  bool significant) {
+  return SignedPercent(pct, baseline, experimental) + (significant ? "*" : "");
+}
+
+TextTable OverviewTable(const std::vector<v1::DiffReport>& reports) {
+  std::vector<TextTable::Column> columns = {{"metric", Align::kLeft},
+                                            {"baseline"}};
+  for (size_t k = 0; k < reports.size(); ++k) {
+    columns.push_back({RunLabel(k)});
+    columns.push_back({base::StrCat("delta ", k + 1)});
+  }
+  TextTable table(std::move(columns));
+  for (const v1::OverviewRow& first : reports.front().overview().rows()) {
+    std::vector<std::string> cells = {
+        base::StrCat(DisplayText(first.metric()),
+                     first.unit() == "us" ? " (us)" : ""),
+        OverviewValue(first, false)};
+    for (const v1::DiffReport& report : reports) {
+      const v1::OverviewRow* row = nullptr;
+      for (const v1::OverviewRow& r : report.overview().rows()) {
+        if (r.metric() == first.metric()) row = &r;
+      }
+      if (row == nullptr) {
+        cells.insert(cells.end(), {"-", "-"});
+        continue;
+      }
+      cells.push_back(OverviewValue(*row, true));
+      const bool text = IsText(*row);
+      const bool missing =
+          row->baseline_missing() || row->experimental_missing();
+      cells.push_back(
+          text || missing ? ""
+          : row->unit() == "fraction"
+              ? absl::StrFormat("%+.1f pp%s", 100 * row->delta(),
+                                row->noise().significant() ? "*" : "")
+              : Delta(row->delta_pct(), row->baseline(), row->experimental(),
+                      row->noise().significant()));
+    }
+    table.AddRow(std::move(cells));
+  }
+  return table;
+}
+
+// A row of one of the side-by-side tables: its baseline value and, per run,
+// its experimental value and whether the change is significant (absent: the
+// run's report has no such row).
+struct SideBySide {
+  std::vector<std::string> key_cells;
+  double baseline = 0;
+  bool has_baseline = false;
+  std::vector<std::optional<std::pair<double, bool>>> runs;
+
+  double LargestChange() const {
+    double largest = 0;
+    for (const auto& run : runs) {
+      if (run) largest = std::max(largest, std::abs(run->first - baseline));
+    }
+    return largest;
+  }
+};
+
+// Rows keyed by `key`, in first-seen order; `fill(report row)` gives the
+// key cells, baseline, experimental and significance.
+template <typename Row, typename KeyOf, typename ValuesOf>
+std::vector<SideBySide> Join(
+    const std::vector<v1::DiffReport>& reports,
+    const std::function<const google::protobuf::RepeatedPtrField<Row>&(
+        const v1::DiffReport&)>& rows_of,
+    KeyOf key_of, ValuesOf values_of) {
+  std::vector<SideBySide> out;
+  std::map<std::string, size_t> index;
+  for (size_t k = 0; k < reports.size(); ++k) {
+    for (const Row& row : rows_of(reports[k])) {
+      auto [key, cells] = key_of(row);
+      auto [it, added] = index.try_emplace(key, out.size());
+      if (added) {
+        SideBySide& s = out.emplace_back();
+        s.key_cells = std::move(cells);
+        s.runs.resize(reports.size());
+      }
+      SideBySide& s = out[it->second];
+      const auto [baseline, experimental, significant, in_baseline] =
+          values_of(row);
+      if (in_baseline && !s.has_baseline) {
+        s.baseline = baseline;
+        s.has_baseline = true;
+      }
+      s.runs[k] = std::pair(experimental, significant);
+    }
+  }
+  return out;
+}
+
+TextTable RowsTable(std::vector<TextTable::Column> key_columns,
+                    const std::string& unit, std::vector<SideBySide> rows,
+                    size_t runs, int top) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const SideBySide& a, const SideBySide& b) {
+                     return a.LargestChange() > b.LargestChange();
+                   });
+  if (top > 0 && rows.size() > static_cast<size_t>(top)) rows.resize(top);
+  key_columns.push_back({base::StrCat("baseline (", unit, ")")});
+  for (size_t k = 0; k < runs; ++k)
+    key_columns.push_back({base::StrCat("delta ", k + 1, " (", unit, ")")});
+  TextTable table(std::move(key_columns));
+  for (SideBySide& row : rows) {
+    std::vector<std::string> cells = std::move(row.key_cells);
+    cells.push_back(row.has_baseline ? Micros(row.baseline) : "-");
+    for (const auto& run : row.runs) {
+      cells.push_back(run ? SignedMicros(run->first - row.baseline) +
+                                (run->second ? "*" : "")
+                          : "-");
+    }
+    table.AddRow(std::move(cells));
+  }
+  return table;
+}
+
+void ModuleRows(const v1::ModuleDiffNode& node, int depth, int max_depth,
+                size_t k, std::map<std::string, size_t>& index,
+                std::vector<SideBySide>& out, size_t runs) {
+  const auto [it, added] = index.try_emplace(
+      node.path().empty() ? std::string("(root)") : node.path(), out.size());
+  if (added) {
+    SideBySide& s = out.emplace_back();
+    s.key_cells = {std::string(2 * static_cast<size_t>(depth), ' ') +
+                   (node.path().empty() ? std::string("(root)") : node.name())};
+    s.runs.resize(runs);
+  }
+  SideBySide& s = out[it->second];
+  if (node.status() != v1::DIFF_STATUS_ADDED && !s.has_baseline) {
+    s.baseline = node.baseline().compare_us();
+    s.has_baseline = true;
+  }
+  if (node.status() != v1::DIFF_STATUS_REMOVED) {
+    s.runs[k] = std::pair(
+        node.experimental().compare_us(),
+        node.noise().significant() || node.status() == v1::DIFF_STATUS_ADDED);
+  }
+  if (depth >= max_depth) return;
+  for (const v1::ModuleDiffNode& child : node.children())
+    ModuleRows(child, depth + 1, max_depth, k, index, out, runs);
+}
+
+}  // namespace
+
+std::string RenderMultiDiffText(const std::vector<v1::DiffReport>& reports,
+                                const DiffRenderOptions& options) {
+  if (reports.empty()) return "";
+  const size_t width = options.line_width;
+  std::string out = DiffSideLine("baseline", reports.front().baseline(), width);
+  for (size_t k = 0; k < reports.size(); ++k)
+    out += DiffSideLine(RunLabel(k).c_str(), reports[k].experimental(), width);
+  for (size_t k = 0; k < reports.size(); ++k) {
+    for (const std::string& warning : reports[k].warnings())
+      out += WrapWords(base::StrCat("warning: ", RunLabel(k), ": "), warning,
+                       width);
+  }
+  out += "\n";
+  for (size_t k = 0; k < reports.size(); ++k) {
+    if (reports[k].findings_size() == 0) continue;
+    out += WrapWords(
+        "",
+        base::StrCat("== ", RunLabel(k), " (", reports[k].experimental().run(),
+                     ") against the baseline =="),
+        width);
+    out += DiffFindingsText(reports[k], width);
+  }
+  const v1::DiffReport& first = reports.front();
+  const int top = first.options().top();
+  out += WrapWords("",
+                   "Overview (mean per step; delta = against the baseline, "
+                   "* significant)",
+                   width);
+  out += Render(OverviewTable(reports), width) + "\n";
+  if (first.has_modules()) {
+    std::vector<SideBySide> rows;
+    std::map<std::string, size_t> index;
+    for (size_t k = 0; k < reports.size(); ++k) {
+      ModuleRows(reports[k].modules(), 0, options.module_depth, k, index, rows,
+                 reports.size());
+    }
+    // Tree order (no sorting), to --depth.
+    std::vector<TextTable::Column> columns = {TreeNameColumn("module"),
+                                              {"baseline (us)"}};
+    for (size_t k = 0; k < reports.size(); ++k)
+      columns.push_back({base::StrCat("delta ", k + 1, " (us)")});
+    TextTable table(std::move(columns));
+    for (SideBySide& row : rows) {
+      std::vector<std::string> cells = std::move(row.key_cells);
+      cells.push_back(row.has_baseline ? Micros(row.baseline) : "-");
+      for (const auto& run : row.runs) {
+        cells.push_back(run ? SignedMicros(run->first - row.baseline) +
+                                  (run->second ? "*" : "")
+                            : "-");
+      }
+      table.AddRow(std::move(cells));
+    }
+    out += WrapWords("",
+                     "Modules (compare time per step: device where the node "
+                     "ran device work, else host)",
+                     width);
+    out += Render(table, width) + "\n";
+  }
+  const auto operators = Join<v1::OperatorDiff>(
+      reports,
+      [](const v1::DiffReport& r)
+          -> const google::protobuf::RepeatedPtrField<v1::OperatorDiff>& {
+        return r.operators();
+      },
+      [](const v1::OperatorDiff& o) {
+        return std::pair(
+            base::StrCat(o.name(), "\t", o.input_shapes()),
+            std::vector<std::string>{
+                o.name(), o.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US
+                              ? "device"
+                              : "host"});
+      },
+      [](const v1::OperatorDiff& o) {
+        const bool device =
+            o.compared() == v1::OPERATOR_COMPARED_DEVICE_TOTAL_US;
+        return std::tuple(device ? o.baseline().device_total_us()
+                                 : o.baseline().host_total_us(),
+                          device ? o.experimental().device_total_us()
+                                 : o.experimental().host_total_us(),
+                          o.change() != v1::CHANGE_UNCHANGED,
+                          o.change() != v1::CHANGE_ADDED);
+      });
+  if (!operators.empty()) {
+    out += WrapWords("",
+                     "Operators (total time per step, in the unit each is "
+                     "judged in; the largest change in any run first)",
+                     width);
+    out += Render(RowsTable(
+                      {{"operator", Align::kLeft}, {"unit", Align::kLeft, 1}},
+                      "us", operators, reports.size(), top),
+                  width) +
+           "\n";
+  }
+  const auto kernels = Join<v1::KernelDiff>(
+      reports,
+      [](const v1::DiffReport& r)
+          -> const google::protobuf::RepeatedPtrField<v1::KernelDiff>& {
+        return r.kernels();
+      },
+      [](const v1::KernelDiff& k) {
+        return std::pair(base::StrCat(k.name(), "\t", k.op_name()),
+                         std::vector<std::string>{k.name()});
+      },
+      [](const v1::KernelDiff& k) {
+        return std::tuple(k.baseline().total_us(), k.experimental().total_us(),
+                          k.change() != v1::CHANGE_UNCHANGED,
+                          k.change() != v1::CHANGE_ADDED);
+      });
+  if (!kernels.empty()) {
+    out += WrapWords("",
+                     "Kernels (total time per step; the largest change in "
+                     "any run first)",
+                     width);
+    out += Render(RowsTable({KernelNameColumn("kernel")}, "us", kernels,
+                            reports.size(), top),
+                  width) +
+           "\n";
+  }
+  for (size_t k = 0; k < reports.size(); ++k) {
+    if (reports[k].gate_size() > 0) {
+      out += base::StrCat(RunLabel(k), ": ");
+      out += GateText(reports[k].gate(), width);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Text for HTML: element content and attribute values alike.
+std::string Escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+constexpr char kMultiPageStyle[] = R"(
+body { font: 14px system-ui, sans-serif; margin: 16px; color: #1d2127; }
+h1 { font-size: 20px; margin: 0 0 8px; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 8px 0 16px; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #e3e6ea; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+td.sig { font-weight: 600; }
+nav button { font: inherit; padding: 4px 12px; margin-right: 6px; border: 1px solid #c9ced6;
+             background: #f7f8fa; border-radius: 4px; cursor: pointer; }
+nav button.shown { background: #2a5db0; color: #fff; border-color: #2a5db0; }
+iframe { width: 100%; height: calc(100vh - 80px); border: 1px solid #e3e6ea; margin-top: 8px; }
+)";
+
+constexpr char kMultiPageScript[] = R"(
+for (const b of document.querySelectorAll("nav button")) {
+  b.addEventListener("click", () => {
+    for (const o of document.querySelectorAll("nav button")) o.classList.toggle("shown", o === b);
+    for (const f of document.querySelectorAll("iframe"))
+      f.hidden = f.dataset.run !== b.dataset.run;
+  });
+}
+)";
+
+}  // namespace
+
+std::string RenderMultiDiffHtml(const std::vector<v1::DiffReport>& reports,
+                                const std::vector<std::string>& pair_pages) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  const std::string baseline =
+      reports.empty() ? std::string() : reports.front().baseline().run();
+  base::StrAppend(&out, "<title>profdiff: ", Escape(baseline), " against ",
+                  reports.size(), " runs</title><style>", kMultiPageStyle,
+                  "</style></head><body>\n<h1>", Escape(baseline), " against ",
+                  reports.size(), " runs</h1>\n");
+  // The overview side by side.
+  out += "<table id=\"overview\"><thead><tr><th>Metric</th><th>Baseline</th>";
+  for (size_t k = 0; k < reports.size(); ++k) {
+    base::StrAppend(&out, "<th>", Escape(reports[k].experimental().run()),
+                    "</th><th>&Delta; ", k + 1, "</th>");
+  }
+  out += "</tr></thead><tbody>";
+  if (!reports.empty()) {
+    for (const v1::OverviewRow& first : reports.front().overview().rows()) {
+      base::StrAppend(&out, "<tr><td>", Escape(DisplayText(first.metric())),
+                      "</td><td>", Escape(OverviewValue(first, false)),
+                      "</td>");
+      for (const v1::DiffReport& report : reports) {
+        const v1::OverviewRow* row = nullptr;
+        for (const v1::OverviewRow& r : report.overview().rows()) {
+          if (r.metric() == first.metric()) row = &r;
+        }
+        if (row == nullptr) {
+          out += "<td>-</td><td></td>";
+          continue;
+        }
+        const bool shown = !IsText(*row) && !row->baseline_missing() &&
+                           !row->experimental_missing();
+        const std::string delta =
+            !shown ? ""
+            : row->unit() == "fraction"
+                ? absl::StrFormat("%+.1f pp", 100 * row->delta())
+                : SignedPercent(row->delta_pct(), row->baseline(),
+                                row->experimental());
+        base::StrAppend(&out, "<td>", Escape(OverviewValue(*row, true)),
+                        "</td><td",
+                        row->noise().significant() ? " class=\"sig\"" : "", ">",
+                        Escape(delta), "</td>");
+      }
+      out += "</tr>";
+    }
+  }
+  out += "</tbody></table>\n<nav>";
+  for (size_t k = 0; k < reports.size(); ++k) {
+    base::StrAppend(&out, "<button data-run=\"", k, "\"",
+                    k == 0 ? " class=\"shown\"" : "", ">", RunLabel(k), ": ",
+                    Escape(reports[k].experimental().run()), "</button>");
+  }
+  out += "</nav>\n";
+  // Each pair's own page, whole, in a frame: its styles and script stay its
+  // own.
+  for (size_t k = 0; k < pair_pages.size(); ++k) {
+    base::StrAppend(&out, "<iframe data-run=\"", k, "\" title=\"",
+                    Escape(reports[k].experimental().run()),
+                    " against the baseline\"", k == 0 ? "" : " hidden",
+                    " srcdoc=\"", Escape(pair_pages[k]), "\"></iframe>\n");
+  }
+  base::StrAppend(&out, "<script>", kMultiPageScript,
+                  "</script></body></html>\n");
+  return out;
+}
+
+}  // namespace profdiff::client
