@@ -148,11 +148,13 @@ std::vector<SideBySide> Join(
 
 TextTable RowsTable(std::vector<TextTable::Column> key_columns,
                     const std::string& unit, std::vector<SideBySide> rows,
-                    size_t runs, int top) {
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const SideBySide& a, const SideBySide& b) {
-                     return a.LargestChange() > b.LargestChange();
-                   });
+                    size_t runs, int top, bool by_change = true) {
+  if (by_change) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const SideBySide& a, const SideBySide& b) {
+                       return a.LargestChange() > b.LargestChange();
+                     });
+  }
   if (top > 0 && rows.size() > static_cast<size_t>(top)) rows.resize(top);
   key_columns.push_back({base::StrCat("baseline (", unit, ")")});
   for (size_t k = 0; k < runs; ++k)
@@ -235,22 +237,10 @@ std::string RenderMultiDiffText(const std::vector<v1::DiffReport>& reports,
       ModuleRows(reports[k].modules(), 0, options.module_depth, k, index, rows,
                  reports.size());
     }
-    // Tree order (no sorting), to --depth.
-    std::vector<TextTable::Column> columns = {TreeNameColumn("module"),
-                                              {"baseline (us)"}};
-    for (size_t k = 0; k < reports.size(); ++k)
-      columns.push_back({base::StrCat("delta ", k + 1, " (us)")});
-    TextTable table(std::move(columns));
-    for (SideBySide& row : rows) {
-      std::vector<std::string> cells = std::move(row.key_cells);
-      cells.push_back(row.has_baseline ? Micros(row.baseline) : "-");
-      for (const auto& run : row.runs) {
-        cells.push_back(run ? SignedMicros(run->first - row.baseline) +
-                                  (run->second ? "*" : "")
-                            : "-");
-      }
-      table.AddRow(std::move(cells));
-    }
+    // Tree order (not by change), every node to --depth.
+    const TextTable table =
+        RowsTable({TreeNameColumn("module")}, "us", std::move(rows),
+                  reports.size(), /*top=*/0, /*by_change=*/false);
     out += WrapWords("",
                      "Modules (compare time per step: device where the node "
                      "ran device work, else host)",
