@@ -191,6 +191,12 @@ absl::StatusOr<int64_t> CaptureCoordinator::Connect(v1::AgentStatus status,
   }
   const int64_t id = next_connection_++;
   changed_agents_.insert(status.agent_id());
+  // A new stream has had no order yet, and it is the one orders go to: an
+  // agent that restarts before its old stream's end is noticed must get the
+  // running orders again (it answers one it has seen with its first answer).
+  std::erase_if(sent_, [&](const auto& pair) {
+    return pair.second == status.agent_id();
+  });
   connections_[id] = {std::move(status), std::move(sender)};
   return id;
 }
