@@ -18,7 +18,6 @@
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
 #include "client/gate_output.h"
-#include "client/html_report.h"
 #include "client/json_output.h"
 #include "client/multi_diff_renderer.h"
 #include "client/output_file.h"
@@ -30,6 +29,8 @@
 #include "differ/regression_gate.h"
 #include "differ/row_order.h"
 #include "differ/run_completeness.h"
+#include "report/html_report.h"
+#include "report/multi_diff_page.h"
 
 namespace profdiff::client {
 namespace {
@@ -684,22 +685,9 @@ absl::StatusOr<std::string> RenderDiff(
     // The page's tables follow the selected module, and its group-by toggle
     // shows the other grouping: each comes from the differ, with its own noise
     // and significance.
-    options.set_node_tables(true);
-    options.set_per_rank(
-        true);  // the page shows ranks only when a side has several
-    // The page shows every view and sorts, filters and cuts its tables itself;
-    // the report's own tables must hold every row so they agree with the
-    // per-module tables.
-    options.clear_views();
-    options.clear_sort();
-    options.clear_filter();
-    options.clear_top();
-    v1::DiffOptions other_options = options;
-    other_options.clear_views();
-    other_options.add_views(v1::DIFF_VIEW_MODULES);
-    other_options.add_views(v1::DIFF_VIEW_OPERATORS);
-    other_options.add_views(v1::DIFF_VIEW_KERNELS);
-    other_options.set_per_rank(false);
+    const report::HtmlReportDiffs diffs = report::HtmlReportOptions(options);
+    options = diffs.page;
+    const v1::DiffOptions& other_options = diffs.other;
     PD_ASSIGN_OR_RETURN(
         std::vector<v1::DiffReport> reports,
         DiffSidesEach(sides,
@@ -708,7 +696,7 @@ absl::StatusOr<std::string> RenderDiff(
     if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::string printed,
-        WriteOutput(output, RenderHtmlReport(reports[0], &reports[1])));
+        WriteOutput(output, report::RenderHtmlReport(reports[0], &reports[1])));
     return finish(std::move(printed), reports[0]);
   } else if (csv) {
     PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
@@ -796,12 +784,7 @@ absl::StatusOr<std::string> RunMultiDiff(
   const int top = options.top();
   options.clear_top();
   options.clear_sort();
-  if (html) {
-    options.set_node_tables(true);
-    options.set_per_rank(true);
-    options.clear_views();
-    options.clear_filter();
-  }
+  if (html) options = report::HtmlReportOptions(options).page;
   PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
                       DiffEachAgainstBaseline(runs, server, timeout,
                                               {options, profile_options}));
@@ -817,11 +800,7 @@ absl::StatusOr<std::string> RunMultiDiff(
   std::string text;
   if (html) {
     // Each pair's page, with its group-by toggle's other grouping.
-    v1::DiffOptions other = options;
-    other.add_views(v1::DIFF_VIEW_MODULES);
-    other.add_views(v1::DIFF_VIEW_OPERATORS);
-    other.add_views(v1::DIFF_VIEW_KERNELS);
-    other.set_per_rank(false);
+    const v1::DiffOptions other = report::HtmlReportOptions(options).other;
     PD_ASSIGN_OR_RETURN(
         std::vector<v1::DiffReport> others,
         DiffEachAgainstBaseline(runs, server, timeout,
@@ -830,9 +809,9 @@ absl::StatusOr<std::string> RunMultiDiff(
     for (size_t k = 0; k < reports.size(); ++k) {
       v1::DiffReport page_report = reports[k];
       page_report.mutable_options()->clear_top();
-      pages.push_back(RenderHtmlReport(page_report, &others[k]));
+      pages.push_back(report::RenderHtmlReport(page_report, &others[k]));
     }
-    text = RenderMultiDiffHtml(reports, pages);
+    text = report::RenderMultiDiffHtml(reports, pages);
   } else if (render.format == OutputFormat::kJson) {
     v1::MultiDiffReport many;
     for (const v1::DiffReport& report : reports) *many.add_reports() = report;

@@ -15,17 +15,24 @@
 #include <absl/strings/str_split.h>
 
 #include "base/name_filter.h"
+#include "base/number_format.h"
 #include "base/rank_ranges.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/memory_renderer.h"
 #include "client/name_columns.h"
-#include "client/number_format.h"
 #include "client/text_table.h"
 #include "differ/display_text.h"
 
 namespace profdiff::client {
+using base::BytesText;
+using base::DeltaPercent;
+using base::kBytesPerMiB;
+using base::Mebibytes;
+using base::Micros;
+using base::SignedMicros;
+using base::SignedPercent;
 namespace {
 
 // Longest cell printed whole (a kernel's name is cut in the middle past it).

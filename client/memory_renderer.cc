@@ -2,11 +2,15 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/number_format.h"
 #include "base/str_cat.h"
-#include "client/number_format.h"
 #include "differ/display_text.h"
 
 namespace profdiff::client {
+using base::BytesText;
+using base::DeltaPercent;
+using base::SignedBytesText;
+using base::SignedPercent;
 namespace {
 
 std::string SourceText(v1::MemorySource source) {

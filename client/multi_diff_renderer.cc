@@ -11,17 +11,23 @@
 
 #include <absl/strings/str_format.h>
 
+#include "base/number_format.h"
 #include "base/str_cat.h"
 #include "client/gate_output.h"
 #include "client/name_columns.h"
-#include "client/number_format.h"
 #include "client/text_table.h"
 #include "differ/display_text.h"
+#include "report/overview_cells.h"
 
 namespace profdiff::client {
+using base::Micros;
+using base::SignedMicros;
+using base::SignedPercent;
 namespace {
 
 using differ::DisplayText;
+using report::IsTextRow;
+using report::OverviewCell;
 
 constexpr size_t kCellWidth = 80;
 
@@ -31,24 +37,6 @@ std::string Render(const TextTable& table, size_t line_width) {
   return table.RenderText(
       line_width > 0 ? kCellWidth : std::numeric_limits<size_t>::max(),
       line_width);
-}
-
-// A row of words (the device's name), not of numbers.
-bool IsText(const v1::OverviewRow& row) {
-  return row.unit().empty() &&
-         (!row.baseline_text().empty() || !row.experimental_text().empty());
-}
-
-std::string OverviewValue(const v1::OverviewRow& row, bool experimental) {
-  if (experimental ? row.experimental_missing() : row.baseline_missing())
-    return "-";
-  const double v = experimental ? row.experimental() : row.baseline();
-  if (row.unit() == "fraction") return absl::StrFormat("%.1f%%", 100 * v);
-  if (row.unit() == "bytes") return BytesText(v);
-  if (IsText(row))
-    return experimental ? row.experimental_text() : row.baseline_text();
-  if (row.unit() == "us") return Micros(v);
-  return absl::StrFormat("%.4g", v);
 }
 
 // "+24.6%*": the change, starred when the report judged it significant.
@@ -69,7 +57,7 @@ TextTable OverviewTable(const std::vector<v1::DiffReport>& reports) {
     std::vector<std::string> cells = {
         base::StrCat(DisplayText(first.metric()),
                      first.unit() == "us" ? " (us)" : ""),
-        OverviewValue(first, false)};
+        OverviewCell(first, false)};
     for (const v1::DiffReport& report : reports) {
       const v1::OverviewRow* row = nullptr;
       for (const v1::OverviewRow& r : report.overview().rows()) {
@@ -79,8 +67,8 @@ TextTable OverviewTable(const std::vector<v1::DiffReport>& reports) {
         cells.insert(cells.end(), {"-", "-"});
         continue;
       }
-      cells.push_back(OverviewValue(*row, true));
-      const bool text = IsText(*row);
+      cells.push_back(OverviewCell(*row, true));
+      const bool text = IsTextRow(*row);
       const bool missing =
           row->baseline_missing() || row->experimental_missing();
       cells.push_back(
@@ -313,125 +301,6 @@ std::string RenderMultiDiffText(const std::vector<v1::DiffReport>& reports,
       out += GateText(reports[k].gate(), width);
     }
   }
-  return out;
-}
-
-namespace {
-
-// Text for HTML: element content and attribute values alike.
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
-constexpr char kMultiPageStyle[] = R"(
-body { font: 14px system-ui, sans-serif; margin: 16px; color: #1d2127; }
-h1 { font-size: 20px; margin: 0 0 8px; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 8px 0 16px; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #e3e6ea; text-align: right; white-space: nowrap; }
-th:first-child, td:first-child { text-align: left; }
-td.sig { font-weight: 600; }
-nav button { font: inherit; padding: 4px 12px; margin-right: 6px; border: 1px solid #c9ced6;
-             background: #f7f8fa; border-radius: 4px; cursor: pointer; }
-nav button.shown { background: #2a5db0; color: #fff; border-color: #2a5db0; }
-iframe { width: 100%; height: calc(100vh - 80px); border: 1px solid #e3e6ea; margin-top: 8px; }
-)";
-
-constexpr char kMultiPageScript[] = R"(
-for (const b of document.querySelectorAll("nav button")) {
-  b.addEventListener("click", () => {
-    for (const o of document.querySelectorAll("nav button")) o.classList.toggle("shown", o === b);
-    for (const f of document.querySelectorAll("iframe"))
-      f.hidden = f.dataset.run !== b.dataset.run;
-  });
-}
-)";
-
-}  // namespace
-
-std::string RenderMultiDiffHtml(const std::vector<v1::DiffReport>& reports,
-                                const std::vector<std::string>& pair_pages) {
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  const std::string baseline =
-      reports.empty() ? std::string() : reports.front().baseline().run();
-  base::StrAppend(&out, "<title>profdiff: ", Escape(baseline), " against ",
-                  reports.size(), " runs</title><style>", kMultiPageStyle,
-                  "</style></head><body>\n<h1>", Escape(baseline), " against ",
-                  reports.size(), " runs</h1>\n");
-  // The overview side by side.
-  out += "<table id=\"overview\"><thead><tr><th>Metric</th><th>Baseline</th>";
-  for (size_t k = 0; k < reports.size(); ++k) {
-    base::StrAppend(&out, "<th>", Escape(reports[k].experimental().run()),
-                    "</th><th>&Delta; ", k + 1, "</th>");
-  }
-  out += "</tr></thead><tbody>";
-  if (!reports.empty()) {
-    for (const v1::OverviewRow& first : reports.front().overview().rows()) {
-      base::StrAppend(&out, "<tr><td>", Escape(DisplayText(first.metric())),
-                      "</td><td>", Escape(OverviewValue(first, false)),
-                      "</td>");
-      for (const v1::DiffReport& report : reports) {
-        const v1::OverviewRow* row = nullptr;
-        for (const v1::OverviewRow& r : report.overview().rows()) {
-          if (r.metric() == first.metric()) row = &r;
-        }
-        if (row == nullptr) {
-          out += "<td>-</td><td></td>";
-          continue;
-        }
-        const bool shown = !IsText(*row) && !row->baseline_missing() &&
-                           !row->experimental_missing();
-        const std::string delta =
-            !shown ? ""
-            : row->unit() == "fraction"
-                ? absl::StrFormat("%+.1f pp", 100 * row->delta())
-                : SignedPercent(row->delta_pct(), row->baseline(),
-                                row->experimental());
-        base::StrAppend(&out, "<td>", Escape(OverviewValue(*row, true)),
-                        "</td><td",
-                        row->noise().significant() ? " class=\"sig\"" : "", ">",
-                        Escape(delta), "</td>");
-      }
-      out += "</tr>";
-    }
-  }
-  out += "</tbody></table>\n<nav>";
-  for (size_t k = 0; k < reports.size(); ++k) {
-    base::StrAppend(&out, "<button data-run=\"", k, "\"",
-                    k == 0 ? " class=\"shown\"" : "", ">", RunLabel(k), ": ",
-                    Escape(reports[k].experimental().run()), "</button>");
-  }
-  out += "</nav>\n";
-  // Each pair's own page, whole, in a frame: its styles and script stay its
-  // own.
-  for (size_t k = 0; k < pair_pages.size(); ++k) {
-    base::StrAppend(&out, "<iframe data-run=\"", k, "\" title=\"",
-                    Escape(reports[k].experimental().run()),
-                    " against the baseline\"", k == 0 ? "" : " hidden",
-                    " srcdoc=\"", Escape(pair_pages[k]), "\"></iframe>\n");
-  }
-  base::StrAppend(&out, "<script>", kMultiPageScript,
-                  "</script></body></html>\n");
   return out;
 }
 

@@ -1,7 +1,7 @@
 // `profdiff diff BASE EXP1 EXP2 ...` printed (issue 48, item 3): the header
 // and "What changed" of each run against the baseline, then tables with the
 // baseline's value and a delta column per run (overview, modules, operators,
-// kernels); or one HTML page with a run switcher over each pair's report.
+// kernels). The HTML page is report/multi_diff_page.h.
 #ifndef PROFDIFF_CLIENT_MULTI_DIFF_RENDERER_H_
 #define PROFDIFF_CLIENT_MULTI_DIFF_RENDERER_H_
 
@@ -19,12 +19,6 @@ namespace profdiff::client {
 // every row).
 std::string RenderMultiDiffText(const std::vector<v1::DiffReport>& reports,
                                 const DiffRenderOptions& options);
-
-// One self-contained page: the side-by-side overview, and each pair's report
-// (`pair_pages[k]`, RenderHtmlReport's page) in a frame of its own, one shown
-// at a time.
-std::string RenderMultiDiffHtml(const std::vector<v1::DiffReport>& reports,
-                                const std::vector<std::string>& pair_pages);
 
 }  // namespace profdiff::client
 

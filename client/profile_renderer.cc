@@ -9,16 +9,20 @@
 #include <absl/strings/str_format.h>
 #include <absl/strings/str_split.h>
 
+#include "base/number_format.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/json_output.h"
 #include "client/name_columns.h"
-#include "client/number_format.h"
 #include "client/run_communication_renderer.h"
 #include "client/text_table.h"
 #include "differ/row_order.h"
 
 namespace profdiff::client {
+using base::kBytesPerGiB;
+using base::kBytesPerMiB;
+using base::Micros;
+using base::Percent;
 namespace {
 
 std::string DeviceLine(const v1::WorkerProfile& w) {

@@ -6,13 +6,15 @@
 
 #include "analysis/digest_communication.h"
 #include "analysis/run_communication.h"
+#include "base/number_format.h"
 #include "base/str_cat.h"
-#include "client/number_format.h"
 #include "client/text_table.h"
 #include "differ/communication_diff.h"
 #include "differ/noise.h"
 
 namespace profdiff::client {
+using base::BytesText;
+using base::Micros;
 namespace {
 
 constexpr size_t kNameWidth = 80;

@@ -21,7 +21,8 @@ ALLOWED = {
     "aggregator/clickhouse": {"base", "rpc", "trace", "analysis", "aggregator/store"},
     "aggregator": {"base", "rpc", "trace", "analysis", "aggregator/store", "aggregator/local",
                    "aggregator/clickhouse"},
-    "client": {"base", "rpc", "trace", "analysis", "differ"},
+    "report": {"base", "trace", "analysis", "differ"},
+    "client": {"base", "rpc", "trace", "analysis", "differ", "report"},
 }
 SUBUNITS = {"aggregator/store", "aggregator/local", "aggregator/clickhouse"}
 
@@ -40,6 +41,7 @@ LIBRARIES = {
     "profdiff_aggregator_local": "aggregator/local",
     "profdiff_aggregator_clickhouse": "aggregator/clickhouse",
     "profdiff_aggregator": "aggregator",
+    "profdiff_report": "report",
     "profdiff_client": "client",
 }
 # A unit's test binary links that unit and what the unit may use, nothing above it.

@@ -111,7 +111,7 @@ TEST_F(OutputFileTest, TheFileNamePicksTheFormat) {
   EXPECT_EQ(*resolve(dir_.string(), ""), "csv");
   // Any other name, or none: --format, else the fallback.
   EXPECT_EQ(*resolve("report.txt", ""), "table");
-  EXPECT_EQ(*resolve("report", "json"), "json");
+  EXPECT_EQ(*resolve("no-such-report", "json"), "json");
   EXPECT_EQ(*resolve("", ""), "table");
   EXPECT_EQ(*resolve("-", "csv"), "csv");
 }

@@ -8,12 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_loader.h"
-#include "client/number_format.h"
+#include "base/number_format.h"
 #include "differ/differ.h"
 #include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::client {
+using base::SignedPercent;
 namespace {
 
 namespace fs = std::filesystem;

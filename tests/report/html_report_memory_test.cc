@@ -1,14 +1,16 @@
-// The HTML report data's memory part (client/html_report_data.h): each peak's
+// The HTML report data's memory part (report/html_report_data.h): each peak's
 // place and each curve carry the trace's step ids for the page to print.
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "client/html_report_data.h"
+#include "report/html_report_data.h"
 
 namespace profdiff::client {
 namespace {
+
+using report::HtmlReportData;
 
 using ::testing::HasSubstr;
 

@@ -1,7 +1,7 @@
 // The HTML report's page and data: self-contained, no name can break out of the
 // data element, and the data carries every node and row of the reports it was
 // made from.
-#include "client/html_report.h"
+#include "report/html_report.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,12 +15,15 @@
 
 #include "analysis/run_loader.h"
 #include "client/diff_command.h"
-#include "client/html_report_data.h"
 #include "differ/differ.h"
+#include "report/html_report_data.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::client {
 namespace {
+
+using report::HtmlReportData;
+using report::RenderHtmlReport;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;

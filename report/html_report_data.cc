@@ -1,4 +1,4 @@
-#include "client/html_report_data.h"
+#include "report/html_report_data.h"
 
 #include <charconv>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "differ/kernel_names.h"
 #include "trace/chrome_trace_writer.h"
 
-namespace profdiff::client {
+namespace profdiff::report {
 namespace {
 
 using differ::DisplayText;
@@ -712,4 +712,4 @@ std::string HtmlReportData(const v1::DiffReport& report,
   return w.Finish(body);
 }
 
-}  // namespace profdiff::client
+}  // namespace profdiff::report

@@ -1,12 +1,13 @@
-// How numbers look in the terminal tables of `show` and `diff`.
-#ifndef PROFDIFF_CLIENT_NUMBER_FORMAT_H_
-#define PROFDIFF_CLIENT_NUMBER_FORMAT_H_
+// How numbers look in the terminal tables of `show` and `diff`, and in the
+// HTML pages.
+#ifndef PROFDIFF_BASE_NUMBER_FORMAT_H_
+#define PROFDIFF_BASE_NUMBER_FORMAT_H_
 
 #include <string>
 
 #include <absl/strings/str_format.h>
 
-namespace profdiff::client {
+namespace profdiff::base {
 
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
@@ -48,6 +49,6 @@ inline std::string Mebibytes(double bytes) {
   return absl::StrFormat("%.1f", bytes / kBytesPerMiB);
 }
 
-}  // namespace profdiff::client
+}  // namespace profdiff::base
 
-#endif  // PROFDIFF_CLIENT_NUMBER_FORMAT_H_
+#endif  // PROFDIFF_BASE_NUMBER_FORMAT_H_

@@ -13,20 +13,20 @@
 // 3. The layout of each row is written into the document (`layout`), next to
 // the rows, so the
 //    page and this file share one description of the columns.
-#ifndef PROFDIFF_CLIENT_HTML_REPORT_DATA_H_
-#define PROFDIFF_CLIENT_HTML_REPORT_DATA_H_
+#ifndef PROFDIFF_REPORT_HTML_REPORT_DATA_H_
+#define PROFDIFF_REPORT_HTML_REPORT_DATA_H_
 
 #include <string>
 
 #include "profdiff/v1/diff.pb.h"
 
-namespace profdiff::client {
+namespace profdiff::report {
 
 // `other_grouping` (may be null): the same diff with the other operator and
 // kernel groupings; only its tables are used.
 std::string HtmlReportData(const v1::DiffReport& report,
                            const v1::DiffReport* other_grouping);
 
-}  // namespace profdiff::client
+}  // namespace profdiff::report
 
-#endif  // PROFDIFF_CLIENT_HTML_REPORT_DATA_H_
+#endif  // PROFDIFF_REPORT_HTML_REPORT_DATA_H_
