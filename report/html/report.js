@@ -1,4 +1,4 @@
-// profdiff HTML report. Reads the JSON in #profdiff-data (client/html_report_data.h describes it)
+// profdiff HTML report. Reads the JSON in #profdiff-data (report/html_report_data.h describes it)
 // and draws every view; nothing is fetched. Names are inserted as text (esc), never as markup.
 "use strict";
 (function () {
@@ -219,7 +219,7 @@
       const el = ev.target.closest(".block");
       if (!el || !selected.c.length) return;
       const child = selected.c[Number(el.dataset.child)];
-      if (child.s !== "unknown") select(child);
+      if (child.s !== "unknown") { urlView = "modules"; select(child); }
     };
     // Hovering a block highlights its aligned partner in the other lane.
     t.onmouseover = (ev) => {
@@ -239,7 +239,7 @@
       .join('<span class="sep">›</span>');
     $("crumbs").onclick = (ev) => {
       const a = ev.target.closest("a");
-      if (a) select(chain[Number(a.dataset.depth)]);
+      if (a) { urlView = "modules"; select(chain[Number(a.dataset.depth)]); }
     };
     const d = selected.e[3] - selected.b[3];
     $("selected").innerHTML = `${esc(selected.p || "(root)")}: baseline ${fmtUs(selected.b[3])}, experimental ${fmtUs(selected.e[3])}, ` +
@@ -259,7 +259,7 @@
     $("children").innerHTML = html + "</tbody>";
     $("children").onclick = (ev) => {
       const tr = ev.target.closest("tr[data-child]");
-      if (tr && kids[Number(tr.dataset.child)].c.length) select(kids[Number(tr.dataset.child)]);
+      if (tr && kids[Number(tr.dataset.child)].c.length) { urlView = "modules"; select(kids[Number(tr.dataset.child)]); }
     };
   }
 
@@ -472,14 +472,15 @@
     controls.querySelector(".filter").addEventListener("input", (ev) => {
       clearTimeout(filterTimer);
       const text = ev.target.value;
-      filterTimer = setTimeout(() => { state.filter = text.toLowerCase(); render(); }, 60);
+      filterTimer = setTimeout(() => { state.filter = text; urlView = kind; render(); }, 60);
     });
-    controls.querySelector(".group-by").addEventListener("change", (ev) => { state.other = ev.target.value === "1"; render(); });
-    controls.querySelector(".top").addEventListener("change", (ev) => { state.top = Number(ev.target.value); render(); });
-    controls.querySelector(".all-columns").addEventListener("change", (ev) => { state.all = ev.target.checked; render(); });
+    controls.querySelector(".group-by").addEventListener("change", (ev) => { state.other = ev.target.value === "1"; urlView = kind; render(); });
+    controls.querySelector(".top").addEventListener("change", (ev) => { state.top = Number(ev.target.value); urlView = kind; render(); });
+    controls.querySelector(".all-columns").addEventListener("change", (ev) => { state.all = ev.target.checked; urlView = kind; render(); });
     table.addEventListener("click", (ev) => {
       const th = ev.target.closest("th[data-col]");
       if (!th) return;
+      urlView = kind;
       const key = th.dataset.col;
       if (state.sort === key) state.desc = !state.desc;
       else { state.sort = key; state.desc = !spec.cols.find((c) => c.key === key).text; }
@@ -501,7 +502,7 @@
         ? (r) => S[r[0]] === state.mark.name && (!state.mark.shapes || S[r[1]] === state.mark.shapes)
         : () => false;
       if (state.filter) {
-        const f = state.filter;
+        const f = state.filter.toLowerCase();
         rows = rows.filter((r) => S[r[0]].toLowerCase().includes(f) || S[r[1]].toLowerCase().includes(f));
       }
       if (state.sort) {
@@ -543,12 +544,13 @@
         `showing ${shown.length} of ${rows.length} rows` + (rows.length !== all.length ? ` (filtered from ${all.length})` : "");
       $(kind + "-scope").textContent = !root || selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
       table.dataset.rows = String(rows.length);
+      writeUrl();
     }
     // A finding's row: in the grouping the findings were made with, filtered to its name.
     function show(name, shapes) {
       state.other = false;
       controls.querySelector(".group-by").value = "0";
-      state.filter = name.toLowerCase();
+      state.filter = name;
       controls.querySelector(".filter").value = name;
       state.mark = { name, shapes };
       render();
@@ -562,7 +564,28 @@
       state.mark = null;
       render();
     }
-    return { render, show, unmark };
+    // The table's part of the URL (URL state below): name=value pairs of what is not the default.
+    function params() {
+      return [["filter", state.filter], ["sort", state.sort ? `${state.sort}:${state.desc ? "desc" : "asc"}` : ""],
+        ["top", state.top === 50 ? "" : state.top ? String(state.top) : "all"], ["group", state.other ? "other" : ""],
+        ["all", state.all ? "1" : ""]];
+    }
+    // Takes what the URL says (get(name): its value or null), and the controls show it; a value
+    // the table does not have (a column, a top-N, a grouping) is passed over.
+    function restore(get) {
+      const filter = get("filter");
+      if (filter) { state.filter = filter; controls.querySelector(".filter").value = filter; }
+      // The column as the header names it; the CLI's spelling without "_us" too.
+      const [key, dir] = (get("sort") || "").split(":");
+      const col = key && spec.cols.find((c) => c.key === key || c.key === key + "_us");
+      if (col) { state.sort = col.key; state.desc = dir ? dir !== "asc" : !col.text; }
+      const top = get("top") === "all" ? "0" : get("top");
+      const topSelect = controls.querySelector(".top");
+      if ([...topSelect.options].some((o) => o.value === top)) { topSelect.value = top; state.top = Number(top); }
+      if (get("group") === "other" && otherGrouping) { state.other = true; controls.querySelector(".group-by").value = "1"; }
+      if (get("all") === "1") { state.all = true; controls.querySelector(".all-columns").checked = true; }
+    }
+    return { kind, render, show, unmark, params, restore };
   }
 
   // ---- per-rank steps ------------------------------------------------------------------------
@@ -861,6 +884,7 @@
   // overview row it names (a category finding names several).
   function follow(f, j) {
     const e = f.evidence[j ?? 0];
+    urlView = e.table;  // the tables are named as the sections are
     document.querySelectorAll("tr.highlight, #selected.highlight, g.highlight").forEach((el) => el.classList.remove("highlight"));
     for (const t of tables) t.unmark();
     const go = (id) => { if (!$(id).hidden) $(id).scrollIntoView({ block: "start" }); };
@@ -888,6 +912,7 @@
       // The sentence: every communication row it names (a straggler finding names each rank).
       markCommunication(j === null ? f.evidence.filter((x) => x.table === "communication") : [e]);
     }
+    writeUrl();
   }
 
   // ---- memory --------------------------------------------------------------------------------
@@ -1076,6 +1101,71 @@
     for (const t of tables) t.render();
   }
 
+  // ---- URL state -----------------------------------------------------------------------------
+  // The view lives in the page's query, so that a copied URL opens the same view (a shared link):
+  //   path=NAMES|INDICES   the selected node, as the CLI's --path takes it: names joined by "/"
+  //                        (ResNet_0/Sequential_2/BasicBlock_1), or child indices (1/4/1) when it
+  //                        is only digits and "/". A name may hold a "/" itself, so the page
+  //                        writes the names only when they lead back to the node, else the indices.
+  //   view=SECTION         the section scrolled to on load (SECTION-section: modules, kernels, ...);
+  //                        the one the user last worked in or followed a finding to.
+  //   operators.filter=TEXT, .sort=COLUMN:desc|asc, .top=20|100|500|all, .group=other, .all=1,
+  //   and the same with kernels.
+  // A value at its default is left out (a fresh page keeps a clean URL); parameters the page does
+  // not know (the server's baseline, experimental, ranks, ...) are kept as they are. Rewritten
+  // with history.replaceState (no history entries, no reload), and only in a page of its own:
+  // in the several-run page's srcdoc frames (about:srcdoc) replaceState throws.
+  const URL_KEYS = /^(path|view|(operators|kernels)\.(filter|sort|top|group|all))$/;
+  const urlUsable = (() => {
+    try { return window.top === window && /^(https?|file):$/.test(location.protocol); } catch (e) { return false; }
+  })();
+  let urlView = "";
+  let urlReady = false;  // nothing is written until the page has taken its state from the URL
+  const onlyIndices = (path) => /^[0-9/]+$/.test(path);
+  // The node a `path` names, null when none does.
+  function nodeAtPath(path) {
+    let node = root;
+    for (const part of path.split("/").filter(Boolean)) {
+      node = onlyIndices(path) ? node.c[Number(part)] : node.c.find((c) => c.n === part || c.bn === part || c.en === part);
+      if (!node) return null;
+    }
+    return node;
+  }
+  function pathOf(node) {
+    if (!root || node === root) return "";
+    return !onlyIndices(node.p) && nodeAtPath(node.p) === node ? node.p : node.i;
+  }
+  // Sets the tables' state from the URL; returns the node to select (the root when the path
+  // names none).
+  function readUrl() {
+    if (!urlUsable) return root;
+    try {
+      const q = new URLSearchParams(location.search);
+      for (const t of tables) t.restore((name) => q.get(t.kind + "." + name));
+      const view = q.get("view") || "";
+      urlView = /^[a-z]+$/.test(view) && $(view + "-section") ? view : "";
+      return (root && nodeAtPath(q.get("path") || "")) || root;
+    } catch (e) {
+      return root;
+    }
+  }
+  // "/" ":" "@" are left as they are: a query may hold them, and the path reads better.
+  const encodeValue = (v) => encodeURIComponent(v).replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%40/g, "@");
+  const keyOf = (part) => { try { return decodeURIComponent(part.split("=")[0].replace(/\+/g, " ")); } catch (e) { return ""; } };
+  function writeUrl() {
+    if (!urlUsable || !urlReady) return;
+    try {
+      const mine = [["path", pathOf(selected)], ["view", urlView]];
+      for (const t of tables) for (const [name, v] of t.params()) mine.push([t.kind + "." + name, v]);
+      const kept = location.search.slice(1).split("&").filter((part) => part && !URL_KEYS.test(keyOf(part)));
+      const search = kept.concat(mine.filter(([, v]) => v).map(([k, v]) => k + "=" + encodeValue(v))).join("&");
+      const url = location.href.replace(/[?#].*$/, "") + (search ? "?" + search : "") + location.hash;
+      if (url !== location.href) history.replaceState(history.state, "", url);
+    } catch (e) {
+      // A page that may not rewrite its URL works as before; the URL stays as it was.
+    }
+  }
+
   drawHeader();
   drawFindings();
   drawOverview();
@@ -1083,8 +1173,9 @@
   drawCommunication();
   drawMemory();
   tables = [makeTable("operators"), makeTable("kernels")];
+  const start = readUrl();
   if (root) {
-    select(root);
+    select(start);
   } else {
     $("modules-section").hidden = true;
     selected = { c: [], s: "", p: "" };
@@ -1092,6 +1183,10 @@
   }
   if (!D.tables[0].length && !(D.other_tables && D.other_tables[0].length)) $("operators-section").hidden = true;
   if (!D.tables[1].length && !(D.other_tables && D.other_tables[1].length)) $("kernels-section").hidden = true;
+  const viewSection = urlView && $(urlView + "-section");
+  if (viewSection && !viewSection.hidden) viewSection.scrollIntoView({ block: "start" });
+  urlReady = true;
+  writeUrl();  // the URL in the page's own words (an unknown path or value goes)
   // Tests and users can tell when the page is ready (and how long it took).
   window.profdiffReadyMs = performance.now();
   document.body.dataset.ready = "1";

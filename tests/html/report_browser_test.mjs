@@ -2,7 +2,8 @@
 // `profdiff diff --format html` from real traces, and checks what a user does with the page:
 // follow a finding of "What changed" to its evidence, zoom into a module block and back, sort,
 // filter, switch grouping and top-N, per-rank stragglers, the communication section and its links;
-// that nothing is fetched; and how fast the largest report becomes interactive.
+// that nothing is fetched; that the view lives in the URL (a copied URL opens the same view); and
+// how fast the largest report becomes interactive.
 //
 //   node report_browser_test.mjs --interactive A.html --large B.html --ranks C.html --backward D.html
 //       --memory M.html [--gloo E.html] --out DIR
@@ -32,14 +33,15 @@ const browser = await chromium.launch({
 const results = {};
 let failures = 0;
 
-// Opens a report; fails the check on any page error or any request that leaves the file.
-async function open(file) {
+// Opens a report (with `query`, "?a=b...", in its URL); fails the check on any page error or any
+// request that leaves the file.
+async function open(file, query = "") {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const problems = [];
   page.on("pageerror", (e) => problems.push("page error: " + e.message));
   page.on("console", (m) => { if (m.type() === "error") problems.push("console error: " + m.text()); });
   page.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) problems.push("request: " + r.url()); });
-  await page.goto(pathToFileURL(file).href);
+  await page.goto(pathToFileURL(file).href + query);
   await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
   return { page, problems };
 }
@@ -748,6 +750,160 @@ if (args.several) {
     await page.close();
   });
 }
+
+// ---- the view in the URL (shareable links) ------------------------------------------------------
+// The page reads its state from its query (path, view, operators./kernels. filter, sort, top,
+// group, all) and keeps the query up to date with history.replaceState as the user changes it, so
+// that a copied URL opens the same view. Parameters the page does not know (the server's baseline,
+// experimental, ...) are kept byte for byte.
+const searchOf = (page) => page.evaluate(() => location.search);
+const paramsOf = async (page) => Object.fromEntries(new URLSearchParams(await searchOf(page)));
+const inTopOfView = (page, sel) => page.$eval(sel, (el) => {
+  const r = el.getBoundingClientRect();
+  const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+  return window.scrollY > 0 && r.top >= -2 && (r.top <= 2 || bottom);
+});
+// What the page shows of the state the URL holds.
+const shownState = (page) => page.evaluate(() => ({
+  crumb: document.querySelector("#crumbs b").textContent,
+  crumbs: document.querySelectorAll("#crumbs a").length,
+  kernelFilter: document.querySelector("#kernels-controls .filter").value,
+  kernelRows: Number(document.querySelector("#kernels").dataset.rows),
+  kernelTop: document.querySelector("#kernels-controls .top").value,
+  kernelAll: document.querySelector("#kernels-controls .all-columns").checked,
+  kernelSorted: [...document.querySelectorAll("#kernels th.sorted-asc, #kernels th.sorted-desc")].map((th) => th.dataset.col + (th.classList.contains("sorted-asc") ? ":asc" : ":desc")),
+  operatorSorted: [...document.querySelectorAll("#operators th.sorted-asc, #operators th.sorted-desc")].map((th) => th.dataset.col + (th.classList.contains("sorted-asc") ? ":asc" : ":desc")),
+  operatorTop: document.querySelector("#operators-controls .top").value,
+  operatorAll: document.querySelector("#operators-controls .all-columns").checked,
+  operatorGroup: document.querySelector("#operators-controls .group-by").value,
+}));
+// A nested node (three levels down or more) with a block to click and a kernel table a word of
+// its kernel names filters to some of its rows; the word keeps its case (the filter ignores it).
+function urlCase(d) {
+  const S = d.strings;
+  let best = null;
+  (function walk(n, depth) {
+    const kernels = n.t ? n.t[1] : [];
+    const clickable = n.c.some((c) => c.s !== "unknown" && c.s !== "removed" && c.c.length);
+    if (!best && depth >= 3 && clickable && kernels.length >= 3) {
+      const match = (word) => kernels.filter((r) => S[r[0]].toLowerCase().includes(word.toLowerCase()) || S[r[1]].toLowerCase().includes(word.toLowerCase())).length;
+      const words = [...new Set(kernels.flatMap((r) => S[r[0]].split(/[^A-Za-z0-9]+/)).filter((w) => w.length >= 4))];
+      const scored = words.map((w) => [w, match(w)]).filter(([, m]) => m > 0 && m < kernels.length);
+      if (scored.length) best = { path: n.p, indexPath: n.i, name: n.n, depth, filter: scored[0][0], rows: scored[0][1], all: kernels.length };
+    }
+    for (const c of n.c) walk(c, depth + 1);
+  })(d.modules, 0);
+  return best;
+}
+
+async function checkUrlState() {
+  // Opened as a file with no query: the URL stays query-free.
+  let { page, problems } = await open(args.interactive);
+  assert.equal(page.url(), pathToFileURL(args.interactive).href, "a page opened without a query keeps a clean URL");
+  const c = urlCase(await dataOf(page));
+  assert.ok(c, "a nested node with a kernel table to filter");
+  await page.close();
+
+  // A URL with the view in it, and parameters of the server the page must keep as they are.
+  const server = "baseline=run%20a&experimental=b%2F1&experimental=c&partial=1";
+  // Encoded as the page writes values ("/", ":" and "@" as they are).
+  const enc = (v) => encodeURIComponent(v).replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%40/g, "@");
+  const query = `?${server}&path=${enc(c.path)}&view=kernels&operators.sort=delta_host_total_us:asc&operators.top=20&operators.all=1&kernels.filter=${enc(c.filter)}`;
+  ({ page, problems } = await open(args.interactive, query));
+  const history0 = await page.evaluate(() => history.length);
+  let state = await shownState(page);
+  assert.equal(state.crumb, c.name, "the breadcrumbs end at the node of `path`");
+  assert.equal(state.crumbs, c.depth, "a crumb per level above it");
+  assert.equal(await text(page, "#kernels-scope"), "inside " + c.path, "the tables are the node's");
+  assert.equal(state.kernelFilter, c.filter, "the filter input holds the URL's text");
+  assert.equal(state.kernelRows, c.rows, `the kernel table is filtered (${c.rows} of ${c.all} rows)`);
+  assert.match(await text(page, "#kernels-controls .count"), /filtered from/);
+  assert.deepEqual(state.operatorSorted, ["delta_host_total_us:asc"], "the operator sort");
+  const v = (await columnValues(page, "operators", "delta_host_total_us")).map((x) => Math.abs(Number(x)));
+  for (let i = 1; i < v.length; ++i) assert.ok(v[i - 1] <= v[i], `ascending |Δ| at row ${i}`);
+  assert.equal(state.operatorTop, "20");
+  assert.ok((await rowCount(page, "operators")) <= 20, "top 20");
+  assert.equal(state.operatorAll, true, "All columns is ticked");
+  assert.ok(await page.$("#operators th[data-col=delta_host_self_us]"), "and the extra columns are shown");
+  assert.ok(await inTopOfView(page, "#kernels-section"), "the kernels section is scrolled into view");
+  assert.equal(await searchOf(page), query, "a URL in the page's own words is left as it is");
+  await page.screenshot({ path: path.join(args.out, "report-url-state.png") });
+
+  // Changing the view changes the URL (the same history entry), and only its own parameters.
+  const widest = await page.$$eval(".lane[data-side=e] .block[data-child]:not(.leaf)", (bs) =>
+    bs.sort((a, b) => b.getBoundingClientRect().width - a.getBoundingClientRect().width)[0].dataset.child);
+  await page.click(`.lane[data-side=e] .block[data-child="${widest}"]`);
+  const clicked = await text(page, "#crumbs b");
+  let p = await paramsOf(page);
+  assert.equal(p.path, c.path + "/" + clicked, "clicking a block puts its node in `path`");
+  assert.equal(p.view, "modules", "the module view is where the user is");
+  await page.fill("#kernels-controls .filter", "Ker");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("kernels.filter") === "Ker");
+  await page.selectOption("#operators-controls .top", "0");
+  assert.equal((await paramsOf(page))["operators.top"], "all");
+  await page.uncheck("#operators-controls .all-columns");
+  await page.check("#kernels-controls .all-columns");
+  await page.selectOption("#kernels-controls .top", "100");
+  await page.click("#kernels th[data-col=delta_total_us]");
+  p = await paramsOf(page);
+  assert.deepEqual(p, {
+    baseline: "run a", experimental: "c", partial: "1", path: c.path + "/" + clicked, view: "kernels",
+    "operators.sort": "delta_host_total_us:asc", "operators.top": "all",
+    "kernels.filter": "Ker", "kernels.sort": "delta_total_us:desc", "kernels.top": "100", "kernels.all": "1",
+  });
+  const copied = await searchOf(page);
+  assert.ok(copied.startsWith("?" + server + "&"), `the server's parameters are kept as they were: ${copied}`);
+  assert.deepEqual(new URLSearchParams(copied).getAll("experimental"), ["b/1", "c"], "a repeated parameter stays repeated");
+  assert.equal(await page.evaluate(() => history.length), history0, "replaceState: no history entries");
+  const before = await shownState(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // The copied URL opens the same view.
+  ({ page, problems } = await open(args.interactive, copied));
+  assert.deepEqual(await shownState(page), before, "the same node, filter, sorts, top-N and columns");
+  assert.equal(await searchOf(page), copied, "and the same URL");
+  assert.ok(await inTopOfView(page, "#kernels-section"), "the kernels section is scrolled into view");
+  // The root is the default: selecting it takes `path` away.
+  await page.click("#crumbs a[data-depth='0']");
+  assert.equal((await paramsOf(page)).path, undefined, "at the root there is no `path`");
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // An index path selects the node (and the URL says its names); an unknown path, view or top-N
+  // falls back to the default without an error, and leaves the URL.
+  ({ page, problems } = await open(args.interactive, `?path=${c.indexPath}`));
+  assert.equal(await text(page, "#crumbs b"), c.name, `path=${c.indexPath} (child indices) selects ${c.path}`);
+  assert.equal(await searchOf(page), `?path=${enc(c.path)}`);
+  await page.close();
+  ({ page, problems } = await open(args.interactive, "?path=NoSuchModule_0/Nothing_1&view=nowhere&operators.top=7&kernels.sort=nocolumn:asc&partial=1"));
+  assert.equal(await page.$$eval("#crumbs a", (a) => a.length), 0, "an unknown path: the root");
+  assert.equal(await text(page, "#crumbs b"), "(root)");
+  assert.equal(await page.$eval("#operators-controls .top", (s) => s.value), "50");
+  assert.equal(await searchOf(page), "?partial=1", "what the page could not use goes; the rest stays");
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // Inside the several-run page's srcdoc frames the URL is neither read nor written, and the
+  // report works as before.
+  if (args.several) {
+    const top = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    top.on("pageerror", (e) => errors.push("page error: " + e.message));
+    const url = pathToFileURL(args.several).href + "?path=0&view=kernels";
+    await top.goto(url);
+    const frame = await (await top.$("iframe[data-run='0']")).contentFrame();
+    await frame.waitForSelector("body[data-ready='1']", { timeout: 30000 });
+    assert.equal(await frame.$$eval("#crumbs a", (a) => a.length), 0, "a frame does not take the page's path");
+    await frame.click(".lane[data-side=e] .block[data-child]:not(.leaf):not(.group)");
+    assert.equal(await frame.$$eval("#crumbs a", (a) => a.length), 1, "a block still zooms in");
+    assert.equal(top.url(), url, "the several-run page's URL is left alone");
+    assert.deepEqual(errors, []);
+    await top.close();
+  }
+}
+
+await check("URL state: path, view, filter, sort, top-N and columns in the query; a copied URL opens the same view", checkUrlState);
 
 await check("largest report: interactive in under 1 s", async () => {
   const loads = [];
