@@ -8,6 +8,9 @@
 // - diff: Differ.Diff of the two run ids with a fresh differ (uncached) and
 //   again (cached), and with the aggregator restarted too (cold: nothing in
 //   memory, both digests read back from the store that kept them);
+// - web: the differ's web UI page of that diff (GET /diff?baseline=A&
+//   experimental=B: both groupings, rendered), first and again (issue 49: under
+//   1 s);
 // - the differ's and the aggregator's peak RSS (VmHWM), and the digest bytes;
 // then each figure at the largest N over the smallest (the targets: uncached
 // diff <= 5 s at 1,024 ranks, differ peak RSS <= 512 MB, both within 2x from
@@ -26,7 +29,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <absl/flags/flag.h>
@@ -38,6 +43,7 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/differ/web/http_test_client.h"
 #include "tests/support/child_process.h"
 #include "tests/support/traces_dir.h"
 
@@ -238,10 +244,25 @@ double TimeDiff(const std::string& differ) {
   return seconds;
 }
 
+// GET of the web UI's diff page of A and B: seconds and bytes.
+std::pair<double, size_t> TimeWebDiff(const std::string& url) {
+  const Clock::time_point start = Clock::now();
+  const profdiff::testing::HttpReply page =
+      profdiff::testing::Get(url + "diff?baseline=A&experimental=B");
+  const double seconds = Seconds(start, Clock::now());
+  if (page.status != 200) {
+    Die(profdiff::base::StrCat("GET ", url, "diff: ", page.status, " ",
+                               page.error, page.body.substr(0, 300)));
+  }
+  return {seconds, page.body.size()};
+}
+
 struct Figures {
   int ranks = 0;
   Ready a, b;
   double uncached_s = 0, cached_s = 0, cold_s = 0;
+  double web_first_s = 0, web_again_s = 0;
+  size_t web_bytes = 0;
   double differ_mib = 0, aggregator_mib = 0, cold_aggregator_mib = 0;
   Calls calls;
 };
@@ -279,12 +300,19 @@ Figures Measure(int ranks) {
   auto differ_argv = [&](const std::string& store) {
     return std::vector<std::string>{
         (fs::path(bin) / "differ/profdiff-differ").string(),
-        "--listen=127.0.0.1:0", "--store=" + store};
+        "--listen=127.0.0.1:0", "--store=" + store, "--http=127.0.0.1:0"};
   };
   {
     Server differ = StartServer(differ_argv(aggregator.address));
     out.uncached_s = TimeDiff(differ.address);
     out.cached_s = TimeDiff(differ.address);
+    const std::optional<std::string> web =
+        differ.process->WaitForLine("web UI at ", absl::Minutes(1));
+    if (!web) Die("the differ printed no web UI URL");
+    std::string url = web->substr(web->find("http://"));
+    url.resize(url.find_last_of('/') + 1);  // ".../" without what follows
+    std::tie(out.web_first_s, out.web_bytes) = TimeWebDiff(url);
+    out.web_again_s = TimeWebDiff(url).first;
     out.differ_mib = PeakRssMib(differ.process->pid());
     out.calls = TimeCalls(aggregator.address);
     out.aggregator_mib = PeakRssMib(aggregator.process->pid());
@@ -312,6 +340,8 @@ int main(int argc, char** argv) {
         "last_upload_to_complete_ms=%.0f to_digest_ready_ms=%.0f "
         "diff_uncached_ms=%.1f diff_cached_ms=%.1f "
         "diff_cold_aggregator_ms=%.1f "
+        "web_diff_page_first_ms=%.1f web_diff_page_again_ms=%.1f "
+        "web_diff_page_bytes=%zu "
         "differ_peak_rss_mib=%.1f aggregator_peak_rss_mib=%.1f "
         "cold_aggregator_peak_rss_mib=%.1f digest_bytes=%zu get_run_ms=%.1f "
         "get_digest_ms=%.1f\n",
@@ -326,7 +356,8 @@ int main(int argc, char** argv) {
             (f.a.upload_s + f.b.upload_s),
         1000 * (f.a.complete_s + f.b.complete_s) / 2,
         1000 * (f.a.digest_s + f.b.digest_s) / 2, 1000 * f.uncached_s,
-        1000 * f.cached_s, 1000 * f.cold_s, f.differ_mib, f.aggregator_mib,
+        1000 * f.cached_s, 1000 * f.cold_s, 1000 * f.web_first_s,
+        1000 * f.web_again_s, f.web_bytes, f.differ_mib, f.aggregator_mib,
         f.cold_aggregator_mib, f.a.digest_bytes, f.calls.get_run_ms,
         f.calls.get_digest_ms);
     std::fflush(stdout);

@@ -7,7 +7,8 @@ namespace {
 
 constexpr std::string_view kScheme = "Bearer ";
 
-// Equal-length comparison whose time does not depend on where the bytes differ.
+}  // namespace
+
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   unsigned char difference = a.size() == b.size() ? 0 : 1;
   const std::string_view& shorter = a.size() < b.size() ? a : b;
@@ -19,8 +20,6 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   }
   return difference == 0;
 }
-
-}  // namespace
 
 grpc::Status BearerTokenChecker::Process(
     const InputMetadata& auth_metadata, grpc::AuthContext* /*context*/,

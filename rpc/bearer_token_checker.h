@@ -4,10 +4,15 @@
 #define PROFDIFF_RPC_BEARER_TOKEN_CHECKER_H_
 
 #include <string>
+#include <string_view>
 
 #include <grpcpp/security/auth_metadata_processor.h>
 
 namespace profdiff::rpc {
+
+// Whether `a` equals `b`, in a time that does not depend on where the bytes
+// differ (token checks: the gRPC side's and the web UI's).
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // Accepts a call whose "authorization" metadata is "Bearer TOKEN"; refuses any
 // other with UNAUTHENTICATED saying what was wrong (missing, not a bearer

@@ -162,6 +162,18 @@ absl::StatusOr<ServerSecurity> ServerSecurity::Load(
   return security;
 }
 
+std::string ServerSecurity::cert_chain_pem() const {
+  return ssl_.pem_key_cert_pairs.empty()
+             ? ""
+             : ssl_.pem_key_cert_pairs[0].cert_chain;
+}
+
+std::string ServerSecurity::private_key_pem() const {
+  return ssl_.pem_key_cert_pairs.empty()
+             ? ""
+             : ssl_.pem_key_cert_pairs[0].private_key;
+}
+
 std::string ServerSecurity::Describe() const {
   if (!tls_) return "plaintext";
   return base::StrCat("TLS",

@@ -38,6 +38,12 @@ class ServerSecurity {
   bool tls() const { return tls_; }
   bool mutual_tls() const { return !ssl_.pem_root_certs.empty(); }
   bool requires_token() const { return !token_.empty(); }
+  // The bearer token callers must send (empty: none), and the server's
+  // certificate chain and key in PEM (empty without TLS): what the differ's
+  // web UI guards and serves with, too.
+  const std::string& token() const { return token_; }
+  std::string cert_chain_pem() const;
+  std::string private_key_pem() const;
   // "plaintext", or "TLS", "+ client certificates", "+ bearer token": for the
   // start-up log.
   std::string Describe() const;

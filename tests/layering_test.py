@@ -22,9 +22,13 @@ ALLOWED = {
     "aggregator": {"base", "rpc", "trace", "analysis", "aggregator/store", "aggregator/local",
                    "aggregator/clickhouse"},
     "report": {"base", "trace", "analysis", "differ"},
+    # The differ's servers: its web UI, and the service assembly that serves both.
+    "differ/web": {"base", "rpc", "trace", "analysis", "differ", "report"},
+    "differ/service": {"base", "rpc", "trace", "analysis", "differ", "report", "differ/web"},
     "client": {"base", "rpc", "trace", "analysis", "differ", "report"},
 }
-SUBUNITS = {"aggregator/store", "aggregator/local", "aggregator/clickhouse"}
+SUBUNITS = {"aggregator/store", "aggregator/local", "aggregator/clickhouse", "differ/web",
+            "differ/service"}
 
 # CMake library -> unit. Libraries not listed (protos, third-party) are below every unit.
 LIBRARIES = {
@@ -33,7 +37,8 @@ LIBRARIES = {
     "profdiff_trace": "trace",
     "profdiff_analysis": "analysis",
     "profdiff_differ": "differ",
-    "profdiff_differ_service": "differ",
+    "profdiff_differ_service": "differ/service",
+    "profdiff_differ_web": "differ/web",
     "profdiff_agent": "agent",
     "profdiff_cupti_capture": "agent",
     "profdiff_cupti": "agent",

@@ -14,6 +14,7 @@
 
 #include "base/command_line.h"
 #include "base/log.h"
+#include "base/port_file.h"
 #include "base/status_annotate.h"
 #include "base/str_cat.h"
 #include "base/termination_signals.h"
@@ -51,6 +52,7 @@ struct DifferCommandLine {
   bool allow_unauthenticated_clients = false;
   bool allow_unauthenticated_captures = false;
   std::string port_file;
+  std::string http_port_file;
   int verbosity = 0;
 };
 
@@ -90,10 +92,36 @@ profdiff::base::FlagSet FlagsOf(DifferCommandLine& line) {
                     "shorter deadline wins)",
                     profdiff::base::DurationRule::kPositive);
   profdiff::rpc::AddServerSecurityFlags(flags, &line.security);
+  flags.AddString(
+      "http", &options.http_address, "HOST:PORT",
+      "also serve the web UI here (runs, diffs at a URL, each run's traces), "
+      "guarded by --auth-token-file and served over TLS with "
+      "--tls-cert-file/--tls-key-file as the gRPC side; a bare PORT is "
+      "127.0.0.1:PORT (default: no web UI)");
   flags.AddString("port-file", &line.port_file, "FILE",
                   "write the bound port here once serving (for scripts)");
+  flags.AddString("http-port-file", &line.http_port_file, "FILE",
+                  "write the web UI's bound port here once serving");
   flags.AddInt("v", &line.verbosity, "N", "log verbosity");
   return flags;
+}
+
+// --http's address: a bare PORT or :PORT is this host's loopback, as the gRPC
+// side's default (other hosts' browsers come in over TLS, named on purpose).
+std::string WebUiAddress(const std::string& flag) {
+  if (flag.empty()) return flag;
+  if (flag.front() == ':') return "127.0.0.1" + flag;
+  if (flag.find(':') == std::string::npos) return "127.0.0.1:" + flag;
+  return flag;
+}
+
+// The host of the UI's URL: an address that listens everywhere is reached at
+// this host's loopback.
+std::string WebUiHost(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.empty() || host == "0.0.0.0") return "127.0.0.1";
+  if (host == "[::]" || host == "::") return "[::1]";
+  return host;
 }
 
 int Fail(int code, absl::string_view message) {
@@ -143,6 +171,7 @@ int Run(DifferCommandLine& line) {
   }
   options.security = *std::move(security);
   options.store_security = *std::move(store_security);
+  options.http_address = WebUiAddress(options.http_address);
   options.listen_address =
       line.listen.empty()
           ? profdiff::rpc::DefaultListenAddress(options.security, kDefaultPort)
@@ -157,6 +186,22 @@ int Run(DifferCommandLine& line) {
          options.listen_address, (*server)->port(), options.store_address,
          options.security.Describe(), options.store_security.tls());
   profdiff::rpc::LogListening(options.listen_address, options.security);
+  if ((*server)->http_port() != 0) {
+    const std::string url = profdiff::base::StrCat(
+        options.security.tls() ? "https://" : "http://",
+        WebUiHost(options.http_address), ":", (*server)->http_port(), "/");
+    PD_LOG(
+        INFO, "web UI at %s%s", url,
+        options.security.requires_token() ? " (sign in with the token)" : "");
+    std::fprintf(stderr, "profdiff-differ: web UI at %s\n", url.c_str());
+    if (!line.http_port_file.empty()) {
+      if (absl::Status written = profdiff::base::WritePortFile(
+              line.http_port_file, (*server)->http_port());
+          !written.ok()) {
+        return Fail(kExitFailed, written.ToString());
+      }
+    }
+  }
   return signals.ServeUntilSignal(kProgram, (*server)->port(), line.port_file,
                                   [&] { (*server)->Shutdown(); });
 }

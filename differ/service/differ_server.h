@@ -1,5 +1,6 @@
 // profdiff-differ assembled: the digest cache, the aggregator client, the diff
-// threads, and the Differ and forwarding RunStore services on one gRPC server.
+// threads, and the Differ and forwarding RunStore services on one gRPC server;
+// with `http_address`, the web UI beside it.
 // The binary and the tests run this same object.
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
 #define PROFDIFF_DIFFER_SERVICE_DIFFER_SERVER_H_
@@ -29,6 +30,12 @@ struct DifferOptions {
       absl::Minutes(2);  // longest call to the aggregator
   // Whether ListAgents and the capture calls go on to the aggregator.
   AgentsAccess agents_access = AgentsAccess::kForwarded;
+  // The web UI's HOST:PORT (differ/web/web_ui.h); empty: none. It takes
+  // `security`'s token and TLS certificate.
+  std::string http_address;
+  // How long a web UI page waits for its group-by toggle's diff
+  // (web::WebUiOptions::other_groupings_budget).
+  absl::Duration http_groupings_budget = absl::Milliseconds(400);
 };
 
 class DifferServer {
@@ -41,6 +48,7 @@ class DifferServer {
   ~DifferServer();
 
   int port() const;
+  int http_port() const;  // 0 without a web UI
   DigestCacheStats cache_stats() const;
   void Shutdown();
 

@@ -84,10 +84,11 @@ gone() {
   [ "${stat%% *}" = "Z" ]
 }
 
-# Starts both servers; sets aggregator_address, differ_address, aggregator_pid, differ_pid.
+# Starts both servers; sets aggregator_address, differ_address, web_url, aggregator_pid,
+# differ_pid.
 start_servers() {
   local out status
-  out="$("$launcher" start --data-dir "$data" --aggregator-port 0 --differ-port 0)" ||
+  out="$("$launcher" start --data-dir "$data" --aggregator-port 0 --differ-port 0 --web-port 0)" ||
     { status=$?; show_logs; fail "profdiff-local start exited $status"; }
   echo "$out"
   [ -f "$data/profdiff-local.env" ] || fail "start wrote no $data/profdiff-local.env"
@@ -107,6 +108,12 @@ start_servers() {
     fail "start did not print 'export PROFDIFF_SERVER=$differ_address'"
   grep -q "^aggregator $aggregator_address " <<<"$out" ||
     fail "start did not print 'aggregator $aggregator_address'"
+  # The web UI's URL: printed, and in the env file.
+  web_url="$(env -u PROFDIFF_WEB_URL bash -c 'source "$1" && echo "$PROFDIFF_WEB_URL"' _ \
+    "$data/profdiff-local.env")"
+  [[ "$web_url" =~ ^http://127\.0\.0\.1:[1-9][0-9]*/$ ]] ||
+    fail "profdiff-local.env: PROFDIFF_WEB_URL='$web_url', expected http://127.0.0.1:PORT/"
+  grep -q "^web UI     $web_url " <<<"$out" || fail "start did not print 'web UI     $web_url'"
   aggregator_pid="$(<"$data/aggregator.pid")"
   differ_pid="$(<"$data/differ.pid")"
   started_pids+=("$aggregator_pid" "$differ_pid")
@@ -151,7 +158,7 @@ check_runs() {
 echo "== start"
 start_servers
 second_status=0
-second="$("$launcher" start --data-dir "$data" --aggregator-port 0 --differ-port 0 2>&1)" ||
+second="$("$launcher" start --data-dir "$data" --aggregator-port 0 --differ-port 0 --web-port 0 2>&1)" ||
   second_status=$?
 if [ "$second_status" -eq 0 ] || ! grep -q "already runs" <<<"$second"; then
   fail "a second start on the same data dir did not refuse (status $second_status): $second"
@@ -173,6 +180,20 @@ report = json.load(open(sys.argv[1]))
 sides = (report.get("baseline", {}).get("run"), report.get("experimental", {}).get("run"))
 if sides != ("base", "exp"):
     sys.exit(f"baseline/experimental runs are {sides}, expected ('base', 'exp')")
+EOF
+
+echo "== the web UI at $web_url lists both runs and diffs them"
+python3 - "$web_url" <<'EOF' || { show_logs; fail "the web UI did not serve the runs (above)"; }
+import sys, urllib.request
+url = sys.argv[1]
+runs = urllib.request.urlopen(url, timeout=60).read().decode()
+for run in ("base", "exp"):
+    if f'data-run="{run}"' not in runs:
+        sys.exit(f"{url}: run {run} is not listed")
+diff = urllib.request.urlopen(url + "diff?baseline=base&experimental=exp", timeout=120)
+page = diff.read().decode()
+if diff.status != 200 or 'id="profdiff-data"' not in page:
+    sys.exit(f"{url}diff: status {diff.status}, no report in the page")
 EOF
 
 echo "== stop"
