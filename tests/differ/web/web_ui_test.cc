@@ -3,6 +3,8 @@
 // libcurl asking. Status codes, limits, traversal attempts, the token and TLS.
 #include "differ/web/web_ui.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/aggregator_server.h"
+#include "base/scoped_fd.h"
 #include "base/str_cat.h"
 #include "differ/service/differ_server.h"
 #include "differ/service/digest_cache.h"
@@ -371,6 +374,34 @@ TEST_F(WebUiTest, OnlyGetAndHeadReadPages) {
   const HttpReply head = Fetch({.method = "HEAD", .url = base_ + "/"});
   EXPECT_EQ(head.status, 200);
   EXPECT_TRUE(head.body.empty());
+}
+
+// Connections that send nothing hold a slot until the idle timeout: past 16
+// from one address the next is refused, and a slot freed is served again.
+TEST_F(WebUiTest, IdleConnectionsPastThePerAddressLimitAreRefused) {
+  StartDiffer();
+  std::vector<base::ScopedFd> idle;
+  for (int i = 0; i < 16; ++i) {
+    base::ScopedFd fd(socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(differ_->http_port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd.get(), reinterpret_cast<sockaddr*>(&address),
+                      sizeof address),
+              0);
+    idle.push_back(std::move(fd));
+  }
+  // The library accepts them on its own thread: wait until it has.
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_NE(Get(base_ + "/healthz").status, 200);
+  idle.clear();
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {
+    served = Get(base_ + "/healthz").status == 200;
+    if (!served) absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_TRUE(served);
 }
 
 TEST_F(WebUiTest, AnIncompleteRunSaysSoAndOffersThePartialDiff) {
