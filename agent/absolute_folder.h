@@ -11,10 +11,9 @@
 namespace profdiff::agent {
 
 // `folder` made absolute (against the current directory), lexically normalised
-// ("a/./b/../c/"
-// -> "<cwd>/a/c"), without a trailing '/' except for "/". Does not touch the
-// file system beyond reading the current directory; the errno's code, naming
-// `folder`, when that fails.
+// ("a/./b/../c/" -> "<cwd>/a/c"), without a trailing '/' except for "/". Does
+// not touch the file system beyond reading the current directory; the errno's
+// code, naming `folder`, when that fails.
 absl::StatusOr<std::string> AbsoluteFolder(const std::string& folder);
 
 }  // namespace profdiff::agent

@@ -1,7 +1,6 @@
 // profdiff-agent: uploads PyTorch profiler traces from a watched log dir (or
 // given files) to the profdiff aggregator. Parses flags, builds an Agent (or
-// uploads the given files), runs it and maps the outcome to an exit code
-// (STYLE.md §1).
+// uploads the given files), runs it and maps the outcome to an exit code.
 #include <cstdio>
 #include <cstdlib>
 #include <string>

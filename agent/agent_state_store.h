@@ -4,20 +4,18 @@
 // to another run or another aggregator is a new upload.
 //
 // Design:
-// 1. One small file per (aggregator, run, trace path), named "<16 hex of a
-// stable hash of the
-//    three>-<base name>.state": the hash keeps names unique and fixed-length,
-//    the suffix lets a person find a file's state with ls. Records from before
-//    the aggregator was part of the key are not found again: their files are
-//    offered once more, and a span already stored under the same run and
-//    content is acknowledged without being stored twice.
+// 1. One small file per (aggregator, run, trace path), named
+//    "<16 hex of a stable hash of the three>-<base name>.state": the hash keeps
+//    names unique and fixed-length, the suffix lets a person find a file's
+//    state with ls. Records from before the aggregator was part of the key are
+//    not found again: their files are offered once more, and a span already
+//    stored under the same run and content is acknowledged without being stored
+//    twice.
 // 2. Protobuf text format: readable with cat when debugging a stuck upload, and
-// a torn or
-//    foreign file fails to parse instead of decoding to nonsense.
+//    a torn or foreign file fails to parse instead of decoding to nonsense.
 // 3. Replaced atomically: written to a temp file, fsync'd, renamed over, then
-// the folder is
-//    fsync'd, so after a crash the state is the old record or the new one,
-//    never a mix.
+//    the folder is fsync'd, so after a crash the state is the old record or the
+//    new one, never a mix.
 #ifndef PROFDIFF_AGENT_AGENT_STATE_STORE_H_
 #define PROFDIFF_AGENT_AGENT_STATE_STORE_H_
 

@@ -4,17 +4,14 @@
 //
 // Design:
 // 1. A bounded queue, counted in events: Offer refuses a span that does not fit
-// and the
-//    producer counts its events as dropped (they reach
+//    and the producer counts its events as dropped (they reach
 //    WorkerInfo.dropped_event_count of a later span), so memory stays bounded
 //    while the agent is away.
 // 2. One SpanUploader on the thread: each span is retried with backoff until
-// acknowledged
-//    (SpanUploader's resume makes a retry send only what is missing), or
-//    refused for good.
+//    acknowledged (SpanUploader's resume makes a retry send only what is
+//    missing), or refused for good.
 // 3. Drain waits, bounded, for the queue to empty (the process's exit); the
-// destructor cancels
-//    the upload in flight and joins.
+//    destructor cancels the upload in flight and joins.
 #ifndef PROFDIFF_AGENT_BACKGROUND_SPAN_UPLOADER_H_
 #define PROFDIFF_AGENT_BACKGROUND_SPAN_UPLOADER_H_
 

@@ -7,10 +7,9 @@
 //    trace::EncodeEventBatchWithin (at most chunk_events events and
 //    max_chunk_bytes bytes).
 // 2. Boundaries are found lazily and remembered (a few bytes per chunk), so the
-// first pass
-//    encodes each chunk once; a resume re-encodes only the chunks it sends, and
-//    a resume ahead of the known boundaries encodes the skipped ones once to
-//    find them.
+//    first pass encodes each chunk once; a resume re-encodes only the chunks it
+//    sends, and a resume ahead of the known boundaries encodes the skipped ones
+//    once to find them.
 #ifndef PROFDIFF_AGENT_CHUNK_CUTTER_H_
 #define PROFDIFF_AGENT_CHUNK_CUTTER_H_
 

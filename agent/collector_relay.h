@@ -5,18 +5,16 @@
 //
 // Design:
 // 1. A relay, not a store: acknowledgements are the aggregator's own, so the
-// injection library
-//    keeps a span (bounded, see BackgroundSpanUploader) until the aggregator
-//    has it durable. Nothing is lost when the agent restarts; the library
-//    reconnects and resumes.
+//    injection library keeps a span (bounded, see BackgroundSpanUploader) until
+//    the aggregator has it durable. Nothing is lost when the agent restarts;
+//    the library reconnects and resumes.
 // 2. Two pumps per stream: the handler's thread carries client messages up; a
-// second thread
-//    carries acknowledgements down. When the aggregator ends the stream first
-//    (it refused the span, or went away), the client's stream is cancelled so
-//    the handler can return (a sync handler cannot end the call while the
-//    client's Read is pending). A refusal (a code the uploader does not retry)
-//    is remembered by span, so the library's retry is answered with the
-//    aggregator's own status at once and the span ends instead of blocking
+//    second thread carries acknowledgements down. When the aggregator ends the
+//    stream first (it refused the span, or went away), the client's stream is
+//    cancelled so the handler can return (a sync handler cannot end the call
+//    while the client's Read is pending). A refusal (a code the uploader does
+//    not retry) is remembered by span, so the library's retry is answered with
+//    the aggregator's own status at once and the span ends instead of blocking
 //    later ones.
 // 3. Every header gets this agent's id (whatever the library wrote: a library
 //    cannot speak as another agent) and the uid of the process on the other

@@ -4,15 +4,13 @@
 //
 // Design:
 // 1. One upload worker, and it is the watcher's own thread: the watcher reads a
-// file once it
-//    is complete and the upload runs inside its on_ready callback. So at most
-//    one Trace is in memory, nothing is read twice, and files go up in the
-//    order they became complete. The files themselves are the spool: while the
-//    aggregator is away nothing more is read.
+//    file once it is complete and the upload runs inside its on_ready callback.
+//    So at most one Trace is in memory, nothing is read twice, and files go up
+//    in the order they became complete. The files themselves are the spool:
+//    while the aggregator is away nothing more is read.
 // 2. Start-up: the state records are loaded and summarised; UPLOADING files are
-// resumed when
-//    the watcher's initial scan finds them; DONE and FAILED versions are never
-//    read again.
+//    resumed when the watcher's initial scan finds them; DONE and FAILED
+//    versions are never read again.
 // 3. A file below LOGDIR/profdiff-captures/ is read only when ArmedCaptures
 //    admits it (a trace an armed process was told to write, owned by it,
 //    written in time); any other is logged once per version and left alone.

@@ -4,25 +4,21 @@
 //
 // Design:
 // 1. Start() watches DIR and every folder below it before returning, so a file
-// or folder
-//    created after Start() is seen; folders created later are watched (and
-//    scanned, for files made before their watch existed) as they appear. A
-//    kernel queue overflow, and a timer
-//    (`rescan_interval`, for file systems such as NFS that report no remote
-//    writes), rescan the whole tree.
+//    or folder created after Start() is seen; folders created later are watched
+//    (and scanned, for files made before their watch existed) as they appear. A
+//    kernel queue overflow, and a timer (`rescan_interval`, for file systems
+//    such as NFS that report no remote writes), rescan the whole tree.
 // 2. A candidate is a trace-named file ("*.json", "*.json.gz") with the version
-// (size, mtime) it
-//    had when last seen. Any change restarts its settle timer. When settled,
-//    the watcher asks `should_read` (the agent's state says whether this
-//    version was handled already) and reads it; a read that fails waits for the
-//    next change, and a file unchanged for `give_up_after` that still does not
-//    read is reported failed with the reader's error.
+//    (size, mtime) it had when last seen. Any change restarts its settle timer.
+//    When settled, the watcher asks `should_read` (the agent's state says
+//    whether this version was handled already) and reads it; a read that fails
+//    waits for the next change, and a file unchanged for `give_up_after` that
+//    still does not read is reported failed with the reader's error.
 // 3. One thread, owned by the watcher, does everything (poll on the inotify fd
-// and an eventfd
-//    that Stop() signals; no sleeping), and runs the callbacks, so files are
-//    handed over one at a time and at most one Trace read by the watcher is
-//    alive. Callbacks may block (the agent uploads inside on_ready); events
-//    meanwhile queue in the kernel.
+//    and an eventfd that Stop() signals; no sleeping), and runs the callbacks,
+//    so files are handed over one at a time and at most one Trace read by the
+//    watcher is alive. Callbacks may block (the agent uploads inside on_ready);
+//    events meanwhile queue in the kernel.
 #ifndef PROFDIFF_AGENT_LOG_DIR_WATCHER_H_
 #define PROFDIFF_AGENT_LOG_DIR_WATCHER_H_
 

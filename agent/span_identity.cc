@@ -143,9 +143,8 @@ absl::StatusOr<int32_t> ResolveRank(const v1::WorkerInfo& worker,
     return rank;
   }
   // The number after "rank" or "worker" ("worker3" -> 3, "node1_rank12" -> 12,
-  // "worker0_step_12"
-  // -> 0); else 0. Other digits are not a rank: Kineto's default worker name is
-  // "<hostname>_<pid>" ("dc3b0e7228dd_851").
+  // "worker0_step_12" -> 0); else 0. Other digits are not a rank: Kineto's
+  // default worker name is "<hostname>_<pid>" ("dc3b0e7228dd_851").
   const std::string lower = absl::AsciiStrToLower(base::ToAbsl(worker_name));
   for (std::string_view word : {"rank", "worker"}) {
     for (size_t at = lower.find(word); at != std::string::npos;

@@ -11,11 +11,10 @@
 //    refused, never rewritten, since a rewritten run would silently merge or
 //    split jobs.
 // 2. Span and worker name come from the file name and are sanitised instead
-// (other characters
-//    become '_'); a name longer than 128 keeps its head and ends in a hash of
-//    the whole name, so two long names do not collide.
+//    (other characters become '_'); a name longer than 128 keeps its head and
+//    ends in a hash of the whole name, so two long names do not collide.
 // 3. Rank: distributedInfo.rank, else RANK, else the first integer in the
-// worker name, else 0.
+//    worker name, else 0.
 #ifndef PROFDIFF_AGENT_SPAN_IDENTITY_H_
 #define PROFDIFF_AGENT_SPAN_IDENTITY_H_
 

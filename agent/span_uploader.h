@@ -4,22 +4,19 @@
 //
 // Design (the protocol is collector.proto's):
 // 1. header -> first ack (durable_sequence, span_closed) -> chunks durable+1 ..
-// last, in order
-//    -> end{chunk_count, event_count} -> acks until span_closed -> WritesDone,
-//    Finish.
+//    last, in order -> end{chunk_count, event_count} -> acks until span_closed
+//    -> WritesDone, Finish.
 // 2. At most `window_chunks` chunks are unacknowledged; each ack confirms every
-// chunk up to its
-//    durable_sequence. A written chunk is not kept: a resume re-encodes it from
-//    the Trace (ChunkCutter cuts the same chunks every time), so memory is the
-//    Trace plus one chunk.
+//    chunk up to its durable_sequence. A written chunk is not kept: a resume
+//    re-encodes it from the Trace (ChunkCutter cuts the same chunks every
+//    time), so memory is the Trace plus one chunk.
 // 3. A broken stream (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED,
-// UNKNOWN, INTERNAL, or
-//    a stream that ends before the span closed) reconnects after a full-jitter
-//    backoff with resume = true; the first ack tells where to restart. Any
-//    other code is the aggregator's final word on this span and ends the
-//    upload.
+//    UNKNOWN, INTERNAL, or a stream that ends before the span closed)
+//    reconnects after a full-jitter backoff with resume = true; the first ack
+//    tells where to restart. Any other code is the aggregator's final word on
+//    this span and ends the upload.
 // 4. A stop request cancels the stream in flight and the wait between retries
-// at once.
+//    at once.
 #ifndef PROFDIFF_AGENT_SPAN_UPLOADER_H_
 #define PROFDIFF_AGENT_SPAN_UPLOADER_H_
 
@@ -110,13 +107,13 @@ class SpanUploader {
   // once the aggregator acknowledged the span closed (also when it was closed
   // already). Errors:
   // - Cancelled: `stop` was requested; the span may be partly stored and
-  // resumes later.
-  // - DeadlineExceeded: options.deadline passed while retrying; the message has
-  // the last error.
+  //   resumes later.
+  // - DeadlineExceeded: options.deadline passed while retrying; the message
+  //   has the last error.
   // - ResourceExhausted: one event encodes to more than max_chunk_bytes.
   // - any other code: the aggregator refused the span (its status, annotated
-  // with the span). `stats` is overwritten with what happened, whatever the
-  // result.
+  //   with the span).
+  // `stats` is overwritten with what happened, whatever the result.
   absl::Status Upload(const trace::Trace& trace, const SpanHeader& header,
                       const std::stop_token& stop, SpanUploadStats& stats);
 

@@ -4,27 +4,23 @@
 //
 // Design:
 // 1. State machine per (path, size, mtime): none -> UPLOADING (fsync'd before
-// the first byte
-//    goes out) -> DONE (only after the aggregator acknowledged the span closed)
-//    or FAILED (the aggregator refused it, or the file is not a usable trace).
-//    A stop or the `upload` timeout leaves UPLOADING, which the next start
-//    resumes with the run, span, rank and chunking it recorded, so a resumed
-//    span is cut exactly as before.
+//    the first byte goes out) -> DONE (only after the aggregator acknowledged
+//    the span closed) or FAILED (the aggregator refused it, or the file is not
+//    a usable trace). A stop or the `upload` timeout leaves UPLOADING, which
+//    the next start resumes with the run, span, rank and chunking it recorded,
+//    so a resumed span is cut exactly as before.
 // 2. The watch mode never reads a DONE or FAILED version again (ShouldRead).
-// `upload FILE`
-//    offers a DONE span again under its recorded identity with resume = true:
-//    the aggregator that has it answers span_closed and nothing is sent, while
-//    a different or emptied one (the state does not know which aggregator
-//    acknowledged) gets the span it lacks.
+//    `upload FILE` offers a DONE span again under its recorded identity with
+//    resume = true: the aggregator that has it answers span_closed and nothing
+//    is sent, while a different or emptied one (the state does not know which
+//    aggregator acknowledged) gets the span it lacks.
 // 3. A span's id includes its content's fingerprint (SpanIdOf), so a file whose
-// content changed
-//    is a new span, and two files of one name are two spans, never one
-//    acknowledged unstored.
+//    content changed is a new span, and two files of one name are two spans,
+//    never one acknowledged unstored.
 // 4. UNAUTHENTICATED / PERMISSION_DENIED are a credential problem, not the
-// file's: the file
-//    stays UPLOADING (the next start resumes it) and PathsToRetry offers it
-//    again while running. A span the aggregator reports damaged is set back
-//    from DONE to UPLOADING and offered again.
+//    file's: the file stays UPLOADING (the next start resumes it) and
+//    PathsToRetry offers it again while running. A span the aggregator reports
+//    damaged is set back from DONE to UPLOADING and offered again.
 #ifndef PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
 #define PROFDIFF_AGENT_TRACE_FILE_UPLOADER_H_
 

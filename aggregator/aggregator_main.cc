@@ -1,6 +1,6 @@
 // profdiff-aggregator: receives spans from agents (Collector) and serves what
 // it stored (RunStore). Parses flags, builds an AggregatorServer and runs it
-// until SIGINT/SIGTERM (STYLE.md §1).
+// until SIGINT/SIGTERM.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -435,8 +435,7 @@ class UploadReactor final
 
 grpc::ServerBidiReactor<v1::UploadMessage, v1::UploadAck>*
 CollectorService::Upload(grpc::CallbackServerContext* /*context*/) {
-  // gRPC owns the reactor until OnDone (STYLE.md §8: the only new/delete this
-  // in the code).
+  // gRPC owns the reactor until OnDone (the only new/delete this in the code).
   return new UploadReactor(store_, io_pool_, build_pool_, &hooks_,
                            &open_streams_, &upload_streams_);
 }

@@ -114,7 +114,7 @@ grpc::ServerUnaryReactor* RunStoreService::GetRunDigest(
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreService::ExportTrace(
     grpc::CallbackServerContext* /*context*/,
     const v1::ExportTraceRequest* request) {
-  // gRPC owns the reactor until OnDone (STYLE.md §8).
+  // gRPC owns the reactor until OnDone.
   return new ExportReactor(store_, pool_, &exports_, request);
 }
 

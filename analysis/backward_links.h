@@ -1,27 +1,26 @@
-// Which forward operator each backward root derives from (SEMANTICS.md §7), so
-// the module tree can hang the backward pass under the modules whose forward
-// ran the op.
+// Which forward operator each backward root derives from (docs/semantics.md
+// §7), so the module tree can hang the backward pass under the modules whose
+// forward ran the op.
 //
 // Design:
-// 1. A backward root is an operator named "autograd::engine::evaluate_function:
-// <Node>"; its
-//    child "<Node>" (e.g. AddmmBackward0) is the autograd function PyTorch
-//    links.
+// 1. A backward root is an operator named
+//    "autograd::engine::evaluate_function: <Node>"; its child "<Node>" (e.g.
+//    AddmmBackward0) is the autograd function PyTorch links.
 // 2. Two sources, flows first: Kineto's "fwdbwd" flow pairs (ph "s" at the
-// forward op's start,
-//    ph "f" at the backward function's start, one id), bound to the innermost
-//    operator starting at that time on that thread, as HTA binds them; then,
-//    for roots no flow reached, the ops' "Sequence number" + "Fwd thread id"
-//    arguments, the way PyTorch pairs them before writing flows: the forward op
-//    with that sequence number on that thread of the same process, the
-//    latest-starting one (that started before the root) when several share it.
+//    forward op's start, ph "f" at the backward function's start, one id),
+//    bound to the innermost operator starting at that time on that thread, as
+//    HTA binds them; then, for roots no flow reached, the ops'
+//    "Sequence number" + "Fwd thread id" arguments, the way PyTorch pairs them
+//    before writing flows: the forward op with that sequence number on that
+//    thread of the same process, the latest-starting one (that started before
+//    the root) when several share it.
 // 3. "Fwd thread id" is the profiler's own thread number (1, 2, ...), which
-// Kineto traces do not
-//    write as `tid` (they write the system thread id). A number that is itself
-//    a tid with forward ops means that thread; otherwise each number means the
-//    thread whose sequence numbers match most of its backward roots.
+//    Kineto traces do not write as `tid` (they write the system thread id). A
+//    number that is itself a tid with forward ops means that thread; otherwise
+//    each number means the thread whose sequence numbers match most of its
+//    backward roots.
 // 4. AccumulateGrad roots have no forward op; the tree groups them with the
-// root before them.
+//    root before them.
 #ifndef PROFDIFF_ANALYSIS_BACKWARD_LINKS_H_
 #define PROFDIFF_ANALYSIS_BACKWARD_LINKS_H_
 

@@ -4,7 +4,7 @@
 //
 // Design:
 // 1. A call is an outermost collective range on its host thread (`c10d::*`,
-//    `record_param_comms`, `nccl:*`, `gloo:*`, SEMANTICS.md §3) with what
+//    `record_param_comms`, `nccl:*`, `gloo:*`, docs/semantics.md §3) with what
 //    nests inside it (`c10d::allreduce_` > `record_param_comms` >
 //    `nccl:all_reduce`). Its name comes from Kineto's "Collective name", else
 //    the `nccl:`/`gloo:` range, else the `c10d::` op; ranges that name no

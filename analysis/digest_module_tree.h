@@ -1,5 +1,5 @@
 // Workers' module trees merged by path into one digest tree
-// (v1::DigestModuleNode), as the differ compares them (SEMANTICS.md §7): a
+// (v1::DigestModuleNode), as the differ compares them (docs/semantics.md §7): a
 // node is the same path in every worker's tree, children in first-seen order
 // (workers added by rank; where one worker has two children of one name, the
 // later one counts), each metric reduced over the workers that have the node,

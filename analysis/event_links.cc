@@ -139,7 +139,7 @@ void NestOnThreads(const trace::Trace& trace,
 
 namespace {
 
-// SEMANTICS.md §5, torch's EventList._remove_dup_nodes (which the plugin
+// docs/semantics.md §5, torch's EventList._remove_dup_nodes (which the plugin
 // follows): an operator whose only child operator has its name is one call with
 // it. The child leaves the operator list; its children and runtime calls become
 // its parent's, repeatedly (a chain is one call).

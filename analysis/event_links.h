@@ -1,7 +1,7 @@
 // How the events of a trace relate: operators nest by time on each host thread,
 // runtime calls belong to the operator that launched them, device activities to
-// the runtime call that launched them (SEMANTICS.md §5). Everything else in
-// analysis/ reads these links.
+// the runtime call that launched them (docs/semantics.md §5). Everything else
+// in analysis/ reads these links.
 #ifndef PROFDIFF_ANALYSIS_EVENT_LINKS_H_
 #define PROFDIFF_ANALYSIS_EVENT_LINKS_H_
 
@@ -28,10 +28,11 @@ struct EventLinks {
   std::vector<uint32_t>
       device_runtime;  // device activity -> launching runtime call
   // Runtime calls whose External id matched no event and were attached to the
-  // innermost enclosing operator instead (SEMANTICS.md §5, torch ~1.12 traces).
+  // innermost enclosing operator instead (docs/semantics.md §5, torch ~1.12
+  // traces).
   int32_t runtime_linked_by_containment = 0;
   // Operators merged into a parent of the same name whose only child they were
-  // (SEMANTICS.md §5); they are not in `operators`, and their children and
+  // (docs/semantics.md §5); they are not in `operators`, and their children and
   // runtime calls are the parent's.
   int32_t operators_merged = 0;
 

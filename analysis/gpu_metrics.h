@@ -1,6 +1,6 @@
 // GPU utilization, estimated SM efficiency and estimated achieved occupancy per
 // device, over the kept steps, as the TensorBoard plugin defines them
-// (SEMANTICS.md §4).
+// (docs/semantics.md §4).
 #ifndef PROFDIFF_ANALYSIS_GPU_METRICS_H_
 #define PROFDIFF_ANALYSIS_GPU_METRICS_H_
 

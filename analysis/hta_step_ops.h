@@ -1,16 +1,15 @@
 // Per-step event counts and durations the way HTA's TraceDiff.compare_traces
-// counts them (SEMANTICS.md §6), kept in the profile so `--compare hta` works
-// from stored profiles too.
+// counts them (docs/semantics.md §6), kept in the profile so `--compare hta`
+// works from stored profiles too.
 //
 // Design:
 // 1. Integer microseconds as HTA keeps them: start rounded up, end rounded
-// down.
+//    down.
 // 2. Host events take the ProfilerStep whose [start, end) holds their start;
-// device activities
-//    the step of the runtime call that launched them. Events in no step are
-//    left out.
-// 3. Every ProfilerStep counts, kept by SEMANTICS.md §2 or not: HTA numbers
-// iterations itself.
+//    device activities the step of the runtime call that launched them. Events
+//    in no step are left out.
+// 3. Every ProfilerStep counts, kept by docs/semantics.md §2 or not: HTA
+//    numbers iterations itself.
 #ifndef PROFDIFF_ANALYSIS_HTA_STEP_OPS_H_
 #define PROFDIFF_ANALYSIS_HTA_STEP_OPS_H_
 

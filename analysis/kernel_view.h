@@ -1,6 +1,6 @@
-// The kernel view (SEMANTICS.md §5): calls, total/mean/max/min duration and
-// duration-weighted blocks per SM and occupancy, by kernel name or by name +
-// launching operator.
+// The kernel view (docs/semantics.md §5): calls, total/mean/max/min duration
+// and duration-weighted blocks per SM and occupancy, by kernel name or by
+// name + launching operator.
 #ifndef PROFDIFF_ANALYSIS_KERNEL_VIEW_H_
 #define PROFDIFF_ANALYSIS_KERNEL_VIEW_H_
 

@@ -6,22 +6,19 @@
 // tb_plugin/torch_tb_profiler/profiler/ memory_parser.py,
 // MemoryParser.find_memory_nodes and get_preprocessed_records):
 // 1. An event belongs to the innermost operator on its thread whose [start,
-// end) holds its
-//    timestamp. When that operator is not an operator row (ProfilerStep#,
-//    Optimizer.*, (Distributed)DataParallel.forward) the event belongs to none,
-//    as the plugin leaves such records "staled" rather than passing them to an
-//    enclosing operator. Where we differ: the plugin's tree also holds user
-//    annotations, so an event inside a record_function range inside an operator
-//    is staled there and the operator's here.
+//    end) holds its timestamp. When that operator is not an operator row
+//    (ProfilerStep#, Optimizer.*, (Distributed)DataParallel.forward) the event
+//    belongs to none, as the plugin leaves such records "staled" rather than
+//    passing them to an enclosing operator. Where we differ: the plugin's tree
+//    also holds user annotations, so an event inside a record_function range
+//    inside an operator is staled there and the operator's here.
 // 2. Allocated after an event is its "Total Allocated". Traces before ~2021-07
-// have none: then
-//    it is the running sum of "Bytes" over the device's events from the first
-//    one, so peaks and curves are exact up to the memory allocated before the
-//    trace began.
+//    have none: then it is the running sum of "Bytes" over the device's events
+//    from the first one, so peaks and curves are exact up to the memory
+//    allocated before the trace began.
 // 3. A free is matched to the allocation before it with the same address on the
-// same device
-//    (the plugin's rule, last allocation wins); frees with no address match
-//    nothing.
+//    same device (the plugin's rule, last allocation wins); frees with no
+//    address match nothing.
 // 4. An event's step is that of AssignEventsToSteps: the allocator records it
 //    on a host thread, so the host ProfilerStep range holding it, not the
 //    device-extended window (issue 44, analysis/step_of_event.h).

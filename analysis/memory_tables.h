@@ -5,23 +5,20 @@
 //
 // Design:
 // 1. A contribution is one memory event inside the kept steps attributed to an
-// operator
-//    (analysis/memory_events.h): an allocation counts once with its bytes, and
-//    every event adds its signed bytes to the increase. With no "[memory]"
-//    event at all, an operator's "Self CPU Memory Usage" arg (the legacy
-//    profiler's self_cpu_memory_usage, as examples/workloads/train.py writes
-//    it) is one contribution: its self increase on the CPU, with no allocation
-//    count or bytes.
+//    operator (analysis/memory_events.h): an allocation counts once with its
+//    bytes, and every event adds its signed bytes to the increase. With no
+//    "[memory]" event at all, an operator's "Self CPU Memory Usage" arg (the
+//    legacy profiler's self_cpu_memory_usage, as examples/workloads/train.py
+//    writes it) is one contribution: its self increase on the CPU, with no
+//    allocation count or bytes.
 // 2. Self columns: the operator's own contributions. The others add those of
-// every operator
-//    nested inside it (the plugin's traverse_node_memory sums children through
-//    any node). Rows are keyed as the operator view groups (name, or name +
-//    input shapes) and device; a row exists where any column is not zero (the
-//    plugin's `if any(values)`).
+//    every operator nested inside it (the plugin's traverse_node_memory sums
+//    children through any node). Rows are keyed as the operator view groups
+//    (name, or name + input shapes) and device; a row exists where any column
+//    is not zero (the plugin's `if any(values)`).
 // 3. A module node's memory is its operators' self contributions (operators
-// nested inside it
-//    at any depth, each once); its peak is the highest allocated total at one
-//    of them.
+//    nested inside it at any depth, each once); its peak is the highest
+//    allocated total at one of them.
 #ifndef PROFDIFF_ANALYSIS_MEMORY_TABLES_H_
 #define PROFDIFF_ANALYSIS_MEMORY_TABLES_H_
 

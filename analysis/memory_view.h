@@ -9,15 +9,13 @@
 //    44), and curve offsets count from the first kept step's host start.
 //    Average: time-weighted between the first and last event inside.
 // 2. What was alive at the peak: every block allocated on the device before the
-// peak event
-//    (from the trace's start) and not freed by then, matched by address, summed
-//    by the operator that allocated it; what the totals hold beyond those
-//    blocks was allocated before the trace began (only known when the events
-//    carry "Total Allocated").
+//    peak event (from the trace's start) and not freed by then, matched by
+//    address, summed by the operator that allocated it; what the totals hold
+//    beyond those blocks was allocated before the trace began (only known when
+//    the events carry "Total Allocated").
 // 3. The curve is down-sampled to at most kMaxCurvePoints: the events fall in
-// equal runs and
-//    each run keeps its lowest and highest point in time order, so the peak
-//    stays exact.
+//    equal runs and each run keeps its lowest and highest point in time order,
+//    so the peak stays exact.
 #ifndef PROFDIFF_ANALYSIS_MEMORY_VIEW_H_
 #define PROFDIFF_ANALYSIS_MEMORY_VIEW_H_
 

@@ -65,7 +65,7 @@ bool IsUserStructure(std::string_view name) {
   return true;
 }
 
-// Node events and where they came from, by SEMANTICS.md §7's order of
+// Node events and where they came from, by docs/semantics.md §7's order of
 // preference; the user's annotations join any source (design note 1).
 std::vector<uint32_t> SelectNodeEvents(const trace::Trace& trace,
                                        const EventLinks& links,

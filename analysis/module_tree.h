@@ -1,7 +1,7 @@
-// The module tree (SEMANTICS.md §7): nn.Module calls nested as the model nests
-// them, merged by path across calls and steps, with host time, device time
-// launched from inside each node, and the operators and kernels that ran inside
-// it.
+// The module tree (docs/semantics.md §7): nn.Module calls nested as the model
+// nests them, merged by path across calls and steps, with host time, device
+// time launched from inside each node, and the operators and kernels that ran
+// inside it.
 //
 // Design:
 // 1. Source, first that exists: python_function "nn.Module: <Class>_<n>"
@@ -13,29 +13,25 @@
 //    too, nested with the others by time; over the operator tree they hold
 //    the operators that ran inside them (source kUserAnnotations).
 // 2. Nesting is by time containment on each thread (works for every era, with
-// or without
-//    Python ids); children keep the order in which they first ran (source
-//    order).
+//    or without Python ids); children keep the order in which they first ran
+//    (source order).
 // 3. Device time reaches a node through runtime call -> correlation -> device
-// activity.
+//    activity.
 // 4. Bounded (analysis/profile_limits.h): events nested below kMaxModuleDepth
-// count in their
-//    deepest kept ancestor, and once kMaxModuleNodes nodes exist a parent's new
-//    children share one "(other)" child; so building is linear in events and
-//    the tree stays parseable.
+//    count in their deepest kept ancestor, and once kMaxModuleNodes nodes exist
+//    a parent's new children share one "(other)" child; so building is linear
+//    in events and the tree stays parseable.
 // 5. The rest of the step (only when some backward root links to its forward
-// op, so a trace
-//    without links builds exactly the forward tree): each top-level backward
-//    root goes to a
-//    "<Module>.backward" node of the module that directly holds its forward op
-//    (analysis/backward_links.h), AccumulateGrad roots with the root before
-//    them on their thread; backward nodes nest as their modules do and follow
-//    the forward tree under the root. Top-level "Optimizer.*" ranges are
-//    optimizer nodes. Collectives outside every forward module and optimizer
-//    are one gradient-sync node: those run inside backward roots are carved out
-//    of their backward node; those on other threads count the time they ran
-//    while the threads that run the model ran nothing (the time the step waited
-//    for them).
+//    op, so a trace without links builds exactly the forward tree): each
+//    top-level backward root goes to a "<Module>.backward" node of the module
+//    that directly holds its forward op (analysis/backward_links.h),
+//    AccumulateGrad roots with the root before them on their thread; backward
+//    nodes nest as their modules do and follow the forward tree under the root.
+//    Top-level "Optimizer.*" ranges are optimizer nodes. Collectives outside
+//    every forward module and optimizer are one gradient-sync node: those run
+//    inside backward roots are carved out of their backward node; those on
+//    other threads count the time they ran while the threads that run the model
+//    ran nothing (the time the step waited for them).
 #ifndef PROFDIFF_ANALYSIS_MODULE_TREE_H_
 #define PROFDIFF_ANALYSIS_MODULE_TREE_H_
 

@@ -1,6 +1,6 @@
-// The operator view (SEMANTICS.md §5): host and device self/total time of every
-// operator, aggregated by name or by name + input shapes, for the whole trace
-// or any subset of operators.
+// The operator view (docs/semantics.md §5): host and device self/total time of
+// every operator, aggregated by name or by name + input shapes, for the whole
+// trace or any subset of operators.
 #ifndef PROFDIFF_ANALYSIS_OPERATOR_VIEW_H_
 #define PROFDIFF_ANALYSIS_OPERATOR_VIEW_H_
 

@@ -26,12 +26,13 @@ bool ContainsNccl(std::string_view name) {
   return false;
 }
 
-// SEMANTICS.md §3's collectives. This is the one place profdiff deliberately
-// differs from the plugin, which counts a kernel as Communication only when its
-// launching op is named exactly nccl:/gloo: broadcast, reduce, all_reduce,
-// all_gather or reduce_scatter (its 2021 set). Since PyTorch 1.13, NCCL kernels
-// are launched from record_param_comms and c10d:: ops, so the plugin calls them
-// Kernel; profdiff counts them as communication, as users and HTA do.
+// docs/semantics.md §3's collectives. This is the one place profdiff
+// deliberately differs from the plugin, which counts a kernel as Communication
+// only when its launching op is named exactly nccl:/gloo: broadcast, reduce,
+// all_reduce, all_gather or reduce_scatter (its 2021 set). Since PyTorch 1.13,
+// NCCL kernels are launched from record_param_comms and c10d:: ops, so the
+// plugin calls them Kernel; profdiff counts them as communication, as users and
+// HTA do.
 bool IsCollectiveOpName(std::string_view name) {
   static constexpr std::string_view kDispatcherCollectives[] = {
       "allreduce_",
@@ -69,8 +70,8 @@ std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace,
                                                  const EventLinks& links,
                                                  const StepWindows& steps) {
   const trace::EventTable& t = trace.events;
-  // Role of each event's interval (SEMANTICS.md §3); the whole trace at once,
-  // clipped per step.
+  // Role of each event's interval (docs/semantics.md §3); the whole trace at
+  // once, clipped per step.
   std::array<std::vector<Interval>, kStepRoleCount> by_role;
   for (uint32_t i = 0; i < t.size(); ++i) {
     if (t.phase[i] != trace::EventPhase::kComplete) continue;

@@ -1,7 +1,7 @@
-// Step-time breakdown as the TensorBoard plugin defines it (SEMANTICS.md §3):
-// each step's wall time split between Kernel, Memcpy, Memset, Communication,
-// Runtime, DataLoader, CPU Exec and Other, higher roles taking overlapping time
-// first, so the roles sum to the step.
+// Step-time breakdown as the TensorBoard plugin defines it (docs/semantics.md
+// §3): each step's wall time split between Kernel, Memcpy, Memset,
+// Communication, Runtime, DataLoader, CPU Exec and Other, higher roles taking
+// overlapping time first, so the roles sum to the step.
 #ifndef PROFDIFF_ANALYSIS_STEP_BREAKDOWN_H_
 #define PROFDIFF_ANALYSIS_STEP_BREAKDOWN_H_
 
@@ -33,7 +33,7 @@ struct StepBreakdown {
   std::array<int64_t, kStepRoleCount> role_ns{};  // sums to the step's duration
 };
 
-// True for host operators that are collectives (SEMANTICS.md §3): nccl:*,
+// True for host operators that are collectives (docs/semantics.md §3): nccl:*,
 // gloo:*, record_param_comms and the c10d:: collectives (c10d::allreduce_,
 // c10d::broadcast_, ...).
 bool IsCollectiveOpName(std::string_view name);

@@ -18,7 +18,7 @@ int32_t StepHolding(const std::vector<StepWindow>& kept, int64_t ns,
   return ns < end(*it) ? static_cast<int32_t>(it - kept.begin()) : kNoStep;
 }
 
-// SEMANTICS.md §1: a gpu_user_annotation repeats a host annotation on the
+// docs/semantics.md §1: a gpu_user_annotation repeats a host annotation on the
 // device timeline, so it is a device event like the activities.
 bool OnDevice(trace::EventKind kind) {
   return trace::IsDeviceActivity(kind) ||

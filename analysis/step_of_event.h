@@ -1,5 +1,5 @@
 // Which kept step each event belongs to, so tables can give per-step samples
-// (the differ's per-step means and noise, SEMANTICS.md §7 "steps are not
+// (the differ's per-step means and noise, docs/semantics.md §7 "steps are not
 // concatenated").
 //
 // Design (issue 44):
@@ -7,14 +7,15 @@
 //    annotations, runtime calls, and instants such as the allocator's
 //    "[memory]" records — belong to the step whose host ProfilerStep range
 //    [host_start, host_end) holds their start. The device extension of
-//    SEMANTICS.md §2 moves a step's window to its device work; on a GPU-bound
-//    run that window starts well after the host began the step, so using it
-//    for host events would drop the step's first milliseconds of host work.
+//    docs/semantics.md §2 moves a step's window to its device work; on a
+//    GPU-bound run that window starts well after the host began the step, so
+//    using it for host events would drop the step's first milliseconds of host
+//    work.
 // 2. Device events (kernels, memcpy, memset, gpu_user_annotation) belong to
 //    the step of the runtime call that launched them, else to the
 //    (device-extended) step window that holds their start.
 // The step breakdown and the GPU metrics keep the device-extended windows
-// (SEMANTICS.md §3, §4): they measure a step's wall time, not its events.
+// (docs/semantics.md §3, §4): they measure a step's wall time, not its events.
 #ifndef PROFDIFF_ANALYSIS_STEP_OF_EVENT_H_
 #define PROFDIFF_ANALYSIS_STEP_OF_EVENT_H_
 

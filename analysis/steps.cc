@@ -10,13 +10,13 @@ namespace {
 
 using trace::EventKind;
 
-// SEMANTICS.md §2: the last kept step is also dropped when it launched fewer
-// than this share of the device activities of the step before it (a capture cut
-// short).
+// docs/semantics.md §2: the last kept step is also dropped when it launched
+// fewer than this share of the device activities of the step before it (a
+// capture cut short).
 constexpr double kIncompleteStepRatio = 0.8;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-// SEMANTICS.md §2: host *ops* (cpu_op and python_function, as the plugin's
+// docs/semantics.md §2: host *ops* (cpu_op and python_function, as the plugin's
 // cpu_min_ts and cpu_max_ts) bound the implicit step; user annotations, runtime
 // calls and device work do not.
 bool CountsForImplicitStep(EventKind kind) {
@@ -49,7 +49,7 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links,
                           }),
               steps.end());
   if (steps.empty()) {
-    // SEMANTICS.md §2: no ProfilerStep at all -> one step 0 over the host
+    // docs/semantics.md §2: no ProfilerStep at all -> one step 0 over the host
     // activity.
     int64_t lo = std::numeric_limits<int64_t>::max();
     int64_t hi = std::numeric_limits<int64_t>::min();

@@ -1,4 +1,4 @@
-// Training steps as the TensorBoard plugin defines them (SEMANTICS.md §2):
+// Training steps as the TensorBoard plugin defines them (docs/semantics.md §2):
 // ProfilerStep#N host ranges extended to the device work they launched, with
 // incomplete trailing steps dropped.
 #ifndef PROFDIFF_ANALYSIS_STEPS_H_
@@ -30,8 +30,8 @@ struct StepWindows {
   std::vector<StepWindow> kept;
   int32_t dropped = 0;
 
-  // Per span with kept steps: [first kept start, last kept end) (SEMANTICS.md
-  // §4's denominator).
+  // Per span with kept steps: [first kept start, last kept end)
+  // (docs/semantics.md §4's denominator).
   std::vector<Interval> windows;
 };
 

@@ -81,7 +81,7 @@ void FillSteps(const StepWindows& steps,
   v1::StepStats* average = profile.mutable_average_step();
   average->set_step(-1);
   const double n = static_cast<double>(std::max<size_t>(steps.kept.size(), 1));
-  // SEMANTICS.md §3: the run value is the mean over kept steps.
+  // docs/semantics.md §3: the run value is the mean over kept steps.
   average->set_duration_us(Us(static_cast<double>(duration_sum) / n));
   SetBreakdown(sum, n, *average);
   profile.set_steps_dropped(steps.dropped);
@@ -170,8 +170,8 @@ struct ModuleFiller {
     out.set_device_us(Us(node.device_ns));
     out.set_device_self_us(Us(node.device_self_ns));
     out.set_device_union_us(Us(node.device_union_ns));
-    // SEMANTICS.md §7: compare device time where the node ran device work, host
-    // time otherwise.
+    // docs/semantics.md §7: compare device time where the node ran device work,
+    // host time otherwise.
     out.set_compare_us(node.device_ns > 0 ? Us(node.device_ns)
                                           : Us(node.host_ns));
     out.set_backward_host_us(Us(node.backward_host_ns));

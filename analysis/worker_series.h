@@ -1,7 +1,7 @@
 // One worker's values of one row of a table (M metrics): its totals and one
 // value per sample slot, and what they add to the row's reduced metrics
 // (v1::ReducedMetric). A worker's slots are its kept steps; a worker that kept
-// no step has one slot holding its totals (DESIGN.md "Multi-worker runs").
+// no step has one slot holding its totals (docs/semantics.md §8).
 #ifndef PROFDIFF_ANALYSIS_WORKER_SERIES_H_
 #define PROFDIFF_ANALYSIS_WORKER_SERIES_H_
 

@@ -18,8 +18,8 @@
 //    parsing too; the caller prints its name and base::Version().
 // 5. A flag given twice keeps its last value.
 // Why not a library: Debian's CLI11 and cxxopts report errors by throwing
-// (STYLE.md §5), and Abseil flags are process globals whose names cannot
-// contain '-'.
+// (profdiff uses no exceptions), and Abseil flags are process globals whose
+// names cannot contain '-'.
 #ifndef PROFDIFF_BASE_COMMAND_LINE_H_
 #define PROFDIFF_BASE_COMMAND_LINE_H_
 
@@ -137,9 +137,9 @@ int FailWith(std::string_view program, int code, absl::string_view message);
 
 // The command line of a binary that takes flags only (the servers): parses
 // argv[1..] with `flags`. The exit code main returns now: 0 after --help
-// (`synopsis` and the flags' usage printed) or --version (VersionLine
-// printed), kExitUsage for a bad flag or any
-// positional (the error printed); nullopt to go on and run.
+// (`synopsis` and the flags' usage printed) or --version (VersionLine printed),
+// kExitUsage for a bad flag or any positional (the error printed); nullopt to
+// go on and run.
 std::optional<int> ParseFlagsOnly(FlagSet& flags, int argc, char** argv,
                                   std::string_view program,
                                   std::string_view synopsis);

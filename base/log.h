@@ -1,5 +1,4 @@
-// One-line logging to stderr for binaries, services and background loops
-// (STYLE.md §7):
+// One-line logging to stderr for binaries, services and background loops:
 //   I 2026-11-22T03:31:07.123Z agent/uploader.cc:88] span done run=r1 worker=3
 //   events=81234
 // Libraries do not log; they return Status. No glog: the CUPTI injection
@@ -52,7 +51,7 @@ void Log(LogSeverity severity, std::string_view file, int line,
     }                                                                       \
   } while (false)
 
-// Programmer errors only; input never reaches a CHECK (STYLE.md §5).
+// Programmer errors only; input never reaches a CHECK.
 #define PD_CHECK(condition, ...)                                     \
   do {                                                               \
     if (!(condition)) {                                              \

@@ -1,5 +1,4 @@
-// Adds context to a Status while keeping its code (STYLE.md §5: each layer
-// annotates once).
+// Adds context to a Status while keeping its code (each layer annotates once).
 #ifndef PROFDIFF_BASE_STATUS_ANNOTATE_H_
 #define PROFDIFF_BASE_STATUS_ANNOTATE_H_
 

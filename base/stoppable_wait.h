@@ -1,5 +1,5 @@
 // Waiting that a stop request cuts short: the pause between retries must not
-// delay shutdown (STYLE.md §10: no sleeps).
+// delay shutdown (no sleeps).
 #ifndef PROFDIFF_BASE_STOPPABLE_WAIT_H_
 #define PROFDIFF_BASE_STOPPABLE_WAIT_H_
 

@@ -1,6 +1,6 @@
 // Threads for a server's blocking work (the aggregator's fsync and segment
 // reads, the differ's profile fetches and diffs), so gRPC's callback threads
-// never block (STYLE.md §8).
+// never block.
 #ifndef PROFDIFF_BASE_THREAD_POOL_H_
 #define PROFDIFF_BASE_THREAD_POOL_H_
 

@@ -257,7 +257,7 @@ TextTable ModulesTable(const v1::WorkerProfile& w, bool per_step) {
   return table;
 }
 
-// One line on what the backward pass became in the tree (SEMANTICS.md §7).
+// One line on what the backward pass became in the tree (docs/semantics.md §7).
 std::string BackwardLine(const v1::WorkerProfile& w, size_t line_width) {
   const v1::BackwardLinking& b = w.backward_linking();
   if (!b.not_attributed().empty())

@@ -27,8 +27,8 @@ std::set<std::string> WithConnectionOptions(std::set<std::string> valued);
 std::set<std::string> WithConnectionSwitches(std::set<std::string> switches);
 
 // --server (default DefaultServerAddress()), --tls, --tls-ca-file,
-// --tls-cert-file,
-// --tls-key-file, --auth-token-file, with the PROFDIFF_* environment defaults.
+// --tls-cert-file, --tls-key-file, --auth-token-file, with the PROFDIFF_*
+// environment defaults.
 // InvalidArgument naming the option and file that cannot be used.
 absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed);
 

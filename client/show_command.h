@@ -1,6 +1,5 @@
-// `profdiff show PATH... [--view V] [--group-by name|shape] [--format F] [--top
-// N] [--sort C]
-// [--filter REGEX]`: one run's profile.
+// `profdiff show PATH... [--view V] [--group-by name|shape] [--format F]
+// [--top N] [--sort C] [--filter REGEX]`: one run's profile.
 #ifndef PROFDIFF_CLIENT_SHOW_COMMAND_H_
 #define PROFDIFF_CLIENT_SHOW_COMMAND_H_
 

@@ -1,6 +1,6 @@
 # profdiff_library(NAME folder SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
 # Makes the library profdiff_<folder> with alias profdiff::<folder>, C++20,
-# the project's warnings and the repository root as include root (STYLE.md §1).
+# the project's warnings and the repository root as include root.
 function(profdiff_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(profdiff_${name} ${ARG_SOURCES})

@@ -4,7 +4,7 @@
 // message size, per collective x process group with every size pooled, and per
 // rank.
 //
-// Values follow the other tables (DESIGN.md "Multi-worker runs"): a rank's
+// Values follow the other tables (docs/semantics.md §8): a rank's
 // per-step mean (or its total with --normalize total), averaged over the
 // side's ranks; per-step samples, one per kept step of each rank, give the
 // noise. Calls and bytes are judged by --min-change alone, times also by

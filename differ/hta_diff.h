@@ -1,7 +1,7 @@
 // `--compare hta`: HTA's TraceDiff.compare_traces and ops_diff reproduced from
-// the profiles' per-step HTA tables (SEMANTICS.md §6): by default the lowest
-// rank and the lowest step of each side, rows grouped by name, counts and Σ
-// durations summed over the chosen ranks and steps.
+// the profiles' per-step HTA tables (docs/semantics.md §6): by default the
+// lowest rank and the lowest step of each side, rows grouped by name, counts
+// and Σ durations summed over the chosen ranks and steps.
 #ifndef PROFDIFF_DIFFER_HTA_DIFF_H_
 #define PROFDIFF_DIFFER_HTA_DIFF_H_
 

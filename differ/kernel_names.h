@@ -5,12 +5,12 @@
 //
 // Design:
 // 1. A name is shortened by dropping, in this order and only as far as needed
-// to fit: the return type ("void "), the parameter list (and a ROCm
+//    to fit: the return type ("void "), the parameter list (and a ROCm
 //    " [clone .kd]"), the namespaces and enclosing classes of the function,
 //    then template arguments from the last: first the whitespace and the
-//    namespaces inside them, then whole arguments ("f<4,float,...>"), then
-//    the first argument cut by characters, then all ("f<...>"), then the
-//    arguments themselves ("f").
+//    namespaces inside them, then whole arguments ("f<4,float,...>"), then the
+//    first argument cut by characters, then all ("f<...>"), then the arguments
+//    themselves ("f").
 // 2. Only a bare name still too long (cuBLAS, nvjet, ROCm Tensile, Triton) is
 //    cut by characters: its head, "...", and its last "_" part when that is
 //    short (a Triton kernel's number, a GEMM's layout).

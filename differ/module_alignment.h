@@ -1,9 +1,9 @@
 // Optimal order-preserving alignment of two lists of sibling nodes
-// (SEMANTICS.md §7). The TensorBoard plugin matched greedily (first equal key
-// after the last match), so one reordered block could leave everything after it
-// unmatched; this finds the alignment with the most matches (a longest common
-// subsequence on the keys) and, among those, the one whose matched nodes cover
-// the most time.
+// (docs/semantics.md §7). The TensorBoard plugin matched greedily (first equal
+// key after the last match), so one reordered block could leave everything
+// after it unmatched; this finds the alignment with the most matches (a longest
+// common subsequence on the keys) and, among those, the one whose matched nodes
+// cover the most time.
 #ifndef PROFDIFF_DIFFER_MODULE_ALIGNMENT_H_
 #define PROFDIFF_DIFFER_MODULE_ALIGNMENT_H_
 

@@ -30,11 +30,9 @@ using Metrics = google::protobuf::RepeatedPtrField<v1::ReducedMetric>;
 using Node = v1::DigestModuleNode;
 
 // What siblings align on besides their kind: the class name without the
-// instance suffix
-// ("Linear_3.backward" -> "Linear.backward"), the optimizer call without the
-// optimizer class
-// ("Optimizer.step#SGD.step" -> "Optimizer.step", so SGD against Adam is one
-// changed node).
+// instance suffix ("Linear_3.backward" -> "Linear.backward"), the optimizer
+// call without the optimizer class ("Optimizer.step#SGD.step" ->
+// "Optimizer.step", so SGD against Adam is one changed node).
 std::string AlignmentName(v1::ModuleNodeKind kind, std::string_view name) {
   auto without_suffix = [](std::string_view n, std::string_view suffix) {
     if (!n.ends_with(suffix)) return std::string(ClassName(n));
@@ -72,7 +70,7 @@ const Metrics* UnknownOf(const Node* node, Metrics& scratch) {
   return &scratch;
 }
 
-// SEMANTICS.md §7: the time a node is compared by: device time where it
+// docs/semantics.md §7: the time a node is compared by: device time where it
 // launched device work (on either side, so that both sides are in one unit),
 // host time otherwise; an (unknown) block in its parent's unit.
 struct SideValues {

@@ -1,7 +1,8 @@
-// The module tree diff (SEMANTICS.md §7): each side's worker trees merged by
-// path (analysis/digest_module_tree.h; values are means over ranks), children
-// of matched nodes aligned optimally (module_alignment.h) and recursed into,
-// `(unknown)` blocks for time inside a node that none of its children covers.
+// The module tree diff (docs/semantics.md §7): each side's worker trees merged
+// by path (analysis/digest_module_tree.h; values are means over ranks),
+// children of matched nodes aligned optimally (module_alignment.h) and recursed
+// into, `(unknown)` blocks for time inside a node that none of its children
+// covers.
 #ifndef PROFDIFF_DIFFER_MODULE_DIFF_H_
 #define PROFDIFF_DIFFER_MODULE_DIFF_H_
 

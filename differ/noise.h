@@ -1,9 +1,9 @@
-// How sure a delta is (DESIGN.md: "every delta carries its noise"): the
-// per-step samples of each side give a mean and a spread, and Welch's t gives a
-// 95% interval of the difference of the means. A change is significant when
-// that interval excludes 0 and it is large enough to matter: at least `min_pct`
-// of the baseline and at least `min_abs` (per step), so steady sub-percent
-// jitter and microsecond-sized nodes are not flagged.
+// How sure a delta is (docs/semantics.md §8: "every delta carries its noise"):
+// the per-step samples of each side give a mean and a spread, and Welch's t
+// gives a 95% interval of the difference of the means. A change is significant
+// when that interval excludes 0 and it is large enough to matter: at least
+// `min_pct` of the baseline and at least `min_abs` (per step), so steady
+// sub-percent jitter and microsecond-sized nodes are not flagged.
 #ifndef PROFDIFF_DIFFER_NOISE_H_
 #define PROFDIFF_DIFFER_NOISE_H_
 

@@ -17,7 +17,7 @@
 //    or `delta_pct_` prefix, none meaning `delta_` (`host_total_us` is
 //    `delta_host_total_us`, in `show` the row's own value); aliases take the
 //    prefixes too. Operator and kernel diffs also sort by `change`, by the word
-//    printed. HTA rows sort by their own columns (SEMANTICS.md §6).
+//    printed. HTA rows sort by their own columns (docs/semantics.md §6).
 // 4. Numbers sort largest first, deltas and delta percentages by magnitude;
 //    `name` and `change` A to Z.
 // 5. Without --sort, a diff puts significant rows first, then those with the

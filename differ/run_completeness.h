@@ -14,9 +14,9 @@ namespace profdiff::differ {
 
 // None for a COMPLETE run. Otherwise e.g. "run r1 is PARTIAL: 2 of 4 ranks
 // stored, missing ranks 1, 3; the diff covers the stored ranks only". Missing
-// ranks are listed as ranges
-// ("0-99, 101"), at most kMaxMissingRankRanges of them, then "and N more
-// ranks". `run` must come from GetRun (its closed_ranks).
+// ranks are listed as ranges ("0-99, 101"), at most kMaxMissingRankRanges of
+// them, then "and N more ranks". `run` must come from GetRun (its
+// closed_ranks).
 std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run);
 
 inline constexpr int kMaxMissingRankRanges = 16;

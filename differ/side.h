@@ -1,6 +1,6 @@
 // One side of a diff: a run reduced over its workers (v1::RunDigest,
 // analysis/run_digest.h) and how its reduced rows become the run values and
-// per-step samples the diff compares (DESIGN.md "Multi-worker runs").
+// per-step samples the diff compares (docs/semantics.md §8).
 //
 // Design:
 // 1. A row's run value is the mean over the side's workers of each worker's

@@ -115,8 +115,8 @@ void SetDeltas(v1::MemoryRowDiff& row) {
 
 v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
                                             const v1::OperatorValues& b) {
-  // SEMANTICS.md §7's rule for modules, applied to operators: device time where
-  // there is any.
+  // docs/semantics.md §7's rule for modules, applied to operators: device time
+  // where there is any.
   return a.device_total_us() > 0 || b.device_total_us() > 0
              ? v1::OPERATOR_COMPARED_DEVICE_TOTAL_US
              : v1::OPERATOR_COMPARED_HOST_TOTAL_US;

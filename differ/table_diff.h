@@ -28,7 +28,7 @@ void SetDeltas(v1::OperatorDiff& row);
 void SetDeltas(v1::KernelDiff& row);
 void SetDeltas(v1::MemoryRowDiff& row);
 // The column an operator row's change is about: device time where there is any
-// (SEMANTICS.md §7's rule for modules), host time otherwise.
+// (docs/semantics.md §7's rule for modules), host time otherwise.
 v1::OperatorCompared ComparedOperatorColumn(const v1::OperatorValues& a,
                                             const v1::OperatorValues& b);
 

@@ -1,5 +1,5 @@
 // Client channels to profdiff servers, with the same message limits as the
-// servers, and the deadline every call carries (STYLE.md §8).
+// servers, and the deadline every call carries.
 #ifndef PROFDIFF_RPC_CHANNEL_H_
 #define PROFDIFF_RPC_CHANNEL_H_
 

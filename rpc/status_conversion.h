@@ -1,5 +1,4 @@
-// The one place absl::Status and grpc::Status meet (STYLE.md §5): codes map one
-// to one.
+// The one place absl::Status and grpc::Status meet: codes map one to one.
 #ifndef PROFDIFF_RPC_STATUS_CONVERSION_H_
 #define PROFDIFF_RPC_STATUS_CONVERSION_H_
 

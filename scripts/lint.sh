@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The format and lint gates (STYLE.md §13): every C++ file as clang-format-14 formats it, and
+# The format and lint gates: every C++ file as clang-format-14 formats it, and
 # clang-tidy-14 clean with .clang-tidy's checks. `lint.sh format` runs only the first (no build
 # needed); `lint.sh` runs both, the second on the compile database of ${BUILD_DIR:-build}.
 set -euo pipefail

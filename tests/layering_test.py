@@ -1,4 +1,4 @@
-"""Fails when a dependency points up DESIGN.md's table: an include, an include cycle, or a link.
+"""Fails when a dependency points up the ALLOWED table: an include, an include cycle, or a link.
 
 Usage: layering_test.py SOURCE_DIR [LINK_GRAPH] (the file cmake/ProfdiffLinkGraph.cmake writes).
 """
@@ -6,7 +6,7 @@ import os
 import re
 import sys
 
-# unit -> units it may use (besides itself); DESIGN.md "Layout". A unit is a folder, or a
+# unit -> units it may use (besides itself). A unit is a folder, or a
 # subfolder with rules of its own: the store contract sits above its backends, and only the
 # server assembly (aggregator/) knows both backends.
 ALLOWED = {

@@ -1,5 +1,5 @@
 // Exact conversion between Chrome-trace microsecond decimals ("1234.567") and
-// integer nanoseconds, never through a double (SEMANTICS.md §1, STYLE.md §9).
+// integer nanoseconds, never through a double (docs/semantics.md §1).
 #ifndef PROFDIFF_TRACE_DECIMAL_TIME_H_
 #define PROFDIFF_TRACE_DECIMAL_TIME_H_
 

@@ -4,20 +4,16 @@
 //
 // Design:
 // 1. A batch is self-contained: its own string table and start deltas from 0,
-// so any chunk of a
-//    span decodes alone (a resumed upload restarts at any chunk; a bad chunk is
-//    refused alone).
+//    so any chunk of a span decodes alone (a resumed upload restarts at any
+//    chunk; a bad chunk is refused alone).
 // 2. Decoding never trusts the batch: every column length, string index, enum
-// value and
-//    argument row is checked before anything is appended, so a refused batch
-//    leaves the destination Trace untouched.
+//    value and argument row is checked before anything is appended, so a
+//    refused batch leaves the destination Trace untouched.
 // 3. Encoding reuses the batch's capacity (Clear keeps it), so a chunk loop
-// does not allocate
-//    per chunk once warm.
+//    does not allocate per chunk once warm.
 // 4. Negative pid/tid/flow ids that name strings (the reader's -1 - StringId
-// for "pid": "Spans")
-//    travel as -1 - the index in the batch's string table, so they keep their
-//    text.
+//    for "pid": "Spans") travel as -1 - the index in the batch's string table,
+//    so they keep their text.
 #ifndef PROFDIFF_TRACE_EVENT_BATCH_H_
 #define PROFDIFF_TRACE_EVENT_BATCH_H_
 

@@ -10,7 +10,7 @@ struct ArgSpec {
   std::string_view json_name;
 };
 
-// Indexed by ArgKey. The JSON names are Kineto's (SEMANTICS.md §1).
+// Indexed by ArgKey. The JSON names are Kineto's (docs/semantics.md §1).
 constexpr std::array<ArgSpec, kArgKeyCount> kArgSpecs = {{
     {ArgType::kInt, ""},
     {ArgType::kString, "grid"},

@@ -81,11 +81,10 @@ class EventPartReader {
   };
 
   // Reads the JSON in `buffer` in up to `parts` parts with `part_parser`.
-  // nullopt
-  // when the text gives no cut, or what the parts give is not provably what
-  // one pass gives (see the design note); the caller then reads in one pass.
-  // `source` becomes the result's metadata.source. The text in `buffer` is
-  // cut while this runs and whole again when it returns.
+  // nullopt when the text gives no cut, or what the parts give is not provably
+  // what one pass gives (see the design note); the caller then reads in one
+  // pass. `source` becomes the result's metadata.source. The text in `buffer`
+  // is cut while this runs and whole again when it returns.
   std::optional<Result> Read(TraceFileBuffer& buffer, std::string_view source,
                              size_t parts, uint64_t max_events,
                              PartParser& part_parser);

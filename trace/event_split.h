@@ -3,14 +3,13 @@
 //
 // Design:
 // 1. Everything here is a guess read off the text without parsing: the array's
-// brackets, and
-//    cuts at commas between two events written on their own lines ("},\n  {").
-//    A raw newline is never inside a JSON string, so guessing is cheap; a guess
-//    may still be wrong (a cut inside an event's arguments), and the reader
-//    proves every one by parsing (event_part_reader.cc): a wrong guess costs
-//    one sequential read, never a wrong result.
+//    brackets, and cuts at commas between two events written on their own lines
+//    ("},\n  {"). A raw newline is never inside a JSON string, so guessing is
+//    cheap; a guess may still be wrong (a cut inside an event's arguments), and
+//    the reader proves every one by parsing (event_part_reader.cc): a wrong
+//    guess costs one sequential read, never a wrong result.
 // 2. Writers that put the whole array on one line (json.dump without indent)
-// give no cuts.
+//    give no cuts.
 #ifndef PROFDIFF_TRACE_EVENT_SPLIT_H_
 #define PROFDIFF_TRACE_EVENT_SPLIT_H_
 

@@ -3,14 +3,12 @@
 //
 // Design:
 // 1. One simdjson on-demand pass; each event's fields are visited once and
-// dispatched on the key.
+//    dispatched on the key.
 // 2. The reader translates, it does not interpret: categories become kinds,
-// times become exact
-//    nanoseconds, arguments become typed columns. Steps and trees belong to
-//    analysis/.
+//    times become exact nanoseconds, arguments become typed columns. Steps and
+//    trees belong to analysis/.
 // 3. Bad input is an error naming the source, the event index, the byte offset
-// and the field.
-//    Unknown fields are skipped; unknown categories are kept as
+//    and the field. Unknown fields are skipped; unknown categories are kept as
 //    EventKind::kOther and counted.
 #ifndef PROFDIFF_TRACE_KINETO_READER_H_
 #define PROFDIFF_TRACE_KINETO_READER_H_

@@ -1,5 +1,5 @@
-// Limits on what a trace file may make the reader allocate (STYLE.md §9):
-// crossing one is ResourceExhausted naming the limit.
+// Limits on what a trace file may make the reader allocate: crossing one is
+// ResourceExhausted naming the limit.
 #ifndef PROFDIFF_TRACE_READER_LIMITS_H_
 #define PROFDIFF_TRACE_READER_LIMITS_H_
 

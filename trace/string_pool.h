@@ -1,6 +1,6 @@
 // Interned strings of one span: names, categories and shapes are stored once
 // and referred to by StringId, so the reader allocates per distinct string, not
-// per event (STYLE.md §9).
+// per event.
 #ifndef PROFDIFF_TRACE_STRING_POOL_H_
 #define PROFDIFF_TRACE_STRING_POOL_H_
 

@@ -3,12 +3,11 @@
 // (devices, rank, time base).
 //
 // Design:
-// 1. Columns, not structs: analysis scans a few columns of many events
-// (STYLE.md §9).
+// 1. Columns, not structs: analysis scans a few columns of many events.
 // 2. Times are int64 nanoseconds relative to `metadata.base_time_ns`, exactly
-// as written.
+//    as written.
 // 3. Arguments are sparse: event i owns rows [arg_begin[i], arg_begin[i + 1])
-// of `args`.
+//    of `args`.
 #ifndef PROFDIFF_TRACE_TRACE_H_
 #define PROFDIFF_TRACE_TRACE_H_
 
@@ -134,7 +133,7 @@ struct TraceMetadata {
   friend bool operator==(const TraceMetadata&, const TraceMetadata&) = default;
 };
 
-// Tolerated oddities, counted so nothing is dropped silently (STYLE.md §5).
+// Tolerated oddities, counted so nothing is dropped silently.
 struct ReadCounters {
   int64_t unknown_category_events = 0;   // kept as EventKind::kOther
   int64_t unsupported_phase_events = 0;  // e.g. "B"/"E" pairs: not kept

@@ -1,34 +1,28 @@
 // Turns CUPTI activity records into trace events. A pure function of the
 // records (and of the device and context records seen before them), so it is
-// tested on hand-built cupti.h structs without a GPU (STYLE.md §11).
+// tested on hand-built cupti.h structs without a GPU.
 //
 // Design:
 // 1. One event per kernel, memcpy, memset, runtime or driver call,
-// synchronization and overhead
-//    record, named, categorised and given arguments as Kineto does, so that a
-//    CUPTI span and a torch.profiler trace of one program compare name for
-//    name: kernel names demangled, "Memcpy HtoD (Pageable -> Device)", "Memset
-//    (Device)", "cudaLaunchKernel".
+//    synchronization and overhead record, named, categorised and given
+//    arguments as Kineto does, so that a CUPTI span and a torch.profiler trace
+//    of one program compare name for name: kernel names demangled,
+//    "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "cudaLaunchKernel".
 // 2. Device events sit on (pid = device, tid = stream); API calls on (pid = OS
-// pid, tid = OS
-//    thread id), the ids NVTX ranges carry, so a launch nests in its thread's
-//    open operator.
+//    pid, tid = OS thread id), the ids NVTX ranges carry, so a launch nests in
+//    its thread's open operator.
 // 3. Device and context records are state, not events: devices become
-// TraceMetadata.devices
-//    and the SM counts behind blocks per SM; contexts map a synchronization
-//    record to its device.
+//    TraceMetadata.devices and the SM counts behind blocks per SM; contexts map
+//    a synchronization record to its device.
 // 4. EXTERNAL_CORRELATION records map a correlation id to an external id. Their
-// runtime record
-//    may come in another buffer, before or after, so FinishSpan writes them
-//    onto the calls.
+//    runtime record may come in another buffer, before or after, so FinishSpan
+//    writes them onto the calls.
 // 5. The window is the host's: a device activity is kept when it starts inside
-// the window or when
-//    its launch (runtime/driver record of the same correlation id, translated
-//    before it) did, so GPU work that lags its launch stays with the step that
-//    launched it.
+//    the window or when its launch (runtime/driver record of the same
+//    correlation id, translated before it) did, so GPU work that lags its
+//    launch stays with the step that launched it.
 // 6. Times stay CUPTI's absolute nanoseconds (base_time_ns 0); NVTX ranges are
-// stamped with
-//    cuptiGetTimestamp, the same clock.
+//    stamped with cuptiGetTimestamp, the same clock.
 #ifndef PROFDIFF_AGENT_CUPTI_CUPTI_RECORD_TRANSLATOR_H_
 #define PROFDIFF_AGENT_CUPTI_CUPTI_RECORD_TRANSLATOR_H_
 

@@ -228,8 +228,7 @@ void CuptiSession::OnBufferCompleted(CUcontext context, uint32_t stream,
 void CUPTIAPI CuptiSession::Callback(void* userdata,
                                      CUpti_CallbackDomain domain,
                                      CUpti_CallbackId cbid, const void* data) {
-  // Called on the application's threads from C: nothing may escape (STYLE.md
-  // §5).
+  // Called on the application's threads from C: nothing may escape.
   try {
     auto* session = static_cast<CuptiSession*>(userdata);
     if (domain == CUPTI_CB_DOMAIN_NVTX) {

@@ -18,8 +18,8 @@
 //    cut every span_period and at exit. Activity collection is on only while
 //    a window may want it.
 // 4. Locks: the NVTX recorder's mutex is released before `mu_` is taken; no
-//    CUPTI call is made while `mu_` is held (STYLE.md §10; CUPTI may call
-//    back into the buffer callbacks).
+//    CUPTI call is made while `mu_` is held (CUPTI may call back into the
+//    buffer callbacks).
 // 5. On-demand: with the node's agent as target, a Control stream
 //    (agent/control_channel.h) tells the agent which process this is and
 //    what it captures, and takes its orders: a window (N steps or a

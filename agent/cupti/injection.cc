@@ -20,9 +20,9 @@ namespace {
 
 using profdiff::agent::cupti::CuptiSession;
 
-// The one mutable global: CUPTI's buffer callbacks carry no user data (STYLE.md
-// §10), so the trampolines find the session here. Owned by Holder; published
-// after construction.
+// The one mutable global: CUPTI's buffer callbacks carry no user data, so the
+// trampolines find the session here. Owned by Holder; published after
+// construction.
 std::atomic<CuptiSession*> g_session{nullptr};
 
 // Owns the session until AtExit, which releases it on purpose (see there).

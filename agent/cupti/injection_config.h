@@ -80,8 +80,7 @@ using EnvironmentLookup =
 
 // The configuration of a process on `hostname` with `pid`. InvalidArgument
 // naming the variable, its value and what was expected, for a malformed or
-// out-of-range value or an invalid run id
-// ([A-Za-z0-9._-]{1,128}).
+// out-of-range value or an invalid run id ([A-Za-z0-9._-]{1,128}).
 absl::StatusOr<InjectionConfig> InjectionConfigFromEnvironment(
     const EnvironmentLookup& env, std::string_view hostname, int64_t pid);
 

@@ -5,15 +5,14 @@
 //
 // Design:
 // 1. The NVTX callbacks run on the application's threads, concurrently; one
-// mutex guards the
-//    per-thread stacks (an uncontended lock costs far less than the op an NVTX
-//    range wraps).
+//    mutex guards the per-thread stacks (an uncontended lock costs far less
+//    than the op an NVTX range wraps).
 // 2. A pop with an empty stack, or an end of an unknown id, is counted, not an
-// error: NVTX
-//    allows unbalanced calls and a capture can start inside a range.
+//    error: NVTX allows unbalanced calls and a capture can start inside a
+//    range.
 // 3. Stacks and open start/end ranges are bounded; a push or start past the
-// bound is counted
-//    as dropped (its pop then pops nothing it knows and is counted too).
+//    bound is counted as dropped (its pop then pops nothing it knows and is
+//    counted too).
 #ifndef PROFDIFF_AGENT_CUPTI_NVTX_RANGES_H_
 #define PROFDIFF_AGENT_CUPTI_NVTX_RANGES_H_
 

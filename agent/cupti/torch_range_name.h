@@ -26,12 +26,11 @@ struct TorchRangeName {
 
 // Classifies `message` (the result views into it):
 // - "ProfilerStep#N" is a profiler step;
-// - "nn.Module: ..." a user annotation (SEMANTICS.md §7's second module
-// source);
+// - "nn.Module: ..." a user annotation (docs/semantics.md §7's second module
+//   source);
 // - a message with emit_nvtx's ", seq = " / ", op_id = " / ", sizes = " suffix,
-// or a name with
-//   "::" (aten::mm, c10d::allreduce_), an operator (cpu_op), so runtime calls
-//   nest in it;
+//   or a name with "::" (aten::mm, c10d::allreduce_), an operator (cpu_op), so
+//   runtime calls nest in it;
 // - anything else a user annotation.
 TorchRangeName ParseTorchRangeName(std::string_view message);
 

@@ -3,34 +3,33 @@
 //
 // Design:
 // 1. Layout: <data>/runs/<run>/run.pb,
-// .../workers/<rank>.<worker>/spans/<span>/{span.pb,
-//    seg-*.log} and .../workers/<rank>.<worker>/profile-<generation>.pb.
-//    Manifests are replaced atomically (temp, fsync, rename); events go to
-//    segment logs (aggregator/segment_log.h).
+//    .../workers/<rank>.<worker>/spans/<span>/{span.pb, seg-*.log} and
+//    .../workers/<rank>.<worker>/profile-<generation>.pb. Manifests are
+//    replaced atomically (temp, fsync, rename); events go to segment logs
+//    (aggregator/local/segment_log.h).
 // 2. A chunk is acknowledged only after its record is fdatasync'd; the durable
-// sequence of a span
-//    is what its segments hold, re-read at start-up, so nothing acknowledged is
-//    ever lost and nothing unacknowledged is ever counted.
+//    sequence of a span is what its segments hold, re-read at start-up, so
+//    nothing acknowledged is ever lost and nothing unacknowledged is ever
+//    counted.
 // 3. Start-up scans every span: a torn tail is cut; damaged bytes are moved to
-// quarantine/ and
-//    intact records after them kept (segment_log.h); a damaged span.pb moves
-//    the span's segments to quarantine/. A closed span that lost chunks becomes
-//    INCOMPLETE: not served, listed by ListDamagedSpans so its agent sends it
-//    again, which rebuilds it. Other spans and runs are served as usual.
-//    Leftover temp files (*.tmp.*) of interrupted atomic writes are removed.
+//    quarantine/ and intact records after them kept (segment_log.h); a damaged
+//    span.pb moves the span's segments to quarantine/. A closed span that lost
+//    chunks becomes INCOMPLETE: not served, listed by ListDamagedSpans so its
+//    agent sends it again, which rebuilds it. Other spans and runs are served
+//    as usual. Leftover temp files (*.tmp.*) of interrupted atomic writes are
+//    removed.
 // 6. One process per data folder: <data>/LOCK is flock'ed while the store is
-// open.
+//    open.
 // 7. A profile that cannot be stored (disk full) is not a failed close: the
-// worker says why
-//    (profile_problem) and reads build the profile from the stored events,
-//    trying to store it again each time.
+//    worker says why (profile_problem) and reads build the profile from the
+//    stored events, trying to store it again each time.
 // 4. One writer per span: OpenSpan hands out a SpanLease; a second stream for a
-// leased span is
-//    ABORTED (its agent retries once the first stream is gone). Appends run
-//    without any store lock held; `mu_` guards only the in-memory index.
+//    leased span is ABORTED (its agent retries once the first stream is gone).
+//    Appends run without any store lock held; `mu_` guards only the in-memory
+//    index.
 // 5. A worker's profile is rebuilt from all its closed spans when one closes,
-// written under a new
-//    generation number, so a slow build never overwrites a newer one.
+//    written under a new generation number, so a slow build never overwrites a
+//    newer one.
 #ifndef PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
 #define PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
 
@@ -97,7 +96,7 @@ class LocalStore final : public Store {
   }
   std::string Describe() const override { return "local " + options_.data_dir; }
 
-  // Store (aggregator/store.h). Local specifics: a chunk is durable once
+  // Store (aggregator/store/store.h). Local specifics: a chunk is durable once
   // fdatasync'd; reads skip INCOMPLETE spans found at start-up.
   absl::StatusOr<OpenedSpan> OpenSpan(const v1::UploadHeader& header) override
       ABSL_LOCKS_EXCLUDED(mu_);

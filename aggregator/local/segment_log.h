@@ -4,12 +4,11 @@
 //
 // Design:
 // 1. Append-only with fdatasync per record: a chunk is acknowledged only once
-// its record is on
-//    disk, so after a crash every acknowledged chunk is there in full.
+//    its record is on disk, so after a crash every acknowledged chunk is there
+//    in full.
 // 2. Every record carries a CRC-32 over its header fields and payload, and its
-// sequence number:
-//    a torn tail (crash mid-write) or damaged bytes are found by scanning,
-//    never served.
+//    sequence number: a torn tail (crash mid-write) or damaged bytes are found
+//    by scanning, never served.
 // 3. Segments roll at a size bound so no single file grows without limit.
 //
 // Record layout (little-endian, 32-byte header):

@@ -2,30 +2,27 @@
 // local data folder (aggregator/local/local_store.h) or a sharded ClickHouse
 // cluster (aggregator/clickhouse/clickhouse_store.h). What every backend checks
 // of an upload is in upload_rules.h; opening one from flags is the server's
-// (aggregator/open_store.h). The Collector and RunStore
-// services talk only to this interface.
+// (aggregator/open_store.h). The Collector and RunStore services talk only to
+// this interface.
 //
 // Contract (tests/aggregator/collector_test.cc runs it against both backends):
 // 1. A chunk is acknowledged (AppendChunk returns) only once it is durable in
-// the store; the
-//    durable sequence OpenSpan reports is the store's, so an agent resumes
-//    after its last acknowledged chunk even on another aggregator replica.
+//    the store; the durable sequence OpenSpan reports is the store's, so an
+//    agent resumes after its last acknowledged chunk even on another aggregator
+//    replica.
 // 2. A chunk at or below the durable sequence is a duplicate and ignored; a
-// retried write
-//    never counts an event twice.
+//    retried write never counts an event twice.
 // 3. A refused chunk (bad batch, a limit, out of order) changes nothing stored.
 // 4. Run state (OPEN / COMPLETE / PARTIAL) follows from the spans stored
-// (aggregator/store/run_state.h).
+//    (aggregator/store/run_state.h).
 // 5. Reads never answer with part of a run: when some of it cannot be read they
-// fail.
+//    fail.
 // 6. A span's content is fixed: a header whose content_fingerprint differs from
-// the stored
-//    span's is refused (AlreadyExists), never acknowledged as stored nor mixed
-//    into it.
+//    the stored span's is refused (AlreadyExists), never acknowledged as stored
+//    nor mixed into it.
 // 7. A run's world size comes from its workers' distributedInfo; a span whose
-// distributedInfo
-//    names another world size is refused (FailedPrecondition, naming both
-//    values).
+//    distributedInfo names another world size is refused (FailedPrecondition,
+//    naming both values).
 #ifndef PROFDIFF_AGGREGATOR_STORE_STORE_H_
 #define PROFDIFF_AGGREGATOR_STORE_STORE_H_
 

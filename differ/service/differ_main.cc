@@ -1,6 +1,6 @@
 // profdiff-differ: answers Differ.Diff for runs stored on an aggregator, and
 // forwards the RunStore reads to it, so users need one address. Parses flags,
-// builds a DifferServer and runs it until SIGINT/SIGTERM (STYLE.md §1).
+// builds a DifferServer and runs it until SIGINT/SIGTERM.
 #include <cstdint>
 #include <cstdio>
 #include <optional>

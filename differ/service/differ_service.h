@@ -1,7 +1,6 @@
 // The Differ gRPC service: Diff of two stored runs, DiffMany of several
-// against one. The work (fetches, the
-// diff) runs on a thread pool so gRPC's callback threads never block (STYLE.md
-// §8).
+// against one. The work (fetches, the diff) runs on a thread pool so gRPC's
+// callback threads never block.
 #ifndef PROFDIFF_DIFFER_SERVICE_DIFFER_SERVICE_H_
 #define PROFDIFF_DIFFER_SERVICE_DIFFER_SERVICE_H_
 

@@ -114,7 +114,7 @@ grpc::ServerUnaryReactor* RunStoreForwarder::GetRunDigest(
 grpc::ServerWriteReactor<v1::ExportTraceChunk>* RunStoreForwarder::ExportTrace(
     grpc::CallbackServerContext* context,
     const v1::ExportTraceRequest* request) {
-  // gRPC owns the reactor until OnDone (STYLE.md §8).
+  // gRPC owns the reactor until OnDone.
   return new ExportForwarder(store_, *context, store_timeout_, *request);
 }
 

@@ -1,5 +1,5 @@
-"""Independent check of SEMANTICS.md §7's backward attribution on the real Kineto traces that
-carry fwdbwd flows and nn.Module events.
+"""Independent check of docs/semantics.md §7's backward attribution on the real Kineto traces
+that carry fwdbwd flows and nn.Module events.
 
 Recomputes from the raw JSON with the standard library: the backward roots
 ("autograd::engine::evaluate_function: ..."), the ones a fwdbwd flow links to a forward op (the

@@ -1,4 +1,4 @@
-"""Independent check of SEMANTICS.md §2-§3 on the TensorBoard plugin's ResNet50 samples.
+"""Independent check of docs/semantics.md §2-§3 on the TensorBoard plugin's ResNet50 samples.
 
 Recomputes each step (device extension, trailing-step trimming) and its breakdown (Kernel, Memcpy,
 Memset, Communication, Runtime, DataLoader, CPU Exec, Other) straight from the raw JSON with the
@@ -119,7 +119,7 @@ def reference(path):
     windows = windows[:keep]
 
     def collective(name):
-        # SEMANTICS.md §3 (profdiff's one deliberate difference from the plugin's name set).
+        # docs/semantics.md §3 (profdiff's one deliberate difference from the plugin's name set).
         return (name.startswith("nccl:") or name.startswith("gloo:") or name == "record_param_comms"
                 or name in C10D_COLLECTIVES)
 

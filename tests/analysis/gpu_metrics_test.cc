@@ -1,6 +1,6 @@
-// GPU metrics (SEMANTICS.md §4), through the profile of a small hand-written
-// trace: every expected number is worked out in the comments from the event
-// times (µs).
+// GPU metrics (docs/semantics.md §4), through the profile of a small
+// hand-written trace: every expected number is worked out in the comments from
+// the event times (µs).
 #include "analysis/gpu_metrics.h"
 
 #include <string>

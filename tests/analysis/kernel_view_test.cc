@@ -1,4 +1,4 @@
-// The kernel view (SEMANTICS.md §5), through the profile of a small
+// The kernel view (docs/semantics.md §5), through the profile of a small
 // hand-written trace: every expected number is worked out in the comments from
 // the event times (µs).
 #include "analysis/kernel_view.h"

@@ -7,8 +7,8 @@ Operator event on its thread whose [start, end) holds it, unless that is not an 
 the self allocation count, self allocation bytes and self increase over the kept steps. The
 allocator records its events on the host, so a step is its host ProfilerStep#N range [ts, ts+dur)
 from the raw JSON, for each N `profdiff show` kept (issue 44: not the device-extended window of
-SEMANTICS.md §2). Also the peak allocated per device: the highest "Total Allocated" at an event
-in the kept steps, or without it the running sum of "Bytes".
+docs/semantics.md §2). Also the peak allocated per device: the highest "Total Allocated" at an
+event in the kept steps, or without it the running sum of "Bytes".
 Compares them with `profdiff show --format json --view memory`.
 
 With --h200 it checks issue 44's figures instead: on the H200 Transformer (fp32), the CUDA

@@ -218,7 +218,7 @@ TEST(MemoryTablesTest, SelfCpuMemoryUsageArgsAreTheSelfIncreaseWithoutEvents) {
 }
 
 // Regression for #44: a GPU-bound run, whose device-extended step windows start
-// after the host began each step (SEMANTICS.md §2). Times in µs.
+// after the host began each step (docs/semantics.md §2). Times in µs.
 //   cudaLaunchKernel [50,52] before the steps (corr 1) -> k0 [105,135]
 //   ProfilerStep#3 [100,200]: aten::mm [110,130] > launch [112,114] (corr 2)
 //     -> k1 [140,250]; +100 B on cuda:0 at 120 (total 100)

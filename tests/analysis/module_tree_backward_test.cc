@@ -1,6 +1,6 @@
-// SEMANTICS.md §7's backward attribution on a small hand-written trace; every
-// expected number is worked out in the comments from the event times below
-// (µs).
+// docs/semantics.md §7's backward attribution on a small hand-written trace;
+// every expected number is worked out in the comments from the event times
+// below (µs).
 #include <string>
 
 #include <gmock/gmock.h>
@@ -27,12 +27,13 @@ namespace {
 //       aten::relu [115,145] seq 9
 //   aten::mse_loss [210,230] seq 10 (in no module)
 //   Optimizer.step#SGD.step [800,850]
-// Autograd thread (tid 20), "Fwd thread id" 1 (the profiler's number for tid
-// 10):
+// Autograd thread (tid 20), "Fwd thread id" 1 (the profiler's number for
+// tid 10):
 //   evaluate_function: MseLossBackward0 [300,320] > MseLossBackward0 [301,319]
-//   seq 10 evaluate_function: ReluBackward0 [330,360] > ReluBackward0 [331,359]
-//   seq 9 evaluate_function: AddmmBackward0 [370,420] > AddmmBackward0
-//   [371,419] -- flow 5 ends here
+//                                                   seq 10
+//   evaluate_function: ReluBackward0 [330,360] > ReluBackward0 [331,359] seq 9
+//   evaluate_function: AddmmBackward0 [370,420] > AddmmBackward0 [371,419]
+//                                                 -- flow 5 ends here
 //     cudaLaunchKernel [380,385] corr 2 -> k_bwd [430,500]
 //   evaluate_function: torch::autograd::AccumulateGrad [425,465]
 //     c10d::allreduce_ [430,460]

@@ -1,4 +1,4 @@
-// The operator view (SEMANTICS.md §5), through the profile of a small
+// The operator view (docs/semantics.md §5), through the profile of a small
 // hand-written trace: every expected number is worked out in the comments from
 // the event times (µs).
 #include "analysis/operator_view.h"

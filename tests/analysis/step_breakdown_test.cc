@@ -1,4 +1,4 @@
-// The step breakdown (SEMANTICS.md §3), through the profile of a small
+// The step breakdown (docs/semantics.md §3), through the profile of a small
 // hand-written trace: every expected number is worked out in the comments from
 // the event times (µs).
 #include "analysis/step_breakdown.h"

@@ -1,6 +1,6 @@
-// Steps (SEMANTICS.md §2), through the profile of a small hand-written trace:
-// every expected number is worked out in the comments from the event times
-// (µs).
+// Steps (docs/semantics.md §2), through the profile of a small hand-written
+// trace: every expected number is worked out in the comments from the event
+// times (µs).
 #include "analysis/steps.h"
 
 #include <string>

@@ -20,8 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A percentage as the CLI prints it is within ±10^4 %: "new" for a zero
-// baseline, a factor
-// ("x120") past +10^4 %.
+// baseline, a factor ("x120") past +10^4 %.
 void ExpectPrintedPercentBounded(double pct, double baseline,
                                  double experimental, const std::string& what) {
   const std::string text = SignedPercent(pct, baseline, experimental);

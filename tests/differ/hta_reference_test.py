@@ -1,4 +1,4 @@
-"""Independent check of SEMANTICS.md §6 (HTA TraceDiff.compare_traces) on real trace pairs.
+"""Independent check of docs/semantics.md §6 (HTA TraceDiff.compare_traces) on real trace pairs.
 
 Recomputes the per-name counts and total durations straight from the raw Kineto JSON with the
 standard library, then compares with `profdiff diff --compare hta --format json`. Exit 77 = skipped.

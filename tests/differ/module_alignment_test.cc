@@ -1,4 +1,4 @@
-// Alignment of sibling nodes (SEMANTICS.md §7): optimal, order-preserving,
+// Alignment of sibling nodes (docs/semantics.md §7): optimal, order-preserving,
 // time-weighted.
 #include "differ/module_alignment.h"
 

@@ -20,8 +20,10 @@ TEST(StudentT975Test, MatchesTheTableAndTheNormalLimit) {
 TEST(CompareSamplesTest, WelchIntervalWorkedOut) {
   // a: mean 10, sample variance 1 (n=3); b: mean 14, variance 4 (n=3).
   // se^2 = 1/3 + 4/3 = 5/3; df = (5/3)^2 / ((1/3)^2/2 + (4/3)^2/2)
-  // = 2.7778/0.9444 = 2.941 t(2.941) between t(2)=4.303 and t(3)=3.182: w =
-  // (1/2 - 1/2.941)/(1/2 - 1/3) = 0.9598, t = 4.303 - 0.9598 * 1.121 = 3.227;
+  //   = 2.7778/0.9444 = 2.941
+  // t(2.941) between t(2)=4.303 and t(3)=3.182:
+  //   w = (1/2 - 1/2.941)/(1/2 - 1/3) = 0.9598,
+  //   t = 4.303 - 0.9598 * 1.121 = 3.227;
   // half width = 3.227 * sqrt(5/3) = 4.166.
   const v1::Noise n = CompareSamples({9, 10, 11}, {12, 14, 16}, {5, 0});
   ASSERT_TRUE(n.has_interval());

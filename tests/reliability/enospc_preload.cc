@@ -1,8 +1,8 @@
 // A disk that fills up, for the fault tests: loaded into profdiff-aggregator
 // with LD_PRELOAD, it makes every write to a file under $PROFDIFF_ENOSPC_DIR
 // fail with ENOSPC while the file $PROFDIFF_ENOSPC_FLAG exists. The test
-// creates the flag ("the disk is full") and removes it
-// ("space was freed"), with no root, loop device or size-limited mount needed.
+// creates the flag ("the disk is full") and removes it ("space was freed"),
+// with no root, loop device or size-limited mount needed.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>

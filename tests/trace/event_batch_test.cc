@@ -170,8 +170,8 @@ Trace UniformTrace(size_t count, std::string_view name) {
 // Sizes of UniformTrace batches, by hand. Every value is a one-byte varint (0,
 // 1, or -1 as zigzag 1). A packed column of k values: tag + length + k bytes;
 // fields 1-15 have a one-byte tag (15 columns), flow_id (16) a two-byte tag.
-// strings {"", "ab"}: two-byte tag (field 22)
-// + length + text = 3 + 5 = 8. No argument columns.
+// strings {"", "ab"}: two-byte tag (field 22) + length + text = 3 + 5 = 8. No
+// argument columns.
 //   1 event:  15 * 3 + 4 + 8 = 57
 //   2 events: 15 * 4 + 5 + 8 = 73
 //   4 events: 15 * 6 + 7 + 8 = 105

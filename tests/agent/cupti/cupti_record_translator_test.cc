@@ -394,7 +394,7 @@ TEST_F(TranslatorTest, NvtxRangesBecomeOperatorsStepsAndAnnotations) {
 // The whole path without a GPU: NVTX ranges, a launch and its kernel, through
 // an EventBatch (as uploaded) into a worker profile, where the kernel's time
 // belongs to the operator whose range was open on the launching thread
-// (SEMANTICS.md §5 containment).
+// (docs/semantics.md §5 containment).
 TEST_F(TranslatorTest, KernelsAttributeToTheOperatorOpenOnTheLaunchingThread) {
   const CUpti_ActivityDevice5 device = A100Like();
   translator_.Translate(AsActivity(&device), all_, trace_);
