@@ -1,5 +1,6 @@
 #include "aggregator/run_digests.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/log.h"
@@ -13,6 +14,11 @@ namespace {
 constexpr absl::Duration kBuildsPoll = absl::Milliseconds(200);
 // How long closing spans are left to settle before their runs are looked at.
 constexpr absl::Duration kSettle = absl::Milliseconds(500);
+// How long a look that found a run incomplete stands, however few of its spans
+// closed here since: spans close on other replicas too.
+constexpr absl::Duration kLookAgain = absl::Seconds(3);
+// Runs whose last look is remembered, at most.
+constexpr size_t kMaxLooked = 4096;
 
 }  // namespace
 
@@ -135,6 +141,8 @@ void RunDigests::Insert(std::string key, const Version& version,
 void RunDigests::Prepare(const std::string& run) {
   absl::MutexLock lock(&mu_);
   queued_.insert(run);
+  if (auto it = looked_.find(run); it != looked_.end())
+    ++it->second.closes_since;
 }
 
 void RunDigests::PauseUnlessStopping(absl::Duration timeout) {
@@ -157,8 +165,19 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
       // thousand ranks is looked at a few times, not a thousand.
       PauseUnlessStopping(kSettle);
       if (stopping_) return;
-      run = *queued_.begin();
-      queued_.erase(queued_.begin());
+      // The first run whose last look may be out of date (design note 3).
+      const absl::Time now = absl::Now();
+      auto next = std::find_if(
+          queued_.begin(), queued_.end(),
+          [&](const std::string& queued) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+            auto it = looked_.find(queued);
+            return it == looked_.end() ||
+                   it->second.closes_since >= it->second.missing ||
+                   now - it->second.at >= kLookAgain;
+          });
+      if (next == queued_.end()) continue;  // looked again after a settle
+      run = *next;
+      queued_.erase(next);
       preparing_ = true;
     }
     if (store_->ProfileBuildsPending(run) > 0) {
@@ -172,6 +191,19 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
     }
     absl::StatusOr<v1::StoredRun> stored =
         store_->GetRun(run, RunDetail::kSummary);
+    {
+      absl::MutexLock lock(&mu_);
+      if (stored.ok() && stored->state() != v1::RUN_STATE_COMPLETE) {
+        if (looked_.size() >= kMaxLooked) looked_.clear();
+        looked_[run] = {
+            .missing = std::max(
+                stored->world_size() - stored->closed_worker_count(), 1),
+            .closes_since = 0,
+            .at = absl::Now()};
+      } else {
+        looked_.erase(run);
+      }
+    }
     if (stored.ok() && stored->state() == v1::RUN_STATE_COMPLETE) {
       v1::GetRunDigestRequest request;
       request.set_run(run);

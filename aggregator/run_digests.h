@@ -13,7 +13,11 @@
 // 3. Prepare(run) queues a run (a span of it closed); one thread makes the
 //    digest of all its ranks once the run is COMPLETE. The queue holds a run
 //    once, however many of its spans close, and is read after a short settle,
-//    so a burst of closes costs a few looks at the run.
+//    so a burst of closes costs a few looks at the run. A look that finds the
+//    run missing M workers is not repeated until M more spans of it closed
+//    here, or a few seconds passed (closes on other replicas): each look
+//    reads every span of the run, so a look per settle would cost a thousand-
+//    rank upload O(ranks^2) rows read.
 // 4. The store may keep digests (Store::SaveDigest: the local store's files
 //    beside the run, the ClickHouse store's `digests` table): a digest is
 //    read from there before it is made, and kept there once made, so replicas
@@ -38,6 +42,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <absl/synchronization/mutex.h>
+#include <absl/time/time.h>
 
 #include "aggregator/store/store.h"
 #include "profdiff/v1/digest.pb.h"
@@ -109,6 +114,13 @@ class RunDigests {
   size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_set<std::string> building_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> queued_ ABSL_GUARDED_BY(mu_);
+  // What the last look at a run not COMPLETE found (design note 3).
+  struct Looked {
+    int32_t missing = 0;       // workers it lacked
+    int64_t closes_since = 0;  // Prepare calls for it since
+    absl::Time at;
+  };
+  absl::flat_hash_map<std::string, Looked> looked_ ABSL_GUARDED_BY(mu_);
   bool preparing_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   RunDigestsStats stats_ ABSL_GUARDED_BY(mu_);

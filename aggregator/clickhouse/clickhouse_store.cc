@@ -221,10 +221,15 @@ void ClickHouseStore::ReleaseLease(const std::string& key) {
   leased_.erase(key);
 }
 
-absl::Status ClickHouseStore::CheckWorldSize(
-    const v1::UploadHeader& header) const {
+absl::Status ClickHouseStore::CheckWorldSize(const v1::UploadHeader& header) {
   const v1::WorkerInfo& worker = header.worker();
   if (!worker.distributed_info_present()) return absl::OkStatus();
+  const std::pair<std::string, int32_t> checked = {header.run(),
+                                                   worker.world_size()};
+  {
+    absl::MutexLock lock(&mu_);
+    if (world_sizes_checked_.contains(checked)) return absl::OkStatus();
+  }
   // Only spans that disagree can matter; a few are enough to find one that has
   // distributedInfo.
   PD_ASSIGN_OR_RETURN(
@@ -243,7 +248,31 @@ absl::Status ClickHouseStore::CheckWorldSize(
       agreement.Note(stored.worker());
   }
   PD_RETURN_IF_ERROR(reader.status("the world size lookup"));
-  return agreement.Check(header.run(), worker);
+  PD_RETURN_IF_ERROR(agreement.Check(header.run(), worker));
+  // Bounded: a replica that has seen many runs starts the set again.
+  constexpr size_t kMaxChecked = 1 << 16;
+  absl::MutexLock lock(&mu_);
+  if (world_sizes_checked_.size() >= kMaxChecked) world_sizes_checked_.clear();
+  world_sizes_checked_.insert(checked);
+  return absl::OkStatus();
+}
+
+absl::Status ClickHouseStore::StoreSpanRows(size_t shard, std::string rows) {
+  absl::Status status;
+  for (size_t tried = 0; tried < shards_.size(); ++tried) {
+    auto group = std::make_shared<clickhouse::ChunkRows>();
+    group->spans = rows;
+    absl::Notification stored;
+    writers_[(shard + tried) % shards_.size()]->Submit(
+        std::move(group), [&](absl::Status answer) {
+          status = std::move(answer);
+          stored.Notify();
+        });
+    stored.WaitForNotification();
+    if (!absl::IsUnavailable(status)) return status;
+  }
+  return absl::UnavailableError(
+      base::StrCat("no shard takes writes: ", status.message()));
 }
 
 absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
@@ -265,21 +294,49 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
           " is being uploaded by another stream; retry when it has ended"));
     }
   }
-  // The span's state, then what the ledger holds of it: the contiguous chunks
-  // from 0.
+  // One round trip for what opening needs: the span's stored state, the
+  // ledger's chunks (the durable prefix) and the worker's home shard. A
+  // thousand-rank upload opens a span per rank, and three queries a span were
+  // most of what the servers did.
   PD_ASSIGN_OR_RETURN(
       const std::string state_rows,
       Read(base::StrCat(
                "SELECT max(state), argMax(chunk_count, state), min(opened_ms), "
-               "argMin(header, opened_ms) FROM spans WHERE ",
-               where, " FORMAT RowBinary"),
+               "argMin(header, opened_ms), (SELECT groupArray((seq, e, b)) "
+               "FROM (SELECT seq, argMax(event_count, attempt) AS e, "
+               "argMax(batch_bytes, attempt) AS b FROM chunks WHERE ",
+               where, " GROUP BY seq ORDER BY seq)), toUInt64(cityHash64(",
+               Quote(header.run()), ", ", Quote(worker), ") % ", shards_.size(),
+               ") FROM spans WHERE ", where, " FORMAT RowBinary"),
            /*skip_unreachable=*/true));
   RowBinaryReader state(state_rows);
   const uint8_t stored_state = state.Number<uint8_t>();
   const int64_t closed_chunks = state.Number<int64_t>();
   const int64_t opened_ms = state.Number<int64_t>();
-  const std::string_view stored_header_bytes = state.String();
+  const std::string stored_header_bytes(state.String());
+  struct LedgerChunk {
+    int64_t seq;
+    uint32_t events;
+    uint64_t bytes;
+  };
+  const uint64_t ledger_rows = state.VarUInt();
+  if (ledger_rows > state_rows.size()) {  // 20 bytes a row: not an answer
+    return absl::DataLossError(
+        base::StrCat("clickhouse: the span state lookup counts ", ledger_rows,
+                     " ledger rows in ", state_rows.size(), " bytes"));
+  }
+  std::vector<LedgerChunk> ledger(ledger_rows);
+  for (LedgerChunk& chunk : ledger) {
+    chunk.seq = state.Number<int64_t>();
+    chunk.events = state.Number<uint32_t>();
+    chunk.bytes = state.Number<uint64_t>();
+  }
+  const uint64_t home = state.Number<uint64_t>();
   PD_RETURN_IF_ERROR(state.status("the span state lookup"));
+  if (home >= shards_.size()) {
+    return absl::DataLossError(base::StrCat("clickhouse: home shard answer ",
+                                            home, " is not a shard index"));
+  }
   v1::UploadHeader stored_header;
   if (stored_state != 0 && stored_header.ParseFromArray(
                                stored_header_bytes.data(),
@@ -291,41 +348,30 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
   PD_RETURN_IF_ERROR(
       CheckWorldSize(header));  // contract 7; a closed span passed it already
 
-  PD_ASSIGN_OR_RETURN(
-      const std::string chunk_rows,
-      Read(base::StrCat("SELECT seq, argMax(event_count, attempt), "
-                        "argMax(batch_bytes, attempt) "
-                        "FROM chunks WHERE ",
-                        where, " GROUP BY seq ORDER BY seq FORMAT RowBinary"),
-           /*skip_unreachable=*/true));
-  RowBinaryReader chunks(chunk_rows);
   int64_t durable = -1;
   {
     absl::MutexLock lock(&lease->mu);
-    while (!chunks.done()) {
-      const int64_t seq = chunks.Number<int64_t>();
-      const uint32_t events = chunks.Number<uint32_t>();
-      const uint64_t bytes = chunks.Number<uint64_t>();
-      if (!chunks.ok() || seq != lease->stored.durable() + 1) break;
-      lease->stored.Stored(seq, events, bytes);
+    for (const LedgerChunk& chunk : ledger) {
+      if (chunk.seq != lease->stored.durable() + 1) break;
+      lease->stored.Stored(chunk.seq, chunk.events, chunk.bytes);
     }
     lease->accepted = durable = lease->stored.durable();
     lease->accepted_bytes = lease->stored.bytes();
   }
-  PD_RETURN_IF_ERROR(chunks.status("the ledger lookup"));
 
   lease->header = header;
   lease->run = header.run();
   lease->worker = worker;
   lease->span = header.span();
-  PD_ASSIGN_OR_RETURN(lease->home, HomeShard(header.run(), worker));
+  lease->home = static_cast<size_t>(home);
   lease->opened_ms =
       stored_state == clickhouse::kSpanOpen ? opened_ms : NowMillis();
   if (stored_state != clickhouse::kSpanOpen) {
-    PD_RETURN_IF_ERROR(
-        InsertFailingOver(lease->home, "spans",
-                          SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0))
-            .status());
+    // In the home shard's next group commit, beside other streams' chunks and
+    // span rows: an insert of its own per span was the servers' largest cost
+    // at a thousand ranks.
+    PD_RETURN_IF_ERROR(StoreSpanRows(
+        lease->home, SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0)));
   }
   return OpenedSpan{std::move(lease), durable, false};
 }
@@ -555,12 +601,11 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
         "span end says ", end.chunk_count(), " chunks and ", end.event_count(),
         " events, but ", chunks, " chunks and ", events, " events are stored"));
   }
-  PD_RETURN_IF_ERROR(
-      InsertFailingOver(lease.home, "spans",
-                        SpanStateRow(lease, clickhouse::kSpanClosed,
-                                     static_cast<int64_t>(end.chunk_count()),
-                                     end.event_count(), NowMillis()))
-          .status());
+  // In the home shard's next group commit, beside other streams' chunks.
+  PD_RETURN_IF_ERROR(StoreSpanRows(
+      lease.home, SpanStateRow(lease, clickhouse::kSpanClosed,
+                               static_cast<int64_t>(end.chunk_count()),
+                               end.event_count(), NowMillis())));
   ScheduleProfileBuild(lease.run, lease.worker, lease.home);
   return absl::OkStatus();
 }

@@ -1,40 +1,40 @@
 // The run store on a sharded ClickHouse cluster, for aggregator replicas that
 // keep no run state of their own (schema: aggregator/clickhouse/schema.h;
-// contract: aggregator/store.h).
+// contract: aggregator/store/store.h).
 //
 // Design:
 // 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a
-// group commit with
-//    other chunks (shard_writer.h): its new names, its event rows, then its
-//    ledger row (`chunks`), each table one all-or-nothing insert, event and
-//    ledger rows tagged with a fresh random `attempt`. It is acknowledged after
-//    the ledger row is stored. Every read counts a chunk once, through the
-//    ledger: per (run, worker, span, seq) the ledger row with the largest
-//    attempt, and only the event rows of that attempt. A retried insert, an
-//    aggregator that died between its inserts, or two replicas racing on one
-//    span leave extra rows that no read counts. (ReplacingMergeTree alone would
-//    deduplicate only when ClickHouse happens to merge parts, and never across
-//    shards, so queries would need FINAL everywhere.) The ledger is
+//    group commit with other chunks and span state rows (shard_writer.h): the
+//    group's new names, span rows, event rows, then ledger rows (`chunks`),
+//    each table one all-or-nothing insert, event and ledger rows tagged with a
+//    fresh random `attempt`. It is acknowledged after the ledger row is
+//    stored. Every read counts a chunk once, through the ledger: per (run,
+//    worker, span, seq) the ledger row with the largest attempt, and only the
+//    event rows of that attempt. A retried insert, an aggregator that died
+//    between its inserts, or two replicas racing on one span leave extra rows
+//    that no read counts. (ReplacingMergeTree alone would deduplicate only
+//    when ClickHouse happens to merge parts, and never across shards, so
+//    queries would need FINAL everywhere.) The ledger is
 //    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
-// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence from
-// the ledger, run
-//    state derives from the spans and chunks rows (aggregator/run_state.h), and
-//    a span lease is the state of one stream. Any replica serves any agent and
-//    any read.
+// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence
+//    from the ledger (with the span's state and home shard, in one query), run
+//    state derives from the spans and chunks rows
+//    (aggregator/store/run_state.h), and a span lease is the state of one
+//    stream. Any replica serves any agent and any read.
 // 3. Shard down, writes fail over: a worker's rows go to its home shard; when
-// that shard does not
-//    answer, the whole chunk (events and ledger row) goes to the next shard
-//    that does, and the ack waits for that. Reads are through the Distributed
-//    tables and fail (Unavailable, naming the shard) while any shard is down,
-//    since ClickHouse would otherwise answer from part of the data. Only the
-//    write path's durable-sequence lookup skips an unreachable shard: it can
-//    only make an agent send chunks again, which the ledger counts once.
+//    that shard does not answer, the whole chunk (events and ledger row) goes
+//    to the next shard that does, and the ack waits for that. Reads are
+//    through the Distributed tables and fail (Unavailable, naming the shard)
+//    while any shard is down, since ClickHouse would otherwise answer from
+//    part of the data. Only the write path's durable-sequence lookup skips an
+//    unreachable shard: it can only make an agent send chunks again, which the
+//    ledger counts once.
 // 4. Profiles are a cache: built in the background after a span closes (the
-// close is
-//    acknowledged once the span's state is stored, so an agent never waits on a
-//    build) and stored with the span ids they cover; a read whose stored
-//    profile does not cover exactly the closed spans (not built yet, or not
-//    buildable while a shard was down) rebuilds it from the ledger's batches.
+//    close is acknowledged once the span's CLOSED row is stored, in its home
+//    shard's next group commit, so an agent never waits on a build) and stored
+//    with the span ids they cover; a read whose stored profile does not cover
+//    exactly the closed spans (not built yet, or not buildable while a shard
+//    was down) rebuilds it from the ledger's batches.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
@@ -191,8 +191,13 @@ class ClickHouseStore final : public Store {
                                 ProfileRows& out);
   // Inserts the profiles rows into `shard` (or the next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
-  // Contract 7 against the run's stored spans.
-  absl::Status CheckWorldSize(const v1::UploadHeader& header) const;
+  // Contract 7 against the run's stored spans; a world size this replica has
+  // checked for the run already is not looked up again.
+  absl::Status CheckWorldSize(const v1::UploadHeader& header)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Stores span state `rows` on `shard` (or the next that answers) with the
+  // shard's next group commit, and waits for it.
+  absl::Status StoreSpanRows(size_t shard, std::string rows);
   // The spans (of one or several workers of `run`), in order, with their
   // batches read from the ledger in one query.
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(
@@ -217,6 +222,10 @@ class ClickHouseStore final : public Store {
   mutable absl::Mutex mu_;
   std::set<std::string> leased_
       ABSL_GUARDED_BY(mu_);  // spans this replica is writing
+  // (run, world size) pairs contract 7 passed here: the spans of one run of a
+  // thousand ranks need not each ask the store again.
+  std::set<std::pair<std::string, int32_t>> world_sizes_checked_
+      ABSL_GUARDED_BY(mu_);
   // (run, worker) -> home shard, waiting for the builder.
   std::map<std::pair<std::string, std::string>, size_t> builds_queued_
       ABSL_GUARDED_BY(mu_);

@@ -60,10 +60,10 @@ class RowBinaryReader {
   }
   std::string_view String();
   std::vector<std::string> StringArray();
-
- private:
+  // An array's element count (elements follow it).
   uint64_t VarUInt();
 
+ private:
   std::string_view data_;
   size_t offset_ = 0;
   bool ok_ = true;

@@ -18,7 +18,9 @@ void ChunkRows::SetAttempt(uint64_t attempt) {
     std::memcpy(events.data() + row + attempt_offset, &attempt,
                 sizeof(attempt));
   }
-  std::memcpy(ledger.data() + attempt_offset, &attempt, sizeof(attempt));
+  if (ledger.size() >= attempt_offset + sizeof(attempt)) {
+    std::memcpy(ledger.data() + attempt_offset, &attempt, sizeof(attempt));
+  }
 }
 
 ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes,
@@ -40,8 +42,8 @@ void ShardWriter::Stop() {
 
 void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done,
                          bool wait_for_room) {
-  const size_t bytes =
-      rows->names.size() + rows->events.size() + rows->ledger.size();
+  const size_t bytes = rows->names.size() + rows->spans.size() +
+                       rows->events.size() + rows->ledger.size();
   {
     absl::MutexLock lock(&mu_);
     if (wait_for_room) {
@@ -93,7 +95,7 @@ void ShardWriter::Run() {
 absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   // One chunk alone needs no copy.
   const bool alone = group.size() == 1;
-  std::string names, events, ledger;
+  std::string names, spans, events, ledger;
   if (!alone) {
     std::sort(group.begin(), group.end(),
               [](const Pending& a, const Pending& b) {
@@ -101,6 +103,7 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
               });
     for (const Pending& pending : group) {
       names += pending.rows->names;
+      spans += pending.rows->spans;
       events += pending.rows->events;
       ledger += pending.rows->ledger;
     }
@@ -116,17 +119,24 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
           ? absl::OkStatus()
           : shard_->Insert("INSERT INTO names_local FORMAT RowBinary",
                            group_names);
-  if (status.ok()) {
-    status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary",
-                            alone ? first.events : events);
+  // Span state rows (opens and closes of several streams) before the ledger.
+  const std::string& group_spans = alone ? first.spans : spans;
+  if (status.ok() && !group_spans.empty()) {
+    status =
+        shard_->Insert("INSERT INTO spans_local FORMAT RowBinary", group_spans);
   }
-  if (status.ok()) {
+  const std::string& group_events = alone ? first.events : events;
+  if (status.ok() && !group_events.empty()) {
+    status = shard_->Insert("INSERT INTO events_local FORMAT RowBinary",
+                            group_events);
+  }
+  const std::string& group_ledger = alone ? first.ledger : ledger;
+  if (status.ok() && !group_ledger.empty()) {
     status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary",
-                            alone ? first.ledger : ledger);
+                            group_ledger);
   }
   PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s",
-          shard_->address(), group.size(),
-          alone ? first.events.size() : events.size(),
+          shard_->address(), group.size(), group_events.size(),
           absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
   return status;
 }

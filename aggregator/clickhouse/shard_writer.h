@@ -27,12 +27,14 @@
 namespace profdiff::aggregator::clickhouse {
 
 // One chunk's rows in RowBinary, for the names, events and chunks (ledger)
-// tables. Every event row and the ledger row carry the chunk's attempt at the
-// same offset (`attempt_offset`) and the event rows have one size
+// tables, or a span's state row (spans table) alone; any may be empty. Every
+// event row and the ledger row carry the chunk's attempt at the same offset
+// (`attempt_offset`) and the event rows have one size
 // (`event_row_bytes`), so a retry on another shard changes the attempt in place
 // instead of encoding the chunk again.
 struct ChunkRows {
   std::string names;
+  std::string spans;
   std::string events;
   std::string ledger;
   size_t event_row_bytes = 0;
