@@ -13,6 +13,8 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 inline std::string Micros(double us) { return absl::StrFormat("%.1f", us); }
+// A count that may be a mean over steps: "12", "2.5".
+inline std::string CountText(double n) { return absl::StrFormat("%g", n); }
 inline std::string SignedMicros(double us) {
   return absl::StrFormat("%+.1f", us);
 }

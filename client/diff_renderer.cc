@@ -27,6 +27,7 @@
 
 namespace profdiff::client {
 using base::BytesText;
+using base::CountText;
 using base::DeltaPercent;
 using base::kBytesPerMiB;
 using base::Mebibytes;
@@ -443,8 +444,6 @@ TextTable HtaTable(const v1::DiffReport& report) {
   return table;
 }
 
-std::string Count(double n) { return absl::StrFormat("%g", n); }
-
 // Collectives of both sides: pooled over message sizes (`pooled`), or one row
 // per size.
 TextTable CollectivesTable(
@@ -490,7 +489,7 @@ TextTable CollectivesTable(
     table.AddRow(
         {row.collective(),
          row.process_group().empty() ? "default" : row.process_group(), size,
-         Count(a.calls()), Count(b.calls()), Micros(a.time_us()),
+         CountText(a.calls()), CountText(b.calls()), Micros(a.time_us()),
          Micros(b.time_us()),
          SignedPercent(row.delta_pct().time_us(), a.time_us(), b.time_us()),
          Micros(b.transfer_us()), Micros(a.wait_us()), Micros(b.wait_us()),

@@ -14,12 +14,11 @@
 
 namespace profdiff::client {
 using base::BytesText;
+using base::CountText;
 using base::Micros;
 namespace {
 
 constexpr size_t kNameWidth = 80;
-
-std::string Count(double n) { return absl::StrFormat("%g", n); }
 
 // The collectives of one run: pooled over message sizes, or one row per size.
 TextTable Collectives(
@@ -48,7 +47,7 @@ TextTable Collectives(
                            row.dtype().empty() ? "" : " " + row.dtype());
     table.AddRow({row.collective(),
                   row.process_group().empty() ? "default" : row.process_group(),
-                  size, Count(v.calls()), Micros(v.time_us()),
+                  size, CountText(v.calls()), Micros(v.time_us()),
                   Micros(v.transfer_us()), Micros(v.wait_us()),
                   missing ? "-" : absl::StrFormat("%.3g", v.algbw_gbps()),
                   missing ? "-" : absl::StrFormat("%.3g", v.busbw_gbps())});
