@@ -35,6 +35,13 @@ struct TraceStream {
   bool has_first = false;
   bool finished = false;
 
+  // A download the browser left (or a HEAD request) ends the call.
+  ~TraceStream() {
+    if (finished) return;
+    context.TryCancel();
+    (void)reader->Finish();
+  }
+
   // The next piece; false at the end (an error mid-way is logged: the status
   // line has gone out already).
   bool Next(std::string& out) {
