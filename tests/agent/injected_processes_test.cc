@@ -12,7 +12,6 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <absl/synchronization/mutex.h>
@@ -25,6 +24,7 @@
 #include "agent/relay_socket_server.h"
 #include "rpc/channel.h"
 #include "tests/agent/temp_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace profdiff::agent {
 namespace {
@@ -169,12 +169,8 @@ class InjectedProcessesTest : public ::testing::Test {
   // Waits until the agent lists the processes `pred` accepts.
   template <typename Pred>
   bool AwaitProcesses(Pred pred) {
-    const absl::Time give_up = absl::Now() + kPatience;
-    while (absl::Now() < give_up) {
-      if (pred(orders_->Processes())) return true;
-      std::this_thread::yield();
-    }
-    return false;
+    return test_support::WaitUntil([&] { return pred(orders_->Processes()); },
+                                   kPatience);
   }
   bool AwaitCapturing(int32_t pid, const std::string& capture_id) {
     return AwaitProcesses([&](const std::vector<v1::LocalProcess>& all) {

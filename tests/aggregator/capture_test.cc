@@ -16,10 +16,12 @@
 #include "profdiff/v1/agents.grpc.pb.h"
 #include "tests/aggregator/store_fixture.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/wait_until.h"
 
 namespace profdiff::aggregator::store_test {
 namespace {
 
+using test_support::WaitUntil;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -150,14 +152,17 @@ class CaptureTest : public StoreFixture,
 
   // Waits (up to 10 s) until ListAgents lists `n` agents.
   void AwaitAgents(int n) {
-    const absl::Time give_up = absl::Now() + absl::Seconds(10);
     v1::ListAgentsResponse response;
-    while (absl::Now() < give_up) {
-      ASSERT_TRUE(ListAgents(response).ok());
-      if (response.agents_size() >= n) return;
-    }
-    FAIL() << "only " << response.agents_size() << " of " << n
-           << " agents listed";
+    grpc::Status status;
+    const bool listed = WaitUntil(
+        [&] {
+          status = ListAgents(response);
+          return !status.ok() || response.agents_size() >= n;
+        },
+        absl::Seconds(10));
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_TRUE(listed) << "only " << response.agents_size() << " of " << n
+                        << " agents listed";
   }
 
   grpc::Status Start(const v1::StartCaptureRequest& request,
@@ -206,9 +211,15 @@ class CaptureTest : public StoreFixture,
 
   // Waits (up to 10 s) until GetCapture of `id` counts `n` answers.
   void AwaitAnswers(const std::string& id, int n) {
-    const absl::Time give_up = absl::Now() + absl::Seconds(10);
-    while (Get(id).answers_size() < n && absl::Now() < give_up) {
-    }
+    int answers = 0;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          answers = Get(id).answers_size();
+          return answers >= n;
+        },
+        absl::Seconds(10)))
+        << "capture " << id << " counted " << answers << " of " << n
+        << " answers";
   }
 
   std::unique_ptr<v1::Agents::Stub> agents_;
@@ -260,9 +271,7 @@ TEST_P(CaptureTest, OrdersReachTheAgentsWithTheJobAndTheirAnswersAreCounted) {
   EXPECT_EQ(order.start_at_step(), -1);
   EXPECT_TRUE(other.orders().empty());
   // The answers arrive on the streams; GetCapture counts them.
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while (Get("job7-run").answers_size() < 2 && absl::Now() < give_up) {
-  }
+  AwaitAnswers("job7-run", 2);
   const v1::Capture read = Get("job7-run");
   EXPECT_EQ(read.ranks_triggered(), 3);
   EXPECT_EQ(read.state(), v1::CAPTURE_STATE_RUNNING);
@@ -294,10 +303,10 @@ TEST_P(CaptureTest, EveryProcessBusyFailsTheCaptureNamingThem) {
   AwaitAgents(1);
   v1::Capture capture;
   ASSERT_TRUE(Start(Steps("7", "busy-run"), capture).ok());
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  while (Get("busy-run").state() == v1::CAPTURE_STATE_RUNNING &&
-         absl::Now() < give_up) {
-  }
+  EXPECT_TRUE(WaitUntil(
+      [&] { return Get("busy-run").state() != v1::CAPTURE_STATE_RUNNING; },
+      absl::Seconds(10)))
+      << "capture busy-run still running";
   const v1::Capture read = Get("busy-run");
   EXPECT_EQ(read.state(), v1::CAPTURE_STATE_FAILED);
   EXPECT_THAT(read.error(), HasSubstr("node-a: already capturing (pids 11)"));
@@ -386,11 +395,14 @@ TEST_P(CaptureTest, AnAgentsLaterAnswerDoesNotUndoItsFirst) {
                     return answer;
                   });
   ASSERT_TRUE(again.AwaitOrders(1));
-  const absl::Time give_up = absl::Now() + absl::Seconds(10);
-  v1::Capture read = Get("restarted");
-  while (read.ranks_triggered() < 2 && absl::Now() < give_up) {
-    read = Get("restarted");
-  }
+  v1::Capture read;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        read = Get("restarted");
+        return read.ranks_triggered() >= 2;
+      },
+      absl::Seconds(10)))
+      << read.ranks_triggered() << " of 2 ranks triggered";
   EXPECT_EQ(read.state(), v1::CAPTURE_STATE_RUNNING) << read.error();
   EXPECT_EQ(read.ranks_triggered(), 2);
   ASSERT_EQ(read.answers_size(), 1);
@@ -519,12 +531,17 @@ TEST_F(ReplicatedCaptureTest, ACaptureThroughOneReplicaReachesAgentsOfAnother) {
                  Trigger({21, 22}));
   // Replica A lists the agent of replica B once B has stored its status.
   auto agents_a = v1::Agents::NewStub(channel_);
-  const absl::Time give_up = absl::Now() + absl::Seconds(20);
   v1::ListAgentsResponse listed;
-  while (listed.agents_size() == 0 && absl::Now() < give_up) {
-    grpc::ClientContext context;
-    ASSERT_TRUE(agents_a->ListAgents(&context, {}, &listed).ok());
-  }
+  grpc::Status status;
+  const bool some_listed = WaitUntil(
+      [&] {
+        grpc::ClientContext context;
+        status = agents_a->ListAgents(&context, {}, &listed);
+        return !status.ok() || listed.agents_size() > 0;
+      },
+      absl::Seconds(20));
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(some_listed) << "replica A lists no agent";
   ASSERT_EQ(listed.agents_size(), 1);
   EXPECT_NE(listed.agents(0).replica(), "");
 
@@ -538,12 +555,18 @@ TEST_F(ReplicatedCaptureTest, ACaptureThroughOneReplicaReachesAgentsOfAnother) {
   ASSERT_TRUE(on_b.AwaitOrders(1));
   EXPECT_EQ(on_b.orders()[0].run(), "across");
   v1::Capture read;
-  while (read.ranks_triggered() < 2 && absl::Now() < give_up) {
-    grpc::ClientContext get;
-    v1::GetCaptureRequest get_request;
-    get_request.set_capture_id("across");
-    ASSERT_TRUE(agents_a->GetCapture(&get, get_request, &read).ok());
-  }
+  const bool triggered = WaitUntil(
+      [&] {
+        grpc::ClientContext get;
+        v1::GetCaptureRequest get_request;
+        get_request.set_capture_id("across");
+        status = agents_a->GetCapture(&get, get_request, &read);
+        return !status.ok() || read.ranks_triggered() >= 2;
+      },
+      absl::Seconds(20));
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(triggered) << read.ranks_triggered()
+                         << " of 2 ranks triggered, read through replica A";
   EXPECT_EQ(read.ranks_triggered(), 2);
   ASSERT_EQ(read.answers_size(), 1);
   EXPECT_EQ(read.answers(0).agent_id(), "node-b");

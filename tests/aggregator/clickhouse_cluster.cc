@@ -7,10 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "aggregator/clickhouse/http_client.h"
 #include "base/str_cat.h"
+#include "tests/support/wait_until.h"
 
 namespace profdiff::testing {
 namespace {
@@ -121,10 +121,9 @@ absl::Status ClickHouseCluster::Launch(Server& server) {
       binary_, base::StrCat("--config-file=", server.dir, "/config.xml")});
   aggregator::clickhouse::HttpClient client(
       base::StrCat("127.0.0.1:", server.http_port), "", absl::Seconds(5));
-  const absl::Time give_up = absl::Now() + absl::Seconds(30);
-  while (absl::Now() < give_up) {
-    if (client.Query("SELECT 1").ok()) return absl::OkStatus();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (test_support::WaitUntil([&] { return client.Query("SELECT 1").ok(); },
+                              absl::Seconds(30))) {
+    return absl::OkStatus();
   }
   return absl::UnavailableError(
       base::StrCat("clickhouse-server on port ", server.http_port,

@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -25,6 +24,7 @@
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
+#include "tests/support/wait_until.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::aggregator {
@@ -312,17 +312,15 @@ TEST_P(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
   third.header.set_agent_id("node-a");
   third.header.set_resume(true);
   // The server sees the cancel shortly; a busy machine may take a while.
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
-    const grpc::Status again = UploadSpan(channel_, third);
-    if (again.ok()) break;
-    ASSERT_EQ(again.error_code(), grpc::StatusCode::UNAVAILABLE)
-        << again.error_message();
-    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
-        << "the cancelled stream kept its place";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  grpc::Status again;
+  const bool placed = test_support::WaitUntil(
+      [&] {
+        again = UploadSpan(channel_, third);
+        return again.error_code() != grpc::StatusCode::UNAVAILABLE;
+      },
+      absl::Seconds(30));
+  ASSERT_TRUE(placed) << "the cancelled stream kept its place";
+  ASSERT_TRUE(again.ok()) << again.error_message();
   EXPECT_EQ(GetRun("streams").workers_size(), 3);
 }
 

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/test_dir.h"
+
 namespace profdiff::aggregator {
 namespace {
 
@@ -13,15 +15,7 @@ namespace fs = std::filesystem;
 
 class SegmentLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ =
-        fs::path(::testing::TempDir()) /
-        ("segments_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = test_support::FreshTestDir("segments"); }
 
   // Appends records "payload-0" .. "payload-<n-1>" with event counts 10, 11,
   // ...

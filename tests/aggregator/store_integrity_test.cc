@@ -9,7 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
-#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,6 +20,7 @@
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
+#include "tests/support/wait_until.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::aggregator {
@@ -246,13 +246,15 @@ TEST_P(CollectorTest, StreamsPastTheTotalLimitAreUnavailable) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_THAT(refused.error_message(), HasSubstr("--max-streams"));
   held.clear();  // cancelled: their places come back
-  for (int attempt = 0;; ++attempt) {
-    const grpc::Status status =
-        UploadSpan(channel_, PrepareSpan(files_[1], "total", 2000));
-    if (status.ok()) break;
-    ASSERT_LT(attempt, 50) << status.error_message();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const PreparedSpan span = PrepareSpan(files_[1], "total", 2000);
+  grpc::Status status;
+  EXPECT_TRUE(test_support::WaitUntil(
+      [&] {
+        status = UploadSpan(channel_, span);
+        return status.ok();
+      },
+      absl::Seconds(10)))
+      << status.error_message();
 }
 
 TEST_F(LocalStoreTest, SecondStoreOnTheDataDirIsRefusedNamingTheHolder) {

@@ -19,6 +19,8 @@
 #include "client/run_store_client.h"
 #include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace profdiff::testing {
 namespace {
@@ -36,13 +38,7 @@ class CaptureE2eTest : public ::testing::Test {
       GTEST_SKIP() << "binary not built: " << missing;
     dlrm_ = DlrmFiles();
     if (dlrm_.size() != 8) GTEST_SKIP() << "needs the 8 DLRM traces";
-    root_ =
-        fs::path(::testing::TempDir()) /
-        ("capture_e2e_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_support::FreshTestDir("capture_e2e");
 
     aggregator_ = std::make_unique<ChildProcess>(std::vector<std::string>{
         bin_.aggregator, "--listen=127.0.0.1:0",
@@ -79,18 +75,25 @@ class CaptureE2eTest : public ::testing::Test {
           << rank->Output();
     }
     client::AgentsClient agents(differ_address_);
-    const absl::Time give_up = absl::Now() + kStepTimeout;
+    absl::Status status;
     int processes = 0;
-    while (processes < 4 && absl::Now() < give_up) {
-      absl::StatusOr<v1::ListAgentsResponse> listed = agents.ListAgents();
-      ASSERT_TRUE(listed.ok()) << listed.status();
-      processes = 0;
-      for (const v1::AgentStatus& agent : listed->agents()) {
-        for (const v1::LocalProcess& process : agent.processes()) {
-          if (process.job() == kJob) ++processes;
-        }
-      }
-    }
+    const bool listed_all = test_support::WaitUntil(
+        [&] {
+          absl::StatusOr<v1::ListAgentsResponse> listed = agents.ListAgents();
+          status = listed.status();
+          if (!listed.ok()) return true;
+          processes = 0;
+          for (const v1::AgentStatus& agent : listed->agents()) {
+            for (const v1::LocalProcess& process : agent.processes()) {
+              if (process.job() == kJob) ++processes;
+            }
+          }
+          return processes >= 4;
+        },
+        kStepTimeout);
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_TRUE(listed_all) << processes << " of 4 processes listed\n"
+                            << agents_[0]->Output() << agents_[1]->Output();
     ASSERT_EQ(processes, 4) << agents_[0]->Output() << agents_[1]->Output();
   }
 

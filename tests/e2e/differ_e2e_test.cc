@@ -10,6 +10,7 @@
 
 #include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::testing {
@@ -23,13 +24,7 @@ class DifferE2eTest : public ::testing::Test {
   void SetUp() override {
     if (const std::string missing = bin_.Missing(); !missing.empty())
       GTEST_SKIP() << "binary not built: " << missing;
-    root_ =
-        fs::path(::testing::TempDir()) /
-        ("differ_e2e_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_support::FreshTestDir("differ_e2e");
   }
 
   // Runs the profdiff binary to its end; returns its exit code and fills

@@ -14,6 +14,7 @@
 #include "client/run_store_client.h"
 #include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -42,13 +43,7 @@ class PipelineE2eTest : public ::testing::Test {
                       "name the binaries ("
                    << aggregator_bin_ << ", " << agent_bin_ << ")";
     }
-    root_ =
-        fs::path(::testing::TempDir()) /
-        ("e2e_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_support::FreshTestDir("e2e");
   }
 
   // Starts the aggregator on `port` (0: any) over root_/data; returns the port

@@ -17,6 +17,7 @@
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/e2e/e2e_processes.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -54,13 +55,7 @@ class ScaleOutE2eTest : public ::testing::Test {
     if (files_.size() != 8)
       GTEST_SKIP() << "needs the 8 DLRM traces under "
                    << test_support::TracesDir();
-    root_ =
-        fs::path(::testing::TempDir()) /
-        ("scale_out_" +
-         std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_support::FreshTestDir("scale_out");
     absl::StatusOr<std::unique_ptr<ClickHouseCluster>> cluster =
         ClickHouseCluster::Start((root_ / "clickhouse").string(), 2);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
