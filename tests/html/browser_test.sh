@@ -5,14 +5,7 @@
 set -euo pipefail
 profdiff="$1" node_modules="$2" out="$3"
 here="$(cd "$(dirname "$0")" && pwd)"
-skip() { echo "SKIPPED: $*"; exit 77; }
-traces="${PROFDIFF_TRACES:-}"
-[ -n "$traces" ] || skip "PROFDIFF_TRACES is not set"
-
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "no ${CHROMIUM:-/usr/bin/chromium} (scripts/install_deps.sh installs Debian's chromium)"
-command -v node >/dev/null || skip "no node (scripts/install_deps.sh installs Debian's nodejs)"
-[ -d "$node_modules/playwright-core" ] ||
-  skip "playwright-core is not under $node_modules (scripts/build.sh runs npm ci there; was the npm registry reachable?)"
+. "$here/browser_prerequisites.sh"
 
 # The interactive pair: one model on two GPUs (module tree, CUDA against ROCm). The large pair:
 # the two largest traces that share a model (xDiT Flux, ~900 aligned modules, 20k+ table rows).

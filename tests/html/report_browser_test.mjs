@@ -13,25 +13,11 @@
 // --h200: fp32 against bf16 on an H200 (issue 43): the headline, then the host-bound shift.
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
-);
-const require = createRequire(path.join(process.env.PROFDIFF_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
-fs.mkdirSync(args.out, { recursive: true });
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox"],
-});
-const results = {};
-let failures = 0;
+import { args, browser, check, finish, results } from "./browser_harness.mjs";
 
 // Opens a report (with `query`, "?a=b...", in its URL); fails the check on any page error or any
 // request that leaves the file.
@@ -46,16 +32,6 @@ async function open(file, query = "") {
   return { page, problems };
 }
 
-async function check(name, fn) {
-  const started = Date.now();
-  try {
-    await fn();
-    console.log(`PASS ${name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${name}: ${e.stack || e}`);
-  }
-}
 
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
 const dataOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent));
@@ -946,7 +922,4 @@ await check("largest report: interactive in under 1 s", async () => {
   assert.ok(loads[1] < 1000, `median time to interactive ${loads[1].toFixed(0)} ms (runs: ${loads.map((x) => x.toFixed(0))})`);
 });
 
-await browser.close();
-fs.writeFileSync(path.join(args.out, "results.json"), JSON.stringify(results, null, 2));
-console.log(JSON.stringify(results, null, 2));
-process.exit(failures ? 1 : 0);
+await finish();

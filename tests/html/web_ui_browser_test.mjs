@@ -9,35 +9,10 @@
 //   node web_ui_browser_test.mjs --open URL --guarded URL --token TOKEN --out DIR
 // Environment: PROFDIFF_NODE_MODULES (where playwright-core is installed), CHROMIUM.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
-);
-const require = createRequire(path.join(process.env.PROFDIFF_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
-fs.mkdirSync(args.out, { recursive: true });
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox"],
-});
-const results = {};
-let failures = 0;
-
-async function check(name, fn) {
-  const started = Date.now();
-  try {
-    await fn();
-    console.log(`PASS ${name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failures++;
-    console.log(`FAIL ${name}: ${e.stack || e}`);
-  }
-}
+import { args, browser, check, finish, results } from "./browser_harness.mjs";
 
 // A browser context of its own (its own cookies); every page error, console error (a CSP
 // violation is one) and request to another origin is a problem. The guarded differ's
@@ -233,7 +208,4 @@ await check("the guarded differ shows nothing before the token, and everything a
   await context.close();
 });
 
-await browser.close();
-fs.writeFileSync(path.join(args.out, "results.json"), JSON.stringify(results, null, 2));
-console.log(JSON.stringify(results, null, 2));
-process.exit(failures ? 1 : 0);
+await finish();

@@ -7,13 +7,7 @@
 set -euo pipefail
 build="$1" node_modules="$2" out="$3"
 here="$(cd "$(dirname "$0")" && pwd)"
-skip() { echo "SKIPPED: $*"; exit 77; }
-traces="${PROFDIFF_TRACES:-}"
-[ -n "$traces" ] || skip "PROFDIFF_TRACES is not set"
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "no ${CHROMIUM:-/usr/bin/chromium} (scripts/install_deps.sh installs Debian's chromium)"
-command -v node >/dev/null || skip "no node (scripts/install_deps.sh installs Debian's nodejs)"
-[ -d "$node_modules/playwright-core" ] ||
-  skip "playwright-core is not under $node_modules (scripts/build.sh runs npm ci there)"
+. "$here/browser_prerequisites.sh"
 
 # The runs: the H200 pair (fp32 against bf16), one model on an H100 and an MI300 (a module tree
 # to zoom into), and one rank of the 8-rank DLRM run (OPEN: 1 of 8 workers stored).
