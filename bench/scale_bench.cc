@@ -9,8 +9,9 @@
 //   again (cached), and with the aggregator restarted too (cold: nothing in
 //   memory, both digests read back from the store that kept them);
 // - web: the differ's web UI page of that diff (GET /diff?baseline=A&
-//   experimental=B: both groupings, rendered), first and again (issue 49: under
-//   1 s);
+//   experimental=B, as a browser asks it: the page with the other groupings
+//   when they are ready within the UI's budget), first and again (issue 49:
+//   under 1 s);
 // - the differ's and the aggregator's peak RSS (VmHWM), and the digest bytes;
 // then each figure at the largest N over the smallest (the targets: uncached
 // diff <= 5 s at 1,024 ranks, differ peak RSS <= 512 MB, both within 2x from

@@ -320,7 +320,8 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
     uint64_t bytes;
   };
   const uint64_t ledger_rows = state.VarUInt();
-  if (ledger_rows > state_rows.size()) {  // 20 bytes a row: not an answer
+  constexpr uint64_t kLedgerRowBytes = 20;  // seq, events, bytes
+  if (ledger_rows > state_rows.size() / kLedgerRowBytes) {  // not an answer
     return absl::DataLossError(
         base::StrCat("clickhouse: the span state lookup counts ", ledger_rows,
                      " ledger rows in ", state_rows.size(), " bytes"));

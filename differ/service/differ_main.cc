@@ -187,6 +187,8 @@ int Run(DifferCommandLine& line) {
          options.security.Describe(), options.store_security.tls());
   profdiff::rpc::LogListening(options.listen_address, options.security);
   if ((*server)->http_port() != 0) {
+    // Plaintext beyond loopback is said as for gRPC.
+    profdiff::rpc::LogListening(options.http_address, options.security);
     const std::string url = profdiff::base::StrCat(
         options.security.tls() ? "https://" : "http://",
         WebUiHost(options.http_address), ":", (*server)->http_port(), "/");

@@ -42,26 +42,25 @@ struct TraceStream {
     (void)reader->Finish();
   }
 
-  // The next piece; false at the end (an error mid-way is logged: the status
-  // line has gone out already).
-  bool Next(std::string& out) {
+  // The next piece; an error mid-way is logged and cuts the download off
+  // (the status line has gone out already).
+  web::StreamStep Next(std::string& out) {
     if (has_first) {
       has_first = false;
       out = std::move(*first.mutable_json());
-      return true;
+      return web::StreamStep::kMore;
     }
-    if (finished) return false;
+    if (finished) return web::StreamStep::kEnd;
     v1::ExportTraceChunk chunk;
     if (reader->Read(&chunk)) {
       out = std::move(*chunk.mutable_json());
-      return true;
+      return web::StreamStep::kMore;
     }
     finished = true;
     const grpc::Status status = reader->Finish();
-    if (!status.ok()) {
-      PD_LOG(WARNING, "trace export cut short: %s", status.error_message());
-    }
-    return false;
+    if (status.ok()) return web::StreamStep::kEnd;
+    PD_LOG(WARNING, "trace export cut short: %s", status.error_message());
+    return web::StreamStep::kFailed;
   }
 };
 

@@ -46,15 +46,19 @@ struct StreamState {
   std::string piece;
   size_t offset = 0;
   bool done = false;
+  bool failed = false;
 };
 
 ssize_t ReadStream(void* cls, uint64_t /*pos*/, char* buf, size_t max) {
   auto* state = static_cast<StreamState*>(cls);
   while (state->offset == state->piece.size()) {
+    if (state->failed) return MHD_CONTENT_READER_END_WITH_ERROR;
     if (state->done) return MHD_CONTENT_READER_END_OF_STREAM;
     state->piece.clear();
     state->offset = 0;
-    if (!state->stream(state->piece)) state->done = true;
+    const StreamStep step = state->stream(state->piece);
+    state->done = step == StreamStep::kEnd;
+    state->failed = step == StreamStep::kFailed;
   }
   const size_t n = std::min(max, state->piece.size() - state->offset);
   std::memcpy(buf, state->piece.data() + state->offset, n);

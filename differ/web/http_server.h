@@ -36,9 +36,12 @@ struct HttpRequest {
   std::vector<std::string> Args(std::string_view key) const;
 };
 
-// Writes the next piece of a streamed body into `out`; returns false at the
-// end. Called on the connection's thread; may block.
-using BodyStream = std::function<bool(std::string& out)>;
+// Writes the next piece of a streamed body into `out`: kMore, or kEnd at the
+// end, or kFailed when the body cannot be finished (the response is then cut
+// off, not ended, so the client does not take it for whole). Called on the
+// connection's thread; may block.
+enum class StreamStep { kMore, kEnd, kFailed };
+using BodyStream = std::function<StreamStep(std::string& out)>;
 
 struct HttpResponse {
   int status = 200;

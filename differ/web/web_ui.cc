@@ -62,10 +62,26 @@ HttpResponse ErrorOf(const absl::Status& status, const PageChrome& chrome) {
   return Error(code, std::string(status.message()), chrome);
 }
 
-// Only pages of this UI: a path, not "//host" or a scheme.
+// Only pages of this UI: a path, not "//host" or a scheme. No control byte,
+// space or backslash anywhere: browsers drop tabs and read "\\" as "/", so
+// "/\t/evil.example" would leave the site.
 bool IsLocalPath(const std::string& next) {
-  return !next.empty() && next[0] == '/' &&
-         (next.size() == 1 || (next[1] != '/' && next[1] != '\\'));
+  if (next.empty() || next[0] != '/') return false;
+  if (next.size() > 1 && next[1] == '/') return false;
+  for (const char c : next) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x21 || byte == 0x7f || c == '\\') return false;
+  }
+  return true;
+}
+
+// `query` with `key` set to `value` (every earlier value of it dropped).
+std::vector<std::pair<std::string, std::string>> WithArgument(
+    std::vector<std::pair<std::string, std::string>> query,
+    const std::string& key, const std::string& value) {
+  std::erase_if(query, [&](const auto& arg) { return arg.first == key; });
+  query.emplace_back(key, value);
+  return query;
 }
 
 // "0-3,8": ranks as the CLI's --ranks takes them, with ranges; at most
@@ -285,11 +301,25 @@ HttpResponse WebUi::ExportTrace(const std::string& run,
 
 std::shared_ptr<WebUi::ToggleDiff> WebUi::StartToggleDiff(
     const v1::DiffRequest& request, absl::Time deadline) {
+  // At most this many wait in the background: past it a page makes its own
+  // here, so a flood of URLs cannot queue work that outlives its pages.
+  constexpr size_t kMaxToggles = 16;
   const std::string key = request.SerializeAsString();
-  absl::MutexLock lock(&mu_);
-  if (auto it = toggles_.find(key); it != toggles_.end()) return it->second;
   auto toggle = std::make_shared<ToggleDiff>();
-  toggles_[key] = toggle;
+  bool queued = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = toggles_.find(key); it != toggles_.end()) return it->second;
+    if (toggles_.size() < kMaxToggles) {
+      toggles_[key] = toggle;
+      queued = true;
+    }
+  }
+  if (!queued) {
+    toggle->report = backend_->Diff(request, deadline);
+    toggle->done.Notify();
+    return toggle;
+  }
   background_->Post([this, request, deadline, toggle, key] {
     toggle->report = backend_->Diff(request, deadline);
     toggle->done.Notify();
@@ -361,10 +391,9 @@ HttpResponse WebUi::Diff(const HttpRequest& request, const PageChrome& chrome) {
     }
   }
   if (!incomplete.empty() && request.Arg("partial").value_or("") != "1") {
-    std::vector<std::pair<std::string, std::string>> query = request.query;
-    query.emplace_back("partial", "1");
-    return Html(
-        200, IncompletePage(incomplete, "/diff?" + QueryString(query), chrome));
+    const std::string partial =
+        "/diff?" + QueryString(WithArgument(request.query, "partial", "1"));
+    return Html(200, IncompletePage(incomplete, partial, chrome));
   }
   if (!TakeDiffTurn(deadline)) {
     return Error(503, "every diff slot stayed busy until the deadline", chrome);
@@ -399,7 +428,7 @@ HttpResponse WebUi::Diff(const HttpRequest& request, const PageChrome& chrome) {
     reports.push_back(*std::move(page_report));
     if (toggle->done.WaitForNotificationWithDeadline(groupings_until) &&
         toggle->report.ok()) {
-      others.push_back(*std::move(toggle->report));
+      others.push_back(*toggle->report);  // other pages may share it
     } else {
       if (wait_for_groupings) {
         failed = toggle->done.HasBeenNotified()
@@ -418,9 +447,8 @@ HttpResponse WebUi::Diff(const HttpRequest& request, const PageChrome& chrome) {
   page.script_nonce = chrome.nonce;
   std::string load_groupings;
   if (groupings_missing) {
-    std::vector<std::pair<std::string, std::string>> query = request.query;
-    query.emplace_back("groupings", "both");
-    load_groupings = "/diff?" + QueryString(query);
+    load_groupings = "/diff?" + QueryString(WithArgument(request.query,
+                                                         "groupings", "both"));
   }
   page.header_html =
       ReportHeader(chrome, baseline, experimental, ranks_text, load_groupings);
