@@ -1,5 +1,7 @@
 #include "client/json_output.h"
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 
 #include <google/protobuf/descriptor.h>
@@ -8,7 +10,9 @@
 #include <google/protobuf/util/type_resolver.h>
 #include <google/protobuf/util/type_resolver_util.h>
 
+#include "base/status_macros.h"
 #include "base/str_cat.h"
+#include "client/json_writer.h"
 #include "differ/display_text.h"
 
 namespace profdiff::client {
@@ -59,6 +63,41 @@ std::string TypeUrl(const pb::Message& message) {
 }  // namespace
 
 absl::StatusOr<std::string> ToJson(const pb::Message& message) {
+  if (!CanWriteJson(*message.GetDescriptor()))
+    return ToJsonWithProtobuf(message);
+  std::string out;
+  WriteJson(message, out);
+  return out;
+}
+
+absl::Status StreamJson(const pb::Message& message, std::FILE* stream) {
+  if (!CanWriteJson(*message.GetDescriptor())) {
+    PD_ASSIGN_OR_RETURN(const std::string text, ToJsonWithProtobuf(message));
+    if (std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
+      return absl::UnavailableError(
+          base::StrCat("JSON output: write: ", std::strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+  bool failed = false;
+  int error = 0;
+  std::string out;
+  WriteJson(message, out, [&](std::string& text) {
+    if (!failed &&
+        std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
+      failed = true;
+      error = errno;
+    }
+    text.clear();
+  });
+  if (failed || std::fflush(stream) != 0) {
+    return absl::UnavailableError(base::StrCat(
+        "JSON output: write: ", std::strerror(failed ? error : errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ToJsonWithProtobuf(const pb::Message& message) {
   pb::util::JsonPrintOptions json;
   json.preserve_proto_field_names = true;
   json.always_print_primitive_fields = true;

@@ -59,7 +59,11 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> (*run)(const std::vector<std::string>&);
   };
   static constexpr Command kCommands[] = {
-      {"show", &profdiff::client::ShowUsage, &profdiff::client::RunShowCommand},
+      // show streams its JSON to stdout rather than returning it.
+      {"show", &profdiff::client::ShowUsage,
+       [](const std::vector<std::string>& args) {
+         return profdiff::client::RunShowCommand(args, stdout);
+       }},
       {"diff", &profdiff::client::DiffUsage, &profdiff::client::RunDiffCommand},
       {"runs", &profdiff::client::RunsUsage, &profdiff::client::RunRunsCommand},
       {"export", &profdiff::client::ExportUsage,

@@ -9,6 +9,7 @@
 #include "client/command_line.h"
 #include "client/csv_output.h"
 #include "client/diff_renderer.h"
+#include "client/json_output.h"
 #include "client/output_file.h"
 #include "client/profile_csv.h"
 #include "client/profile_renderer.h"
@@ -52,8 +53,8 @@ std::string ShowUsage() {
          std::string(ConnectionUsage());
 }
 
-absl::StatusOr<std::string> RunShowCommand(
-    const std::vector<std::string>& args) {
+absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
+                                           std::FILE* stream) {
   PD_ASSIGN_OR_RETURN(
       ParsedArgs parsed,
       ParseArgs(args,
@@ -113,6 +114,11 @@ absl::StatusOr<std::string> RunShowCommand(
       LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   AddPerStepValues(run);
+  if (options.format == OutputFormat::kJson && stream != nullptr &&
+      (output.empty() || output == "-")) {
+    PD_RETURN_IF_ERROR(StreamJson(run, stream));
+    return std::string();
+  }
   if (options.format != OutputFormat::kCsv) {
     PD_ASSIGN_OR_RETURN(std::string text, RenderRunProfile(run, options));
     return WriteOutput(output, std::move(text));

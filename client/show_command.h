@@ -3,6 +3,7 @@
 #ifndef PROFDIFF_CLIENT_SHOW_COMMAND_H_
 #define PROFDIFF_CLIENT_SHOW_COMMAND_H_
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,10 @@
 namespace profdiff::client {
 
 // Runs the command on its arguments (after "show") and returns what it prints.
-absl::StatusOr<std::string> RunShowCommand(
-    const std::vector<std::string>& args);
+// With `stream` (the CLI's stdout), JSON bound for standard output is written
+// to it as it is made instead, and the text returned is empty.
+absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
+                                           std::FILE* stream = nullptr);
 
 // The usage text of `show`.
 std::string ShowUsage();

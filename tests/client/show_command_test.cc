@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -73,6 +74,34 @@ TEST(ShowCommandTest, JsonIsTheRunProfileWithSnakeCaseMicrosecondFields) {
   // Other.
   EXPECT_DOUBLE_EQ(run.workers(1).steps(0).cpu_exec_us(), 45);
   EXPECT_DOUBLE_EQ(run.workers(1).steps(0).other_us(), 85);
+}
+
+TEST(ShowCommandTest, JsonForStandardOutputIsStreamedToTheStream) {
+  const std::string run = WriteRun().string();
+  const absl::StatusOr<std::string> whole =
+      RunShowCommand({run, "--format", "json"});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  std::FILE* stream = std::tmpfile();
+  ASSERT_NE(stream, nullptr);
+  const absl::StatusOr<std::string> out =
+      RunShowCommand({run, "--format", "json", "-o", "-"}, stream);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "");
+  std::string streamed(static_cast<size_t>(std::ftell(stream)), '\0');
+  std::rewind(stream);
+  ASSERT_EQ(std::fread(streamed.data(), 1, streamed.size(), stream),
+            streamed.size());
+  std::fclose(stream);
+  EXPECT_EQ(streamed, *whole);
+  // A file named by -o is written whole (atomically), not to the stream.
+  const std::string file = run + ".json";
+  std::FILE* unused = std::tmpfile();
+  const absl::StatusOr<std::string> wrote =
+      RunShowCommand({run, "-o", file}, unused);
+  ASSERT_TRUE(wrote.ok()) << wrote.status();
+  EXPECT_THAT(*wrote, HasSubstr("wrote " + file));
+  EXPECT_EQ(std::ftell(unused), 0);
+  std::fclose(unused);
 }
 
 TEST(ShowCommandTest, SortFilterTopApplyToOperators) {
