@@ -17,6 +17,13 @@ namespace profdiff::bench {
 size_t WalkEvents(simdjson::ondemand::parser& parser,
                   const trace::TraceFileBuffer& buffer);
 
+// The floor issue 52 names: the same touch of every field through simdjson's
+// DOM (the whole document parsed to a tape first), as a reader built on the
+// DOM would pay. Padding: `buffer`'s own (TraceFileBuffer keeps
+// SIMDJSON_PADDING).
+size_t WalkEventsDom(simdjson::dom::parser& parser,
+                     const trace::TraceFileBuffer& buffer);
+
 }  // namespace profdiff::bench
 
 #endif  // PROFDIFF_BENCH_JSON_FLOOR_H_

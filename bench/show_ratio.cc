@@ -20,13 +20,8 @@
 //   user's command does:
 //     `show_ratio --floor TRACE` against `profdiff show TRACE --view all`
 //     (output to /dev/null).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -39,52 +34,17 @@
 #include "analysis/worker_profile.h"
 #include "base/keep_freed_memory.h"
 #include "bench/bench_traces.h"
+#include "bench/cold_run.h"
 #include "bench/json_floor.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-template <typename F>
-double Millis(F&& f) {
-  const auto start = Clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - start)
-      .count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// Runs `argv` with its stdout on /dev/null; exits this process if it fails.
-void RunProcess(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null",
-                                   O_WRONLY, 0);
-  pid_t pid;
-  const int error =
-      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (error != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "%s failed\n", argv[0].c_str());
-    std::exit(1);
-  }
-}
+using profdiff::bench::Median;
+using profdiff::bench::Millis;
+using profdiff::bench::RunProcess;
 
 size_t Floor(const std::string& path, profdiff::trace::TraceFileBuffer& buffer,
              simdjson::ondemand::parser& parser) {

@@ -1,0 +1,292 @@
+// `profdiff diff` and `profdiff show` against the one-core floor of both traces
+// (gunzip + a simdjson walk touching every event's fields, bench/json_floor.h,
+// one file after the other on one core): issue 52's targets are a full diff
+// <= 0.6x of it, `--compare hta` <= 0.55x, `show --format json` of one file
+// <= 0.6x. Rounds interleave every measurement, so a shared machine's noise
+// falls on all alike; figures are medians, ratios medians of per-round ratios.
+//
+//   diff_ratio [--rounds N] [--profdiff PATH] [BASELINE EXPERIMENTAL]
+//     (default: the xDiT pair of bench_traces.h; the profdiff binary next to
+//     this one)
+//   diff_ratio --floor TRACE...   (the cold floor in one process; DOM)
+//   diff_ratio --floor-on-demand TRACE...   (the same through on-demand)
+//
+// The floor is issue 52's: gunzip + simdjson's DOM walk of both files. The
+// on-demand walk (a third cheaper on the xDiT pair) is printed beside it.
+//
+// Warm, in this process: the phases of `profdiff diff --format json`, each as
+// milliseconds and as a share of their sum:
+//   read      both files parsed, a thread a side (as the CLI reads them)
+//   profile   each side's WorkerProfile, a thread a side
+//   digest    each side reduced to its RunDigest, a thread a side
+//   diff      DiffDigests without the findings
+//   findings  what the findings add to it
+//   json      the report written as JSON
+// Cold, a fresh process per run, each against the cold floor:
+//   diff --format json, diff --compare hta --format json,
+//   diff --view overview --format json, show BASELINE --format json.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "analysis/worker_profile.h"
+#include "base/keep_freed_memory.h"
+#include "bench/bench_traces.h"
+#include "bench/cold_run.h"
+#include "bench/json_floor.h"
+#include "client/json_output.h"
+#include "differ/differ.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using profdiff::bench::Median;
+using profdiff::bench::Millis;
+using profdiff::bench::RunProcess;
+
+// The floor of `paths`, one after the other: through simdjson's DOM (the
+// issue's floor) or on-demand (show_ratio's and reader_bench's).
+// Buffers and parsers are kept from call to call, as a reader keeps its own.
+size_t FloorOf(const std::vector<std::string>& paths, bool dom) {
+  static profdiff::trace::TraceFileBuffer buffer;
+  static simdjson::ondemand::parser on_demand;
+  static simdjson::dom::parser tape;
+  size_t touched = 0;
+  for (const std::string& path : paths) {
+    if (!buffer.Load(path, {}).ok()) {
+      std::fprintf(stderr, "%s: cannot read\n", path.c_str());
+      std::exit(1);
+    }
+    touched += dom ? profdiff::bench::WalkEventsDom(tape, buffer)
+                   : profdiff::bench::WalkEvents(on_demand, buffer);
+  }
+  return touched;
+}
+
+// Runs `f(0)` and `f(1)` on a thread each, as the CLI runs its two sides.
+template <typename F>
+void BothSides(F&& f) {
+  std::jthread baseline([&] { f(0); });
+  f(1);
+}
+
+template <typename T>
+T OrExit(absl::StatusOr<T> value, const char* what) {
+  if (!value.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, value.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *std::move(value);
+}
+
+struct Phase {
+  const char* name;
+  std::vector<double> ms;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  profdiff::base::KeepFreedMemoryForReuse();
+  if (argc >= 3 && (std::string(argv[1]) == "--floor" ||
+                    std::string(argv[1]) == "--floor-on-demand")) {
+    std::printf("%zu\n",
+                FloorOf(std::vector<std::string>(argv + 2, argv + argc),
+                        std::string(argv[1]) == "--floor"));
+    return 0;
+  }
+  int rounds = 7;
+  std::string profdiff =
+      (fs::path(argv[0]).parent_path() / ".." / "client" / "profdiff").string();
+  std::vector<std::string> pair;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--rounds" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--profdiff" && i + 1 < argc) {
+      profdiff = argv[++i];
+    } else {
+      pair.push_back(arg);
+    }
+  }
+  if (pair.empty()) {
+    for (const char* t : profdiff::bench::kDiffPair)
+      pair.push_back(profdiff::bench::BenchTracePath(t));
+  }
+  if (pair.size() != 2) {
+    std::fprintf(stderr,
+                 "usage: diff_ratio [--rounds N] [--profdiff PATH] "
+                 "[BASELINE EXPERIMENTAL]\n");
+    return 2;
+  }
+  for (const std::string& path : pair) {
+    if (!fs::exists(path)) {
+      std::printf("SKIPPED: %s not found\n", path.c_str());
+      return 0;
+    }
+  }
+  std::printf("pair: %s | %s\nrounds: %d, profdiff: %s\n", pair[0].c_str(),
+              pair[1].c_str(), rounds, profdiff.c_str());
+
+  // Warm phases.
+  size_t sink = 0;
+  std::vector<Phase> phases = {{"read", {}}, {"profile", {}},  {"digest", {}},
+                               {"diff", {}}, {"findings", {}}, {"json", {}}};
+  std::vector<double> warm_floor, warm_on_demand;
+  profdiff::v1::DiffOptions no_findings;
+  for (const profdiff::v1::DiffView view :
+       {profdiff::v1::DIFF_VIEW_OVERVIEW, profdiff::v1::DIFF_VIEW_MODULES,
+        profdiff::v1::DIFF_VIEW_OPERATORS, profdiff::v1::DIFF_VIEW_KERNELS,
+        profdiff::v1::DIFF_VIEW_COMMUNICATION,
+        profdiff::v1::DIFF_VIEW_MEMORY}) {
+    no_findings.add_views(view);
+  }
+  const profdiff::v1::DiffOptions full;
+  for (int r = 0; r <= rounds; ++r) {  // round 0 warms up
+    warm_floor.push_back(Millis([&] { sink += FloorOf(pair, true); }));
+    warm_on_demand.push_back(Millis([&] { sink += FloorOf(pair, false); }));
+    profdiff::trace::Trace traces[2];
+    profdiff::v1::RunProfile runs[2];
+    profdiff::v1::RunDigest digests[2];
+    profdiff::v1::DiffReport report;
+    std::string json;
+    const double ms[] = {
+        Millis([&] {
+          BothSides([&](int i) {
+            profdiff::trace::KinetoReader reader;
+            traces[i] = OrExit(reader.ReadFile(pair[i]), "read");
+          });
+        }),
+        Millis([&] {
+          BothSides([&](int i) {
+            runs[i].set_run(i == 0 ? "baseline" : "experimental");
+            *runs[i].add_workers() = profdiff::analysis::BuildWorkerProfile(
+                traces[i], {runs[i].run(), "w", 1}, {});
+          });
+        }),
+        Millis([&] {
+          BothSides([&](int i) {
+            digests[i] =
+                OrExit(profdiff::differ::DigestForDiff(runs[i], full, "side"),
+                       "digest");
+          });
+        }),
+        Millis([&] {
+          sink += OrExit(profdiff::differ::DiffDigests(digests[0], digests[1],
+                                                       no_findings),
+                         "diff")
+                      .ByteSizeLong();
+        }),
+        Millis([&] {
+          report = OrExit(
+              profdiff::differ::DiffDigests(digests[0], digests[1], full),
+              "diff");
+        }),
+        Millis(
+            [&] { json = OrExit(profdiff::client::ToJson(report), "json"); }),
+    };
+    sink += json.size();
+    if (r == 0) {
+      warm_floor.clear();
+      warm_on_demand.clear();
+      continue;
+    }
+    for (size_t p = 0; p < phases.size(); ++p) phases[p].ms.push_back(ms[p]);
+    // The findings' share: the full diff less the one without them.
+    phases[4].ms.back() = std::max(0.0, ms[4] - ms[3]);
+  }
+  double sum = 0;
+  for (const Phase& p : phases) sum += Median(p.ms);
+  std::printf(
+      "\nwarm phases of diff --format json (medians, ms; floor of both "
+      "files %.1f ms, on-demand %.1f ms)\n",
+      Median(warm_floor), Median(warm_on_demand));
+  for (const Phase& p : phases) {
+    std::printf("  %-9s %8.1f  %5.1f%%\n", p.name, Median(p.ms),
+                100 * Median(p.ms) / sum);
+  }
+  std::printf("  %-9s %8.1f  %5.2fx the floor (on-demand %.2fx)\n", "sum", sum,
+              sum / Median(warm_floor), sum / Median(warm_on_demand));
+
+  // Cold commands.
+  struct Command {
+    const char* name;
+    std::vector<std::string> argv;
+    double target;
+    std::vector<double> ms, ratio, on_demand_ratio;
+  };
+  std::vector<Command> commands = {
+      {"diff --format json",
+       {profdiff, "diff", pair[0], pair[1], "--format", "json"},
+       0.6,
+       {},
+       {},
+       {}},
+      {"diff --compare hta --format json",
+       {profdiff, "diff", pair[0], pair[1], "--compare", "hta", "--format",
+        "json"},
+       0.55,
+       {},
+       {},
+       {}},
+      {"diff --view overview --format json",
+       {profdiff, "diff", pair[0], pair[1], "--view", "overview", "--format",
+        "json"},
+       0,
+       {},
+       {},
+       {}},
+      {"show BASELINE --format json",
+       {profdiff, "show", pair[0], "--format", "json"},
+       0.6,
+       {},
+       {},
+       {}},
+  };
+  std::vector<double> cold_floor, cold_on_demand;
+  const std::vector<std::string> floor_argv = {argv[0], "--floor", pair[0],
+                                               pair[1]};
+  const std::vector<std::string> on_demand_argv = {argv[0], "--floor-on-demand",
+                                                   pair[0], pair[1]};
+  for (int r = 0; r <= rounds; ++r) {
+    const double floor_ms = Millis([&] { RunProcess(floor_argv); });
+    const double on_demand_ms = Millis([&] { RunProcess(on_demand_argv); });
+    if (r > 0) {
+      cold_floor.push_back(floor_ms);
+      cold_on_demand.push_back(on_demand_ms);
+    }
+    for (Command& c : commands) {
+      const double ms = Millis([&] { RunProcess(c.argv); });
+      if (r == 0) continue;
+      c.ms.push_back(ms);
+      c.ratio.push_back(ms / floor_ms);
+      c.on_demand_ratio.push_back(ms / on_demand_ms);
+    }
+  }
+  std::printf(
+      "\ncold, a process per run (medians; floor of both files %.1f "
+      "ms, on-demand %.1f ms)\n",
+      Median(cold_floor), Median(cold_on_demand));
+  int over = 0;
+  for (const Command& c : commands) {
+    const double ratio = Median(c.ratio);
+    const bool missed = c.target > 0 && ratio > c.target;
+    over += missed ? 1 : 0;
+    std::printf("  %-36s %8.1f ms  %5.2fx (on-demand %5.2fx)", c.name,
+                Median(c.ms), ratio, Median(c.on_demand_ratio));
+    if (c.target > 0) {
+      std::printf("  (target <= %.2fx%s)", c.target, missed ? ", missed" : "");
+    }
+    std::printf("\n");
+  }
+  std::printf("targets missed: %d (bytes produced: %zu)\n", over, sink);
+  return 0;
+}
