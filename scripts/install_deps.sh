@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format-14 clang-tidy-14 pkg-config python3
   python3-yaml
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libmicrohttpd-dev
+  libjemalloc-dev
   libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev libre2-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev clickhouse-server clickhouse-client
