@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 extern char** environ;
 
@@ -46,6 +47,25 @@ void RunProcess(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "%s failed\n", argv[0].c_str());
     std::exit(1);
   }
+}
+
+RatioArgs ParseRatioArgs(int argc, char** argv, int default_rounds) {
+  RatioArgs args{default_rounds,
+                 (std::filesystem::path(argv[0]).parent_path() / ".." /
+                  "client" / "profdiff")
+                     .string(),
+                 {}};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--rounds" && i + 1 < argc) {
+      args.rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--profdiff" && i + 1 < argc) {
+      args.profdiff = argv[++i];
+    } else {
+      args.paths.push_back(arg);
+    }
+  }
+  return args;
 }
 
 }  // namespace profdiff::bench

@@ -19,6 +19,14 @@ double Median(std::vector<double> values);
 // Runs `argv` with its stdout on /dev/null; exits this process if it fails.
 void RunProcess(const std::vector<std::string>& argv);
 
+// A ratio benchmark's command line: [--rounds N] [--profdiff PATH] PATH...
+struct RatioArgs {
+  int rounds;
+  std::string profdiff;  // default: the CLI built next to the benchmark
+  std::vector<std::string> paths;
+};
+RatioArgs ParseRatioArgs(int argc, char** argv, int default_rounds);
+
 }  // namespace profdiff::bench
 
 #endif  // PROFDIFF_BENCH_COLD_RUN_H_

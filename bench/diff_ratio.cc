@@ -103,20 +103,11 @@ int main(int argc, char** argv) {
                         std::string(argv[1]) == "--floor"));
     return 0;
   }
-  int rounds = 7;
-  std::string profdiff =
-      (fs::path(argv[0]).parent_path() / ".." / "client" / "profdiff").string();
-  std::vector<std::string> pair;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--rounds" && i + 1 < argc) {
-      rounds = std::max(1, std::atoi(argv[++i]));
-    } else if (arg == "--profdiff" && i + 1 < argc) {
-      profdiff = argv[++i];
-    } else {
-      pair.push_back(arg);
-    }
-  }
+  const profdiff::bench::RatioArgs args =
+      profdiff::bench::ParseRatioArgs(argc, argv, 7);
+  const int rounds = args.rounds;
+  const std::string& profdiff = args.profdiff;
+  std::vector<std::string> pair = args.paths;
   if (pair.empty()) {
     for (const char* t : profdiff::bench::kDiffPair)
       pair.push_back(profdiff::bench::BenchTracePath(t));

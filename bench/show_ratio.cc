@@ -65,20 +65,11 @@ int main(int argc, char** argv) {
     std::printf("%zu\n", Floor(argv[2], buffer, parser));
     return 0;
   }
-  int rounds = 11;
-  std::string profdiff =
-      (fs::path(argv[0]).parent_path() / ".." / "client" / "profdiff").string();
-  std::vector<std::string> traces;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--rounds" && i + 1 < argc) {
-      rounds = std::max(1, std::atoi(argv[++i]));
-    } else if (arg == "--profdiff" && i + 1 < argc) {
-      profdiff = argv[++i];
-    } else {
-      traces.push_back(arg);
-    }
-  }
+  const profdiff::bench::RatioArgs args =
+      profdiff::bench::ParseRatioArgs(argc, argv, 11);
+  const int rounds = args.rounds;
+  const std::string& profdiff = args.profdiff;
+  std::vector<std::string> traces = args.paths;
   if (traces.empty()) {
     for (const char* t : profdiff::bench::kLargestTraces)
       traces.push_back(profdiff::bench::BenchTracePath(t));
