@@ -610,6 +610,10 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   const DiffSides sides{parsed.positionals[0], parsed.positionals[1],
                         std::move(server), timeout};
+  // HTA's compare reads steps and events, not the module tree's per-node
+  // tables: not building them saves a tenth of the command.
+  if (options.compare() == v1::COMPARE_MODE_HTA)
+    profile_options.module_tables = false;
   if (gate.empty()) {
     return RenderDiff(sides, options, profile_options, asked, render,
                       csv_options, html, csv, output);
