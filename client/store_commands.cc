@@ -14,24 +14,11 @@
 #include "client/run_store_client.h"
 #include "client/server_connection.h"
 #include "client/text_table.h"
+#include "differ/run_completeness.h"
 #include "profdiff/v1/run_store.pb.h"
 
 namespace profdiff::client {
 namespace {
-
-std::string StateName(v1::RunState state) {
-  switch (state) {
-    case v1::RUN_STATE_OPEN:
-      return "open";
-    case v1::RUN_STATE_COMPLETE:
-      return "complete";
-    case v1::RUN_STATE_PARTIAL:
-      return "partial";
-    default:
-      break;
-  }
-  return "unknown";
-}
 
 std::string FormatUnixMillis(int64_t millis) {
   return absl::FormatTime("%Y-%m-%d %H:%M:%S", absl::FromUnixMillis(millis),
@@ -107,7 +94,8 @@ absl::StatusOr<std::string> RunRunsCommand(
                    {"events"},
                    {"updated (UTC)", Align::kLeft}});
   for (const v1::StoredRun& run : runs) {
-    table.AddRow({run.run(), StateName(run.state()),
+    table.AddRow({run.run(),
+                  absl::AsciiStrToLower(differ::RunStateName(run.state())),
                   base::StrCat(run.worker_count(), "/",
                                std::max(run.world_size(), run.worker_count())),
                   base::StrCat(run.closed_worker_count()),

@@ -5,9 +5,7 @@
 #include "base/str_cat.h"
 
 namespace profdiff::differ {
-namespace {
-
-const char* StateName(v1::RunState state) {
+std::string RunStateName(v1::RunState state) {
   switch (state) {
     case v1::RUN_STATE_OPEN:
       return "OPEN";
@@ -16,11 +14,9 @@ const char* StateName(v1::RunState state) {
     case v1::RUN_STATE_COMPLETE:
       return "COMPLETE";
     default:
-      return "in an unknown state";
+      return "UNKNOWN";
   }
 }
-
-}  // namespace
 
 std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
   if (run.state() == v1::RUN_STATE_COMPLETE) return std::nullopt;
@@ -50,8 +46,10 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
     rank = last + 1;
   }
   if (unlisted > 0) base::StrAppend(&missing, " and ", unlisted, " more ranks");
+  const std::string state = RunStateName(run.state());
   std::string warning =
-      base::StrCat("run ", run.run(), " is ", StateName(run.state()), ": ",
+      base::StrCat("run ", run.run(), " is ",
+                   state == "UNKNOWN" ? "in an unknown state" : state, ": ",
                    stored.size(), " of ");
   if (run.world_size() > 0) {
     base::StrAppend(&warning, run.world_size(), " ranks stored");

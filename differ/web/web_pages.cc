@@ -14,6 +14,7 @@
 #include "base/rank_ranges.h"
 #include "base/str_cat.h"
 #include "differ/kernel_names.h"
+#include "differ/run_completeness.h"
 #include "differ/web/url_text.h"
 #include "report/html_escape.h"
 
@@ -117,19 +118,6 @@ update();
 
 }  // namespace
 
-std::string RunStateName(v1::RunState state) {
-  switch (state) {
-    case v1::RUN_STATE_OPEN:
-      return "OPEN";
-    case v1::RUN_STATE_COMPLETE:
-      return "COMPLETE";
-    case v1::RUN_STATE_PARTIAL:
-      return "PARTIAL";
-    default:
-      return "UNKNOWN";
-  }
-}
-
 std::string NavBar(const PageChrome& chrome, const std::string& extra_html) {
   std::string bar =
       "<nav class=\"bar\" id=\"profdiff-nav\"><a class=\"brand\" "
@@ -208,7 +196,7 @@ std::string RunsPage(const v1::ListRunsResponse& runs,
       "<th class=\"name\">Warnings</th></tr></thead><tbody>\n";
   for (const v1::StoredRun& run : runs.runs()) {
     const std::string id = HtmlEscape(run.run());
-    const std::string state = RunStateName(run.state());
+    const std::string state = differ::RunStateName(run.state());
     std::string warnings;
     for (const std::string& warning : run.warnings()) {
       if (!warnings.empty()) warnings += "<br>";
@@ -369,7 +357,7 @@ std::string DigestSummary(const v1::RunDigest& digest) {
 std::string RunPage(const v1::StoredRun& run, const v1::RunDigest* digest,
                     const std::string& digest_problem,
                     const PageChrome& chrome) {
-  const std::string state = RunStateName(run.state());
+  const std::string state = differ::RunStateName(run.state());
   std::string body = base::StrCat("<h1>", HtmlEscape(run.run()), "</h1>\n");
   base::StrAppend(
       &body,
@@ -492,9 +480,9 @@ std::string IncompletePage(const std::vector<v1::StoredRun>& incomplete,
     std::vector<int32_t> closed(run.closed_ranks().begin(),
                                 run.closed_ranks().end());
     base::StrAppend(
-        &body, "<li>", RunLink(run.run()), " is ", RunStateName(run.state()),
-        ": ", run.closed_worker_count(), " of ", run.world_size(),
-        " workers stored",
+        &body, "<li>", RunLink(run.run()), " is ",
+        differ::RunStateName(run.state()), ": ", run.closed_worker_count(),
+        " of ", run.world_size(), " workers stored",
         closed.empty()
             ? ""
             : base::StrCat(" (ranks ", base::RankRanges(closed), ")"),

@@ -58,9 +58,6 @@ std::string IncompletePage(const std::vector<v1::StoredRun>& incomplete,
                            const std::string& partial_url,
                            const PageChrome& chrome);
 
-// "OPEN", "COMPLETE", "PARTIAL".
-std::string RunStateName(v1::RunState state);
-
 }  // namespace profdiff::differ::web
 
 #endif  // PROFDIFF_DIFFER_WEB_WEB_PAGES_H_
