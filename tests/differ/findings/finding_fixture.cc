@@ -76,6 +76,22 @@ void FillNode(const Node& spec, const std::string& parent_path,
 
 }  // namespace
 
+Rank Model(double linear0, double linear1, double backward_scale) {
+  Rank r;
+  r.step_us = 100 + (linear0 + linear1) * (1 + backward_scale);
+  r.modules = {
+      {"Model_0",
+       linear0 + linear1,
+       {{"Linear_0", linear0, {}, {{"aten::addmm", linear0}}},
+        {"Linear_1", linear1, {}, {{"aten::addmm", linear1}}}}},
+      Backward("Model_0.backward", (linear0 + linear1) * backward_scale,
+               {Backward("Linear_1.backward", linear1 * backward_scale),
+                Backward("Linear_0.backward", linear0 * backward_scale)})};
+  r.operators = {{"aten::addmm", linear0 + linear1, 2},
+                 {"aten::mm", (linear0 + linear1) * backward_scale, 2}};
+  return r;
+}
+
 v1::WorkerProfile Worker(int rank, const Rank& spec) {
   v1::WorkerProfile w;
   w.mutable_worker()->set_rank(rank);

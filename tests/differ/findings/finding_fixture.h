@@ -75,6 +75,11 @@ struct Rank {
   std::vector<Kernel> kernels;  // the whole step's
 };
 
+// A model of two linear layers and their backward nodes: Model_0 with Linear_0
+// and Linear_1 (aten::addmm each), Model_0.backward (aten::mm) at
+// `backward_scale` times the forward's time, and 100 us outside them.
+Rank Model(double linear0, double linear1, double backward_scale = 2);
+
 v1::WorkerProfile Worker(int rank, const Rank& spec);
 v1::RunProfile Profile(const std::string& name, const std::vector<Rank>& ranks);
 v1::RunProfile Profile(const std::string& name, const Rank& rank);

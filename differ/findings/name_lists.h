@@ -1,0 +1,22 @@
+// What several finding rules share when they list names in a sentence: how
+// many names a list shows, and how a call count is said and when its move
+// counts as a change of what ran.
+#ifndef PROFDIFF_DIFFER_FINDINGS_NAME_LISTS_H_
+#define PROFDIFF_DIFFER_FINDINGS_NAME_LISTS_H_
+
+#include <string>
+
+namespace profdiff::differ {
+
+// Names per list in a sentence; the evidence and the tables hold the rest.
+inline constexpr int kNamesShown = 3;
+// Call counts that moved by less than this per step are not a change of what
+// ran.
+inline constexpr double kMinCallsDelta = 0.5;
+
+// A call count per step as the tables print it ("2", "0.5").
+std::string Calls(double calls);
+
+}  // namespace profdiff::differ
+
+#endif  // PROFDIFF_DIFFER_FINDINGS_NAME_LISTS_H_
