@@ -7,13 +7,27 @@
 namespace profdiff::analysis {
 namespace {
 
-// The row of `key` in `out`, appended when new; `fresh` says which.
-template <typename Index, typename Key, typename Row>
-Row& RowOf(const Key& key, Index& index,
-           google::protobuf::RepeatedPtrField<Row>& out, bool& fresh) {
-  auto [it, inserted] = index.try_emplace(key, out.size());
-  fresh = inserted;
-  return inserted ? *out.Add() : out[it->second];
+// The row of `key` in `out`; a new one is appended, given its key's strings by
+// `fill`, and indexed by `key_of` (views of its own strings).
+template <typename Index, typename Row, typename Fill, typename KeyOf>
+Row& RowOf(const typename Index::key_type& key, Index& index,
+           google::protobuf::RepeatedPtrField<Row>& out, Fill fill,
+           KeyOf key_of) {
+  if (const auto it = index.find(key); it != index.end())
+    return out[it->second];
+  Row& row = *out.Add();
+  fill(row);
+  index.emplace(key_of(row), out.size() - 1);
+  return row;
+}
+
+using PairKey = std::pair<std::string_view, std::string_view>;
+using TripleKey =
+    std::tuple<std::string_view, std::string_view, std::string_view>;
+
+// A memory row's key: (detail, name, device).
+TripleKey MemoryKeyOf(const v1::DigestMemoryRow& row) {
+  return {row.detail(), row.name(), row.device()};
 }
 
 WorkerSeries MemorySeries(
@@ -39,13 +53,15 @@ void AddOperatorRows(
     int kept_steps, RowIndex& index,
     google::protobuf::RepeatedPtrField<v1::DigestOperatorRow>& out) {
   for (const v1::OperatorStats& row : rows) {
-    bool fresh = false;
-    v1::DigestOperatorRow& digest =
-        RowOf(std::pair(row.name(), row.input_shapes()), index, out, fresh);
-    if (fresh) {
-      digest.set_name(row.name());
-      digest.set_input_shapes(row.input_shapes());
-    }
+    v1::DigestOperatorRow& digest = RowOf(
+        PairKey(row.name(), row.input_shapes()), index, out,
+        [&](v1::DigestOperatorRow& r) {
+          r.set_name(row.name());
+          r.set_input_shapes(row.input_shapes());
+        },
+        [](const v1::DigestOperatorRow& r) {
+          return PairKey(r.name(), r.input_shapes());
+        });
     WorkerSeries series(kOperatorMetrics, kept_steps);
     series.AddTotal({static_cast<double>(row.calls()), row.host_self_us(),
                      row.host_total_us(), row.device_self_us(),
@@ -65,11 +81,17 @@ void AddKernelRows(
     google::protobuf::RepeatedPtrField<v1::DigestKernelRow>& out) {
   for (const v1::KernelStats& row : rows) {
     bool fresh = false;
-    v1::DigestKernelRow& digest =
-        RowOf(std::pair(row.name(), row.op_name()), index, out, fresh);
+    v1::DigestKernelRow& digest = RowOf(
+        PairKey(row.name(), row.op_name()), index, out,
+        [&](v1::DigestKernelRow& r) {
+          fresh = true;
+          r.set_name(row.name());
+          r.set_op_name(row.op_name());
+        },
+        [](const v1::DigestKernelRow& r) {
+          return PairKey(r.name(), r.op_name());
+        });
     if (fresh) {
-      digest.set_name(row.name());
-      digest.set_op_name(row.op_name());
       digest.set_min_us(row.min_us());
       digest.set_max_us(std::max(0.0, row.max_us()));
     } else {
@@ -92,15 +114,14 @@ void AddOperatorMemoryRows(
     google::protobuf::RepeatedPtrField<v1::DigestMemoryRow>& out) {
   const double steps = std::max(kept_steps, 1);
   for (const v1::OperatorMemory& row : rows) {
-    bool fresh = false;
-    v1::DigestMemoryRow& digest =
-        RowOf(std::tuple(row.input_shapes(), row.name(), row.device()), index,
-              out, fresh);
-    if (fresh) {
-      digest.set_name(row.name());
-      digest.set_detail(row.input_shapes());
-      digest.set_device(row.device());
-    }
+    v1::DigestMemoryRow& digest = RowOf(
+        TripleKey(row.input_shapes(), row.name(), row.device()), index, out,
+        [&](v1::DigestMemoryRow& r) {
+          r.set_name(row.name());
+          r.set_detail(row.input_shapes());
+          r.set_device(row.device());
+        },
+        MemoryKeyOf);
     MemorySeries(row.step_samples(), kept_steps,
                  {static_cast<double>(row.self_allocation_count()),
                   static_cast<double>(row.self_allocation_bytes()),
@@ -118,14 +139,14 @@ void AddModuleMemoryRows(
     int kept_steps, MemoryRowIndex& index,
     google::protobuf::RepeatedPtrField<v1::DigestMemoryRow>& out) {
   for (const v1::ModuleMemory& row : rows) {
-    bool fresh = false;
     v1::DigestMemoryRow& digest = RowOf(
-        std::tuple(row.path(), row.name(), row.device()), index, out, fresh);
-    if (fresh) {
-      digest.set_name(row.name());
-      digest.set_detail(row.path());
-      digest.set_device(row.device());
-    }
+        TripleKey(row.path(), row.name(), row.device()), index, out,
+        [&](v1::DigestMemoryRow& r) {
+          r.set_name(row.name());
+          r.set_detail(row.path());
+          r.set_device(row.device());
+        },
+        MemoryKeyOf);
     digest.set_kind(row.kind());
     // A module's own increase is everything inside it.
     MemorySeries(row.step_samples(), kept_steps,
