@@ -60,6 +60,12 @@ void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
   }
 }
 
+// DiffDigests of digests known to be whole: made here from profiles, or
+// checked by ValidateRunDigest.
+absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
+    const v1::RunDigest& baseline, const v1::RunDigest& experimental,
+    const v1::DiffOptions& options);
+
 }  // namespace
 
 absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
@@ -90,8 +96,10 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   }
   PD_ASSIGN_OR_RETURN(const v1::RunDigest a, std::move(baseline_digest));
   PD_ASSIGN_OR_RETURN(const v1::RunDigest b, std::move(experimental_digest));
+  // Digests reduced here need no check (a tenth of the diff of two large
+  // traces).
   if (options.compare() != v1::COMPARE_MODE_HTA)
-    return DiffDigests(a, b, options);
+    return DiffCheckedDigests(a, b, options);
   // HTA's compare counts events per ProfilerStep: the profiles' step tables.
   const Side sa(a, options.normalize(), "baseline");
   const Side sb(b, options.normalize(), "experimental");
@@ -113,13 +121,21 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
     return absl::InvalidArgumentError(
         "--compare hta counts events per step: it needs the runs' profiles");
   }
-  // What the diff below indexes is there (a digest may come from a store).
+  // What the diff indexes is there (a digest may come from a store).
   for (const auto& [label, digest] :
        {std::pair{"baseline", &baseline},
         std::pair{"experimental", &experimental}}) {
     if (absl::Status valid = analysis::ValidateRunDigest(*digest); !valid.ok())
       return base::Annotate(valid, label);
   }
+  return DiffCheckedDigests(baseline, experimental, options);
+}
+
+namespace {
+
+absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
+    const v1::RunDigest& baseline, const v1::RunDigest& experimental,
+    const v1::DiffOptions& options) {
   v1::DiffReport report;
   *report.mutable_options() = options;
   const Side a(baseline, options.normalize(), "baseline");
@@ -251,5 +267,7 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
   }
   return report;
 }
+
+}  // namespace
 
 }  // namespace profdiff::differ
