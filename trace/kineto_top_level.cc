@@ -1,0 +1,153 @@
+// The top-level object of a Kineto trace: its events (handed to
+// kineto_events.cc) and the fields beside them that describe the run.
+#include <utility>
+
+#include "base/status_macros.h"
+#include "trace/kineto_parser.h"
+
+namespace profdiff::trace::kineto {
+
+absl::Status TraceParser::ParseTopObject(od::document& doc) {
+  od::object top;
+  if (auto error = doc.get_object().get(top))
+    return DocumentError(error, nullptr);
+  bool has_events = false;
+  for (auto field_result : top) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field))
+      return DocumentError(error, nullptr);
+    const std::string_view key = KeyView(field);
+    od::value value = field.value();
+    if (key == "traceEvents") {
+      events_offset_ = Offset(value.raw_json_token().data());
+      od::array events;
+      if (value.get_array().get(events)) {
+        return absl::InvalidArgumentError(
+            base::StrCat(source_, ": byte ", Offset(field.key().raw()),
+                         ": \"traceEvents\" is not an array"));
+      }
+      has_events = true;
+      PD_RETURN_IF_ERROR(ParseEvents(events));
+    } else if (key == "deviceProperties") {
+      PD_RETURN_IF_ERROR(ParseDevices(value, field.key().raw()));
+    } else if (key == "distributedInfo") {
+      PD_RETURN_IF_ERROR(ParseDistributedInfo(value, field.key().raw()));
+    } else if (key == "baseTimeNanoseconds") {
+      bool present;
+      PD_RETURN_IF_ERROR(TopInt(value, key, field.key().raw(),
+                                &out_.metadata.base_time_ns, &present));
+    } else if (key == "traceName") {
+      std::string_view name;
+      if (!value.get_string().get(name))
+        out_.metadata.trace_name = std::string(name);
+    }
+  }
+  if (!has_events) {
+    return NotATrace(base::StrCat(
+        source_, ": no \"traceEvents\" array in the top-level object"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceParser::TopInt(od::value& value, std::string_view field,
+                                 const char* at, int64_t* out, bool* present) {
+  // ReadInt's message speaks of an event; top-level fields get their own.
+  if (ReadInt(value, field, at, out, present).ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(base::StrCat(source_, ": byte ", Offset(at),
+                                                 ": field \"", field,
+                                                 "\": expected an integer"));
+}
+
+absl::Status TraceParser::ParseDevices(od::value& value, const char* at) {
+  od::array devices;
+  if (value.get_array().get(devices)) {
+    return absl::InvalidArgumentError(
+        base::StrCat(source_, ": byte ", Offset(at),
+                     ": \"deviceProperties\" is not an array"));
+  }
+  for (auto device_result : devices) {
+    od::object device;
+    if (device_result.get_object().get(device)) {
+      return absl::InvalidArgumentError(
+          base::StrCat(source_, ": byte ", Offset(at),
+                       ": \"deviceProperties\" entry is not an object"));
+    }
+    DeviceInfo info;
+    for (auto field_result : device) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field))
+        return DocumentError(error, nullptr);
+      const std::string_view key = KeyView(field);
+      od::value v = field.value();
+      const char* where = field.key().raw();
+      int64_t number = 0;
+      bool present = false;
+      if (key == "name") {
+        std::string_view name;
+        if (v.get_string().get(name)) {
+          return absl::InvalidArgumentError(
+              base::StrCat(source_, ": byte ", Offset(where),
+                           ": deviceProperties \"name\" is not a string"));
+        }
+        info.name = std::string(name);
+      } else if (key == "id") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.id, &present));
+      } else if (key == "totalGlobalMem") {
+        PD_RETURN_IF_ERROR(
+            TopInt(v, key, where, &info.total_global_mem_bytes, &present));
+      } else if (key == "numSms") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        info.num_sms = static_cast<int32_t>(number);
+      } else if (key == "computeMajor") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        info.compute_major = static_cast<int32_t>(number);
+      } else if (key == "computeMinor") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        info.compute_minor = static_cast<int32_t>(number);
+      } else if (key == "maxThreadsPerMultiprocessor") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        info.max_threads_per_multiprocessor = static_cast<int32_t>(number);
+      } else if (key == "warpSize") {
+        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+        info.warp_size = static_cast<int32_t>(number);
+      }
+    }
+    out_.metadata.devices.push_back(std::move(info));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceParser::ParseDistributedInfo(od::value& value,
+                                               const char* at) {
+  od::object info;
+  if (value.get_object().get(info)) {
+    return absl::InvalidArgumentError(
+        base::StrCat(source_, ": byte ", Offset(at),
+                     ": \"distributedInfo\" is not an object"));
+  }
+  out_.metadata.has_distributed_info = true;
+  for (auto field_result : info) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field))
+      return DocumentError(error, nullptr);
+    const std::string_view key = KeyView(field);
+    od::value v = field.value();
+    const char* where = field.key().raw();
+    int64_t number = 0;
+    bool present = false;
+    if (key == "backend") {
+      std::string_view backend;
+      if (!v.get_string().get(backend))
+        out_.metadata.backend = std::string(backend);
+    } else if (key == "rank") {
+      PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+      out_.metadata.rank = static_cast<int32_t>(number);
+    } else if (key == "world_size") {
+      PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
+      out_.metadata.world_size = static_cast<int32_t>(number);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace profdiff::trace::kineto
