@@ -1,20 +1,21 @@
-// Over 700 lines on purpose: recovery at open, the write path and the reads all
-// work on one run index (runs_) under one mutex; one file keeps that lock's
-// invariants in one place. Segments are segment_log.cc's, read-back is
-// aggregator/store/stored_spans.cc's.
+// The local store: opening it, the write path (spans, chunks, leases, the
+// profiles built when spans close) and the reads. They all work on one run
+// index (runs_) under one mutex, mu_; one file keeps that lock's invariants in
+// one place. Recovery at open (local_store_recovery.cc) runs before the store
+// is shared and only publishes each run under mu_. Entries are
+// internal/store_parts.h's, file names store_layout.h's, segments
+// segment_log.cc's, read-back aggregator/store/stored_spans.cc's.
 #include "aggregator/local/local_store.h"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <tuple>
 #include <utility>
 
-#include <absl/strings/numbers.h>
-
+#include "aggregator/local/internal/store_parts.h"
 #include "aggregator/local/segment_log.h"
+#include "aggregator/local/store_layout.h"
 #include "aggregator/store/kept_digest.h"
 #include "aggregator/store/read_requests.h"
 #include "aggregator/store/rewritten_spans.h"
@@ -25,8 +26,6 @@
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
-#include "base/id_rules.h"
-#include "base/stable_hash.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -37,53 +36,8 @@ namespace profdiff::aggregator {
 
 namespace fs = std::filesystem;
 
-// Index entries. Fields are guarded by LocalStore::mu_, except `writer` and
-// `scan`, which only the holder of the span's lease touches.
-struct LocalStore::SpanEntry {
-  std::string dir;
-  v1::SpanManifest manifest;
-  int64_t durable_sequence = -1;
-  int64_t event_count = 0;
-  uint64_t stored_bytes = 0;
-  bool leased = false;
-  // Set when start-up found the span damaged (INCOMPLETE until its agent sends
-  // it again).
-  std::string problem;
-  bool manifest_lost =
-      false;      // span.pb did not parse: written again when the span reopens
-  SpanScan scan;  // segments found at start-up, for the first writer
-  std::optional<SegmentWriter> writer;
-
-  bool closed() const {
-    return manifest.state() == v1::SPAN_STATE_CLOSED && problem.empty();
-  }
-};
-
-// The profile fields are a cache that reads may fill (StoreWorkerProfile is
-// const): mutable, and guarded by mu_ like the rest.
-struct LocalStore::WorkerEntry {
-  std::string dir;
-  v1::WorkerInfo info;  // from the latest span header
-  std::map<std::string, SpanEntry> spans;
-  mutable uint64_t next_generation = 1;
-  mutable uint64_t profile_generation = 0;  // 0 = no stored profile
-  mutable std::vector<std::string> profile_spans;
-  mutable int32_t step_count = 0;
-  mutable std::string
-      profile_problem;  // why the latest build could not be stored
-};
-
-struct LocalStore::RunEntry {
-  std::string dir;
-  v1::RunManifest manifest;
-  std::map<std::string, WorkerEntry> workers;  // by "<rank>.<worker name>"
-  absl::Time last_activity;  // for PARTIAL: restarts give agents the whole
-                             // timeout again
-  int64_t updated_unix_ms =
-      0;  // the last span opened, chunk stored or span closed
-  WorldSizeAgreement
-      world_size;  // what its spans' distributedInfo say (contract 7)
-};
+using namespace local_parts;  // NOLINT(google-build-using-namespace): this
+                              // store's own parts
 
 LocalStore::SpanLease::SpanLease(Passkey, LocalStore* store, std::string run,
                                  WorkerEntry* worker, SpanEntry* span)
@@ -93,79 +47,12 @@ LocalStore::SpanLease::~SpanLease() { store_->ReleaseLease(span_); }
 
 namespace {
 
-// Manifests are small; a profile is bounded by analysis/profile_limits.h well
-// below this.
-constexpr uint64_t kMaxManifestBytes = 64 << 20;
-constexpr uint64_t kMaxProfileFileBytes = uint64_t{1} << 30;
 constexpr int kMaxDamagedSpansListed = 1000;
 
-int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
+}  // namespace
 
-absl::Status WriteProto(const std::string& path,
-                        const google::protobuf::MessageLite& message) {
-  return base::WriteFileAtomically(path, message.SerializeAsString());
-}
+namespace local_parts {
 
-// Reads a proto file; DataLoss when it does not parse.
-absl::Status ReadProto(const std::string& path,
-                       google::protobuf::MessageLite& message,
-                       uint64_t max_bytes = kMaxManifestBytes) {
-  std::string bytes;
-  PD_RETURN_IF_ERROR(base::ReadFileInto(path, max_bytes, bytes));
-  if (!message.ParseFromString(bytes)) {
-    return absl::DataLossError(
-        base::StrCat(path, ": does not parse as ", message.GetTypeName()));
-  }
-  return absl::OkStatus();
-}
-
-std::vector<std::string> SubFolders(const std::string& dir) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// A kept run digest: <run>/digests/<key hash>@<version>.pb (the key and the
-// version are not file names).
-std::string DigestFileStem(const std::string& key) {
-  return base::StrCat(base::StableHashHex(key), "@");
-}
-std::string DigestPath(const std::string& run_dir, const std::string& key,
-                       const std::string& version) {
-  std::string name = base::StrCat(DigestFileStem(key), version, ".pb");
-  std::replace(name.begin(), name.end(), '/', '-');
-  return base::StrCat(run_dir, "/digests/", name);
-}
-
-std::string ProfilePath(const std::string& worker_dir, uint64_t generation) {
-  return base::StrCat(worker_dir, "/profile-", generation, ".pb");
-}
-
-// The generations of the profile files in a worker folder.
-std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
-  std::vector<uint64_t> generations;
-  std::error_code error;
-  for (const fs::directory_entry& entry :
-       fs::directory_iterator(worker_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with("profile-") || !name.ends_with(".pb")) continue;
-    const std::string digits = name.substr(8, name.size() - 11);
-    if (digits.empty() || digits.size() > 18 ||
-        !std::all_of(digits.begin(), digits.end(),
-                     [](unsigned char c) { return std::isdigit(c) != 0; })) {
-      continue;
-    }
-    generations.push_back(std::stoull(digits));
-  }
-  std::sort(generations.begin(), generations.end());
-  return generations;
-}
-
-// A span of the data folder, read from its segments.
 StoredSpan SegmentSpan(const std::string& id,
                        const LocalStore::SpanEntry& span) {
   return {id, span.manifest.header().worker(),
@@ -174,8 +61,6 @@ StoredSpan SegmentSpan(const std::string& id,
           }};
 }
 
-// The worker's closed spans that a newer version of their trace file replaces
-// (aggregator/store/rewritten_spans.h).
 std::vector<ReplacedSpan> ReplacedSpansOf(
     const LocalStore::WorkerEntry& worker) {
   std::vector<ClosedSpanVersion> closed;
@@ -189,8 +74,6 @@ std::vector<ReplacedSpan> ReplacedSpansOf(
   return FindReplacedSpans(closed);
 }
 
-// The closed spans a worker's profile, digest and export count: all but those
-// a newer version of their file replaces.
 std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
   const std::vector<ReplacedSpan> replaced = ReplacedSpansOf(worker);
   std::vector<StoredSpan> spans;
@@ -201,37 +84,7 @@ std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
   return spans;
 }
 
-// Rank and name of a worker folder "<rank>.<name>", for a span whose manifest
-// was lost.
-v1::WorkerInfo WorkerOfFolder(const std::string& worker_key) {
-  v1::WorkerInfo info;
-  const size_t dot = worker_key.find('.');
-  int32_t rank = 0;
-  if (!absl::SimpleAtoi(worker_key.substr(0, dot), &rank) || rank < 0) rank = 0;
-  info.set_rank(rank);
-  info.set_world_size(rank + 1);
-  info.set_worker_name(dot == std::string::npos ? worker_key
-                                                : worker_key.substr(dot + 1));
-  return info;
-}
-
-// Removes the temp files interrupted atomic writes left
-// ("<name>.tmp.<pid>.<n>", atomic_file.h).
-int RemoveTempFiles(const std::string& dir) {
-  int removed = 0;
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->is_regular_file(error) &&
-        it->path().filename().string().find(".tmp.") != std::string::npos) {
-      std::error_code ignored;
-      if (fs::remove(it->path(), ignored)) ++removed;
-    }
-  }
-  return removed;
-}
-
-}  // namespace
+}  // namespace local_parts
 
 LocalStore::LocalStore(Passkey, StoreOptions options, base::FileLock lock)
     : options_(std::move(options)), lock_(std::move(lock)) {}
@@ -241,12 +94,11 @@ absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(
     StoreOptions options) {
   if (options.data_dir.empty())
     return absl::InvalidArgumentError("--data-dir is empty");
-  PD_RETURN_IF_ERROR(
-      base::CreateDirectoriesDurably(options.data_dir + "/runs"));
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(RunsDir(options.data_dir)));
   // Two aggregators on one folder would both append and cut each other's
   // segments.
   absl::StatusOr<base::FileLock> lock =
-      base::FileLock::Acquire(options.data_dir + "/LOCK");
+      base::FileLock::Acquire(LockPath(options.data_dir));
   if (!lock.ok()) {
     return base::Annotate(
         lock.status(),
@@ -257,160 +109,6 @@ absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(
                                             *std::move(lock));
   PD_RETURN_IF_ERROR(store->Recover());
   return store;
-}
-
-absl::Status LocalStore::Recover() {
-  const std::string runs_dir = options_.data_dir + "/runs";
-  if (const int removed = RemoveTempFiles(runs_dir); removed > 0) {
-    recovery_notes_.push_back(base::StrCat(
-        runs_dir, ": removed ", removed, " temp files of interrupted writes"));
-  }
-  for (const std::string& run : SubFolders(runs_dir)) {
-    if (absl::Status status = base::ValidateId("run folder", run);
-        !status.ok()) {
-      recovery_notes_.push_back(
-          base::StrCat(runs_dir, ": skipped: ", status.message()));
-      continue;
-    }
-    if (absl::Status status = RecoverRun(base::StrCat(runs_dir, "/", run), run);
-        !status.ok()) {
-      recovery_notes_.push_back(
-          base::StrCat("run ", run, ": not served: ", status.message()));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
-    const std::string& span_dir, const std::string& span_id,
-    const std::string& worker_key) {
-  SpanEntry span;
-  span.dir = span_dir;
-  if (absl::Status status = ReadProto(span.dir + "/span.pb", span.manifest);
-      !status.ok()) {
-    // A folder made just before a crash, with no manifest and no segment:
-    // nothing acknowledged.
-    if (ListSegments(span.dir).empty()) {
-      recovery_notes_.push_back(
-          base::StrCat(span.dir, ": skipped: ", status.message()));
-      return std::nullopt;
-    }
-    // Its chunks cannot be tied to a header: keep them aside, and have the span
-    // sent again.
-    PD_ASSIGN_OR_RETURN(const uint64_t bytes, QuarantineSegments(span.dir));
-    span.manifest.Clear();
-    span.manifest.mutable_header()->set_span(span_id);
-    *span.manifest.mutable_header()->mutable_worker() =
-        WorkerOfFolder(worker_key);
-    span.manifest.set_state(v1::SPAN_STATE_OPEN);
-    span.manifest_lost = true;
-    span.problem = base::StrCat(
-        "span.pb is damaged (", status.message(), "); its segments (", bytes,
-        " bytes) were moved to quarantine/; not served until its agent "
-        "sends it again");
-    recovery_notes_.push_back(
-        base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
-    return span;
-  }
-  PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
-  span.durable_sequence = span.scan.last_sequence;
-  span.event_count = span.scan.event_count;
-  span.stored_bytes = span.scan.stored_bytes;
-  if (!span.scan.problem.empty())
-    recovery_notes_.push_back(base::StrCat(span.dir, ": ", span.scan.problem));
-  const v1::SpanManifest& m = span.manifest;
-  if (m.state() == v1::SPAN_STATE_CLOSED &&
-      (static_cast<uint64_t>(span.durable_sequence + 1) != m.chunk_count() ||
-       span.event_count != m.event_count())) {
-    span.problem = base::StrCat(
-        "closed with ", m.chunk_count(), " chunks and ", m.event_count(),
-        " events, but only ", span.durable_sequence + 1, " chunks and ",
-        span.event_count, " events are intact (",
-        span.scan.problem.empty() ? "segments missing" : span.scan.problem,
-        "); not served until its agent sends it again");
-    recovery_notes_.push_back(
-        base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
-  }
-  return span;
-}
-
-absl::Status LocalStore::RecoverRun(const std::string& run_dir,
-                                    const std::string& run_id) {
-  auto run = std::make_unique<RunEntry>();
-  run->dir = run_dir;
-  if (absl::Status status = ReadProto(run_dir + "/run.pb", run->manifest);
-      !status.ok()) {
-    // It holds only the id and the creation time: write it again rather than
-    // lose the run.
-    run->manifest.Clear();
-    run->manifest.set_run(run_id);
-    run->manifest.set_created_unix_ms(UnixMillis(absl::Now()));
-    PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", run->manifest));
-    recovery_notes_.push_back(
-        base::StrCat(run_dir, "/run.pb: rewritten (", status.message(), ")"));
-  }
-  // An agent gets the whole idle timeout again after a restart before its run
-  // turns PARTIAL.
-  run->last_activity = absl::Now();
-  run->updated_unix_ms = run->manifest.created_unix_ms();
-  for (const std::string& worker_key : SubFolders(run_dir + "/workers")) {
-    WorkerEntry worker;
-    worker.dir = base::StrCat(run_dir, "/workers/", worker_key);
-    for (const std::string& span_id : SubFolders(worker.dir + "/spans")) {
-      PD_ASSIGN_OR_RETURN(
-          std::optional<SpanEntry> span,
-          RecoverSpan(base::StrCat(worker.dir, "/spans/", span_id), span_id,
-                      worker_key));
-      if (!span.has_value()) continue;
-      run->updated_unix_ms =
-          std::max({run->updated_unix_ms, span->manifest.opened_unix_ms(),
-                    span->manifest.closed_unix_ms()});
-      if (!span->manifest_lost || worker.info.worker_name().empty())
-        worker.info = span->manifest.header().worker();
-      run->world_size.Note(span->manifest.header().worker());
-      worker.spans.emplace(span_id, *std::move(span));
-    }
-    if (worker.spans.empty()) continue;
-    // Keep the newest profile that covers exactly the closed spans; rebuild
-    // otherwise.
-    const std::vector<StoredSpan> closed = ClosedSpansOf(worker);
-    std::vector<std::string> closed_ids;
-    for (const StoredSpan& span : closed) closed_ids.push_back(span.id);
-    const std::vector<uint64_t> generations = ProfileGenerations(worker.dir);
-    if (!generations.empty()) worker.next_generation = generations.back() + 1;
-    for (auto it = generations.rbegin();
-         it != generations.rend() && worker.profile_generation == 0; ++it) {
-      v1::StoredWorkerProfile stored;
-      if (!ReadProto(ProfilePath(worker.dir, *it), stored, kMaxProfileFileBytes)
-               .ok())
-        continue;
-      if (std::vector<std::string>(stored.spans().begin(),
-                                   stored.spans().end()) != closed_ids)
-        break;
-      worker.profile_generation = *it;
-      worker.profile_spans = closed_ids;
-      worker.step_count = stored.profile().steps_size();
-    }
-    for (uint64_t generation : generations) {
-      if (generation != worker.profile_generation) {
-        std::error_code error;
-        fs::remove(ProfilePath(worker.dir, generation), error);
-      }
-    }
-    const WorkerEntry* entry =
-        &run->workers.emplace(worker_key, std::move(worker)).first->second;
-    if (!closed.empty() && entry->profile_generation == 0) {
-      if (absl::StatusOr<std::optional<v1::WorkerProfile>> built =
-              StoreWorkerProfile(run_id, entry);
-          !built.ok()) {
-        recovery_notes_.push_back(base::StrCat(
-            entry->dir, ": profile not rebuilt: ", built.status().message()));
-      }
-    }
-  }
-  absl::MutexLock lock(&mu_);
-  runs_[run_id] = std::move(run);
-  return absl::OkStatus();
 }
 
 absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
@@ -454,7 +152,8 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
             *manifest.mutable_header() = header;
             manifest.set_state(v1::SPAN_STATE_OPEN);
             manifest.set_opened_unix_ms(UnixMillis(now));
-            PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", manifest));
+            PD_RETURN_IF_ERROR(
+                WriteProto(SpanManifestPath(span.dir), manifest));
             span.manifest = std::move(manifest);
             span.manifest_lost = false;
           }
@@ -470,29 +169,28 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
   }
   // A new span (and maybe a new run and worker): make its folders and manifests
   // first, so whatever is in the index exists on disk.
-  const std::string run_dir =
-      base::StrCat(options_.data_dir, "/runs/", header.run());
+  const std::string run_dir = RunDir(options_.data_dir, header.run());
   if (run == nullptr) {
-    PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(run_dir + "/workers"));
+    PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(WorkersDir(run_dir)));
     auto entry = std::make_unique<RunEntry>();
     entry->dir = run_dir;
     entry->manifest.set_run(header.run());
     entry->manifest.set_created_unix_ms(UnixMillis(now));
     entry->last_activity = now;
     entry->updated_unix_ms = UnixMillis(now);
-    PD_RETURN_IF_ERROR(WriteProto(run_dir + "/run.pb", entry->manifest));
+    PD_RETURN_IF_ERROR(WriteProto(RunManifestPath(run_dir), entry->manifest));
     absl::MutexLock lock(&mu_);
     run = entry.get();
     runs_[header.run()] = std::move(entry);
   }
-  const std::string worker_dir = base::StrCat(run_dir, "/workers/", worker_key);
+  const std::string worker_dir = WorkerDir(run_dir, worker_key);
   SpanEntry span;
-  span.dir = base::StrCat(worker_dir, "/spans/", header.span());
+  span.dir = SpanDir(worker_dir, header.span());
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(span.dir));
   span.manifest.mutable_header()->CopyFrom(header);
   span.manifest.set_state(v1::SPAN_STATE_OPEN);
   span.manifest.set_opened_unix_ms(UnixMillis(now));
-  PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", span.manifest));
+  PD_RETURN_IF_ERROR(WriteProto(SpanManifestPath(span.dir), span.manifest));
   PD_ASSIGN_OR_RETURN(
       SegmentWriter writer,
       SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
@@ -595,7 +293,7 @@ absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease,
   manifest.set_closed_unix_ms(UnixMillis(closed_at));
   {
     absl::MutexLock create_lock(&create_mu_);
-    PD_RETURN_IF_ERROR(WriteProto(span.dir + "/span.pb", manifest));
+    PD_RETURN_IF_ERROR(WriteProto(SpanManifestPath(span.dir), manifest));
   }
   {
     absl::MutexLock lock(&mu_);
@@ -890,14 +588,14 @@ absl::Status LocalStore::SaveDigest(const std::string& run,
     dir = entry->dir;
   }
   std::error_code error;
-  fs::create_directories(dir + "/digests", error);
+  fs::create_directories(DigestsDir(dir), error);
   const std::string path = DigestPath(dir, key, version);
   PD_RETURN_IF_ERROR(base::WriteFileAtomically(
       path, FrameKeptDigest({run, key, version}, digest)));
   // Earlier versions of the same key are of no use any more.
   const std::string stem = DigestFileStem(key);
   for (const fs::directory_entry& file :
-       fs::directory_iterator(dir + "/digests", error)) {
+       fs::directory_iterator(DigestsDir(dir), error)) {
     const std::string name = file.path().filename().string();
     if (name.starts_with(stem) && file.path().string() != path)
       fs::remove(file.path(), error);

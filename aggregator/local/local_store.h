@@ -6,7 +6,7 @@
 //    .../workers/<rank>.<worker>/spans/<span>/{span.pb, seg-*.log} and
 //    .../workers/<rank>.<worker>/profile-<generation>.pb. Manifests are
 //    replaced atomically (temp, fsync, rename); events go to segment logs
-//    (aggregator/local/segment_log.h).
+//    (aggregator/local/segment_log.h). Every name: store_layout.h.
 // 2. A chunk is acknowledged only after its record is fdatasync'd; the durable
 //    sequence of a span is what its segments hold, re-read at start-up, so
 //    nothing acknowledged is ever lost and nothing unacknowledged is ever

@@ -7,10 +7,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include <absl/strings/numbers.h>
-#include <absl/strings/str_format.h>
 #include <libdeflate.h>
 
+#include "aggregator/local/store_layout.h"
 #include "aggregator/store/batch_codec.h"
 #include "base/atomic_file.h"
 #include "base/file_reader.h"
@@ -46,23 +45,6 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
   return libdeflate_crc32(crc, payload.data(), payload.size());
 }
 
-std::string SegmentName(int index) {
-  return absl::StrFormat("seg-%06d.log", index);
-}
-
-// N of ".../seg-N.log" (ListSegments only lists such names); 0 when N is not a
-// number.
-int SegmentNumber(const std::string& path) {
-  const std::string name = fs::path(path).filename().string();
-  int number = 0;
-  return absl::SimpleAtoi(name.substr(4, name.size() - 8), &number) ? number
-                                                                    : 0;
-}
-
-std::string QuarantineDir(const std::string& span_dir) {
-  return span_dir + "/quarantine";
-}
-
 }  // namespace
 
 std::vector<std::string> ListSegments(const std::string& span_dir) {
@@ -71,8 +53,7 @@ std::vector<std::string> ListSegments(const std::string& span_dir) {
   for (const fs::directory_entry& entry :
        fs::directory_iterator(span_dir, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("seg-") && name.ends_with(".log"))
-      names.push_back(name);
+    if (IsSegmentName(name)) names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   std::vector<std::string> paths;
@@ -88,7 +69,7 @@ absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
   for (const std::string& path : ListSegments(span_dir)) {
     std::error_code error;
     bytes += fs::file_size(path, error);
-    fs::rename(path, fs::path(quarantine) / fs::path(path).filename(), error);
+    fs::rename(path, QuarantinedSegmentPath(span_dir, path), error);
     if (error) {
       return absl::UnavailableError(base::StrCat(
           path, ": cannot move to quarantine/: ", error.message()));
@@ -185,9 +166,7 @@ absl::Status QuarantineAndRewrite(const std::string& span_dir,
   const std::string quarantine = QuarantineDir(span_dir);
   PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
   for (const auto& [begin, end] : ranges.damaged) {
-    const std::string file =
-        base::StrCat(quarantine, "/", fs::path(path).filename().string(), ".",
-                     begin, ".bad");
+    const std::string file = QuarantinedRangePath(span_dir, path, begin);
     PD_RETURN_IF_ERROR(
         base::WriteFileAtomically(file, bytes.substr(begin, end - begin)));
     scan.quarantined.push_back(file);
@@ -429,8 +408,8 @@ absl::StatusOr<SegmentWriter> SegmentWriter::Open(const std::string& span_dir,
   // numbered after it (numbers need not be contiguous: a segment may have been
   // emptied into quarantine).
   const bool any = !scan.segment_paths.empty();
-  const std::string path = any ? scan.segment_paths.back()
-                               : base::StrCat(span_dir, "/", SegmentName(0));
+  const std::string path =
+      any ? scan.segment_paths.back() : SegmentPath(span_dir, 0);
   PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
                       base::AppendOnlyFile::Open(path));
   if (!any) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
@@ -440,8 +419,7 @@ absl::StatusOr<SegmentWriter> SegmentWriter::Open(const std::string& span_dir,
 
 absl::Status SegmentWriter::RollIfNeeded() {
   if (file_.size_bytes() < max_segment_bytes_) return absl::OkStatus();
-  const std::string path =
-      base::StrCat(span_dir_, "/", SegmentName(next_segment_index_));
+  const std::string path = SegmentPath(span_dir_, next_segment_index_);
   PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
                       base::AppendOnlyFile::Open(path));
   PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir_));
