@@ -102,7 +102,7 @@ void AppendArgs(const Trace& trace, size_t i, std::string& out) {
 }
 
 // A pid/tid: the number, or for the negative ids the reader gives named ones
-// (kineto_reader.cc), the name again, so the written trace reads back the same.
+// (kineto_events.cc), the name again, so the written trace reads back the same.
 void AppendProcessOrThread(const Trace& trace, int64_t id, std::string& out) {
   if (id >= 0 || static_cast<uint64_t>(-1 - id) >= trace.strings.size()) {
     base::StrAppend(&out, id);

@@ -1,7 +1,7 @@
 // Reads one trace's event array on several threads: cuts the text where
 // event_split.h finds event boundaries, parses the parts at once and appends
 // them, in order, into one Trace. What parses a part is the caller's single
-// pass (kineto_reader.cc), behind PartParser.
+// pass (kineto_parser.h), behind PartParser.
 //
 // Design:
 // 1. In place: each cut's comma becomes the "]" that ends one part, and the
