@@ -9,15 +9,10 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
-using testing::Diff;
-using testing::FirstOf;
 using ::testing::HasSubstr;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 Rank Gpu(double step_us, double utilization, double kernel_us) {
   Rank r;
@@ -113,4 +108,4 @@ TEST(BottleneckTest, NoDeviceWorkOnASideIsNoBottleneck) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

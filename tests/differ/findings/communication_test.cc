@@ -10,15 +10,8 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::FirstOf;
-using testing::Model;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 TEST(CommunicationTest, MoreSmallerAllReducesAreACommunicationFinding) {
   Rank a = Model(100, 100), b = Model(100, 100);
@@ -50,4 +43,4 @@ TEST(CommunicationTest, TheSameAllReducesAreNoFinding) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

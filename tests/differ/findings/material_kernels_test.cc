@@ -8,16 +8,10 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
-using testing::Diff;
 using ::testing::HasSubstr;
-using testing::Kernel;
-using testing::Node;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 // A GPU step whose GEMM runs `gemm_us` per step in 4 calls, outside the
 // modules' kernel tables (the walk goes into Model_0 for its host change).
@@ -64,4 +58,4 @@ TEST(MaterialKernelsTest, ASmallKernelChangeIsNotNamed) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

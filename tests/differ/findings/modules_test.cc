@@ -11,16 +11,8 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::FirstOf;
-using testing::Model;
-using testing::Node;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 using ::testing::HasSubstr;
 
@@ -130,4 +122,4 @@ TEST(ModulesTest, TreesThatStopAligningSayOnlyTheTopIsComparable) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

@@ -10,15 +10,8 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::FirstOf;
-using testing::Model;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -74,4 +67,4 @@ TEST(OperatorsThatRanTest, CallCountsFollowingAddedModulesAreNotRepeated) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

@@ -9,19 +9,11 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
-using testing::Diff;
-using testing::FirstOf;
 using ::testing::HasSubstr;
-using testing::Kernel;
-using testing::Node;
 using ::testing::Not;
-using testing::Op;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 // One module running `kernels` on the GPU, with `ops` in the step.
 Rank OneModule(std::vector<Kernel> kernels, std::vector<Op> ops = {}) {
@@ -116,4 +108,4 @@ TEST(ReplacementsTest, PrecisionIsWhatTheKernelNameSays) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

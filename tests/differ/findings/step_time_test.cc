@@ -11,13 +11,8 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::Model;
-using testing::Profile;
-using testing::Texts;
 
 using ::testing::HasSubstr;
 
@@ -63,4 +58,4 @@ TEST(StepTimeTest, SmallChangeUnderTheThresholdIsNoChange) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

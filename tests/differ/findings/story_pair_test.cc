@@ -12,13 +12,11 @@
 #include "tests/differ/findings/finding_fixture.h"
 #include "tests/support/traces_dir.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
 using ::testing::ContainsRegex;
-using testing::FirstOf;
 using ::testing::HasSubstr;
-using testing::Texts;
 
 TEST(StoryPairTest, TheH200PairIsHostBoundAndItsGemmsWereReplaced) {
   const std::filesystem::path dir = test_support::TracesDir() / "profdiff_h200";
@@ -69,4 +67,4 @@ TEST(StoryPairTest, TheH200PairIsHostBoundAndItsGemmsWereReplaced) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

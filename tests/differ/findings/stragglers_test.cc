@@ -11,15 +11,8 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::FirstOf;
-using testing::Model;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 // The rank with the most compute is "the slowest compute", its own kind: the
 // word straggler is kept for the rank the others wait for (issue 44, item 3).
@@ -97,4 +90,4 @@ TEST(StragglersTest, TheSameSlowestComputeOnBothSidesIsNoChange) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

@@ -15,17 +15,10 @@
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
-using testing::Diff;
-using testing::FirstOf;
 using ::testing::HasSubstr;
-using testing::Node;
-using testing::Op;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 // A model with six operators in two modules, every time scaled by `factor`.
 Rank Scaled(double factor, double mm_factor = -1) {
@@ -147,4 +140,4 @@ TEST(UniformChangeTest, ARealTraceWithEveryDurationScaledIsAMachineDifference) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

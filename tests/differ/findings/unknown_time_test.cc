@@ -8,18 +8,11 @@
 
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
 
-using testing::Diff;
-using testing::FirstOf;
 using ::testing::HasSubstr;
-using testing::Node;
 using ::testing::Not;
-using testing::Op;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 // A model whose step has `outside` us of operators outside its one module:
 // the input's copy and a loss.
@@ -47,4 +40,4 @@ TEST(UnknownTimeTest, TimeOutsideEveryModuleIsSaidByWhatRanThere) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing

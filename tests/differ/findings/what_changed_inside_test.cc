@@ -12,15 +12,8 @@
 #include "profdiff/v1/diff.pb.h"
 #include "tests/differ/findings/finding_fixture.h"
 
-namespace profdiff::differ {
+namespace profdiff::differ::testing {
 namespace {
-
-using testing::Diff;
-using testing::FirstOf;
-using testing::Model;
-using testing::Profile;
-using testing::Rank;
-using testing::Texts;
 
 using ::testing::HasSubstr;
 
@@ -96,4 +89,4 @@ TEST(WhatChangedInsideTest, NothingChangedNamesNoOperator) {
 }
 
 }  // namespace
-}  // namespace profdiff::differ
+}  // namespace profdiff::differ::testing
