@@ -63,7 +63,8 @@ class RunDigestBuilder {
   // The digest. FailedPrecondition naming the rank and its workers when a
   // rank was added twice (not one run: analysis/one_run.h), whichever ranks
   // are reduced; InvalidArgument naming the ranks asked for and those the run
-  // has when none was selected. Call once.
+  // has when none was selected. Call once, after the last Add (the builder's
+  // row indexes view the rows it hands out).
   absl::StatusOr<v1::RunDigest> Finish();
 
  private:

@@ -73,7 +73,8 @@ absl::StatusOr<std::string> ToJson(const pb::Message& message) {
 absl::Status StreamJson(const pb::Message& message, std::FILE* stream) {
   if (!CanWriteJson(*message.GetDescriptor())) {
     PD_ASSIGN_OR_RETURN(const std::string text, ToJsonWithProtobuf(message));
-    if (std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
+    if (std::fwrite(text.data(), 1, text.size(), stream) != text.size() ||
+        std::fflush(stream) != 0) {
       return absl::UnavailableError(
           base::StrCat("JSON output: write: ", std::strerror(errno)));
     }

@@ -137,6 +137,8 @@ struct FieldPlan {
   // Printed only when set: a singular message, or a member of a oneof (a
   // proto3 `optional` included).
   bool when_set;
+  // An enum whose values print as their display texts (differ/display_text.h).
+  bool display_text;
 };
 
 // protobuf's printer fills a tree with every field of the type in declaration
@@ -148,7 +150,9 @@ std::vector<FieldPlan> PlanOf(const pb::Descriptor& type) {
   std::vector<FieldPlan> appended;
   for (int i = 0; i < type.field_count(); ++i) {
     const pb::FieldDescriptor* field = type.field(i);
-    FieldPlan plan{field, "\"", false};
+    FieldPlan plan{field, "\"", false,
+                   field->enum_type() != nullptr &&
+                       differ::HasDisplayText(*field->enum_type())};
     AppendJsonEscaped(field->name(), plan.key);
     plan.key += "\": ";
     const bool message =
@@ -196,9 +200,9 @@ class Writer {
       Separate(first, level + 1);
       out_ += plan.key;
       if (field->is_repeated()) {
-        WriteList(message, reflection, field, level + 1);
+        WriteList(message, reflection, plan, level + 1);
       } else {
-        WriteValue(message, reflection, field, -1, level + 1);
+        WriteValue(message, reflection, plan, -1, level + 1);
       }
       if (flush_ && out_.size() >= flush_bytes_) flush_(out_);
     }
@@ -207,21 +211,23 @@ class Writer {
   }
 
   void WriteList(const pb::Message& message, const pb::Reflection& reflection,
-                 const pb::FieldDescriptor* field, int level) {
+                 const FieldPlan& plan, int level) {
     out_ += '[';
-    const int size = reflection.FieldSize(message, field);
+    const int size = reflection.FieldSize(message, plan.field);
     bool first = true;
     for (int i = 0; i < size; ++i) {
       Separate(first, level + 1);
-      WriteValue(message, reflection, field, i, level + 1);
+      WriteValue(message, reflection, plan, i, level + 1);
     }
     if (!first) NewLine(level);
     out_ += ']';
   }
 
-  // The value of `field` (element `index` of a repeated one; -1: singular).
+  // The value of `plan`'s field (element `index` of a repeated one; -1:
+  // singular).
   void WriteValue(const pb::Message& message, const pb::Reflection& reflection,
-                  const pb::FieldDescriptor* field, int index, int level) {
+                  const FieldPlan& plan, int index, int level) {
+    const pb::FieldDescriptor* field = plan.field;
     const bool repeated = index >= 0;
     switch (field->cpp_type()) {
       case pb::FieldDescriptor::CPPTYPE_DOUBLE:
@@ -263,7 +269,7 @@ class Writer {
                     : "false";
         break;
       case pb::FieldDescriptor::CPPTYPE_ENUM:
-        WriteEnum(*field->enum_type(),
+        WriteEnum(*field->enum_type(), plan.display_text,
                   repeated
                       ? reflection.GetRepeatedEnumValue(message, field, index)
                       : reflection.GetEnumValue(message, field));
@@ -296,17 +302,16 @@ class Writer {
 
   // Its name (an enum with display texts: the text, "" for a value without
   // one), or the number for a value this build does not know.
-  void WriteEnum(const pb::EnumDescriptor& type, int number) {
+  void WriteEnum(const pb::EnumDescriptor& type, bool display_text,
+                 int number) {
     const pb::EnumValueDescriptor* value = type.FindValueByNumber(number);
     if (value == nullptr) {
       AppendInteger(number, out_, false);
       return;
     }
     out_ += '"';
-    AppendJsonEscaped(differ::HasDisplayText(type)
-                          ? differ::DisplayText(type, number)
-                          : value->name(),
-                      out_);
+    AppendJsonEscaped(
+        display_text ? differ::DisplayText(type, number) : value->name(), out_);
     out_ += '"';
   }
 

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "base/command_line.h"
-#include "base/keep_freed_memory.h"
 #include "client/capture_commands.h"
 #include "client/command_line.h"
 #include "client/diff_command.h"
@@ -50,7 +49,6 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
-  profdiff::base::KeepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

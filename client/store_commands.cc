@@ -94,13 +94,14 @@ absl::StatusOr<std::string> RunRunsCommand(
                    {"events"},
                    {"updated (UTC)", Align::kLeft}});
   for (const v1::StoredRun& run : runs) {
-    table.AddRow({run.run(),
-                  absl::AsciiStrToLower(differ::RunStateName(run.state())),
-                  base::StrCat(run.worker_count(), "/",
-                               std::max(run.world_size(), run.worker_count())),
-                  base::StrCat(run.closed_worker_count()),
-                  base::StrCat(run.event_count()),
-                  FormatUnixMillis(run.updated_unix_ms())});
+    table.AddRow(
+        {run.run(),
+         absl::AsciiStrToLower(base::ToAbsl(differ::RunStateName(run.state()))),
+         base::StrCat(run.worker_count(), "/",
+                      std::max(run.world_size(), run.worker_count())),
+         base::StrCat(run.closed_worker_count()),
+         base::StrCat(run.event_count()),
+         FormatUnixMillis(run.updated_unix_ms())});
   }
   if (format == "csv") return table.RenderCsv();
   std::string text =

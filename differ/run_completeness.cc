@@ -5,7 +5,7 @@
 #include "base/str_cat.h"
 
 namespace profdiff::differ {
-std::string RunStateName(v1::RunState state) {
+std::string_view RunStateName(v1::RunState state) {
   switch (state) {
     case v1::RUN_STATE_OPEN:
       return "OPEN";
@@ -46,11 +46,13 @@ std::optional<std::string> IncompleteRunWarning(const v1::StoredRun& run) {
     rank = last + 1;
   }
   if (unlisted > 0) base::StrAppend(&missing, " and ", unlisted, " more ranks");
-  const std::string state = RunStateName(run.state());
+  // Not COMPLETE here: OPEN, PARTIAL, or a state this build does not know.
+  const bool known =
+      run.state() == v1::RUN_STATE_OPEN || run.state() == v1::RUN_STATE_PARTIAL;
   std::string warning =
       base::StrCat("run ", run.run(), " is ",
-                   state == "UNKNOWN" ? "in an unknown state" : state, ": ",
-                   stored.size(), " of ");
+                   known ? RunStateName(run.state()) : "in an unknown state",
+                   ": ", stored.size(), " of ");
   if (run.world_size() > 0) {
     base::StrAppend(&warning, run.world_size(), " ranks stored");
   } else {

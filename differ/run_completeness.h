@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "profdiff/v1/run_store.pb.h"
@@ -15,7 +16,7 @@ namespace profdiff::differ {
 // "OPEN", "PARTIAL" or "COMPLETE"; "UNKNOWN" for an unset state or a number
 // this build does not know. The one name of a run's state: warnings, the web
 // UI and `profdiff runs` (in lower case) print it.
-std::string RunStateName(v1::RunState state);
+std::string_view RunStateName(v1::RunState state);
 
 // None for a COMPLETE run. Otherwise e.g. "run r1 is PARTIAL: 2 of 4 ranks
 // stored, missing ranks 1, 3; the diff covers the stored ranks only". Missing

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "base/number_format.h"
 #include "base/str_cat.h"
 #include "differ/finding_evidence.h"
 #include "differ/findings/name_lists.h"
@@ -44,8 +45,8 @@ std::optional<v1::Finding> CollectiveFinding(const FindingContext& c) {
       best->process_group().empty()
           ? ""
           : base::StrCat(" (process group ", best->process_group(), ")"),
-      ": ", Calls(x.calls()), " -> ", Calls(y.calls()), " calls", c.per_step(),
-      " (", ChangePercent(x.calls(), y.calls()), "), ",
+      ": ", base::CountText(x.calls()), " -> ", base::CountText(y.calls()),
+      " calls", c.per_step(), " (", ChangePercent(x.calls(), y.calls()), "), ",
       best->baseline_size_missing() || best->experimental_size_missing()
           ? base::StrCat(SizeText(*best, 0), " -> ", SizeText(*best, 1))
           : base::StrCat(Bytes(x.bytes_per_call()), " -> ",

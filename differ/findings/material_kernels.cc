@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <absl/strings/str_format.h>
-
+#include "base/number_format.h"
 #include "base/str_cat.h"
 #include "differ/finding_evidence.h"
 #include "differ/sentence_parts.h"
@@ -68,8 +67,8 @@ std::vector<v1::Finding> MaterialKernelFindings(
         SignedDuration(row->delta().total_us()), ", ",
         ChangePercent(x.total_us(), y.total_us()), ")",
         c.ShareClause(row->delta().total_us()), "; ",
-        absl::StrFormat("%g", x.calls()), " -> ",
-        absl::StrFormat("%g", y.calls()), " calls");
+        base::CountText(x.calls()), " -> ", base::CountText(y.calls()),
+        " calls");
     if (x.calls() > 0 && y.calls() > 0) {
       base::StrAppend(&text, " of ", Duration(x.total_us() / x.calls()), " -> ",
                       Duration(y.total_us() / y.calls()), " each");

@@ -1,10 +1,8 @@
 // What several finding rules share when they list names in a sentence: how
-// many names a list shows, and how a call count is said and when its move
-// counts as a change of what ran.
+// many names a list shows, and when a call count's move counts as a change of
+// what ran (a count is said as base::CountText says it).
 #ifndef PROFDIFF_DIFFER_FINDINGS_NAME_LISTS_H_
 #define PROFDIFF_DIFFER_FINDINGS_NAME_LISTS_H_
-
-#include <string>
 
 namespace profdiff::differ {
 
@@ -13,9 +11,6 @@ inline constexpr int kNamesShown = 3;
 // Call counts that moved by less than this per step are not a change of what
 // ran.
 inline constexpr double kMinCallsDelta = 0.5;
-
-// A call count per step as the tables print it ("2", "0.5").
-std::string Calls(double calls);
 
 }  // namespace profdiff::differ
 

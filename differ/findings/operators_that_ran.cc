@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/number_format.h"
 #include "base/str_cat.h"
 #include "differ/finding_evidence.h"
 #include "differ/findings/name_lists.h"
@@ -151,8 +152,8 @@ std::optional<v1::Finding> OperatorsThatRanFinding(const FindingContext& c) {
       }
       items.push_back(
           base::StrCat(Named(row->name(), row->input_shapes(), told), " ",
-                       Calls(row->baseline().calls()), " -> ",
-                       Calls(row->experimental().calls())));
+                       base::CountText(row->baseline().calls()), " -> ",
+                       base::CountText(row->experimental().calls())));
     }
     parts.push_back(base::StrCat("calls", c.per_step(), " of ",
                                  NameList(items, kNamesShown)));

@@ -4,8 +4,7 @@
 #include <map>
 #include <vector>
 
-#include <absl/strings/str_format.h>
-
+#include "base/number_format.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/finding_evidence.h"
@@ -99,8 +98,8 @@ std::string Conversions(const FindingContext& c, double& delta_us,
         row.change() == v1::CHANGE_ADDED ? "newly cost " : "cost ",
         SignedDuration(host), " of host time and ", SignedDuration(device),
         " of device time", c.per_step(), " (",
-        absl::StrFormat("%g", row.baseline().calls()), " -> ",
-        absl::StrFormat("%g", row.experimental().calls()), " calls)");
+        base::CountText(row.baseline().calls()), " -> ",
+        base::CountText(row.experimental().calls()), " calls)");
   }
   return "";
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/number_format.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "differ/display_text.h"
@@ -45,8 +46,8 @@ std::string ChangeItem(const NamedChange& c, bool self, std::string_view unit) {
     base::StrAppend(&out, " (", DisplayText(c.change), ")");
   } else if (std::abs(c.experimental_calls - c.baseline_calls) >=
              kMinCallsDelta) {
-    base::StrAppend(&out, " (", Calls(c.baseline_calls), " -> ",
-                    Calls(c.experimental_calls), " calls)");
+    base::StrAppend(&out, " (", base::CountText(c.baseline_calls), " -> ",
+                    base::CountText(c.experimental_calls), " calls)");
   }
   return out;
 }

@@ -196,7 +196,7 @@ std::string RunsPage(const v1::ListRunsResponse& runs,
       "<th class=\"name\">Warnings</th></tr></thead><tbody>\n";
   for (const v1::StoredRun& run : runs.runs()) {
     const std::string id = HtmlEscape(run.run());
-    const std::string state = differ::RunStateName(run.state());
+    const std::string state(differ::RunStateName(run.state()));
     std::string warnings;
     for (const std::string& warning : run.warnings()) {
       if (!warnings.empty()) warnings += "<br>";
@@ -357,7 +357,7 @@ std::string DigestSummary(const v1::RunDigest& digest) {
 std::string RunPage(const v1::StoredRun& run, const v1::RunDigest* digest,
                     const std::string& digest_problem,
                     const PageChrome& chrome) {
-  const std::string state = differ::RunStateName(run.state());
+  const std::string state(differ::RunStateName(run.state()));
   std::string body = base::StrCat("<h1>", HtmlEscape(run.run()), "</h1>\n");
   base::StrAppend(
       &body,
