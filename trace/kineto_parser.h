@@ -133,6 +133,9 @@ class TraceParser {
   absl::Status ParseTopObject(od::document& doc);
   absl::Status TopInt(od::value& value, std::string_view field, const char* at,
                       int64_t* out, bool* present);
+  // TopInt into a 32-bit field (truncated as before); null sets 0.
+  absl::Status TopInt32(od::value& value, std::string_view field,
+                        const char* at, int32_t* out);
   absl::Status ParseDevices(od::value& value, const char* at);
   absl::Status ParseDistributedInfo(od::value& value, const char* at);
 

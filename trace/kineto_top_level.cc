@@ -58,6 +58,15 @@ absl::Status TraceParser::TopInt(od::value& value, std::string_view field,
                                                  "\": expected an integer"));
 }
 
+absl::Status TraceParser::TopInt32(od::value& value, std::string_view field,
+                                   const char* at, int32_t* out) {
+  int64_t number = 0;  // null: 0
+  bool present = false;
+  PD_RETURN_IF_ERROR(TopInt(value, field, at, &number, &present));
+  *out = static_cast<int32_t>(number);
+  return absl::OkStatus();
+}
+
 absl::Status TraceParser::ParseDevices(od::value& value, const char* at) {
   od::array devices;
   if (value.get_array().get(devices)) {
@@ -80,7 +89,6 @@ absl::Status TraceParser::ParseDevices(od::value& value, const char* at) {
       const std::string_view key = KeyView(field);
       od::value v = field.value();
       const char* where = field.key().raw();
-      int64_t number = 0;
       bool present = false;
       if (key == "name") {
         std::string_view name;
@@ -96,20 +104,16 @@ absl::Status TraceParser::ParseDevices(od::value& value, const char* at) {
         PD_RETURN_IF_ERROR(
             TopInt(v, key, where, &info.total_global_mem_bytes, &present));
       } else if (key == "numSms") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-        info.num_sms = static_cast<int32_t>(number);
+        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.num_sms));
       } else if (key == "computeMajor") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-        info.compute_major = static_cast<int32_t>(number);
+        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.compute_major));
       } else if (key == "computeMinor") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-        info.compute_minor = static_cast<int32_t>(number);
+        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.compute_minor));
       } else if (key == "maxThreadsPerMultiprocessor") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-        info.max_threads_per_multiprocessor = static_cast<int32_t>(number);
+        PD_RETURN_IF_ERROR(
+            TopInt32(v, key, where, &info.max_threads_per_multiprocessor));
       } else if (key == "warpSize") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-        info.warp_size = static_cast<int32_t>(number);
+        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.warp_size));
       }
     }
     out_.metadata.devices.push_back(std::move(info));
@@ -133,18 +137,14 @@ absl::Status TraceParser::ParseDistributedInfo(od::value& value,
     const std::string_view key = KeyView(field);
     od::value v = field.value();
     const char* where = field.key().raw();
-    int64_t number = 0;
-    bool present = false;
     if (key == "backend") {
       std::string_view backend;
       if (!v.get_string().get(backend))
         out_.metadata.backend = std::string(backend);
     } else if (key == "rank") {
-      PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-      out_.metadata.rank = static_cast<int32_t>(number);
+      PD_RETURN_IF_ERROR(TopInt32(v, key, where, &out_.metadata.rank));
     } else if (key == "world_size") {
-      PD_RETURN_IF_ERROR(TopInt(v, key, where, &number, &present));
-      out_.metadata.world_size = static_cast<int32_t>(number);
+      PD_RETURN_IF_ERROR(TopInt32(v, key, where, &out_.metadata.world_size));
     }
   }
   return absl::OkStatus();
