@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -101,6 +102,73 @@ std::vector<std::string> WrapWords(std::string_view text, std::string_view tail,
   return lines;
 }
 
+// One flag's lines in a usage: "--name VALUE", its help, then its default.
+struct UsageEntry {
+  std::string left;
+  std::string help;
+  std::string tail;
+};
+
+// `entries` in two columns: the flag column (a longer "--name VALUE" puts its
+// help on the next line), then the help wrapped at kUsageWidth.
+std::string UsageEntries(const std::vector<UsageEntry>& entries) {
+  std::string usage;
+  const size_t help_column = kIndent.size() + kFlagColumnWidth;
+  const std::string help_indent(help_column, ' ');
+  for (const UsageEntry& entry : entries) {
+    std::string line = StrCat(kIndent, entry.left);
+    const std::vector<std::string> lines =
+        WrapWords(entry.help, entry.tail, kUsageWidth - help_column);
+    for (const std::string& help_line : lines) {
+      if (line.size() + 1 > help_column) {
+        StrAppend(&usage, line, "\n");
+        line = help_indent;
+      }
+      line.resize(help_column, ' ');
+      StrAppend(&usage, line, help_line, "\n");
+      line.clear();
+    }
+  }
+  return usage;
+}
+
+// "per-step or total", "table, json or csv".
+std::string Alternatives(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const char* gap = i == 0 ? "" : i + 1 == words.size() ? " or " : ", ";
+    StrAppend(&out, gap, words[i]);
+  }
+  return out;
+}
+
+// A value the CLI's errors show as typed: short printable ASCII, not empty.
+bool ShowsAsTyped(std::string_view value) {
+  constexpr size_t kMaxTypedBytes = 64;  // QuoteBytes cuts there too
+  return !value.empty() && value.size() <= kMaxTypedBytes &&
+         std::all_of(value.begin(), value.end(),
+                     [](char c) { return c >= ' ' && c <= '~'; });
+}
+
+// Shortest text that reads back as `value` ("2.5", "1e+30").
+std::string DoubleText(double value) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  return std::string(buffer, end);
+}
+
+std::string DoubleRuleText(DoubleRange range) {
+  const bool low = range.min != -std::numeric_limits<double>::infinity();
+  const bool high = range.max != std::numeric_limits<double>::infinity();
+  if (low && high) {
+    return StrCat("a number in [", DoubleText(range.min), ", ",
+                  DoubleText(range.max), "]");
+  }
+  if (low) return StrCat("a number >= ", DoubleText(range.min));
+  if (high) return StrCat("a number <= ", DoubleText(range.max));
+  return "a number";
+}
+
 }  // namespace
 
 struct FlagSet::Flag {
@@ -110,8 +178,11 @@ struct FlagSet::Flag {
   std::string default_text;  // empty: Usage() shows no default
   std::string rule;          // what a value must be, for error messages
   bool is_bool = false;
+  char short_name = 0;  // 0: none
   // Stores `value` into the bound field; false when it breaks `rule`.
   absl::AnyInvocable<bool(std::string_view value) const> set;
+  // A list's: empties the field before the first value a Parse stores.
+  absl::AnyInvocable<void() const> clear;
 };
 
 bool ParsedCommandLine::Given(std::string_view name) const {
@@ -120,7 +191,7 @@ bool ParsedCommandLine::Given(std::string_view name) const {
          flags_given.end();
 }
 
-FlagSet::FlagSet() = default;
+FlagSet::FlagSet(FlagSpelling spelling) : spelling_(spelling) {}
 FlagSet::~FlagSet() = default;
 FlagSet::FlagSet(FlagSet&&) noexcept = default;
 FlagSet& FlagSet::operator=(FlagSet&&) noexcept = default;
@@ -246,6 +317,85 @@ void FlagSet::AddDuration(std::string_view name, absl::Duration* field,
   };
 }
 
+void FlagSet::AddDouble(std::string_view name, double* field,
+                        std::string_view value_name, std::string_view help,
+                        DoubleRange range) {
+  Flag& flag = AddFlag(name, value_name, help);
+  flag.default_text = DoubleText(*field);
+  flag.rule = DoubleRuleText(range);
+  flag.set = [field, range](std::string_view value) {
+    double number = 0;
+    const auto [end, error] =
+        std::from_chars(value.data(), value.data() + value.size(), number);
+    // from_chars takes "inf" and "nan": neither is a setting.
+    if (value.empty() || error != std::errc() ||
+        end != value.data() + value.size() || !std::isfinite(number) ||
+        number < range.min || number > range.max)
+      return false;
+    *field = number;
+    return true;
+  };
+}
+
+void FlagSet::AddList(std::string_view name, std::vector<std::string>* field,
+                      std::string_view value_name, std::string_view help) {
+  Flag& flag = AddFlag(name, value_name, help);
+  for (const std::string& value : *field)
+    StrAppend(&flag.default_text, flag.default_text.empty() ? "" : ",", value);
+  flag.rule = "a value";
+  flag.set = [field](std::string_view value) {
+    field->emplace_back(value);
+    return true;
+  };
+  flag.clear = [field] { field->clear(); };
+}
+
+void FlagSet::AddChoice(std::string_view name, std::vector<std::string> words,
+                        std::optional<size_t> current,
+                        absl::AnyInvocable<void(size_t) const> set,
+                        std::string_view help) {
+  std::string value_name;
+  for (const std::string& word : words)
+    StrAppend(&value_name, value_name.empty() ? "" : "|", word);
+  Flag& flag = AddFlag(name, value_name, help);
+  if (current.has_value()) flag.default_text = words[*current];
+  flag.rule = Alternatives(words);
+  flag.set = [words = std::move(words),
+              set = std::move(set)](std::string_view value) {
+    const auto it = std::find(words.begin(), words.end(), value);
+    if (it == words.end()) return false;
+    set(static_cast<size_t>(it - words.begin()));
+    return true;
+  };
+}
+
+void FlagSet::AddShortName(char short_name, std::string_view name) {
+  const auto it = index_.find(name);
+  PD_CHECK(it != index_.end(), "short name -%c of unregistered flag --%s",
+           short_name, name);
+  PD_CHECK(short_name >= 'a' && short_name <= 'z' && short_name != 'h',
+           "short name -%c: expected a letter other than h", short_name);
+  const size_t index = it->second;
+  const auto [alias, inserted] =
+      index_.emplace(std::string(1, short_name), index);
+  PD_CHECK(inserted, "short name -%c registered twice", short_name);
+  flags_[index].short_name = short_name;
+}
+
+void FlagSet::SetRuleText(std::string_view name, std::string_view rule) {
+  const auto it = index_.find(name);
+  PD_CHECK(it != index_.end(), "rule of unregistered flag --%s", name);
+  flags_[it->second].rule = std::string(rule);
+}
+
+std::string FlagSet::Spelled(std::string_view name,
+                             std::string_view value) const {
+  if (spelling_ == FlagSpelling::kQuoted)
+    return StrCat("--", name, "=", QuoteBytes(value));
+  return StrCat("--", name, " ",
+                ShowsAsTyped(value) ? value : QuoteBytes(value));
+}
+
 const FlagSet::Flag* FlagSet::Find(std::string_view name) const {
   const auto it = index_.find(CanonicalName(name));
   return it == index_.end() ? nullptr : &flags_[it->second];
@@ -257,6 +407,7 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
     const std::vector<std::string>& args) {
   ParsedCommandLine parsed;
   bool only_positionals = false;
+  std::vector<const Flag*> lists_given;  // emptied before their first value
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string_view arg = args[i];
     if (only_positionals || arg.size() < 2 || arg.front() != '-') {
@@ -289,8 +440,8 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
       if (negated != nullptr && negated->is_bool) {
         if (has_value) {
           return absl::InvalidArgumentError(
-              StrCat("--", name, "=", QuoteBytes(value),
-                     ": takes no value (it sets --", negated->name, "=false)"));
+              StrCat(Spelled(name, value), ": takes no value (it sets --",
+                     negated->name, "=false)"));
         }
         negated->set("false");
         parsed.flags_given.push_back(negated->name);
@@ -298,6 +449,11 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
       }
     }
     if (flag == nullptr) {
+      if (spelling_ == FlagSpelling::kCommand) {
+        // As typed: "-x" stays "-x".
+        return absl::InvalidArgumentError(StrCat(
+            "unknown option ", arg.starts_with("--") ? "--" : "-", name));
+      }
       return absl::InvalidArgumentError(
           StrCat("unknown flag --", name, " (--help lists the flags)"));
     }
@@ -310,9 +466,15 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
       }
       value = args[++i];
     }
+    if (flag->clear != nullptr &&
+        std::find(lists_given.begin(), lists_given.end(), flag) ==
+            lists_given.end()) {
+      flag->clear();
+      lists_given.push_back(flag);
+    }
     if (!flag->set(value)) {
-      return absl::InvalidArgumentError(StrCat(
-          "--", flag->name, "=", QuoteBytes(value), ": expected ", flag->rule));
+      return absl::InvalidArgumentError(
+          StrCat(Spelled(flag->name, value), ": expected ", flag->rule));
     }
     parsed.flags_given.push_back(flag->name);
   }
@@ -320,35 +482,27 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
 }
 
 std::string FlagSet::Usage() const {
-  std::string usage;
-  const size_t help_column = kIndent.size() + kFlagColumnWidth;
-  const std::string help_indent(help_column, ' ');
-  auto add_entry = [&](const std::string& left, std::string_view help,
-                       std::string_view tail) {
-    std::string line = StrCat(kIndent, left);
-    const std::vector<std::string> lines =
-        WrapWords(help, tail, kUsageWidth - help_column);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (line.size() + 1 > help_column) {
-        StrAppend(&usage, line, "\n");
-        line = help_indent;
-      }
-      line.resize(help_column, ' ');
-      StrAppend(&usage, line, lines[i], "\n");
-      line.clear();
-    }
-  };
+  return StrCat(
+      FlagsUsage(),
+      UsageEntries({{"--help", "print this help and exit", ""},
+                    {"--version", "print the version and exit", ""}}));
+}
+
+std::string FlagSet::FlagsUsage() const {
+  std::vector<UsageEntry> entries;
+  entries.reserve(flags_.size());
   for (const Flag& flag : flags_) {
-    std::string left = StrCat("--", flag.name);
-    if (!flag.is_bool) StrAppend(&left, " ", flag.value_name);
-    add_entry(left, flag.help,
-              flag.default_text.empty()
-                  ? std::string()
-                  : StrCat("(default: ", flag.default_text, ")"));
+    UsageEntry& entry = entries.emplace_back();
+    entry.left =
+        flag.short_name == 0
+            ? StrCat("--", flag.name)
+            : StrCat("-", std::string(1, flag.short_name), ", --", flag.name);
+    if (!flag.is_bool) StrAppend(&entry.left, " ", flag.value_name);
+    entry.help = flag.help;
+    if (!flag.default_text.empty())
+      entry.tail = StrCat("(default: ", flag.default_text, ")");
   }
-  add_entry("--help", "print this help and exit", "");
-  add_entry("--version", "print the version and exit", "");
-  return usage;
+  return UsageEntries(entries);
 }
 
 std::string VersionLine(std::string_view program) {

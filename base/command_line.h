@@ -16,7 +16,13 @@
 // 4. "--help", "-h", "--helpfull" and "--helpshort" stop parsing and report
 //    help; the caller prints its synopsis and Usage(). "--version" stops
 //    parsing too; the caller prints its name and base::Version().
-// 5. A flag given twice keeps its last value.
+// 5. A flag given twice keeps its last value; a list flag (AddList) keeps
+//    every value, so "--view a --view b" is "--view a,b" to the caller.
+// 6. A short name (AddShortName) is one more spelling: "-o FILE" is
+//    "--output FILE".
+// 7. Errors name the flag, the value and the rule it broke, in one of two
+//    spellings (FlagSpelling): the servers' quoted one, or the profdiff CLI's,
+//    which its README and users' scripts know.
 // Why not a library: Debian's CLI11 and cxxopts report errors by throwing
 // (profdiff uses no exceptions), and Abseil flags are process globals whose
 // names cannot contain '-'.
@@ -29,8 +35,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include <absl/functional/any_invocable.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/string_view.h>
 #include <absl/time/time.h>
@@ -51,6 +59,22 @@ enum class DurationRule {
   kPositive,     // finite and > 0
 };
 
+// Inclusive bounds of a floating-point flag; NaN is refused whatever they are.
+struct DoubleRange {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+};
+
+// How Parse's errors spell a flag and the value it got.
+enum class FlagSpelling {
+  // --window="eight": expected an integer in [1, 1024];
+  // unknown flag --colour (--help lists the flags); --run: missing value (...)
+  kQuoted,
+  // --top x: expected a number >= 0; unknown option --colour; --top: missing
+  // value (...). The value shows as typed when it is printable ASCII.
+  kCommand,
+};
+
 // What Parse found besides the values it stored.
 struct ParsedCommandLine {
   bool help = false;  // a help flag came; the arguments after it were not read
@@ -66,7 +90,7 @@ struct ParsedCommandLine {
 // thread-safe; the bound fields must outlive the FlagSet's use.
 class FlagSet {
  public:
-  FlagSet();
+  explicit FlagSet(FlagSpelling spelling = FlagSpelling::kQuoted);
   ~FlagSet();
   FlagSet(FlagSet&&) noexcept;
   FlagSet& operator=(FlagSet&&) noexcept;
@@ -93,6 +117,43 @@ class FlagSet {
   void AddDuration(std::string_view name, absl::Duration* field,
                    std::string_view value_name, std::string_view help,
                    DurationRule rule = DurationRule::kAny);
+  // A decimal number within `range` ("2.5", "1e3"; not "inf" or "nan").
+  void AddDouble(std::string_view name, double* field,
+                 std::string_view value_name, std::string_view help,
+                 DoubleRange range = {});
+  // A list: each time the flag is given its value is appended whole (the
+  // caller splits on commas where the list takes them); the first value given
+  // replaces what `*field` held, its default.
+  void AddList(std::string_view name, std::vector<std::string>* field,
+               std::string_view value_name, std::string_view help);
+  // One of `choices` (word, value), spelled as the word; Usage() shows the
+  // words joined by '|' as the value and the default's word, errors list
+  // them ("expected per-step or total"). A word may appear once.
+  template <typename Enum>
+  void AddEnum(std::string_view name, Enum* field,
+               std::vector<std::pair<std::string, Enum>> choices,
+               std::string_view help) {
+    std::vector<std::string> words;
+    std::vector<Enum> values;
+    std::optional<size_t> current;
+    for (auto& [word, value] : choices) {
+      if (!current.has_value() && value == *field) current = words.size();
+      words.push_back(std::move(word));
+      values.push_back(value);
+    }
+    AddChoice(
+        name, std::move(words), current,
+        [field, values = std::move(values)](size_t i) { *field = values[i]; },
+        help);
+  }
+
+  // `-<short_name>` (a letter) is one more spelling of the registered flag
+  // `name`. PD_CHECK: the letter is taken, or `name` is not registered.
+  void AddShortName(char short_name, std::string_view name);
+
+  // Errors say a value of `name` must be `rule` ("a number >= 0") instead of
+  // the rule its Add* call derived. PD_CHECK: `name` is not registered.
+  void SetRuleText(std::string_view name, std::string_view rule);
 
   // Parses `args` (without the program name) into the bound fields (design
   // notes 1-5). InvalidArgument naming the flag, the value it got and the rule
@@ -109,6 +170,9 @@ class FlagSet {
   // wrapped at 100 columns. Defaults show unless they are empty strings or
   // false.
   std::string Usage() const;
+  // Usage() without "--help" and "--version": one part of a usage made of
+  // several (a subcommand's own flags, then the connection's).
+  std::string FlagsUsage() const;
 
  private:
   struct Flag;
@@ -119,8 +183,17 @@ class FlagSet {
                   IntRange range);
   Flag& AddFlag(std::string_view name, std::string_view value_name,
                 std::string_view help);
+  // AddEnum without its type: `set(i)` stores the value of words[i];
+  // `current` indexes the default's word (none: Usage() shows no default).
+  void AddChoice(std::string_view name, std::vector<std::string> words,
+                 std::optional<size_t> current,
+                 absl::AnyInvocable<void(size_t) const> set,
+                 std::string_view help);
   const Flag* Find(std::string_view name) const;
+  // "--name=\"value\"" or "--name value" as `spelling_` says.
+  std::string Spelled(std::string_view name, std::string_view value) const;
 
+  FlagSpelling spelling_;
   std::vector<Flag> flags_;
   std::map<std::string, size_t, std::less<>> index_;  // name -> flags_ index
 };

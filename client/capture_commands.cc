@@ -5,10 +5,10 @@
 #include <iostream>
 #include <set>
 
-#include <absl/strings/numbers.h>
 #include <absl/strings/str_join.h>
 #include <absl/time/time.h>
 
+#include "base/command_line.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/agents_client.h"
@@ -29,69 +29,73 @@ constexpr absl::Duration kProgressInterval = absl::Milliseconds(500);
 constexpr absl::Duration kDeadlineGrace = absl::Seconds(30);
 constexpr int kDefaultSteps = 5;
 
-const std::set<std::string> kCaptureOptions = {
+// The flags of a capture order: --wait and --cancel take none of them.
+constexpr std::string_view kCaptureOptions[] = {
     "job",           "steps", "duration", "run",         "timeout",
     "start-at-step", "wait",  "cancel",   "diff-against"};
 
-absl::StatusOr<int64_t> PositiveInt(const ParsedArgs& parsed,
-                                    const std::string& name, int64_t min) {
-  int64_t value = 0;
-  if (!absl::SimpleAtoi(parsed.Get(name, ""), &value) || value < min) {
-    return absl::InvalidArgumentError(
-        base::StrCat("--", name, " ", parsed.Get(name, ""),
-                     ": expected an integer >= ", min));
-  }
-  return value;
+// What `capture`'s flags say; each member's initialiser is its default.
+struct CaptureFlags {
+  std::string job;
+  bool all = false;
+  int steps = kDefaultSteps;
+  absl::Duration duration = absl::ZeroDuration();
+  std::string run;
+  absl::Duration timeout = absl::ZeroDuration();  // the server's default
+  int64_t start_at_step = 0;
+  std::string wait;
+  std::string cancel;
+  std::string diff_against;
+  ConnectionFlags connection;
+};
+
+void AddCaptureFlags(base::FlagSet& flags, CaptureFlags* f) {
+  constexpr std::string_view kPositiveDuration =
+      "a positive duration (500ms, 2s, 5m)";
+  flags.AddString("job", &f->job, "JOB", "the job whose processes capture");
+  flags.AddBool("all", &f->all, "every job on every agent");
+  flags.AddInt("steps", &f->steps, "N", "steps to profile", {.min = 1});
+  flags.SetRuleText("steps", "an integer >= 1");
+  flags.AddDuration("duration", &f->duration, "D", "time to profile",
+                    base::DurationRule::kPositive);
+  flags.SetRuleText("duration", kPositiveDuration);
+  flags.AddString("run", &f->run, "RUN", "the run id the traces go to");
+  flags.AddInt("start-at-step", &f->start_at_step, "K",
+               "start at step K rather than now", {.min = 0});
+  flags.SetRuleText("start-at-step", "an integer >= 0");
+  flags.AddDuration("timeout", &f->timeout, "D", "ends the capture",
+                    base::DurationRule::kPositive);
+  flags.SetRuleText("timeout", kPositiveDuration);
+  flags.AddString("wait", &f->wait, "CAPTURE", "follow a capture");
+  flags.AddString("cancel", &f->cancel, "CAPTURE", "cancel a capture");
+  flags.AddString("diff-against", &f->diff_against, "RUN",
+                  "then print the diff of RUN and the capture");
+  AddConnectionFlags(flags, &f->connection);
 }
 
-absl::StatusOr<absl::Duration> DurationOption(const ParsedArgs& parsed,
-                                              const std::string& name) {
-  absl::Duration value;
-  if (!absl::ParseDuration(parsed.Get(name, ""), &value) ||
-      value <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        base::StrCat("--", name, " ", parsed.Get(name, ""),
-                     ": expected a positive duration (500ms, 2s, 5m)"));
-  }
-  return value;
-}
-
-absl::StatusOr<v1::StartCaptureRequest> RequestOf(const ParsedArgs& parsed) {
+absl::StatusOr<v1::StartCaptureRequest> RequestOf(
+    const CaptureFlags& f, const base::ParsedCommandLine& parsed) {
   v1::StartCaptureRequest request;
-  const bool job = parsed.options.contains("job");
-  const bool all = parsed.options.contains("all");
-  if (job == all) {
+  if (parsed.Given("job") == f.all) {
     return UsageError("capture: give --job JOB or --all");
   }
-  request.set_job(parsed.Get("job", ""));
-  request.set_all_jobs(all);
-  const bool steps = parsed.options.contains("steps");
-  const bool duration = parsed.options.contains("duration");
+  request.set_job(f.job);
+  request.set_all_jobs(f.all);
+  const bool steps = parsed.Given("steps");
+  const bool duration = parsed.Given("duration");
   if (steps && duration) {
     return UsageError("capture: give --steps N or --duration D, not both");
   }
   if (duration) {
-    PD_ASSIGN_OR_RETURN(const absl::Duration d,
-                        DurationOption(parsed, "duration"));
-    request.set_duration_ms(absl::ToInt64Milliseconds(d));
+    request.set_duration_ms(absl::ToInt64Milliseconds(f.duration));
   } else {
-    int64_t n = kDefaultSteps;
-    if (steps) {
-      PD_ASSIGN_OR_RETURN(n, PositiveInt(parsed, "steps", 1));
-    }
-    request.set_steps(static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX)));
+    request.set_steps(f.steps);
   }
-  if (parsed.options.contains("start-at-step")) {
-    PD_ASSIGN_OR_RETURN(const int64_t k,
-                        PositiveInt(parsed, "start-at-step", 0));
-    request.set_start_at_step(k);
+  if (parsed.Given("start-at-step")) request.set_start_at_step(f.start_at_step);
+  if (parsed.Given("timeout")) {
+    request.set_timeout_ms(absl::ToInt64Milliseconds(f.timeout));
   }
-  if (parsed.options.contains("timeout")) {
-    PD_ASSIGN_OR_RETURN(const absl::Duration timeout,
-                        DurationOption(parsed, "timeout"));
-    request.set_timeout_ms(absl::ToInt64Milliseconds(timeout));
-  }
-  request.set_run(parsed.Get("run", ""));
+  request.set_run(f.run);
   return request;
 }
 
@@ -239,39 +243,42 @@ std::string AgentsUsage() {
 absl::StatusOr<std::string> RunCaptureCommand(
     const std::vector<std::string>& args, std::ostream& progress,
     const CaptureTerminal& terminal) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args, WithConnectionOptions(kCaptureOptions),
-                                WithConnectionSwitches({"all"})));
+  CaptureFlags f;
+  base::FlagSet flags = CommandFlags();
+  AddCaptureFlags(flags, &f);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return CaptureUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (!parsed.positionals.empty()) {
     return UsageError(base::StrCat("capture: unexpected argument ",
                                    parsed.positionals.front()));
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
-                      ServerConnectionOf(parsed));
+                      ServerConnectionOf(f.connection));
   AgentsClient client(server.address, server.security);
   v1::Capture capture;
-  for (const std::string flag : {"wait", "cancel"}) {
-    if (!parsed.options.contains(flag)) continue;
-    for (const std::string& option : kCaptureOptions) {
-      if (option != flag && parsed.options.contains(option)) {
+  for (const std::string_view flag : {"wait", "cancel"}) {
+    if (!parsed.Given(flag)) continue;
+    for (const std::string_view option : kCaptureOptions) {
+      if (option != flag && parsed.Given(option)) {
         return UsageError(base::StrCat("capture --", flag,
                                        " CAPTURE takes no --", option,
                                        ": the capture has its own"));
       }
     }
   }
-  if (parsed.options.contains("cancel")) {
-    PD_ASSIGN_OR_RETURN(capture,
-                        client.CancelCapture(parsed.Get("cancel", "")));
+  if (parsed.Given("cancel")) {
+    PD_ASSIGN_OR_RETURN(capture, client.CancelCapture(f.cancel));
     return base::StrCat("capture ", capture.capture_id(), " cancelled (",
                         capture.traces_uploaded(), " traces uploaded to run ",
                         capture.run(), ")\n");
   }
-  if (parsed.options.contains("wait")) {
-    PD_ASSIGN_OR_RETURN(capture, client.GetCapture(parsed.Get("wait", "")));
+  if (parsed.Given("wait")) {
+    PD_ASSIGN_OR_RETURN(capture, client.GetCapture(f.wait));
   } else {
     PD_ASSIGN_OR_RETURN(const v1::StartCaptureRequest request,
-                        RequestOf(parsed));
+                        RequestOf(f, parsed));
     PD_ASSIGN_OR_RETURN(capture, client.StartCapture(request));
   }
   const std::string id = capture.capture_id();
@@ -285,7 +292,7 @@ absl::StatusOr<std::string> RunCaptureCommand(
   PD_ASSIGN_OR_RETURN(capture, std::move(followed));
   if (capture.state() != v1::CAPTURE_STATE_COMPLETE) return Ended(capture);
   std::string out = base::StrCat(capture.run(), "\n");
-  const std::string against = parsed.Get("diff-against", "");
+  const std::string& against = f.diff_against;
   if (!against.empty()) {
     std::vector<std::string> diff_args = {against, capture.run(), "--server",
                                           server.address};
@@ -306,23 +313,27 @@ absl::StatusOr<std::string> RunCaptureCommand(
 
 absl::StatusOr<std::string> RunAgentsCommand(
     const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(ParsedArgs parsed,
-                      ParseArgs(args, WithConnectionOptions({"format"}),
-                                WithConnectionSwitches({})));
+  std::string format = "table";
+  ConnectionFlags connection;
+  base::FlagSet flags = CommandFlags();
+  // Checked before the server is asked.
+  flags.AddEnum<std::string>("format", &format,
+                             {{"table", "table"}, {"json", "json"}},
+                             "output format");
+  AddConnectionFlags(flags, &connection);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return AgentsUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (!parsed.positionals.empty()) {
     return UsageError(base::StrCat("agents: unexpected argument ",
                                    parsed.positionals.front()));
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
-                      ServerConnectionOf(parsed));
+                      ServerConnectionOf(connection));
   AgentsClient client(server.address, server.security);
   PD_ASSIGN_OR_RETURN(const v1::ListAgentsResponse agents, client.ListAgents());
-  const std::string format = parsed.Get("format", "table");
   if (format == "json") return ToJson(agents);
-  if (format != "table") {
-    return absl::InvalidArgumentError(
-        base::StrCat("--format ", format, ": expected table or json"));
-  }
   TextTable table({{"agent", Align::kLeft},
                    {"node", Align::kLeft},
                    {"serves", Align::kLeft},

@@ -41,60 +41,29 @@ int ExitCodeOf(const absl::Status& status) {
   }
 }
 
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::set<std::string>& valued,
-                                     const std::set<std::string>& switches) {
-  ParsedArgs parsed;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--") {
-      parsed.positionals.insert(parsed.positionals.end(), args.begin() + i + 1,
-                                args.end());
-      break;
-    }
-    // `-o FILE` is the one short option, of commands that write files.
-    const bool short_output = arg == "-o" && valued.contains("output");
-    if (!arg.starts_with("--") && !short_output) {
-      parsed.positionals.push_back(arg);
-      continue;
-    }
-    std::string name = short_output ? "output" : arg.substr(2);
-    std::string value;
-    const size_t eq = name.find('=');
-    const bool has_inline_value = eq != std::string::npos;
-    if (has_inline_value) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-    }
-    if (switches.contains(name) && !has_inline_value) {
-      parsed.options[name] = "true";
-    } else if (valued.contains(name)) {
-      if (!has_inline_value) {
-        if (i + 1 >= args.size()) {
-          return UsageError(base::StrCat("--", name, " needs a value"));
-        }
-        value = args[++i];
-      }
-      if (auto it = parsed.options.find(name); it != parsed.options.end()) {
-        std::vector<std::string>& all = parsed.repeats[name];
-        if (all.empty()) all.push_back(it->second);
-        all.push_back(value);
-      }
-      parsed.options[name] = value;
-    } else {
-      return UsageError(base::StrCat("unknown option --", name));
-    }
-  }
+base::FlagSet CommandFlags() {
+  return base::FlagSet(base::FlagSpelling::kCommand);
+}
+
+absl::StatusOr<base::ParsedCommandLine> ParseCommandLine(
+    base::FlagSet& flags, const std::vector<std::string>& args) {
+  absl::StatusOr<base::ParsedCommandLine> parsed = flags.Parse(args);
+  // An unknown option or a flag without its value (FlagSpelling::kCommand's
+  // wording): the command line itself is malformed, and the usage follows
+  // (README "Exit codes"). A value that breaks its rule names the rule.
+  if (!parsed.ok() &&
+      (absl::StartsWith(parsed.status().message(), "unknown option ") ||
+       absl::StrContains(parsed.status().message(), ": missing value (")))
+    return UsageError(std::string(parsed.status().message()));
   return parsed;
 }
 
-std::string ParsedArgs::GetList(const std::string& name,
-                                const std::string& fallback) const {
-  auto it = repeats.find(name);
-  if (it == repeats.end()) return Get(name, fallback);
-  std::string joined;
-  for (const std::string& value : it->second)
-    base::StrAppend(&joined, joined.empty() ? "" : ",", value);
+std::string JoinedList(const std::vector<std::string>& values,
+                       std::string_view fallback) {
+  if (values.empty()) return std::string(fallback);
+  std::string joined = values.front();
+  for (size_t i = 1; i < values.size(); ++i)
+    base::StrAppend(&joined, ",", values[i]);
   return joined;
 }
 

@@ -1,34 +1,17 @@
-// Parses a subcommand's arguments: `--name value`, `--name=value`, `--flag`,
-// and positionals.
+// A subcommand's command line: its flags parsed by base::FlagSet in the CLI's
+// spelling, and how an error becomes an exit code and a message.
 #ifndef PROFDIFF_CLIENT_COMMAND_LINE_H_
 #define PROFDIFF_CLIENT_COMMAND_LINE_H_
 
-#include <map>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <absl/status/statusor.h>
 
+#include "base/command_line.h"
+
 namespace profdiff::client {
-
-struct ParsedArgs {
-  std::map<std::string, std::string> options;  // without the leading "--"
-  std::vector<std::string> positionals;
-  // Every value of an option given more than once, in order (options keeps
-  // the last).
-  std::map<std::string, std::vector<std::string>> repeats;
-
-  std::string Get(const std::string& name, const std::string& fallback) const {
-    auto it = options.find(name);
-    return it == options.end() ? fallback : it->second;
-  }
-  // A list option: its values joined with ',', so "--view a --view b" is
-  // "--view a,b".
-  std::string GetList(const std::string& name,
-                      const std::string& fallback) const;
-};
 
 // A bad command line: InvalidArgument marked so the CLI exits 2 and prints the
 // command's usage after the message.
@@ -49,12 +32,20 @@ int ExitCodeOf(const absl::Status& status);
 // flag value names the flag and what it takes).
 bool WantsUsage(const absl::Status& status);
 
-// `valued` options take a value, `switches` take none; anything else starting
-// with "--" is a UsageError naming it. "--" ends the options. Where "output"
-// is valued, "-o FILE" is "--output FILE".
-absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
-                                     const std::set<std::string>& valued,
-                                     const std::set<std::string>& switches);
+// A FlagSet that spells errors as the CLI always has ("--top x: expected a
+// number >= 0", "unknown option --bogus").
+base::FlagSet CommandFlags();
+
+// Parses a subcommand's `args` with `flags` (made by CommandFlags, every flag
+// registered). An unknown option or a missing value is a UsageError; a value
+// that breaks its flag's rule the FlagSet's InvalidArgument, which names both.
+absl::StatusOr<base::ParsedCommandLine> ParseCommandLine(
+    base::FlagSet& flags, const std::vector<std::string>& args);
+
+// A list flag's values joined with ',': "--view a --view b" is "a,b", as
+// "--view a,b" is; `fallback` when none was given.
+std::string JoinedList(const std::vector<std::string>& values,
+                       std::string_view fallback);
 
 }  // namespace profdiff::client
 

@@ -11,7 +11,7 @@ namespace profdiff::client {
 absl::Status CheckCsvDestination(const std::string& output,
                                  const std::vector<std::string>& tables,
                                  const std::string& views) {
-  const bool stream = output.empty() || output == "-";
+  const bool stream = IsStandardOutput(output);
   if (tables.size() == 1 || (!stream && IsOutputFolder(output)))
     return absl::OkStatus();
   std::string names;
@@ -26,7 +26,7 @@ absl::Status CheckCsvDestination(const std::string& output,
 
 absl::StatusOr<std::string> WriteCsvFiles(const std::string& output,
                                           std::vector<CsvFile> files) {
-  const bool stream = output.empty() || output == "-";
+  const bool stream = IsStandardOutput(output);
   if (stream || !IsOutputFolder(output)) {
     PD_CHECK(files.size() == 1, "%d CSV tables for one file (%s)", files.size(),
              output);

@@ -9,12 +9,14 @@
 #include <absl/time/time.h>
 
 #include "analysis/run_loader.h"
+#include "base/command_line.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
 #include "client/csv_output.h"
 #include "client/diff_csv.h"
+#include "client/diff_flags.h"
 #include "client/diff_renderer.h"
 #include "client/differ_client.h"
 #include "client/gate_output.h"
@@ -66,18 +68,6 @@ void DistinguishRunNames(const std::string& baseline_path,
 absl::StatusOr<int64_t> ParseNumber(const std::string& flag,
                                     std::string_view text) {
   int64_t value = 0;
-  const auto [end, error] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return absl::InvalidArgumentError(
-        base::StrCat("--", flag, " ", text, ": expected a number >= 0"));
-  }
-  return value;
-}
-
-absl::StatusOr<double> ParseNonNegative(const std::string& flag,
-                                        std::string_view text) {
-  double value = 0;
   const auto [end, error] =
       std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 0) {
@@ -390,7 +380,7 @@ std::string DiffUsage() {
          "                       FILE.html, .json or .csv picks the format; "
          "a folder (DIR/) is csv\n"
          "  --timeout D          deadline of the server call (default 5m)\n" +
-         std::string(ConnectionUsage());
+         ConnectionUsage();
 }
 
 absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,
@@ -420,15 +410,13 @@ absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,
 
 absl::StatusOr<std::string> RunDiffCommand(
     const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(
-      ParsedArgs parsed,
-      ParseArgs(args,
-                WithConnectionOptions(
-                    {"view", "path", "group-by", "kernels-by", "ranks",
-                     "normalize", "min-change", "min-change-us", "compare",
-                     "steps", "device", "sort", "filter", "top", "depth",
-                     "format", "timeout", "output", "fail-on"}),
-                WithConnectionSwitches({"per-rank", "short-names", "wide"})));
+  DiffFlags f;
+  base::FlagSet flags = CommandFlags();
+  AddDiffFlags(flags, &f);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return DiffUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (parsed.positionals.size() < 2) {
     return UsageError(
         base::StrCat("diff: expected BASELINE and EXPERIMENTAL, got ",
@@ -441,23 +429,22 @@ absl::StatusOr<std::string> RunDiffCommand(
   }
   // The gate's conditions, checked before any trace is read (exit 2).
   std::vector<differ::GateCondition> gate;
-  if (parsed.options.contains("fail-on")) {
-    PD_ASSIGN_OR_RETURN(gate,
-                        differ::ParseGate({parsed.GetList("fail-on", "")}));
+  if (parsed.Given("fail-on")) {
+    PD_ASSIGN_OR_RETURN(gate, differ::ParseGate({JoinedList(f.fail_on, "")}));
   }
   v1::DiffOptions options;
   DiffRenderOptions render;
-  const std::string output = parsed.Get("output", "");
+  const std::string& output = f.output;
   PD_ASSIGN_OR_RETURN(
       const std::string format,
-      ResolveOutputFormat("diff", output, parsed.Get("format", ""),
+      ResolveOutputFormat("diff", output, f.format,
                           {"table", "json", "csv", "html"}, "table"));
   const bool html = format == "html";
   if (!html) {
     PD_ASSIGN_OR_RETURN(render.format, ParseOutputFormat(format));
   }
   const bool csv = !html && render.format == OutputFormat::kCsv;
-  const std::string views = parsed.GetList("view", "all");
+  const std::string views = JoinedList(f.views, "all");
   PD_ASSIGN_OR_RETURN(AskedViews asked, ParseViews(views, csv));
   for (const v1::DiffView view : asked.views) options.add_views(view);
   // Flags no asked-for view reads are refused, naming the views.
@@ -468,66 +455,36 @@ absl::StatusOr<std::string> RunDiffCommand(
     };
     const bool tables =
         asks(v1::DIFF_VIEW_OPERATORS) || asks(v1::DIFF_VIEW_KERNELS);
-    if (parsed.options.contains("sort") && !tables &&
-        parsed.Get("compare", "profdiff") != "hta") {
+    if (parsed.Given("sort") && !tables && f.compare != v1::COMPARE_MODE_HTA) {
       return UsageError(base::StrCat(
           "--sort orders the operator and kernel tables; --view ", views,
           " has neither (module rows follow the tree: --top and --filter "
           "pick them)"));
     }
-    if (parsed.options.contains("depth") && !asks(v1::DIFF_VIEW_MODULES)) {
+    if (parsed.Given("depth") && !asks(v1::DIFF_VIEW_MODULES)) {
       return UsageError(base::StrCat("--depth is the module table's; --view ",
                                      views, " has none"));
     }
   }
-  options.set_path(parsed.Get("path", ""));
-  options.set_per_rank(parsed.options.contains("per-rank"));
-  options.set_sort(parsed.Get("sort", ""));
-  options.set_filter(parsed.Get("filter", ""));
-  PD_ASSIGN_OR_RETURN(
-      int64_t top,
-      ParseNumber("top", parsed.Get("top", !html && render.format ==
-                                                        OutputFormat::kTable
-                                               ? "20"
-                                               : "0")));
-  options.set_top(static_cast<int32_t>(std::min<int64_t>(top, INT32_MAX)));
-  PD_ASSIGN_OR_RETURN(int64_t depth,
-                      ParseNumber("depth", parsed.Get("depth", "3")));
-  render.module_depth = static_cast<int>(std::min<int64_t>(depth, 1000));
+  options.set_path(f.path);
+  options.set_per_rank(f.per_rank);
+  options.set_sort(f.sort);
+  options.set_filter(f.filter);
+  const int top =
+      parsed.Given("top")
+          ? f.top
+          : (!html && render.format == OutputFormat::kTable ? 20 : 0);
+  options.set_top(top);
+  render.module_depth = std::min(f.depth, 1000);
   // A CSV of the module tree has every level unless --depth says otherwise.
   DiffCsvOptions csv_options;
-  if (parsed.options.contains("depth"))
-    csv_options.module_depth = render.module_depth;
-  render.line_width = parsed.options.contains("wide") ? 0 : TerminalWidth();
-  if (parsed.options.contains("min-change")) {
-    PD_ASSIGN_OR_RETURN(
-        double pct,
-        ParseNonNegative("min-change", parsed.Get("min-change", "")));
-    options.set_min_change_pct(pct);
-  }
-  if (parsed.options.contains("min-change-us")) {
-    PD_ASSIGN_OR_RETURN(
-        double us,
-        ParseNonNegative("min-change-us", parsed.Get("min-change-us", "")));
-    options.set_min_change_us(us);
-  }
-  const std::string normalize = parsed.Get("normalize", "per-step");
-  if (normalize == "per-step") {
-    options.set_normalize(v1::NORMALIZATION_PER_STEP);
-  } else if (normalize == "total") {
-    options.set_normalize(v1::NORMALIZATION_TOTAL);
-  } else {
-    return absl::InvalidArgumentError(base::StrCat(
-        "--normalize ", normalize, ": expected per-step or total"));
-  }
-  const std::string compare = parsed.Get("compare", "profdiff");
-  if (compare == "hta") {
-    options.set_compare(v1::COMPARE_MODE_HTA);
-  } else if (compare != "profdiff") {
-    return absl::InvalidArgumentError(
-        base::StrCat("--compare ", compare, ": expected profdiff or hta"));
-  }
-  const std::string ranks = parsed.Get("ranks", "");
+  if (parsed.Given("depth")) csv_options.module_depth = render.module_depth;
+  render.line_width = f.wide ? 0 : TerminalWidth();
+  if (parsed.Given("min-change")) options.set_min_change_pct(f.min_change_pct);
+  if (parsed.Given("min-change-us")) options.set_min_change_us(f.min_change_us);
+  options.set_normalize(f.normalize);
+  options.set_compare(f.compare);
+  const std::string& ranks = f.ranks;
   if (ranks == "all") {
     options.set_hta_all_ranks(true);
   } else if (!ranks.empty()) {
@@ -536,7 +493,7 @@ absl::StatusOr<std::string> RunDiffCommand(
     for (int64_t r : list)
       options.add_ranks(static_cast<int32_t>(std::min<int64_t>(r, INT32_MAX)));
   }
-  const std::string steps = parsed.Get("steps", "");
+  const std::string& steps = f.steps;
   if (steps == "all") {
     options.set_hta_all_steps(true);
   } else if (!steps.empty()) {
@@ -544,36 +501,15 @@ absl::StatusOr<std::string> RunDiffCommand(
                         ParseNumberList("steps", steps));
     for (int64_t s : list) options.add_hta_steps(s);
   }
-  const std::string device = parsed.Get("device", "all");
-  if (device == "cpu") {
-    options.set_hta_device(v1::HTA_DEVICE_CPU);
-  } else if (device == "gpu") {
-    options.set_hta_device(v1::HTA_DEVICE_GPU);
-  } else if (device == "all") {
-    options.set_hta_device(v1::HTA_DEVICE_ALL);
-  } else {
-    return absl::InvalidArgumentError(
-        base::StrCat("--device ", device, ": expected cpu, gpu or all"));
-  }
-  options.set_hta_short_names(parsed.options.contains("short-names"));
+  options.set_hta_device(f.device);
+  options.set_hta_short_names(f.short_names);
   if (options.compare() != v1::COMPARE_MODE_HTA &&
-      (!steps.empty() || parsed.options.contains("device") ||
-       options.hta_short_names())) {
+      (!steps.empty() || parsed.Given("device") || options.hta_short_names())) {
     return absl::InvalidArgumentError(
         "--steps, --device and --short-names apply to --compare hta");
   }
-
-  PD_ASSIGN_OR_RETURN(
-      analysis::ProfileOptions profile_options,
-      analysis::ParseProfileOptions(parsed.Get("group-by", "name"),
-                                    parsed.Get("kernels-by", "name")));
-  absl::Duration timeout;
-  if (!absl::ParseDuration(parsed.Get("timeout", "5m"), &timeout) ||
-      timeout <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        base::StrCat("--timeout ", parsed.Get("timeout", ""),
-                     ": expected a duration such as 30s or 5m"));
-  }
+  analysis::ProfileOptions profile_options = f.profile_options;
+  const absl::Duration timeout = f.timeout;
   if (html && options.compare() == v1::COMPARE_MODE_HTA) {
     return absl::InvalidArgumentError(
         "--format html shows profdiff's comparison; HTA mode prints table, "
@@ -595,7 +531,7 @@ absl::StatusOr<std::string> RunDiffCommand(
   ServerConnection server;
   if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(),
                   IsRunIdArgument)) {
-    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
+    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(f.connection));
   }
   if (parsed.positionals.size() > 2) {
     if (options.compare() == v1::COMPARE_MODE_HTA || csv) {
@@ -674,10 +610,9 @@ absl::StatusOr<std::string> RenderDiff(
       [&](std::string printed,
           const v1::DiffReport& report) -> absl::StatusOr<std::string> {
     if (report.gate_size() > 0 && !html && !csv &&
-        render.format == OutputFormat::kTable &&
-        (output.empty() || output == "-")) {
+        render.format == OutputFormat::kTable && IsStandardOutput(output)) {
       printed += GateText(report.gate(), render.line_width);
-    } else if (report.gate_size() > 0 && !output.empty() && output != "-") {
+    } else if (report.gate_size() > 0 && !IsStandardOutput(output)) {
       printed += GateText(report.gate(), render.line_width);
     }
     if (GateFailed(report))
@@ -713,7 +648,7 @@ absl::StatusOr<std::string> RenderDiff(
                         WriteCsvFiles(output, std::move(files)));
     // Written to files, the tables leave standard output free to say what
     // the report warns of (printed, a table has no place for it).
-    if (!output.empty() && output != "-") {
+    if (!IsStandardOutput(output)) {
       for (const std::string& warning : reports.front().warnings())
         base::StrAppend(&printed, "warning: ", TerminalSafe(warning), "\n");
     }

@@ -147,7 +147,7 @@ std::string OverviewCsv(const v1::DiffReport& report) {
   using Row = v1::OverviewRow;
   // A text row (the device's name) has text, not numbers.
   auto text_row = [](const Row& r) {
-    return r.unit().empty() && !r.baseline_text().empty();
+    return r.unit() == v1::VALUE_UNIT_UNSPECIFIED && !r.baseline_text().empty();
   };
   auto number = [text_row](bool missing, const Row& r, double value) {
     return missing || text_row(r) ? std::string() : CsvNumber(value);
@@ -157,7 +157,7 @@ std::string OverviewCsv(const v1::DiffReport& report) {
   };
   CsvColumns<Row> c;
   c.Add("metric", [](const Row& r) { return CsvEnumWord(r.metric()); });
-  c.Add("unit", [](const Row& r) { return r.unit(); });
+  c.Add("unit", [](const Row& r) { return CsvEnumWord(r.unit()); });
   c.Add("baseline", [number](const Row& r) {
     return number(r.baseline_missing(), r, r.baseline());
   });
@@ -300,7 +300,7 @@ std::string KernelsCsv(const v1::DiffReport& report) {
 std::string RanksCsv(const v1::DiffReport& report) {
   using Row = v1::RankSteps;
   CsvColumns<Row> c;
-  c.Add("side", [](const Row& r) { return r.side(); });
+  c.Add("side", [](const Row& r) { return CsvEnumWord(r.side()); });
   c.Add("rank", [](const Row& r) { return CsvInteger(r.rank()); });
   c.Add("worker_name", [](const Row& r) { return r.worker_name(); });
   c.Add("steps", [](const Row& r) { return CsvInteger(r.steps()); });

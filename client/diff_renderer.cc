@@ -57,21 +57,25 @@ std::string Interval(const v1::Noise& noise) {
 }
 
 std::string OverviewValue(const v1::OverviewRow& row, double value) {
-  if (row.unit() == "bytes")
+  if (row.unit() == v1::VALUE_UNIT_BYTES)
     return value == 0 ? "-" : Mebibytes(value) + " MiB";
-  if (row.unit() == "fraction") return absl::StrFormat("%.1f%%", value * 100);
-  if (row.unit() == "%") return absl::StrFormat("%.1f%%", value);
-  if (row.unit() == "us") return Micros(value);
+  if (row.unit() == v1::VALUE_UNIT_FRACTION)
+    return absl::StrFormat("%.1f%%", value * 100);
+  if (row.unit() == v1::VALUE_UNIT_PERCENT)
+    return absl::StrFormat("%.1f%%", value);
+  if (row.unit() == v1::VALUE_UNIT_US) return Micros(value);
   return absl::StrFormat("%g", value);
 }
 
 std::string OverviewDelta(const v1::OverviewRow& row) {
   const double d = row.delta();
-  if (row.unit() == "bytes")
+  if (row.unit() == v1::VALUE_UNIT_BYTES)
     return absl::StrFormat("%+.1f MiB", d / kBytesPerMiB);
-  if (row.unit() == "fraction") return absl::StrFormat("%+.1f pp", d * 100);
-  if (row.unit() == "%") return absl::StrFormat("%+.1f pp", d);
-  if (row.unit() == "us") return SignedMicros(d);
+  if (row.unit() == v1::VALUE_UNIT_FRACTION)
+    return absl::StrFormat("%+.1f pp", d * 100);
+  if (row.unit() == v1::VALUE_UNIT_PERCENT)
+    return absl::StrFormat("%+.1f pp", d);
+  if (row.unit() == v1::VALUE_UNIT_US) return SignedMicros(d);
   return absl::StrFormat("%+g", d);
 }
 
@@ -84,7 +88,8 @@ TextTable OverviewTable(const v1::Overview& overview) {
                    {"95% CI of delta", Align::kRight, 1},
                    {"significant"}});
   for (const v1::OverviewRow& row : overview.rows()) {
-    if (row.unit().empty() && !row.baseline_text().empty()) {
+    if (row.unit() == v1::VALUE_UNIT_UNSPECIFIED &&
+        !row.baseline_text().empty()) {
       table.AddRow(
           {DisplayText(row.metric()), row.baseline_text(),
            row.experimental_text(),
@@ -95,8 +100,8 @@ TextTable OverviewTable(const v1::Overview& overview) {
     // A value a side does not have is "-", and so is every comparison with it.
     const bool missing = row.baseline_missing() || row.experimental_missing();
     table.AddRow(
-        {row.unit() == "us" ? DisplayText(row.metric()) + " (us)"
-                            : DisplayText(row.metric()),
+        {row.unit() == v1::VALUE_UNIT_US ? DisplayText(row.metric()) + " (us)"
+                                         : DisplayText(row.metric()),
          row.baseline_missing() ? "-" : OverviewValue(row, row.baseline()),
          row.experimental_missing() ? "-"
                                     : OverviewValue(row, row.experimental()),
@@ -349,12 +354,13 @@ ShownRanks<v1::RankSteps> SelectRankSteps(
   if (top <= 0 || out.rows.size() <= static_cast<size_t>(top)) return out;
   std::stable_sort(out.rows.begin(), out.rows.end(),
                    [](const v1::RankSteps* x, const v1::RankSteps* y) {
-                     if (x->side() != y->side()) return x->side() == "baseline";
+                     if (x->side() != y->side())
+                       return x->side() == v1::RUN_SIDE_BASELINE;
                      return x->compute_us() > y->compute_us();
                    });
   const size_t per_side = std::max<size_t>(1, static_cast<size_t>(top) / 2);
   std::vector<const v1::RankSteps*> kept;
-  std::map<std::string, size_t> taken;
+  std::map<v1::RunSide, size_t> taken;
   for (const v1::RankSteps* r : out.rows) {
     if (taken[r->side()]++ < per_side) kept.push_back(r);
   }
@@ -411,13 +417,14 @@ TextTable RanksTable(const std::vector<const v1::RankSteps*>& rows) {
   for (const v1::RankSteps* row : rows) {
     const v1::RankSteps& r = *row;
     const v1::StepStats& s = r.average_step();
-    table.AddRow({r.side(), base::StrCat(r.rank()), r.worker_name(),
-                  base::StrCat(r.steps()), Micros(s.duration_us()),
-                  Micros(r.compute_us()), Micros(s.kernel_us()),
-                  Micros(s.memcpy_us()), Micros(s.memset_us()),
-                  Micros(s.communication_us()), Micros(s.runtime_us()),
-                  Micros(s.dataloader_us()), Micros(s.cpu_exec_us()),
-                  Micros(s.other_us()), r.slowest_compute() ? "yes" : ""});
+    table.AddRow({DisplayText(r.side()), base::StrCat(r.rank()),
+                  r.worker_name(), base::StrCat(r.steps()),
+                  Micros(s.duration_us()), Micros(r.compute_us()),
+                  Micros(s.kernel_us()), Micros(s.memcpy_us()),
+                  Micros(s.memset_us()), Micros(s.communication_us()),
+                  Micros(s.runtime_us()), Micros(s.dataloader_us()),
+                  Micros(s.cpu_exec_us()), Micros(s.other_us()),
+                  r.slowest_compute() ? "yes" : ""});
   }
   return table;
 }

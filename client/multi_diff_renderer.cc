@@ -56,7 +56,7 @@ TextTable OverviewTable(const std::vector<v1::DiffReport>& reports) {
   for (const v1::OverviewRow& first : reports.front().overview().rows()) {
     std::vector<std::string> cells = {
         base::StrCat(DisplayText(first.metric()),
-                     first.unit() == "us" ? " (us)" : ""),
+                     first.unit() == v1::VALUE_UNIT_US ? " (us)" : ""),
         OverviewCell(first, false)};
     for (const v1::DiffReport& report : reports) {
       const v1::OverviewRow* row = nullptr;
@@ -73,7 +73,7 @@ TextTable OverviewTable(const std::vector<v1::DiffReport>& reports) {
           row->baseline_missing() || row->experimental_missing();
       cells.push_back(
           text || missing ? ""
-          : row->unit() == "fraction"
+          : row->unit() == v1::VALUE_UNIT_FRACTION
               ? absl::StrFormat("%+.1f pp%s", 100 * row->delta(),
                                 row->noise().significant() ? "*" : "")
               : Delta(row->delta_pct(), row->baseline(), row->experimental(),

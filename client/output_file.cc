@@ -36,9 +36,19 @@ std::string FormatOfExtension(const std::string& path) {
 
 }  // namespace
 
+void AddOutputFlag(base::FlagSet& flags, std::string* path,
+                   std::string_view help) {
+  flags.AddString("output", path, "FILE", help);
+  flags.AddShortName('o', "output");
+}
+
+bool IsStandardOutput(const std::string& path) {
+  return path.empty() || path == "-";
+}
+
 absl::StatusOr<std::string> WriteOutput(const std::string& path,
                                         std::string output) {
-  if (path.empty() || path == "-") return output;
+  if (IsStandardOutput(path)) return output;
   std::error_code error;
   const std::filesystem::file_status link =
       std::filesystem::symlink_status(path, error);
@@ -100,7 +110,7 @@ absl::StatusOr<std::string> ResolveOutputFormat(
     return absl::InvalidArgumentError(base::StrCat(
         "--format ", format_flag, ": expected ", Listing(formats)));
   }
-  const bool folder = !path.empty() && path != "-" && IsOutputFolder(path);
+  const bool folder = !IsStandardOutput(path) && IsOutputFolder(path);
   const std::string asked = folder ? "csv" : FormatOfExtension(path);
   if (asked.empty()) return format_flag.empty() ? fallback : format_flag;
   if (!known(asked)) {

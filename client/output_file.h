@@ -11,7 +11,17 @@
 
 #include <absl/status/statusor.h>
 
+#include "base/command_line.h"
+
 namespace profdiff::client {
+
+// Registers "-o, --output FILE" bound to `*path` (which must outlive `flags`'
+// use), with `help` saying what the command writes there.
+void AddOutputFlag(base::FlagSet& flags, std::string* path,
+                   std::string_view help);
+
+// Whether `-o path` leaves the output on standard output: no path, or "-".
+bool IsStandardOutput(const std::string& path);
 
 // Writes `output` to `path` and returns what the command prints on stdout:
 // - no path or "-": nothing is written; `output` itself is printed;

@@ -84,10 +84,7 @@ int main(int argc, char** argv) {
   };
   for (const Command& c : kCommands) {
     if (command != c.name) continue;
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-      std::fputs(c.usage().c_str(), stdout);
-      return 0;
-    }
+    // A command prints its usage for --help itself (its FlagSet finds it).
     auto output = c.run(args);
     if (std::optional<std::string> report =
             profdiff::client::GateFailedOutput(output.status())) {

@@ -4,48 +4,40 @@
 
 #include "base/status_macros.h"
 #include "client/run_store_client.h"
+#include "rpc/security_flags.h"
 
 namespace profdiff::client {
+namespace {
 
-std::set<std::string> WithConnectionOptions(std::set<std::string> valued) {
-  valued.insert({"server", "tls-ca-file", "tls-cert-file", "tls-key-file",
-                 "auth-token-file"});
-  return valued;
+constexpr rpc::ChannelSecurityFlagSpec kSecurity =
+    rpc::ClientSecurityFlags("the server");
+
+}  // namespace
+
+void AddConnectionFlags(base::FlagSet& flags, ConnectionFlags* connection) {
+  flags.AddString("server", &connection->server, "HOST:PORT",
+                  "the profdiff-differ or profdiff-aggregator (default "
+                  "$PROFDIFF_SERVER, else localhost:50051)");
+  rpc::AddChannelSecurityFlags(flags, kSecurity, &connection->security);
 }
 
-std::set<std::string> WithConnectionSwitches(std::set<std::string> switches) {
-  switches.insert("tls");
-  return switches;
-}
-
-absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed) {
+absl::StatusOr<ServerConnection> ServerConnectionOf(
+    const ConnectionFlags& flags) {
   ServerConnection connection;
-  connection.address = parsed.Get("server", DefaultServerAddress());
+  connection.address =
+      flags.server.empty() ? DefaultServerAddress() : flags.server;
   const char* env = std::getenv("PROFDIFF_SERVER");
-  connection.named =
-      parsed.options.contains("server") || (env != nullptr && *env != '\0');
+  connection.named = !flags.server.empty() || (env != nullptr && *env != '\0');
   PD_ASSIGN_OR_RETURN(connection.security,
-                      rpc::ChannelSecurity::Load(rpc::WithEnvironmentDefaults(
-                          {.tls_ca_file = parsed.Get("tls-ca-file", ""),
-                           .tls_cert_file = parsed.Get("tls-cert-file", ""),
-                           .tls_key_file = parsed.Get("tls-key-file", ""),
-                           .token_file = parsed.Get("auth-token-file", ""),
-                           .tls = parsed.options.contains("tls")})));
+                      rpc::LoadChannelSecurity(kSecurity, flags.security));
   return connection;
 }
 
-const char* ConnectionUsage() {
-  return "  --server HOST:PORT   the profdiff-differ (default "
-         "$PROFDIFF_SERVER, else localhost:50051)\n"
-         "  --tls                TLS, trusting the system's CA roots\n"
-         "  --tls-ca-file FILE   TLS, trusting this PEM CA "
-         "($PROFDIFF_TLS_CA_FILE)\n"
-         "  --tls-cert-file FILE, --tls-key-file FILE\n"
-         "                       client certificate for mutual TLS "
-         "($PROFDIFF_TLS_CERT_FILE, _KEY_FILE)\n"
-         "  --auth-token-file FILE\n"
-         "                       send the bearer token in FILE; implies TLS "
-         "($PROFDIFF_TOKEN_FILE)\n";
+std::string ConnectionUsage() {
+  ConnectionFlags unused;
+  base::FlagSet flags;
+  AddConnectionFlags(flags, &unused);
+  return flags.FlagsUsage();
 }
 
 }  // namespace profdiff::client

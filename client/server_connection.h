@@ -1,14 +1,13 @@
 // How a subcommand reaches a profdiff server: the address (--server) and the
-// TLS and token options every such subcommand takes.
+// TLS and token flags every such subcommand takes (rpc/security_flags.h).
 #ifndef PROFDIFF_CLIENT_SERVER_CONNECTION_H_
 #define PROFDIFF_CLIENT_SERVER_CONNECTION_H_
 
-#include <set>
 #include <string>
 
 #include <absl/status/statusor.h>
 
-#include "client/command_line.h"
+#include "base/command_line.h"
 #include "rpc/credentials.h"
 
 namespace profdiff::client {
@@ -22,18 +21,26 @@ struct ServerConnection {
       security;  // plaintext unless TLS options (or a token) were given
 };
 
-// `valued` and `switches` with the connection options added, for ParseArgs.
-std::set<std::string> WithConnectionOptions(std::set<std::string> valued);
-std::set<std::string> WithConnectionSwitches(std::set<std::string> switches);
+// What the connection flags of a command line said.
+struct ConnectionFlags {
+  std::string server;  // empty: DefaultServerAddress()
+  rpc::ChannelSecurityFiles security;
+};
 
-// --server (default DefaultServerAddress()), --tls, --tls-ca-file,
-// --tls-cert-file, --tls-key-file, --auth-token-file, with the PROFDIFF_*
-// environment defaults.
-// InvalidArgument naming the option and file that cannot be used.
-absl::StatusOr<ServerConnection> ServerConnectionOf(const ParsedArgs& parsed);
+// Registers --server, and --tls, --tls-ca-file, --tls-cert-file,
+// --tls-key-file and --auth-token-file (rpc::AddChannelSecurityFlags, with the
+// PROFDIFF_* environment defaults), bound to `*connection`, which must outlive
+// `flags`' use.
+void AddConnectionFlags(base::FlagSet& flags, ConnectionFlags* connection);
 
-// The usage lines of those options.
-const char* ConnectionUsage();
+// The server `flags` name, and the channel security they (or the PROFDIFF_*
+// environment variables) ask for. InvalidArgument naming the flag and file
+// that cannot be used.
+absl::StatusOr<ServerConnection> ServerConnectionOf(
+    const ConnectionFlags& flags);
+
+// The usage lines of those flags.
+std::string ConnectionUsage();
 
 }  // namespace profdiff::client
 

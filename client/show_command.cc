@@ -1,9 +1,9 @@
 #include "client/show_command.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "analysis/run_loader.h"
+#include "base/command_line.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
@@ -50,30 +50,71 @@ std::string ShowUsage() {
          "          kernels: name, calls, total_us, mean_us, min_us, max_us "
          "(also without _us)\n"
          "  with RUN, how to reach the server:\n" +
-         std::string(ConnectionUsage());
+         ConnectionUsage();
 }
+
+namespace {
+
+// What `show`'s flags say; each member's initialiser is its default.
+struct ShowFlags {
+  std::vector<std::string> views;  // none: overview (table), all (else)
+  analysis::ProfileOptions profile_options;
+  std::string format;  // none: -o's, else table
+  int top = 0;
+  std::string sort;
+  std::string filter;
+  bool per_step = true;
+  bool wide = false;
+  std::string output;
+  ConnectionFlags connection;
+};
+
+void AddShowFlags(base::FlagSet& flags, ShowFlags* f) {
+  flags.AddList("view", &f->views,
+                "overview|steps|operators|kernels|modules|memory|comm|all",
+                "the views shown (several: commas, or --view again)");
+  flags.AddEnum("group-by", &f->profile_options.operator_grouping,
+                {{"name", analysis::OperatorGrouping::kName},
+                 {"shape", analysis::OperatorGrouping::kNameAndShape}},
+                "operator rows by name, or by name and input shapes");
+  flags.AddEnum("kernels-by", &f->profile_options.kernel_grouping,
+                {{"name", analysis::KernelGrouping::kName},
+                 {"op", analysis::KernelGrouping::kNameAndOp}},
+                "kernel rows by name, or by name and launching operator");
+  flags.AddString("format", &f->format, "table|json|csv", "output format");
+  flags.AddInt("top", &f->top, "N", "rows per table (0: all)", {.min = 0});
+  flags.SetRuleText("top", "a number >= 0");
+  flags.AddString("sort", &f->sort, "COLUMN", "the tables' order");
+  flags.AddString("filter", &f->filter, "REGEX", "rows whose names match");
+  flags.AddEnum("normalize", &f->per_step,
+                {{"per-step", true}, {"total", false}},
+                "tables per kept step, or as totals");
+  flags.AddBool("wide", &f->wide, "every column, whole names");
+  AddOutputFlag(flags, &f->output, "write to FILE instead of standard output");
+  AddConnectionFlags(flags, &f->connection);
+}
+
+}  // namespace
 
 absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
                                            std::FILE* stream) {
-  PD_ASSIGN_OR_RETURN(
-      ParsedArgs parsed,
-      ParseArgs(args,
-                WithConnectionOptions({"view", "group-by", "kernels-by",
-                                       "format", "top", "sort", "filter",
-                                       "normalize", "output"}),
-                WithConnectionSwitches({"wide"})));
+  ShowFlags f;
+  base::FlagSet flags = CommandFlags();
+  AddShowFlags(flags, &f);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return ShowUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (parsed.positionals.empty()) return UsageError("show: no PATH given");
   ShowOptions options;
-  options.line_width = parsed.options.contains("wide") ? 0 : TerminalWidth();
-  const std::string output = parsed.Get("output", "");
-  PD_ASSIGN_OR_RETURN(
-      const std::string format,
-      ResolveOutputFormat("show", output, parsed.Get("format", ""),
-                          {"table", "json", "csv"}, "table"));
+  options.line_width = f.wide ? 0 : TerminalWidth();
+  const std::string& output = f.output;
+  PD_ASSIGN_OR_RETURN(const std::string format,
+                      ResolveOutputFormat("show", output, f.format,
+                                          {"table", "json", "csv"}, "table"));
   PD_ASSIGN_OR_RETURN(options.format, ParseOutputFormat(format));
-  const std::string default_view =
-      options.format == OutputFormat::kTable ? "overview" : "all";
-  const std::string views = parsed.GetList("view", default_view);
+  const std::string views = JoinedList(
+      f.views, options.format == OutputFormat::kTable ? "overview" : "all");
   PD_ASSIGN_OR_RETURN(options.views, ParseProfileViews(views));
   std::vector<std::string> csv_tables;
   if (options.format == OutputFormat::kCsv) {
@@ -81,33 +122,18 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
     // Before any trace is read.
     PD_RETURN_IF_ERROR(CheckCsvDestination(output, csv_tables, views));
   }
-  options.sort = parsed.Get("sort", "");
-  options.filter = parsed.Get("filter", "");
-  const std::string normalize = parsed.Get("normalize", "per-step");
-  if (normalize != "per-step" && normalize != "total") {
-    return absl::InvalidArgumentError(base::StrCat(
-        "--normalize ", normalize, ": expected per-step or total"));
-  }
-  options.per_step = normalize == "per-step";
-  const std::string top = parsed.Get("top", "0");
-  const auto [end, error] =
-      std::from_chars(top.data(), top.data() + top.size(), options.top);
-  if (error != std::errc() || end != top.data() + top.size() ||
-      options.top < 0) {
-    return absl::InvalidArgumentError(
-        base::StrCat("--top ", top, ": expected a number >= 0"));
-  }
+  options.sort = f.sort;
+  options.filter = f.filter;
+  options.per_step = f.per_step;
+  options.top = f.top;
+  const analysis::ProfileOptions& profile_options = f.profile_options;
 
-  PD_ASSIGN_OR_RETURN(
-      analysis::ProfileOptions profile_options,
-      analysis::ParseProfileOptions(parsed.Get("group-by", "name"),
-                                    parsed.Get("kernels-by", "name")));
   // Trace paths are read here: TLS settings (a stale PROFDIFF_TOKEN_FILE) must
   // not get in the way.
   ServerConnection server;
   if (std::any_of(parsed.positionals.begin(), parsed.positionals.end(),
                   IsRunIdArgument)) {
-    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(parsed));
+    PD_ASSIGN_OR_RETURN(server, ServerConnectionOf(f.connection));
   }
   PD_ASSIGN_OR_RETURN(
       v1::RunProfile run,
@@ -115,7 +141,7 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   AddPerStepValues(run);
   if (options.format == OutputFormat::kJson && stream != nullptr &&
-      (output.empty() || output == "-")) {
+      IsStandardOutput(output)) {
     PD_RETURN_IF_ERROR(StreamJson(run, stream));
     return std::string();
   }
@@ -129,7 +155,7 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
                       WriteCsvFiles(output, std::move(files)));
   // Written to files, the tables leave standard output free to say what
   // reading the run warned of (printed, a table has no place for it).
-  if (!output.empty() && output != "-") {
+  if (!IsStandardOutput(output)) {
     for (const std::string& warning : run.warnings())
       base::StrAppend(&printed, "warning: ", TerminalSafe(warning), "\n");
     for (const v1::WorkerProfile& w : run.workers()) {

@@ -6,6 +6,7 @@
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
+#include "base/command_line.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
@@ -33,7 +34,7 @@ std::string RunsUsage() {
          "  the runs the server (differ or aggregator) holds: state, workers "
          "with closed spans / world size,\n"
          "  events, last activity (UTC)\n" +
-         std::string(ConnectionUsage());
+         ConnectionUsage();
 }
 
 std::string ExportUsage() {
@@ -41,7 +42,7 @@ std::string ExportUsage() {
          "ADDR] -o|--output FILE\n"
          "  writes one worker's stored events back as a Chrome trace "
          "(Perfetto, TensorBoard)\n" +
-         std::string(ConnectionUsage());
+         ConnectionUsage();
 }
 
 // The listing as JSON, without StoredRun.workers: ListRuns leaves it empty
@@ -62,28 +63,32 @@ absl::StatusOr<std::string> ListingJson(const v1::ListRunsResponse& all) {
 
 absl::StatusOr<std::string> RunRunsCommand(
     const std::vector<std::string>& args) {
-  PD_ASSIGN_OR_RETURN(
-      ParsedArgs parsed,
-      ParseArgs(args, WithConnectionOptions({"filter", "format"}),
-                WithConnectionSwitches({})));
+  std::string filter;
+  std::string format = "table";
+  ConnectionFlags connection;
+  base::FlagSet flags = CommandFlags();
+  flags.AddString("filter", &filter, "TEXT", "runs whose id contains TEXT");
+  // Checked before the server is asked.
+  flags.AddEnum<std::string>(
+      "format", &format, {{"table", "table"}, {"json", "json"}, {"csv", "csv"}},
+      "output format");
+  AddConnectionFlags(flags, &connection);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return RunsUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (!parsed.positionals.empty()) {
     return UsageError(
         base::StrCat("runs: unexpected argument ", parsed.positionals.front()));
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
-                      ServerConnectionOf(parsed));
+                      ServerConnectionOf(connection));
   RunStoreClient client(server.address, server.security);
-  PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs,
-                      client.ListRuns(parsed.Get("filter", "")));
-  const std::string format = parsed.Get("format", "table");
+  PD_ASSIGN_OR_RETURN(std::vector<v1::StoredRun> runs, client.ListRuns(filter));
   if (format == "json") {
     v1::ListRunsResponse all;
     for (v1::StoredRun& run : runs) *all.add_runs() = std::move(run);
     return ListingJson(all);
-  }
-  if (format != "table" && format != "csv") {
-    return absl::InvalidArgumentError(
-        base::StrCat("--format ", format, ": expected table, json or csv"));
   }
   // workers: seen / world size (a run still missing ranks shows it); closed:
   // ranks with a closed span, what a diff reads.
@@ -117,29 +122,31 @@ absl::StatusOr<std::string> RunRunsCommand(
 
 absl::StatusOr<std::string> RunExportCommand(
     const std::vector<std::string>& args) {
-  // `-o FILE` is the one short option; the parser knows long ones.
-  std::vector<std::string> spelled = args;
-  for (std::string& arg : spelled) {
-    if (arg == "-o") arg = "--output";
-  }
-  PD_ASSIGN_OR_RETURN(
-      ParsedArgs parsed,
-      ParseArgs(spelled, WithConnectionOptions({"worker", "span", "output"}),
-                WithConnectionSwitches({})));
+  std::string worker;
+  std::string span;
+  std::string output;
+  ConnectionFlags connection;
+  base::FlagSet flags = CommandFlags();
+  flags.AddString("worker", &worker, "RANK|NAME", "the worker exported");
+  flags.AddString("span", &span, "ID", "one of its spans (default: all)");
+  AddOutputFlag(flags, &output, "the Chrome trace file written");
+  AddConnectionFlags(flags, &connection);
+  PD_ASSIGN_OR_RETURN(const base::ParsedCommandLine parsed,
+                      ParseCommandLine(flags, args));
+  if (parsed.help) return ExportUsage();
+  if (parsed.version) return base::VersionLine("profdiff");
   if (parsed.positionals.size() != 1) {
     return UsageError("export: expected one RUN");
   }
-  const std::string output = parsed.Get("output", "");
-  const std::string worker = parsed.Get("worker", "");
   if (output.empty() || worker.empty()) {
     return UsageError("export: --worker and -o are required");
   }
   PD_ASSIGN_OR_RETURN(const ServerConnection server,
-                      ServerConnectionOf(parsed));
+                      ServerConnectionOf(connection));
   RunStoreClient client(server.address, server.security);
-  PD_ASSIGN_OR_RETURN(std::string json,
-                      client.ExportTrace(parsed.positionals.front(), worker,
-                                         parsed.Get("span", "")));
+  PD_ASSIGN_OR_RETURN(
+      std::string json,
+      client.ExportTrace(parsed.positionals.front(), worker, span));
   return WriteOutput(output, std::move(json));
 }
 

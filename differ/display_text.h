@@ -1,5 +1,6 @@
 // The text users see for a value of a diff enum (DiffStatus, Change,
-// ModuleCompared, OperatorCompared, OverviewMetric, HtaChange): its
+// ModuleCompared, OperatorCompared, OverviewMetric, HtaChange, ValueUnit,
+// RunSide): its
 // `display_text` in diff.proto. The differ sets enums; every renderer (tables,
 // CSV, HTML report, JSON) prints this text, so all of them print the same words
 // the schema names in one place.

@@ -88,7 +88,7 @@ v1::FindingEvidence RowEvidence(v1::EvidenceTable table,
   e.set_table(table);
   e.set_name(name);
   e.set_index_path(index_path);
-  e.set_unit("us");
+  e.set_unit(v1::VALUE_UNIT_US);
   e.set_baseline(baseline);
   e.set_experimental(experimental);
   e.set_delta(experimental - baseline);
@@ -141,10 +141,11 @@ v1::FindingEvidence KernelEvidence(const v1::KernelDiff& row,
 v1::FindingEvidence RankEvidence(const v1::RankSteps& rank) {
   v1::FindingEvidence e;
   e.set_table(v1::EVIDENCE_TABLE_RANKS);
-  e.set_name(base::StrCat(rank.side(), " rank ", rank.rank()));
-  e.set_unit("us");
-  (rank.side() == "baseline" ? e.set_baseline(rank.compute_us())
-                             : e.set_experimental(rank.compute_us()));
+  e.set_name(base::StrCat(DisplayText(rank.side()), " rank ", rank.rank()));
+  e.set_unit(v1::VALUE_UNIT_US);
+  (rank.side() == v1::RUN_SIDE_BASELINE
+       ? e.set_baseline(rank.compute_us())
+       : e.set_experimental(rank.compute_us()));
   e.set_significant(rank.slowest_compute());
   return e;
 }
@@ -154,7 +155,7 @@ v1::FindingEvidence CollectiveEvidence(const v1::CollectiveDiff& row) {
   e.set_table(v1::EVIDENCE_TABLE_COMMUNICATION);
   e.set_name(row.collective());
   e.set_path(row.process_group());
-  e.set_unit("us");
+  e.set_unit(v1::VALUE_UNIT_US);
   e.set_baseline(row.baseline().time_us());
   e.set_experimental(row.experimental().time_us());
   e.set_delta(row.delta().time_us());
@@ -170,7 +171,7 @@ v1::FindingEvidence RankWaitEvidence(const v1::RankCommunicationDiff& rank) {
   v1::FindingEvidence e;
   e.set_table(v1::EVIDENCE_TABLE_COMMUNICATION);
   e.set_name(base::StrCat("rank ", rank.rank()));
-  e.set_unit("us");
+  e.set_unit(v1::VALUE_UNIT_US);
   e.set_baseline(rank.baseline().wait_us());
   e.set_experimental(rank.experimental().wait_us());
   e.set_delta(rank.delta().wait_us());

@@ -33,7 +33,7 @@ constexpr std::array<StepMetric, analysis::kStepMetrics> kStepMetrics = {{
 }};
 
 v1::OverviewRow& AddRow(v1::Overview& overview, v1::OverviewMetric metric,
-                        const char* unit, double a, double b) {
+                        v1::ValueUnit unit, double a, double b) {
   v1::OverviewRow& row = *overview.add_rows();
   row.set_metric(metric);
   row.set_unit(unit);
@@ -60,7 +60,7 @@ void MarkMissing(v1::OverviewRow& row, bool in_a, bool in_b) {
 // A row of means over workers of a sum the digests keep, missing on a side
 // where `has` says no worker has the value (SEMANTICS: missing is not 0).
 void AddMeanRow(v1::Overview& overview, v1::OverviewMetric metric,
-                const char* unit, const Side& a, const Side& b,
+                v1::ValueUnit unit, const Side& a, const Side& b,
                 double (v1::DigestOverview::*sum)() const,
                 bool (v1::DigestOverview::*has)() const) {
   const v1::DigestOverview& oa = a.digest().overview();
@@ -80,27 +80,30 @@ double MeanStepTime(const Side& side) {
 v1::Overview DiffOverview(const Side& a, const Side& b,
                           const ChangeThreshold& threshold) {
   v1::Overview overview;
-  v1::OverviewRow& device =
-      AddRow(overview, v1::OVERVIEW_METRIC_DEVICE, "", 0, 0);
+  v1::OverviewRow& device = AddRow(overview, v1::OVERVIEW_METRIC_DEVICE,
+                                   v1::VALUE_UNIT_UNSPECIFIED, 0, 0);
   device.set_baseline_text(a.digest().overview().device_name());
   device.set_experimental_text(b.digest().overview().device_name());
   using O = v1::DigestOverview;
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_DEVICE_MEMORY, "bytes", a, b,
-             &O::device_memory_sum, &O::has_device_memory);
-  AddRow(overview, v1::OVERVIEW_METRIC_RANKS, "",
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_DEVICE_MEMORY, v1::VALUE_UNIT_BYTES,
+             a, b, &O::device_memory_sum, &O::has_device_memory);
+  AddRow(overview, v1::OVERVIEW_METRIC_RANKS, v1::VALUE_UNIT_UNSPECIFIED,
          static_cast<double>(a.workers()), static_cast<double>(b.workers()));
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_STEPS, "", a, b, &O::steps_sum,
-             nullptr);
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_GPU_UTILIZATION, "fraction", a, b,
-             &O::gpu_utilization_sum, &O::has_devices);
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_SM_EFFICIENCY, "fraction", a, b,
-             &O::sm_efficiency_sum, &O::has_sm_efficiency);
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY, "%", a, b,
-             &O::occupancy_sum, &O::has_occupancy);
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_PEAK_MEMORY, "bytes", a, b,
-             &O::peak_memory_sum, &O::has_memory);
-  AddMeanRow(overview, v1::OVERVIEW_METRIC_AVERAGE_MEMORY, "bytes", a, b,
-             &O::average_memory_sum, &O::has_memory);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_STEPS, v1::VALUE_UNIT_UNSPECIFIED, a,
+             b, &O::steps_sum, nullptr);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_GPU_UTILIZATION,
+             v1::VALUE_UNIT_FRACTION, a, b, &O::gpu_utilization_sum,
+             &O::has_devices);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_SM_EFFICIENCY,
+             v1::VALUE_UNIT_FRACTION, a, b, &O::sm_efficiency_sum,
+             &O::has_sm_efficiency);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_ACHIEVED_OCCUPANCY,
+             v1::VALUE_UNIT_PERCENT, a, b, &O::occupancy_sum,
+             &O::has_occupancy);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_PEAK_MEMORY, v1::VALUE_UNIT_BYTES, a,
+             b, &O::peak_memory_sum, &O::has_memory);
+  AddMeanRow(overview, v1::OVERVIEW_METRIC_AVERAGE_MEMORY, v1::VALUE_UNIT_BYTES,
+             a, b, &O::average_memory_sum, &O::has_memory);
 
   for (const StepMetric& metric : kStepMetrics) {
     // Always per-step means; the samples are every kept step of every worker.
@@ -108,7 +111,7 @@ v1::Overview DiffOverview(const Side& a, const Side& b,
         a.digest().overview().step_metrics(metric.digest);
     const v1::ReducedMetric& mb =
         b.digest().overview().step_metrics(metric.digest);
-    v1::OverviewRow& row = AddRow(overview, metric.metric, "us",
+    v1::OverviewRow& row = AddRow(overview, metric.metric, v1::VALUE_UNIT_US,
                                   a.Mean(ma.per_step()), b.Mean(mb.per_step()));
     *row.mutable_noise() =
         CompareMoments(ma.samples(), mb.samples(), threshold);
@@ -144,11 +147,13 @@ void MarkSlowestCompute(std::vector<v1::RankSteps>::iterator begin,
 
 std::vector<v1::RankSteps> RankStepsOf(const Side& a, const Side& b) {
   std::vector<v1::RankSteps> out;
-  for (const Side* side : {&a, &b}) {
+  for (const auto& [side, run_side] :
+       {std::pair{&a, v1::RUN_SIDE_BASELINE},
+        std::pair{&b, v1::RUN_SIDE_EXPERIMENTAL}}) {
     const size_t first = out.size();
     for (const v1::DigestRank& w : side->digest().rank_rows()) {
       v1::RankSteps& rank = out.emplace_back();
-      rank.set_side(side->label());
+      rank.set_side(run_side);
       rank.set_rank(w.rank());
       rank.set_worker_name(w.worker_name());
       *rank.mutable_average_step() = w.average_step();

@@ -302,9 +302,10 @@ class Evaluator {
           Change& change = out.emplace_back(
               std::string(DisplayText(row.metric())), row.baseline(),
               row.experimental(),
-              RowChanged(row, row.unit() == "us" ? threshold_ : share));
-          change.fraction = row.unit() == "fraction";
-          change.bytes = row.unit() == "bytes";
+              RowChanged(row,
+                         row.unit() == v1::VALUE_UNIT_US ? threshold_ : share));
+          change.fraction = row.unit() == v1::VALUE_UNIT_FRACTION;
+          change.bytes = row.unit() == v1::VALUE_UNIT_BYTES;
         }
         break;
       case Subject::kMemory:

@@ -302,7 +302,7 @@ void Overview(Writer& w, const v1::Overview& overview) {
     w.Raw("[");
     w.String(DisplayText(r.metric()));
     w.Raw(",");
-    w.String(r.unit());
+    w.String(DisplayText(r.unit()));
     for (double v :
          {r.baseline(), r.experimental(), r.delta(), r.delta_pct()}) {
       w.Raw(",");
@@ -330,7 +330,7 @@ void Ranks(Writer& w,
   for (const v1::RankSteps& r : ranks) {
     w.Comma(first);
     w.Raw("[");
-    w.String(r.side());
+    w.String(DisplayText(r.side()));
     w.Raw(",");
     w.Number(r.rank());
     w.Raw(",");
@@ -386,7 +386,7 @@ void Findings(Writer& w,
       w.Raw(R"(,"input_shapes":)");
       w.String(e.input_shapes());
       w.Raw(R"(,"unit":)");
-      w.String(e.unit());
+      w.String(DisplayText(e.unit()));
       w.Raw(R"(,"baseline":)");
       w.Number(e.baseline());
       w.Raw(R"(,"experimental":)");

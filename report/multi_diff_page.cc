@@ -77,7 +77,7 @@ std::string RenderMultiDiffHtml(const std::vector<v1::DiffReport>& reports,
                            !row->experimental_missing();
         const std::string delta =
             !shown ? ""
-            : row->unit() == "fraction"
+            : row->unit() == v1::VALUE_UNIT_FRACTION
                 ? absl::StrFormat("%+.1f pp", 100 * row->delta())
                 : base::SignedPercent(row->delta_pct(), row->baseline(),
                                       row->experimental());

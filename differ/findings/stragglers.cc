@@ -105,7 +105,7 @@ std::vector<v1::Finding> SlowestComputeFindings(
   const v1::RankSteps* slowest[2] = {nullptr, nullptr};
   std::vector<double> others[2];
   for (const v1::RankSteps& r : *c.in().ranks) {
-    const int side = r.side() == "baseline" ? 0 : 1;
+    const int side = r.side() == v1::RUN_SIDE_BASELINE ? 0 : 1;
     if (r.slowest_compute()) {
       slowest[side] = &r;
     } else {

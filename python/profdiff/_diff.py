@@ -200,7 +200,7 @@ class Evidence:
     path: str
     index_path: str
     input_shapes: str
-    unit: str             # "us", "bytes", "calls", "fraction"
+    unit: str             # "us", "bytes", "calls", "fraction", "%"
     baseline: float
     experimental: float
     delta: float
@@ -235,7 +235,7 @@ def _findings(report):
     for f in report.findings:
         evidence = [Evidence(
             table=word(e, "table"), name=e.name, path=e.path, index_path=e.index_path,
-            input_shapes=e.input_shapes, unit=e.unit, baseline=e.baseline,
+            input_shapes=e.input_shapes, unit=word(e, "unit"), baseline=e.baseline,
             experimental=e.experimental, delta=e.delta, baseline_calls=e.baseline_calls,
             experimental_calls=e.experimental_calls, significant=e.significant,
             status=word(e, "status"), change=word(e, "change")) for e in f.evidence]

@@ -127,14 +127,14 @@ def findings_frame(report):
 
 def overview_frame(report):
     def text_row(r):  # the device's name: text, not numbers
-        return r.unit == "" and r.baseline_text != ""
+        return r.unit == diff_pb2.VALUE_UNIT_UNSPECIFIED and r.baseline_text != ""
 
     def compared(r):
         return not text_row(r) and not r.baseline_missing and not r.experimental_missing
 
     c = _Columns()
     c.text("metric", lambda r: _word(r, "metric"))
-    c.text("unit", lambda r: r.unit)
+    c.text("unit", lambda r: _word(r, "unit"))
     c.number("baseline", lambda r: None if r.baseline_missing or text_row(r) else r.baseline)
     c.number("experimental",
              lambda r: None if r.experimental_missing or text_row(r) else r.experimental)
@@ -220,7 +220,7 @@ _STEP_FIELDS = ["duration_us", "kernel_us", "memcpy_us", "memset_us", "communica
 
 def ranks_frame(report):
     c = _Columns()
-    c.text("side", lambda r: r.side)
+    c.text("side", lambda r: _word(r, "side"))
     c.integer("rank", lambda r: r.rank)
     c.text("worker_name", lambda r: r.worker_name)
     c.integer("steps", lambda r: r.steps)

@@ -312,6 +312,137 @@ TEST_F(FlagSetTest, UsageNeverCutsADefaultInTwo) {
                                        "(default: 100ms)\n"));
 }
 
+// The profdiff CLI's flags: lists, choices, fractions and -o, spelled in
+// its error wording (FlagSpelling::kCommand).
+enum class Normalize { kPerStep, kTotal };
+
+struct CommandOptions {
+  std::vector<std::string> views;
+  Normalize normalize = Normalize::kPerStep;
+  double min_change = 5;
+  int top = 0;
+  std::string output;
+};
+
+class CommandFlagSetTest : public ::testing::Test {
+ protected:
+  CommandFlagSetTest() {
+    flags_.AddList("view", &options_.views, "V", "views");
+    flags_.AddEnum(
+        "normalize", &options_.normalize,
+        {{"per-step", Normalize::kPerStep}, {"total", Normalize::kTotal}},
+        "per step or totals");
+    flags_.AddDouble("min-change", &options_.min_change, "PCT", "threshold",
+                     {.min = 0, .max = 100});
+    flags_.AddInt("top", &options_.top, "N", "rows", {.min = 0});
+    flags_.SetRuleText("top", "a number >= 0");
+    flags_.AddString("output", &options_.output, "FILE", "where");
+    flags_.AddShortName('o', "output");
+  }
+
+  absl::Status Error(std::vector<std::string> args) {
+    return flags_.Parse(args).status();
+  }
+
+  CommandOptions options_;
+  FlagSet flags_{FlagSpelling::kCommand};
+};
+
+TEST_F(CommandFlagSetTest, RepeatedListFlagKeepsEveryValueInOrder) {
+  ASSERT_TRUE(flags_.Parse({"--view", "a", "--view=b,c"}).ok());
+  EXPECT_THAT(options_.views, ElementsAre("a", "b,c"));
+}
+
+TEST_F(CommandFlagSetTest, ListFlagsFirstValueReplacesItsDefault) {
+  std::vector<std::string> fail_on = {"default"};
+  FlagSet flags;
+  flags.AddList("fail-on", &fail_on, "EXPR", "conditions");
+  EXPECT_THAT(flags.Usage(), HasSubstr("(default: default)"));
+  ASSERT_TRUE(flags.Parse({"--fail-on", "x", "--fail-on", "y"}).ok());
+  EXPECT_THAT(fail_on, ElementsAre("x", "y"));
+  // A second Parse starts the list again.
+  ASSERT_TRUE(flags.Parse({"--fail-on", "z"}).ok());
+  EXPECT_THAT(fail_on, ElementsAre("z"));
+}
+
+TEST_F(CommandFlagSetTest, EnumTakesOneOfItsWords) {
+  ASSERT_TRUE(flags_.Parse({"--normalize", "total"}).ok());
+  EXPECT_EQ(options_.normalize, Normalize::kTotal);
+}
+
+TEST_F(CommandFlagSetTest, EnumErrorListsTheWords) {
+  EXPECT_EQ(Error({"--normalize", "mean"}).message(),
+            "--normalize mean: expected per-step or total");
+}
+
+TEST_F(CommandFlagSetTest, EnumUsageShowsTheWordsAndTheDefaultsWord) {
+  EXPECT_THAT(flags_.Usage(), HasSubstr("--normalize per-step|total"));
+  EXPECT_THAT(flags_.Usage(), HasSubstr("(default: per-step)"));
+}
+
+TEST_F(CommandFlagSetTest, DoubleWithinItsRange) {
+  ASSERT_TRUE(flags_.Parse({"--min-change=2.5"}).ok());
+  EXPECT_DOUBLE_EQ(options_.min_change, 2.5);
+  ASSERT_TRUE(flags_.Parse({"--min-change", "1e2"}).ok());
+  EXPECT_DOUBLE_EQ(options_.min_change, 100);
+}
+
+TEST_F(CommandFlagSetTest, DoubleOutsideItsRangeNamesTheRange) {
+  EXPECT_EQ(Error({"--min-change", "-1"}).message(),
+            "--min-change -1: expected a number in [0, 100]");
+  EXPECT_FALSE(flags_.Parse({"--min-change", "100.5"}).ok());
+  EXPECT_FALSE(flags_.Parse({"--min-change", "5%"}).ok());
+}
+
+TEST_F(CommandFlagSetTest, DoubleRefusesNanAndInfinity) {
+  double any = 0;
+  FlagSet flags;
+  flags.AddDouble("x", &any, "X", "anything finite");
+  EXPECT_FALSE(flags.Parse({"--x=nan"}).ok());
+  EXPECT_FALSE(flags.Parse({"--x=inf"}).ok());
+  EXPECT_THAT(flags.Parse({"--x=?"}).status().message(),
+              HasSubstr("expected a number"));
+}
+
+TEST_F(CommandFlagSetTest, RuleTextReplacesTheDerivedRule) {
+  // The CLI's README wording, not "an integer in [0, 2147483647]".
+  EXPECT_EQ(Error({"--top", "x"}).message(), "--top x: expected a number >= 0");
+  EXPECT_EQ(Error({"--top=-1"}).message(), "--top -1: expected a number >= 0");
+}
+
+TEST_F(CommandFlagSetTest, ShortNameIsTheFlag) {
+  absl::StatusOr<ParsedCommandLine> parsed =
+      flags_.Parse({"-o", "x.json", "a"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(options_.output, "x.json");
+  EXPECT_TRUE(parsed->Given("output"));
+  EXPECT_THAT(parsed->positionals, ElementsAre("a"));
+  EXPECT_THAT(flags_.Usage(), HasSubstr("  -o, --output FILE"));
+}
+
+TEST_F(CommandFlagSetTest, UnknownOptionIsNamedAsTyped) {
+  EXPECT_EQ(Error({"--bogus=1"}).message(), "unknown option --bogus");
+  EXPECT_EQ(Error({"-x"}).message(), "unknown option -x");
+}
+
+TEST_F(CommandFlagSetTest, MissingValueNamesTheRule) {
+  EXPECT_EQ(Error({"--top"}).message(),
+            "--top: missing value (expected a number >= 0)");
+}
+
+TEST_F(CommandFlagSetTest, OddValueBytesAreQuoted) {
+  EXPECT_EQ(Error({"--top", "1\n"}).message(),
+            "--top \"1\\n\": expected a number >= 0");
+  EXPECT_EQ(Error({"--top="}).message(), "--top \"\": expected a number >= 0");
+}
+
+TEST_F(CommandFlagSetTest, FlagsUsageLeavesOutHelpAndVersion) {
+  EXPECT_THAT(flags_.FlagsUsage(), HasSubstr("--view V"));
+  EXPECT_THAT(flags_.FlagsUsage(), Not(HasSubstr("--help")));
+  EXPECT_THAT(flags_.FlagsUsage(), Not(HasSubstr("--version")));
+  EXPECT_EQ(flags_.Usage().rfind(flags_.FlagsUsage(), 0), 0u);
+}
+
 TEST(ParseFlagsOnlyTest, VersionLineIsTheProgramAndTheBuildsVersion) {
   EXPECT_EQ(VersionLine("prog"), StrCat("prog ", Version(), "\n"));
   EXPECT_THAT(std::string(Version()),

@@ -605,12 +605,13 @@ TEST(DiffCommandTest, PerRankTablesOfAThousandRanksShowTheRanksThatMatter) {
   report.mutable_options()->set_top(20);
   report.mutable_options()->set_per_rank(true);
   for (int32_t rank = 0; rank < 1024; ++rank) {
-    for (const char* side : {"baseline", "experimental"}) {
+    for (const v1::RunSide side :
+         {v1::RUN_SIDE_BASELINE, v1::RUN_SIDE_EXPERIMENTAL}) {
       v1::RankSteps& r = *report.add_ranks();
       r.set_side(side);
       r.set_rank(rank);
       // Rank 700 computes longest on the experimental side.
-      const bool slow = rank == 700 && std::string(side) == "experimental";
+      const bool slow = rank == 700 && side == v1::RUN_SIDE_EXPERIMENTAL;
       r.set_compute_us(slow ? 9000 : 1000 + rank);
       r.set_slowest_compute(slow);
     }
@@ -661,7 +662,7 @@ TEST(DiffCommandTest, SlowestComputeAndStragglerAreNamedApart) {
   report.mutable_options()->set_per_rank(true);
   for (int32_t rank = 0; rank < 2; ++rank) {
     v1::RankSteps& r = *report.add_ranks();
-    r.set_side("baseline");
+    r.set_side(v1::RUN_SIDE_BASELINE);
     r.set_rank(rank);
     r.set_compute_us(rank == 1 ? 900 : 800);
     r.set_slowest_compute(rank == 1);

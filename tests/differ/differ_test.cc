@@ -323,7 +323,7 @@ TEST(DiffRunsTest, TheSlowestComputeIsTheRankThatWaitsLeastNotTheLongestStep) {
   ASSERT_EQ(report->ranks_size(), 4);
   for (const v1::RankSteps& r : report->ranks()) {
     EXPECT_EQ(r.slowest_compute(), r.rank() == 0)
-        << r.side() << " rank " << r.rank();
+        << v1::RunSide_Name(r.side()) << " rank " << r.rank();
     EXPECT_DOUBLE_EQ(r.compute_us(), r.rank() == 0 ? 655 : 363);
   }
 }
@@ -734,7 +734,8 @@ TEST_F(RealTraceDiffTest, DataLoaderWorkersChangeComesFirst) {
   // Of the breakdown categories, the largest significant change is DataLoader.
   const v1::OverviewRow* largest = nullptr;
   for (const v1::OverviewRow& row : report->overview().rows()) {
-    if (row.unit() != "us" || row.metric() == v1::OVERVIEW_METRIC_STEP_TIME ||
+    if (row.unit() != v1::VALUE_UNIT_US ||
+        row.metric() == v1::OVERVIEW_METRIC_STEP_TIME ||
         !row.noise().significant())
       continue;
     if (largest == nullptr ||

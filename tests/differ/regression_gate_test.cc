@@ -90,7 +90,7 @@ v1::DiffReport Report() {
                  bool significant) {
     v1::OverviewRow& o = *r.mutable_overview()->add_rows();
     o.set_metric(metric);
-    o.set_unit("us");
+    o.set_unit(v1::VALUE_UNIT_US);
     o.set_baseline(a);
     o.set_experimental(b);
     o.set_delta(b - a);

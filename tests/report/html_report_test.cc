@@ -284,7 +284,7 @@ TEST(HtmlReportTest, FindingsLandInThePageDataWithTheirEvidence) {
   v1::FindingEvidence& step = *headline.add_evidence();
   step.set_table(v1::EVIDENCE_TABLE_OVERVIEW);
   step.set_name("Average step time");
-  step.set_unit("us");
+  step.set_unit(v1::VALUE_UNIT_US);
   step.set_baseline(1000);
   step.set_experimental(1000.5);
   v1::Finding& module = *report.add_findings();
