@@ -20,9 +20,17 @@ size_t EventPartCount(size_t json_bytes, const ReadParallelism& parallelism) {
   return std::max<size_t>(parts, 1);
 }
 
+size_t InTurnPartCount(size_t json_bytes, const ReadParallelism& parallelism) {
+  if (json_bytes > simdjson::SIMDJSON_MAXSIZE_BYTES ||
+      parallelism.in_turn_part_bytes == 0) {
+    return 1;
+  }
+  return std::max<size_t>(json_bytes / parallelism.in_turn_part_bytes, 1);
+}
+
 std::optional<EventPartReader::Result> EventPartReader::Read(
     TraceFileBuffer& buffer, std::string_view source, size_t parts,
-    uint64_t max_events, PartParser& part_parser) {
+    uint64_t max_events, PartParser& part_parser, Schedule schedule) {
   const std::string_view json = buffer.json();
   const EventSplit split = FindEventSplit(json, parts);
   if (split.cuts.empty()) return std::nullopt;
@@ -64,6 +72,32 @@ std::optional<EventPartReader::Result> EventPartReader::Read(
       text[split.cuts[c].next - 1] = saved[2 * c + 1];
     }
   };
+  if (schedule == Schedule::kInTurn) {
+    std::vector<PartParser::Text> texts;
+    size_t largest = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t begin =
+          k == 0 ? split.array_begin : split.cuts[k - 1].next - 1;
+      const size_t end = k + 1 == n ? split.array_end : split.cuts[k].comma;
+      texts.push_back({.text = std::string_view(text + begin, end + 1 - begin),
+                       .capacity = buffer.capacity() - begin});
+      largest = std::max(largest, texts.back().text.size());
+    }
+    Part& part = parts_[0];
+    part.trace.ClearKeepingCapacity();
+    part.status =
+        part_parser.Prepare(largest, json.size(), part.parser, part.trace);
+    if (part.status.ok()) {
+      part.status =
+          part_parser.ParseEventsInTurn(texts, part.parser, part.trace);
+    }
+    std::move(restore).Invoke();
+    if (!part.status.ok()) return std::nullopt;
+    Result result{.trace = std::move(part.trace), .parts = n};
+    result.trace.metadata = std::move(outside.metadata);
+    if (result.trace.events.size() >= max_events) return std::nullopt;
+    return result;
+  }
   {
     std::vector<std::jthread> threads;
     std::function<void()> first_part;

@@ -60,6 +60,17 @@ class PartParser {
       simdjson::ondemand::parser& parser, Trace& out,
       std::vector<StringIdRow>& string_id_rows) const = 0;
 
+  // One part's text and how far past its first byte the buffer is readable.
+  struct Text {
+    std::string_view text;
+    size_t capacity = 0;
+  };
+  // Parses `texts`, each "[" events "]", one after another on the reading
+  // thread with the prepared `parser` into the prepared `out`, as one pass over
+  // their events would (one string pool: no ids to shift).
+  virtual absl::Status ParseEventsInTurn(const std::vector<Text>& texts,
+                                         simdjson::ondemand::parser& parser,
+                                         Trace& out) const = 0;
   // On the reading thread: parses `text`, a whole trace, into `out`, and sets
   // `events_offset` to the offset in `text` of its event array's '['.
   virtual absl::Status ParseWhole(std::string_view text, size_t capacity,
@@ -71,6 +82,10 @@ class PartParser {
 // past simdjson's largest document, which one pass refuses and parts would
 // not.
 size_t EventPartCount(size_t json_bytes, const ReadParallelism& parallelism);
+// How many parts to read `json_bytes` of JSON in on one thread:
+// json_bytes / in_turn_part_bytes, 1 (one pass) below two parts, with no
+// in_turn_part_bytes, or past simdjson's largest document.
+size_t InTurnPartCount(size_t json_bytes, const ReadParallelism& parallelism);
 
 // Not thread-safe: one per reader.
 class EventPartReader {
@@ -85,9 +100,14 @@ class EventPartReader {
   // what one pass gives (see the design note); the caller then reads in one
   // pass. `source` becomes the result's metadata.source. The text in `buffer`
   // is cut while this runs and whole again when it returns.
+  // Parts are parsed at once on threads of their own, or in turn on the
+  // calling thread (one core: a part's text is still in the cache when its
+  // events are read, and the parser's index is a part's size, not the file's).
+  enum class Schedule { kAtOnce, kInTurn };
   std::optional<Result> Read(TraceFileBuffer& buffer, std::string_view source,
                              size_t parts, uint64_t max_events,
-                             PartParser& part_parser);
+                             PartParser& part_parser,
+                             Schedule schedule = Schedule::kAtOnce);
 
  private:
   // One part: "[" events "]", in place in the file's buffer, parsed into a

@@ -26,8 +26,11 @@ absl::Status TraceParser::Parse(od::parser& parser, size_t capacity,
   doc_ = &doc;
   od::json_type type;
   if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
-  out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
-  out_.events.arg_begin.push_back(0);
+  if (!started_) {
+    out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
+    out_.events.arg_begin.push_back(0);
+    started_ = true;
+  }
   if (mode == Mode::kEventPart) {
     od::array events;
     if (auto error = doc.get_array().get(events))

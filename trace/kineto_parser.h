@@ -92,6 +92,16 @@ class TraceParser {
   absl::Status Parse(od::parser& parser, size_t capacity,
                      Mode mode = Mode::kWhole);
 
+  // Parses the next kEventPart text of the same trace into the same table,
+  // after Parse(..., kEventPart) parsed the first: the columns, string pool and
+  // caches carry on, as if the texts were one array.
+  absl::Status ParseNextPart(od::parser& parser, std::string_view text,
+                             size_t capacity) {
+    json_ = text;
+    doc_ = nullptr;
+    return Parse(parser, capacity, Mode::kEventPart);
+  }
+
   // Events are reserved for this many bytes of JSON (the whole file when
   // parsing a part of it).
   void set_reserve_bytes(size_t bytes) { reserve_bytes_ = bytes; }
@@ -175,6 +185,7 @@ class TraceParser {
   size_t reserve_bytes_ = json_.size();
   size_t events_offset_ = 0;
   size_t event_index_ = 0;
+  bool started_ = false;  // the table is reserved and its args begun
   std::string scratch_;
   absl::flat_hash_map<std::string_view, StringId, TextHash>
       id_of_raw_json_;          // views into json_

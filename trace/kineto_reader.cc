@@ -62,6 +62,20 @@ class KinetoPartParser final : public PartParser {
     return absl::OkStatus();
   }
 
+  absl::Status ParseEventsInTurn(const std::vector<Text>& texts,
+                                 od::parser& parser,
+                                 Trace& out) const override {
+    TraceParser parts(out, texts[0].text, source_, limits_, arg_names_);
+    parts.set_reserve_bytes(0);  // reserved by Prepare
+    PD_RETURN_IF_ERROR(
+        parts.Parse(parser, texts[0].capacity, TraceParser::Mode::kEventPart));
+    for (size_t k = 1; k < texts.size(); ++k) {
+      PD_RETURN_IF_ERROR(
+          parts.ParseNextPart(parser, texts[k].text, texts[k].capacity));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status ParseWhole(std::string_view text, size_t capacity, Trace& out,
                           size_t& events_offset) override {
     PD_RETURN_IF_ERROR(
@@ -103,11 +117,17 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
-    if (const size_t parts = EventPartCount(json.size(), parallelism_);
-        parts > 1) {
+    size_t parts = EventPartCount(json.size(), parallelism_);
+    auto schedule = EventPartReader::Schedule::kAtOnce;
+    if (parts <= 1) {
+      parts = InTurnPartCount(json.size(), parallelism_);
+      schedule = EventPartReader::Schedule::kInTurn;
+    }
+    if (parts > 1) {
       KinetoPartParser part_parser(source, limits_, arg_names_, parser_);
-      if (std::optional<EventPartReader::Result> read = part_reader_.Read(
-              buffer_, source, parts, limits_.max_events, part_parser)) {
+      if (std::optional<EventPartReader::Result> read =
+              part_reader_.Read(buffer_, source, parts, limits_.max_events,
+                                part_parser, schedule)) {
         last_read_parts_ = read->parts;
         return std::move(read->trace);
       }

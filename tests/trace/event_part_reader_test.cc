@@ -55,11 +55,49 @@ class FakePartParser final : public PartParser {
   absl::Status ParseEvents(
       std::string_view text, size_t capacity, od::parser& parser, Trace& out,
       std::vector<StringIdRow>& /*string_id_rows*/) const override {
+    out.events.arg_begin.push_back(0);
+    return ParseArray(text, capacity, parser, out);
+  }
+
+  absl::Status ParseEventsInTurn(const std::vector<Text>& texts,
+                                 od::parser& parser,
+                                 Trace& out) const override {
+    ++in_turn_calls_;
+    out.events.arg_begin.push_back(0);
+    for (const Text& text : texts) {
+      if (absl::Status s = ParseArray(text.text, text.capacity, parser, out);
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseWhole(std::string_view text, size_t /*capacity*/,
+                          Trace& out, size_t& events_offset) override {
+    outside_texts_.emplace_back(text);
+    out.metadata.trace_name = "from the outside text";
+    if (event_outside) AppendEvent(out, "stray", 0);
+    events_offset = text.find('[') + shift_events_offset;
+    return absl::OkStatus();
+  }
+
+  std::vector<std::string> part_texts() const {
+    absl::MutexLock lock(&mu_);
+    return part_texts_;
+  }
+  const std::vector<std::string>& outside_texts() const {
+    return outside_texts_;
+  }
+  int in_turn_calls() const { return in_turn_calls_; }
+
+ private:
+  absl::Status ParseArray(std::string_view text, size_t capacity,
+                          od::parser& parser, Trace& out) const {
     {
       absl::MutexLock lock(&mu_);
       part_texts_.emplace_back(text);
     }
-    out.events.arg_begin.push_back(0);
     od::document doc;
     od::array events;
     if (parser.iterate(simdjson::padded_string_view(text, capacity)).get(doc) ||
@@ -81,24 +119,7 @@ class FakePartParser final : public PartParser {
     return absl::OkStatus();
   }
 
-  absl::Status ParseWhole(std::string_view text, size_t /*capacity*/,
-                          Trace& out, size_t& events_offset) override {
-    outside_texts_.emplace_back(text);
-    out.metadata.trace_name = "from the outside text";
-    if (event_outside) AppendEvent(out, "stray", 0);
-    events_offset = text.find('[') + shift_events_offset;
-    return absl::OkStatus();
-  }
-
-  std::vector<std::string> part_texts() const {
-    absl::MutexLock lock(&mu_);
-    return part_texts_;
-  }
-  const std::vector<std::string>& outside_texts() const {
-    return outside_texts_;
-  }
-
- private:
+  mutable int in_turn_calls_ = 0;
   mutable absl::Mutex mu_;
   mutable std::vector<std::string> part_texts_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> outside_texts_;
@@ -151,6 +172,55 @@ TEST(EventPartCountTest, PastSimdjsonsLargestDocumentIsOnePart) {
   const ReadParallelism four{.threads = 4, .min_part_bytes = 8 * kMiB};
   EXPECT_EQ(EventPartCount(simdjson::SIMDJSON_MAXSIZE_BYTES, four), 4u);
   EXPECT_EQ(EventPartCount(simdjson::SIMDJSON_MAXSIZE_BYTES + 1, four), 1u);
+}
+
+TEST(InTurnPartCountTest, OnePartPerInTurnPartBytes) {
+  const ReadParallelism one{.threads = 1, .in_turn_part_bytes = kMiB};
+  EXPECT_EQ(InTurnPartCount(62 * kMiB + 5, one), 62u);
+  EXPECT_EQ(InTurnPartCount(2 * kMiB, one), 2u);
+}
+
+TEST(InTurnPartCountTest, UnderTwoPartsNoPartBytesOrPastSimdjsonIsOnePart) {
+  const ReadParallelism one{.threads = 1, .in_turn_part_bytes = kMiB};
+  EXPECT_EQ(InTurnPartCount(2 * kMiB - 1, one), 1u);
+  EXPECT_EQ(InTurnPartCount(0, one), 1u);
+  EXPECT_EQ(InTurnPartCount(100 * kMiB, {.in_turn_part_bytes = 0}), 1u);
+  EXPECT_EQ(InTurnPartCount(simdjson::SIMDJSON_MAXSIZE_BYTES + 1, one), 1u);
+}
+
+// In turn: the parts' texts one after another into one trace, with one call.
+TEST(EventPartReaderTest, InTurnReadsThePartsInOrderIntoOneTrace) {
+  TraceFileBuffer buffer = Load(kFourEvents);
+  FakePartParser parser;
+  EventPartReader reader;
+  std::optional<EventPartReader::Result> read =
+      reader.Read(buffer, "test.json", 2, kNoEventLimit, parser,
+                  EventPartReader::Schedule::kInTurn);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->parts, 2u);
+  EXPECT_EQ(parser.in_turn_calls(), 1);
+  EXPECT_EQ(parser.part_texts().size(), 2u);
+  EXPECT_THAT(Names(read->trace), ElementsAre("a", "b", "c", "d"));
+  EXPECT_THAT(read->trace.events.arg_begin, ElementsAre(0, 0, 0, 0, 0));
+  EXPECT_EQ(read->trace.metadata.trace_name, "from the outside text");
+  EXPECT_EQ(buffer.json(), kFourEvents);
+}
+
+TEST(EventPartReaderTest, InTurnFailingPartGivesNothingAndTheTextBack) {
+  const std::string text = R"({"traceEvents": [
+  {"name": "a", "ts": 1},
+  {"name": "fail", "ts": 2},
+  {"name": "c", "ts": 3},
+  {"name": "d", "ts": 4}
+]}
+)";
+  TraceFileBuffer buffer = Load(text);
+  FakePartParser parser;
+  EventPartReader reader;
+  EXPECT_FALSE(reader.Read(buffer, "test.json", 2, kNoEventLimit, parser,
+                           EventPartReader::Schedule::kInTurn));
+  EXPECT_EQ(parser.part_texts().size(), 1u);  // stopped at the failing part
+  EXPECT_EQ(buffer.json(), text);
 }
 
 TEST(EventPartReaderTest, ReadsThePartsInOrder) {

@@ -1,6 +1,6 @@
-// Reading one file's events on several threads gives exactly what one pass
-// gives: the same events, string ids, arguments, metadata and counters, and for
-// bad input the same error.
+// Reading one file's events in parts, on several threads or one after another
+// on one, gives exactly what one pass gives: the same events, string ids,
+// arguments, metadata and counters, and for bad input the same error.
 #include <filesystem>
 #include <string>
 
@@ -20,6 +20,10 @@ namespace fs = std::filesystem;
 // Cuts every file over 4 KiB into up to 4 parts, so small test texts take the
 // parallel path.
 constexpr ReadParallelism kFourParts{.threads = 4, .min_part_bytes = 4 << 10};
+// One thread, parts of 4 KiB read in turn.
+constexpr ReadParallelism kInTurn{.threads = 1, .in_turn_part_bytes = 4 << 10};
+// The reference: one pass over the whole text.
+constexpr ReadParallelism kOnePass{.threads = 1, .in_turn_part_bytes = 0};
 
 // Same ids, not only the same text: a part's strings must be interned in the
 // order one pass interns them.
@@ -79,11 +83,13 @@ struct TwoReads {
   size_t parts = 0;
 };
 
-TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {}) {
-  KinetoReader one(limits);
-  KinetoReader four(limits, kFourParts);
-  TwoReads reads{one.ReadBytes(text, "t.json"), four.ReadBytes(text, "t.json")};
-  reads.parts = four.last_read_parts();
+TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {},
+                      ReadParallelism parts = kFourParts) {
+  KinetoReader one(limits, kOnePass);
+  KinetoReader in_parts(limits, parts);
+  TwoReads reads{one.ReadBytes(text, "t.json"),
+                 in_parts.ReadBytes(text, "t.json")};
+  reads.parts = in_parts.last_read_parts();
   return reads;
 }
 
@@ -91,10 +97,13 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   const fs::path root = test_support::TracesDir();
   if (!fs::is_directory(root))
     GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
-  KinetoReader one;
+  KinetoReader one({}, kOnePass);
   KinetoReader four({}, kFourParts);
+  // The reader's default on one thread: only files over 2 MiB are cut.
+  KinetoReader in_turn;
   int files = 0;
   int cut = 0;
+  int cut_in_turn = 0;
   for (const fs::path& path : test_support::RealTraceFiles()) {
     SCOPED_TRACE(path.string());
     absl::StatusOr<Trace> a = one.ReadFile(path.string());
@@ -104,12 +113,19 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
     ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *b));
     ++files;
     if (four.last_read_parts() > 1) ++cut;
+    absl::StatusOr<Trace> c = in_turn.ReadFile(path.string());
+    ASSERT_TRUE(c.ok()) << c.status();
+    if (in_turn.last_read_parts() > 1) {
+      ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *c));
+      ++cut_in_turn;
+    }
   }
   EXPECT_GE(files, 100);
   // Kineto writes one event per line block: nearly every real file must have
   // been cut.
   EXPECT_GE(cut, files * 3 / 4)
       << cut << " of " << files << " files were read in parts";
+  EXPECT_GE(cut_in_turn, 10) << "files read in parts in turn";
 }
 
 TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
@@ -188,11 +204,15 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   ReaderLimits short_strings;
   short_strings.max_string_bytes = 4;
   cases.push_back({KinetoText(400), short_strings});
-  for (size_t c = 0; c < cases.size(); ++c) {
-    SCOPED_TRACE(::testing::Message() << "case " << c);
-    const TwoReads reads = ReadBothWays(cases[c].text, cases[c].limits);
-    ASSERT_FALSE(reads.one_pass.ok());
-    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+  for (const ReadParallelism& parts : {kFourParts, kInTurn}) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      SCOPED_TRACE(::testing::Message()
+                   << "case " << c << ", threads " << parts.threads);
+      const TwoReads reads =
+          ReadBothWays(cases[c].text, cases[c].limits, parts);
+      ASSERT_FALSE(reads.one_pass.ok());
+      EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+    }
   }
 }
 
@@ -208,11 +228,13 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
      "id": "flow name", "ts": 5})";
   for (const std::string& t :
        {KinetoText(400, 300, twice), KinetoText(400, 320, name_last)}) {
-    const TwoReads reads = ReadBothWays(t);
-    ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
-    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
-    EXPECT_GT(reads.parts, 1u);
-    ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    for (const ReadParallelism& parts : {kFourParts, kInTurn}) {
+      const TwoReads reads = ReadBothWays(t, {}, parts);
+      ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+      ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+      EXPECT_GT(reads.parts, 1u);
+      ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    }
   }
 }
 
@@ -232,10 +254,20 @@ TEST(ParallelReadTest, AFileAtMaxEventsGivesTheOnePassAnswer) {
   }
 }
 
-TEST(ParallelReadTest, OneThreadNeverCuts) {
-  KinetoReader reader({}, {.threads = 1, .min_part_bytes = 1});
+TEST(ParallelReadTest, OneThreadNeverCutsWithoutInTurnParts) {
+  KinetoReader reader(
+      {}, {.threads = 1, .min_part_bytes = 1, .in_turn_part_bytes = 0});
   ASSERT_TRUE(reader.ReadBytes(KinetoText(400), "t.json").ok());
   EXPECT_EQ(reader.last_read_parts(), 1u);
+}
+
+TEST(ParallelReadTest, OneThreadReadsPartsInTurnAsOnePass) {
+  const std::string text = KinetoText(400);
+  TwoReads reads = ReadBothWays(text, {}, kInTurn);
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_EQ(reads.parts, text.size() / (4 << 10));
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
 }
 
 }  // namespace
