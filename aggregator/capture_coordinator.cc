@@ -234,7 +234,7 @@ void CaptureCoordinator::Disconnect(int64_t connection) {
 
 absl::Status CaptureCoordinator::Flush(bool heartbeat) {
   absl::MutexLock flush_lock(&flush_mu_);
-  const absl::Time now = absl::Now();
+  const absl::Time now = options_.clock->Now();
   const bool all = heartbeat || now - last_heartbeat_ >= options_.heartbeat;
   std::map<std::string, v1::AgentStatus> statuses;
   std::vector<v1::CaptureAnswer> answers;
@@ -299,7 +299,7 @@ absl::StatusOr<std::vector<v1::Capture>> CaptureCoordinator::CapturesBefore(
 }
 
 absl::Status CaptureCoordinator::Dispatch() {
-  const absl::Time now = absl::Now();
+  const absl::Time now = options_.clock->Now();
   PD_ASSIGN_OR_RETURN(const std::vector<v1::Capture> running,
                       CapturesBefore(v1::CAPTURE_STATE_RUNNING, now));
   PD_ASSIGN_OR_RETURN(const std::vector<v1::Capture> cancelled,
@@ -370,8 +370,9 @@ void CaptureCoordinator::Loop(std::stop_token stop) {
 
 absl::StatusOr<v1::ListAgentsResponse> CaptureCoordinator::ListAgents() {
   PD_RETURN_IF_ERROR(Flush(false));
-  PD_ASSIGN_OR_RETURN(std::vector<v1::AgentStatus> agents,
-                      control_->ListAgents(absl::Now() - options_.agent_ttl));
+  PD_ASSIGN_OR_RETURN(
+      std::vector<v1::AgentStatus> agents,
+      control_->ListAgents(options_.clock->Now() - options_.agent_ttl));
   v1::ListAgentsResponse response;
   for (v1::AgentStatus& agent : agents) {
     *response.add_agents() = std::move(agent);
@@ -382,7 +383,7 @@ absl::StatusOr<v1::ListAgentsResponse> CaptureCoordinator::ListAgents() {
 absl::StatusOr<v1::Capture> CaptureCoordinator::StartCapture(
     const v1::StartCaptureRequest& request) {
   PD_RETURN_IF_ERROR(CheckRequest(request, options_));
-  const absl::Time now = absl::Now();
+  const absl::Time now = options_.clock->Now();
   const std::string& job = request.job();
   const std::string run =
       request.run().empty() ? DefaultRun(job, now) : request.run();
@@ -480,7 +481,7 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::GetCapture(
 
 absl::StatusOr<v1::Capture> CaptureCoordinator::Evaluate(v1::Capture capture) {
   if (capture.state() != v1::CAPTURE_STATE_RUNNING) return capture;
-  const absl::Time now = absl::Now();
+  const absl::Time now = options_.clock->Now();
   PD_ASSIGN_OR_RETURN(std::vector<v1::CaptureAnswer> answers,
                       control_->ListAnswers(capture.capture_id()));
   capture.clear_answers();
@@ -551,7 +552,7 @@ absl::StatusOr<v1::Capture> CaptureCoordinator::CancelCapture(
         "capture ", capture.capture_id(), " has ended (",
         v1::CaptureState_Name(capture.state()), "); nothing to cancel"));
   }
-  const absl::Time now = absl::Now();
+  const absl::Time now = options_.clock->Now();
   capture.set_state(v1::CAPTURE_STATE_CANCELLED);
   capture.set_error(base::StrCat("cancelled at ", FormatDate(now), " with ",
                                  capture.traces_uploaded(),

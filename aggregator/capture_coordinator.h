@@ -47,6 +47,7 @@
 
 #include "aggregator/store/control_store.h"
 #include "aggregator/store/store.h"
+#include "base/clock.h"
 #include "profdiff/v1/agents.pb.h"
 
 namespace profdiff::aggregator {
@@ -59,6 +60,9 @@ struct CaptureCoordinatorOptions {
   absl::Duration default_timeout = absl::Minutes(10);
   absl::Duration max_timeout = absl::Hours(24);
   int max_connections = 16384;
+  // What deadlines, heartbeats and agent ages are read on (tests move it by
+  // hand). Not owned; outlives the coordinator.
+  base::Clock* clock = base::Clock::Real();
 };
 
 class CaptureCoordinator {

@@ -1,4 +1,5 @@
-// Reads whole files into memory with a size limit.
+// Reads whole files into memory with a size limit, from the real file system
+// (Env::Default(); code that takes an Env calls Env::ReadFileInto).
 #ifndef PROFDIFF_BASE_FILE_READER_H_
 #define PROFDIFF_BASE_FILE_READER_H_
 

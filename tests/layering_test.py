@@ -66,6 +66,14 @@ CROSS_UNIT_TESTS = {
     "stored_run_readers_test": ("aggregator", {"client", "differ"}),  # the CLI and differ read runs
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+(?:/[a-z_]+)*\.h)"')
+# unit -> system headers it may not include, with why.
+FORBIDDEN_SYSTEM = {
+    # The local store reaches files, folders and the clock only through base::Env (base/env.h), so
+    # its crash and disk-full tests can run on the fault-injecting Env.
+    "aggregator/local": {"filesystem", "fstream", "fcntl.h", "unistd.h", "dirent.h", "sys/stat.h",
+                         "sys/file.h", "cstdio"},
+}
+SYSTEM_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
 
 
 def unit_of(path):
@@ -94,6 +102,10 @@ def check_includes(root):
         graph[path] = []
         with open(os.path.join(root, path), encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
+                system = SYSTEM_INCLUDE.match(line)
+                if system and system.group(1) in FORBIDDEN_SYSTEM.get(unit, ()):
+                    errors.append(f"{path}:{number}: {unit}/ may not include <{system.group(1)}>"
+                                  " (files go through base::Env)")
                 m = INCLUDE.match(line)
                 if not m:
                     continue

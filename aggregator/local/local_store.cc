@@ -8,7 +8,6 @@
 #include "aggregator/local/local_store.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -25,7 +24,7 @@
 #include "aggregator/store/worker_selector.h"
 #include "analysis/worker_profile.h"
 #include "base/atomic_file.h"
-#include "base/file_reader.h"
+#include "base/env.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
@@ -33,8 +32,6 @@
 #include "trace/worker_info.h"
 
 namespace profdiff::aggregator {
-
-namespace fs = std::filesystem;
 
 using namespace local_parts;  // NOLINT(google-build-using-namespace): this
                               // store's own parts
@@ -53,11 +50,12 @@ constexpr int kMaxDamagedSpansListed = 1000;
 
 namespace local_parts {
 
-StoredSpan SegmentSpan(const std::string& id,
+StoredSpan SegmentSpan(base::Env& env, const std::string& id,
                        const LocalStore::SpanEntry& span) {
   return {id, span.manifest.header().worker(),
-          [dir = span.dir]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
-            return OpenSpanSegments(dir);
+          [env = &env,
+           dir = span.dir]() -> absl::StatusOr<std::unique_ptr<BatchCursor>> {
+            return OpenSpanSegments(*env, dir);
           }};
 }
 
@@ -74,31 +72,38 @@ std::vector<ReplacedSpan> ReplacedSpansOf(
   return FindReplacedSpans(closed);
 }
 
-std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker) {
+std::vector<StoredSpan> ClosedSpansOf(base::Env& env,
+                                      const LocalStore::WorkerEntry& worker) {
   const std::vector<ReplacedSpan> replaced = ReplacedSpansOf(worker);
   std::vector<StoredSpan> spans;
   for (const auto& [id, span] : worker.spans) {
     if (span.closed() && !IsReplaced(replaced, id))
-      spans.push_back(SegmentSpan(id, span));
+      spans.push_back(SegmentSpan(env, id, span));
   }
   return spans;
 }
 
 }  // namespace local_parts
 
-LocalStore::LocalStore(Passkey, StoreOptions options, base::FileLock lock)
-    : options_(std::move(options)), lock_(std::move(lock)) {}
+LocalStore::LocalStore(Passkey, StoreOptions options,
+                       std::unique_ptr<base::FileLockHandle> lock)
+    : options_(std::move(options)),
+      env_(*options_.env),
+      lock_(std::move(lock)) {}
 LocalStore::~LocalStore() = default;
 
 absl::StatusOr<std::unique_ptr<LocalStore>> LocalStore::Open(
     StoreOptions options) {
   if (options.data_dir.empty())
     return absl::InvalidArgumentError("--data-dir is empty");
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(RunsDir(options.data_dir)));
+  if (options.env == nullptr) return absl::InvalidArgumentError("no Env given");
+  base::Env& env = *options.env;
+  PD_RETURN_IF_ERROR(
+      base::CreateDirectoriesDurably(env, RunsDir(options.data_dir)));
   // Two aggregators on one folder would both append and cut each other's
   // segments.
-  absl::StatusOr<base::FileLock> lock =
-      base::FileLock::Acquire(LockPath(options.data_dir));
+  absl::StatusOr<std::unique_ptr<base::FileLockHandle>> lock =
+      env.LockFile(LockPath(options.data_dir));
   if (!lock.ok()) {
     return base::Annotate(
         lock.status(),
@@ -116,7 +121,7 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
   const v1::WorkerInfo& info = header.worker();
   PD_RETURN_IF_ERROR(ValidateUploadHeader(header));
   const std::string worker_key = WorkerKey(info.rank(), info.worker_name());
-  const absl::Time now = absl::Now();
+  const absl::Time now = env_.Now();
 
   absl::MutexLock create_lock(&create_mu_);
   RunEntry* run = nullptr;
@@ -153,7 +158,7 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
             manifest.set_state(v1::SPAN_STATE_OPEN);
             manifest.set_opened_unix_ms(UnixMillis(now));
             PD_RETURN_IF_ERROR(
-                WriteProto(SpanManifestPath(span.dir), manifest));
+                WriteProto(env_, SpanManifestPath(span.dir), manifest));
             span.manifest = std::move(manifest);
             span.manifest_lost = false;
           }
@@ -171,14 +176,16 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
   // first, so whatever is in the index exists on disk.
   const std::string run_dir = RunDir(options_.data_dir, header.run());
   if (run == nullptr) {
-    PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(WorkersDir(run_dir)));
+    PD_RETURN_IF_ERROR(
+        base::CreateDirectoriesDurably(env_, WorkersDir(run_dir)));
     auto entry = std::make_unique<RunEntry>();
     entry->dir = run_dir;
     entry->manifest.set_run(header.run());
     entry->manifest.set_created_unix_ms(UnixMillis(now));
     entry->last_activity = now;
     entry->updated_unix_ms = UnixMillis(now);
-    PD_RETURN_IF_ERROR(WriteProto(RunManifestPath(run_dir), entry->manifest));
+    PD_RETURN_IF_ERROR(
+        WriteProto(env_, RunManifestPath(run_dir), entry->manifest));
     absl::MutexLock lock(&mu_);
     run = entry.get();
     runs_[header.run()] = std::move(entry);
@@ -186,14 +193,15 @@ absl::StatusOr<LocalStore::OpenedSpan> LocalStore::OpenSpan(
   const std::string worker_dir = WorkerDir(run_dir, worker_key);
   SpanEntry span;
   span.dir = SpanDir(worker_dir, header.span());
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(span.dir));
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(env_, span.dir));
   span.manifest.mutable_header()->CopyFrom(header);
   span.manifest.set_state(v1::SPAN_STATE_OPEN);
   span.manifest.set_opened_unix_ms(UnixMillis(now));
-  PD_RETURN_IF_ERROR(WriteProto(SpanManifestPath(span.dir), span.manifest));
-  PD_ASSIGN_OR_RETURN(
-      SegmentWriter writer,
-      SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+  PD_RETURN_IF_ERROR(
+      WriteProto(env_, SpanManifestPath(span.dir), span.manifest));
+  PD_ASSIGN_OR_RETURN(SegmentWriter writer,
+                      SegmentWriter::Open(env_, span.dir, span.scan,
+                                          options_.max_segment_bytes));
   span.writer.emplace(std::move(writer));
   span.leased = true;
 
@@ -248,9 +256,9 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease,
         options_.max_span_bytes, "); ", stored_bytes, " bytes stored"));
   }
   if (!span.writer.has_value()) {
-    PD_ASSIGN_OR_RETURN(
-        SegmentWriter writer,
-        SegmentWriter::Open(span.dir, span.scan, options_.max_segment_bytes));
+    PD_ASSIGN_OR_RETURN(SegmentWriter writer,
+                        SegmentWriter::Open(env_, span.dir, span.scan,
+                                            options_.max_segment_bytes));
     span.writer.emplace(std::move(writer));
     span.scan =
         SpanScan{};  // what came after the prefix is cut; the writer follows it
@@ -264,7 +272,7 @@ absl::StatusOr<int64_t> LocalStore::AppendChunk(Store::SpanLease& any_lease,
   span.event_count += events;
   span.stored_bytes += record_bytes;
   RunEntry& run = *runs_[lease.run_];
-  run.last_activity = absl::Now();
+  run.last_activity = env_.Now();
   run.updated_unix_ms = UnixMillis(run.last_activity);
   return sequence;
 }
@@ -289,11 +297,11 @@ absl::Status LocalStore::CloseSpan(Store::SpanLease& any_lease,
   manifest.set_state(v1::SPAN_STATE_CLOSED);
   manifest.set_chunk_count(end.chunk_count());
   manifest.set_event_count(end.event_count());
-  const absl::Time closed_at = absl::Now();
+  const absl::Time closed_at = env_.Now();
   manifest.set_closed_unix_ms(UnixMillis(closed_at));
   {
     absl::MutexLock create_lock(&create_mu_);
-    PD_RETURN_IF_ERROR(WriteProto(SpanManifestPath(span.dir), manifest));
+    PD_RETURN_IF_ERROR(WriteProto(env_, SpanManifestPath(span.dir), manifest));
   }
   {
     absl::MutexLock lock(&mu_);
@@ -319,7 +327,7 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
   uint64_t generation = 0;
   {
     absl::MutexLock lock(&mu_);
-    spans = ClosedSpansOf(*worker);
+    spans = ClosedSpansOf(env_, *worker);
     dir = worker->dir;
     generation = worker->next_generation++;
   }
@@ -336,7 +344,7 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
   for (const StoredSpan& span : spans) stored.add_spans(span.id);
   *stored.mutable_profile() = *std::move(profile);
   const std::string path = ProfilePath(dir, generation);
-  if (absl::Status written = WriteProto(path, stored); !written.ok()) {
+  if (absl::Status written = WriteProto(env_, path, stored); !written.ok()) {
     // Disk full, say (the message has the errno's text): reads build it from
     // the events until one of them, or a later close, stores it.
     absl::MutexLock lock(&mu_);
@@ -360,10 +368,8 @@ absl::StatusOr<std::optional<v1::WorkerProfile>> LocalStore::StoreWorkerProfile(
       stale = path;  // a newer build won the race
     }
   }
-  if (!stale.empty()) {
-    std::error_code error;
-    fs::remove(stale, error);
-  }
+  // A stale file left behind only takes space: the next open removes it.
+  if (!stale.empty()) env_.RemoveFile(stale).IgnoreError();
   return std::move(*stored.mutable_profile());
 }
 
@@ -459,7 +465,7 @@ v1::StoredRun LocalStore::Summarize(const RunEntry& run,
 absl::StatusOr<v1::ListRunsResponse> LocalStore::ListRuns(
     const v1::ListRunsRequest& request) const {
   PD_ASSIGN_OR_RETURN(const int page_size, ListRunsPageSize(request));
-  const absl::Time now = absl::Now();
+  const absl::Time now = env_.Now();
   v1::ListRunsResponse response;
   absl::MutexLock lock(&mu_);
   // The page token is the last run id of the previous page; runs are listed by
@@ -483,7 +489,7 @@ absl::StatusOr<v1::StoredRun> LocalStore::GetRun(const std::string& run,
   absl::MutexLock lock(&mu_);
   const RunEntry* entry = FindRun(run);
   if (entry == nullptr) return UnknownRun(run, runs_.size());
-  return Summarize(*entry, detail, absl::Now());
+  return Summarize(*entry, detail, env_.Now());
 }
 
 absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,
@@ -507,7 +513,7 @@ absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,
     for (const auto& [key, worker] : run->workers) {
       if (!Selected(request.workers(), worker.info)) continue;
       ++matched;
-      std::vector<StoredSpan> closed = ClosedSpansOf(worker);
+      std::vector<StoredSpan> closed = ClosedSpansOf(env_, worker);
       if (closed.empty()) continue;
       wanted.push_back(
           {worker.info.rank(), worker.info.worker_name(),
@@ -534,7 +540,8 @@ absl::Status LocalStore::VisitProfiles(const v1::GetProfileRequest& request,
     // A newer generation may replace the file between the lookup and the read:
     // then rebuild.
     if (stored_grouping && !worker.profile_path.empty() &&
-        ReadProto(worker.profile_path, stored, kMaxProfileFileBytes).ok()) {
+        ReadProto(env_, worker.profile_path, stored, kMaxProfileFileBytes)
+            .ok()) {
       PD_RETURN_IF_ERROR(visit(std::move(*stored.mutable_profile())));
       continue;
     }
@@ -567,10 +574,9 @@ absl::StatusOr<std::optional<v1::RunDigest>> LocalStore::LoadDigest(
     dir = entry->dir;
   }
   const std::string path = DigestPath(dir, key, version);
-  std::error_code error;
-  if (!fs::exists(path, error)) return std::nullopt;
+  if (!env_.FileExists(path)) return std::nullopt;
   std::string bytes;
-  PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxProfileFileBytes, bytes));
+  PD_RETURN_IF_ERROR(env_.ReadFileInto(path, kMaxProfileFileBytes, bytes));
   // Checked whole before use (aggregator/store/kept_digest.h): a cut, empty,
   // changed or copied file is DataLoss naming it, and is made again.
   return ReadKeptDigest(bytes, {run, key, version}, path);
@@ -587,18 +593,21 @@ absl::Status LocalStore::SaveDigest(const std::string& run,
     if (entry == nullptr) return absl::NotFoundError("run " + run);
     dir = entry->dir;
   }
-  std::error_code error;
-  fs::create_directories(DigestsDir(dir), error);
+  // A folder that cannot be made fails the write below, naming the file.
+  env_.CreateDir(DigestsDir(dir)).IgnoreError();
   const std::string path = DigestPath(dir, key, version);
   PD_RETURN_IF_ERROR(base::WriteFileAtomically(
-      path, FrameKeptDigest({run, key, version}, digest)));
-  // Earlier versions of the same key are of no use any more.
+      env_, path, FrameKeptDigest({run, key, version}, digest)));
+  // Earlier versions of the same key are of no use any more; one left behind
+  // only takes space.
   const std::string stem = DigestFileStem(key);
-  for (const fs::directory_entry& file :
-       fs::directory_iterator(DigestsDir(dir), error)) {
-    const std::string name = file.path().filename().string();
-    if (name.starts_with(stem) && file.path().string() != path)
-      fs::remove(file.path(), error);
+  absl::StatusOr<std::vector<base::DirEntry>> files =
+      env_.ListDir(DigestsDir(dir));
+  if (!files.ok()) return absl::OkStatus();
+  for (const base::DirEntry& file : *files) {
+    const std::string file_path = base::StrCat(DigestsDir(dir), "/", file.name);
+    if (file.name.starts_with(stem) && file_path != path)
+      env_.RemoveFile(file_path).IgnoreError();
   }
   return absl::OkStatus();
 }
@@ -624,7 +633,7 @@ absl::StatusOr<std::unique_ptr<TraceExport>> LocalStore::ExportTrace(
     }
     const WorkerEntry& worker = *matched.front();
     if (request.span().empty()) {
-      spans = ClosedSpansOf(worker);
+      spans = ClosedSpansOf(env_, worker);
       if (spans.empty()) {
         return absl::FailedPreconditionError(base::StrCat(
             "run ", request.run(), " worker ", worker.info.worker_name(),
@@ -645,7 +654,7 @@ absl::StatusOr<std::unique_ptr<TraceExport>> LocalStore::ExportTrace(
         return absl::FailedPreconditionError(
             base::StrCat("span ", request.span(), " is still being uploaded"));
       }
-      spans.push_back(SegmentSpan(it->first, span));
+      spans.push_back(SegmentSpan(env_, it->first, span));
     }
   }
   return ExportSpans(std::move(spans), options_.batch_limits);

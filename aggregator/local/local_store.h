@@ -30,6 +30,8 @@
 // 5. A worker's profile is rebuilt from all its closed spans when one closes,
 //    written under a new generation number, so a slow build never overwrites a
 //    newer one.
+// 8. Every file, folder and clock reading goes through options.env
+//    (base/env.h), so tests run crashes and a full disk in-process.
 #ifndef PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
 #define PROFDIFF_AGGREGATOR_LOCAL_LOCAL_STORE_H_
 
@@ -47,7 +49,7 @@
 #include <absl/time/time.h>
 
 #include "aggregator/store/store.h"
-#include "base/file_lock.h"
+#include "base/env.h"
 #include "profdiff/v1/profile.pb.h"
 
 namespace profdiff::aggregator {
@@ -88,7 +90,8 @@ class LocalStore final : public Store {
   // FailedPrecondition when another process (or store) has the folder open,
   // naming its pid.
   static absl::StatusOr<std::unique_ptr<LocalStore>> Open(StoreOptions options);
-  LocalStore(Passkey, StoreOptions options, base::FileLock lock);
+  LocalStore(Passkey, StoreOptions options,
+             std::unique_ptr<base::FileLockHandle> lock);
   ~LocalStore() override;
 
   const std::vector<std::string>& recovery_notes() const override {
@@ -158,7 +161,9 @@ class LocalStore final : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const StoreOptions options_;
-  const base::FileLock lock_;  // held while the store is open (design note 6)
+  base::Env& env_;  // *options_.env
+  // Held while the store is open (design note 6).
+  const std::unique_ptr<base::FileLockHandle> lock_;
   std::vector<std::string> recovery_notes_;
   // Serialises creating folders and writing span manifests (rare: once per span
   // open/close). Lock order: create_mu_ before mu_.

@@ -3,7 +3,6 @@
 // set aside, and profiles that no longer match rebuilt. It runs in Open before
 // the store is shared: each run is built unlocked and published under mu_.
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -20,18 +19,16 @@
 
 namespace profdiff::aggregator {
 
-namespace fs = std::filesystem;
-
 using namespace local_parts;  // NOLINT(google-build-using-namespace): this
                               // store's own parts
 
 absl::Status LocalStore::Recover() {
   const std::string runs_dir = RunsDir(options_.data_dir);
-  if (const int removed = RemoveTempFiles(runs_dir); removed > 0) {
+  if (const int removed = RemoveTempFiles(env_, runs_dir); removed > 0) {
     recovery_notes_.push_back(base::StrCat(
         runs_dir, ": removed ", removed, " temp files of interrupted writes"));
   }
-  for (const std::string& run : SubFolders(runs_dir)) {
+  for (const std::string& run : SubFolders(env_, runs_dir)) {
     if (absl::Status status = base::ValidateId("run folder", run);
         !status.ok()) {
       recovery_notes_.push_back(
@@ -53,18 +50,19 @@ absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
   SpanEntry span;
   span.dir = span_dir;
   if (absl::Status status =
-          ReadProto(SpanManifestPath(span.dir), span.manifest);
+          ReadProto(env_, SpanManifestPath(span.dir), span.manifest);
       !status.ok()) {
     // A folder made just before a crash, with no manifest and no segment:
     // nothing acknowledged.
-    if (ListSegments(span.dir).empty()) {
+    if (ListSegments(env_, span.dir).empty()) {
       recovery_notes_.push_back(
           base::StrCat(span.dir, ": skipped: ", status.message()));
       return std::nullopt;
     }
     // Its chunks cannot be tied to a header: keep them aside, and have the span
     // sent again.
-    PD_ASSIGN_OR_RETURN(const uint64_t bytes, QuarantineSegments(span.dir));
+    PD_ASSIGN_OR_RETURN(const uint64_t bytes,
+                        QuarantineSegments(env_, span.dir));
     span.manifest.Clear();
     span.manifest.mutable_header()->set_span(span_id);
     *span.manifest.mutable_header()->mutable_worker() =
@@ -79,7 +77,7 @@ absl::StatusOr<std::optional<LocalStore::SpanEntry>> LocalStore::RecoverSpan(
         base::StrCat(span.dir, ": INCOMPLETE: ", span.problem));
     return span;
   }
-  PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(span.dir));
+  PD_ASSIGN_OR_RETURN(span.scan, ScanAndRepairSpanSegments(env_, span.dir));
   span.durable_sequence = span.scan.last_sequence;
   span.event_count = span.scan.event_count;
   span.stored_bytes = span.scan.stored_bytes;
@@ -105,25 +103,27 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir,
                                     const std::string& run_id) {
   auto run = std::make_unique<RunEntry>();
   run->dir = run_dir;
-  if (absl::Status status = ReadProto(RunManifestPath(run_dir), run->manifest);
+  if (absl::Status status =
+          ReadProto(env_, RunManifestPath(run_dir), run->manifest);
       !status.ok()) {
     // It holds only the id and the creation time: write it again rather than
     // lose the run.
     run->manifest.Clear();
     run->manifest.set_run(run_id);
-    run->manifest.set_created_unix_ms(UnixMillis(absl::Now()));
-    PD_RETURN_IF_ERROR(WriteProto(RunManifestPath(run_dir), run->manifest));
+    run->manifest.set_created_unix_ms(UnixMillis(env_.Now()));
+    PD_RETURN_IF_ERROR(
+        WriteProto(env_, RunManifestPath(run_dir), run->manifest));
     recovery_notes_.push_back(base::StrCat(
         RunManifestPath(run_dir), ": rewritten (", status.message(), ")"));
   }
   // An agent gets the whole idle timeout again after a restart before its run
   // turns PARTIAL.
-  run->last_activity = absl::Now();
+  run->last_activity = env_.Now();
   run->updated_unix_ms = run->manifest.created_unix_ms();
-  for (const std::string& worker_key : SubFolders(WorkersDir(run_dir))) {
+  for (const std::string& worker_key : SubFolders(env_, WorkersDir(run_dir))) {
     WorkerEntry worker;
     worker.dir = WorkerDir(run_dir, worker_key);
-    for (const std::string& span_id : SubFolders(SpansDir(worker.dir))) {
+    for (const std::string& span_id : SubFolders(env_, SpansDir(worker.dir))) {
       PD_ASSIGN_OR_RETURN(
           std::optional<SpanEntry> span,
           RecoverSpan(SpanDir(worker.dir, span_id), span_id, worker_key));
@@ -139,15 +139,17 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir,
     if (worker.spans.empty()) continue;
     // Keep the newest profile that covers exactly the closed spans; rebuild
     // otherwise.
-    const std::vector<StoredSpan> closed = ClosedSpansOf(worker);
+    const std::vector<StoredSpan> closed = ClosedSpansOf(env_, worker);
     std::vector<std::string> closed_ids;
     for (const StoredSpan& span : closed) closed_ids.push_back(span.id);
-    const std::vector<uint64_t> generations = ProfileGenerations(worker.dir);
+    const std::vector<uint64_t> generations =
+        ProfileGenerations(env_, worker.dir);
     if (!generations.empty()) worker.next_generation = generations.back() + 1;
     for (auto it = generations.rbegin();
          it != generations.rend() && worker.profile_generation == 0; ++it) {
       v1::StoredWorkerProfile stored;
-      if (!ReadProto(ProfilePath(worker.dir, *it), stored, kMaxProfileFileBytes)
+      if (!ReadProto(env_, ProfilePath(worker.dir, *it), stored,
+                     kMaxProfileFileBytes)
                .ok())
         continue;
       if (std::vector<std::string>(stored.spans().begin(),
@@ -158,10 +160,9 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir,
       worker.step_count = stored.profile().steps_size();
     }
     for (uint64_t generation : generations) {
-      if (generation != worker.profile_generation) {
-        std::error_code error;
-        fs::remove(ProfilePath(worker.dir, generation), error);
-      }
+      // One that stays is removed at the next open.
+      if (generation != worker.profile_generation)
+        env_.RemoveFile(ProfilePath(worker.dir, generation)).IgnoreError();
     }
     const WorkerEntry* entry =
         &run->workers.emplace(worker_key, std::move(worker)).first->second;

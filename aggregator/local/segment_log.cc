@@ -1,27 +1,19 @@
 #include "aggregator/local/segment_log.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include <libdeflate.h>
 
 #include "aggregator/local/store_layout.h"
 #include "aggregator/store/batch_codec.h"
 #include "base/atomic_file.h"
-#include "base/file_reader.h"
-#include "base/scoped_fd.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 
 namespace profdiff::aggregator {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr uint32_t kRecordMagic = 0x52534450;  // "PDSR" little-endian
 constexpr size_t kHeaderBytes = 32;
@@ -47,13 +39,16 @@ uint32_t RecordCrc(const char* header_bytes, std::string_view payload) {
 
 }  // namespace
 
-std::vector<std::string> ListSegments(const std::string& span_dir) {
+std::vector<std::string> ListSegments(base::Env& env,
+                                      const std::string& span_dir) {
   std::vector<std::string> names;
-  std::error_code error;
-  for (const fs::directory_entry& entry :
-       fs::directory_iterator(span_dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (IsSegmentName(name)) names.push_back(name);
+  // A folder that cannot be listed has no segments to offer.
+  absl::StatusOr<std::vector<base::DirEntry>> entries = env.ListDir(span_dir);
+  if (entries.ok()) {
+    for (const base::DirEntry& entry : *entries) {
+      if (!entry.is_directory && IsSegmentName(entry.name))
+        names.push_back(entry.name);
+    }
   }
   std::sort(names.begin(), names.end());
   std::vector<std::string> paths;
@@ -62,21 +57,19 @@ std::vector<std::string> ListSegments(const std::string& span_dir) {
   return paths;
 }
 
-absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir) {
+absl::StatusOr<uint64_t> QuarantineSegments(base::Env& env,
+                                            const std::string& span_dir) {
   const std::string quarantine = QuarantineDir(span_dir);
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(env, quarantine));
   uint64_t bytes = 0;
-  for (const std::string& path : ListSegments(span_dir)) {
-    std::error_code error;
-    bytes += fs::file_size(path, error);
-    fs::rename(path, QuarantinedSegmentPath(span_dir, path), error);
-    if (error) {
-      return absl::UnavailableError(base::StrCat(
-          path, ": cannot move to quarantine/: ", error.message()));
-    }
+  for (const std::string& path : ListSegments(env, span_dir)) {
+    bytes += env.FileSize(path).value_or(0);  // a figure for the notes only
+    PD_RETURN_IF_ERROR(base::Annotate(
+        env.RenameFile(path, QuarantinedSegmentPath(span_dir, path)),
+        "cannot move a segment to quarantine/"));
   }
-  PD_RETURN_IF_ERROR(base::SyncDirectory(quarantine));
-  PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+  PD_RETURN_IF_ERROR(env.SyncDir(quarantine));
+  PD_RETURN_IF_ERROR(env.SyncDir(span_dir));
   return bytes;
 }
 
@@ -129,14 +122,6 @@ ParsedRecord ParseRecord(std::string_view bytes, size_t offset) {
   return record;
 }
 
-absl::Status TruncateFile(const std::string& path, uint64_t size_bytes) {
-  if (::truncate(path.c_str(), static_cast<off_t>(size_bytes)) != 0) {
-    return absl::UnavailableError(base::StrCat(
-        path, ": truncate to ", size_bytes, " bytes: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
 // The offset of the next valid record at or after `from`, or bytes.size() when
 // there is none.
 size_t NextValidRecord(std::string_view bytes, size_t from) {
@@ -159,38 +144,38 @@ struct SegmentRanges {
 // Moves the damaged ranges of `path` into quarantine files, then rewrites the
 // segment with only its kept ranges (quarantine first: at every instant each
 // byte is in one of the two, durably).
-absl::Status QuarantineAndRewrite(const std::string& span_dir,
+absl::Status QuarantineAndRewrite(base::Env& env, const std::string& span_dir,
                                   const std::string& path,
                                   std::string_view bytes,
                                   const SegmentRanges& ranges, SpanScan& scan) {
   const std::string quarantine = QuarantineDir(span_dir);
-  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(quarantine));
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(env, quarantine));
   for (const auto& [begin, end] : ranges.damaged) {
     const std::string file = QuarantinedRangePath(span_dir, path, begin);
     PD_RETURN_IF_ERROR(
-        base::WriteFileAtomically(file, bytes.substr(begin, end - begin)));
+        base::WriteFileAtomically(env, file, bytes.substr(begin, end - begin)));
     scan.quarantined.push_back(file);
   }
   std::string kept;
   for (const auto& [begin, end] : ranges.kept)
     kept.append(bytes.substr(begin, end - begin));
-  return base::WriteFileAtomically(path, kept);
+  return base::WriteFileAtomically(env, path, kept);
 }
 
 }  // namespace
 
 absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(
-    const std::string& span_dir) {
+    base::Env& env, const std::string& span_dir) {
   SpanScan scan;
   std::string bytes;
-  const std::vector<std::string> paths = ListSegments(span_dir);
+  const std::vector<std::string> paths = ListSegments(env, span_dir);
   bool gap = false;  // a record past the prefix was seen: every later record is
                      // after the gap
   std::vector<std::string> problems;
   for (size_t index = 0; index < paths.size(); ++index) {
     const std::string& path = paths[index];
-    const std::string name = fs::path(path).filename().string();
-    PD_RETURN_IF_ERROR(base::ReadFileInto(path, kMaxSegmentFileBytes, bytes));
+    const std::string name = FileName(path);
+    PD_RETURN_IF_ERROR(env.ReadFileInto(path, kMaxSegmentFileBytes, bytes));
     SegmentRanges ranges;
     uint64_t prefix_bytes_here =
         0;  // this segment's bytes that belong to the prefix, once rewritten
@@ -245,9 +230,9 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(
     }
     if (!ranges.damaged.empty()) {
       PD_RETURN_IF_ERROR(
-          QuarantineAndRewrite(span_dir, path, bytes, ranges, scan));
+          QuarantineAndRewrite(env, span_dir, path, bytes, ranges, scan));
     } else if (ranges.torn_tail_at != std::string::npos) {
-      PD_RETURN_IF_ERROR(TruncateFile(path, ranges.torn_tail_at));
+      PD_RETURN_IF_ERROR(env.TruncateFile(path, ranges.torn_tail_at));
     }
     if (prefix_bytes_here > 0) {
       scan.segment_paths.push_back(path);
@@ -278,19 +263,15 @@ namespace {
 
 class SegmentCursor final : public BatchCursor {
  public:
-  explicit SegmentCursor(std::vector<std::string> paths)
-      : paths_(std::move(paths)) {}
+  SegmentCursor(base::Env* env, std::vector<std::string> paths)
+      : env_(env), paths_(std::move(paths)) {}
 
   absl::StatusOr<std::optional<std::string_view>> Next() override {
     for (;;) {
-      if (!file_.valid()) {
+      if (file_ == nullptr) {
         if (next_path_ == paths_.size()) return std::nullopt;
         path_ = paths_[next_path_++];
-        file_ = base::ScopedFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!file_.valid()) {
-          return absl::UnavailableError(
-              base::StrCat(path_, ": open: ", std::strerror(errno)));
-        }
+        PD_ASSIGN_OR_RETURN(file_, env_->NewRandomAccessFile(path_));
         offset_ = 0;
       }
       // The header, then the payload it announces (bounded by ParseRecord's
@@ -298,7 +279,7 @@ class SegmentCursor final : public BatchCursor {
       PD_ASSIGN_OR_RETURN(const size_t header_bytes,
                           ReadAt(offset_, kHeaderBytes, 0));
       if (header_bytes == 0) {
-        file_ = base::ScopedFd();  // this segment is done
+        file_.reset();  // this segment is done
         continue;
       }
       size_t have = header_bytes;
@@ -344,26 +325,17 @@ class SegmentCursor final : public BatchCursor {
   // many (0 at the end).
   absl::StatusOr<size_t> ReadAt(uint64_t offset, size_t size, size_t at) {
     record_.resize(at + size);
-    size_t done = 0;
-    while (done < size) {
-      const ssize_t got =
-          ::pread(file_.get(), record_.data() + at + done, size - done,
-                  static_cast<off_t>(offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0)
-        return absl::UnavailableError(
-            base::StrCat(path_, ": pread: ", std::strerror(errno)));
-      if (got == 0) break;
-      done += static_cast<size_t>(got);
-    }
+    PD_ASSIGN_OR_RETURN(const size_t done,
+                        file_->Read(offset, size, record_.data() + at));
     record_.resize(at + done);
     return done;
   }
 
+  base::Env* const env_;
   const std::vector<std::string> paths_;
   size_t next_path_ = 0;
   std::string path_;
-  base::ScopedFd file_;
+  std::unique_ptr<base::RandomAccessFile> file_;
   uint64_t offset_ = 0;
   uint64_t expected_ = 0;
   std::string record_;
@@ -372,13 +344,16 @@ class SegmentCursor final : public BatchCursor {
 
 }  // namespace
 
-std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir) {
-  return std::make_unique<SegmentCursor>(ListSegments(span_dir));
+std::unique_ptr<BatchCursor> OpenSpanSegments(base::Env& env,
+                                              const std::string& span_dir) {
+  return std::make_unique<SegmentCursor>(&env, ListSegments(env, span_dir));
 }
 
-SegmentWriter::SegmentWriter(std::string span_dir, uint64_t max_segment_bytes,
-                             int next_segment_index, base::AppendOnlyFile file)
-    : span_dir_(std::move(span_dir)),
+SegmentWriter::SegmentWriter(base::Env* env, std::string span_dir,
+                             uint64_t max_segment_bytes, int next_segment_index,
+                             std::unique_ptr<base::WritableFile> file)
+    : env_(env),
+      span_dir_(std::move(span_dir)),
       max_segment_bytes_(max_segment_bytes),
       next_segment_index_(next_segment_index),
       file_(std::move(file)) {}
@@ -387,42 +362,42 @@ SegmentWriter::SegmentWriter(SegmentWriter&&) noexcept = default;
 SegmentWriter& SegmentWriter::operator=(SegmentWriter&&) noexcept = default;
 SegmentWriter::~SegmentWriter() = default;
 
-absl::StatusOr<SegmentWriter> SegmentWriter::Open(const std::string& span_dir,
+absl::StatusOr<SegmentWriter> SegmentWriter::Open(base::Env& env,
+                                                  const std::string& span_dir,
                                                   const SpanScan& scan,
                                                   uint64_t max_segment_bytes) {
   // Records after a gap go: appends continue the valid prefix, and the agent
   // sends them again.
   if (!scan.prefix_end_path.empty()) {
     PD_RETURN_IF_ERROR(
-        TruncateFile(scan.prefix_end_path, scan.prefix_end_bytes));
+        env.TruncateFile(scan.prefix_end_path, scan.prefix_end_bytes));
   }
   for (const std::string& path : scan.paths_after_prefix) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return absl::UnavailableError(
-          base::StrCat(path, ": unlink: ", std::strerror(errno)));
-    }
+    if (absl::Status removed = env.RemoveFile(path);
+        !removed.ok() && !absl::IsNotFound(removed))
+      return removed;
   }
   if (!scan.paths_after_prefix.empty())
-    PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
+    PD_RETURN_IF_ERROR(env.SyncDir(span_dir));
   // Continue the last valid segment, or start the first; the next one is
   // numbered after it (numbers need not be contiguous: a segment may have been
   // emptied into quarantine).
   const bool any = !scan.segment_paths.empty();
   const std::string path =
       any ? scan.segment_paths.back() : SegmentPath(span_dir, 0);
-  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
-                      base::AppendOnlyFile::Open(path));
-  if (!any) PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir));
-  return SegmentWriter(span_dir, max_segment_bytes, SegmentNumber(path) + 1,
-                       std::move(file));
+  PD_ASSIGN_OR_RETURN(std::unique_ptr<base::WritableFile> file,
+                      env.NewAppendableFile(path));
+  if (!any) PD_RETURN_IF_ERROR(env.SyncDir(span_dir));
+  return SegmentWriter(&env, span_dir, max_segment_bytes,
+                       SegmentNumber(path) + 1, std::move(file));
 }
 
 absl::Status SegmentWriter::RollIfNeeded() {
-  if (file_.size_bytes() < max_segment_bytes_) return absl::OkStatus();
+  if (file_->size_bytes() < max_segment_bytes_) return absl::OkStatus();
   const std::string path = SegmentPath(span_dir_, next_segment_index_);
-  PD_ASSIGN_OR_RETURN(base::AppendOnlyFile file,
-                      base::AppendOnlyFile::Open(path));
-  PD_RETURN_IF_ERROR(base::SyncDirectory(span_dir_));
+  PD_ASSIGN_OR_RETURN(std::unique_ptr<base::WritableFile> file,
+                      env_->NewAppendableFile(path));
+  PD_RETURN_IF_ERROR(env_->SyncDir(span_dir_));
   file_ = std::move(file);
   ++next_segment_index_;
   return absl::OkStatus();
@@ -450,12 +425,12 @@ absl::StatusOr<uint64_t> SegmentWriter::Append(uint64_t sequence,
   header.crc =
       RecordCrc(record_.data(), std::string_view(record_).substr(kHeaderBytes));
   std::memcpy(record_.data(), &header, kHeaderBytes);
-  const uint64_t size_before = file_.size_bytes();
-  PD_RETURN_IF_ERROR(file_.Append(record_));
-  if (absl::Status status = file_.Sync(); !status.ok()) {
+  const uint64_t size_before = file_->size_bytes();
+  PD_RETURN_IF_ERROR(file_->Append(record_));
+  if (absl::Status status = file_->Sync(); !status.ok()) {
     // Not durable, so not acknowledged: the chunk will come again and must not
     // follow itself.
-    if (absl::Status cut = file_.CutBackTo(size_before); !cut.ok()) {
+    if (absl::Status cut = file_->Truncate(size_before); !cut.ok()) {
       return base::Annotate(
           status, std::string_view(cut.message().data(), cut.message().size()));
     }

@@ -29,7 +29,7 @@
 
 #include "aggregator/store/batch_codec.h"
 #include "aggregator/store/batch_cursor.h"
-#include "base/atomic_file.h"
+#include "base/env.h"
 
 namespace profdiff::aggregator {
 
@@ -63,6 +63,9 @@ struct SpanScan {
   std::string problem;
 };
 
+// Every function here does its I/O through `env` (base/env.h), which must
+// outlive what it returns.
+
 // Scans the segments in `span_dir` in order. Records 0, 1, 2, ... form the
 // valid prefix. A damaged record (bad CRC, bad header, bad sizes) is not the
 // end: the scan resynchronises on the next valid record header, moves the
@@ -72,21 +75,25 @@ struct SpanScan {
 // (records_after_gap). Only a torn tail (the last segment's last record cut
 // short by a crash mid-write, never acknowledged) is cut. Unavailable on I/O
 // errors.
-absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(const std::string& span_dir);
+absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(base::Env& env,
+                                                   const std::string& span_dir);
 
 // The segment files of a span folder ("seg-NNNNNN.log"), in order.
-std::vector<std::string> ListSegments(const std::string& span_dir);
+std::vector<std::string> ListSegments(base::Env& env,
+                                      const std::string& span_dir);
 
 // Moves every segment of `span_dir` into its quarantine/ folder (durably);
 // returns their bytes. For a span whose records cannot be tied to a header any
 // more (its span.pb is damaged).
-absl::StatusOr<uint64_t> QuarantineSegments(const std::string& span_dir);
+absl::StatusOr<uint64_t> QuarantineSegments(base::Env& env,
+                                            const std::string& span_dir);
 
 // A cursor over the records of `span_dir`'s segments, in order, reading one
 // record at a time (pread of its header, then its payload). Next() is DataLoss
 // naming the file and byte offset when a record is damaged or a sequence is
 // missing. The segments must not be written meanwhile (closed spans only).
-std::unique_ptr<BatchCursor> OpenSpanSegments(const std::string& span_dir);
+std::unique_ptr<BatchCursor> OpenSpanSegments(base::Env& env,
+                                              const std::string& span_dir);
 
 // Appends records to a span's segments. Not thread-safe: one writer per span at
 // a time.
@@ -96,7 +103,8 @@ class SegmentWriter {
   // new span has an empty scan) after its valid prefix: records after a gap are
   // cut off first (their agent sends them again). Segments roll once they reach
   // `max_segment_bytes`.
-  static absl::StatusOr<SegmentWriter> Open(const std::string& span_dir,
+  static absl::StatusOr<SegmentWriter> Open(base::Env& env,
+                                            const std::string& span_dir,
                                             const SpanScan& scan,
                                             uint64_t max_segment_bytes);
   SegmentWriter(SegmentWriter&&) noexcept;
@@ -110,14 +118,16 @@ class SegmentWriter {
                                   std::string_view batch_bytes);
 
  private:
-  SegmentWriter(std::string span_dir, uint64_t max_segment_bytes,
-                int next_segment_index, base::AppendOnlyFile file);
+  SegmentWriter(base::Env* env, std::string span_dir,
+                uint64_t max_segment_bytes, int next_segment_index,
+                std::unique_ptr<base::WritableFile> file);
   absl::Status RollIfNeeded();
 
+  base::Env* env_;
   std::string span_dir_;
   uint64_t max_segment_bytes_;
   int next_segment_index_;
-  base::AppendOnlyFile file_;
+  std::unique_ptr<base::WritableFile> file_;
   BatchCompressor compressor_;
   std::string record_;  // reused record buffer
 };

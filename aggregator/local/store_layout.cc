@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 #include <absl/strings/numbers.h>
 #include <absl/strings/str_format.h>
@@ -12,15 +11,22 @@
 
 namespace profdiff::aggregator {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-std::string FileName(const std::string& path) {
-  return fs::path(path).filename().string();
+// The entries of `dir`, none when it cannot be read (the layout's readers skip
+// what is not there).
+std::vector<base::DirEntry> EntriesOf(base::Env& env, const std::string& dir) {
+  absl::StatusOr<std::vector<base::DirEntry>> entries = env.ListDir(dir);
+  if (!entries.ok()) return {};
+  return *std::move(entries);
 }
 
 }  // namespace
+
+std::string FileName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 std::string LockPath(const std::string& data_dir) { return data_dir + "/LOCK"; }
 
@@ -74,12 +80,12 @@ std::string ProfilePath(const std::string& worker_dir, uint64_t generation) {
   return base::StrCat(worker_dir, "/profile-", generation, ".pb");
 }
 
-std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir) {
+std::vector<uint64_t> ProfileGenerations(base::Env& env,
+                                         const std::string& worker_dir) {
   std::vector<uint64_t> generations;
-  std::error_code error;
-  for (const fs::directory_entry& entry :
-       fs::directory_iterator(worker_dir, error)) {
-    const std::string name = entry.path().filename().string();
+  for (const base::DirEntry& entry : EntriesOf(env, worker_dir)) {
+    const std::string& name = entry.name;
+    if (entry.is_directory) continue;
     if (!name.starts_with("profile-") || !name.ends_with(".pb")) continue;
     const std::string digits = name.substr(8, name.size() - 11);
     if (digits.empty() || digits.size() > 18 ||
@@ -136,26 +142,25 @@ std::string QuarantinedRangePath(const std::string& span_dir,
                       offset, ".bad");
 }
 
-std::vector<std::string> SubFolders(const std::string& dir) {
+std::vector<std::string> SubFolders(base::Env& env, const std::string& dir) {
   std::vector<std::string> names;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  for (const base::DirEntry& entry : EntriesOf(env, dir)) {
+    if (entry.is_directory) names.push_back(entry.name);
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
 // The temp names are "<name>.tmp.<pid>.<n>" (base/atomic_file.h).
-int RemoveTempFiles(const std::string& dir) {
+int RemoveTempFiles(base::Env& env, const std::string& dir) {
   int removed = 0;
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(dir, error), end;
-       !error && it != end; it.increment(error)) {
-    if (it->is_regular_file(error) &&
-        it->path().filename().string().find(".tmp.") != std::string::npos) {
-      std::error_code ignored;
-      if (fs::remove(it->path(), ignored)) ++removed;
+  for (const base::DirEntry& entry : EntriesOf(env, dir)) {
+    const std::string path = base::StrCat(dir, "/", entry.name);
+    if (entry.is_directory) {
+      removed += RemoveTempFiles(env, path);
+    } else if (entry.name.find(".tmp.") != std::string::npos &&
+               env.RemoveFile(path).ok()) {
+      ++removed;
     }
   }
   return removed;

@@ -29,9 +29,13 @@
 #include <string>
 #include <vector>
 
+#include "base/env.h"
 #include "profdiff/v1/trace.pb.h"
 
 namespace profdiff::aggregator {
+
+// The last part of a path these functions built ("seg-000001.log").
+std::string FileName(const std::string& path);
 
 // The data folder.
 std::string LockPath(const std::string& data_dir);
@@ -58,7 +62,8 @@ v1::WorkerInfo WorkerOfFolder(const std::string& worker_key);
 std::string ProfilePath(const std::string& worker_dir, uint64_t generation);
 // The generations of the profile files in a worker folder, ascending; other
 // files are ignored.
-std::vector<uint64_t> ProfileGenerations(const std::string& worker_dir);
+std::vector<uint64_t> ProfileGenerations(base::Env& env,
+                                         const std::string& worker_dir);
 
 // A span's folder and what it holds.
 std::string SpansDir(const std::string& worker_dir);
@@ -78,10 +83,10 @@ std::string QuarantinedRangePath(const std::string& span_dir,
                                  uint64_t offset);
 
 // The names of the folders in `dir`, sorted; none when it cannot be read.
-std::vector<std::string> SubFolders(const std::string& dir);
+std::vector<std::string> SubFolders(base::Env& env, const std::string& dir);
 // Removes the temp files interrupted atomic writes left under `dir`, at any
 // depth; returns how many.
-int RemoveTempFiles(const std::string& dir);
+int RemoveTempFiles(base::Env& env, const std::string& dir);
 
 }  // namespace profdiff::aggregator
 

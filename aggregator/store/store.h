@@ -39,6 +39,7 @@
 #include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
+#include "base/env.h"
 #include "profdiff/v1/collector.pb.h"
 #include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/run_store.pb.h"
@@ -73,6 +74,9 @@ struct StoreOptions {
   absl::Duration partial_after =
       absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
   trace::EventBatchLimits batch_limits;
+  // local: every file, folder and clock reading goes through it (tests pass an
+  // in-memory or fault-injecting one). Not owned; outlives the store.
+  base::Env* env = base::Env::Default();
 };
 
 // How much GetRun says: the summary (state, counts, version, the ranks with a

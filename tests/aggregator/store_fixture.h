@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <absl/time/clock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/clickhouse_cluster.h"
+#include "tests/support/manual_clock.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
@@ -166,6 +168,9 @@ class StoreFixture : public ::testing::Test {
   }
 
   const std::string backend_;
+  // For a test that hands it to the server (options_); declared before
+  // server_, so it outlives the server's threads.
+  test_support::ManualClock clock_{absl::Now()};
   std::string clickhouse_url_;  // empty: the local store
   std::vector<std::string> files_;
   fs::path data_dir_;

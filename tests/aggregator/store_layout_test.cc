@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/store/worker_selector.h"
+#include "base/env.h"
 #include "tests/support/test_dir.h"
 
 namespace profdiff::aggregator {
@@ -43,7 +44,9 @@ TEST(StoreLayoutTest, NamesTheTreeOfARun) {
 TEST(StoreLayoutTest, SegmentNamesRoundTrip) {
   const std::string segment = SegmentPath("/s", 12);
   EXPECT_EQ(segment, "/s/seg-000012.log");
-  EXPECT_TRUE(IsSegmentName(fs::path(segment).filename().string()));
+  EXPECT_EQ(FileName(segment), "seg-000012.log");
+  EXPECT_EQ(FileName("seg-000012.log"), "seg-000012.log");
+  EXPECT_TRUE(IsSegmentName(FileName(segment)));
   EXPECT_FALSE(IsSegmentName("span.pb"));
   EXPECT_FALSE(IsSegmentName("seg-000001.log.tmp.1.0"));
   EXPECT_EQ(SegmentNumber(segment), 12);
@@ -89,9 +92,12 @@ TEST(StoreLayoutTest, ProfileGenerationsListsOnlyProfileFiles) {
         "profile-1234567890123456789.pb"}) {
     Touch(dir / name);
   }
-  EXPECT_THAT(ProfileGenerations(dir.string()), ElementsAre(1, 2, 10));
+  EXPECT_THAT(ProfileGenerations(*base::Env::Default(), dir.string()),
+              ElementsAre(1, 2, 10));
   EXPECT_EQ(ProfilePath(dir.string(), 10), (dir / "profile-10.pb").string());
-  EXPECT_THAT(ProfileGenerations((dir / "missing").string()), IsEmpty());
+  EXPECT_THAT(
+      ProfileGenerations(*base::Env::Default(), (dir / "missing").string()),
+      IsEmpty());
 }
 
 TEST(StoreLayoutTest, SubFoldersListsFoldersSorted) {
@@ -99,8 +105,10 @@ TEST(StoreLayoutTest, SubFoldersListsFoldersSorted) {
   fs::create_directories(dir / "b");
   fs::create_directories(dir / "a" / "inner");
   Touch(dir / "c");
-  EXPECT_THAT(SubFolders(dir.string()), ElementsAre("a", "b"));
-  EXPECT_THAT(SubFolders((dir / "missing").string()), IsEmpty());
+  EXPECT_THAT(SubFolders(*base::Env::Default(), dir.string()),
+              ElementsAre("a", "b"));
+  EXPECT_THAT(SubFolders(*base::Env::Default(), (dir / "missing").string()),
+              IsEmpty());
 }
 
 TEST(StoreLayoutTest, RemoveTempFilesRemovesOnlyTempFilesAtAnyDepth) {
@@ -113,14 +121,14 @@ TEST(StoreLayoutTest, RemoveTempFilesRemovesOnlyTempFilesAtAnyDepth) {
   Touch(span / "span.pb");
   Touch(span / "span.pb.tmp.123.1");
   Touch(span / "quarantine" / "seg-000000.log.0.bad.tmp.9.4");
-  EXPECT_EQ(RemoveTempFiles(runs.string()), 3);
+  EXPECT_EQ(RemoveTempFiles(*base::Env::Default(), runs.string()), 3);
   EXPECT_TRUE(fs::exists(runs / "r" / "run.pb"));
   EXPECT_TRUE(fs::exists(span / "span.pb"));
   EXPECT_FALSE(fs::exists(runs / "r" / "run.pb.tmp.123.0"));
   EXPECT_FALSE(fs::exists(span / "span.pb.tmp.123.1"));
   EXPECT_FALSE(
       fs::exists(span / "quarantine" / "seg-000000.log.0.bad.tmp.9.4"));
-  EXPECT_EQ(RemoveTempFiles(runs.string()), 0);
+  EXPECT_EQ(RemoveTempFiles(*base::Env::Default(), runs.string()), 0);
 }
 
 }  // namespace

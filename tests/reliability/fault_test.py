@@ -9,8 +9,9 @@ processes on 127.0.0.1 uploading real traces, while one fault is applied:
   proxy-cut   the agents reach the aggregator through a TCP proxy that cuts every connection at
               random points (>= --kills times)
   proxy-slow  ... through a proxy that throttles each connection to --throttle-kbps
-  disk-full   writes under the data dir fail with ENOSPC (enospc_preload.so) for a while, then
-              succeed again; the aggregator keeps answering reads meanwhile
+
+A full disk is tested in-process, on the fault-injecting Env (tests/aggregator/local_store_test.cc,
+LocalStoreFaultTest.AFullDisk*), with no LD_PRELOAD shim.
 
 After each: every agent exits 0 (its spans acknowledged), and every run holds exactly the events
 of its file (not one lost, not one twice) and exports the same trace as a fault-free upload of the
@@ -73,10 +74,9 @@ def wait_for_port(port, timeout_s=30):
 class Aggregator:
     """profdiff-aggregator on a fixed port and data dir, restartable."""
 
-    def __init__(self, binary, data_dir, port, log_dir, env=None, name="aggregator"):
+    def __init__(self, binary, data_dir, port, log_dir, name="aggregator"):
         self.binary, self.data_dir, self.port, self.log_dir = binary, data_dir, port, log_dir
         self.name = name
-        self.env = env or os.environ.copy()
         self.proc = None
         self.starts = 0
 
@@ -85,7 +85,7 @@ class Aggregator:
         log = open(os.path.join(self.log_dir, f"{self.name}.{self.starts}.log"), "wb")
         self.proc = subprocess.Popen(
             [self.binary, f"--listen=127.0.0.1:{self.port}", f"--data-dir={self.data_dir}",
-             "--partial-after=1h"], stdout=log, stderr=log, env=self.env)
+             "--partial-after=1h"], stdout=log, stderr=log)
         log.close()
         wait_for_port(self.port)
 
@@ -273,24 +273,10 @@ def check(bins, address, prefix, agents, expected, out):
     return problems, events
 
 
-def enospc_refusals(out):
-    """How many writes the aggregator logged as refused for lack of space."""
-    refused = 0
-    for log in os.listdir(os.path.join(out, "logs")):
-        if log.startswith("aggregator."):
-            with open(os.path.join(out, "logs", log), errors="replace") as f:
-                refused += sum("No space left" in line for line in f)
-    return refused
-
-
 def scenario(name, bins, traces, expected, args, out):
-    data = os.path.realpath(os.path.join(out, "store"))  # the shim compares resolved paths
+    data = os.path.join(out, "store")
     port = free_port()
-    env = os.environ.copy()
-    flag = os.path.join(out, "disk-is-full")
-    if name == "disk-full":
-        env.update(LD_PRELOAD=bins["enospc"], PROFDIFF_ENOSPC_DIR=data, PROFDIFF_ENOSPC_FLAG=flag)
-    aggregator = Aggregator(bins["aggregator"], data, port, os.path.join(out, "logs"), env)
+    aggregator = Aggregator(bins["aggregator"], data, port, os.path.join(out, "logs"))
     aggregator.start()
     proxy = None
     if name.startswith("proxy"):
@@ -308,28 +294,11 @@ def scenario(name, bins, traces, expected, args, out):
             agents_all += agents
             for agent in agents:
                 agent.start()
-            if name == "disk-full":
-                time.sleep(1.0)
-                open(flag, "w").close()
-                full_since = time.time()
-                # The store keeps serving reads while no write succeeds.
-                served = stored_runs(bins["profdiff"], direct, name)
-                # Stay full until the store has refused a write (a loaded machine may start the
-                # uploads late), then for the planned window; bounded so a broken shim fails.
-                refused_by = time.time() + 120
-                while enospc_refusals(out) == 0 and time.time() < refused_by:
-                    time.sleep(0.2)
-                time.sleep(args.disk_full_s)
-                os.remove(flag)
-                figures["disk_full_s"] = round(time.time() - full_since, 1)
-                figures["list_runs_answered_while_full"] = True
-                figures["runs_stored_when_full"] = len(served)
-                faults += 1
             while any(a.running() for a in agents):
                 if time.time() - start > DEADLINE_S:
                     raise RuntimeError(f"uploads still running after {DEADLINE_S}s")
                 time.sleep(rng.uniform(0.2, 1.2))
-                if faults >= args.kills or name == "disk-full" or name == "proxy-slow":
+                if faults >= args.kills or name == "proxy-slow":
                     continue
                 if name == "kills":
                     aggregator.kill()
@@ -348,7 +317,7 @@ def scenario(name, bins, traces, expected, args, out):
             for agent in agents:
                 agent.proc.wait()
             batch += 1
-            if faults >= args.kills or name in ("disk-full", "proxy-slow"):
+            if faults >= args.kills or name == "proxy-slow":
                 break
         elapsed = time.time() - start
         problems, events = check(bins, direct, name + "-", agents_all, expected, out)
@@ -357,11 +326,6 @@ def scenario(name, bins, traces, expected, args, out):
                        agent_starts=sum(a.starts for a in agents_all), events_lost_or_duplicated=0 if not problems else "see problems")
         if proxy:
             figures["proxy_connections"] = proxy.connections
-        if name == "disk-full":
-            refused = enospc_refusals(out)
-            figures["writes_refused_enospc"] = refused
-            if refused == 0:
-                problems.append("no write failed with ENOSPC: the fault never happened")
         return problems, figures
     finally:
         for agent in agents_all:
@@ -371,14 +335,12 @@ def scenario(name, bins, traces, expected, args, out):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["kills", "agent-storm", "proxy-cut", "proxy-slow", "disk-full"])
+    parser.add_argument("scenario", choices=["kills", "agent-storm", "proxy-cut", "proxy-slow"])
     parser.add_argument("--bin-dir", required=True)
-    parser.add_argument("--enospc", help="enospc_preload.so (disk-full)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--agents", type=int, default=20)
     parser.add_argument("--throttle-kbps", type=int, default=512)
-    parser.add_argument("--disk-full-s", type=float, default=5.0)
     args = parser.parse_args()
     traces_dir = os.environ.get("PROFDIFF_TRACES", "../shared/traces")
     traces = [os.path.join(traces_dir, t) for t in TRACES]
@@ -388,8 +350,7 @@ def main():
         return 77
     bins = {"aggregator": os.path.join(args.bin_dir, "aggregator/profdiff-aggregator"),
             "agent": os.path.join(args.bin_dir, "agent/profdiff-agent"),
-            "profdiff": os.path.join(args.bin_dir, "client/profdiff"),
-            "enospc": args.enospc}
+            "profdiff": os.path.join(args.bin_dir, "client/profdiff")}
     out = os.path.join(args.out, args.scenario)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.join(out, "logs"))

@@ -21,7 +21,7 @@
 #include "aggregator/store/stored_spans.h"
 #include "aggregator/store/upload_rules.h"
 #include "base/atomic_file.h"
-#include "base/file_reader.h"
+#include "base/env.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "profdiff/v1/store.pb.h"
@@ -85,17 +85,17 @@ inline constexpr uint64_t kMaxProfileFileBytes = uint64_t{1} << 30;
 
 inline int64_t UnixMillis(absl::Time time) { return absl::ToUnixMillis(time); }
 
-inline absl::Status WriteProto(const std::string& path,
+inline absl::Status WriteProto(base::Env& env, const std::string& path,
                                const google::protobuf::MessageLite& message) {
-  return base::WriteFileAtomically(path, message.SerializeAsString());
+  return base::WriteFileAtomically(env, path, message.SerializeAsString());
 }
 
 // Reads a proto file; DataLoss when it does not parse.
-inline absl::Status ReadProto(const std::string& path,
+inline absl::Status ReadProto(base::Env& env, const std::string& path,
                               google::protobuf::MessageLite& message,
                               uint64_t max_bytes = kMaxManifestBytes) {
   std::string bytes;
-  PD_RETURN_IF_ERROR(base::ReadFileInto(path, max_bytes, bytes));
+  PD_RETURN_IF_ERROR(env.ReadFileInto(path, max_bytes, bytes));
   if (!message.ParseFromString(bytes)) {
     return absl::DataLossError(
         base::StrCat(path, ": does not parse as ", message.GetTypeName()));
@@ -109,11 +109,12 @@ std::vector<ReplacedSpan> ReplacedSpansOf(
     const LocalStore::WorkerEntry& worker);
 
 // The closed spans a worker's profile, digest and export count: all but those
-// a newer version of their file replaces.
-std::vector<StoredSpan> ClosedSpansOf(const LocalStore::WorkerEntry& worker);
+// a newer version of their file replaces. Their reads go through `env`.
+std::vector<StoredSpan> ClosedSpansOf(base::Env& env,
+                                      const LocalStore::WorkerEntry& worker);
 
 // A span of the data folder, read from its segments.
-StoredSpan SegmentSpan(const std::string& id,
+StoredSpan SegmentSpan(base::Env& env, const std::string& id,
                        const LocalStore::SpanEntry& span);
 
 }  // namespace local_parts
