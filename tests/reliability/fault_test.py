@@ -10,7 +10,7 @@ processes on 127.0.0.1 uploading real traces, while one fault is applied:
               random points (>= --kills times)
   proxy-slow  ... through a proxy that throttles each connection to --throttle-kbps
 
-A full disk is tested in-process, on the fault-injecting Env (tests/aggregator/local_store_test.cc,
+A full disk is tested in-process, on the fault-injecting Env (tests/aggregator/local/local_store_test.cc,
 LocalStoreFaultTest.AFullDisk*), with no LD_PRELOAD shim.
 
 After each: every agent exits 0 (its spans acknowledged), and every run holds exactly the events
