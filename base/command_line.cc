@@ -19,8 +19,10 @@ namespace profdiff::base {
 namespace {
 
 // Usage(): the flag column is this wide (a longer "--name VALUE" puts its help
-// on the next line), lines wrap at kUsageWidth.
+// on the next line), lines wrap at kUsageWidth. The CLI's is narrower, as the
+// hand-written lines of its commands' usage are.
 constexpr size_t kFlagColumnWidth = 25;
+constexpr size_t kCommandFlagColumnWidth = 21;
 constexpr size_t kUsageWidth = 100;
 constexpr std::string_view kIndent = "  ";
 
@@ -111,16 +113,17 @@ struct UsageEntry {
 
 // `entries` in two columns: the flag column (a longer "--name VALUE" puts its
 // help on the next line), then the help wrapped at kUsageWidth.
-std::string UsageEntries(const std::vector<UsageEntry>& entries) {
+std::string UsageEntries(const std::vector<UsageEntry>& entries,
+                         size_t flag_column_width) {
   std::string usage;
-  const size_t help_column = kIndent.size() + kFlagColumnWidth;
+  const size_t help_column = kIndent.size() + flag_column_width;
   const std::string help_indent(help_column, ' ');
   for (const UsageEntry& entry : entries) {
     std::string line = StrCat(kIndent, entry.left);
     const std::vector<std::string> lines =
         WrapWords(entry.help, entry.tail, kUsageWidth - help_column);
     for (const std::string& help_line : lines) {
-      if (line.size() + 1 > help_column) {
+      if (line.size() + 2 > help_column) {  // two blanks at least
         StrAppend(&usage, line, "\n");
         line = help_indent;
       }
@@ -481,11 +484,16 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
   return parsed;
 }
 
+size_t FlagSet::FlagColumnWidth() const {
+  return spelling_ == FlagSpelling::kCommand ? kCommandFlagColumnWidth
+                                             : kFlagColumnWidth;
+}
+
 std::string FlagSet::Usage() const {
-  return StrCat(
-      FlagsUsage(),
-      UsageEntries({{"--help", "print this help and exit", ""},
-                    {"--version", "print the version and exit", ""}}));
+  return StrCat(FlagsUsage(),
+                UsageEntries({{"--help", "print this help and exit", ""},
+                              {"--version", "print the version and exit", ""}},
+                             FlagColumnWidth()));
 }
 
 std::string FlagSet::FlagsUsage() const {
@@ -502,7 +510,7 @@ std::string FlagSet::FlagsUsage() const {
     if (!flag.default_text.empty())
       entry.tail = StrCat("(default: ", flag.default_text, ")");
   }
-  return UsageEntries(entries);
+  return UsageEntries(entries, FlagColumnWidth());
 }
 
 std::string VersionLine(std::string_view program) {

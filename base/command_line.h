@@ -193,6 +193,8 @@ class FlagSet {
   // "--name=\"value\"" or "--name value" as `spelling_` says.
   std::string Spelled(std::string_view name, std::string_view value) const;
 
+  size_t FlagColumnWidth() const;
+
   FlagSpelling spelling_;
   std::vector<Flag> flags_;
   std::map<std::string, size_t, std::less<>> index_;  // name -> flags_ index

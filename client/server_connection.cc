@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "base/status_macros.h"
+#include "client/command_line.h"
 #include "client/run_store_client.h"
 #include "rpc/security_flags.h"
 
@@ -35,7 +36,7 @@ absl::StatusOr<ServerConnection> ServerConnectionOf(
 
 std::string ConnectionUsage() {
   ConnectionFlags unused;
-  base::FlagSet flags;
+  base::FlagSet flags = CommandFlags();
   AddConnectionFlags(flags, &unused);
   return flags.FlagsUsage();
 }
