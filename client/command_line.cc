@@ -58,6 +58,17 @@ absl::StatusOr<base::ParsedCommandLine> ParseCommandLine(
   return parsed;
 }
 
+void AddGroupingFlags(base::FlagSet& flags, analysis::ProfileOptions* options) {
+  flags.AddEnum("group-by", &options->operator_grouping,
+                {{"name", analysis::OperatorGrouping::kName},
+                 {"shape", analysis::OperatorGrouping::kNameAndShape}},
+                "operator rows by name, or by name and input shapes");
+  flags.AddEnum("kernels-by", &options->kernel_grouping,
+                {{"name", analysis::KernelGrouping::kName},
+                 {"op", analysis::KernelGrouping::kNameAndOp}},
+                "kernel rows by name, or by name and launching operator");
+}
+
 std::string JoinedList(const std::vector<std::string>& values,
                        std::string_view fallback) {
   if (values.empty()) return std::string(fallback);

@@ -9,6 +9,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "analysis/worker_profile.h"
 #include "base/command_line.h"
 
 namespace profdiff::client {
@@ -41,6 +42,10 @@ base::FlagSet CommandFlags();
 // that breaks its flag's rule the FlagSet's InvalidArgument, which names both.
 absl::StatusOr<base::ParsedCommandLine> ParseCommandLine(
     base::FlagSet& flags, const std::vector<std::string>& args);
+
+// --group-by name|shape and --kernels-by name|op, bound to `*options`, which
+// must outlive `flags`' use: the rows of show's and diff's tables.
+void AddGroupingFlags(base::FlagSet& flags, analysis::ProfileOptions* options);
 
 // A list flag's values joined with ',': "--view a --view b" is "a,b", as
 // "--view a,b" is; `fallback` when none was given.

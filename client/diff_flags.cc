@@ -1,5 +1,6 @@
 #include "client/diff_flags.h"
 
+#include "client/command_line.h"
 #include "client/output_file.h"
 
 namespace profdiff::client {
@@ -16,14 +17,7 @@ void AddDiffFlags(base::FlagSet& flags, DiffFlags* f) {
                 "ranks|all",
                 "the views shown (several: commas, or --view again)");
   flags.AddString("path", &f->path, "P", "module drill-down");
-  flags.AddEnum("group-by", &f->profile_options.operator_grouping,
-                {{"name", analysis::OperatorGrouping::kName},
-                 {"shape", analysis::OperatorGrouping::kNameAndShape}},
-                "operator rows by name, or by name and input shapes");
-  flags.AddEnum("kernels-by", &f->profile_options.kernel_grouping,
-                {{"name", analysis::KernelGrouping::kName},
-                 {"op", analysis::KernelGrouping::kNameAndOp}},
-                "kernel rows by name, or by name and launching operator");
+  AddGroupingFlags(flags, &f->profile_options);
   flags.AddString("ranks", &f->ranks, "LIST|all", "ranks to compare");
   flags.AddEnum("normalize", &f->normalize,
                 {{"per-step", v1::NORMALIZATION_PER_STEP},

@@ -73,14 +73,7 @@ void AddShowFlags(base::FlagSet& flags, ShowFlags* f) {
   flags.AddList("view", &f->views,
                 "overview|steps|operators|kernels|modules|memory|comm|all",
                 "the views shown (several: commas, or --view again)");
-  flags.AddEnum("group-by", &f->profile_options.operator_grouping,
-                {{"name", analysis::OperatorGrouping::kName},
-                 {"shape", analysis::OperatorGrouping::kNameAndShape}},
-                "operator rows by name, or by name and input shapes");
-  flags.AddEnum("kernels-by", &f->profile_options.kernel_grouping,
-                {{"name", analysis::KernelGrouping::kName},
-                 {"op", analysis::KernelGrouping::kNameAndOp}},
-                "kernel rows by name, or by name and launching operator");
+  AddGroupingFlags(flags, &f->profile_options);
   flags.AddString("format", &f->format, "table|json|csv", "output format");
   flags.AddInt("top", &f->top, "N", "rows per table (0: all)", {.min = 0});
   flags.SetRuleText("top", "a number >= 0");
