@@ -25,7 +25,6 @@
 #include "client/json_output.h"
 #include "client/show_command.h"
 #include "differ/communication_diff.h"
-#include "differ/display_text.h"
 #include "profdiff/v1/diff.pb.h"
 #include "tests/support/traces_dir.h"
 
@@ -393,63 +392,6 @@ TEST(DiffCommandTest, JsonCarriesBothSidesDeltasAndChangeClasses) {
 
 // Every value of the diff's enums has its own word, and JSON carries it both
 // ways (a report written by ToJson reads back the same).
-TEST(DiffCommandTest, JsonWritesEveryDiffEnumAsItsDisplayTextAndReadsItBack) {
-  const google::protobuf::EnumDescriptor* enums[] = {
-      v1::DiffStatus_descriptor(),     v1::Change_descriptor(),
-      v1::ModuleCompared_descriptor(), v1::OperatorCompared_descriptor(),
-      v1::OverviewMetric_descriptor(), v1::HtaChange_descriptor(),
-      v1::FindingKind_descriptor(),    v1::EvidenceTable_descriptor()};
-  for (const google::protobuf::EnumDescriptor* type : enums) {
-    SCOPED_TRACE(type->name());
-    EXPECT_TRUE(differ::HasDisplayText(*type));
-    std::set<std::string> texts;
-    for (int i = 0; i < type->value_count(); ++i) {
-      const std::string& text =
-          differ::DisplayText(*type, type->value(i)->number());
-      if (type->value(i)->number() == 0) {
-        EXPECT_EQ(text, "") << type->value(i)->name();
-      } else {
-        EXPECT_NE(text, "") << type->value(i)->name();
-        EXPECT_TRUE(texts.insert(text).second) << text << " twice";
-      }
-    }
-  }
-  EXPECT_FALSE(differ::HasDisplayText(*v1::DiffView_descriptor()));
-
-  v1::DiffReport report;
-  report.mutable_options()->add_views(v1::DIFF_VIEW_KERNELS);
-  for (int m = 0; m < v1::OverviewMetric_descriptor()->value_count(); ++m) {
-    report.mutable_overview()->add_rows()->set_metric(
-        static_cast<v1::OverviewMetric>(
-            v1::OverviewMetric_descriptor()->value(m)->number()));
-  }
-  report.mutable_modules()->set_status(v1::DIFF_STATUS_UNKNOWN);
-  report.mutable_modules()->set_compared(v1::MODULE_COMPARED_DEVICE_US);
-  v1::OperatorDiff& op = *report.add_operators();
-  op.set_change(v1::CHANGE_UNCHANGED);
-  op.set_compared(v1::OPERATOR_COMPARED_DEVICE_TOTAL_US);
-  report.add_kernels()->set_change(v1::CHANGE_ADDED);
-  report.add_hta_rows()->set_change(v1::HTA_CHANGE_SAME);
-  v1::Finding& finding = *report.add_findings();
-  finding.set_kind(v1::FINDING_KIND_STEP_TIME);
-  finding.add_evidence()->set_table(v1::EVIDENCE_TABLE_MODULES);
-  absl::StatusOr<std::string> json = ToJson(report);
-  ASSERT_TRUE(json.ok()) << json.status();
-  for (const char* text :
-       {"\"metric\": \"\"", "\"metric\": \"Est. SM efficiency\"",
-        "\"status\": \"unknown\"", "\"compared\": \"device_us\"",
-        "\"change\": \"unchanged\"", "\"compared\": \"device_total_us\"",
-        "\"change\": \"added\"", "\"change\": \"=\"", "\"kind\": \"step_time\"",
-        "\"table\": \"modules\"", "\"DIFF_VIEW_KERNELS\""}) {
-    EXPECT_THAT(*json, HasSubstr(text));
-  }
-  v1::DiffReport read;
-  ASSERT_TRUE(FromJson(*json, read).ok());
-  EXPECT_EQ(read.SerializeAsString(), report.SerializeAsString());
-  EXPECT_EQ(FromJson(R"({"operators": [{"change": "bigger"}]})", read).code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
 TEST(DiffCommandTest, TableAndCsvName) {
   const fs::path a = WriteRun("diff_ta", 40, true);
   const fs::path b = WriteRun("diff_tb", 60, true);

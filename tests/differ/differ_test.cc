@@ -1,7 +1,8 @@
-// The differ on hand-built profiles (alignment through DiffRuns, normalisation,
-// --path), the row order of `show` and `diff` on hand-built rows, and the
-// differ on real traces from PROFDIFF_TRACES (hardware pair, repeat runs,
-// DataLoader, row controls).
+// DiffRuns on hand-built profiles (normalisation, rank selection, missing
+// values, the slowest compute) and the differ on real traces from
+// PROFDIFF_TRACES (hardware pair, repeat runs, DataLoader, row controls). The
+// module diff's and the row order's own tests are module_diff_test.cc and
+// row_order_test.cc.
 #include "differ/differ.h"
 
 #include <cmath>
@@ -11,14 +12,13 @@
 #include <initializer_list>
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "analysis/run_loader.h"
-#include "differ/row_order.h"
+#include "tests/differ/hand_built_run.h"
 #include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
 
@@ -26,215 +26,16 @@ namespace profdiff::differ {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Child;
+using testing::MakeRun;
 
-// --- hand-built profiles
+// --- hand-built profiles (tests/differ/hand_built_run.h)
 // ---------------------------------------------------------------------
-
-struct NodeSpec {
-  NodeSpec(std::string n, double host = 0, double device = 0,
-           std::vector<NodeSpec> c = {})
-      : name(std::move(n)),
-        host_per_step(host),
-        device_per_step(device),
-        children(std::move(c)) {}
-  std::string name;
-  double host_per_step;
-  double device_per_step;
-  std::vector<NodeSpec> children;
-  v1::ModuleNodeKind kind = v1::MODULE_NODE_KIND_MODULE;
-  double backward_host_per_step =
-      0;  // a forward module's <module>.backward host time
-};
-
-void FillNode(const NodeSpec& spec, int steps, v1::ModuleNode& out) {
-  out.set_name(spec.name);
-  out.set_kind(spec.kind);
-  out.set_calls(steps);
-  out.set_host_us(spec.host_per_step * steps);
-  out.set_device_us(spec.device_per_step * steps);
-  out.set_backward_host_us(spec.backward_host_per_step * steps);
-  for (int s = 0; s < steps; ++s) {
-    v1::ModuleStepSample* sample = out.add_step_samples();
-    sample->set_step_index(s);
-    sample->set_calls(1);
-    sample->set_host_us(spec.host_per_step);
-    sample->set_device_us(spec.device_per_step);
-    sample->set_backward_host_us(spec.backward_host_per_step);
-  }
-  for (const NodeSpec& child : spec.children)
-    FillNode(child, steps, *out.add_children());
-}
-
-// One worker whose steps each take `step_us` on the host and whose module tree
-// is `top`.
-v1::RunProfile MakeRun(const std::string& name,
-                       const std::vector<NodeSpec>& top, int steps = 3,
-                       double step_us = 1000) {
-  v1::RunProfile run;
-  run.set_run(name);
-  v1::WorkerProfile& w = *run.add_workers();
-  w.mutable_worker()->set_worker_name("worker0");
-  for (int s = 0; s < steps; ++s) {
-    v1::StepStats* step = w.add_steps();
-    step->set_step(s + 1);
-    step->set_duration_us(step_us);
-    step->set_cpu_exec_us(step_us);
-  }
-  w.mutable_average_step()->set_duration_us(step_us);
-  w.mutable_average_step()->set_cpu_exec_us(step_us);
-  v1::ModuleNode& root = *w.mutable_modules();
-  root.set_name("(root)");
-  root.set_kind(v1::MODULE_NODE_KIND_ROOT);
-  for (int s = 0; s < steps; ++s) {
-    v1::ModuleStepSample* sample = root.add_step_samples();
-    sample->set_step_index(s);
-    sample->set_calls(1);
-    sample->set_host_us(step_us);
-  }
-  for (const NodeSpec& spec : top) FillNode(spec, steps, *root.add_children());
-  return run;
-}
-
-const v1::ModuleDiffNode& Child(const v1::ModuleDiffNode& node,
-                                const std::string& name) {
-  for (const v1::ModuleDiffNode& c : node.children()) {
-    if (c.name() == name) return c;
-  }
-  ADD_FAILURE() << "no child " << name << " under " << node.path();
-  return node;
-}
 
 void Walk(const v1::ModuleDiffNode& node,
           const std::function<void(const v1::ModuleDiffNode&)>& f) {
   f(node);
   for (const v1::ModuleDiffNode& c : node.children()) Walk(c, f);
-}
-
-TEST(DiffModulesTest, InstanceSuffixesThatDifferStillMatch) {
-  const auto a = MakeRun("a", {{"Linear_3", 100}, {"ReLU_4", 10}});
-  const auto b = MakeRun("b", {{"Linear_7", 120}, {"ReLU_8", 10}});
-  auto report = DiffRuns(a, b, {});
-  ASSERT_TRUE(report.ok()) << report.status();
-  const v1::ModuleDiffNode& root = report->modules();
-  ASSERT_GE(root.children_size(), 2);
-  EXPECT_EQ(root.children(0).status(), v1::DIFF_STATUS_MATCHED);
-  EXPECT_EQ(root.children(0).baseline_name(), "Linear_3");
-  EXPECT_EQ(root.children(0).experimental_name(), "Linear_7");
-  EXPECT_DOUBLE_EQ(root.children(0).delta().compare_us(), 20);
-  EXPECT_EQ(root.children(1).status(), v1::DIFF_STATUS_MATCHED);
-}
-
-TEST(DiffModulesTest, ResNet50AgainstResNet152Layer3MatchesSixAndAddsThirty) {
-  auto stage = [](int blocks) {
-    NodeSpec layer3("layer3");
-    for (int i = 0; i < blocks; ++i)
-      layer3.children.push_back({"Bottleneck_" + std::to_string(i), 10});
-    layer3.host_per_step = 10.0 * blocks;
-    return NodeSpec{"ResNet_0", layer3.host_per_step, 0, {layer3}};
-  };
-  auto report =
-      DiffRuns(MakeRun("r50", {stage(6)}), MakeRun("r152", {stage(36)}), {});
-  ASSERT_TRUE(report.ok()) << report.status();
-  const v1::ModuleDiffNode& layer3 =
-      Child(Child(report->modules(), "ResNet_0"), "layer3");
-  int matched = 0, added = 0, removed = 0;
-  for (const v1::ModuleDiffNode& c : layer3.children()) {
-    matched += c.status() == v1::DIFF_STATUS_MATCHED;
-    added += c.status() == v1::DIFF_STATUS_ADDED;
-    removed += c.status() == v1::DIFF_STATUS_REMOVED;
-  }
-  EXPECT_EQ(matched, 6);
-  EXPECT_EQ(added, 30);
-  EXPECT_EQ(removed, 0);
-}
-
-TEST(DiffModulesTest, UnknownBlockHoldsTimeOutsideEveryChild) {
-  // Steps of 1000 us; the model covers 700 of them, so 300 belong to no module.
-  auto report = DiffRuns(MakeRun("a", {{"Model_0", 700}}),
-                         MakeRun("b", {{"Model_0", 700}}), {});
-  ASSERT_TRUE(report.ok());
-  const v1::ModuleDiffNode& unknown = Child(report->modules(), "(unknown)");
-  EXPECT_EQ(unknown.status(), v1::DIFF_STATUS_UNKNOWN);
-  EXPECT_DOUBLE_EQ(unknown.baseline().host_us(), 300);
-  EXPECT_DOUBLE_EQ(unknown.delta().host_us(), 0);
-}
-
-TEST(DiffModulesTest, PathByIndexOrNameScopesTheTree) {
-  auto a = MakeRun("a", {{"Enc_0", 500, 0, {{"Attn_1", 300}, {"MLP_2", 100}}}});
-  auto b = MakeRun("b", {{"Enc_0", 600, 0, {{"Attn_1", 400}, {"MLP_2", 100}}}});
-  v1::DiffOptions options;
-  options.set_path("0/0");
-  auto by_index = DiffRuns(a, b, options);
-  ASSERT_TRUE(by_index.ok()) << by_index.status();
-  EXPECT_EQ(by_index->modules().name(), "Attn_1");
-  EXPECT_DOUBLE_EQ(by_index->modules().delta().compare_us(), 100);
-  options.set_path("Enc_0/Attn_1");
-  auto by_name = DiffRuns(a, b, options);
-  ASSERT_TRUE(by_name.ok());
-  EXPECT_EQ(by_name->modules().index_path(), "0/0");
-  options.set_path("Enc/Attn");  // class names work too
-  ASSERT_TRUE(DiffRuns(a, b, options).ok());
-  options.set_path("Enc_0/Conv_9");
-  auto missing = DiffRuns(a, b, options);
-  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(missing.status().message().find("Attn_1"), std::string::npos)
-      << missing.status();
-}
-
-TEST(DiffModulesTest, BackwardAndOptimizerNodesAlignLikeModules) {
-  auto tree = [](const std::string& linear, const std::string& optimizer,
-                 double backward) {
-    NodeSpec forward{"Net_0", 300, 0, {{linear, 200}}};
-    forward.backward_host_per_step = backward;
-    forward.children[0].backward_host_per_step = backward;
-    NodeSpec net_backward{
-        "Net_0.backward", backward, 0, {{linear + ".backward", backward}}};
-    net_backward.kind = net_backward.children[0].kind =
-        v1::MODULE_NODE_KIND_BACKWARD;
-    NodeSpec step{optimizer, 50};
-    step.kind = v1::MODULE_NODE_KIND_OPTIMIZER;
-    return std::vector<NodeSpec>{forward, net_backward, step};
-  };
-  const auto a = MakeRun("a", tree("Linear_3", "Optimizer.step#SGD.step", 400));
-  const auto b =
-      MakeRun("b", tree("Linear_7", "Optimizer.step#Adam.step", 500));
-  auto report = DiffRuns(a, b, {});
-  ASSERT_TRUE(report.ok()) << report.status();
-  const v1::ModuleDiffNode& root = report->modules();
-  ASSERT_EQ(root.children_size(),
-            4);  // forward, backward, optimizer, (unknown)
-  const v1::ModuleDiffNode& net_backward = root.children(1);
-  EXPECT_EQ(net_backward.status(), v1::DIFF_STATUS_MATCHED);
-  EXPECT_EQ(net_backward.kind(), v1::MODULE_NODE_KIND_BACKWARD);
-  const v1::ModuleDiffNode& linear_backward =
-      Child(net_backward, "Linear_7.backward");
-  EXPECT_EQ(linear_backward.status(), v1::DIFF_STATUS_MATCHED);
-  EXPECT_EQ(linear_backward.baseline_name(), "Linear_3.backward");
-  EXPECT_DOUBLE_EQ(linear_backward.delta().compare_us(), 100);
-  EXPECT_EQ(net_backward.children_size(),
-            1);  // no (unknown): its children hold all its time
-  const v1::ModuleDiffNode& step = root.children(2);
-  EXPECT_EQ(
-      step.status(),
-      v1::DIFF_STATUS_MATCHED);  // SGD against Adam: one changed optimizer node
-  EXPECT_EQ(step.baseline_name(), "Optimizer.step#SGD.step");
-  EXPECT_EQ(step.experimental_name(), "Optimizer.step#Adam.step");
-  // The step holds forward 300 + backward 400 + optimizer 50; 250 belong to
-  // none of them.
-  EXPECT_DOUBLE_EQ(Child(root, "(unknown)").baseline().host_us(), 250);
-  // Each forward module reports its backward beside its own time.
-  const v1::ModuleDiffNode& linear = Child(root.children(0), "Linear_7");
-  EXPECT_DOUBLE_EQ(linear.baseline().backward_us(), 400);
-  EXPECT_DOUBLE_EQ(linear.delta().backward_us(), 100);
-
-  v1::DiffOptions options;
-  for (const std::string path : {"Net_0.backward/Linear_3.backward",
-                                 "Net.backward/Linear.backward", "1/0"}) {
-    options.set_path(path);
-    auto scoped = DiffRuns(a, b, options);
-    ASSERT_TRUE(scoped.ok()) << path << ": " << scoped.status();
-    EXPECT_EQ(scoped->modules().name(), "Linear_7.backward") << path;
-  }
 }
 
 TEST(DiffRunsTest, NormalizePerStepOrTotal) {
@@ -342,212 +143,10 @@ TEST(DiffRunsTest, NoSlowestComputeWhenNoRankIsFivePercentOverTheOthers) {
     EXPECT_FALSE(r.slowest_compute()) << r.rank();
 }
 
-// --- row order (differ/row_order.h)
-// ----------------------------------------------------------------
-
-// The names of `rows`, in order.
-template <typename Row>
-std::vector<std::string> Names(
-    const google::protobuf::RepeatedPtrField<Row>& rows) {
-  std::vector<std::string> names;
-  for (const Row& r : rows) names.push_back(r.name());
-  return names;
-}
-
-// `rows` ordered by `sort`, by name; InvalidArgument's message when refused.
-template <typename Row>
-std::vector<std::string> SortedBy(google::protobuf::RepeatedPtrField<Row> rows,
-                                  const std::string& sort) {
-  const absl::Status status = OrderRows(RowControls{sort, "", 0}, rows);
-  if (!status.ok()) return {std::string(status.message())};
-  return Names(rows);
-}
-
-// A profile's operators (what `show` sorts): host total 40, 15, 9 us; calls 1,
-// 3, 9.
-google::protobuf::RepeatedPtrField<v1::OperatorStats> ProfileOperators() {
-  google::protobuf::RepeatedPtrField<v1::OperatorStats> rows;
-  for (const auto& [name, calls, total] :
-       {std::tuple("aten::mm", 1, 40.0), std::tuple("aten::add", 3, 15.0),
-        std::tuple("aten::copy_", 9, 9.0)}) {
-    v1::OperatorStats& r = *rows.Add();
-    r.set_name(name);
-    r.set_calls(calls);
-    r.set_host_total_us(total);
-    r.set_host_self_us(total);
-  }
-  return rows;
-}
-
-// An operator diff (what `diff` sorts): baseline host total 10, 30, 20 us,
-// deltas +5, -8, +1 (magnitudes 5, 8, 1); only aten::b's change is
-// significant. The changes' words sort b, c, a; their enum numbers c, a, b.
-google::protobuf::RepeatedPtrField<v1::OperatorDiff> DiffOperatorRows() {
-  google::protobuf::RepeatedPtrField<v1::OperatorDiff> rows;
-  for (const auto& [name, base, delta, change] :
-       {std::tuple("aten::c", 10.0, 5.0, v1::CHANGE_DELETED),
-        std::tuple("aten::b", 30.0, -8.0, v1::CHANGE_DECREASED),
-        std::tuple("aten::a", 20.0, 1.0, v1::CHANGE_INCREASED)}) {
-    v1::OperatorDiff& r = *rows.Add();
-    r.set_name(name);
-    r.mutable_baseline()->set_host_total_us(base);
-    r.mutable_experimental()->set_host_total_us(base + delta);
-    r.mutable_delta()->set_host_total_us(delta);
-    r.mutable_delta_pct()->set_host_total_us(100 * delta / base);
-    r.set_compared(v1::OPERATOR_COMPARED_HOST_TOTAL_US);
-    r.set_change(change);
-    r.mutable_noise()->set_significant(change == v1::CHANGE_DECREASED);
-  }
-  return rows;
-}
-
-TEST(OrderRowsTest, ShowTakesTheDiffColumnNamesAndItsOldOnes) {
-  const std::vector<std::string> by_total = {"aten::mm", "aten::add",
-                                             "aten::copy_"};
-  EXPECT_EQ(SortedBy(ProfileOperators(), "host_total_us"), by_total);
-  EXPECT_EQ(SortedBy(ProfileOperators(), "host_total"), by_total);
-  const std::vector<std::string> by_calls = {"aten::copy_", "aten::add",
-                                             "aten::mm"};
-  EXPECT_EQ(SortedBy(ProfileOperators(), "calls"), by_calls);
-  const std::vector<std::string> by_name = {"aten::add", "aten::copy_",
-                                            "aten::mm"};
-  EXPECT_EQ(SortedBy(ProfileOperators(), "name"), by_name);
-  // No --sort: the profile's own order.
-  EXPECT_EQ(SortedBy(ProfileOperators(), ""), by_total);
-}
-
-TEST(OrderRowsTest, DiffTakesTheOldShowNamesBehindEverySidePrefix) {
-  // A bare column is the delta, by magnitude: 8, 5, 1.
-  const std::vector<std::string> by_delta = {"aten::b", "aten::c", "aten::a"};
-  for (const char* sort : {"host_total_us", "host_total", "delta_host_total_us",
-                           "delta_host_total"}) {
-    EXPECT_EQ(SortedBy(DiffOperatorRows(), sort), by_delta) << sort;
-  }
-  // Baseline 30, 20, 10.
-  const std::vector<std::string> by_baseline = {"aten::b", "aten::a",
-                                                "aten::c"};
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "baseline_host_total_us"),
-            by_baseline);
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "baseline_host_total"), by_baseline);
-  // Experimental 22, 21, 15.
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "experimental_host_total"),
-            (std::vector<std::string>{"aten::b", "aten::a", "aten::c"}));
-  // |delta %|: 50, 26.7, 5.
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "delta_pct_host_total"),
-            (std::vector<std::string>{"aten::c", "aten::b", "aten::a"}));
-}
-
-TEST(OrderRowsTest, NamesAndChangesSortAToZByTheWordPrinted) {
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "name"),
-            (std::vector<std::string>{"aten::a", "aten::b", "aten::c"}));
-  // "decreased" < "deleted" < "increased", as the column reads.
-  EXPECT_EQ(SortedBy(DiffOperatorRows(), "change"),
-            (std::vector<std::string>{"aten::b", "aten::c", "aten::a"}));
-}
-
-TEST(OrderRowsTest, DefaultDiffOrderIsSignificantFirstThenLargestDelta) {
-  auto rows = DiffOperatorRows();
-  rows.Mutable(0)->mutable_noise()->set_significant(true);  // aten::c
-  // Significant: c (|5|), b (|8|); then a (|1|).
-  EXPECT_EQ(SortedBy(rows, ""),
-            (std::vector<std::string>{"aten::b", "aten::c", "aten::a"}));
-  // Ties on both go by name.
-  for (v1::OperatorDiff& r : rows) {
-    r.mutable_noise()->set_significant(false);
-    r.mutable_delta()->set_host_total_us(2);
-  }
-  EXPECT_EQ(SortedBy(rows, ""),
-            (std::vector<std::string>{"aten::a", "aten::b", "aten::c"}));
-}
-
-TEST(OrderRowsTest, FilterThenTop) {
-  auto rows = DiffOperatorRows();
-  ASSERT_TRUE(
-      OrderRows(RowControls{"baseline_host_total_us", "aten::[ac]", 1}, rows)
-          .ok());
-  EXPECT_EQ(Names(rows), std::vector<std::string>{"aten::a"});
-  EXPECT_EQ(OrderRows(RowControls{"", "([", 0}, rows).code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
-TEST(OrderRowsTest, UnknownColumnIsInvalidArgumentListingColumnsAndAliases) {
-  auto rows = DiffOperatorRows();
-  const absl::Status diff = OrderRows(RowControls{"speed", "", 0}, rows);
-  EXPECT_EQ(diff.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(diff.message(),
-            "--sort speed: not an operator diff column (name, change, "
-            "[baseline_|experimental_|delta_|delta_pct_]calls, "
-            "[baseline_|experimental_|delta_|delta_pct_]host_self_us, "
-            "[baseline_|experimental_|delta_|delta_pct_]host_total_us, "
-            "[baseline_|experimental_|delta_|delta_pct_]device_self_us, "
-            "[baseline_|experimental_|delta_|delta_pct_]device_total_us; also "
-            "host_self, host_total, device_self, device_total, with the same "
-            "prefixes)");
-  google::protobuf::RepeatedPtrField<v1::KernelStats> kernels;
-  const absl::Status show =
-      OrderRows(RowControls{"host_total", "", 0}, kernels);
-  EXPECT_EQ(show.message(),
-            "--sort host_total: not a kernel column (name, calls, total_us, "
-            "mean_us, min_us, max_us; also total, mean, min, max)");
-  // A profile's rows have one side: no prefixes.
-  auto operators = ProfileOperators();
-  EXPECT_EQ(OrderRows(RowControls{"baseline_calls", "", 0}, operators).code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
-TEST(OrderRowsTest, AColumnOfOneDiffTableLeavesTheOtherInItsOrder) {
-  v1::DiffOptions options;
-  for (const char* kernel_only : {"total_us", "total", "baseline_mean"}) {
-    options.set_sort(kernel_only);
-    EXPECT_EQ(OperatorDiffControls(options).sort, "") << kernel_only;
-    EXPECT_EQ(KernelDiffControls(options).sort, kernel_only);
-  }
-  for (const char* operator_only : {"host_total_us", "delta_device_self"}) {
-    options.set_sort(operator_only);
-    EXPECT_EQ(OperatorDiffControls(options).sort, operator_only);
-    EXPECT_EQ(KernelDiffControls(options).sort, "") << operator_only;
-  }
-  for (const char* both : {"calls", "name", "change", "no_such_column"}) {
-    options.set_sort(both);
-    EXPECT_EQ(OperatorDiffControls(options).sort, both);
-    EXPECT_EQ(KernelDiffControls(options).sort, both);
-  }
-}
-
-TEST(OrderRowsTest, HtaRowsSortByTheirOwnColumns) {
-  google::protobuf::RepeatedPtrField<v1::HtaRow> rows;
-  for (const auto& [name, diff_counts, diff_us] :
-       {std::tuple("b", 1, 0.0), std::tuple("a", -3, 5.0),
-        std::tuple("c", 2, -20.0), std::tuple("d", 0, 0.0)}) {
-    v1::HtaRow& r = *rows.Add();
-    r.set_name(name);
-    r.set_diff_counts(diff_counts);
-    r.set_baseline_counts(10 - diff_counts);
-    r.set_diff_duration_us(diff_us);
-  }
-  // By default the biggest |diff_duration| first, then by name; HTA's own
-  // order (by name) with --sort name.
-  EXPECT_EQ(SortedBy(rows, ""), (std::vector<std::string>{"c", "a", "b", "d"}));
-  EXPECT_EQ(SortedBy(rows, "name"),
-            (std::vector<std::string>{"a", "b", "c", "d"}));
-  rows.DeleteSubrange(3, 1);
-  // By magnitude: 3, 2, 1.
-  EXPECT_EQ(SortedBy(rows, "diff_counts"),
-            (std::vector<std::string>{"a", "c", "b"}));
-  EXPECT_EQ(SortedBy(rows, "baseline_counts"),
-            (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(SortedBy(rows, "change"),
-            std::vector<std::string>{
-                "--sort change: not an HTA column (name, baseline_counts, "
-                "baseline_total_duration_us, experimental_counts, "
-                "experimental_total_duration_us, diff_counts, "
-                "diff_duration_us)"});
-}
-
 // --- real traces
 // -----------------------------------------------------------------------------
 
-class RealTraceDiffTest : public testing::Test {
+class RealTraceDiffTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = profdiff::test_support::TracesDir();

@@ -1,7 +1,6 @@
 // "What changed" (differ/findings.h) assembled from its rules: at most
 // kMaxFindings, the headline first, the same findings twice, findings that do
-// not depend on the views or the path, none in HTA mode; and the module walk's
-// backward pairing and the sentence parts the rules share. Each rule's own
+// not depend on the views or the path, none in HTA mode. Each rule's own
 // tests are in tests/differ/findings/.
 #include "differ/findings.h"
 
@@ -12,8 +11,6 @@
 #include <gtest/gtest.h>
 
 #include "differ/differ.h"
-#include "differ/module_walk.h"
-#include "differ/sentence_parts.h"
 #include "tests/differ/findings/finding_fixture.h"
 
 namespace profdiff::differ {
@@ -74,39 +71,6 @@ TEST(FindingsTest, HtaModeHasNoFindings) {
       Diff(Profile("a", Model(100, 100)), Profile("b", Model(400, 110)), hta)
           .findings_size(),
       0);
-}
-
-TEST(ModuleWalkTest, BackwardNodesPairWithTheirModuleByPath) {
-  const v1::DiffReport report =
-      Diff(Profile("a", Model(100, 100)), Profile("b", Model(400, 110)));
-  const BackwardIndex index(report.modules());
-  const v1::ModuleDiffNode& model = report.modules().children(0);
-  ASSERT_EQ(model.name(), "Model_0");
-  const v1::ModuleDiffNode* backward = index.BackwardOf(model);
-  ASSERT_NE(backward, nullptr);
-  EXPECT_EQ(backward->name(), "Model_0.backward");
-  EXPECT_TRUE(index.IsBackwardOfModule(*backward));
-  EXPECT_EQ(index.BackwardOf(*backward), nullptr);
-}
-
-TEST(SentencePartsTest, NumbersAndNames) {
-  EXPECT_EQ(Duration(850), "850 us");
-  EXPECT_EQ(Duration(7605.6), "7.6 ms");
-  EXPECT_EQ(Duration(1.317e6), "1.32 s");
-  EXPECT_EQ(SignedDuration(-0.4), "-0.4 us");
-  EXPECT_EQ(SignedDuration(0), "0 us");
-  EXPECT_EQ(ChangePercent(100, 2297), "+2197%");
-  EXPECT_EQ(ChangePercent(100, 94.3), "-5.7%");
-  EXPECT_EQ(ChangePercent(0, 5), "new");
-  EXPECT_EQ(ChangePercent(5, 0), "gone");
-  EXPECT_EQ(Share(0.004), "<1%");
-  EXPECT_EQ(NameList({"a", "b", "c", "d", "e"}, 3), "a, b, c and 2 more");
-  EXPECT_EQ(NameList({"a", "b"}, 3), "a and b");
-  EXPECT_EQ(ShortName("void at::native::(anonymous namespace)::cunn_SoftMax"
-                      "Forward<8, float>(float*, float const*, int)"),
-            "cunn_SoftMaxForward<8, float>");
-  EXPECT_EQ(ShortName("aten::mm"), "mm");
-  EXPECT_EQ(ShortName(std::string(80, 'k'), 10), "kkkkkkk...");
 }
 
 }  // namespace
