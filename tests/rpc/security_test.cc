@@ -20,6 +20,8 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "rpc/credentials.h"
+#include "tests/rpc/tls_files.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -29,28 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kTls = fs::path(PROFDIFF_SOURCE_DIR) / "tests/data/tls";
 constexpr char kResNet[] =
     "kineto/tb_plugin_samples/resnet50_num_workers_0/"
     "worker0.1623143089861.pt.trace.json.gz";
-
-std::string Tls(const char* name) { return (kTls / name).string(); }
-
-fs::path TestDir() {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) /
-      ("security_" +
-       std::string(
-           ::testing::UnitTest::GetInstance()->current_test_info()->name()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-  return path.string();
-}
 
 ChannelSecurity Client(ChannelSecurityFiles files) {
   absl::StatusOr<ChannelSecurity> security = ChannelSecurity::Load(files);
@@ -207,7 +190,7 @@ std::vector<grpc::Status> CallEveryAggregatorMethod(
 class SecurityTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TestDir();
+    dir_ = test_support::FreshTestDir("security");
     token_file_ = WriteFile(dir_ / "token", "s3cret-token-42\n");
   }
 
@@ -311,40 +294,6 @@ TEST_F(SecurityTest, MutualTlsRefusesClientsWithoutACertificateOfItsCa) {
   good.tls_key_file = Tls("client.key");
   const grpc::Status ok = ListRuns(address, Client(good));
   EXPECT_TRUE(ok.ok()) << ok.error_message();
-}
-
-TEST_F(SecurityTest, UnusableSettingsAreRefusedNamingTheFlagAndFile) {
-  const auto server_error = [](ServerSecurityFiles files) {
-    absl::StatusOr<ServerSecurity> security = ServerSecurity::Load(files);
-    EXPECT_FALSE(security.ok());
-    return std::string(security.status().message());
-  };
-  EXPECT_THAT(server_error({.token_file = token_file_}),
-              HasSubstr("--auth-token-file needs TLS"));
-  EXPECT_THAT(server_error({.client_ca_file = Tls("ca.pem")}),
-              HasSubstr("--tls-client-ca-file needs TLS"));
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem")}),
-              HasSubstr("go together"));
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.key"),
-                            .tls_key_file = Tls("server.key")}),
-              HasSubstr("--tls-cert-file " + Tls("server.key") +
-                        ": holds no PEM \"CERTIFICATE\""));
-  EXPECT_THAT(server_error({.tls_cert_file = (dir_ / "missing.pem").string(),
-                            .tls_key_file = Tls("server.key")}),
-              HasSubstr("missing.pem"));
-  const std::string empty = WriteFile(dir_ / "empty", " \n");
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"),
-                            .tls_key_file = Tls("server.key"),
-                            .token_file = empty}),
-              HasSubstr("--auth-token-file " + empty + ": is empty"));
-  const std::string spaced = WriteFile(dir_ / "spaced", "two words");
-  EXPECT_THAT(server_error({.tls_cert_file = Tls("server.pem"),
-                            .tls_key_file = Tls("server.key"),
-                            .token_file = spaced}),
-              HasSubstr("byte 3 of the token"));
-  absl::StatusOr<ChannelSecurity> client =
-      ChannelSecurity::Load({.tls_cert_file = Tls("client.pem")});
-  EXPECT_FALSE(client.ok());
 }
 
 TEST_F(SecurityTest, TokenFromTheEnvironmentIsUsedWhenNoFlagNamesOne) {
