@@ -421,6 +421,13 @@ absl::StatusOr<ParsedCommandLine> FlagSet::Parse(
       only_positionals = true;
       continue;
     }
+    // The CLI's single dash is only a short name ("-o", "-h"): any other
+    // "-x..." is a positional, as a path such as "-old.json" always was.
+    if (spelling_ == FlagSpelling::kCommand && !arg.starts_with("--") &&
+        !(arg.size() == 2 && (arg == "-h" || Find(arg.substr(1)) != nullptr))) {
+      parsed.positionals.emplace_back(arg);
+      continue;
+    }
     std::string_view name = arg.substr(arg.starts_with("--") ? 2 : 1);
     std::string_view value;
     bool has_value = false;

@@ -422,7 +422,18 @@ TEST_F(CommandFlagSetTest, ShortNameIsTheFlag) {
 
 TEST_F(CommandFlagSetTest, UnknownOptionIsNamedAsTyped) {
   EXPECT_EQ(Error({"--bogus=1"}).message(), "unknown option --bogus");
-  EXPECT_EQ(Error({"-x"}).message(), "unknown option -x");
+}
+
+// A single dash is a short name or nothing: a path such as "-old.json", a
+// long name with one dash, or "-5" is a positional, as the CLI always read it.
+TEST_F(CommandFlagSetTest, SingleDashIsOnlyAShortName) {
+  absl::StatusOr<ParsedCommandLine> parsed =
+      flags_.Parse({"-old.json", "-5", "-x", "-top", "--top", "3"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_THAT(parsed->positionals,
+              ElementsAre("-old.json", "-5", "-x", "-top"));
+  EXPECT_EQ(options_.top, 3);
+  EXPECT_TRUE(flags_.Parse({"-h"})->help);
 }
 
 TEST_F(CommandFlagSetTest, MissingValueNamesTheRule) {
