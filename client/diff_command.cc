@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 
@@ -470,12 +471,12 @@ absl::StatusOr<std::string> RunDiffCommand(
   options.set_per_rank(f.per_rank);
   options.set_sort(f.sort);
   options.set_filter(f.filter);
-  const int top =
+  const int64_t top =
       parsed.Given("top")
           ? f.top
           : (!html && render.format == OutputFormat::kTable ? 20 : 0);
-  options.set_top(top);
-  render.module_depth = std::min(f.depth, 1000);
+  options.set_top(static_cast<int32_t>(std::min<int64_t>(top, INT32_MAX)));
+  render.module_depth = static_cast<int>(std::min<int64_t>(f.depth, 1000));
   // A CSV of the module tree has every level unless --depth says otherwise.
   DiffCsvOptions csv_options;
   if (parsed.Given("depth")) csv_options.module_depth = render.module_depth;

@@ -4,6 +4,7 @@
 #ifndef PROFDIFF_CLIENT_DIFF_FLAGS_H_
 #define PROFDIFF_CLIENT_DIFF_FLAGS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,10 @@ struct DiffFlags {
   bool per_rank = false;
   std::string sort;
   std::string filter;
-  int top = 0;    // read when given; else 20 for a table, 0 (all) otherwise
-  int depth = 3;  // module levels of the table (and the CSV when given)
+  // Read when given; else 20 for a table, 0 (all) otherwise. 64-bit and
+  // clipped where used: a script's sys.maxsize means all rows.
+  int64_t top = 0;
+  int64_t depth = 3;   // module levels of the table (and the CSV when given)
   std::string format;  // none: -o's, else table
   absl::Duration timeout = absl::Minutes(5);
   std::string output;
