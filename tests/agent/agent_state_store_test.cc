@@ -10,7 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -49,7 +49,7 @@ std::vector<std::string> FilesIn(const std::string& dir) {
 }
 
 TEST(AgentStateStoreTest, WrittenStateReadsBackEqual) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store =
       AgentStateStore::Open(dir.Join("state"));
   ASSERT_TRUE(store.ok()) << store.status();
@@ -64,7 +64,7 @@ TEST(AgentStateStoreTest, WrittenStateReadsBackEqual) {
 }
 
 TEST(AgentStateStoreTest, UnknownPathHasNoState) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
   absl::StatusOr<std::optional<v1::AgentFileState>> read =
@@ -74,7 +74,7 @@ TEST(AgentStateStoreTest, UnknownPathHasNoState) {
 }
 
 TEST(AgentStateStoreTest, WriteReplacesTheRecordAndLeavesNoTempFile) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
   v1::AgentFileState state = SampleState("/logs/run7/w0.json");
@@ -95,7 +95,7 @@ TEST(AgentStateStoreTest, WriteReplacesTheRecordAndLeavesNoTempFile) {
 }
 
 TEST(AgentStateStoreTest, UnparseableRecordIsDataLossNamingTheFile) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
   const v1::AgentFileState good = SampleState("/logs/run7/good.json");
@@ -119,7 +119,7 @@ TEST(AgentStateStoreTest, UnparseableRecordIsDataLossNamingTheFile) {
 }
 
 TEST(AgentStateStoreTest, RecordOfAnotherPathIsDataLoss) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE(store->Write(SampleState("/logs/a.json")).ok());
@@ -130,7 +130,7 @@ TEST(AgentStateStoreTest, RecordOfAnotherPathIsDataLoss) {
 }
 
 TEST(AgentStateStoreTest, OneFileSentToTwoRunsOrAggregatorsHasTwoRecords) {
-  TempDir dir;
+  test_support::TempDir dir;
   absl::StatusOr<AgentStateStore> store = AgentStateStore::Open(dir.path());
   ASSERT_TRUE(store.ok());
   v1::AgentFileState first = SampleState("/logs/a.json");

@@ -16,7 +16,7 @@
 #include "profdiff/v1/agents.grpc.pb.h"
 #include "rpc/server.h"
 #include "tests/agent/kineto_client_process.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -74,7 +74,7 @@ class OrderingAggregator final : public v1::Agents::Service {
 // relative log file, which kineto opened relative to the trainer's working
 // directory, not the agent's; the agent spells the log dir absolute once.
 TEST(AgentTest, ARelativeLogDirIsAbsoluteInTheConfigsKinetoGets) {
-  TempDir root;
+  test_support::TempDir root;
   const std::string logdir =
       std::filesystem::relative(root.Join("logs"),
                                 std::filesystem::current_path())

@@ -10,7 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -54,8 +54,8 @@ class ArmedCapturesTest : public ::testing::Test {
     return path;
   }
 
-  TempDir state_;
-  TempDir logs_;
+  test_support::TempDir state_;
+  test_support::TempDir logs_;
   std::unique_ptr<ArmedCaptures> armed_;
 };
 

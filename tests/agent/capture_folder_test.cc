@@ -8,7 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -24,7 +24,7 @@ mode_t ModeOf(const std::string& path) {
 }
 
 TEST(CaptureFolderTest, AProcessOfTheAgentsUserGetsAPrivateFolder) {
-  TempDir logs;
+  test_support::TempDir logs;
   const absl::StatusOr<std::string> folder = MakeProcessCaptureFolder(
       logs.path(), "run1", {.host_pid = 4242, .pid = 7, .uid = ::geteuid()});
   ASSERT_TRUE(folder.ok()) << folder.status();
@@ -42,7 +42,7 @@ TEST(CaptureFolderTest, AProcessOfTheAgentsUserGetsAPrivateFolder) {
 }
 
 TEST(CaptureFolderTest, AnotherUsersProcessGetsAFolderOnlyItCanWriteIn) {
-  TempDir logs;
+  test_support::TempDir logs;
   const uid_t other = ::geteuid() == kNobody ? 1 : kNobody;
   const absl::StatusOr<std::string> folder = MakeProcessCaptureFolder(
       logs.path(), "run1", {.host_pid = 4242, .uid = other});
@@ -52,7 +52,7 @@ TEST(CaptureFolderTest, AnotherUsersProcessGetsAFolderOnlyItCanWriteIn) {
 }
 
 TEST(CaptureFolderTest, AnOlderAgentsWorldWritableFolderIsTakenBack) {
-  TempDir logs;
+  test_support::TempDir logs;
   std::filesystem::create_directories(logs.Join("profdiff-captures/run1"));
   ASSERT_EQ(::chmod(logs.Join("profdiff-captures").c_str(), 01777), 0);
   ASSERT_EQ(::chmod(logs.Join("profdiff-captures/run1").c_str(), 01777), 0);
@@ -66,8 +66,8 @@ TEST(CaptureFolderTest, AnOlderAgentsWorldWritableFolderIsTakenBack) {
 // Regression for #42: a trainer that can write to the log dir made the
 // captures folder first (here: a link to its own folder).
 TEST(CaptureFolderTest, ACapturesFolderTheAgentDoesNotOwnIsRefused) {
-  TempDir logs;
-  TempDir elsewhere;
+  test_support::TempDir logs;
+  test_support::TempDir elsewhere;
   ASSERT_EQ(::symlink(elsewhere.path().c_str(),
                       logs.Join("profdiff-captures").c_str()),
             0);
@@ -79,7 +79,7 @@ TEST(CaptureFolderTest, ACapturesFolderTheAgentDoesNotOwnIsRefused) {
   EXPECT_THAT(refused.message(), HasSubstr("is not a folder"));
   if (::geteuid() != 0) return;
   // Another user's real folder.
-  TempDir other;
+  test_support::TempDir other;
   std::filesystem::create_directories(other.Join("profdiff-captures"));
   ASSERT_EQ(::chown(other.Join("profdiff-captures").c_str(), kNobody, kNobody),
             0);

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/agent/kineto_client_process.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -50,8 +50,8 @@ class CaptureOrdersTest : public ::testing::Test {
     armed_ = *std::move(armed);
   }
 
-  TempDir logs_;
-  TempDir state_;
+  test_support::TempDir logs_;
+  test_support::TempDir state_;
   std::string name_;
   std::unique_ptr<ArmedCaptures> armed_;
   std::unique_ptr<KinetoDaemon> daemon_;
@@ -129,7 +129,7 @@ TEST_F(CaptureOrdersTest, ACancelReachesTheDaemonAndTheKeptCapture) {
 
 TEST(CaptureOrdersWithoutProcessesTest,
      WithoutAKinetoDaemonAnOrderIsAnsweredWithWhy) {
-  TempDir state;
+  test_support::TempDir state;
   auto armed = ArmedCaptures::Open(state.path(), absl::Now());
   ASSERT_TRUE(armed.ok());
   CaptureOrders orders(nullptr, nullptr, armed->get());

@@ -21,8 +21,8 @@
 #include "rpc/server.h"
 #include "tests/agent/fake_collector.h"
 #include "tests/agent/numbered_ops_trace.h"
-#include "tests/agent/temp_dir.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_dir.h"
 #include "trace/chrome_trace_writer.h"
 
 namespace profdiff::agent {
@@ -120,7 +120,7 @@ class CollectorRelayTest : public ::testing::Test {
     EXPECT_EQ(stored->events.events.size(), events);
   }
 
-  TempDir dir_;
+  test_support::TempDir dir_;
   FakeCollector collector_;
   rpc::RunningServer upstream_;
   std::unique_ptr<RelaySocketServer> relay_server_;

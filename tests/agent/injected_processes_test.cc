@@ -23,7 +23,7 @@
 #include "agent/control_channel.h"
 #include "agent/relay_socket_server.h"
 #include "rpc/channel.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/wait_until.h"
 
 namespace profdiff::agent {
@@ -181,8 +181,8 @@ class InjectedProcessesTest : public ::testing::Test {
     });
   }
 
-  TempDir dir_;
-  TempDir state_;
+  test_support::TempDir dir_;
+  test_support::TempDir state_;
   const std::string socket_ = dir_.Join("agent.sock");
   std::unique_ptr<RelaySocketServer> server_;
   std::unique_ptr<InjectedProcesses> injected_;

@@ -18,7 +18,7 @@
 #include "agent/armed_captures.h"
 #include "tests/agent/kineto_client_process.h"
 #include "tests/agent/libkineto_client.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -82,8 +82,8 @@ class KinetoDaemonTest : public ::testing::Test {
     return client;
   }
 
-  TempDir logs_;
-  TempDir state_;
+  test_support::TempDir logs_;
+  test_support::TempDir state_;
   std::unique_ptr<ArmedCaptures> armed_;
   std::string name_;
   std::unique_ptr<KinetoDaemon> daemon_;
@@ -359,9 +359,9 @@ TEST_F(KinetoDaemonTest, ARelativeLogDirIsRefused) {
 }
 
 TEST(KinetoDaemonSocketDirTest, KinetoIpcSocketDirMakesPathSockets) {
-  TempDir logs;
-  TempDir sockets;
-  TempDir state;
+  test_support::TempDir logs;
+  test_support::TempDir sockets;
+  test_support::TempDir state;
   auto armed = ArmedCaptures::Open(state.path(), absl::Now());
   ASSERT_TRUE(armed.ok());
   const std::string name = UniqueName();

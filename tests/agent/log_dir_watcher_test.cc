@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -143,7 +143,7 @@ TEST(LogDirWatcherTest, FileWrittenInTwoHalvesIsReportedOnceWhenComplete) {
       trace::KinetoReader().ReadFile(source);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
-  TempDir dir;
+  test_support::TempDir dir;
   Recorder recorder;
   absl::StatusOr<std::unique_ptr<LogDirWatcher>> watcher = LogDirWatcher::Start(
       dir.path(), {.settle = kTestSettle, .give_up_after = absl::Hours(1)},
@@ -179,7 +179,7 @@ TEST(LogDirWatcherTest, FileInSubFolderCreatedAfterStartIsSeen) {
     GTEST_SKIP() << "no trace at " << source << " (set PROFDIFF_TRACES)";
   const std::string bytes = ReadAll(source);
 
-  TempDir dir;
+  test_support::TempDir dir;
   Recorder recorder;
   absl::StatusOr<std::unique_ptr<LogDirWatcher>> watcher = LogDirWatcher::Start(
       dir.path(), {.settle = kTestSettle}, recorder.Callbacks());
@@ -201,7 +201,7 @@ TEST(LogDirWatcherTest, FileInSubFolderCreatedAfterStartIsSeen) {
 }
 
 TEST(LogDirWatcherTest, FileThatNeverParsesFailsAfterGiveUp) {
-  TempDir dir;
+  test_support::TempDir dir;
   Recorder recorder;
   absl::StatusOr<std::unique_ptr<LogDirWatcher>> watcher = LogDirWatcher::Start(
       dir.path(),
@@ -224,7 +224,7 @@ TEST(LogDirWatcherTest, ExistingFilesAreFoundByTheInitialScan) {
   const std::string source = TracePath(kRealTrace);
   if (!std::filesystem::exists(source))
     GTEST_SKIP() << "no trace at " << source << " (set PROFDIFF_TRACES)";
-  TempDir dir;
+  test_support::TempDir dir;
   std::filesystem::create_directory(dir.Join("run1"));
   const std::string path =
       dir.Join("run1/worker0.1694128201545.pt.trace.json.gz");

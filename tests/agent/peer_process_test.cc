@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/scoped_fd.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace profdiff::agent {
 namespace {
@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 
 // A /proc with one process: `host_pid` whose status lists `nspid` (the
 // NSpid line's fields), or no NSpid line when empty.
-void FakeProcess(const TempDir& proc, int32_t host_pid,
+void FakeProcess(const test_support::TempDir& proc, int32_t host_pid,
                  const std::string& nspid) {
   const std::string dir = proc.Join(std::to_string(host_pid));
   std::filesystem::create_directories(dir);
@@ -52,7 +52,7 @@ TEST(PeerProcessTest, ASenderSpeakingForItselfIsAccepted) {
 // A process in a container says its own pid (7); the kernel gives the
 // agent's view (5001), whose status lists both.
 TEST(PeerProcessTest, AContainersPidIsAcceptedThroughItsNSpid) {
-  TempDir proc;
+  test_support::TempDir proc;
   FakeProcess(proc, 5001, "5001\t88\t7");
   const absl::StatusOr<VerifiedProcess> process =
       VerifyClaimedPid(7, {.pid = 5001, .uid = 1000}, proc.path());
@@ -66,7 +66,7 @@ TEST(PeerProcessTest, AContainersPidIsAcceptedThroughItsNSpid) {
 
 // Regression for #42: a message for another process's pid is refused.
 TEST(PeerProcessTest, AClaimOfAnotherPidIsPermissionDenied) {
-  TempDir proc;
+  test_support::TempDir proc;
   FakeProcess(proc, 5001, "5001");
   const absl::Status refused =
       VerifyClaimedPid(4242, {.pid = 5001, .uid = 65534}, proc.path()).status();

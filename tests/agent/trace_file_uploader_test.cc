@@ -14,7 +14,7 @@
 #include "base/str_cat.h"
 #include "rpc/server.h"
 #include "tests/agent/fake_collector.h"
-#include "tests/agent/temp_dir.h"
+#include "tests/support/test_dir.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::agent {
@@ -88,8 +88,8 @@ class TraceFileUploaderTest : public ::testing::Test {
 
   FakeCollector collector_;
   rpc::RunningServer server_;
-  TempDir logdir_;
-  TempDir state_dir_;
+  test_support::TempDir logdir_;
+  test_support::TempDir state_dir_;
   trace::Trace trace_;
   const FileVersion version_{.size_bytes = 100, .mtime_ns = 1};
 };

@@ -1,5 +1,6 @@
 #include "tests/support/test_dir.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -85,6 +86,25 @@ fs::path FreshTestDir(std::string_view prefix) {
   }
   if (test != nullptr) Remover().Add(dir);
   return dir;
+}
+
+TempDir::TempDir() {
+  std::string pattern = ::testing::TempDir();
+  if (!pattern.empty() && pattern.back() != '/') pattern += '/';
+  pattern += "profdiff-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    ADD_FAILURE() << "mkdtemp " << pattern << " failed";
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  if (::testing::Test::HasFailure()) {
+    std::fprintf(stderr, "the test failed: its folder %s is kept\n",
+                 path_.c_str());
+    return;
+  }
+  std::error_code error;
+  fs::remove_all(path_, error);
 }
 
 }  // namespace profdiff::test_support

@@ -1,9 +1,10 @@
-// A folder of its own for each test, instead of each fixture joining
-// ::testing::TempDir() and its name, removing and creating it.
+// Folders of their own for tests: one per test (FreshTestDir), or one per
+// object (TempDir); both kept when the test fails.
 #ifndef PROFDIFF_TESTS_SUPPORT_TEST_DIR_H_
 #define PROFDIFF_TESTS_SUPPORT_TEST_DIR_H_
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace profdiff::test_support {
@@ -14,6 +15,27 @@ namespace profdiff::test_support {
 // removed first. It is removed when the test ends passed (or skipped), and
 // kept, named on stderr, when it failed.
 std::filesystem::path FreshTestDir(std::string_view prefix);
+
+// A folder of its own for the object's lifetime, any number per test:
+// ::testing::TempDir()/profdiff-XXXXXX (short: unix sockets live in it),
+// removed when destroyed unless the running test has failed by then (kept
+// and named on stderr, as FreshTestDir's are).
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // path() + "/" + relative.
+  std::string Join(const std::string& relative) const {
+    return path_ + "/" + relative;
+  }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace profdiff::test_support
 
