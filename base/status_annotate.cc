@@ -1,5 +1,6 @@
 #include "base/status_annotate.h"
 
+#include <absl/strings/cord.h>
 #include <absl/strings/escaping.h>
 
 #include "base/str_cat.h"
@@ -13,8 +14,14 @@ constexpr size_t kMaxQuotedBytes = 64;
 
 absl::Status Annotate(const absl::Status& status, std::string_view context) {
   if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      base::StrCat(context, ": ", status.message()));
+  absl::Status annotated(status.code(),
+                         base::StrCat(context, ": ", status.message()));
+  // Payloads say what kind of failure it is (trace::IsNotATrace): they stay.
+  status.ForEachPayload(
+      [&annotated](absl::string_view type, const absl::Cord& payload) {
+        annotated.SetPayload(type, payload);
+      });
+  return annotated;
 }
 
 std::string QuoteBytes(std::string_view bytes) {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include <absl/strings/cord.h>
 #include <gtest/gtest.h>
 
 namespace profdiff::base {
@@ -21,6 +22,16 @@ TEST(StatusAnnotateTest, EachLayerAddsItsOwnPrefix) {
       Annotate(Annotate(absl::DataLossError("bad crc"), "segment 7"), "run r1");
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(status.message(), "run r1: segment 7: bad crc");
+}
+
+// A payload says what kind of failure it is (a file that is no trace at all):
+// context must not lose it.
+TEST(StatusAnnotateTest, PayloadsAreKept) {
+  absl::Status status = absl::InvalidArgumentError("not JSON");
+  status.SetPayload("type.example/kind", absl::Cord("1"));
+  const absl::Status annotated = Annotate(status, "config.json");
+  ASSERT_TRUE(annotated.GetPayload("type.example/kind").has_value());
+  EXPECT_EQ(*annotated.GetPayload("type.example/kind"), "1");
 }
 
 TEST(StatusAnnotateTest, OkStaysOkWithoutAMessage) {
