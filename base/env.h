@@ -70,7 +70,11 @@ class FileLockHandle {
 // One entry of a folder.
 struct DirEntry {
   std::string name;
+  // Follows a symbolic link: a link to a folder is a folder.
   bool is_directory = false;
+  // The entry itself is a symbolic link, so a walk can keep off what it points
+  // to (outside the tree, or a loop).
+  bool is_symlink = false;
 };
 
 // Every method is thread-safe. Paths are the caller's ("<dir>/<name>"), never

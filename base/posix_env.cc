@@ -8,7 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <absl/time/clock.h>
 
@@ -118,6 +121,11 @@ class PosixLock final : public FileLockHandle {
 
  private:
   FileLock lock_;
+};
+
+// Closes a folder ListDir opened, on every return.
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
 };
 
 // ReadFileInto's codes: what the caller can act on, not only the errno.
@@ -242,22 +250,30 @@ class PosixEnv final : public Env {
 
   absl::StatusOr<std::vector<DirEntry>> ListDir(
       const std::string& path) override {
-    DIR* dir = ::opendir(path.c_str());
+    const std::unique_ptr<DIR, DirCloser> dir(::opendir(path.c_str()));
     if (dir == nullptr) return IoError(path, "opendir", errno);
     std::vector<DirEntry> entries;
-    errno = 0;
-    while (const struct dirent* entry = ::readdir(dir)) {
+    for (;;) {
+      // readdir reports an error only through errno, and the stat calls below
+      // set it too (a dangling link): clear it before each call.
+      errno = 0;
+      const struct dirent* entry = ::readdir(dir.get());
+      if (entry == nullptr) {
+        if (errno != 0) return IoError(path, "readdir", errno);
+        return entries;
+      }
       const std::string name = entry->d_name;
       if (name == "." || name == "..") continue;
-      bool is_directory = entry->d_type == DT_DIR;
-      if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK)
-        is_directory = IsDirectory(StrCat(path, "/", name));
-      entries.push_back(DirEntry{name, is_directory});
+      DirEntry listed{name, entry->d_type == DT_DIR, entry->d_type == DT_LNK};
+      if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK) {
+        const std::string full = StrCat(path, "/", name);
+        struct stat st;
+        if (entry->d_type == DT_UNKNOWN && ::lstat(full.c_str(), &st) == 0)
+          listed.is_symlink = S_ISLNK(st.st_mode);
+        listed.is_directory = IsDirectory(full);
+      }
+      entries.push_back(std::move(listed));
     }
-    const int error = errno;
-    ::closedir(dir);
-    if (error != 0) return IoError(path, "readdir", error);
-    return entries;
   }
 
   absl::StatusOr<std::unique_ptr<FileLockHandle>> LockFile(

@@ -593,8 +593,9 @@ absl::Status LocalStore::SaveDigest(const std::string& run,
     if (entry == nullptr) return absl::NotFoundError("run " + run);
     dir = entry->dir;
   }
-  // A folder that cannot be made fails the write below, naming the file.
-  env_.CreateDir(DigestsDir(dir)).IgnoreError();
+  // Durably, like every other folder: a digest renamed into a folder whose
+  // own entry a crash can drop is not kept.
+  PD_RETURN_IF_ERROR(base::CreateDirectoriesDurably(env_, DigestsDir(dir)));
   const std::string path = DigestPath(dir, key, version);
   PD_RETURN_IF_ERROR(base::WriteFileAtomically(
       env_, path, FrameKeptDigest({run, key, version}, digest)));

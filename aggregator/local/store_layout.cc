@@ -155,6 +155,9 @@ std::vector<std::string> SubFolders(base::Env& env, const std::string& dir) {
 int RemoveTempFiles(base::Env& env, const std::string& dir) {
   int removed = 0;
   for (const base::DirEntry& entry : EntriesOf(env, dir)) {
+    // The store never makes links: one is someone else's, and what it points
+    // to may lie outside the data folder (or lead back into it).
+    if (entry.is_symlink) continue;
     const std::string path = base::StrCat(dir, "/", entry.name);
     if (entry.is_directory) {
       removed += RemoveTempFiles(env, path);

@@ -85,7 +85,7 @@ std::string QuarantinedRangePath(const std::string& span_dir,
 // The names of the folders in `dir`, sorted; none when it cannot be read.
 std::vector<std::string> SubFolders(base::Env& env, const std::string& dir);
 // Removes the temp files interrupted atomic writes left under `dir`, at any
-// depth; returns how many.
+// depth but never through a symbolic link; returns how many.
 int RemoveTempFiles(base::Env& env, const std::string& dir);
 
 }  // namespace profdiff::aggregator

@@ -4,6 +4,7 @@
 #include "base/env.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -171,6 +172,27 @@ TEST(MemEnvTest, TheClockMovesOnlyWhenAdvanced) {
   EXPECT_EQ(start, test_support::MemEnv::kStart);
   env.clock().Advance(absl::Minutes(10));  // and only then
   EXPECT_EQ(env.Now() - start, absl::Minutes(10));
+}
+
+// A link whose target is gone (or a file removed while the folder is read)
+// fails the stat behind is_directory; the listing must not take that errno
+// for a readdir error and report a healthy folder unreadable.
+TEST(PosixEnvTest, ListsAFolderHoldingADanglingLink) {
+  const std::filesystem::path dir = test_support::FreshTestDir("env");
+  Env* env = Env::Default();
+  ASSERT_TRUE(WriteFileAtomically(*env, (dir / "file").string(), "x").ok());
+  ASSERT_TRUE(env->CreateDir((dir / "folder").string()).ok());
+  std::filesystem::create_symlink(dir / "gone", dir / "dangling");
+  std::filesystem::create_directory_symlink(dir / "folder", dir / "to_folder");
+  absl::StatusOr<std::vector<DirEntry>> entries = env->ListDir(dir.string());
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  std::vector<std::string> names;
+  for (const DirEntry& entry : *entries) {
+    names.push_back(entry.name + (entry.is_directory ? "/" : "") +
+                    (entry.is_symlink ? "@" : ""));
+  }
+  EXPECT_THAT(names, UnorderedElementsAre("file", "folder/", "dangling@",
+                                          "to_folder/@"));
 }
 
 TEST(PosixEnvTest, TheClockIsTheWallClock) {

@@ -36,7 +36,10 @@ class FaultInjectionEnv::File final : public base::WritableFile {
       return stop;
     if (absl::Status synced = target_->Sync(); !synced.ok()) return synced;
     ++env_->syncs_;
-    env_->synced_bytes_[path()] = target_->size_bytes();
+    // Only a file still tracked under the name it was opened by (header: close
+    // a handle before renaming its file); never start tracking a stale name.
+    auto it = env_->synced_bytes_.find(path());
+    if (it != env_->synced_bytes_.end()) it->second = target_->size_bytes();
     return absl::OkStatus();
   }
 
@@ -44,8 +47,11 @@ class FaultInjectionEnv::File final : public base::WritableFile {
     absl::MutexLock lock(&env_->mu_);
     if (env_->stopped_) return IoError(path(), "ftruncate", EIO);
     if (absl::Status cut = target_->Truncate(size_bytes); !cut.ok()) return cut;
-    uint64_t& synced = env_->synced_bytes_[path()];
-    synced = std::min(synced, size_bytes);
+    // find(), not operator[]: an untracked file is durable as it is, and an
+    // entry made here would say 0 bytes were synced.
+    auto it = env_->synced_bytes_.find(path());
+    if (it != env_->synced_bytes_.end())
+      it->second = std::min(it->second, size_bytes);
     return absl::OkStatus();
   }
 

@@ -46,6 +46,10 @@ enum class FaultKind {
 // Thread-safe: every mutating call is serialised with its bookkeeping (a test
 // Env, where a consistent record matters more than throughput). The target
 // must outlive it, and files opened from it must not outlive it.
+//
+// A file handle keys its bookkeeping by the path it was opened with: close it
+// before renaming its file, and before Crash() (which forgets every synced
+// size). A handle used after either no longer updates what survives a crash.
 class FaultInjectionEnv final : public base::EnvWrapper {
  public:
   explicit FaultInjectionEnv(base::Env* target);

@@ -216,13 +216,18 @@ absl::StatusOr<std::vector<base::DirEntry>> MemEnv::ListDir(
     return name.size() > prefix.size() && name.starts_with(prefix) &&
            name.find('/', prefix.size()) == std::string::npos;
   };
+  // No symbolic links in memory.
   for (const std::string& dir : dirs_) {
     if (child(dir))
-      entries.push_back(base::DirEntry{dir.substr(prefix.size()), true});
+      entries.push_back(base::DirEntry{dir.substr(prefix.size()),
+                                       /*is_directory=*/true,
+                                       /*is_symlink=*/false});
   }
   for (const auto& [file, data] : files_) {
     if (child(file))
-      entries.push_back(base::DirEntry{file.substr(prefix.size()), false});
+      entries.push_back(base::DirEntry{file.substr(prefix.size()),
+                                       /*is_directory=*/false,
+                                       /*is_symlink=*/false});
   }
   return entries;
 }

@@ -181,8 +181,10 @@ class SegmentLogFaultTest : public ::testing::Test {
 };
 
 TEST_F(SegmentLogFaultTest, ACrashAtAnySyncPointLosesNoAcknowledgedRecord) {
+  // The syncs of the appends only, not of Reset()'s folder.
+  const int before = env_->syncs();
   ASSERT_EQ(AppendUntilError(), kRecords - 1);
-  const int syncs = env_->syncs();
+  const int syncs = env_->syncs() - before;
   // A record and a roll each sync: at least one per record.
   ASSERT_GE(syncs, kRecords);
   for (int stop = 0; stop <= syncs; ++stop) {
@@ -190,6 +192,8 @@ TEST_F(SegmentLogFaultTest, ACrashAtAnySyncPointLosesNoAcknowledgedRecord) {
     Reset();
     env_->StopAfterSyncs(stop);
     const int64_t acknowledged = AppendUntilError();
+    // Every sync point is reached; the last round runs whole.
+    EXPECT_EQ(env_->stopped(), stop < syncs);
     ASSERT_TRUE(env_->Crash().ok());
     absl::StatusOr<SpanScan> scan = ScanAndRepairSpanSegments(*env_, kDir);
     ASSERT_TRUE(scan.ok()) << scan.status();
@@ -259,13 +263,14 @@ TEST_F(SegmentLogFaultTest, ACrashDuringARepairLosesNoDamagedByte) {
   const int before = env_->syncs();
   ASSERT_TRUE(ScanAndRepairSpanSegments(*env_, kDir).ok());
   const int syncs = env_->syncs() - before;
-  ASSERT_GE(syncs,
-            3);  // the quarantine folder, the quarantined bytes, the segment
+  // The quarantine folder, the quarantined bytes, the segment.
+  ASSERT_GE(syncs, 3);
   for (int stop = 0; stop <= syncs; ++stop) {
     SCOPED_TRACE("stopped after " + std::to_string(stop) + " syncs");
     damage();
     env_->StopAfterSyncs(stop);
     ScanAndRepairSpanSegments(*env_, kDir).IgnoreError();
+    EXPECT_EQ(env_->stopped(), stop < syncs);
     ASSERT_TRUE(env_->Crash().ok());
     std::string in_segment;
     std::string in_quarantine;

@@ -131,5 +131,22 @@ TEST(StoreLayoutTest, RemoveTempFilesRemovesOnlyTempFilesAtAnyDepth) {
   EXPECT_EQ(RemoveTempFiles(*base::Env::Default(), runs.string()), 0);
 }
 
+// A link inside the store (to a folder or a file) is not the store's: what it
+// points to stays, wherever it is.
+TEST(StoreLayoutTest, RemoveTempFilesDoesNotFollowLinks) {
+  const fs::path dir = test_support::FreshTestDir("layout");
+  const fs::path runs = RunsDir((dir / "data").string());
+  const fs::path outside = dir / "outside";
+  Touch(outside / "x.tmp.1");
+  Touch(outside / "y.tmp.2");
+  Touch(runs / "r" / "run.pb.tmp.1.0");
+  fs::create_directory_symlink(outside, runs / "r" / "linked");
+  fs::create_symlink(outside / "y.tmp.2", runs / "r" / "y.tmp.2");
+  EXPECT_EQ(RemoveTempFiles(*base::Env::Default(), runs.string()), 1);
+  EXPECT_FALSE(fs::exists(runs / "r" / "run.pb.tmp.1.0"));
+  EXPECT_TRUE(fs::exists(outside / "x.tmp.1"));
+  EXPECT_TRUE(fs::exists(outside / "y.tmp.2"));
+}
+
 }  // namespace
 }  // namespace profdiff::aggregator
