@@ -140,6 +140,11 @@ class TraceParser {
   }
 
   // --- the top-level object (kineto_top_level.cc)
+  // Calls read(key, value, key_at) for each field of `object` (key_at: where
+  // its key starts, for errors); a malformed field is the document's error,
+  // and an error of `read` ends the walk with it.
+  template <typename Read>
+  absl::Status ForEachField(od::object& object, Read read);
   absl::Status ParseTopObject(od::document& doc);
   absl::Status TopInt(od::value& value, std::string_view field, const char* at,
                       int64_t* out, bool* present);

@@ -7,41 +7,54 @@
 
 namespace profdiff::trace::kineto {
 
+template <typename Read>
+absl::Status TraceParser::ForEachField(od::object& object, Read read) {
+  for (auto field_result : object) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field))
+      return DocumentError(error, nullptr);
+    od::value value = field.value();
+    PD_RETURN_IF_ERROR(read(KeyView(field), value, field.key().raw()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status TraceParser::ParseTopObject(od::document& doc) {
   od::object top;
   if (auto error = doc.get_object().get(top))
     return DocumentError(error, nullptr);
   bool has_events = false;
-  for (auto field_result : top) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field))
-      return DocumentError(error, nullptr);
-    const std::string_view key = KeyView(field);
-    od::value value = field.value();
-    if (key == "traceEvents") {
-      events_offset_ = Offset(value.raw_json_token().data());
-      od::array events;
-      if (value.get_array().get(events)) {
-        return absl::InvalidArgumentError(
-            base::StrCat(source_, ": byte ", Offset(field.key().raw()),
-                         ": \"traceEvents\" is not an array"));
-      }
-      has_events = true;
-      PD_RETURN_IF_ERROR(ParseEvents(events));
-    } else if (key == "deviceProperties") {
-      PD_RETURN_IF_ERROR(ParseDevices(value, field.key().raw()));
-    } else if (key == "distributedInfo") {
-      PD_RETURN_IF_ERROR(ParseDistributedInfo(value, field.key().raw()));
-    } else if (key == "baseTimeNanoseconds") {
-      bool present;
-      PD_RETURN_IF_ERROR(TopInt(value, key, field.key().raw(),
-                                &out_.metadata.base_time_ns, &present));
-    } else if (key == "traceName") {
-      std::string_view name;
-      if (!value.get_string().get(name))
-        out_.metadata.trace_name = std::string(name);
-    }
-  }
+  PD_RETURN_IF_ERROR(
+      ForEachField(top,
+                   [&](std::string_view key, od::value& value,
+                       const char* where) -> absl::Status {
+                     if (key == "traceEvents") {
+                       events_offset_ = Offset(value.raw_json_token().data());
+                       od::array events;
+                       if (value.get_array().get(events)) {
+                         return absl::InvalidArgumentError(
+                             base::StrCat(source_, ": byte ", Offset(where),
+                                          ": \"traceEvents\" is not an array"));
+                       }
+                       has_events = true;
+                       return ParseEvents(events);
+                     }
+                     if (key == "deviceProperties")
+                       return ParseDevices(value, where);
+                     if (key == "distributedInfo")
+                       return ParseDistributedInfo(value, where);
+                     if (key == "baseTimeNanoseconds") {
+                       bool present;
+                       return TopInt(value, key, where,
+                                     &out_.metadata.base_time_ns, &present);
+                     }
+                     if (key == "traceName") {
+                       std::string_view name;
+                       if (!value.get_string().get(name))
+                         out_.metadata.trace_name = std::string(name);
+                     }
+                     return absl::OkStatus();
+                   }));
   if (!has_events) {
     return NotATrace(base::StrCat(
         source_, ": no \"traceEvents\" array in the top-level object"));
@@ -82,40 +95,38 @@ absl::Status TraceParser::ParseDevices(od::value& value, const char* at) {
                        ": \"deviceProperties\" entry is not an object"));
     }
     DeviceInfo info;
-    for (auto field_result : device) {
-      od::field field;
-      if (auto error = std::move(field_result).get(field))
-        return DocumentError(error, nullptr);
-      const std::string_view key = KeyView(field);
-      od::value v = field.value();
-      const char* where = field.key().raw();
-      bool present = false;
-      if (key == "name") {
-        std::string_view name;
-        if (v.get_string().get(name)) {
-          return absl::InvalidArgumentError(
-              base::StrCat(source_, ": byte ", Offset(where),
-                           ": deviceProperties \"name\" is not a string"));
-        }
-        info.name = std::string(name);
-      } else if (key == "id") {
-        PD_RETURN_IF_ERROR(TopInt(v, key, where, &info.id, &present));
-      } else if (key == "totalGlobalMem") {
-        PD_RETURN_IF_ERROR(
-            TopInt(v, key, where, &info.total_global_mem_bytes, &present));
-      } else if (key == "numSms") {
-        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.num_sms));
-      } else if (key == "computeMajor") {
-        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.compute_major));
-      } else if (key == "computeMinor") {
-        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.compute_minor));
-      } else if (key == "maxThreadsPerMultiprocessor") {
-        PD_RETURN_IF_ERROR(
-            TopInt32(v, key, where, &info.max_threads_per_multiprocessor));
-      } else if (key == "warpSize") {
-        PD_RETURN_IF_ERROR(TopInt32(v, key, where, &info.warp_size));
-      }
-    }
+    PD_RETURN_IF_ERROR(
+        ForEachField(device,
+                     [&](std::string_view key, od::value& v,
+                         const char* where) -> absl::Status {
+                       bool present = false;
+                       if (key == "name") {
+                         std::string_view name;
+                         if (v.get_string().get(name)) {
+                           return absl::InvalidArgumentError(base::StrCat(
+                               source_, ": byte ", Offset(where),
+                               ": deviceProperties \"name\" is not a string"));
+                         }
+                         info.name = std::string(name);
+                       } else if (key == "id") {
+                         return TopInt(v, key, where, &info.id, &present);
+                       } else if (key == "totalGlobalMem") {
+                         return TopInt(v, key, where,
+                                       &info.total_global_mem_bytes, &present);
+                       } else if (key == "numSms") {
+                         return TopInt32(v, key, where, &info.num_sms);
+                       } else if (key == "computeMajor") {
+                         return TopInt32(v, key, where, &info.compute_major);
+                       } else if (key == "computeMinor") {
+                         return TopInt32(v, key, where, &info.compute_minor);
+                       } else if (key == "maxThreadsPerMultiprocessor") {
+                         return TopInt32(v, key, where,
+                                         &info.max_threads_per_multiprocessor);
+                       } else if (key == "warpSize") {
+                         return TopInt32(v, key, where, &info.warp_size);
+                       }
+                       return absl::OkStatus();
+                     }));
     out_.metadata.devices.push_back(std::move(info));
   }
   return absl::OkStatus();
@@ -130,24 +141,21 @@ absl::Status TraceParser::ParseDistributedInfo(od::value& value,
                      ": \"distributedInfo\" is not an object"));
   }
   out_.metadata.has_distributed_info = true;
-  for (auto field_result : info) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field))
-      return DocumentError(error, nullptr);
-    const std::string_view key = KeyView(field);
-    od::value v = field.value();
-    const char* where = field.key().raw();
-    if (key == "backend") {
-      std::string_view backend;
-      if (!v.get_string().get(backend))
-        out_.metadata.backend = std::string(backend);
-    } else if (key == "rank") {
-      PD_RETURN_IF_ERROR(TopInt32(v, key, where, &out_.metadata.rank));
-    } else if (key == "world_size") {
-      PD_RETURN_IF_ERROR(TopInt32(v, key, where, &out_.metadata.world_size));
-    }
-  }
-  return absl::OkStatus();
+  return ForEachField(info,
+                      [&](std::string_view key, od::value& v,
+                          const char* where) -> absl::Status {
+                        if (key == "backend") {
+                          std::string_view backend;
+                          if (!v.get_string().get(backend))
+                            out_.metadata.backend = std::string(backend);
+                        } else if (key == "rank") {
+                          return TopInt32(v, key, where, &out_.metadata.rank);
+                        } else if (key == "world_size") {
+                          return TopInt32(v, key, where,
+                                          &out_.metadata.world_size);
+                        }
+                        return absl::OkStatus();
+                      });
 }
 
 }  // namespace profdiff::trace::kineto
