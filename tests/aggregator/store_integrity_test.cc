@@ -18,6 +18,7 @@
 #include "profdiff/v1/collector.grpc.pb.h"
 #include "tests/aggregator/store_fixture.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/digest_cut.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
 #include "tests/support/wait_until.h"
@@ -455,15 +456,8 @@ TEST_F(LocalKeptDigestTest, DigestCutAtAFieldBoundaryIsMadeAgain) {
   // The digest without its kernels and every field after them is a prefix of
   // its bytes (fields are written in number order), and the file ends with
   // them: cut there, it parses, with 0 kernels.
-  v1::RunDigest prefix = made_;
-  prefix.clear_kernels();
-  prefix.clear_modules();
-  prefix.clear_memory();
-  prefix.clear_communication();
-  prefix.clear_worker_notes();
-  prefix.clear_run_warnings();
   ASSERT_GT(made_.kernels_size(), 0);
-  const size_t cut = made_.ByteSizeLong() - prefix.ByteSizeLong();
+  const size_t cut = test_support::BytesFromKernelsOn(made_);
   ExpectMadeAgainAfter([&](const fs::path& kept) {
     const std::string bytes = Bytes(kept);
     ASSERT_GT(bytes.size(), cut);

@@ -18,6 +18,7 @@
 #include "aggregator/run_digests.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/digest_cut.h"
 #include "tests/support/traces_dir.h"
 
 namespace profdiff::aggregator {
@@ -343,15 +344,8 @@ class ClickHouseKeptDigestTest : public ClickHouseStoreTest {
 TEST_F(ClickHouseKeptDigestTest, DigestCutAtAFieldBoundaryIsMadeAgain) {
   // The digest without its kernels and every field after them is a prefix of
   // its bytes, and the row's bytes end with them: cut there, it parses.
-  v1::RunDigest prefix = made_;
-  prefix.clear_kernels();
-  prefix.clear_modules();
-  prefix.clear_memory();
-  prefix.clear_communication();
-  prefix.clear_worker_notes();
-  prefix.clear_run_warnings();
   ASSERT_GT(made_.kernels_size(), 0);
-  const size_t cut = made_.ByteSizeLong() - prefix.ByteSizeLong();
+  const size_t cut = test_support::BytesFromKernelsOn(made_);
   ExpectMadeAgainAfter([&](const std::string& bytes) {
     EXPECT_GT(bytes.size(), cut);
     return bytes.substr(0, bytes.size() - cut);

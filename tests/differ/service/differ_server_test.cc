@@ -28,6 +28,7 @@
 #include "profdiff/v1/run_store.grpc.pb.h"
 #include "rpc/channel.h"
 #include "tests/aggregator/upload_test_client.h"
+#include "tests/support/digest_cut.h"
 #include "tests/support/sums_agree.h"
 #include "tests/support/traces_dir.h"
 
@@ -447,14 +448,7 @@ TEST_F(DifferServerTest,
     request.set_run("dlrm");
     ASSERT_TRUE(aggregator->GetRunDigest(&context, request, &digest).ok());
   }
-  v1::RunDigest prefix = digest;
-  prefix.clear_kernels();
-  prefix.clear_modules();
-  prefix.clear_memory();
-  prefix.clear_communication();
-  prefix.clear_worker_notes();
-  prefix.clear_run_warnings();
-  const size_t cut = digest.ByteSizeLong() - prefix.ByteSizeLong();
+  const size_t cut = test_support::BytesFromKernelsOn(digest);
   ASSERT_GT(digest.kernels_size(), 0);
   ASSERT_GT(made.size(), cut);
   const std::vector<std::pair<std::string, std::string>> damages = {
