@@ -1,7 +1,16 @@
 #include "agent/agent.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
 #include <stop_token>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
+
+#include <absl/base/thread_annotations.h>
+#include <absl/synchronization/mutex.h>
 
 #include "agent/absolute_folder.h"
 #include "agent/agent_state_store.h"
@@ -22,6 +31,66 @@ namespace {
 
 // How long open relay streams may go on once the agent stops.
 constexpr absl::Duration kRelayShutdownGrace = absl::Seconds(5);
+
+// The files of one `upload` (borrowed), handed out to its workers in the
+// order given, and whether each was acknowledged. With `repeats_together`,
+// the occurrences of one path (made absolute as UploadPath makes it) are one
+// group, which one worker uploads in turn: writes of one state record must not
+// race (AgentStateStore), and the later ones find the span DONE and send
+// nothing. Without it (one worker), each path is its own group, in order.
+// Thread-safe.
+class UploadQueue {
+ public:
+  UploadQueue(const std::vector<std::string>& paths, bool repeats_together)
+      : paths_(paths), failed_(paths.size(), false) {
+    std::map<std::string, size_t> group_of;  // absolute path -> groups_ index
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (!repeats_together) {
+        groups_.push_back({i});
+        continue;
+      }
+      std::error_code error;
+      std::string key = std::filesystem::absolute(paths[i], error)
+                            .lexically_normal()
+                            .string();
+      if (error) key = paths[i];  // fails, as UploadPath says
+      const auto [it, added] = group_of.try_emplace(key, groups_.size());
+      if (added) groups_.emplace_back();
+      groups_[it->second].push_back(i);
+    }
+  }
+
+  size_t group_count() const { return groups_.size(); }
+
+  // The indices into the paths of the next group; empty when none is left.
+  std::vector<size_t> Next() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (next_ == groups_.size()) return {};
+    return groups_[next_++];
+  }
+
+  void Record(size_t index, bool acknowledged) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    failed_[index] = !acknowledged;
+  }
+
+  // The paths recorded as not acknowledged, in the order given.
+  std::vector<std::string> Failed() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> failed;
+    for (size_t i = 0; i < paths_.size(); ++i) {
+      if (failed_[i]) failed.push_back(paths_[i]);
+    }
+    return failed;
+  }
+
+ private:
+  const std::vector<std::string>& paths_;
+  std::vector<std::vector<size_t>> groups_;  // set once, by the constructor
+  mutable absl::Mutex mu_;
+  size_t next_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<bool> failed_ ABSL_GUARDED_BY(mu_);
+};
 
 }  // namespace
 
@@ -155,26 +224,50 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
 
 absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
     const AgentOptions& options, const std::vector<std::string>& paths) {
-  PD_ASSIGN_OR_RETURN(AgentStateStore store,
+  PD_ASSIGN_OR_RETURN(const AgentStateStore store,
                       AgentStateStore::Open(options.state_dir));
   TraceFileUploaderOptions files = options.files;
   files.logdir.clear();  // each file's run falls back to its own folder
   files.aggregator = options.aggregator;
   SpanUploaderOptions upload = options.upload;
+  // One deadline for the whole command, whichever worker a file goes to.
   upload.deadline = absl::Now() + options.upload_timeout;
-  TraceFileUploader uploader(
-      std::move(store), std::move(files),
-      std::make_unique<SpanUploader>(options.aggregator, std::move(upload)));
-  trace::KinetoReader reader;
-  // No stop is ever requested: SIGINT ends the process, and the state
-  // (UPLOADING, fsync'd before the first chunk) lets the next run resume.
-  const std::stop_token never_stopped;
-  std::vector<std::string> failed;
-  for (const std::string& path : paths) {
-    if (!uploader.UploadPath(path, reader, never_stopped).ok())
-      failed.push_back(path);
-  }
-  return failed;
+  // Several streams at once, so the aggregator can batch the chunks of
+  // several spans into one insert (design note 3).
+  const size_t parallel =
+      static_cast<size_t>(std::max(options.upload_parallel, 1));
+  UploadQueue queue(paths, /*repeats_together=*/parallel > 1);
+  const int workers = static_cast<int>(
+      std::min(parallel, std::max<size_t>(queue.group_count(), 1)));
+  // Each worker has its own uploader, stream and reader (none of them is
+  // thread-safe) and its own copy of the store, which holds only the folder's
+  // path: the state files of different paths are written independently.
+  const auto work = [&] {
+    TraceFileUploader uploader(
+        store, files,
+        std::make_unique<SpanUploader>(options.aggregator, upload));
+    trace::KinetoReader reader;
+    // No stop is ever requested: SIGINT ends the process, and the state
+    // (UPLOADING, fsync'd before the first chunk) lets the next run resume.
+    const std::stop_token never_stopped;
+    for (std::vector<size_t> group = queue.Next(); !group.empty();
+         group = queue.Next()) {
+      for (const size_t index : group) {
+        queue.Record(
+            index,
+            uploader.UploadPath(paths[index], reader, never_stopped).ok());
+      }
+    }
+  };
+  {
+    // The calling thread is one of the workers: --parallel 1 starts no thread
+    // and uploads the files one after another, in order.
+    std::vector<std::jthread> others;
+    others.reserve(static_cast<size_t>(workers - 1));
+    for (int i = 1; i < workers; ++i) others.emplace_back(work);
+    work();
+  }  // joins the others
+  return queue.Failed();
 }
 
 }  // namespace profdiff::agent

@@ -15,8 +15,14 @@
 //    watcher (an upload in flight resumes on the next start), stops the daemon,
 //    then gives open relay streams a grace period (their libraries resume
 //    elsewhere).
-// 3. Upload mode: one TraceFileUploader, one file at a time, every file's
-//    retries bounded by one deadline.
+// 3. Upload mode: up to `upload_parallel` files at once, each on its own
+//    worker (its own TraceFileUploader, SpanUploader and KinetoReader, so one
+//    Upload stream per worker) taking files from one queue; every file's
+//    retries are bounded by one deadline. Concurrent streams let the
+//    aggregator batch the chunks of several spans into one insert (the
+//    ClickHouse store's group commit per shard); one stream at a time leaves
+//    it doing tiny ones. A path given twice goes to one worker, in turn: one
+//    state record is never written by two threads.
 #ifndef PROFDIFF_AGENT_AGENT_H_
 #define PROFDIFF_AGENT_AGENT_H_
 
@@ -58,6 +64,9 @@ struct AgentOptions {
   LogDirWatcherOptions watch;  // settle, give-up and rescan times
   // Upload mode: every file's upload and retries together.
   absl::Duration upload_timeout = absl::Minutes(5);
+  // Upload mode: files uploaded at once, each on its own stream, >= 1 (1: one
+  // after another). Each file in flight is held in memory while it uploads.
+  int upload_parallel = 4;
 };
 
 // The watch mode, running. Stop() or the destructor ends it.
@@ -87,11 +96,13 @@ class Agent {
   std::unique_ptr<Parts> parts_;
 };
 
-// The upload mode: uploads each of `paths` once as a span, retrying while the
-// aggregator is away until options.upload_timeout from now; each file's
-// outcome is logged and kept in the state dir, so a later call resumes a span
-// that was cut short. Returns the paths whose span the aggregator did not
-// acknowledge, in order. Errors: AgentStateStore::Open's for the state dir.
+// The upload mode: uploads each of `paths` once as a span, up to
+// options.upload_parallel at once (design note 3), retrying while the
+// aggregator is away until options.upload_timeout from now (one deadline for
+// all); each file's outcome is logged (as it finishes) and kept in the state
+// dir, so a later call resumes a span that was cut short. Returns the paths
+// whose span the aggregator did not acknowledge, in the order given. Errors:
+// AgentStateStore::Open's for the state dir.
 absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
     const AgentOptions& options, const std::vector<std::string>& paths);
 

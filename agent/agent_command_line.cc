@@ -20,6 +20,9 @@ namespace {
 constexpr int64_t kMaxChunkEvents = 1 << 20;
 constexpr int64_t kMaxWindowChunks = 1024;
 constexpr int64_t kMaxVerbosity = 10;
+// Largest --parallel: the aggregator's default --max-streams-per-agent (a
+// stream past it is refused and retried, so more would only wait).
+constexpr int64_t kMaxParallelUploads = 64;
 
 constexpr rpc::ChannelSecurityFlagSpec kSecurityFlags =
     rpc::ClientSecurityFlags("the aggregator");
@@ -28,17 +31,19 @@ constexpr rpc::ChannelSecurityFlagSpec kSecurityFlags =
 constexpr std::array<std::string_view, 8> kWatchOnlyFlags = {
     "logdir",        "listen-unix",     "relay-group",   "settle",
     "give-up-after", "rescan-interval", "kineto-daemon", "kineto-daemon-name"};
-constexpr std::array<std::string_view, 1> kUploadOnlyFlags = {"timeout"};
+constexpr std::array<std::string_view, 2> kUploadOnlyFlags = {"timeout",
+                                                              "parallel"};
 
 constexpr char kSynopsis[] =
     R"(usage: profdiff-agent --aggregator HOST:PORT [--logdir DIR [--kineto-daemon]] [--listen-unix PATH] [options]
-       profdiff-agent upload --aggregator HOST:PORT [--run ID] [--timeout D] [options] FILE...
+       profdiff-agent upload --aggregator HOST:PORT [--run ID] [--timeout D] [--parallel N] [options] FILE...
 
 Watch mode: watches DIR recursively for PyTorch profiler traces (*.pt.trace.json[.gz], *.json[.gz]),
 uploads each complete file once as a span, and keeps its progress in the state dir so that a
 restart never uploads an acknowledged span again and resumes a partial one. Stop with SIGINT/SIGTERM.
-upload: uploads the given files once, retrying while the aggregator is away for up to --timeout;
-exits 0 when every span was acknowledged, 1 otherwise, 2 on usage errors.
+upload: uploads the given files once, up to --parallel at once (one stream each), retrying while
+the aggregator is away for up to --timeout in all; exits 0 when every span was acknowledged,
+1 otherwise, 2 on usage errors.
 Flag names may be written with '-' or '_' (--state-dir = --state_dir).
 
 )";
@@ -93,6 +98,10 @@ base::FlagSet FlagsOf(AgentCommandLine& line) {
   flags.AddDuration("timeout", &options.upload_timeout, "D",
                     "upload mode: total time, retries included",
                     DurationRule::kPositive);
+  flags.AddInt("parallel", &options.upload_parallel, "N",
+               "upload mode: files uploaded at once, each on its own stream "
+               "and held in memory while it uploads (1: one after another)",
+               {.min = 1, .max = kMaxParallelUploads});
   flags.AddDuration("rpc-timeout", &options.upload.stream_timeout, "D",
                     "deadline of one upload stream; a longer span resumes in "
                     "a new one",

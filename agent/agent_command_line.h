@@ -21,9 +21,9 @@ enum class AgentMode { kWatch, kUpload };
 // --aggregator, --logdir, --listen-unix, --state-dir, --run
 // (files.identity.run_flag), --agent-id (upload.agent_id), --settle,
 // --give-up-after, --rescan-interval (watch), --timeout (upload_timeout),
-// --rpc-timeout (upload.stream_timeout), --backoff-initial, --backoff-max
-// (upload.backoff), --window (upload.window_chunks), --chunk-events
-// (files.chunk_events).
+// --parallel (upload_parallel), --rpc-timeout (upload.stream_timeout),
+// --backoff-initial, --backoff-max (upload.backoff), --window
+// (upload.window_chunks), --chunk-events (files.chunk_events).
 struct AgentCommandLine {
   AgentMode mode = AgentMode::kWatch;
   bool help = false;     // --help / -h: print AgentUsage() and exit 0

@@ -105,6 +105,7 @@ TEST(AgentCommandLineTest, UsageListsEveryFlagWithItsDefault) {
                            "--give-up-after D",
                            "--rescan-interval D",
                            "--timeout D",
+                           "--parallel N",
                            "--rpc-timeout D",
                            "--backoff-initial D",
                            "--backoff-max D",
@@ -114,6 +115,7 @@ TEST(AgentCommandLineTest, UsageListsEveryFlagWithItsDefault) {
     EXPECT_THAT(usage, HasSubstr(std::string("\n  ") + flag)) << flag;
   }
   EXPECT_THAT(usage, HasSubstr("unacknowledged chunks in flight (default: 8)"));
+  EXPECT_THAT(usage, HasSubstr("(1: one after another) (default: 4)"));
   EXPECT_THAT(usage, HasSubstr("(default: 100ms)"));
 }
 
@@ -151,12 +153,55 @@ TEST(AgentCommandLineTest, WindowOutOfRangeIsRefused) {
   EXPECT_THAT(status.message(), HasSubstr("[1, 1024]"));
 }
 
+TEST(AgentCommandLineTest, ParallelDefaultsToFourAndTakesAValue) {
+  absl::StatusOr<AgentCommandLine> line =
+      ParseAgentCommandLine({"upload", "--aggregator", "a:1", "f.json"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->options.upload_parallel, 4);
+  EXPECT_EQ(line->options.upload_parallel, AgentOptions().upload_parallel);
+  for (const std::string value : {"1", "3", "64"}) {
+    line = ParseAgentCommandLine(
+        {"upload", "--aggregator", "a:1", "--parallel", value, "f.json"});
+    ASSERT_TRUE(line.ok()) << line.status();
+    EXPECT_EQ(line->options.upload_parallel, std::stoi(value));
+  }
+  line = ParseAgentCommandLine(
+      {"upload", "--aggregator", "a:1", "--parallel=8", "f.json"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->options.upload_parallel, 8);
+}
+
+TEST(AgentCommandLineTest, ParallelOutOfRangeOrNotANumberIsRefused) {
+  for (const std::string value :
+       {"0", "-1", "65", "1000000", "four", "2.5", "", "4x"}) {
+    const absl::Status status =
+        ParseAgentCommandLine(
+            {"upload", "--aggregator", "a:1", "--parallel", value, "f.json"})
+            .status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << value;
+    EXPECT_THAT(status.message(), HasSubstr("--parallel=\"" + value + "\""))
+        << value;
+    EXPECT_THAT(status.message(), HasSubstr("expected an integer in [1, 64]"))
+        << value;
+  }
+  EXPECT_THAT(
+      ParseAgentCommandLine({"upload", "--aggregator", "a:1", "--parallel"})
+          .status()
+          .message(),
+      HasSubstr("--parallel"));
+}
+
 TEST(AgentCommandLineTest, FlagOfTheOtherModeIsRefused) {
   EXPECT_THAT(ParseAgentCommandLine(
                   {"--aggregator", "a:1", "--logdir", "/l", "--timeout", "1s"})
                   .status()
                   .message(),
               HasSubstr("--timeout applies only to 'upload'"));
+  EXPECT_THAT(ParseAgentCommandLine(
+                  {"--aggregator", "a:1", "--logdir", "/l", "--parallel", "2"})
+                  .status()
+                  .message(),
+              HasSubstr("--parallel applies only to 'upload'"));
   EXPECT_THAT(ParseAgentCommandLine(
                   {"upload", "--aggregator", "a:1", "--logdir", "/l", "f.json"})
                   .status()

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <absl/cleanup/cleanup.h>
+
 #include "trace/event_batch.h"
 
 namespace profdiff::agent {
@@ -23,6 +25,17 @@ grpc::Status FakeCollector::Upload(
                         "expected a header first");
   }
   const std::string key = Key(message.header().run(), message.header().span());
+  {
+    absl::MutexLock lock(&mu_);
+    ++open_streams_;
+    max_open_streams_ = std::max(max_open_streams_, open_streams_);
+  }
+  // Runs after any MutexLock of the body is released, before the client sees
+  // the stream's status.
+  absl::Cleanup closed = [this] {
+    absl::MutexLock lock(&mu_);
+    --open_streams_;
+  };
   v1::UploadAck ack;
   size_t stream_index = 0;
   {
@@ -30,6 +43,14 @@ grpc::Status FakeCollector::Upload(
     streams_.push_back({.header = message.header()});
     stream_index = streams_.size() - 1;
     if (refuse_) return refusal_;
+    if (hold_until_open_ > 0) {
+      const auto all_open = [this] {
+        mu_.AssertHeld();
+        return open_streams_ >= hold_until_open_;
+      };
+      if (mu_.AwaitWithTimeout(absl::Condition(&all_open), absl::Seconds(30)))
+        hold_until_open_ = 0;  // releases the others too
+    }
     const FakeSpan& span = spans_[key];
     ack.set_durable_sequence(span.durable_sequence);
     ack.set_span_closed(span.closed);
@@ -91,6 +112,16 @@ void FakeCollector::RefuseWith(grpc::Status status) {
   absl::MutexLock lock(&mu_);
   refuse_ = true;
   refusal_ = std::move(status);
+}
+
+void FakeCollector::HoldUntilOpen(size_t n) {
+  absl::MutexLock lock(&mu_);
+  hold_until_open_ = n;
+}
+
+size_t FakeCollector::max_open_streams() const {
+  absl::MutexLock lock(&mu_);
+  return max_open_streams_;
 }
 
 void FakeCollector::CloseSpan(const std::string& run, const std::string& span) {

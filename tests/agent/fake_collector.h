@@ -5,6 +5,7 @@
 #ifndef PROFDIFF_TESTS_AGENT_FAKE_COLLECTOR_H_
 #define PROFDIFF_TESTS_AGENT_FAKE_COLLECTOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ class FakeCollector final : public v1::Collector::Service {
   void BreakAfterChunk(int64_t sequence) ABSL_LOCKS_EXCLUDED(mu_);
   // Every stream ends with `status` right after its header.
   void RefuseWith(grpc::Status status) ABSL_LOCKS_EXCLUDED(mu_);
+  // Every stream waits after its header until `n` streams are open at once
+  // (30 s at most); once they were, none waits again. Shows that an agent
+  // really keeps `n` uploads in flight together.
+  void HoldUntilOpen(size_t n) ABSL_LOCKS_EXCLUDED(mu_);
+  // The most Upload streams that were open at once.
+  size_t max_open_streams() const ABSL_LOCKS_EXCLUDED(mu_);
   // Marks `run`/`span` closed, as if uploaded before.
   void CloseSpan(const std::string& run, const std::string& span)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -63,6 +70,9 @@ class FakeCollector final : public v1::Collector::Service {
   std::vector<FakeStream> streams_ ABSL_GUARDED_BY(mu_);
   int64_t break_after_chunk_ ABSL_GUARDED_BY(mu_) = -1;
   bool refuse_ ABSL_GUARDED_BY(mu_) = false;
+  size_t open_streams_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t max_open_streams_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t hold_until_open_ ABSL_GUARDED_BY(mu_) = 0;  // 0: no hold
   grpc::Status refusal_ ABSL_GUARDED_BY(mu_);
 };
 
