@@ -5,6 +5,11 @@
 // - upload: seconds and events/s for each run;
 // - ready: from the last upload to a COMPLETE run, and to its digest made
 //   (the aggregator reduces a run when its last span closes);
+// - diff_after_last_upload: Differ.Diff of A and B asked the moment the last
+//   agent of B exits (a differ started before B's upload), timed from then:
+//   what a user who diffs as soon as the job ends waits;
+// - with ClickHouse, the active parts per table over the shards after both
+//   uploads (every insert makes a part the servers then merge);
 // - diff: Differ.Diff of the two run ids with a fresh differ (uncached) and
 //   again (cached), and with the aggregator restarted too (cold: nothing in
 //   memory, both digests read back from the store that kept them);
@@ -18,6 +23,7 @@
 // 128 to 1,024 ranks).
 //
 //   scale_bench --bin_dir build [--ranks 128,1024] [--agents 4]
+//               [--agent_parallel N]
 //               [--clickhouse_shards 2] [--work_dir /tmp/profdiff-scale]
 //
 // A harness rather than Google Benchmark: the subjects are other processes and
@@ -29,14 +35,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include <absl/flags/flag.h>
 #include <absl/flags/parse.h>
+#include <absl/functional/any_invocable.h>
 #include <grpcpp/grpcpp.h>
 
 #include "base/str_cat.h"
@@ -53,6 +63,8 @@ ABSL_FLAG(std::vector<std::string>, ranks,
           std::vector<std::string>({"128", "1024"}),
           "rank counts to measure, comma-separated");
 ABSL_FLAG(int, agents, 4, "profdiff-agent upload processes per run");
+ABSL_FLAG(int, agent_parallel, 0,
+          "files each agent uploads at once (its --parallel; 0: its default)");
 ABSL_FLAG(int, clickhouse_shards, 0,
           "store into this many ClickHouse servers on 127.0.0.1 (0: the local "
           "store)");
@@ -145,7 +157,8 @@ struct Ready {
 // Uploads `files` as `run` with the agents, then waits for the run to be
 // COMPLETE and for its digest.
 Ready Upload(const std::string& aggregator, const std::string& run,
-             const std::vector<std::string>& files, const fs::path& state) {
+             const std::vector<std::string>& files, const fs::path& state,
+             absl::AnyInvocable<void()> at_uploaded = nullptr) {
   const int agents = std::max(1, absl::GetFlag(FLAGS_agents));
   const std::string agent =
       (fs::path(absl::GetFlag(FLAGS_bin_dir)) / "agent/profdiff-agent")
@@ -159,6 +172,8 @@ Ready Upload(const std::string& aggregator, const std::string& run,
         "--aggregator", aggregator,
         "--run",        run,
         "--state-dir",  (state / profdiff::base::StrCat(run, "-", a)).string()};
+    if (const int parallel = absl::GetFlag(FLAGS_agent_parallel); parallel > 0)
+      argv.push_back(profdiff::base::StrCat("--parallel=", parallel));
     for (size_t f = static_cast<size_t>(a); f < files.size(); f += agents)
       argv.push_back(files[f]);
     uploads.push_back(std::make_unique<ChildProcess>(std::move(argv)));
@@ -168,6 +183,9 @@ Ready Upload(const std::string& aggregator, const std::string& run,
   }
   const Clock::time_point uploaded = Clock::now();
   ready.upload_s = Seconds(start, uploaded);
+  // Runs beside the waits below (joined when this returns).
+  std::jthread beside;
+  if (at_uploaded) beside = std::jthread(std::move(at_uploaded));
   auto store = v1::RunStore::NewStub(profdiff::rpc::MakeChannel(aggregator));
   for (;;) {
     grpc::ClientContext context;
@@ -258,9 +276,46 @@ std::pair<double, size_t> TimeWebDiff(const std::string& url) {
   return {seconds, page.body.size()};
 }
 
+// Active parts per table over every shard of `database` ("events=12 ...").
+std::string ActiveParts(const profdiff::testing::ClickHouseCluster& cluster,
+                        const std::string& database) {
+  std::string url = cluster.Url(database);  // clickhouse://a:1,b:2/db
+  const size_t hosts = url.find("://") + 3;
+  const std::string addresses = url.substr(hosts, url.find('/', hosts) - hosts);
+  std::map<std::string, int64_t> parts;
+  size_t from = 0;
+  while (from <= addresses.size()) {
+    size_t comma = addresses.find(',', from);
+    if (comma == std::string::npos) comma = addresses.size();
+    const std::string sql = profdiff::base::StrCat(
+        "SELECT%20table,%20count()%20FROM%20system.parts%20WHERE%20active%20"
+        "AND%20database%20=%20'",
+        database, "'%20GROUP%20BY%20table%20FORMAT%20TSV");
+    const profdiff::testing::HttpReply reply =
+        profdiff::testing::Get(profdiff::base::StrCat(
+            "http://", addresses.substr(from, comma - from), "/?query=", sql));
+    if (reply.status != 200) Die("system.parts: " + reply.body);
+    std::istringstream lines(reply.body);
+    std::string table;
+    int64_t count = 0;
+    while (lines >> table >> count) parts[table] += count;
+    from = comma + 1;
+  }
+  std::string out;
+  for (const auto& [table, count] : parts) {
+    std::string name = table;
+    if (name.ends_with("_local")) name.resize(name.size() - 6);
+    profdiff::base::StrAppend(&out, out.empty() ? "" : " ", "parts_", name, "=",
+                              count);
+  }
+  return out;
+}
+
 struct Figures {
   int ranks = 0;
   Ready a, b;
+  double after_upload_s = 0;  // B's last upload -> Differ.Diff answered
+  std::string parts;
   double uncached_s = 0, cached_s = 0, cold_s = 0;
   double web_first_s = 0, web_again_s = 0;
   size_t web_bytes = 0;
@@ -296,13 +351,20 @@ Figures Measure(int ranks) {
     return argv;
   };
   Server aggregator = StartServer(aggregator_argv());
-  out.a = Upload(aggregator.address, "A", files, work);
-  out.b = Upload(aggregator.address, "B", files, work);
   auto differ_argv = [&](const std::string& store) {
     return std::vector<std::string>{
         (fs::path(bin) / "differ/profdiff-differ").string(),
         "--listen=127.0.0.1:0", "--store=" + store, "--http=127.0.0.1:0"};
   };
+  out.a = Upload(aggregator.address, "A", files, work);
+  {
+    // A differ of its own, so the diffs below start uncached.
+    Server early = StartServer(differ_argv(aggregator.address));
+    out.b = Upload(aggregator.address, "B", files, work,
+                   [&] { out.after_upload_s = TimeDiff(early.address); });
+  }
+  if (cluster != nullptr)
+    out.parts = ActiveParts(*cluster, profdiff::base::StrCat("scale", ranks));
   {
     Server differ = StartServer(differ_argv(aggregator.address));
     out.uncached_s = TimeDiff(differ.address);
@@ -339,13 +401,14 @@ int main(int argc, char** argv) {
     std::printf(
         "ranks=%d store=%s upload_s=%.2f+%.2f events_per_s=%.0f "
         "last_upload_to_complete_ms=%.0f to_digest_ready_ms=%.0f "
-        "diff_uncached_ms=%.1f diff_cached_ms=%.1f "
+        "diff_after_last_upload_ms=%.0f diff_uncached_ms=%.1f "
+        "diff_cached_ms=%.1f "
         "diff_cold_aggregator_ms=%.1f "
         "web_diff_page_first_ms=%.1f web_diff_page_again_ms=%.1f "
         "web_diff_page_bytes=%zu "
         "differ_peak_rss_mib=%.1f aggregator_peak_rss_mib=%.1f "
         "cold_aggregator_peak_rss_mib=%.1f digest_bytes=%zu get_run_ms=%.1f "
-        "get_digest_ms=%.1f\n",
+        "get_digest_ms=%.1f%s%s\n",
         f.ranks,
         absl::GetFlag(FLAGS_clickhouse_shards) > 0
             ? profdiff::base::StrCat("clickhouse x",
@@ -356,11 +419,12 @@ int main(int argc, char** argv) {
         static_cast<double>(f.a.events + f.b.events) /
             (f.a.upload_s + f.b.upload_s),
         1000 * (f.a.complete_s + f.b.complete_s) / 2,
-        1000 * (f.a.digest_s + f.b.digest_s) / 2, 1000 * f.uncached_s,
-        1000 * f.cached_s, 1000 * f.cold_s, 1000 * f.web_first_s,
-        1000 * f.web_again_s, f.web_bytes, f.differ_mib, f.aggregator_mib,
-        f.cold_aggregator_mib, f.a.digest_bytes, f.calls.get_run_ms,
-        f.calls.get_digest_ms);
+        1000 * (f.a.digest_s + f.b.digest_s) / 2, 1000 * f.after_upload_s,
+        1000 * f.uncached_s, 1000 * f.cached_s, 1000 * f.cold_s,
+        1000 * f.web_first_s, 1000 * f.web_again_s, f.web_bytes, f.differ_mib,
+        f.aggregator_mib, f.cold_aggregator_mib, f.a.digest_bytes,
+        f.calls.get_run_ms, f.calls.get_digest_ms, f.parts.empty() ? "" : " ",
+        f.parts.c_str());
     std::fflush(stdout);
     all.push_back(f);
   }

@@ -31,6 +31,9 @@ using namespace clickhouse_parts;  // NOLINT(google-build-using-namespace): this
 
 namespace {
 
+// Profiles kept in memory for digests and reads, at most (profile_cache.h).
+constexpr size_t kProfileCacheBytes = size_t{256} << 20;
+
 // A spans row (schema.cc's column order) for the lease's span in `state`.
 std::string SpanStateRow(const ClickHouseStore::Lease& lease, uint8_t state,
                          int64_t chunks, int64_t events, int64_t closed_ms) {
@@ -58,9 +61,12 @@ std::string SpanStateRow(const ClickHouseStore::Lease& lease, uint8_t state,
 ClickHouseStore::ClickHouseStore(
     Passkey, StoreOptions options,
     std::vector<std::unique_ptr<HttpClient>> shards)
-    : options_(std::move(options)), shards_(std::move(shards)) {
+    : options_(std::move(options)),
+      shards_(std::move(shards)),
+      profile_cache_(kProfileCacheBytes) {
   for (const auto& shard : shards_)
     writers_.push_back(std::make_unique<clickhouse::ShardWriter>(shard.get()));
+  profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
 }
 
 ClickHouseStore::~ClickHouseStore() {
@@ -307,7 +313,10 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
                "argMax(batch_bytes, attempt) AS b FROM chunks WHERE ",
                where, " GROUP BY seq ORDER BY seq)), toUInt64(cityHash64(",
                Quote(header.run()), ", ", Quote(worker), ") % ", shards_.size(),
-               ") FROM spans WHERE ", where, " FORMAT RowBinary"),
+               "), (SELECT count() FROM spans WHERE run = ",
+               Quote(header.run()), " AND worker = ", Quote(worker),
+               " AND span != ", Quote(header.span()), ") FROM spans WHERE ",
+               where, " FORMAT RowBinary"),
            /*skip_unreachable=*/true));
   RowBinaryReader state(state_rows);
   const uint8_t stored_state = state.Number<uint8_t>();
@@ -333,6 +342,7 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
     chunk.bytes = state.Number<uint64_t>();
   }
   const uint64_t home = state.Number<uint64_t>();
+  const uint64_t other_spans = state.Number<uint64_t>();
   PD_RETURN_IF_ERROR(state.status("the span state lookup"));
   if (home >= shards_.size()) {
     return absl::DataLossError(base::StrCat("clickhouse: home shard answer ",
@@ -358,6 +368,12 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
     }
     lease->accepted = durable = lease->stored.durable();
     lease->accepted_bytes = lease->stored.bytes();
+    // A new span that is its worker's only one: its close builds the worker's
+    // profile from the batches this stream saw (Lease::batches), not from the
+    // servers. A span another stream began, or a worker with other spans,
+    // is built from the ledger as before.
+    lease->keep_batches =
+        durable == -1 && stored_state == 0 && other_spans == 0;
   }
 
   lease->header = header;
@@ -515,6 +531,23 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
                      options_.max_span_bytes, "); ", lease.accepted_bytes,
                      " bytes stored or being stored"));
   }
+  if (lease.keep_batches) {
+    // Entries past a failed chunk are dropped: this one is sent in their place.
+    while (lease.batches.size() > static_cast<size_t>(sequence)) {
+      ReleaseKeptBatchBytes(lease.batches.back().size());
+      lease.batches_bytes -= lease.batches.back().size();
+      lease.batches.pop_back();
+    }
+    if (ReserveKeptBatchBytes(lease.batch_bytes.size())) {
+      lease.batches_bytes += lease.batch_bytes.size();
+      lease.batches.push_back(lease.batch_bytes);
+    } else {  // over budget: the profile is built from the ledger instead
+      ReleaseKeptBatchBytes(lease.batches_bytes);
+      lease.batches_bytes = 0;
+      lease.batches = {};
+      lease.keep_batches = false;
+    }
+  }
   lease.accepted = sequence;
   lease.accepted_bytes += lease.batch_bytes.size();
   lease.names_sent.insert(fresh.begin(), fresh.end());
@@ -587,6 +620,7 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
   Lease& lease = static_cast<Lease&>(any_lease);
   uint64_t chunks = 0;
   int64_t events = 0;
+  bool kept = false;
   {
     absl::MutexLock lock(&lease.mu);
     if (lease.in_flight > 0) {
@@ -596,6 +630,7 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
     }
     chunks = static_cast<uint64_t>(lease.stored.durable() + 1);
     events = lease.stored.events();
+    kept = lease.keep_batches && lease.batches.size() == chunks;
   }
   if (end.chunk_count() != chunks || end.event_count() != events) {
     return absl::InvalidArgumentError(base::StrCat(
@@ -607,7 +642,23 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
       lease.home, SpanStateRow(lease, clickhouse::kSpanClosed,
                                static_cast<int64_t>(end.chunk_count()),
                                end.event_count(), NowMillis())));
-  ScheduleProfileBuild(lease.run, lease.worker, lease.home);
+  if (!kept) {
+    ScheduleProfileBuild(lease.run, lease.worker, lease.home);
+    return absl::OkStatus();
+  }
+  ClosedSpanBatches closed{.run = lease.run,
+                           .worker = lease.worker,
+                           .span = lease.span,
+                           .home = lease.home,
+                           .info = lease.header.worker()};
+  {
+    absl::MutexLock lock(&lease.mu);
+    closed.batches = std::move(lease.batches);
+    closed.bytes = std::exchange(lease.batches_bytes, 0);
+    lease.batches = {};
+    lease.keep_batches = false;
+  }
+  ScheduleBuildFromBatches(std::move(closed));
   return absl::OkStatus();
 }
 

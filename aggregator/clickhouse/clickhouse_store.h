@@ -38,10 +38,12 @@
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -49,6 +51,7 @@
 #include <absl/synchronization/mutex.h>
 
 #include "aggregator/clickhouse/http_client.h"
+#include "aggregator/clickhouse/profile_cache.h"
 #include "aggregator/clickhouse/shard_writer.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/stored_spans.h"
@@ -103,6 +106,10 @@ class ClickHouseStore final : public Store {
                           const std::string& version,
                           const v1::RunDigest& digest) const override;
 
+  // Profiles this replica built at a span's close from the batches its stream
+  // kept, rather than from the ledger (for tests and operators).
+  int64_t profiles_built_from_batches() const ABSL_LOCKS_EXCLUDED(mu_);
+
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread).
   absl::StatusOr<std::vector<int64_t>> EventsPerShard(
@@ -121,6 +128,7 @@ class ClickHouseStore final : public Store {
   struct RunRows;
   struct WorkerRows;
   struct InFlightChunk;
+  struct ClosedSpanBatches;
   // A worker a read selected: its closed spans, and whether a stored profile
   // covers exactly them.
   struct Wanted {
@@ -213,6 +221,20 @@ class ClickHouseStore final : public Store {
   // The builder: builds every queued profile, stores them together, until none
   // is queued.
   void BuildQueuedProfiles() ABSL_LOCKS_EXCLUDED(mu_);
+  // Reserves `bytes` of the budget for batches kept for close-time builds;
+  // false (nothing reserved) when it is spent.
+  bool ReserveKeptBatchBytes(size_t bytes);
+  void ReleaseKeptBatchBytes(size_t bytes);
+  // Queues the profile build of a closed span whose every batch its stream
+  // kept: built on the builds pool from memory, kept in `profile_cache_` at
+  // once (a digest waiting on the run reads it there) and stored with the
+  // next flush of `profile_rows_`.
+  void ScheduleBuildFromBatches(ClosedSpanBatches closed)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void BuildFromBatches(ClosedSpanBatches closed) ABSL_LOCKS_EXCLUDED(mu_);
+  // Inserts the profile rows built from batches, every second or every
+  // kFlushProfilesAt of them, until the store stops.
+  void FlushProfileRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
@@ -233,8 +255,18 @@ class ClickHouseStore final : public Store {
   std::map<std::string, int> pending_builds_ ABSL_GUARDED_BY(mu_);
   bool builder_running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  base::ThreadPool builds_{
-      1};  // last: destroyed first, while what its work uses is alive
+  // Profiles built here lately, for digests and reads (profile_cache.h).
+  mutable clickhouse::ProfileCache profile_cache_;
+  std::atomic<int64_t> kept_batch_bytes_{0};
+  // Rows of profiles built from batches, by home shard, not stored yet.
+  std::map<size_t, ProfileRows> profile_rows_ ABSL_GUARDED_BY(mu_);
+  int profile_rows_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t built_from_batches_ ABSL_GUARDED_BY(mu_) = 0;
+  std::jthread profile_flusher_;
+  // Two threads: builds from batches need not wait for a ledger pass (one
+  // runs at a time). Last: destroyed first, while what its work uses is
+  // alive.
+  base::ThreadPool builds_{2};
 };
 
 }  // namespace profdiff::aggregator

@@ -23,6 +23,131 @@ using clickhouse::RowBinaryWriter;
 using namespace clickhouse_parts;  // NOLINT(google-build-using-namespace): this
                                    // store's own parts
 
+namespace {
+
+// Rows of profiles built from batches gathered into one insert per home shard,
+// at most, and the longest a row waits for others.
+constexpr int kFlushProfilesAt = 64;
+constexpr absl::Duration kFlushProfilesAfter = absl::Seconds(1);
+// Batches kept for close-time profile builds, over all streams, at most: past
+// it a span's profile is built from the ledger.
+constexpr int64_t kMaxKeptBatchBytes = int64_t{256} << 20;
+
+// A closed span's batches, kept in memory, in sequence order.
+class KeptBatchCursor final : public BatchCursor {
+ public:
+  explicit KeptBatchCursor(const std::vector<std::string>* batches)
+      : batches_(batches) {}
+  absl::StatusOr<std::optional<std::string_view>> Next() override {
+    if (next_ == batches_->size()) return std::nullopt;
+    return std::optional<std::string_view>((*batches_)[next_++]);
+  }
+
+ private:
+  const std::vector<std::string>* batches_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+bool ClickHouseStore::ReserveKeptBatchBytes(size_t bytes) {
+  const auto want = static_cast<int64_t>(bytes);
+  if (kept_batch_bytes_.fetch_add(want) + want <= kMaxKeptBatchBytes)
+    return true;
+  kept_batch_bytes_.fetch_sub(want);
+  return false;
+}
+
+void ClickHouseStore::ReleaseKeptBatchBytes(size_t bytes) {
+  kept_batch_bytes_.fetch_sub(static_cast<int64_t>(bytes));
+}
+
+void ClickHouseStore::ScheduleBuildFromBatches(ClosedSpanBatches closed) {
+  {
+    absl::MutexLock lock(&mu_);
+    ++pending_builds_[closed.run];
+  }
+  builds_.Post([this, closed = std::move(closed)]() mutable {
+    BuildFromBatches(std::move(closed));
+  });
+}
+
+void ClickHouseStore::BuildFromBatches(ClosedSpanBatches closed) {
+  // Taken at the start, as the ledger builds take theirs (design note 4).
+  const uint64_t generation = NewGeneration();
+  bool stopping = false;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping = stopping_;
+  }
+  absl::StatusOr<v1::WorkerProfile> profile =
+      absl::CancelledError("the store is stopping");
+  if (!stopping) {
+    const std::vector<std::string>* batches = &closed.batches;
+    const StoredSpan span{closed.span, closed.info, [batches]() {
+                            return absl::StatusOr<std::unique_ptr<BatchCursor>>(
+                                std::make_unique<KeptBatchCursor>(batches));
+                          }};
+    profile = BuildProfile(closed.run, {span}, options_.batch_limits,
+                           analysis::ProfileOptions{});
+  }
+  ReleaseKeptBatchBytes(closed.bytes);
+  closed.batches = {};
+  std::vector<std::string> span_ids = {closed.span};
+  ProfileRows rows;
+  if (profile.ok()) {
+    AppendProfileRows(closed.run, closed.worker, generation, *profile, span_ids,
+                      rows);
+    profile_cache_.Put(closed.run, closed.worker, std::move(span_ids),
+                       *profile);
+  } else if (!stopping) {
+    // The span is closed all the same; the first read of the profile builds
+    // it from the ledger.
+    PD_LOG(WARNING, "profile of %s/%s not built now: %s", closed.run,
+           closed.worker, profile.status().ToString());
+  }
+  absl::MutexLock lock(&mu_);
+  if (rows.count > 0) {
+    ++built_from_batches_;
+    ProfileRows& pending = profile_rows_[closed.home];
+    pending.profiles += rows.profiles;
+    pending.count += rows.count;
+    profile_rows_count_ += rows.count;
+  }
+  auto it = pending_builds_.find(closed.run);
+  if (it != pending_builds_.end() && --it->second <= 0)
+    pending_builds_.erase(it);
+}
+
+int64_t ClickHouseStore::profiles_built_from_batches() const {
+  absl::MutexLock lock(&mu_);
+  return built_from_batches_;
+}
+
+void ClickHouseStore::FlushProfileRowsLoop() {
+  for (bool last = false; !last;) {
+    std::map<size_t, ProfileRows> rows;
+    {
+      absl::MutexLock lock(&mu_);
+      const auto due = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || profile_rows_count_ >= kFlushProfilesAt;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&due), kFlushProfilesAfter);
+      rows.swap(profile_rows_);
+      profile_rows_count_ = 0;
+      last = stopping_;
+    }
+    for (const auto& [shard, shard_rows] : rows) {
+      if (const absl::Status stored = InsertProfileRows(shard, shard_rows);
+          !stored.ok()) {
+        PD_LOG(WARNING,
+               "%d profiles for shard %d not stored now (reads build them): %s",
+               shard_rows.count, shard, stored.ToString());
+      }
+    }
+  }
+}
+
 void ClickHouseStore::BuildQueuedProfiles() {
   // Profiles stored per insert, at most: a pass holds their rows until it
   // inserts them.
@@ -255,6 +380,7 @@ void ClickHouseStore::BuildWorkerProfiles(
       }
       AppendProfileRows(run, build.worker, generation, *profile, build.ids,
                         by_shard[build.shard]);
+      profile_cache_.Put(run, build.worker, build.ids, *profile);
     }
     first = end;
   }

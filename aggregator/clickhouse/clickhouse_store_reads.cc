@@ -229,8 +229,17 @@ v1::StoredRun ClickHouseStore::Summarize(const std::string& run,
       // that does not cover them all yet), as the local store does.
       auto profile = rows.profiles.find({run, worker.worker});
       summary->set_profile_ready(!worker.closed_ids.empty());
-      summary->set_step_count(
-          profile != rows.profiles.end() ? profile->second.step_count : 0);
+      int32_t step_count =
+          profile != rows.profiles.end() ? profile->second.step_count : 0;
+      if (profile == rows.profiles.end() ||
+          profile->second.spans != worker.closed_ids) {
+        // Built here and not stored yet (profile_rows_ flush), or stored
+        // before a later span closed.
+        if (std::optional<int32_t> cached =
+                profile_cache_.StepCount(run, worker.worker, worker.closed_ids))
+          step_count = *cached;
+      }
+      summary->set_step_count(step_count);
     }
   }
   closed_ranks.AddWarnings(out);
@@ -352,7 +361,16 @@ absl::Status ClickHouseStore::VisitProfiles(
       NewGeneration();  // for profiles rebuilt and cached below
   PD_ASSIGN_OR_RETURN(std::vector<Wanted> wanted,
                       SelectWorkers(request.run(), request.workers()));
-  for (Wanted& entry : wanted) entry.stored = entry.stored && stored_grouping;
+  // Profiles this replica built lately serve without a read (a thousand-rank
+  // digest made as the run completes reads none back).
+  std::vector<bool> cached(wanted.size(), false);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    Wanted& entry = wanted[i];
+    cached[i] =
+        stored_grouping &&
+        profile_cache_.Covers(request.run(), entry.worker, entry.closed_ids);
+    entry.stored = entry.stored && stored_grouping && !cached[i];
+  }
   for (size_t first = 0; first < wanted.size(); first += kProfilesPerRead) {
     const size_t end = std::min(wanted.size(), first + kProfilesPerRead);
     std::vector<std::string> stored_workers;
@@ -383,6 +401,15 @@ absl::Status ClickHouseStore::VisitProfiles(
     }
     for (size_t i = first; i < end; ++i) {
       Wanted& entry = wanted[i];
+      if (cached[i]) {
+        // Left out since Covers (evicted) only when the cache is too small
+        // for the read: built below then.
+        if (std::optional<v1::WorkerProfile> kept = profile_cache_.Find(
+                request.run(), entry.worker, entry.closed_ids)) {
+          PD_RETURN_IF_ERROR(visit(*std::move(kept)));
+          continue;
+        }
+      }
       auto found = stored.find(entry.worker);
       if (entry.stored && found != stored.end()) {
         PD_RETURN_IF_ERROR(visit(std::move(found->second)));
@@ -394,7 +421,9 @@ absl::Status ClickHouseStore::VisitProfiles(
           v1::WorkerProfile built,
           BuildProfile(request.run(), spans, options_.batch_limits, options));
       if (stored_grouping) {
-        // Cache it for the next read; a failure here only costs that read a
+        profile_cache_.Put(request.run(), entry.worker, entry.closed_ids,
+                           built);
+        // Store it for the next read; a failure here only costs that read a
         // rebuild.
         absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);
         if (home.ok()) {

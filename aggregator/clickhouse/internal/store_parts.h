@@ -152,7 +152,10 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
  public:
   Lease(ClickHouseStore* store, std::string key)
       : store_(store), key_(std::move(key)) {}
-  ~Lease() override { store_->ReleaseLease(key_); }
+  ~Lease() override {
+    store_->ReleaseKeptBatchBytes(batches_bytes);
+    store_->ReleaseLease(key_);
+  }
 
   ClickHouseStore* store_;
   std::string key_;
@@ -178,6 +181,22 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   // using it. A failed chunk may have carried some, so a failure clears the
   // set.
   absl::flat_hash_set<uint64_t> names_sent ABSL_GUARDED_BY(mu);
+  // The span's batches (serialized, by sequence) as this stream handed them to
+  // the writers, so its close builds the worker's profile without reading
+  // them back (OpenSpan decides when; dropped when the store's budget for
+  // them is spent). Entries past a failed chunk are cut when it is sent again.
+  bool keep_batches ABSL_GUARDED_BY(mu) = false;
+  std::vector<std::string> batches ABSL_GUARDED_BY(mu);
+  size_t batches_bytes ABSL_GUARDED_BY(mu) = 0;  // reserved in the budget
+};
+
+// A closed span's batches on their way to a profile build (KeptBatches).
+struct ClickHouseStore::ClosedSpanBatches {
+  std::string run, worker, span;
+  size_t home = 0;
+  v1::WorkerInfo info;
+  std::vector<std::string> batches;
+  size_t bytes = 0;  // reserved in the budget until the build ends
 };
 
 // One chunk on its way to a shard: what retrying it elsewhere and reporting it

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include "aggregator/clickhouse/clickhouse_url.h"
@@ -20,6 +21,7 @@
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/digest_cut.h"
 #include "tests/support/traces_dir.h"
+#include "tests/support/wait_until.h"
 
 namespace profdiff::aggregator {
 namespace {
@@ -228,6 +230,75 @@ TEST_F(ClickHouseStoreTest, ReplicasShareTheDigestsOneOfThemMade) {
       b->LoadDigest("shared", "shared|1|1|", "0/0/0");
   ASSERT_TRUE(other.ok()) << other.status();
   EXPECT_FALSE(other->has_value());
+}
+
+// Issue 50: a span one stream uploaded from its first chunk has its worker's
+// profile built at close from the batches that stream saw, not read back from
+// the servers. It is the profile the ledger's batches give (a resumed span is
+// built from those), and it is stored for the other replicas.
+TEST_F(ClickHouseStoreTest, AProfileBuiltFromTheStreamsBatchesIsTheLedgers) {
+  std::unique_ptr<ClickHouseStore> a = Open();
+  ASSERT_TRUE(a);
+  const auto upload = [&](const std::string& run, size_t break_after) {
+    const testing::PreparedSpan span = testing::PrepareSpan(file_, run, 500);
+    ASSERT_GT(span.chunks.size(), 3u);
+    absl::StatusOr<Store::OpenedSpan> opened = a->OpenSpan(span.header);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    for (size_t k = 0; k < span.chunks.size(); ++k) {
+      if (k == break_after) {  // the stream breaks; the agent resumes
+        opened->lease.reset();
+        v1::UploadHeader resumed = span.header;
+        resumed.set_resume(true);
+        opened = a->OpenSpan(resumed);
+        ASSERT_TRUE(opened.ok()) << opened.status();
+        ASSERT_EQ(opened->durable_sequence, static_cast<int64_t>(k) - 1);
+      }
+      ASSERT_TRUE(a->AppendChunk(*opened->lease, span.chunks[k]).ok());
+    }
+    v1::SpanEnd end;
+    end.set_chunk_count(span.chunks.size());
+    end.set_event_count(span.event_count);
+    ASSERT_TRUE(a->CloseSpan(*opened->lease, end).ok());
+  };
+  upload("from_batches", /*break_after=*/SIZE_MAX);
+  upload("from_ledger", /*break_after=*/2);
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] {
+        return a->ProfileBuildsPending("from_batches") == 0 &&
+               a->ProfileBuildsPending("from_ledger") == 0;
+      },
+      absl::Seconds(30)));
+  const auto profile_of = [](const Store& store, const std::string& run) {
+    v1::GetProfileRequest request;
+    request.set_run(run);
+    absl::StatusOr<v1::RunProfile> profile = store.GetProfile(request);
+    EXPECT_TRUE(profile.ok()) << profile.status();
+    if (!profile.ok() || profile->workers_size() != 1)
+      return v1::WorkerProfile();
+    v1::WorkerProfile worker = profile->workers(0);
+    worker.mutable_worker()->clear_run();
+    return worker;
+  };
+  EXPECT_EQ(a->profiles_built_from_batches(), 1);  // not the resumed one
+  const v1::WorkerProfile from_batches = profile_of(*a, "from_batches");
+  EXPECT_GT(from_batches.event_count(), 0);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      from_batches, profile_of(*a, "from_ledger")));
+  // Stored within a flush (a second): another replica, with nothing built
+  // in its memory, reads the row.
+  std::unique_ptr<ClickHouseStore> b = Open();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] {
+        absl::StatusOr<v1::StoredRun> run =
+            b->GetRun("from_batches", RunDetail::kWorkers);
+        return run.ok() && run->workers_size() == 1 &&
+               run->workers(0).step_count() > 0;
+      },
+      absl::Seconds(30)))
+      << "the profile built from batches was never stored";
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      from_batches, profile_of(*b, "from_batches")));
 }
 
 // Regression for #42 (the local store's are LocalKeptDigestTest in
