@@ -9,7 +9,8 @@
 //   agent of B exits (a differ started before B's upload), timed from then:
 //   what a user who diffs as soon as the job ends waits;
 // - with ClickHouse, the active parts per table over the shards after both
-//   uploads (every insert makes a part the servers then merge);
+//   uploads (every insert makes a part the servers then merge), and the
+//   servers' inserts, selects and merges so far;
 // - diff: Differ.Diff of the two run ids with a fresh differ (uncached) and
 //   again (cached), and with the aggregator restarted too (cold: nothing in
 //   memory, both digests read back from the store that kept them);
@@ -287,26 +288,37 @@ std::string ActiveParts(const profdiff::testing::ClickHouseCluster& cluster,
   while (from <= addresses.size()) {
     size_t comma = addresses.find(',', from);
     if (comma == std::string::npos) comma = addresses.size();
-    const std::string sql = profdiff::base::StrCat(
-        "SELECT%20table,%20count()%20FROM%20system.parts%20WHERE%20active%20"
-        "AND%20database%20=%20'",
-        database, "'%20GROUP%20BY%20table%20FORMAT%20TSV");
-    const profdiff::testing::HttpReply reply =
-        profdiff::testing::Get(profdiff::base::StrCat(
-            "http://", addresses.substr(from, comma - from), "/?query=", sql));
-    if (reply.status != 200) Die("system.parts: " + reply.body);
-    std::istringstream lines(reply.body);
-    std::string table;
-    int64_t count = 0;
-    while (lines >> table >> count) parts[table] += count;
+    // The active parts per table, and what the server did since it started
+    // (both runs' uploads, their digests, the diffs so far).
+    for (const std::string& sql :
+         {profdiff::base::StrCat(
+              "SELECT%20table,%20count()%20FROM%20system.parts%20WHERE%20"
+              "active%20AND%20database%20=%20'",
+              database, "'%20GROUP%20BY%20table%20FORMAT%20TSV"),
+          std::string("SELECT%20event,%20value%20FROM%20system.events%20"
+                      "WHERE%20event%20IN%20('InsertQuery','SelectQuery',"
+                      "'Merge')%20FORMAT%20TSV")}) {
+      const profdiff::testing::HttpReply reply =
+          profdiff::testing::Get(profdiff::base::StrCat(
+              "http://", addresses.substr(from, comma - from),
+              "/?query=", sql));
+      if (reply.status != 200) Die("system tables: " + reply.body);
+      std::istringstream lines(reply.body);
+      std::string table;
+      int64_t count = 0;
+      while (lines >> table >> count) parts[table] += count;
+    }
     from = comma + 1;
   }
   std::string out;
   for (const auto& [table, count] : parts) {
     std::string name = table;
-    if (name.ends_with("_local")) name.resize(name.size() - 6);
-    profdiff::base::StrAppend(&out, out.empty() ? "" : " ", "parts_", name, "=",
-                              count);
+    if (name.ends_with("_local")) {
+      name = "parts_" + name.substr(0, name.size() - 6);
+    } else {
+      name = "server_" + name;  // an event's count
+    }
+    profdiff::base::StrAppend(&out, out.empty() ? "" : " ", name, "=", count);
   }
   return out;
 }

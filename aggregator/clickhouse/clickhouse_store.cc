@@ -300,53 +300,60 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
           " is being uploaded by another stream; retry when it has ended"));
     }
   }
-  // One round trip for what opening needs: the span's stored state, the
-  // ledger's chunks (the durable prefix) and the worker's home shard. A
-  // thousand-rank upload opens a span per rank, and three queries a span were
-  // most of what the servers did.
+  // What opening needs, read off the worker's span rows in one query (-If
+  // aggregates for this span): its stored state, the worker's home shard and
+  // whether it has other spans; then, for a span with a stored row only, the
+  // ledger's chunks (the durable prefix). A span with no row has no chunk:
+  // its OPEN row is stored before its first chunk is taken. A thousand-rank
+  // upload opens a span per rank, each distributed query runs on every
+  // shard, and these queries were most of what the servers did.
+  const std::string this_span = base::StrCat("span = ", Quote(header.span()));
   PD_ASSIGN_OR_RETURN(
       const std::string state_rows,
-      Read(base::StrCat(
-               "SELECT max(state), argMax(chunk_count, state), min(opened_ms), "
-               "argMin(header, opened_ms), (SELECT groupArray((seq, e, b)) "
-               "FROM (SELECT seq, argMax(event_count, attempt) AS e, "
-               "argMax(batch_bytes, attempt) AS b FROM chunks WHERE ",
-               where, " GROUP BY seq ORDER BY seq)), toUInt64(cityHash64(",
-               Quote(header.run()), ", ", Quote(worker), ") % ", shards_.size(),
-               "), (SELECT count() FROM spans WHERE run = ",
-               Quote(header.run()), " AND worker = ", Quote(worker),
-               " AND span != ", Quote(header.span()), ") FROM spans WHERE ",
-               where, " FORMAT RowBinary"),
+      Read(base::StrCat("SELECT maxIf(state, ", this_span,
+                        "), argMaxIf(chunk_count, state, ", this_span,
+                        "), minIf(opened_ms, ", this_span,
+                        "), argMinIf(header, opened_ms, ", this_span,
+                        "), toUInt64(cityHash64(", Quote(header.run()), ", ",
+                        Quote(worker), ") % ", shards_.size(),
+                        "), toUInt64(uniqExactIf(span, NOT ", this_span,
+                        ")) FROM spans WHERE run = ", Quote(header.run()),
+                        " AND worker = ", Quote(worker), " FORMAT RowBinary"),
            /*skip_unreachable=*/true));
   RowBinaryReader state(state_rows);
   const uint8_t stored_state = state.Number<uint8_t>();
   const int64_t closed_chunks = state.Number<int64_t>();
   const int64_t opened_ms = state.Number<int64_t>();
   const std::string stored_header_bytes(state.String());
-  struct LedgerChunk {
-    int64_t seq;
-    uint32_t events;
-    uint64_t bytes;
-  };
-  const uint64_t ledger_rows = state.VarUInt();
-  constexpr uint64_t kLedgerRowBytes = 20;  // seq, events, bytes
-  if (ledger_rows > state_rows.size() / kLedgerRowBytes) {  // not an answer
-    return absl::DataLossError(
-        base::StrCat("clickhouse: the span state lookup counts ", ledger_rows,
-                     " ledger rows in ", state_rows.size(), " bytes"));
-  }
-  std::vector<LedgerChunk> ledger(ledger_rows);
-  for (LedgerChunk& chunk : ledger) {
-    chunk.seq = state.Number<int64_t>();
-    chunk.events = state.Number<uint32_t>();
-    chunk.bytes = state.Number<uint64_t>();
-  }
   const uint64_t home = state.Number<uint64_t>();
   const uint64_t other_spans = state.Number<uint64_t>();
   PD_RETURN_IF_ERROR(state.status("the span state lookup"));
   if (home >= shards_.size()) {
     return absl::DataLossError(base::StrCat("clickhouse: home shard answer ",
                                             home, " is not a shard index"));
+  }
+  struct LedgerChunk {
+    int64_t seq;
+    uint32_t events;
+    uint64_t bytes;
+  };
+  std::vector<LedgerChunk> ledger;
+  if (stored_state == clickhouse::kSpanOpen) {
+    PD_ASSIGN_OR_RETURN(
+        const std::string ledger_rows,
+        Read(base::StrCat("SELECT seq, argMax(event_count, attempt), "
+                          "argMax(batch_bytes, attempt) FROM chunks WHERE ",
+                          where, " GROUP BY seq ORDER BY seq FORMAT RowBinary"),
+             /*skip_unreachable=*/true));
+    RowBinaryReader rows(ledger_rows);
+    while (!rows.done() && rows.ok()) {
+      LedgerChunk chunk;
+      chunk.seq = rows.Number<int64_t>();
+      chunk.events = rows.Number<uint32_t>();
+      chunk.bytes = rows.Number<uint64_t>();
+      ledger.push_back(chunk);
+    }
+    PD_RETURN_IF_ERROR(rows.status("the span's ledger lookup"));
   }
   v1::UploadHeader stored_header;
   if (stored_state != 0 && stored_header.ParseFromArray(

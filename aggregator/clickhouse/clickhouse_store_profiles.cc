@@ -8,6 +8,7 @@
 #include "aggregator/clickhouse/clickhouse_store.h"
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
+#include "aggregator/store/batch_codec.h"
 #include "aggregator/store/kept_digest.h"
 #include "aggregator/store/upload_rules.h"
 #include "aggregator/store/worker_selector.h"
@@ -266,13 +267,27 @@ void ClickHouseStore::AppendProfileRows(
     const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
     ProfileRows& out) {
   ++out.count;
+  const size_t start = out.profiles.size();
   RowBinaryWriter writer(out.profiles);
   writer.String(run);
   writer.String(worker);
   writer.Number<uint64_t>(generation);
   writer.StringArray(span_ids);
   writer.Number<int32_t>(profile.steps_size());
-  writer.String(profile.SerializeAsString());
+  const std::string serialized = profile.SerializeAsString();
+  std::string compressed;
+  if (const absl::Status status =
+          BatchCompressor().Compress(serialized, compressed);
+      !status.ok()) {
+    // Not stored then: the profile is only a cache of the ledger.
+    PD_LOG(WARNING, "profile of %s/%s not stored: %s", run, worker,
+           status.ToString());
+    out.profiles.resize(start);
+    --out.count;
+    return;
+  }
+  writer.Number<uint64_t>(serialized.size());
+  writer.String(compressed);
 }
 
 absl::Status ClickHouseStore::InsertProfileRows(size_t shard,

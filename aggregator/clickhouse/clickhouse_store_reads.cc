@@ -381,20 +381,27 @@ absl::Status ClickHouseStore::VisitProfiles(
     if (!stored_workers.empty()) {
       PD_ASSIGN_OR_RETURN(
           const std::string answer,
-          Read(base::StrCat("SELECT worker, argMax(profile, generation) FROM "
-                            "profiles WHERE run = ",
+          Read(base::StrCat("SELECT worker, argMax((profile_bytes, "
+                            "profile_zstd), generation) FROM profiles WHERE "
+                            "run = ",
                             Quote(request.run()), " AND worker IN (",
                             QuotedList(stored_workers),
                             ") GROUP BY worker FORMAT RowBinary")));
       RowBinaryReader reader(answer);
+      BatchDecompressor decompressor;
       while (!reader.done() && reader.ok()) {
         const std::string worker(reader.String());
-        const std::string_view bytes = reader.String();
-        if (!stored[worker].ParseFromArray(bytes.data(),
-                                           static_cast<int>(bytes.size()))) {
-          return absl::DataLossError(
-              base::StrCat("run ", request.run(), " worker ", worker,
-                           ": stored profile does not parse"));
+        const uint64_t raw_bytes = reader.Number<uint64_t>();
+        const std::string_view compressed = reader.String();
+        if (!reader.ok()) break;
+        absl::StatusOr<std::string_view> bytes =
+            decompressor.Decompress(compressed, raw_bytes);
+        if (!bytes.ok() ||
+            !stored[worker].ParseFromArray(bytes->data(),
+                                           static_cast<int>(bytes->size()))) {
+          return absl::DataLossError(base::StrCat(
+              "run ", request.run(), " worker ", worker, ": stored profile ",
+              bytes.ok() ? "does not parse" : bytes.status().message()));
         }
       }
       PD_RETURN_IF_ERROR(reader.status("the profiles read"));

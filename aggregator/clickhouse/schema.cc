@@ -56,8 +56,10 @@ std::vector<Table> Tables() {
              "closed_ms Int64",
        "ReplacingMergeTree(state) ORDER BY (run, worker, span)"},
       {"profiles",
+       // The serialized WorkerProfile zstd-compressed by the aggregator, and
+       // its size: a tenth of the bytes for the servers to write and merge.
        key + "generation UInt64, spans Array(String), step_count Int32, "
-             "profile String",
+             "profile_bytes UInt64, profile_zstd String",
        "ReplacingMergeTree(generation) ORDER BY (run, worker)"},
       {"digests",
        "run String, digest_key String, version String, made_ms Int64, "
