@@ -11,9 +11,9 @@ namespace profdiff::aggregator {
 namespace {
 
 // How often a run whose profiles are still being built is looked at again.
-constexpr absl::Duration kBuildsPoll = absl::Milliseconds(200);
+constexpr absl::Duration kBuildsPoll = absl::Milliseconds(50);
 // How long closing spans are left to settle before their runs are looked at.
-constexpr absl::Duration kSettle = absl::Milliseconds(500);
+constexpr absl::Duration kSettle = absl::Milliseconds(200);
 // How long a look that found a run incomplete stands, however few of its spans
 // closed here since: spans close on other replicas too.
 constexpr absl::Duration kLookAgain = absl::Seconds(3);
@@ -207,11 +207,13 @@ void RunDigests::PrepareLoop(std::stop_token stop) {
     if (stored.ok() && stored->state() == v1::RUN_STATE_COMPLETE) {
       v1::GetRunDigestRequest request;
       request.set_run(run);
+      const absl::Time start = absl::Now();
       absl::StatusOr<std::shared_ptr<const v1::RunDigest>> digest =
           GetOrBuild(request, /*prepared=*/true);
       if (digest.ok()) {
-        PD_LOG(INFO, "run digest ready run=%s ranks=%d bytes=%d", run,
-               (*digest)->ranks_size(), (*digest)->ByteSizeLong());
+        PD_LOG(INFO, "run digest ready run=%s ranks=%d bytes=%d in %s", run,
+               (*digest)->ranks_size(), (*digest)->ByteSizeLong(),
+               absl::FormatDuration(absl::Now() - start));
       } else {
         PD_LOG(WARNING, "run digest of %s not made now: %s", run,
                digest.status().ToString());

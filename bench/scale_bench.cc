@@ -393,6 +393,8 @@ Figures Measure(int ranks) {
     out.aggregator_mib = PeakRssMib(aggregator.process->pid());
   }
   // Cold: a new aggregator over the same data makes both digests on demand.
+  // Its log, for what the figures do not say (when each digest was made).
+  std::ofstream(work / "aggregator.log") << aggregator.process->Output();
   aggregator.process.reset();
   Server cold = StartServer(aggregator_argv());
   Server differ = StartServer(differ_argv(cold.address));

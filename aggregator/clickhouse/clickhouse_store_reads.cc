@@ -2,6 +2,8 @@
 // exports.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "aggregator/clickhouse/clickhouse_store.h"
@@ -352,8 +354,9 @@ absl::StatusOr<std::vector<StoredSpan>> ClickHouseStore::ReadSpans(
 
 absl::Status ClickHouseStore::VisitProfiles(
     const v1::GetProfileRequest& request, ProfileVisitor visit) const {
-  // Stored profiles read per query: a few workers' worth of memory at a time.
-  constexpr size_t kProfilesPerRead = 16;
+  // Profiles read per query (and kept ones read back ahead): a few workers'
+  // worth of memory at a time.
+  constexpr size_t kProfilesPerRead = 8;
   const RequestedProfile requested = ProfileOptionsOf(request);
   const analysis::ProfileOptions& options = requested.options;
   const bool stored_grouping = requested.stored_options;
@@ -371,8 +374,29 @@ absl::Status ClickHouseStore::VisitProfiles(
         profile_cache_.Covers(request.run(), entry.worker, entry.closed_ids);
     entry.stored = entry.stored && stored_grouping && !cached[i];
   }
+  // Kept profiles of the entries [first, end), read back (decompressed and
+  // parsed): the next read's on another thread while the caller visits this
+  // one's, so a thousand-rank digest reduces one profile while the next is
+  // decoded.
+  const auto read_kept =
+      [&](size_t first, size_t end,
+          std::vector<std::optional<v1::WorkerProfile>>& out) {
+        out.assign(end - first, std::nullopt);
+        for (size_t i = first; i < end; ++i) {
+          if (cached[i]) {
+            out[i - first] = profile_cache_.Find(
+                request.run(), wanted[i].worker, wanted[i].closed_ids);
+          }
+        }
+      };
+  std::vector<std::optional<v1::WorkerProfile>> kept, kept_next;
+  read_kept(0, std::min(wanted.size(), kProfilesPerRead), kept);
   for (size_t first = 0; first < wanted.size(); first += kProfilesPerRead) {
     const size_t end = std::min(wanted.size(), first + kProfilesPerRead);
+    const size_t next_end = std::min(wanted.size(), end + kProfilesPerRead);
+    std::jthread ahead;  // joined before kept_next is read, or on return
+    if (end < next_end)
+      ahead = std::jthread([&] { read_kept(end, next_end, kept_next); });
     std::vector<std::string> stored_workers;
     for (size_t i = first; i < end; ++i) {
       if (wanted[i].stored) stored_workers.push_back(wanted[i].worker);
@@ -408,14 +432,11 @@ absl::Status ClickHouseStore::VisitProfiles(
     }
     for (size_t i = first; i < end; ++i) {
       Wanted& entry = wanted[i];
-      if (cached[i]) {
-        // Left out since Covers (evicted) only when the cache is too small
-        // for the read: built below then.
-        if (std::optional<v1::WorkerProfile> kept = profile_cache_.Find(
-                request.run(), entry.worker, entry.closed_ids)) {
-          PD_RETURN_IF_ERROR(visit(*std::move(kept)));
-          continue;
-        }
+      // Not read back (evicted since Covers, when the cache is too small for
+      // the read): built below then.
+      if (std::optional<v1::WorkerProfile>& profile = kept[i - first]) {
+        PD_RETURN_IF_ERROR(visit(*std::move(profile)));
+        continue;
       }
       auto found = stored.find(entry.worker);
       if (entry.stored && found != stored.end()) {
@@ -444,6 +465,8 @@ absl::Status ClickHouseStore::VisitProfiles(
       }
       PD_RETURN_IF_ERROR(visit(std::move(built)));
     }
+    if (ahead.joinable()) ahead.join();
+    kept.swap(kept_next);
   }
   return absl::OkStatus();
 }
