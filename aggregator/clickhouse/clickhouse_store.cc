@@ -470,8 +470,10 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   rows->order = {lease.run, lease.worker, lease.span, sequence};
   RowBinaryWriter names(rows->names);
   std::vector<uint64_t> ids(static_cast<size_t>(batch.strings_size()));
-  std::vector<uint64_t>
-      fresh;  // names this stream has not sent yet (all again after a failure)
+  // Names this stream has not sent yet (all again after a failure), of which
+  // the chunk carries those no stored chunk of the run carried (run_names.h).
+  std::vector<uint64_t> fresh;
+  std::vector<int> fresh_index;
   {
     absl::MutexLock lock(&lease.mu);
     for (int i = 0; i < batch.strings_size(); ++i) {
@@ -479,12 +481,24 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
       ids[static_cast<size_t>(i)] = id;
       if (lease.names_sent.contains(id)) continue;
       fresh.push_back(id);
-      names.String(lease.run);
-      names.String(lease.worker);
-      names.Number<uint64_t>(id);
-      names.String(batch.strings(i));
+      fresh_index.push_back(i);
     }
   }
+  const std::vector<bool> send = run_names_.Claim(lease.run, fresh);
+  std::vector<uint64_t> carried;
+  for (size_t k = 0; k < fresh.size(); ++k) {
+    if (!send[k]) continue;
+    carried.push_back(fresh[k]);
+    names.String(lease.run);
+    names.String(lease.worker);
+    names.Number<uint64_t>(fresh[k]);
+    names.String(batch.strings(fresh_index[k]));
+  }
+  // From here a refused chunk gives back what it claimed.
+  const auto refuse = [&](absl::Status status) {
+    run_names_.Failed(lease.run, carried);
+    return status;
+  };
   // Events and ledger row start with the same key and carry the attempt after
   // it: a fresh one for every shard tried, so rows a failed try left behind
   // (say its events stored, its ledger row not) are never the ones reads
@@ -528,15 +542,15 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   absl::MutexLock lock(&lease.mu);
   if (lease.failed || sequence != lease.accepted + 1) {
     // An earlier chunk failed while this one was being encoded.
-    return absl::UnavailableError(base::StrCat(
-        "chunk ", sequence, ": an earlier chunk of the span failed; retry"));
+    return refuse(absl::UnavailableError(base::StrCat(
+        "chunk ", sequence, ": an earlier chunk of the span failed; retry")));
   }
   if (lease.accepted_bytes + lease.batch_bytes.size() >
       options_.max_span_bytes) {
-    return absl::ResourceExhaustedError(
+    return refuse(absl::ResourceExhaustedError(
         base::StrCat("chunk ", sequence, ": span would exceed max_span_bytes (",
                      options_.max_span_bytes, "); ", lease.accepted_bytes,
-                     " bytes stored or being stored"));
+                     " bytes stored or being stored")));
   }
   if (lease.keep_batches) {
     // Entries past a failed chunk are dropped: this one is sent in their place.
@@ -561,7 +575,7 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   ++lease.in_flight;
   return std::make_unique<InFlightChunk>(
       InFlightChunk{&lease, sequence, events, lease.batch_bytes.size(),
-                    std::move(rows), nullptr});
+                    std::move(rows), nullptr, 0, std::move(carried)});
 }
 
 void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
@@ -588,6 +602,11 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
     return;
   }
   absl::StatusOr<int64_t> answer = chunk->sequence;
+  if (status.ok()) {
+    run_names_.Stored(lease.run, chunk->names);
+  } else {
+    run_names_.Failed(lease.run, chunk->names);
+  }
   {
     absl::MutexLock lock(&lease.mu);
     --lease.in_flight;

@@ -52,6 +52,7 @@
 
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/profile_cache.h"
+#include "aggregator/clickhouse/run_names.h"
 #include "aggregator/clickhouse/shard_writer.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/stored_spans.h"
@@ -255,6 +256,8 @@ class ClickHouseStore final : public Store {
   std::map<std::string, int> pending_builds_ ABSL_GUARDED_BY(mu_);
   bool builder_running_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // The names each run's chunks carried here (run_names.h).
+  clickhouse::RunNames run_names_{size_t{1} << 20};
   // Profiles built here lately, for digests and reads (profile_cache.h).
   mutable clickhouse::ProfileCache profile_cache_;
   std::atomic<int64_t> kept_batch_bytes_{0};

@@ -208,7 +208,8 @@ struct ClickHouseStore::InFlightChunk {
   uint64_t raw_bytes;
   std::shared_ptr<clickhouse::ChunkRows> rows;
   Store::AppendDone done;
-  size_t tried = 0;  // shards tried before the current one
+  size_t tried = 0;             // shards tried before the current one
+  std::vector<uint64_t> names;  // the name ids it carries (run_names.h)
 };
 
 }  // namespace profdiff::aggregator

@@ -17,6 +17,7 @@
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/run_digests.h"
+#include "base/str_cat.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
 #include "tests/support/digest_cut.h"
@@ -299,6 +300,59 @@ TEST_F(ClickHouseStoreTest, AProfileBuiltFromTheStreamsBatchesIsTheLedgers) {
       << "the profile built from batches was never stored";
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
       from_batches, profile_of(*b, "from_batches")));
+}
+
+// Issue 50: the workers of one run share most strings, and each is stored
+// about once per replica, not once per worker; still every event's name and
+// input shapes have their row.
+TEST_F(ClickHouseStoreTest,
+       EachNameOfARunIsStoredOnceAndEveryEventHasItsNames) {
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  const fs::path folder = fs::path(file_).parent_path();
+  int64_t events = 0;
+  for (const char* name : {"worker0_step_12.1694128201545.pt.trace.json.gz",
+                           "worker1_step_12.1694128201556.pt.trace.json.gz",
+                           "worker2_step_12.1694128201554.pt.trace.json.gz"}) {
+    const testing::PreparedSpan span =
+        testing::PrepareSpan((folder / name).string(), "names", 1000);
+    events += span.event_count;
+    absl::StatusOr<Store::OpenedSpan> opened = store->OpenSpan(span.header);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    for (const v1::TraceChunk& chunk : span.chunks)
+      ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
+    v1::SpanEnd end;
+    end.set_chunk_count(span.chunks.size());
+    end.set_event_count(span.event_count);
+    ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
+  }
+  const std::string url = options_.clickhouse_url.substr(13);
+  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+                             absl::Seconds(30));
+  const auto count = [&](const std::string& sql) -> int64_t {
+    absl::StatusOr<std::string> answer = any.Query(sql + " FORMAT TSV");
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    return answer.ok() ? std::stoll(*answer) : -1;
+  };
+  EXPECT_EQ(count("SELECT count() FROM events WHERE run = 'names'"), events);
+  const int64_t rows = count("SELECT count() FROM names WHERE run = 'names'");
+  const int64_t distinct =
+      count("SELECT uniqExact(name_id) FROM names WHERE run = 'names'");
+  EXPECT_EQ(rows, distinct);  // one stream at a time: no duplicate
+  // Far fewer than a copy per worker: the three share most strings.
+  const int64_t per_worker = count(
+      "SELECT sum(n) FROM (SELECT uniqExact(id) AS n FROM (SELECT worker, "
+      "arrayJoin([name_id, input_shapes_id]) AS id FROM events WHERE run = "
+      "'names') GROUP BY worker)");
+  EXPECT_LT(rows, per_worker * 2 / 3);
+  for (const char* column : {"name_id", "input_shapes_id"}) {
+    EXPECT_EQ(count(base::StrCat(
+                  "SELECT count() FROM events WHERE run = 'names' AND ", column,
+                  " GLOBAL NOT IN (SELECT name_id FROM names WHERE run = "
+                  "'names')")),
+              0)
+        << column << " without a names row";
+  }
 }
 
 // Regression for #42 (the local store's are LocalKeptDigestTest in
