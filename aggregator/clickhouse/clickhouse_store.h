@@ -193,11 +193,12 @@ class ClickHouseStore final : public Store {
       const std::string& run,
       const std::vector<std::pair<std::string, size_t>>& workers,
       std::map<size_t, ProfileRows>& by_shard) const;
-  static void AppendProfileRows(const std::string& run,
-                                const std::string& worker, uint64_t generation,
-                                const v1::WorkerProfile& profile,
-                                const std::vector<std::string>& span_ids,
-                                ProfileRows& out);
+  // Appends the profile's row to `out` and keeps it in profile_cache_: it is
+  // serialized and compressed once for both.
+  void AppendProfileRows(const std::string& run, const std::string& worker,
+                         uint64_t generation, const v1::WorkerProfile& profile,
+                         const std::vector<std::string>& span_ids,
+                         ProfileRows& out) const;
   // Inserts the profiles rows into `shard` (or the next that answers).
   absl::Status InsertProfileRows(size_t shard, const ProfileRows& rows) const;
   // Contract 7 against the run's stored spans; a world size this replica has

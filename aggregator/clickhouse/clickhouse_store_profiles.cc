@@ -99,8 +99,6 @@ void ClickHouseStore::BuildFromBatches(ClosedSpanBatches closed) {
   if (profile.ok()) {
     AppendProfileRows(closed.run, closed.worker, generation, *profile, span_ids,
                       rows);
-    profile_cache_.Put(closed.run, closed.worker, std::move(span_ids),
-                       *profile);
   } else if (!stopping) {
     // The span is closed all the same; the first read of the profile builds
     // it from the ledger.
@@ -265,7 +263,7 @@ int ClickHouseStore::ProfileBuildsPending(const std::string& run) const {
 void ClickHouseStore::AppendProfileRows(
     const std::string& run, const std::string& worker, uint64_t generation,
     const v1::WorkerProfile& profile, const std::vector<std::string>& span_ids,
-    ProfileRows& out) {
+    ProfileRows& out) const {
   ++out.count;
   const size_t start = out.profiles.size();
   RowBinaryWriter writer(out.profiles);
@@ -275,9 +273,9 @@ void ClickHouseStore::AppendProfileRows(
   writer.StringArray(span_ids);
   writer.Number<int32_t>(profile.steps_size());
   const std::string serialized = profile.SerializeAsString();
-  std::string compressed;
+  auto compressed = std::make_shared<std::string>();
   if (const absl::Status status =
-          BatchCompressor().Compress(serialized, compressed);
+          BatchCompressor().Compress(serialized, *compressed);
       !status.ok()) {
     // Not stored then: the profile is only a cache of the ledger.
     PD_LOG(WARNING, "profile of %s/%s not stored: %s", run, worker,
@@ -287,7 +285,10 @@ void ClickHouseStore::AppendProfileRows(
     return;
   }
   writer.Number<uint64_t>(serialized.size());
-  writer.String(compressed);
+  writer.String(*compressed);
+  compressed->shrink_to_fit();  // Compress sized it for the worst case
+  profile_cache_.PutCompressed(run, worker, span_ids, std::move(compressed),
+                               serialized.size(), profile.steps_size());
 }
 
 absl::Status ClickHouseStore::InsertProfileRows(size_t shard,
@@ -395,7 +396,6 @@ void ClickHouseStore::BuildWorkerProfiles(
       }
       AppendProfileRows(run, build.worker, generation, *profile, build.ids,
                         by_shard[build.shard]);
-      profile_cache_.Put(run, build.worker, build.ids, *profile);
     }
     first = end;
   }

@@ -449,8 +449,6 @@ absl::Status ClickHouseStore::VisitProfiles(
           v1::WorkerProfile built,
           BuildProfile(request.run(), spans, options_.batch_limits, options));
       if (stored_grouping) {
-        profile_cache_.Put(request.run(), entry.worker, entry.closed_ids,
-                           built);
         // Store it for the next read; a failure here only costs that read a
         // rebuild.
         absl::StatusOr<size_t> home = HomeShard(request.run(), entry.worker);

@@ -20,14 +20,23 @@ void ProfileCache::Put(const std::string& run, const std::string& worker,
     // Compress sized it for the worst case: ten times what it holds.
     compressed->shrink_to_fit();
   }
+  PutCompressed(run, worker, std::move(span_ids), std::move(compressed),
+                serialized.size(), profile.steps_size());
+}
+
+void ProfileCache::PutCompressed(const std::string& run,
+                                 const std::string& worker,
+                                 std::vector<std::string> span_ids,
+                                 std::shared_ptr<std::string> zstd,
+                                 size_t raw_bytes, int32_t step_count) {
   Key key(run, worker);
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
   // Capacity, not size: what the entry holds in memory.
-  if (compressed == nullptr || compressed->capacity() > max_bytes_) return;
-  bytes_ += compressed->capacity();
-  lru_.push_front({key, std::move(span_ids), std::move(compressed),
-                   serialized.size(), profile.steps_size()});
+  if (zstd == nullptr || zstd->capacity() > max_bytes_) return;
+  bytes_ += zstd->capacity();
+  lru_.push_front(
+      {key, std::move(span_ids), std::move(zstd), raw_bytes, step_count});
   index_.emplace(std::move(key), lru_.begin());
   while (bytes_ > max_bytes_) EraseLocked(std::prev(lru_.end()));
 }

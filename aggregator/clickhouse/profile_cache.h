@@ -45,6 +45,12 @@ class ProfileCache {
       const std::string& run, const std::string& worker,
       const std::vector<std::string>& span_ids) const ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The same, for a profile the caller serialized (`raw_bytes`) and
+  // compressed already (its stored row carries the same bytes).
+  void PutCompressed(const std::string& run, const std::string& worker,
+                     std::vector<std::string> span_ids,
+                     std::shared_ptr<std::string> zstd, size_t raw_bytes,
+                     int32_t step_count) ABSL_LOCKS_EXCLUDED(mu_);
   // Whether Find would find it (without reading it back).
   bool Covers(const std::string& run, const std::string& worker,
               const std::vector<std::string>& span_ids) const
