@@ -13,6 +13,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "aggregator/store/batch_cursor.h"
 #include "aggregator/store/stored_spans.h"
 #include "bench/bench_traces.h"
 #include "trace/chrome_trace_writer.h"
@@ -28,20 +29,6 @@ constexpr size_t kPieceBytes = 1 << 20;    // the service's piece
 const char* const kTraces[] = {
     "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz",
     "hta/mtia_trace_single_rank/mtia_rank_0.json.gz",  // 456k events
-};
-
-class Chunks final : public profdiff::aggregator::BatchCursor {
- public:
-  explicit Chunks(const std::vector<std::string>* batches)
-      : batches_(batches) {}
-  absl::StatusOr<std::optional<std::string_view>> Next() override {
-    if (next_ == batches_->size()) return std::nullopt;
-    return std::optional<std::string_view>((*batches_)[next_++]);
-  }
-
- private:
-  const std::vector<std::string>* batches_;
-  size_t next_ = 0;
 };
 
 // The stored span of trace state.range(0), or nothing (the benchmark skipped,
@@ -79,7 +66,8 @@ std::unique_ptr<StoredTrace> StoreOrSkip(benchmark::State& state) {
       {"span", profdiff::trace::WorkerInfoOf(*trace),
        [batches]() -> absl::StatusOr<
                        std::unique_ptr<profdiff::aggregator::BatchCursor>> {
-         return std::make_unique<Chunks>(batches);
+         return std::make_unique<profdiff::aggregator::BatchesInMemory>(
+             batches);
        }});
   return stored;
 }

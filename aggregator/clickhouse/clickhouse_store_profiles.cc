@@ -9,6 +9,7 @@
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/store/batch_codec.h"
+#include "aggregator/store/batch_cursor.h"
 #include "aggregator/store/kept_digest.h"
 #include "aggregator/store/upload_rules.h"
 #include "aggregator/store/worker_selector.h"
@@ -33,21 +34,6 @@ constexpr absl::Duration kFlushProfilesAfter = absl::Seconds(1);
 // Batches kept for close-time profile builds, over all streams, at most: past
 // it a span's profile is built from the ledger.
 constexpr int64_t kMaxKeptBatchBytes = int64_t{256} << 20;
-
-// A closed span's batches, kept in memory, in sequence order.
-class KeptBatchCursor final : public BatchCursor {
- public:
-  explicit KeptBatchCursor(const std::vector<std::string>* batches)
-      : batches_(batches) {}
-  absl::StatusOr<std::optional<std::string_view>> Next() override {
-    if (next_ == batches_->size()) return std::nullopt;
-    return std::optional<std::string_view>((*batches_)[next_++]);
-  }
-
- private:
-  const std::vector<std::string>* batches_;
-  size_t next_ = 0;
-};
 
 }  // namespace
 
@@ -87,7 +73,7 @@ void ClickHouseStore::BuildFromBatches(ClosedSpanBatches closed) {
     const std::vector<std::string>* batches = &closed.batches;
     const StoredSpan span{closed.span, closed.info, [batches]() {
                             return absl::StatusOr<std::unique_ptr<BatchCursor>>(
-                                std::make_unique<KeptBatchCursor>(batches));
+                                std::make_unique<BatchesInMemory>(batches));
                           }};
     profile = BuildProfile(closed.run, {span}, options_.batch_limits,
                            analysis::ProfileOptions{});
@@ -272,23 +258,19 @@ void ClickHouseStore::AppendProfileRows(
   writer.Number<uint64_t>(generation);
   writer.StringArray(span_ids);
   writer.Number<int32_t>(profile.steps_size());
-  const std::string serialized = profile.SerializeAsString();
-  auto compressed = std::make_shared<std::string>();
-  if (const absl::Status status =
-          BatchCompressor().Compress(serialized, *compressed);
-      !status.ok()) {
+  absl::StatusOr<clickhouse::ProfileCache::Compressed> compressed =
+      clickhouse::ProfileCache::Compress(profile);
+  if (!compressed.ok()) {
     // Not stored then: the profile is only a cache of the ledger.
     PD_LOG(WARNING, "profile of %s/%s not stored: %s", run, worker,
-           status.ToString());
+           compressed.status().ToString());
     out.profiles.resize(start);
     --out.count;
     return;
   }
-  writer.Number<uint64_t>(serialized.size());
-  writer.String(*compressed);
-  compressed->shrink_to_fit();  // Compress sized it for the worst case
-  profile_cache_.PutCompressed(run, worker, span_ids, std::move(compressed),
-                               serialized.size(), profile.steps_size());
+  writer.Number<uint64_t>(compressed->raw_bytes);
+  writer.String(*compressed->zstd);
+  profile_cache_.PutCompressed(run, worker, span_ids, *std::move(compressed));
 }
 
 absl::Status ClickHouseStore::InsertProfileRows(size_t shard,

@@ -2,41 +2,45 @@
 
 #include "aggregator/store/batch_codec.h"
 #include "base/log.h"
+#include "base/status_macros.h"
 
 namespace profdiff::aggregator::clickhouse {
+
+absl::StatusOr<ProfileCache::Compressed> ProfileCache::Compress(
+    const v1::WorkerProfile& profile) {
+  const std::string serialized = profile.SerializeAsString();
+  auto zstd = std::make_shared<std::string>();
+  PD_RETURN_IF_ERROR(BatchCompressor().Compress(serialized, *zstd));
+  zstd->shrink_to_fit();  // Compress sized it for the worst case
+  return Compressed{std::move(zstd), serialized.size(), profile.steps_size()};
+}
 
 void ProfileCache::Put(const std::string& run, const std::string& worker,
                        std::vector<std::string> span_ids,
                        const v1::WorkerProfile& profile) {
-  const std::string serialized = profile.SerializeAsString();
-  auto compressed = std::make_shared<std::string>();
-  if (const absl::Status status =
-          BatchCompressor().Compress(serialized, *compressed);
-      !status.ok()) {
+  absl::StatusOr<Compressed> compressed = Compress(profile);
+  if (!compressed.ok()) {
     PD_LOG(WARNING, "profile of %s/%s not kept in memory: %s", run, worker,
-           status.ToString());
-    compressed.reset();
-  } else {
-    // Compress sized it for the worst case: ten times what it holds.
-    compressed->shrink_to_fit();
+           compressed.status().ToString());
+    absl::MutexLock lock(&mu_);
+    if (auto it = index_.find(Key(run, worker)); it != index_.end())
+      EraseLocked(it->second);  // a newer build replaces it all the same
+    return;
   }
-  PutCompressed(run, worker, std::move(span_ids), std::move(compressed),
-                serialized.size(), profile.steps_size());
+  PutCompressed(run, worker, std::move(span_ids), *std::move(compressed));
 }
 
 void ProfileCache::PutCompressed(const std::string& run,
                                  const std::string& worker,
                                  std::vector<std::string> span_ids,
-                                 std::shared_ptr<std::string> zstd,
-                                 size_t raw_bytes, int32_t step_count) {
+                                 Compressed profile) {
   Key key(run, worker);
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);
   // Capacity, not size: what the entry holds in memory.
-  if (zstd == nullptr || zstd->capacity() > max_bytes_) return;
-  bytes_ += zstd->capacity();
-  lru_.push_front(
-      {key, std::move(span_ids), std::move(zstd), raw_bytes, step_count});
+  if (profile.zstd->capacity() > max_bytes_) return;
+  bytes_ += profile.zstd->capacity();
+  lru_.push_front({key, std::move(span_ids), std::move(profile)});
   index_.emplace(std::move(key), lru_.begin());
   while (bytes_ > max_bytes_) EraseLocked(std::prev(lru_.end()));
 }
@@ -50,8 +54,8 @@ std::optional<v1::WorkerProfile> ProfileCache::Find(
     absl::MutexLock lock(&mu_);
     const Entry* entry = FindLocked(run, worker, span_ids);
     if (entry == nullptr) return std::nullopt;
-    compressed = entry->compressed;
-    raw_bytes = entry->raw_bytes;
+    compressed = entry->profile.zstd;
+    raw_bytes = entry->profile.raw_bytes;
   }
   BatchDecompressor decompressor;
   absl::StatusOr<std::string_view> raw =
@@ -80,7 +84,7 @@ std::optional<int32_t> ProfileCache::StepCount(
   absl::MutexLock lock(&mu_);
   const Entry* entry = FindLocked(run, worker, span_ids);
   if (entry == nullptr) return std::nullopt;
-  return entry->step_count;
+  return entry->profile.step_count;
 }
 
 const ProfileCache::Entry* ProfileCache::FindLocked(
@@ -103,7 +107,7 @@ size_t ProfileCache::entries() const {
 }
 
 void ProfileCache::EraseLocked(Lru::iterator entry) {
-  bytes_ -= entry->compressed->capacity();
+  bytes_ -= entry->profile.zstd->capacity();
   index_.erase(entry->key);
   lru_.erase(entry);
 }

@@ -21,6 +21,7 @@
 
 #include <absl/base/thread_annotations.h>
 #include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
 #include <absl/synchronization/mutex.h>
 
 #include "profdiff/v1/profile.pb.h"
@@ -45,12 +46,19 @@ class ProfileCache {
       const std::string& run, const std::string& worker,
       const std::vector<std::string>& span_ids) const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // The same, for a profile the caller serialized (`raw_bytes`) and
-  // compressed already (its stored row carries the same bytes).
+  // A profile serialized and zstd-compressed, as entries (and the store's
+  // profile rows) hold it.
+  struct Compressed {
+    std::shared_ptr<const std::string> zstd;
+    size_t raw_bytes = 0;  // serialized
+    int32_t step_count = 0;
+  };
+  static absl::StatusOr<Compressed> Compress(const v1::WorkerProfile& profile);
+  // Put, for a profile compressed already (its stored row carries the same
+  // bytes).
   void PutCompressed(const std::string& run, const std::string& worker,
-                     std::vector<std::string> span_ids,
-                     std::shared_ptr<std::string> zstd, size_t raw_bytes,
-                     int32_t step_count) ABSL_LOCKS_EXCLUDED(mu_);
+                     std::vector<std::string> span_ids, Compressed profile)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Whether Find would find it (without reading it back).
   bool Covers(const std::string& run, const std::string& worker,
               const std::vector<std::string>& span_ids) const
@@ -68,9 +76,7 @@ class ProfileCache {
   struct Entry {
     Key key;
     std::vector<std::string> span_ids;
-    std::shared_ptr<const std::string> compressed;  // serialized, zstd
-    size_t raw_bytes = 0;                           // serialized
-    int32_t step_count = 0;
+    Compressed profile;
   };
   using Lru = std::list<Entry>;  // front: most recently used
 

@@ -4,8 +4,11 @@
 #ifndef PROFDIFF_AGGREGATOR_STORE_BATCH_CURSOR_H_
 #define PROFDIFF_AGGREGATOR_STORE_BATCH_CURSOR_H_
 
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <absl/status/statusor.h>
 
@@ -19,6 +22,21 @@ class BatchCursor {
   // DataLoss naming the file or chunk when a stored record is damaged or a
   // sequence is missing.
   virtual absl::StatusOr<std::optional<std::string_view>> Next() = 0;
+};
+
+// Batches held in memory (not owned; they outlive the cursor), in order.
+class BatchesInMemory final : public BatchCursor {
+ public:
+  explicit BatchesInMemory(const std::vector<std::string>* batches)
+      : batches_(batches) {}
+  absl::StatusOr<std::optional<std::string_view>> Next() override {
+    if (next_ == batches_->size()) return std::nullopt;
+    return std::optional<std::string_view>((*batches_)[next_++]);
+  }
+
+ private:
+  const std::vector<std::string>* batches_;
+  size_t next_ = 0;
 };
 
 }  // namespace profdiff::aggregator

@@ -55,6 +55,18 @@ class ClickHouseStoreTest : public ::testing::Test {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
+  // Stores `span` whole through one lease: opened, every chunk, closed.
+  static void StoreWhole(Store& store, const testing::PreparedSpan& span) {
+    absl::StatusOr<Store::OpenedSpan> opened = store.OpenSpan(span.header);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    for (const v1::TraceChunk& chunk : span.chunks)
+      ASSERT_TRUE(store.AppendChunk(*opened->lease, chunk).ok());
+    v1::SpanEnd end;
+    end.set_chunk_count(span.chunks.size());
+    end.set_event_count(span.event_count);
+    ASSERT_TRUE(store.CloseSpan(*opened->lease, end).ok());
+  }
+
   std::string file_;
   std::unique_ptr<testing::ClickHouseCluster> cluster_;
   StoreOptions options_;
@@ -110,14 +122,7 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
       testing::PrepareSpan(file_, "orphans", 1000);
   std::unique_ptr<ClickHouseStore> store = Open();
   ASSERT_TRUE(store);
-  absl::StatusOr<Store::OpenedSpan> opened = store->OpenSpan(span.header);
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  for (const v1::TraceChunk& chunk : span.chunks)
-    ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
-  v1::SpanEnd end;
-  end.set_chunk_count(span.chunks.size());
-  end.set_event_count(span.event_count);
-  ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   // A failed try's leftovers on both shards: chunk 0's events again, under an
   // attempt with no ledger row, one larger than any real one.
   const std::string url = options_.clickhouse_url.substr(13);
@@ -204,15 +209,7 @@ TEST_F(ClickHouseStoreTest, ReplicasShareTheDigestsOneOfThemMade) {
       testing::PrepareSpan(file_, "shared", 2000);
   std::unique_ptr<ClickHouseStore> a = Open(), b = Open();
   ASSERT_TRUE(a && b);
-  absl::StatusOr<Store::OpenedSpan> opened = a->OpenSpan(span.header);
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  for (const v1::TraceChunk& chunk : span.chunks)
-    ASSERT_TRUE(a->AppendChunk(*opened->lease, chunk).ok());
-  v1::SpanEnd end;
-  end.set_chunk_count(span.chunks.size());
-  end.set_event_count(span.event_count);
-  ASSERT_TRUE(a->CloseSpan(*opened->lease, end).ok());
-  opened->lease.reset();
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*a, span));
 
   v1::GetRunDigestRequest request;
   request.set_run("shared");
@@ -317,14 +314,7 @@ TEST_F(ClickHouseStoreTest,
     const testing::PreparedSpan span =
         testing::PrepareSpan((folder / name).string(), "names", 1000);
     events += span.event_count;
-    absl::StatusOr<Store::OpenedSpan> opened = store->OpenSpan(span.header);
-    ASSERT_TRUE(opened.ok()) << opened.status();
-    for (const v1::TraceChunk& chunk : span.chunks)
-      ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
-    v1::SpanEnd end;
-    end.set_chunk_count(span.chunks.size());
-    end.set_event_count(span.event_count);
-    ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
+    ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   }
   const std::string url = options_.clickhouse_url.substr(13);
   clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
@@ -378,15 +368,7 @@ class ClickHouseKeptDigestTest : public ClickHouseStoreTest {
   }
 
   void StoreSpan(const std::string& run, const std::string& file) {
-    const testing::PreparedSpan span = testing::PrepareSpan(file, run, 2000);
-    absl::StatusOr<Store::OpenedSpan> opened = store_->OpenSpan(span.header);
-    ASSERT_TRUE(opened.ok()) << opened.status();
-    for (const v1::TraceChunk& chunk : span.chunks)
-      ASSERT_TRUE(store_->AppendChunk(*opened->lease, chunk).ok());
-    v1::SpanEnd end;
-    end.set_chunk_count(span.chunks.size());
-    end.set_event_count(span.event_count);
-    ASSERT_TRUE(store_->CloseSpan(*opened->lease, end).ok());
+    StoreWhole(*store_, testing::PrepareSpan(file, run, 2000));
   }
 
   static v1::RunDigest Get(RunDigests& digests,
