@@ -299,12 +299,20 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
           "span ", header.span(), " of run ", header.run(),
           " is being uploaded by another stream; retry when it has ended"));
     }
+    // Bounded: a replica that has seen many workers counts again (a worker
+    // then may build a profile of one span from batches while another span
+    // of it closed, which reads still find out; design note 4).
+    constexpr size_t kMaxWorkersCounted = 1 << 16;
+    if (worker_opens_.size() >= kMaxWorkersCounted) worker_opens_.clear();
+    ++worker_opens_[{header.run(), worker}];
   }
   // What opening needs, read off the worker's span rows in one query (-If
   // aggregates for this span): its stored state, the worker's home shard and
   // whether it has other spans; then, for a span with a stored row only, the
   // ledger's chunks (the durable prefix). A span with no row has no chunk:
-  // its OPEN row is stored before its first chunk is taken. A thousand-rank
+  // its OPEN row is stored before its first chunk is taken (unless the shard
+  // holding its rows is down now: the lookup skips it, and the agent sends the
+  // chunks again, which the ledger counts once). A thousand-rank
   // upload opens a span per rank, each distributed query runs on every
   // shard, and these queries were most of what the servers did.
   const std::string this_span = base::StrCat("span = ", Quote(header.span()));
@@ -663,11 +671,29 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
         "span end says ", end.chunk_count(), " chunks and ", end.event_count(),
         " events, but ", chunks, " chunks and ", events, " events are stored"));
   }
+  // Built from the batches only when this replica opened no other span of the
+  // worker (--parallel uploads two files of one worker at once, and neither
+  // OpenSpan saw the other's row): a profile of one span would otherwise be
+  // all that is built, and no build would cover both.
+  const uint64_t generation = NewGeneration();  // before the CLOSED row: a
+  // ledger build that sees this span closed starts later, and outranks it
+  if (kept) {
+    absl::MutexLock lock(&mu_);
+    auto opens = worker_opens_.find({lease.run, lease.worker});
+    kept = opens != worker_opens_.end() && opens->second == 1;
+    // Counted before the CLOSED row is stored: a digest that finds the run
+    // COMPLETE then waits for this build.
+    if (kept) ++pending_builds_[lease.run];
+  }
   // In the home shard's next group commit, beside other streams' chunks.
-  PD_RETURN_IF_ERROR(StoreSpanRows(
-      lease.home, SpanStateRow(lease, clickhouse::kSpanClosed,
-                               static_cast<int64_t>(end.chunk_count()),
-                               end.event_count(), NowMillis())));
+  if (absl::Status stored = StoreSpanRows(
+          lease.home, SpanStateRow(lease, clickhouse::kSpanClosed,
+                                   static_cast<int64_t>(end.chunk_count()),
+                                   end.event_count(), NowMillis()));
+      !stored.ok()) {
+    if (kept) BuildEnded(lease.run);
+    return stored;
+  }
   if (!kept) {
     ScheduleProfileBuild(lease.run, lease.worker, lease.home);
     return absl::OkStatus();
@@ -676,7 +702,8 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
                            .worker = lease.worker,
                            .span = lease.span,
                            .home = lease.home,
-                           .info = lease.header.worker()};
+                           .info = lease.header.worker(),
+                           .generation = generation};
   {
     absl::MutexLock lock(&lease.mu);
     closed.batches = std::move(lease.batches);

@@ -16,8 +16,9 @@
 //    when ClickHouse happens to merge parts, and never across shards, so
 //    queries would need FINAL everywhere.) The ledger is
 //    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
-// 2. Nothing lives only in a replica: OpenSpan reads the durable sequence
-//    from the ledger (with the span's state and home shard, in one query), run
+// 2. Nothing lives only in a replica: OpenSpan reads the span's state, home
+//    shard and the worker's other spans off the span rows, then (for a span
+//    with a row) the durable sequence from the ledger; run
 //    state derives from the spans and chunks rows
 //    (aggregator/store/run_state.h), and a span lease is the state of one
 //    stream. Any replica serves any agent and any read.
@@ -34,7 +35,13 @@
 //    shard's next group commit, so an agent never waits on a build) and stored
 //    with the span ids they cover; a read whose stored profile does not cover
 //    exactly the closed spans (not built yet, or not buildable while a shard
-//    was down) rebuilds it from the ledger's batches.
+//    was down) rebuilds it from the ledger's batches. A span one stream sent
+//    whole, its worker's only one here, is built from the batches that stream
+//    kept (no read back), and every build is also kept in this replica's
+//    memory (profile_cache.h), which reads take when its span ids match. Of
+//    two builds, the later generation wins: a ledger build's is taken before
+//    it reads the spans, a batch build's before its CLOSED row is stored, so
+//    a build that saw more closed spans outranks one that saw fewer.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_CLICKHOUSE_STORE_H_
 
@@ -48,6 +55,7 @@
 #include <vector>
 
 #include <absl/base/thread_annotations.h>
+#include <absl/container/flat_hash_map.h>
 #include <absl/synchronization/mutex.h>
 
 #include "aggregator/clickhouse/http_client.h"
@@ -182,6 +190,9 @@ class ClickHouseStore final : public Store {
   struct ProfileRows {
     std::string profiles;
     int count = 0;  // profiles
+    // Whose (run, worker) they are, to build from the ledger when the rows
+    // cannot be stored (only filled for rows built from batches).
+    std::vector<std::pair<std::string, std::string>> workers;
   };
   // Builds the profiles of `workers` of `run` (worker, home shard) from their
   // closed spans, unless a stored one covers them, and appends their rows to
@@ -233,6 +244,8 @@ class ClickHouseStore final : public Store {
   // next flush of `profile_rows_`.
   void ScheduleBuildFromBatches(ClosedSpanBatches closed)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A build of `run` counted in pending_builds_ ended (or never started).
+  void BuildEnded(const std::string& run) ABSL_LOCKS_EXCLUDED(mu_);
   void BuildFromBatches(ClosedSpanBatches closed) ABSL_LOCKS_EXCLUDED(mu_);
   // Inserts the profile rows built from batches, every second or every
   // kFlushProfilesAt of them, until the store stops.
@@ -249,6 +262,10 @@ class ClickHouseStore final : public Store {
   // (run, world size) pairs contract 7 passed here: the spans of one run of a
   // thousand ranks need not each ask the store again.
   std::set<std::pair<std::string, int32_t>> world_sizes_checked_
+      ABSL_GUARDED_BY(mu_);
+  // (run, worker) -> spans of it opened here (a span is built from its
+  // batches only when it is the one).
+  absl::flat_hash_map<std::pair<std::string, std::string>, int> worker_opens_
       ABSL_GUARDED_BY(mu_);
   // (run, worker) -> home shard, waiting for the builder.
   std::map<std::pair<std::string, std::string>, size_t> builds_queued_

@@ -50,18 +50,21 @@ void ClickHouseStore::ReleaseKeptBatchBytes(size_t bytes) {
 }
 
 void ClickHouseStore::ScheduleBuildFromBatches(ClosedSpanBatches closed) {
-  {
-    absl::MutexLock lock(&mu_);
-    ++pending_builds_[closed.run];
-  }
+  // Counted in pending_builds_ by CloseSpan already.
   builds_.Post([this, closed = std::move(closed)]() mutable {
     BuildFromBatches(std::move(closed));
   });
 }
 
+void ClickHouseStore::BuildEnded(const std::string& run) {
+  absl::MutexLock lock(&mu_);
+  auto it = pending_builds_.find(run);
+  if (it != pending_builds_.end() && --it->second <= 0)
+    pending_builds_.erase(it);
+}
+
 void ClickHouseStore::BuildFromBatches(ClosedSpanBatches closed) {
-  // Taken at the start, as the ledger builds take theirs (design note 4).
-  const uint64_t generation = NewGeneration();
+  const uint64_t generation = closed.generation;
   bool stopping = false;
   {
     absl::MutexLock lock(&mu_);
@@ -91,17 +94,18 @@ void ClickHouseStore::BuildFromBatches(ClosedSpanBatches closed) {
     PD_LOG(WARNING, "profile of %s/%s not built now: %s", closed.run,
            closed.worker, profile.status().ToString());
   }
-  absl::MutexLock lock(&mu_);
-  if (rows.count > 0) {
-    ++built_from_batches_;
-    ProfileRows& pending = profile_rows_[closed.home];
-    pending.profiles += rows.profiles;
-    pending.count += rows.count;
-    profile_rows_count_ += rows.count;
+  {
+    absl::MutexLock lock(&mu_);
+    if (rows.count > 0) {
+      ++built_from_batches_;
+      ProfileRows& pending = profile_rows_[closed.home];
+      pending.profiles += rows.profiles;
+      pending.count += rows.count;
+      pending.workers.emplace_back(closed.run, closed.worker);
+      profile_rows_count_ += rows.count;
+    }
   }
-  auto it = pending_builds_.find(closed.run);
-  if (it != pending_builds_.end() && --it->second <= 0)
-    pending_builds_.erase(it);
+  BuildEnded(closed.run);
 }
 
 int64_t ClickHouseStore::profiles_built_from_batches() const {
@@ -126,8 +130,15 @@ void ClickHouseStore::FlushProfileRowsLoop() {
       if (const absl::Status stored = InsertProfileRows(shard, shard_rows);
           !stored.ok()) {
         PD_LOG(WARNING,
-               "%d profiles for shard %d not stored now (reads build them): %s",
+               "%d profiles for shard %d not stored now (built again from the "
+               "ledger): %s",
                shard_rows.count, shard, stored.ToString());
+        // Only this replica's memory has them: the ledger builds store them
+        // (or, the store stopping, the first read).
+        if (!last) {
+          for (const auto& [run, worker] : shard_rows.workers)
+            ScheduleProfileBuild(run, worker, shard);
+        }
       }
     }
   }

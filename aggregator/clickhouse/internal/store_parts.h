@@ -195,6 +195,7 @@ struct ClickHouseStore::ClosedSpanBatches {
   std::string run, worker, span;
   size_t home = 0;
   v1::WorkerInfo info;
+  uint64_t generation = 0;  // taken before the span's CLOSED row was stored
   std::vector<std::string> batches;
   size_t bytes = 0;  // reserved in the budget until the build ends
 };

@@ -299,6 +299,43 @@ TEST_F(ClickHouseStoreTest, AProfileBuiltFromTheStreamsBatchesIsTheLedgers) {
       from_batches, profile_of(*b, "from_batches")));
 }
 
+// Two files of one worker uploaded at once (agent --parallel): neither
+// OpenSpan sees the other's row, and a profile built from one span's batches
+// would be all that is built. Both are built from the ledger, together.
+TEST_F(ClickHouseStoreTest, TwoSpansOfOneWorkerAtOnceAreBuiltTogether) {
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  testing::PreparedSpan first = testing::PrepareSpan(file_, "pair", 1000);
+  testing::PreparedSpan second =
+      testing::PrepareSpan((fs::path(file_).parent_path() /
+                            "worker1_step_12.1694128201556.pt.trace.json.gz")
+                               .string(),
+                           "pair", 1000);
+  *second.header.mutable_worker() = first.header.worker();  // one worker
+  absl::StatusOr<Store::OpenedSpan> a = store->OpenSpan(first.header);
+  absl::StatusOr<Store::OpenedSpan> b = store->OpenSpan(second.header);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  for (const auto& [span, opened] : {std::pair{&first, &*a}, {&second, &*b}}) {
+    for (const v1::TraceChunk& chunk : span->chunks)
+      ASSERT_TRUE(store->AppendChunk(*opened->lease, chunk).ok());
+    v1::SpanEnd end;
+    end.set_chunk_count(span->chunks.size());
+    end.set_event_count(span->event_count);
+    ASSERT_TRUE(store->CloseSpan(*opened->lease, end).ok());
+  }
+  ASSERT_TRUE(test_support::WaitUntil(
+      [&] { return store->ProfileBuildsPending("pair") == 0; },
+      absl::Seconds(30)));
+  EXPECT_EQ(store->profiles_built_from_batches(), 0);
+  v1::GetProfileRequest request;
+  request.set_run("pair");
+  absl::StatusOr<v1::RunProfile> profile = store->GetProfile(request);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_EQ(profile->workers_size(), 1);
+  EXPECT_EQ(profile->workers(0).event_count(),
+            first.event_count + second.event_count);
+}
+
 // Issue 50: the workers of one run share most strings, and each is stored
 // about once per replica, not once per worker; still every event's name and
 // input shapes have their row.
