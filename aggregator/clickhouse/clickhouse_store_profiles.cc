@@ -281,7 +281,7 @@ void ClickHouseStore::AppendProfileRows(
   }
   writer.Number<uint64_t>(compressed->raw_bytes);
   writer.String(*compressed->zstd);
-  profile_cache_.PutCompressed(run, worker, span_ids, *std::move(compressed));
+  profile_cache_.Put(run, worker, span_ids, *std::move(compressed));
 }
 
 absl::Status ClickHouseStore::InsertProfileRows(size_t shard,

@@ -16,24 +16,7 @@ absl::StatusOr<ProfileCache::Compressed> ProfileCache::Compress(
 }
 
 void ProfileCache::Put(const std::string& run, const std::string& worker,
-                       std::vector<std::string> span_ids,
-                       const v1::WorkerProfile& profile) {
-  absl::StatusOr<Compressed> compressed = Compress(profile);
-  if (!compressed.ok()) {
-    PD_LOG(WARNING, "profile of %s/%s not kept in memory: %s", run, worker,
-           compressed.status().ToString());
-    absl::MutexLock lock(&mu_);
-    if (auto it = index_.find(Key(run, worker)); it != index_.end())
-      EraseLocked(it->second);  // a newer build replaces it all the same
-    return;
-  }
-  PutCompressed(run, worker, std::move(span_ids), *std::move(compressed));
-}
-
-void ProfileCache::PutCompressed(const std::string& run,
-                                 const std::string& worker,
-                                 std::vector<std::string> span_ids,
-                                 Compressed profile) {
+                       std::vector<std::string> span_ids, Compressed profile) {
   Key key(run, worker);
   absl::MutexLock lock(&mu_);
   if (auto it = index_.find(key); it != index_.end()) EraseLocked(it->second);

@@ -34,18 +34,6 @@ class ProfileCache {
   ProfileCache(const ProfileCache&) = delete;
   ProfileCache& operator=(const ProfileCache&) = delete;
 
-  // Keeps `profile` as the worker's, covering `span_ids`, in place of any
-  // entry for the worker. One larger than the whole bound is not kept (nor
-  // one that does not compress, which is logged).
-  void Put(const std::string& run, const std::string& worker,
-           std::vector<std::string> span_ids, const v1::WorkerProfile& profile)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // The worker's profile if one covering exactly `span_ids` is kept, else
-  // nullopt.
-  std::optional<v1::WorkerProfile> Find(
-      const std::string& run, const std::string& worker,
-      const std::vector<std::string>& span_ids) const ABSL_LOCKS_EXCLUDED(mu_);
-
   // A profile serialized and zstd-compressed, as entries (and the store's
   // profile rows) hold it.
   struct Compressed {
@@ -54,11 +42,17 @@ class ProfileCache {
     int32_t step_count = 0;
   };
   static absl::StatusOr<Compressed> Compress(const v1::WorkerProfile& profile);
-  // Put, for a profile compressed already (its stored row carries the same
-  // bytes).
-  void PutCompressed(const std::string& run, const std::string& worker,
-                     std::vector<std::string> span_ids, Compressed profile)
+
+  // Keeps `profile` as the worker's, covering `span_ids`, in place of any
+  // entry for the worker. One larger than the whole bound is not kept.
+  void Put(const std::string& run, const std::string& worker,
+           std::vector<std::string> span_ids, Compressed profile)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The worker's profile if one covering exactly `span_ids` is kept, else
+  // nullopt.
+  std::optional<v1::WorkerProfile> Find(
+      const std::string& run, const std::string& worker,
+      const std::vector<std::string>& span_ids) const ABSL_LOCKS_EXCLUDED(mu_);
   // Whether Find would find it (without reading it back).
   bool Covers(const std::string& run, const std::string& worker,
               const std::vector<std::string>& span_ids) const

@@ -21,6 +21,15 @@ v1::WorkerProfile Profile(const std::string& name, size_t bytes = 16) {
   return profile;
 }
 
+// Keeps `profile` compressed, as the store does.
+void Put(ProfileCache& cache, const std::string& run, const std::string& worker,
+         std::vector<std::string> span_ids, const v1::WorkerProfile& profile) {
+  absl::StatusOr<ProfileCache::Compressed> compressed =
+      ProfileCache::Compress(profile);
+  ASSERT_TRUE(compressed.ok()) << compressed.status();
+  cache.Put(run, worker, std::move(span_ids), *std::move(compressed));
+}
+
 std::string NameOf(const std::optional<v1::WorkerProfile>& profile) {
   return profile.has_value() ? profile->worker().worker_name() : "(none)";
 }
@@ -28,7 +37,7 @@ std::string NameOf(const std::optional<v1::WorkerProfile>& profile) {
 TEST(ProfileCacheTest, AnEntryServesOnlyTheSpansItCovers) {
   ProfileCache cache(1 << 20);
   const v1::WorkerProfile profile = Profile("w0", 5000);
-  cache.Put("run", "0.w", {"s1"}, profile);
+  Put(cache, "run", "0.w", {"s1"}, profile);
   const std::optional<v1::WorkerProfile> found =
       cache.Find("run", "0.w", {"s1"});
   ASSERT_TRUE(found.has_value());
@@ -47,15 +56,15 @@ TEST(ProfileCacheTest, KeepsProfilesCompressed) {
   ProfileCache cache(1 << 20);
   v1::WorkerProfile profile = Profile("w0");
   profile.mutable_worker()->set_hostname(std::string(100000, 'h'));
-  cache.Put("run", "0.w", {"s1"}, profile);
+  Put(cache, "run", "0.w", {"s1"}, profile);
   EXPECT_LT(cache.bytes(), profile.ByteSizeLong() / 10);
   EXPECT_EQ(NameOf(cache.Find("run", "0.w", {"s1"})), "w0");
 }
 
 TEST(ProfileCacheTest, ALaterBuildReplacesTheWorkersEntry) {
   ProfileCache cache(1 << 20);
-  cache.Put("run", "0.w", {"s1"}, Profile("first"));
-  cache.Put("run", "0.w", {"s1", "s2"}, Profile("both"));
+  Put(cache, "run", "0.w", {"s1"}, Profile("first"));
+  Put(cache, "run", "0.w", {"s1", "s2"}, Profile("both"));
   EXPECT_FALSE(cache.Find("run", "0.w", {"s1"}).has_value());
   EXPECT_EQ(NameOf(cache.Find("run", "0.w", {"s1", "s2"})), "both");
   EXPECT_EQ(cache.entries(), 1u);
@@ -63,14 +72,14 @@ TEST(ProfileCacheTest, ALaterBuildReplacesTheWorkersEntry) {
 
 TEST(ProfileCacheTest, TheLeastRecentlyUsedGoFirstPastTheBound) {
   ProfileCache one_entry(1 << 20);
-  one_entry.Put("run", "x", {"s"}, Profile("x", 1000));
+  Put(one_entry, "run", "x", {"s"}, Profile("x", 1000));
   const size_t one = one_entry.bytes();
   ProfileCache cache(3 * one + one / 2);
-  cache.Put("run", "0", {"s"}, Profile("0", 1000));
-  cache.Put("run", "1", {"s"}, Profile("1", 1000));
-  cache.Put("run", "2", {"s"}, Profile("2", 1000));
+  Put(cache, "run", "0", {"s"}, Profile("0", 1000));
+  Put(cache, "run", "1", {"s"}, Profile("1", 1000));
+  Put(cache, "run", "2", {"s"}, Profile("2", 1000));
   ASSERT_TRUE(cache.Covers("run", "0", {"s"}));  // 0 used last now
-  cache.Put("run", "3", {"s"}, Profile("3", 1000));
+  Put(cache, "run", "3", {"s"}, Profile("3", 1000));
   EXPECT_EQ(NameOf(cache.Find("run", "0", {"s"})), "0");
   EXPECT_FALSE(cache.Covers("run", "1", {"s"}));
   EXPECT_TRUE(cache.Covers("run", "2", {"s"}));
@@ -81,9 +90,9 @@ TEST(ProfileCacheTest, TheLeastRecentlyUsedGoFirstPastTheBound) {
 
 TEST(ProfileCacheTest, AProfileLargerThanTheBoundIsNotKept) {
   ProfileCache cache(500);
-  cache.Put("run", "0", {"s"}, Profile("small", 10));
+  Put(cache, "run", "0", {"s"}, Profile("small", 10));
   ASSERT_TRUE(cache.Covers("run", "0", {"s"}));
-  cache.Put("run", "0", {"s"}, Profile("large", 1000));
+  Put(cache, "run", "0", {"s"}, Profile("large", 1000));
   EXPECT_FALSE(cache.Covers("run", "0", {"s"}));  // nor the older one
   EXPECT_EQ(cache.entries(), 0u);
   EXPECT_EQ(cache.bytes(), 0u);
