@@ -201,7 +201,7 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Start(AgentOptions options) {
                                             .state_dir = options.state_dir,
                                             .files = std::move(options.files),
                                             .upload = std::move(options.upload),
-                                            .watch = std::move(options.watch),
+                                            .watch = options.watch,
                                             .armed = parts->armed.get(),
                                         }));
   }

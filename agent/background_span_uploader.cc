@@ -10,7 +10,7 @@ BackgroundSpanUploader::BackgroundSpanUploader(
     std::unique_ptr<SpanUploader> uploader, int64_t max_queued_events)
     : uploader_(std::move(uploader)),
       max_queued_events_(max_queued_events),
-      thread_([this](std::stop_token stop) { Run(stop); }) {}
+      thread_([this](const std::stop_token& stop) { Run(stop); }) {}
 
 BackgroundSpanUploader::~BackgroundSpanUploader() {
   {

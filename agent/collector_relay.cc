@@ -95,7 +95,7 @@ grpc::Status CollectorRelay::Upload(
     upstream_context.TryCancel();
   upstream->WritesDone();
   acks.join();
-  const grpc::Status status = upstream->Finish();
+  grpc::Status status = upstream->Finish();
   if (!status.ok()) {
     PD_LOG(WARNING, "relayed upload ended span=%s code=%d error=%s", span,
            static_cast<int>(status.error_code()), status.error_message());

@@ -35,7 +35,7 @@ ControlChannel::ControlChannel(ControlChannelOptions options,
       stub_(v1::Agents::NewStub(
           rpc::MakeChannel(options_.aggregator, options_.security,
                            ReconnectBackoffOf(options_.backoff)))),
-      thread_([this](std::stop_token stop) { Run(stop); }) {}
+      thread_([this](const std::stop_token& stop) { Run(stop); }) {}
 
 ControlChannel::~ControlChannel() { Stop(); }
 
@@ -45,7 +45,7 @@ void ControlChannel::Stop() {
   thread_.join();
 }
 
-void ControlChannel::Run(std::stop_token stop) {
+void ControlChannel::Run(const std::stop_token& stop) {
   Backoff backoff(options_.backoff);
   absl::BitGen gen;
   std::string last_error;
@@ -73,7 +73,7 @@ void ControlChannel::Run(std::stop_token stop) {
   }
 }
 
-absl::Status ControlChannel::Session(std::stop_token stop) {
+absl::Status ControlChannel::Session(const std::stop_token& stop) {
   grpc::ClientContext context;
   std::stop_callback cancel(stop, [&context] { context.TryCancel(); });
   std::unique_ptr<grpc::ClientReaderWriter<v1::AgentReport, v1::ControlMessage>>

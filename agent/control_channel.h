@@ -59,9 +59,9 @@ class ControlChannel {
   void Stop();
 
  private:
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
   // One stream, until it breaks or a stop is requested.
-  absl::Status Session(std::stop_token stop);
+  absl::Status Session(const std::stop_token& stop);
 
   const ControlChannelOptions options_;
   const StatusSource status_;

@@ -96,7 +96,7 @@ KinetoDaemon::KinetoDaemon(KinetoDaemonOptions options,
                            UnixDatagramSocket socket)
     : options_(std::move(options)),
       socket_(std::move(socket)),
-      thread_([this](std::stop_token stop) { Serve(stop); }) {}
+      thread_([this](const std::stop_token& stop) { Serve(stop); }) {}
 
 KinetoDaemon::~KinetoDaemon() { Stop(); }
 
@@ -106,7 +106,7 @@ void KinetoDaemon::Stop() {
   thread_.join();
 }
 
-void KinetoDaemon::Serve(std::stop_token stop) {
+void KinetoDaemon::Serve(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     absl::StatusOr<std::optional<UnixDatagramSocket::Datagram>> datagram =
         socket_.Receive(kReceiveWait, kMaxDatagramBytes);

@@ -113,7 +113,7 @@ class KinetoDaemon {
   KinetoDaemon(KinetoDaemonOptions options, UnixDatagramSocket socket);
 
  private:
-  void Serve(std::stop_token stop);
+  void Serve(const std::stop_token& stop);
   void Answer(const UnixDatagramSocket::Datagram& datagram);
   // The sender of `message`, checked against the kernel's word on it, with
   // its job; PermissionDenied/InvalidArgument for an impostor (loop thread).

@@ -73,7 +73,7 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(
             return uploader->ShouldRead(path, version);
           },
       .on_ready =
-          [uploader](std::stop_token stop, ReadyTraceFile& file) {
+          [uploader](const std::stop_token& stop, ReadyTraceFile& file) {
             // The outcome is logged and recorded by UploadFile; a failed file
             // waits for a change (FAILED) or the next start (UPLOADING).
             uploader->UploadFile(file.path, file.version, file.trace, stop)
@@ -90,9 +90,9 @@ absl::StatusOr<std::unique_ptr<LogDirAgent>> LogDirAgent::Start(
             uploader->RecordUnreadable(path, version, error);
           },
   };
-  PD_ASSIGN_OR_RETURN(agent->watcher_,
-                      LogDirWatcher::Start(logdir, std::move(options.watch),
-                                           std::move(callbacks)));
+  PD_ASSIGN_OR_RETURN(
+      agent->watcher_,
+      LogDirWatcher::Start(logdir, options.watch, std::move(callbacks)));
   PD_LOG(INFO, "agent watching logdir=%s aggregator=%s",
          agent->watcher_->logdir(), options.aggregator);
   return agent;

@@ -82,13 +82,13 @@ absl::StatusOr<std::unique_ptr<LogDirWatcher>> LogDirWatcher::Start(
         errno, base::ToAbsl(base::StrCat(root, ": inotify_add_watch")));
   }
   auto watcher = std::make_unique<LogDirWatcher>(
-      PrivateTag(), root, std::move(options), std::move(callbacks),
-      std::move(inotify_fd), std::move(wake_fd));
+      PrivateTag(), root, options, std::move(callbacks), std::move(inotify_fd),
+      std::move(wake_fd));
   // Before the thread starts, so that anything created after Start() returns is
   // seen.
   watcher->AddTree(root, 0);
   watcher->thread_ = std::jthread(
-      [w = watcher.get()](std::stop_token stop) { w->Run(std::move(stop)); });
+      [w = watcher.get()](const std::stop_token& stop) { w->Run(stop); });
   return watcher;
 }
 
@@ -97,7 +97,7 @@ LogDirWatcher::LogDirWatcher(PrivateTag, std::string logdir,
                              LogDirWatcherCallbacks callbacks,
                              base::ScopedFd inotify_fd, base::ScopedFd wake_fd)
     : logdir_(std::move(logdir)),
-      options_(std::move(options)),
+      options_(options),
       callbacks_(std::move(callbacks)),
       inotify_fd_(std::move(inotify_fd)),
       wake_fd_(std::move(wake_fd)),
@@ -116,7 +116,7 @@ void LogDirWatcher::Stop() {
   thread_.join();
 }
 
-void LogDirWatcher::Run(std::stop_token stop) {
+void LogDirWatcher::Run(const std::stop_token& stop) {
   absl::Time next_rescan = absl::Now() + options_.rescan_interval;
   while (!stop.stop_requested()) {
     const absl::Time next_due = ProcessDue(stop);

@@ -67,7 +67,8 @@ struct LogDirWatcherCallbacks {
       should_read;
   // A complete file. The watcher's stop token lets a long callback end early on
   // Stop().
-  std::function<void(std::stop_token stop, ReadyTraceFile& file)> on_ready;
+  std::function<void(const std::stop_token& stop, ReadyTraceFile& file)>
+      on_ready;
   // Called before each timed rescan: paths handled before that should be
   // offered again (their handling said try later). Unset means none.
   std::function<std::vector<std::string>()> paths_to_retry;
@@ -120,7 +121,7 @@ class LogDirWatcher {
     absl::Status read_error = absl::OkStatus();
   };
 
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
   // Watches `dir` and the folders below it, and observes the trace files in
   // them.
   void AddTree(const std::string& dir, int depth);

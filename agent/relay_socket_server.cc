@@ -151,7 +151,7 @@ absl::Status RelaySocketServer::Serve(
       rpc::StartServerWithoutPorts(services);
   if (!server.ok()) return server.status();
   server_ = *std::move(server);
-  thread_ = std::jthread([this](std::stop_token stop) { Accept(stop); });
+  thread_ = std::jthread([this](const std::stop_token& stop) { Accept(stop); });
   return absl::OkStatus();
 }
 
@@ -164,7 +164,7 @@ bool RelaySocketServer::Allowed(const PeerCredentials& peer) const {
          (peer.pid > 0 && InSupplementaryGroups(peer.pid, *options_.group));
 }
 
-void RelaySocketServer::Accept(std::stop_token stop) {
+void RelaySocketServer::Accept(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     pollfd ready[] = {{.fd = listener_.get(), .events = POLLIN, .revents = 0},
                       {.fd = wake_.get(), .events = POLLIN, .revents = 0}};

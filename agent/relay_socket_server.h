@@ -90,7 +90,7 @@ class RelaySocketServer {
                     base::ScopedFd wake);
 
  private:
-  void Accept(std::stop_token stop);
+  void Accept(const std::stop_token& stop);
   bool Allowed(const PeerCredentials& peer) const;
 
   const RelaySocketOptions options_;

@@ -206,7 +206,7 @@ absl::Status TraceFileUploader::UploadPath(const std::string& path,
   const std::string absolute =
       std::filesystem::absolute(path, error).lexically_normal().string();
   if (error) {
-    const absl::Status status = absl::ErrnoToStatus(
+    absl::Status status = absl::ErrnoToStatus(
         error.value(), base::ToAbsl(base::StrCat(path, ": absolute path")));
     PD_LOG(WARNING, "file done path=%s result=%s error=%s", path,
            ResultName(status), status.message());

@@ -40,7 +40,7 @@ AggregatorServer::AggregatorServer(std::unique_ptr<Parts> parts)
 AggregatorServer::~AggregatorServer() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<AggregatorServer>> AggregatorServer::Start(
-    AggregatorOptions options) {
+    const AggregatorOptions& options) {
   auto parts = std::make_unique<Parts>();
   PD_ASSIGN_OR_RETURN(parts->store, OpenStore(options.store));
   PD_ASSIGN_OR_RETURN(parts->control, OpenControlStore(options.store));

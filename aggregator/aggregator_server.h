@@ -37,7 +37,7 @@ class AggregatorServer {
   // Opens the store (recovering what it holds) and starts serving. Unavailable
   // when the address cannot be bound or the data folder cannot be used.
   static absl::StatusOr<std::unique_ptr<AggregatorServer>> Start(
-      AggregatorOptions options);
+      const AggregatorOptions& options);
   // Shuts down: refuses new calls, cancels those still running after a short
   // grace period.
   ~AggregatorServer();

@@ -173,7 +173,7 @@ CaptureCoordinator::CaptureCoordinator(ControlStore* control,
     : control_(control),
       store_(store),
       options_(std::move(options)),
-      thread_([this](std::stop_token stop) { Loop(stop); }) {}
+      thread_([this](const std::stop_token& stop) { Loop(stop); }) {}
 
 CaptureCoordinator::~CaptureCoordinator() {
   thread_.request_stop();
@@ -350,7 +350,7 @@ absl::Status CaptureCoordinator::Dispatch() {
   return absl::OkStatus();
 }
 
-void CaptureCoordinator::Loop(std::stop_token stop) {
+void CaptureCoordinator::Loop(const std::stop_token& stop) {
   // While the ControlStore is away (a ClickHouse shard down) every round
   // fails: the first failure is logged, then one a minute.
   const int64_t rounds_a_minute =

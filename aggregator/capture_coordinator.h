@@ -104,7 +104,7 @@ class CaptureCoordinator {
     Sender sender;
   };
 
-  void Loop(std::stop_token stop);
+  void Loop(const std::stop_token& stop);
   // Writes changed (or all, when a heartbeat is due) statuses and queued
   // answers to the ControlStore.
   absl::Status Flush(bool heartbeat) ABSL_LOCKS_EXCLUDED(mu_);

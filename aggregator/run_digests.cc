@@ -25,7 +25,7 @@ constexpr size_t kMaxLooked = 4096;
 RunDigests::RunDigests(const Store* store, size_t max_bytes)
     : store_(store),
       max_bytes_(max_bytes),
-      thread_([this](std::stop_token stop) { PrepareLoop(std::move(stop)); }) {}
+      thread_([this](const std::stop_token& stop) { PrepareLoop(stop); }) {}
 
 RunDigests::~RunDigests() {
   {
@@ -119,7 +119,7 @@ absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
   return digest;
 }
 
-void RunDigests::Insert(std::string key, const Version& version,
+void RunDigests::Insert(const std::string& key, const Version& version,
                         std::shared_ptr<const v1::RunDigest> digest) {
   if (auto it = index_.find(key); it != index_.end()) {
     bytes_ -= it->second->bytes;
@@ -129,7 +129,7 @@ void RunDigests::Insert(std::string key, const Version& version,
   const size_t bytes = digest->ByteSizeLong();
   if (bytes > max_bytes_) return;
   lru_.push_front({key, version, std::move(digest), bytes});
-  index_[std::move(key)] = lru_.begin();
+  index_[key] = lru_.begin();
   bytes_ += bytes;
   while (bytes_ > max_bytes_) {
     bytes_ -= lru_.back().bytes;
@@ -152,7 +152,7 @@ void RunDigests::PauseUnlessStopping(absl::Duration timeout) {
   mu_.AwaitWithTimeout(absl::Condition(&stopping), timeout);
 }
 
-void RunDigests::PrepareLoop(std::stop_token stop) {
+void RunDigests::PrepareLoop(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     std::string run;
     {

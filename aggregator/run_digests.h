@@ -98,10 +98,10 @@ class RunDigests {
   absl::StatusOr<std::shared_ptr<const v1::RunDigest>> GetOrBuild(
       const v1::GetRunDigestRequest& request, bool prepared)
       ABSL_LOCKS_EXCLUDED(mu_);
-  void Insert(std::string key, const Version& version,
+  void Insert(const std::string& key, const Version& version,
               std::shared_ptr<const v1::RunDigest> digest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PrepareLoop(std::stop_token stop) ABSL_LOCKS_EXCLUDED(mu_);
+  void PrepareLoop(const std::stop_token& stop) ABSL_LOCKS_EXCLUDED(mu_);
   // Waits `timeout`, or less when stopping.
   void PauseUnlessStopping(absl::Duration timeout)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

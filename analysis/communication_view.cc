@@ -38,6 +38,7 @@ std::vector<CollectiveRow> ComputeCommunication(const trace::Trace& trace,
         trace.IntArg(op, trace::ArgKey::kOutMsgNelems).value_or(0);
   }
   std::vector<CollectiveRow> result;
+  result.reserve(rows.size());
   for (auto& [name, row] : rows) result.push_back(std::move(row));
   std::sort(result.begin(), result.end(),
             [](const CollectiveRow& a, const CollectiveRow& b) {

@@ -610,10 +610,11 @@ absl::StatusOr<std::string> RenderDiff(
   auto finish =
       [&](std::string printed,
           const v1::DiffReport& report) -> absl::StatusOr<std::string> {
-    if (report.gate_size() > 0 && !html && !csv &&
-        render.format == OutputFormat::kTable && IsStandardOutput(output)) {
-      printed += GateText(report.gate(), render.line_width);
-    } else if (report.gate_size() > 0 && !IsStandardOutput(output)) {
+    const bool table_to_standard_output =
+        !html && !csv && render.format == OutputFormat::kTable &&
+        IsStandardOutput(output);
+    if (report.gate_size() > 0 &&
+        (table_to_standard_output || !IsStandardOutput(output))) {
       printed += GateText(report.gate(), render.line_width);
     }
     if (GateFailed(report))
@@ -698,6 +699,7 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffEachAgainstBaseline(
         "mix (diff a path against a stored run two at a time)");
   }
   std::vector<std::vector<std::string>> paths;
+  paths.reserve(runs.size());
   for (const std::string& run : runs) paths.push_back({run});
   PD_ASSIGN_OR_RETURN(
       std::vector<std::vector<v1::RunProfile>> loaded,

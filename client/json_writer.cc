@@ -157,15 +157,12 @@ std::vector<FieldPlan> PlanOf(const pb::Descriptor& type) {
     plan.key += "\": ";
     const bool message =
         field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
-    if (field->is_repeated()) {
-      ordered.push_back(std::move(plan));
-    } else if (message) {
-      plan.when_set = true;
-      ordered.push_back(std::move(plan));
-    } else if (field->containing_oneof() != nullptr) {
+    if (!field->is_repeated() && !message &&
+        field->containing_oneof() != nullptr) {
       plan.when_set = true;
       appended.push_back(std::move(plan));
     } else {
+      plan.when_set = !field->is_repeated() && message;
       ordered.push_back(std::move(plan));
     }
   }

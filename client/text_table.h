@@ -27,6 +27,8 @@ enum class Align { kLeft, kRight };
 class TextTable {
  public:
   struct Column {
+    // Not explicit: tables list their columns as braces, {"share"}.
+    // NOLINTNEXTLINE(google-explicit-constructor)
     Column(std::string header_text, Align alignment = Align::kRight,
            int drop_rank = 0)
         : header(std::move(header_text)), align(alignment), drop(drop_rank) {}

@@ -546,6 +546,7 @@ std::vector<std::string> ShortenKernelNames(
     e.shown = e.forms[e.level];
   }
   std::vector<std::string_view> sorted_names;
+  sorted_names.reserve(entries.size());
   for (const Entry& e : entries) sorted_names.push_back(e.name);
   std::sort(sorted_names.begin(), sorted_names.end());
   for (int round = 0;; ++round) {

@@ -123,10 +123,10 @@ std::string Listing(std::string names,
 
 // A profile's table: its rows hold their values.
 template <typename Row>
-Table<Row> ProfileTable(std::string what,
+Table<Row> ProfileTable(std::string_view what,
                         const std::vector<ValueColumn<Row>>& values) {
   Table<Row> table;
-  table.what = std::move(what);
+  table.what = std::string(what);
   table.columns.push_back(NameColumn<Row>());
   for (const ValueColumn<Row>& v : values) {
     auto read = v.read;
@@ -151,7 +151,7 @@ struct DiffSide {
 // order (design note 5) with `compared_delta` the |delta| of the compared
 // column.
 template <typename Row, typename Values>
-Table<Row> DiffTable(std::string what,
+Table<Row> DiffTable(std::string_view what,
                      const std::vector<ValueColumn<Values>>& values,
                      std::function<double(const Row&)> compared_delta) {
   const DiffSide<Row, Values> sides[] = {
@@ -161,7 +161,7 @@ Table<Row> DiffTable(std::string what,
       {"delta_pct_", &Row::delta_pct, true},
   };
   Table<Row> table;
-  table.what = std::move(what);
+  table.what = std::string(what);
   table.columns.push_back(NameColumn<Row>());
   table.columns.push_back({"change",
                            {},

@@ -229,6 +229,7 @@ class Writer {
     // string's index and its short form, where that differs.
     const std::vector<int64_t> ids(kernel_names_.begin(), kernel_names_.end());
     std::vector<std::string> names;
+    names.reserve(ids.size());
     for (int64_t id : ids) names.push_back(*strings_[id]);
     const std::vector<std::string> shown =
         differ::ShortenKernelNames(names, kKernelNameShown);

@@ -349,10 +349,11 @@ void CuptiRecordTranslator::AddKernel(const CUpti_ActivityKernel10& kernel,
         int64_t{kernel.blockX} * kernel.blockY * kernel.blockZ;
     const int64_t warp = device.warp_size > 0 ? device.warp_size : 32;
     const double blocks_per_sm = blocks / device.num_sms;
+    // A block's last warp counts whole even when it is partly filled.
+    const int64_t warps_per_block = (threads + warp - 1) / warp;
     event.Double(ArgKey::kBlocksPerSm, blocks_per_sm)
-        .Double(
-            ArgKey::kWarpsPerSm,
-            blocks_per_sm * static_cast<double>((threads + warp - 1) / warp));
+        .Double(ArgKey::kWarpsPerSm,
+                blocks_per_sm * static_cast<double>(warps_per_block));
   }
 }
 

@@ -164,7 +164,8 @@ absl::Status CuptiSession::Begin(CUpti_BuffersCallbackRequestFunc request,
   if (config_.capture.mode != CaptureMode::kOnDemand) {
     PD_RETURN_IF_ERROR(SetActivities(/*on=*/true));
   }
-  flusher_ = std::jthread([this](std::stop_token stop) { FlushLoop(stop); });
+  flusher_ =
+      std::jthread([this](const std::stop_token& stop) { FlushLoop(stop); });
   if (config_.target.starts_with("unix:")) {  // the node's agent
     control_ = std::make_unique<ControlChannel>(
         ControlChannelOptions{.aggregator = config_.target},

@@ -310,6 +310,7 @@ void ClickHouseStore::BuildWorkerProfiles(
   // the same way).
   const uint64_t generation = NewGeneration();
   std::vector<std::string> names;
+  names.reserve(workers.size());
   for (const auto& [worker, shard] : workers) names.push_back(worker);
   absl::StatusOr<RunRows> read = ReadRuns({run}, names);
   if (!read.ok()) {

@@ -75,6 +75,7 @@ std::vector<std::string> SchemaStatements(const std::string& database,
                                           const std::string& cluster) {
   const std::vector<Table> tables = Tables();
   std::vector<std::string> statements;
+  statements.reserve(2 * tables.size());
   for (const Table& table : tables) {
     statements.push_back(
         base::StrCat("CREATE TABLE IF NOT EXISTS ", database, ".", table.name,

@@ -141,6 +141,7 @@ absl::Status LocalStore::RecoverRun(const std::string& run_dir,
     // otherwise.
     const std::vector<StoredSpan> closed = ClosedSpansOf(env_, worker);
     std::vector<std::string> closed_ids;
+    closed_ids.reserve(closed.size());
     for (const StoredSpan& span : closed) closed_ids.push_back(span.id);
     const std::vector<uint64_t> generations =
         ProfileGenerations(env_, worker.dir);

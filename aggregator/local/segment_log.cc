@@ -52,6 +52,7 @@ std::vector<std::string> ListSegments(base::Env& env,
   }
   std::sort(names.begin(), names.end());
   std::vector<std::string> paths;
+  paths.reserve(names.size());
   for (const std::string& name : names)
     paths.push_back(base::StrCat(span_dir, "/", name));
   return paths;
@@ -241,11 +242,9 @@ absl::StatusOr<SpanScan> ScanAndRepairSpanSegments(
         scan.prefix_end_bytes = prefix_bytes_here;
       }
     } else if (kept_bytes > 0 || scan.records_after_gap > 0 ||
-               !ranges.damaged.empty()) {
+               !ranges.damaged.empty() ||
+               scan.segment_paths.empty() /* empty, before any record */) {
       scan.paths_after_prefix.push_back(path);
-    } else if (scan.segment_paths.empty()) {
-      scan.paths_after_prefix.push_back(
-          path);  // an empty segment before any record
     }
   }
   if (scan.records_after_gap > 0) {

@@ -30,8 +30,9 @@ absl::StatusOr<v1::RunDigest> Store::GetRunDigest(
   analysis::RunDigestBuilder builder(
       request.run(),
       std::vector<int32_t>(request.ranks().begin(), request.ranks().end()));
-  PD_RETURN_IF_ERROR(VisitProfiles(
-      all, [&](v1::WorkerProfile worker) { return builder.Add(worker); }));
+  PD_RETURN_IF_ERROR(VisitProfiles(all, [&](const v1::WorkerProfile& worker) {
+    return builder.Add(worker);
+  }));
   return builder.Finish();
 }
 

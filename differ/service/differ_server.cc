@@ -38,7 +38,7 @@ DifferServer::DifferServer(std::unique_ptr<Parts> parts)
 DifferServer::~DifferServer() { Shutdown(); }
 
 absl::StatusOr<std::unique_ptr<DifferServer>> DifferServer::Start(
-    DifferOptions options) {
+    const DifferOptions& options) {
   auto parts = std::make_unique<Parts>();
   parts->cache = std::make_unique<DigestCache>(options.cache_bytes);
   parts->store = std::make_unique<StoredRuns>(

@@ -44,7 +44,7 @@ class DifferServer {
   // aggregator is not contacted here: it may start later, and each call reports
   // it when it does not answer.
   static absl::StatusOr<std::unique_ptr<DifferServer>> Start(
-      DifferOptions options);
+      const DifferOptions& options);
   ~DifferServer();
 
   int port() const;

@@ -22,8 +22,9 @@ grpc::ServerUnaryReactor* DifferService::Diff(
     }
     absl::StatusOr<v1::DiffReport> report =
         DiffStoredRuns(*store_, *request, deadline);
-    if (report.ok()) *response = std::move(report).value();
-    reactor->Finish(rpc::ToGrpcStatus(report.status()));
+    const grpc::Status status = rpc::ToGrpcStatus(report.status());
+    if (report.ok()) *response = *std::move(report);
+    reactor->Finish(status);
   });
   return reactor;
 }

@@ -49,7 +49,8 @@ grpc::ServerUnaryReactor* ForwardUnary(
       ForwardedContext(*server_context, store_timeout);
   grpc::ClientContext* raw_context = context.get();
   call(stub.async(), raw_context, request, response,
-       [reactor, store, context = std::move(context)](grpc::Status status) {
+       [reactor, store,
+        context = std::move(context)](const grpc::Status& status) {
          reactor->Finish(FromAggregator(*store, status));
        });
   return reactor;

@@ -61,7 +61,7 @@ ssize_t ReadStream(void* cls, uint64_t /*pos*/, char* buf, size_t max) {
     state->failed = step == StreamStep::kFailed;
   }
   const size_t n = std::min(max, state->piece.size() - state->offset);
-  std::memcpy(buf, state->piece.data() + state->offset, n);
+  std::copy_n(state->piece.data() + state->offset, n, buf);
   state->offset += n;
   return static_cast<ssize_t>(n);
 }
@@ -93,7 +93,9 @@ MHD_Result Queue(MHD_Connection* connection, HttpResponse response) {
     state->stream = std::move(response.stream);
     reply = MHD_create_response_from_callback(
         MHD_SIZE_UNKNOWN, 64 << 10, &ReadStream, state.get(), &FreeStream);
-    if (reply != nullptr) state.release();  // FreeStream owns it now
+    if (reply != nullptr) {
+      static_cast<void>(state.release());  // FreeStream owns it now
+    }
   } else {
     reply = MHD_create_response_from_buffer(
         response.body.size(), response.body.data(), MHD_RESPMEM_MUST_COPY);

@@ -49,7 +49,7 @@ class ArmedCapturesTest : public ::testing::Test {
   }
 
   std::string Write(const std::string& name) {
-    const std::string path = logs_.Join(name);
+    std::string path = logs_.Join(name);
     std::ofstream(path) << "{}";
     return path;
   }

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!pending.has_value() || step_now() < pending->start_step) continue;
-    const Pending capture = *std::move(pending);
+    const Pending capture = *pending;
     pending.reset();
     std::fprintf(stderr, "fake_kineto_rank: capturing steps=%d file=%s\n",
                  capture.steps, capture.file.c_str());

@@ -63,7 +63,7 @@ std::optional<int32_t> KinetoClientProcess::Register(int32_t gpu,
 }
 
 std::optional<std::string> KinetoClientProcess::Poll(
-    int type, int64_t job_id, std::vector<int32_t> pids) {
+    int type, int64_t job_id, const std::vector<int32_t>& pids) {
   const std::string who =
       pids.empty() ? std::string("self,parent") : absl::StrJoin(pids, ",");
   const std::string answer = Ask("poll " + std::to_string(type) + " " +

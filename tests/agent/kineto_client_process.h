@@ -28,8 +28,8 @@ class KinetoClientProcess {
  public:
   // Starts the process for daemon endpoint `daemon`; ok() says whether it
   // is ready.
-  KinetoClientProcess(const std::string& daemon,
-                      const KinetoClientOptions& options = {});
+  explicit KinetoClientProcess(const std::string& daemon,
+                               const KinetoClientOptions& options = {});
   bool ok() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
 
@@ -41,7 +41,7 @@ class KinetoClientProcess {
   // process and its parent) with: "" for none asked; nullopt when no answer
   // came.
   std::optional<std::string> Poll(int type, int64_t job_id,
-                                  std::vector<int32_t> pids = {});
+                                  const std::vector<int32_t>& pids = {});
   std::string Output() { return process_->Output(); }
 
   // Whether a process can be started as another user here (setpriv, root).

@@ -76,7 +76,7 @@ class KinetoDaemonTest : public ::testing::Test {
   }
 
   std::unique_ptr<KinetoClientProcess> Client(
-      KinetoClientOptions options = {}) {
+      const KinetoClientOptions& options = {}) {
     auto client = std::make_unique<KinetoClientProcess>(name_, options);
     EXPECT_TRUE(client->ok()) << client->Output();
     return client;

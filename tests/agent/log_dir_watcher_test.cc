@@ -63,7 +63,7 @@ class Recorder {
               return true;
             },
         .on_ready =
-            [this](std::stop_token, ReadyTraceFile& file) {
+            [this](const std::stop_token&, ReadyTraceFile& file) {
               absl::MutexLock lock(&mu_);
               ready_.push_back(
                   {file.path, file.version, file.trace.events.size()});

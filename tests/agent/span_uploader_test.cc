@@ -194,7 +194,7 @@ TEST_F(SpanUploaderTest, StopEndsTheWaitForTheAggregator) {
   const trace::Trace trace = MakeTrace(5);
   absl::Status status;
   absl::Notification done;
-  std::jthread upload([&](std::stop_token stop) {
+  std::jthread upload([&](const std::stop_token& stop) {
     SpanUploadStats stats;
     status = uploader.Upload(trace, Header(7), stop, stats);
     done.Notify();

@@ -43,7 +43,7 @@ class TraceFileUploaderTest : public ::testing::Test {
 
   // A trace file at `relative` below the log dir, and its version.
   std::string WriteTrace(const std::string& relative) {
-    const std::string path = base::StrCat(logdir_.path(), "/", relative);
+    std::string path = base::StrCat(logdir_.path(), "/", relative);
     std::filesystem::create_directories(
         std::filesystem::path(path).parent_path());
     std::ofstream(path) << kTraceJson;

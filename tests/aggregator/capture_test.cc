@@ -122,7 +122,7 @@ class TestAgent {
 };
 
 // Answers every order by triggering all of `pids`.
-TestAgent::Answer Trigger(std::vector<int32_t> pids) {
+TestAgent::Answer Trigger(const std::vector<int32_t>& pids) {
   return [pids](const v1::CaptureOrder& order) {
     v1::CaptureAnswer answer;
     answer.set_capture_id(order.capture_id());

@@ -39,7 +39,7 @@ TEST(StoppableWaitTest, JthreadStopEndsAWaitInsideIt) {
   absl::Notification done;
   bool whole_timeout = true;
   {
-    std::jthread worker([&](std::stop_token stop) {
+    std::jthread worker([&](const std::stop_token& stop) {
       whole_timeout = WaitUnlessStopped(stop, absl::InfiniteDuration());
       done.Notify();
     });

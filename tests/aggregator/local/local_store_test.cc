@@ -146,7 +146,7 @@ class LocalStoreFaultTest : public ::testing::Test {
     request.set_run(kRun);
     int profiles = 0;
     const absl::Status visited =
-        store_->VisitProfiles(request, [&](v1::WorkerProfile profile) {
+        store_->VisitProfiles(request, [&](const v1::WorkerProfile& profile) {
           ++profiles;
           // Two spans (files) of one worker, two ProfilerSteps each.
           EXPECT_EQ(profile.steps_size(), 2 * 2);

@@ -28,7 +28,7 @@ class SegmentLogTest : public ::testing::Test {
     absl::StatusOr<SegmentWriter> writer =
         SegmentWriter::Open(env_, dir_, *scan, max_segment_bytes);
     ASSERT_TRUE(writer.ok()) << writer.status();
-    for (int k = scan->last_sequence + 1; k < scan->last_sequence + 1 + n;
+    for (int64_t k = scan->last_sequence + 1; k < scan->last_sequence + 1 + n;
          ++k) {
       ASSERT_TRUE(
           writer->Append(k, 10 + k, "payload-" + std::to_string(k)).ok());
