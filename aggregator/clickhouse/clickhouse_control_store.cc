@@ -124,12 +124,15 @@ class ClickHouseControlStore final : public ControlStore {
 
   absl::StatusOr<std::vector<v1::CaptureAnswer>> ListAnswers(
       std::string_view capture_id) const override {
+    // FINAL: an agent's rows replace each other in the order they were
+    // stored (each is the merge of the ones before, capture_coordinator.cc),
+    // and until ClickHouse merges their parts a GROUP BY's any() may pick an
+    // older one.
     PD_ASSIGN_OR_RETURN(
         const std::string body,
-        Read(base::StrCat("SELECT hex(any(answer)) FROM control_answers "
+        Read(base::StrCat("SELECT hex(answer) FROM control_answers FINAL "
                           "WHERE capture_id = ",
-                          Quote(capture_id),
-                          " GROUP BY agent_id ORDER BY agent_id FORMAT TSV")));
+                          Quote(capture_id), " ORDER BY agent_id FORMAT TSV")));
     return ParseHexRows<v1::CaptureAnswer>(body, "control_answers");
   }
 
