@@ -158,6 +158,21 @@ class UploadReactor final
         return Handled(StartChunk());
       case v1::UploadMessage::kEnd: {
         const absl::Status status = CheckSpanOpen("SpanEnd");
+        bool chunks_in_flight = false;
+        {
+          absl::MutexLock lock(&mu_);
+          chunks_in_flight = in_flight_ > 0 && !error_.has_value();
+        }
+        // The store may close the span in the write of its last chunk, still
+        // in flight (one commit instead of two); `Closed` then runs after
+        // that chunk's answer.
+        Store::CloseDone closed = [this](const absl::Status& result) {
+          Closed(result);
+        };
+        if (status.ok() && chunks_in_flight &&
+            store_->TryCloseWithLastChunk(*lease_, message_.end(), closed)) {
+          return;
+        }
         Actions actions;
         bool waits = false;
         {
@@ -182,7 +197,7 @@ class UploadReactor final
   }
 
   // The end of handling a header or chunk: read on, unless it failed.
-  void Handled(absl::Status status) {
+  void Handled(const absl::Status& status) {
     Actions actions;
     {
       absl::MutexLock lock(&mu_);
@@ -272,9 +287,18 @@ class UploadReactor final
     }
   }
 
+  // On the build pool: the local store builds the profile as it closes. The
+  // ClickHouse store returns once the CLOSED row is queued, and `Closed` runs
+  // on its writer's thread, so closes of many streams share a commit.
   void CloseSpan() {
+    store_->StartCloseSpan(
+        *lease_, message_.end(),
+        [this](const absl::Status& status) { Closed(status); });
+  }
+
+  // The end of handling the span's end (`message_`, read until now).
+  void Closed(const absl::Status& status) {
     const v1::SpanEnd& end = message_.end();
-    const absl::Status status = store_->CloseSpan(*lease_, end);
     Actions actions;
     std::string run;
     {

@@ -41,6 +41,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -73,6 +74,9 @@ ABSL_FLAG(std::string, source, "param/dlrm_kineto",
           "the run the ranks are made from, under $PROFDIFF_TRACES");
 ABSL_FLAG(std::string, work_dir, "/tmp/profdiff-scale",
           "generated runs (kept for the next time) and data");
+ABSL_FLAG(std::vector<std::string>, aggregator_flags, {},
+          "more flags for profdiff-aggregator, comma-separated "
+          "(--io-threads=8,--build-threads=2)");
 
 namespace {
 
@@ -312,13 +316,13 @@ std::string ActiveParts(const profdiff::testing::ClickHouseCluster& cluster,
   }
   std::string out;
   for (const auto& [table, count] : parts) {
-    std::string name = table;
-    if (name.ends_with("_local")) {
-      name = "parts_" + name.substr(0, name.size() - 6);
-    } else {
-      name = "server_" + name;  // an event's count
-    }
-    profdiff::base::StrAppend(&out, out.empty() ? "" : " ", name, "=", count);
+    // A table's active parts, or a server event's count.
+    const bool local = table.ends_with("_local");
+    profdiff::base::StrAppend(
+        &out, out.empty() ? "" : " ", local ? "parts_" : "server_",
+        local ? std::string_view(table).substr(0, table.size() - 6)
+              : std::string_view(table),
+        "=", count);
   }
   return out;
 }
@@ -360,6 +364,8 @@ Figures Measure(int ranks) {
         (fs::path(bin) / "aggregator/profdiff-aggregator").string(),
         "--listen=127.0.0.1:0"};
     argv.insert(argv.end(), store_flags.begin(), store_flags.end());
+    for (const std::string& flag : absl::GetFlag(FLAGS_aggregator_flags))
+      argv.push_back(flag);
     return argv;
   };
   Server aggregator = StartServer(aggregator_argv());

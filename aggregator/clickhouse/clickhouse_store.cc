@@ -263,22 +263,25 @@ absl::Status ClickHouseStore::CheckWorldSize(const v1::UploadHeader& header) {
   return absl::OkStatus();
 }
 
-absl::Status ClickHouseStore::StoreSpanRows(size_t shard, std::string rows) {
-  absl::Status status;
-  for (size_t tried = 0; tried < shards_.size(); ++tried) {
-    auto group = std::make_shared<clickhouse::ChunkRows>();
-    group->spans = rows;
-    absl::Notification stored;
-    writers_[(shard + tried) % shards_.size()]->Submit(
-        std::move(group), [&](absl::Status answer) {
-          status = std::move(answer);
-          stored.Notify();
-        });
-    stored.WaitForNotification();
-    if (!absl::IsUnavailable(status)) return status;
-  }
-  return absl::UnavailableError(
-      base::StrCat("no shard takes writes: ", status.message()));
+void ClickHouseStore::SubmitSpanRows(
+    size_t home, size_t tried, std::string rows,
+    absl::AnyInvocable<void(absl::Status)> done) {
+  auto group = std::make_shared<clickhouse::ChunkRows>();
+  group->spans = std::move(rows);
+  writers_[(home + tried) % shards_.size()]->Submit(
+      group,
+      [this, home, tried, group,
+       done = std::move(done)](const absl::Status& answer) mutable {
+        if (!absl::IsUnavailable(answer)) return done(answer);
+        if (tried + 1 == shards_.size()) {
+          return done(absl::UnavailableError(
+              base::StrCat("no shard takes writes: ", answer.message())));
+        }
+        SubmitSpanRows(home, tried + 1, std::move(group->spans),
+                       std::move(done));
+      },
+      // From a writer's thread, which must not wait on another writer.
+      /*wait_for_room=*/tried == 0);
 }
 
 absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
@@ -310,7 +313,7 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
   // aggregates for this span): its stored state, the worker's home shard and
   // whether it has other spans; then, for a span with a stored row only, the
   // ledger's chunks (the durable prefix). A span with no row has no chunk:
-  // its OPEN row is stored before its first chunk is taken (unless the shard
+  // its OPEN row is stored with its first chunk, before it (unless the shard
   // holding its rows is down now: the lookup skips it, and the agent sends the
   // chunks again, which the ledger counts once). A thousand-rank
   // upload opens a span per rank, each distributed query runs on every
@@ -399,11 +402,11 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
   lease->opened_ms =
       stored_state == clickhouse::kSpanOpen ? opened_ms : NowMillis();
   if (stored_state != clickhouse::kSpanOpen) {
-    // In the home shard's next group commit, beside other streams' chunks and
-    // span rows: an insert of its own per span was the servers' largest cost
-    // at a thousand ranks.
-    PD_RETURN_IF_ERROR(StoreSpanRows(
-        lease->home, SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0)));
+    // Stored in the group commit of the span's first chunk, not on its own: a
+    // commit of its own per span was one of three, and each took an insert of
+    // the servers at a thousand ranks.
+    absl::MutexLock lock(&lease->mu);
+    lease->open_row = SpanStateRow(*lease, clickhouse::kSpanOpen, 0, 0, 0);
   }
   return OpenedSpan{std::move(lease), durable, false};
 }
@@ -437,11 +440,15 @@ void ClickHouseStore::StartAppendChunk(Store::SpanLease& any_lease,
   }
   InFlightChunk& in_flight = **prepared;
   in_flight.done = std::move(done);
+  {
+    absl::MutexLock lock(&lease.mu);
+    lease.newest_in_flight = &in_flight;
+  }
   const size_t home = lease.home;
   auto rows = in_flight.rows;
   writers_[home]->Submit(std::move(rows), [this, owned = *std::move(prepared)](
                                               absl::Status status) mutable {
-    ChunkWritten(std::move(owned), std::move(status));
+    ChunkWritten(std::move(owned), status);
   });
 }
 
@@ -580,19 +587,27 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   lease.accepted = sequence;
   lease.accepted_bytes += lease.batch_bytes.size();
   lease.names_sent.insert(fresh.begin(), fresh.end());
+  // Its OPEN row goes with the span's first chunk (and with it to another
+  // shard if its home does not answer). A chunk that fails ends the stream, so
+  // a later stream opening the span again finds no row or this one.
+  rows->spans = std::exchange(lease.open_row, {});
   ++lease.in_flight;
-  return std::make_unique<InFlightChunk>(
-      InFlightChunk{&lease, sequence, events, lease.batch_bytes.size(),
-                    std::move(rows), nullptr, 0, std::move(carried)});
+  return std::make_unique<InFlightChunk>(InFlightChunk{
+      &lease, sequence, events, lease.batch_bytes.size(), std::move(rows),
+      nullptr, 0, std::move(carried), std::nullopt});
 }
 
 void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
-                                   absl::Status status) {
+                                   const absl::Status& status) {
   Lease& lease = *chunk->lease;
   const size_t shard = (lease.home + chunk->tried) % shards_.size();
   if (absl::IsUnavailable(status) && chunk->tried + 1 < shards_.size()) {
-    // The whole chunk moves on to the next shard, under a fresh attempt.
-    ++chunk->tried;
+    // The whole chunk moves on to the next shard, under a fresh attempt (and
+    // a CLOSED row added to its rows with it).
+    {
+      absl::MutexLock lock(&lease.mu);
+      ++chunk->tried;
+    }
     chunk->rows->SetAttempt(absl::Uniform<uint64_t>(absl::BitGen()));
     const size_t next = (lease.home + chunk->tried) % shards_.size();
     PD_LOG(
@@ -604,7 +619,7 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
     writers_[next]->Submit(
         std::move(rows),
         [this, owned = std::move(chunk)](absl::Status retried) mutable {
-          ChunkWritten(std::move(owned), std::move(retried));
+          ChunkWritten(std::move(owned), retried);
         },
         /*wait_for_room=*/false);
     return;
@@ -615,8 +630,11 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
   } else {
     run_names_.Failed(lease.run, chunk->names);
   }
+  std::optional<InFlightChunk::AttachedClose> close;
   {
     absl::MutexLock lock(&lease.mu);
+    if (lease.newest_in_flight == chunk.get()) lease.newest_in_flight = nullptr;
+    close = std::move(chunk->close);
     --lease.in_flight;
     if (status.ok()) {
       lease.stored.Stored(chunk->sequence, chunk->events, chunk->raw_bytes);
@@ -646,11 +664,34 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
            chunk->sequence, lease.run, lease.worker, lease.span, shard,
            lease.home);
   }
+  const bool stored = answer.ok();
   std::move(chunk->done)(std::move(answer));
+  if (close.has_value()) {
+    // After the chunk's ack: the span's close is answered second.
+    const absl::Status closed =
+        stored ? absl::OkStatus()
+               : absl::UnavailableError(
+                     base::StrCat("span end: its last chunk was not stored: ",
+                                  status.message()));
+    CloseStored(lease, close->build, closed);
+    std::move(close->done)(closed);
+  }
 }
 
-absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
+absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& lease,
                                         const v1::SpanEnd& end) {
+  absl::Status result;
+  absl::Notification closed;
+  StartCloseSpan(lease, end, [&](const absl::Status& answer) {
+    result = answer;
+    closed.Notify();
+  });
+  closed.WaitForNotification();
+  return result;
+}
+
+void ClickHouseStore::StartCloseSpan(Store::SpanLease& any_lease,
+                                     const v1::SpanEnd& end, CloseDone done) {
   Lease& lease = static_cast<Lease&>(any_lease);
   uint64_t chunks = 0;
   int64_t events = 0;
@@ -658,52 +699,115 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
   {
     absl::MutexLock lock(&lease.mu);
     if (lease.in_flight > 0) {
-      return absl::FailedPreconditionError(
+      return done(absl::FailedPreconditionError(
           base::StrCat("span end while ", lease.in_flight,
-                       " chunks are still being stored"));
+                       " chunks are still being stored")));
     }
     chunks = static_cast<uint64_t>(lease.stored.durable() + 1);
     events = lease.stored.events();
     kept = lease.keep_batches && lease.batches.size() == chunks;
+    // A span with no chunk never stored its OPEN row: the CLOSED row is all.
+    lease.open_row.clear();
   }
   if (end.chunk_count() != chunks || end.event_count() != events) {
-    return absl::InvalidArgumentError(base::StrCat(
-        "span end says ", end.chunk_count(), " chunks and ", end.event_count(),
-        " events, but ", chunks, " chunks and ", events, " events are stored"));
+    return done(absl::InvalidArgumentError(
+        base::StrCat("span end says ", end.chunk_count(), " chunks and ",
+                     end.event_count(), " events, but ", chunks, " chunks and ",
+                     events, " events are stored")));
   }
+  const CloseBuild build = PrepareCloseBuild(lease, kept);
+  // In the home shard's next group commit, beside other streams' chunks and
+  // closes; the lease outlives `done` (Store::StartCloseSpan).
+  SubmitSpanRows(lease.home, 0,
+                 SpanStateRow(lease, clickhouse::kSpanClosed,
+                              static_cast<int64_t>(end.chunk_count()),
+                              end.event_count(), NowMillis()),
+                 [this, &lease, build,
+                  done = std::move(done)](const absl::Status& stored) mutable {
+                   CloseStored(lease, build, stored);
+                   done(stored);
+                 });
+}
+
+bool ClickHouseStore::TryCloseWithLastChunk(Store::SpanLease& any_lease,
+                                            const v1::SpanEnd& end,
+                                            CloseDone& done) {
+  Lease& lease = static_cast<Lease&>(any_lease);
+  // Lock order: a lease's mu, then a writer's (writers call out with none
+  // held).
+  absl::MutexLock lock(&lease.mu);
+  InFlightChunk* last = lease.newest_in_flight;
+  // Only the span's last chunk in flight, every earlier one stored: the
+  // CLOSED row stored after that chunk's ledger row is then never stored
+  // without a chunk of the span.
+  if (last == nullptr || lease.failed || lease.in_flight != 1 ||
+      last->sequence != lease.stored.durable() + 1 || last->close.has_value() ||
+      end.chunk_count() != static_cast<uint64_t>(last->sequence + 1) ||
+      end.event_count() != lease.stored.events() + last->events) {
+    return false;
+  }
+  const bool kept_batches =
+      lease.keep_batches && lease.batches.size() == end.chunk_count();
+  lease.open_row.clear();  // taken by the first chunk already
+  const std::string closed_row = SpanStateRow(
+      lease, clickhouse::kSpanClosed, static_cast<int64_t>(end.chunk_count()),
+      end.event_count(), NowMillis());
+  const size_t shard = (lease.home + last->tried) % shards_.size();
+  if (!writers_[shard]->AddWhileQueued(last->rows.get(),
+                                       [&](clickhouse::ChunkRows& rows) {
+                                         rows.closed_spans = closed_row;
+                                       })) {
+    return false;  // taken into a commit already: closed once it is done
+  }
+  // Still under lease.mu, so the chunk's answer (ChunkWritten) sees the close.
+  // PrepareCloseBuild takes the store's mu_ (never held when taking a
+  // lease's).
+  last->close = InFlightChunk::AttachedClose{
+      std::move(done), PrepareCloseBuild(lease, kept_batches)};
+  ++closed_with_last_chunk_;
+  return true;
+}
+
+void ClickHouseStore::HoldWritesForTesting(bool hold) {
+  for (const auto& writer : writers_) writer->HoldForTesting(hold);
+}
+
+ClickHouseStore::CloseBuild ClickHouseStore::PrepareCloseBuild(
+    Lease& lease, bool kept_batches) {
   // Built from the batches only when this replica opened no other span of the
   // worker (--parallel uploads two files of one worker at once, and neither
   // OpenSpan saw the other's row): a profile of one span would otherwise be
   // all that is built, and no build would cover both.
-  const uint64_t generation = NewGeneration();  // before the CLOSED row: a
-  // ledger build that sees this span closed starts later, and outranks it
-  if (kept) {
+  CloseBuild build;
+  build.generation = NewGeneration();  // before the CLOSED row: a ledger build
+  // that sees this span closed starts later, and outranks it
+  if (kept_batches) {
     absl::MutexLock lock(&mu_);
     auto opens = worker_opens_.find({lease.run, lease.worker});
-    kept = opens != worker_opens_.end() && opens->second == 1;
+    build.kept = opens != worker_opens_.end() && opens->second == 1;
     // Counted before the CLOSED row is stored: a digest that finds the run
     // COMPLETE then waits for this build.
-    if (kept) ++pending_builds_[lease.run];
+    if (build.kept) ++pending_builds_[lease.run];
   }
-  // In the home shard's next group commit, beside other streams' chunks.
-  if (absl::Status stored = StoreSpanRows(
-          lease.home, SpanStateRow(lease, clickhouse::kSpanClosed,
-                                   static_cast<int64_t>(end.chunk_count()),
-                                   end.event_count(), NowMillis()));
-      !stored.ok()) {
-    if (kept) BuildEnded(lease.run);
-    return stored;
+  return build;
+}
+
+void ClickHouseStore::CloseStored(Lease& lease, const CloseBuild& build,
+                                  const absl::Status& stored) {
+  if (!stored.ok()) {
+    if (build.kept) BuildEnded(lease.run);
+    return;
   }
-  if (!kept) {
+  if (!build.kept) {
     ScheduleProfileBuild(lease.run, lease.worker, lease.home);
-    return absl::OkStatus();
+    return;
   }
   ClosedSpanBatches closed{.run = lease.run,
                            .worker = lease.worker,
                            .span = lease.span,
                            .home = lease.home,
                            .info = lease.header.worker(),
-                           .generation = generation};
+                           .generation = build.generation};
   {
     absl::MutexLock lock(&lease.mu);
     closed.batches = std::move(lease.batches);
@@ -712,7 +816,6 @@ absl::Status ClickHouseStore::CloseSpan(Store::SpanLease& any_lease,
     lease.keep_batches = false;
   }
   ScheduleBuildFromBatches(std::move(closed));
-  return absl::OkStatus();
 }
 
 void ClickHouseStore::ScheduleProfileBuild(const std::string& run,

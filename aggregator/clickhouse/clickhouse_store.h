@@ -18,7 +18,10 @@
 //    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
 // 2. Nothing lives only in a replica: OpenSpan reads the span's state, home
 //    shard and the worker's other spans off the span rows, then (for a span
-//    with a row) the durable sequence from the ledger; run
+//    with a row) the durable sequence from the ledger. A new span's OPEN row
+//    is stored with its first chunk, in the same group commit before the
+//    chunk's rows (so a span with a chunk has a row; a span opened and not
+//    yet sent to is nowhere, as a file not yet uploaded); run
 //    state derives from the spans and chunks rows
 //    (aggregator/store/run_state.h), and a span lease is the state of one
 //    stream. Any replica serves any agent and any read.
@@ -32,12 +35,14 @@
 //    ledger counts once.
 // 4. Profiles are a cache: built in the background after a span closes (the
 //    close is acknowledged once the span's CLOSED row is stored, in its home
-//    shard's next group commit, so an agent never waits on a build) and stored
-//    with the span ids they cover; a read whose stored profile does not cover
-//    exactly the closed spans (not built yet, or not buildable while a shard
-//    was down) rebuilds it from the ledger's batches. A span one stream sent
-//    whole, its worker's only one here, is built from the batches that stream
-//    kept (no read back), and every build is also kept in this replica's
+//    shard's next group commit, or in its last chunk's after that chunk's
+//    ledger row when the end comes while the chunk still waits, so an agent
+//    never waits on a build and a span of one chunk costs one commit) and
+//    stored with the span ids they cover; a read whose stored profile does not
+//    cover exactly the closed spans (not built yet, or not buildable while a
+//    shard was down) rebuilds it from the ledger's batches. A span one stream
+//    sent whole, its worker's only one here, is built from the batches that
+//    stream kept (no read back), and every build is also kept in this replica's
 //    memory (profile_cache.h), which reads take when its span ids match. Of
 //    two builds, the later generation wins: a ledger build's is taken before
 //    it reads the spans, a batch build's before its CLOSED row is stored, so
@@ -93,6 +98,15 @@ class ClickHouseStore final : public Store {
                         AppendDone done) override;
   absl::Status CloseSpan(Store::SpanLease& lease,
                          const v1::SpanEnd& end) override;
+  // The CLOSED row goes with the home shard's next group commit; `done` runs
+  // on the writer's thread once it is stored.
+  void StartCloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end,
+                      CloseDone done) override;
+  // Adds the CLOSED row to the last chunk's rows while they wait for their
+  // group commit (stored after its ledger row, or not at all): a span of one
+  // chunk then costs one commit, not two.
+  bool TryCloseWithLastChunk(Store::SpanLease& lease, const v1::SpanEnd& end,
+                             CloseDone& done) override;
   absl::StatusOr<v1::ListRunsResponse> ListRuns(
       const v1::ListRunsRequest& request) const override;
   absl::StatusOr<v1::StoredRun> GetRun(const std::string& run,
@@ -118,6 +132,14 @@ class ClickHouseStore final : public Store {
   // Profiles this replica built at a span's close from the batches its stream
   // kept, rather than from the ledger (for tests and operators).
   int64_t profiles_built_from_batches() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Spans this replica closed in the commit of their last chunk
+  // (TryCloseWithLastChunk), for tests and operators.
+  int64_t spans_closed_with_last_chunk() const {
+    return closed_with_last_chunk_.load();
+  }
+  // While held, rows queued for the shards wait for their commit (tests that
+  // need them still queued).
+  void HoldWritesForTesting(bool hold);
 
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread).
@@ -160,7 +182,8 @@ class ClickHouseStore final : public Store {
       Lease& lease, const v1::TraceChunk& chunk);
   // A shard writer's answer for `chunk`: retries it on the next shard when this
   // one did not answer, else settles it on the lease and reports it.
-  void ChunkWritten(std::unique_ptr<InFlightChunk> chunk, absl::Status status);
+  void ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
+                    const absl::Status& status);
 
   // Inserts `data` into `table`_local on `shard`, or the next shards in turn
   // while one is unreachable; returns the shard that took it.
@@ -216,9 +239,24 @@ class ClickHouseStore final : public Store {
   // checked for the run already is not looked up again.
   absl::Status CheckWorldSize(const v1::UploadHeader& header)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Stores span state `rows` on `shard` (or the next that answers) with the
-  // shard's next group commit, and waits for it.
-  absl::Status StoreSpanRows(size_t shard, std::string rows);
+  // What a close decided before its CLOSED row is stored: whether the
+  // worker's profile is built from the batches the stream kept (counted in
+  // pending_builds_ then), and the build's generation.
+  struct CloseBuild {
+    bool kept = false;
+    uint64_t generation = 0;
+  };
+  CloseBuild PrepareCloseBuild(Lease& lease, bool kept_batches)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The CLOSED row is stored (`stored` OK) or not: schedules the worker's
+  // profile build, or gives back what PrepareCloseBuild counted.
+  void CloseStored(Lease& lease, const CloseBuild& build,
+                   const absl::Status& stored) ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues span state `rows` for the group commit of shard `home` + `tried`
+  // (or the next that answers); `done` runs on a writer's thread once they are
+  // stored or no shard takes them (Unavailable).
+  void SubmitSpanRows(size_t home, size_t tried, std::string rows,
+                      absl::AnyInvocable<void(absl::Status)> done);
   // The spans (of one or several workers of `run`), in order, with their
   // batches read from the ledger in one query.
   absl::StatusOr<std::vector<StoredSpan>> ReadSpans(
@@ -279,6 +317,7 @@ class ClickHouseStore final : public Store {
   // Profiles built here lately, for digests and reads (profile_cache.h).
   mutable clickhouse::ProfileCache profile_cache_;
   std::atomic<int64_t> kept_batch_bytes_{0};
+  std::atomic<int64_t> closed_with_last_chunk_{0};
   // Rows of profiles built from batches, by home shard, not stored yet.
   std::map<size_t, ProfileRows> profile_rows_ ABSL_GUARDED_BY(mu_);
   int profile_rows_count_ ABSL_GUARDED_BY(mu_) = 0;

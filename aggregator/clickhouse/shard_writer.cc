@@ -9,6 +9,14 @@
 #include "base/log.h"
 
 namespace profdiff::aggregator::clickhouse {
+namespace {
+
+size_t RowBytes(const ChunkRows& rows) {
+  return rows.names.size() + rows.spans.size() + rows.events.size() +
+         rows.ledger.size() + rows.closed_spans.size();
+}
+
+}  // namespace
 
 void ChunkRows::SetAttempt(uint64_t attempt) {
   // RowBinary numbers are little-endian, as this machine's.
@@ -42,8 +50,7 @@ void ShardWriter::Stop() {
 
 void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done,
                          bool wait_for_room) {
-  const size_t bytes = rows->names.size() + rows->spans.size() +
-                       rows->events.size() + rows->ledger.size();
+  const size_t bytes = RowBytes(*rows);
   {
     absl::MutexLock lock(&mu_);
     if (wait_for_room) {
@@ -64,6 +71,25 @@ void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done,
   done(absl::UnavailableError("the aggregator is shutting down"));
 }
 
+bool ShardWriter::AddWhileQueued(const ChunkRows* rows,
+                                 absl::FunctionRef<void(ChunkRows&)> add) {
+  absl::MutexLock lock(&mu_);
+  for (Pending& pending : queue_) {
+    if (pending.rows.get() != rows) continue;
+    add(*pending.rows);
+    const size_t bytes = RowBytes(*pending.rows);
+    queued_bytes_ = queued_bytes_ - pending.bytes + bytes;
+    pending.bytes = bytes;
+    return true;
+  }
+  return false;
+}
+
+void ShardWriter::HoldForTesting(bool hold) {
+  absl::MutexLock lock(&mu_);
+  held_ = hold;
+}
+
 void ShardWriter::Run() {
   for (;;) {
     std::deque<Pending> group;
@@ -71,7 +97,7 @@ void ShardWriter::Run() {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
           +[](ShardWriter* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-            return self->stopping_ || !self->queue_.empty();
+            return self->stopping_ || (!self->queue_.empty() && !self->held_);
           },
           this));
       if (queue_.empty()) return;  // stopping, nothing left
@@ -95,7 +121,7 @@ void ShardWriter::Run() {
 absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   // One chunk alone needs no copy.
   const bool alone = group.size() == 1;
-  std::string names, spans, events, ledger;
+  std::string names, spans, events, ledger, closed_spans;
   if (!alone) {
     std::sort(group.begin(), group.end(),
               [](const Pending& a, const Pending& b) {
@@ -106,6 +132,7 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
       spans += pending.rows->spans;
       events += pending.rows->events;
       ledger += pending.rows->ledger;
+      closed_spans += pending.rows->closed_spans;
     }
   }
   const ChunkRows& first = *group.front().rows;
@@ -134,6 +161,12 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   if (status.ok() && !group_ledger.empty()) {
     status = shard_->Insert("INSERT INTO chunks_local FORMAT RowBinary",
                             group_ledger);
+  }
+  // Spans closed with their last chunk: only once that chunk's ledger row is.
+  const std::string& group_closed = alone ? first.closed_spans : closed_spans;
+  if (status.ok() && !group_closed.empty()) {
+    status = shard_->Insert("INSERT INTO spans_local FORMAT RowBinary",
+                            group_closed);
   }
   PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s",
           shard_->address(), group.size(), group_events.size(),

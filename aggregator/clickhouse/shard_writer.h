@@ -4,8 +4,9 @@
 // CLICKHOUSE.md measured 1 k-row inserts at a tenth of the rate of 100 k-row
 // ones. Streams hand their chunks' rows to the shard's writer thread without
 // waiting (several chunks of one stream may be queued); it sends what has
-// gathered as one insert per table, the ledger last, and reports the result to
-// each chunk's callback.
+// gathered as one insert per table (names, span rows, events, the ledger, then
+// the CLOSED rows of spans closed with their last chunk) and reports the
+// result to each chunk's callback.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 
@@ -19,6 +20,7 @@
 
 #include <absl/base/thread_annotations.h>
 #include <absl/functional/any_invocable.h>
+#include <absl/functional/function_ref.h>
 #include <absl/status/status.h>
 #include <absl/synchronization/mutex.h>
 
@@ -37,6 +39,10 @@ struct ChunkRows {
   std::string spans;
   std::string events;
   std::string ledger;
+  // Span CLOSED rows stored after the ledger rows: a span closed with its last
+  // chunk (ShardWriter::AddWhileQueued), whose row must never be stored
+  // without that chunk's ledger row.
+  std::string closed_spans;
   size_t event_row_bytes = 0;
   size_t attempt_offset = 0;
   // The chunk's place in the events and ledger tables' order (run, worker,
@@ -71,6 +77,15 @@ class ShardWriter {
   // writer's thread, which must not block on this one).
   void Submit(std::shared_ptr<ChunkRows> rows, Done done,
               bool wait_for_room = true) ABSL_LOCKS_EXCLUDED(mu_);
+  // Calls `add` on `rows` if they are still queued here, not yet taken into a
+  // group commit, and returns whether it did; `add` runs under this writer's
+  // lock, so it must not call out.
+  bool AddWhileQueued(const ChunkRows* rows,
+                      absl::FunctionRef<void(ChunkRows&)> add)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // While held, queued rows wait instead of going into a commit (for tests
+  // that need rows still queued); Stop commits them all the same.
+  void HoldForTesting(bool hold) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Pending {
@@ -88,6 +103,7 @@ class ShardWriter {
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool held_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread thread_;
 };
 

@@ -141,6 +141,26 @@ class Store {
   // profile rebuilt: the local store before it returns, the ClickHouse store in
   // the background (its reads build a profile not stored yet). Idempotent.
   virtual absl::Status CloseSpan(SpanLease& lease, const v1::SpanEnd& end) = 0;
+  // CloseSpan without holding the calling thread while the store writes:
+  // `done` gets CloseSpan's answer, on whichever thread finished it (possibly
+  // inline, before this returns). The caller keeps the lease until `done` ran;
+  // `end` is not used after this returns. The default runs CloseSpan (the
+  // local store's close builds the profile on the calling thread).
+  using CloseDone = absl::AnyInvocable<void(absl::Status)>;
+  virtual void StartCloseSpan(SpanLease& lease, const v1::SpanEnd& end,
+                              CloseDone done) {
+    done(CloseSpan(lease, end));
+  }
+  // Offers to close the span in the same write as its last chunk, which is
+  // still in flight: true when the store took the close (`done` then gets
+  // StartCloseSpan's answer, after that chunk's AppendDone ran), false when
+  // the caller closes it as usual once no chunk is in flight. The default
+  // takes none.
+  virtual bool TryCloseWithLastChunk(SpanLease& /*lease*/,
+                                     const v1::SpanEnd& /*end*/,
+                                     CloseDone& /*done*/) {
+    return false;
+  }
 
   // RunStore reads. NotFound for an unknown run or worker; InvalidArgument for
   // bad requests.

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <absl/strings/str_join.h>
+
 #include "aggregator/clickhouse/http_client.h"
 #include "base/str_cat.h"
 #include "tests/support/wait_until.h"
@@ -136,13 +138,17 @@ ClickHouseCluster::~ClickHouseCluster() {
   if (!dir_.empty()) fs::remove_all(dir_, error);
 }
 
+std::vector<std::string> ClickHouseCluster::Addresses() const {
+  std::vector<std::string> addresses;
+  addresses.reserve(servers_.size());
+  for (const Server& server : servers_)
+    addresses.push_back(base::StrCat("127.0.0.1:", server.http_port));
+  return addresses;
+}
+
 std::string ClickHouseCluster::Url(const std::string& database) const {
-  std::string url = "clickhouse://";
-  for (size_t i = 0; i < servers_.size(); ++i) {
-    base::StrAppend(&url, i == 0 ? "" : ",",
-                    "127.0.0.1:", servers_[i].http_port);
-  }
-  return base::StrCat(url, "/", database);
+  return base::StrCat("clickhouse://", absl::StrJoin(Addresses(), ","), "/",
+                      database);
 }
 
 void ClickHouseCluster::Kill(int shard) {

@@ -29,6 +29,8 @@ class ClickHouseCluster {
 
   // clickhouse://127.0.0.1:HTTP1,127.0.0.1:HTTP2/<database>
   std::string Url(const std::string& database) const;
+  // Each shard's HTTP address, 127.0.0.1:PORT, in shard order.
+  std::vector<std::string> Addresses() const;
   int shards() const { return static_cast<int>(servers_.size()); }
   // SIGKILL one shard (its data stays) / start it again on the same ports and
   // folder.

@@ -294,6 +294,10 @@ TEST_P(CollectorTest, OpenStreamsPastThePerAgentLimitAreRefusedUntilOneEnds) {
     streams.push_back(std::make_unique<UploadStream>(channel_));
     ASSERT_TRUE(streams.back()->WriteHeader(span.header));
     ASSERT_TRUE(streams.back()->ReadAck(ack));
+    // A chunk stored: the ClickHouse store keeps a span's row with its first
+    // chunk, so a span that stored none is no worker of the run yet.
+    ASSERT_TRUE(streams.back()->WriteChunk(span.chunks.front()));
+    ASSERT_TRUE(streams.back()->ReadAck(ack));
   }
   PreparedSpan third = PrepareSpan(files_[2], "streams", 500);
   third.header.set_agent_id("node-a");

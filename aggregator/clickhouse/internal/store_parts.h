@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -181,6 +182,12 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   // using it. A failed chunk may have carried some, so a failure clears the
   // set.
   absl::flat_hash_set<uint64_t> names_sent ABSL_GUARDED_BY(mu);
+  // A new span's OPEN row, stored with its first chunk's rows (spans before
+  // events and ledger in the group commit, so a span with a chunk has a row)
+  // or, for a span with no chunk, replaced by its CLOSED row.
+  std::string open_row ABSL_GUARDED_BY(mu);
+  // The chunk handed to a writer last, while it is in flight.
+  InFlightChunk* newest_in_flight ABSL_GUARDED_BY(mu) = nullptr;
   // The span's batches (serialized, by sequence) as this stream handed them to
   // the writers, so its close builds the worker's profile without reading
   // them back (OpenSpan decides when; dropped when the store's budget for
@@ -211,6 +218,13 @@ struct ClickHouseStore::InFlightChunk {
   Store::AppendDone done;
   size_t tried = 0;             // shards tried before the current one
   std::vector<uint64_t> names;  // the name ids it carries (run_names.h)
+  // The span's close, when its CLOSED row rides with this chunk's rows
+  // (TryCloseWithLastChunk); under lease->mu.
+  struct AttachedClose {
+    Store::CloseDone done;
+    CloseBuild build;
+  };
+  std::optional<AttachedClose> close;
 };
 
 }  // namespace profdiff::aggregator
