@@ -12,15 +12,6 @@
 #include "client/show_command.h"
 #include "client/store_commands.h"
 
-// jemalloc's settings, read from this symbol at start-up (the CLI links
-// jemalloc: client/CMakeLists.txt). Huge pages for its large extents: a diff of
-// two 60 MB traces faults in 300 MB of fresh tables and buffers, and with 4 KiB
-// pages a third of its system time is page faults (53k of them; 5k with this).
-extern "C" {
-// NOLINTNEXTLINE(readability-identifier-naming): the name jemalloc reads.
-const char* malloc_conf = "thp:always";
-}
-
 namespace {
 
 constexpr char kUsage[] =
