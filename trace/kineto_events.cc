@@ -186,6 +186,7 @@ absl::Status TraceParser::ReadStringOrJson(od::value& value,
 absl::Status TraceParser::ParseEvents(od::array& events) {
   for (auto event_result : events) {
     od::value event;
+    // NOLINTNEXTLINE(performance-move-const-arg): get() is &&-qualified.
     if (auto error = std::move(event_result).get(event))
       return EventJsonError(error, nullptr);
     if (out_.events.size() >= limits_.max_events) {

@@ -1,6 +1,7 @@
 #include "trace/trace_file_name.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace profdiff::trace {
 
@@ -16,10 +17,12 @@ std::string WorkerNameOf(std::string_view file_name) {
   }
   // "<worker>.<digits>" -> "<worker>": the digits are the profiler's timestamp.
   const size_t dot = name.rfind('.');
-  if (dot != std::string::npos && dot + 1 < name.size() &&
-      std::all_of(name.begin() + dot + 1, name.end(),
-                  [](char c) { return c >= '0' && c <= '9'; })) {
-    name.resize(dot);
+  if (dot != std::string::npos && dot + 1 < name.size()) {
+    const std::string_view digits = std::string_view(name).substr(dot + 1);
+    if (std::all_of(digits.begin(), digits.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
+      name.resize(dot);
+    }
   }
   return name;
 }

@@ -446,10 +446,11 @@ void ClickHouseStore::StartAppendChunk(Store::SpanLease& any_lease,
   }
   const size_t home = lease.home;
   auto rows = in_flight.rows;
-  writers_[home]->Submit(std::move(rows), [this, owned = *std::move(prepared)](
-                                              absl::Status status) mutable {
-    ChunkWritten(std::move(owned), status);
-  });
+  writers_[home]->Submit(
+      std::move(rows),
+      [this, owned = *std::move(prepared)](const absl::Status& status) mutable {
+        ChunkWritten(std::move(owned), status);
+      });
 }
 
 absl::StatusOr<std::unique_ptr<ClickHouseStore::InFlightChunk>>
@@ -618,7 +619,7 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
     auto rows = chunk->rows;
     writers_[next]->Submit(
         std::move(rows),
-        [this, owned = std::move(chunk)](absl::Status retried) mutable {
+        [this, owned = std::move(chunk)](const absl::Status& retried) mutable {
           ChunkWritten(std::move(owned), retried);
         },
         /*wait_for_room=*/false);

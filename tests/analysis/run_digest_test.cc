@@ -48,7 +48,7 @@ TEST(MomentsTest, MergingGroupsGivesTheMomentsOfAllTheSamples) {
 }
 
 v1::OperatorStats Operator(const std::string& name, int calls, double host_us,
-                           std::vector<std::pair<int, double>> steps) {
+                           const std::vector<std::pair<int, double>>& steps) {
   v1::OperatorStats row;
   row.set_name(name);
   row.set_calls(calls);
@@ -208,7 +208,7 @@ TEST(RunDigestTest, RankGivenTwiceIsNotOneRun) {
 }
 
 v1::ModuleNode Module(const std::string& name,
-                      std::vector<std::pair<int, double>> host_steps) {
+                      const std::vector<std::pair<int, double>>& host_steps) {
   v1::ModuleNode n;
   n.set_name(name);
   n.set_kind(v1::MODULE_NODE_KIND_MODULE);

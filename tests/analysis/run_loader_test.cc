@@ -93,7 +93,7 @@ std::string Trace(int rank, int world) {
 
 fs::path Folder(const std::string& name,
                 const std::vector<std::pair<std::string, std::string>>& files) {
-  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::path dir = fs::path(testing::TempDir()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (const auto& [file, text] : files) std::ofstream(dir / file) << text;

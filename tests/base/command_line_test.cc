@@ -57,7 +57,8 @@ class FlagSetTest : public ::testing::Test {
                        "anything ParseDuration takes");
   }
 
-  absl::StatusOr<ParsedCommandLine> Parse(std::vector<std::string> args) {
+  absl::StatusOr<ParsedCommandLine> Parse(
+      const std::vector<std::string>& args) {
     return flags_.Parse(args);
   }
 
@@ -340,7 +341,7 @@ class CommandFlagSetTest : public ::testing::Test {
     flags_.AddShortName('o', "output");
   }
 
-  absl::Status Error(std::vector<std::string> args) {
+  absl::Status Error(const std::vector<std::string>& args) {
     return flags_.Parse(args).status();
   }
 

@@ -189,7 +189,7 @@ std::string ReadFile(const fs::path& path) {
 // One worker with 3 steps of 100 us; step s runs aten::mm for mm_us + s and,
 // when `with_add`, aten::add for 5 us.
 fs::path WriteRun(const std::string& name, int mm_us, bool with_add) {
-  const fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
+  fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream out(dir / "worker0.1000.pt.trace.json");
@@ -213,7 +213,7 @@ fs::path WriteRun(const std::string& name, int mm_us, bool with_add) {
 
 // A folder of the test's own, empty.
 fs::path EmptyFolder(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
+  fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
   fs::remove_all(dir);
   return dir;
 }
@@ -555,7 +555,7 @@ TEST(DiffCsvTest, CommunicationOfTheDlrmRunLoads) {
 
 // A two-rank gloo run: rank 1's step is 30 us longer.
 fs::path WriteTwoRanks(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
+  fs::path dir = fs::path(testing::TempDir()) / "csv_output" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (int rank = 0; rank < 2; ++rank) {

@@ -39,7 +39,7 @@ using ::testing::Not;
 // and, when `with_add`, aten::add for 5 us.
 fs::path WriteRun(const std::string& name, int mm_us, bool with_add,
                   int steps = 3) {
-  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::path dir = fs::path(testing::TempDir()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream out(dir / "worker0.1000.pt.trace.json");
@@ -220,7 +220,7 @@ TEST(DiffCommandTest, KernelNamesThatDifferPrintApartOnARealPair) {
 // k + 1 us times `scale` (no nn.Module events: the operators are the root's
 // children in the module tree).
 fs::path WriteOps(const std::string& name, int ops, int scale) {
-  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::path dir = fs::path(testing::TempDir()) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream out(dir / "worker0.1000.pt.trace.json");

@@ -9,6 +9,7 @@
 
 #include "analysis/run_loader.h"
 #include "base/number_format.h"
+#include "base/str_cat.h"
 #include "differ/differ.h"
 #include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
@@ -41,7 +42,7 @@ TEST(PrintedPercentTest, NoPercentageOverTenThousandOnEveryRealPair) {
         differ::DiffRuns((*runs)[0], (*runs)[1], {});
     ASSERT_TRUE(diffed.ok()) << diffed.status();
     ++pairs;
-    SCOPED_TRACE(a + " vs " + b);
+    SCOPED_TRACE(base::StrCat(a, " vs ", b));
     const v1::DiffReport& report = *diffed;
     for (const v1::OverviewRow& row : report.overview().rows()) {
       ExpectPrintedPercentBounded(row.delta_pct(), row.baseline(),

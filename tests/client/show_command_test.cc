@@ -30,10 +30,9 @@ using ::testing::HasSubstr;
 // folder of the test's own: ctest runs the tests of this file as parallel
 // processes.
 fs::path WriteRun() {
-  const fs::path dir =
-      fs::path(testing::TempDir()) /
-      testing::UnitTest::GetInstance()->current_test_info()->name() /
-      "show_run";
+  fs::path dir = fs::path(testing::TempDir()) /
+                 testing::UnitTest::GetInstance()->current_test_info()->name() /
+                 "show_run";
   fs::remove_all(dir);
   fs::create_directories(dir);
   for (int rank = 0; rank < 2; ++rank) {

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_loader.h"
+#include "base/str_cat.h"
 #include "tests/differ/hand_built_run.h"
 #include "tests/support/real_pairs.h"
 #include "tests/support/traces_dir.h"
@@ -195,7 +196,7 @@ int RealTraceDiffTest::ForEachRealPair(Check check) {
     EXPECT_TRUE(report.ok()) << report.status();
     if (!report.ok()) continue;
     ++pairs;
-    SCOPED_TRACE(a + " vs " + b);
+    SCOPED_TRACE(base::StrCat(a, " vs ", b));
     check(*report);
   }
   return pairs;

@@ -15,6 +15,8 @@
 namespace profdiff::differ::testing {
 
 struct NodeSpec {
+  // Not explicit: trees are written as nested braces, {"Linear", 3, 2}.
+  // NOLINTNEXTLINE(google-explicit-constructor)
   NodeSpec(std::string n, double host = 0, double device = 0,
            std::vector<NodeSpec> c = {})
       : name(std::move(n)),

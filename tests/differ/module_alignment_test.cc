@@ -14,6 +14,7 @@ namespace {
 std::vector<AlignItem> Items(const std::vector<std::string>& keys,
                              double weight = 1) {
   std::vector<AlignItem> items;
+  items.reserve(keys.size());
   for (const std::string& k : keys) items.push_back({k, weight});
   return items;
 }

@@ -62,6 +62,7 @@ TEST(ModuleComparabilityTest, OneMatchedChildOrOnlyAdditionsAreComparable) {
 
 TEST(ModuleComparabilityTest, LongListsAreCut) {
   std::vector<v1::ModuleDiffNode> children;
+  children.reserve(7);
   for (int i = 0; i < 6; ++i)
     children.push_back(
         Node("Old_" + std::to_string(i), v1::DIFF_STATUS_REMOVED));

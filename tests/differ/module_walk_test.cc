@@ -50,6 +50,7 @@ v1::ModuleDiffNode Root(double baseline, double experimental) {
 
 std::vector<std::string> Names(const std::vector<ModuleUnit>& units) {
   std::vector<std::string> names;
+  names.reserve(units.size());
   for (const ModuleUnit& u : units) names.push_back(u.node->name());
   return names;
 }

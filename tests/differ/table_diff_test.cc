@@ -20,6 +20,7 @@ using testing::Rank;
 
 std::vector<std::string> Names(const std::vector<v1::OperatorDiff>& rows) {
   std::vector<std::string> names;
+  names.reserve(rows.size());
   for (const v1::OperatorDiff& r : rows) names.push_back(r.name());
   return names;
 }

@@ -3,6 +3,7 @@
 // never a crash or sanitizer report; a batch that is accepted must come back
 // unchanged through EncodeEventBatch and a second AppendEventBatch, and
 // re-encode to the same bytes. A mismatch aborts.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -72,8 +73,8 @@ void CheckSame(const Trace& a, const Trace& b) {
     if (a.args.key[r] != b.args.key[r]) Fail("arg key", r);
     if (a.args.int_value[r] != b.args.int_value[r]) Fail("arg int", r);
     // Bitwise: NaN payloads and -0.0 must survive too.
-    if (std::memcmp(&a.args.double_value[r], &b.args.double_value[r],
-                    sizeof(double)) != 0) {
+    if (std::bit_cast<uint64_t>(a.args.double_value[r]) !=
+        std::bit_cast<uint64_t>(b.args.double_value[r])) {
       Fail("arg double", r);
     }
     if (text(a, a.args.string_value[r]) != text(b, b.args.string_value[r]))

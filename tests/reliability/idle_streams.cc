@@ -4,6 +4,7 @@
 //
 //   idle_streams ADDRESS N HOLD_SECONDS
 // Prints "opened=N ended_by_server=K codes=CODE:COUNT,..." and exits 0.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<profdiff::v1::Collector::Stub>> stubs;
   grpc::CompletionQueue queue;
   std::vector<std::unique_ptr<Call>> calls;
+  // A call's tags are the addresses of its 4 bytes here: byte 4 * call + step
+  // (0 started, 1 read ended, 2 finished).
+  std::vector<char> tags(4 * static_cast<size_t>(std::max(n, 0)));
+  const auto tag_of = [&](size_t value) -> void* { return &tags[value]; };
   for (int i = 0; i < n; ++i) {
     if (i % kStreamsPerChannel == 0) {
       grpc::ChannelArguments arguments;
@@ -54,8 +59,7 @@ int main(int argc, char** argv) {
     }
     auto call = std::make_unique<Call>();
     call->stream = stubs.back()->PrepareAsyncUpload(&call->context, &queue);
-    call->stream->StartCall(
-        reinterpret_cast<void*>(static_cast<intptr_t>(4 * i)));
+    call->stream->StartCall(tag_of(4 * static_cast<size_t>(i)));
     calls.push_back(std::move(call));
   }
   // Started calls, then a read on each: a read ends only when the server ends
@@ -71,15 +75,16 @@ int main(int argc, char** argv) {
     const grpc::CompletionQueue::NextStatus next =
         queue.AsyncNext(&tag, &ok, deadline);
     if (next != grpc::CompletionQueue::GOT_EVENT) break;
-    const intptr_t value = reinterpret_cast<intptr_t>(tag);
-    Call& call = *calls[static_cast<size_t>(value / 4)];
+    const auto value =
+        static_cast<size_t>(static_cast<char*>(tag) - tags.data());
+    Call& call = *calls[value / 4];
     switch (value % 4) {
       case 0:  // started
         if (ok) ++started;
-        call.stream->Read(&call.ack, reinterpret_cast<void*>(value + 1));
+        call.stream->Read(&call.ack, tag_of(value + 1));
         break;
       case 1:  // the read ended: the server ended the stream
-        call.stream->Finish(&call.status, reinterpret_cast<void*>(value + 1));
+        call.stream->Finish(&call.status, tag_of(value + 1));
         break;
       case 2:  // finished
         ++ended;

@@ -130,7 +130,7 @@ TEST_F(CredentialsTest, PlaintextBeyondTheLoopbackIsAWarning) {
 }
 
 TEST_F(CredentialsTest, UnusableSettingsAreRefusedNamingTheFlagAndFile) {
-  const auto server_error = [](ServerSecurityFiles files) {
+  const auto server_error = [](const ServerSecurityFiles& files) {
     absl::StatusOr<ServerSecurity> security = ServerSecurity::Load(files);
     EXPECT_FALSE(security.ok());
     return std::string(security.status().message());

@@ -35,7 +35,7 @@ constexpr char kResNet[] =
     "kineto/tb_plugin_samples/resnet50_num_workers_0/"
     "worker0.1623143089861.pt.trace.json.gz";
 
-ChannelSecurity Client(ChannelSecurityFiles files) {
+ChannelSecurity Client(const ChannelSecurityFiles& files) {
   absl::StatusOr<ChannelSecurity> security = ChannelSecurity::Load(files);
   EXPECT_TRUE(security.ok()) << security.status();
   return security.ok() ? *security : ChannelSecurity();
@@ -195,7 +195,7 @@ class SecurityTest : public ::testing::Test {
   }
 
   // Starts the aggregator; "" (with a test failure) when it cannot.
-  std::string StartAggregator(ServerSecurityFiles files) {
+  std::string StartAggregator(const ServerSecurityFiles& files) {
     absl::StatusOr<ServerSecurity> security = ServerSecurity::Load(files);
     if (!security.ok()) {
       ADD_FAILURE() << security.status();

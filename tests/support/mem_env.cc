@@ -52,7 +52,7 @@ class MemEnv::Reader final : public base::RandomAccessFile {
     const std::string& bytes = data_->bytes;
     if (offset >= bytes.size()) return 0;
     const size_t n = std::min<size_t>(size, bytes.size() - offset);
-    std::memcpy(out, bytes.data() + offset, n);
+    std::copy_n(bytes.data() + offset, n, out);
     return n;
   }
 

@@ -59,6 +59,7 @@ TEST(SpanMergeTest, LaterSpansAreRebasedOntoTheFirstBaseTime) {
 
 TEST(SpanMergeTest, IdsOfEachSpanAreOffsetSoTheyNeverLinkAcrossSpans) {
   std::vector<Trace> spans;
+  spans.reserve(3);
   for (int k = 0; k < 3; ++k) spans.push_back(Span(0));
   const Trace merged = MergeSpans(std::move(spans));
   ASSERT_EQ(merged.events.size(), 12u);

@@ -197,7 +197,7 @@ v1::RunProfile Profile(const std::string& name, const Rank& rank) {
 }
 
 v1::DiffReport Diff(const v1::RunProfile& a, const v1::RunProfile& b,
-                    v1::DiffOptions options) {
+                    const v1::DiffOptions& options) {
   absl::StatusOr<v1::DiffReport> report = DiffRuns(a, b, options);
   EXPECT_TRUE(report.ok()) << report.status();
   return report.ok() ? *report : v1::DiffReport();

@@ -84,7 +84,7 @@ v1::WorkerProfile Worker(int rank, const Rank& spec);
 v1::RunProfile Profile(const std::string& name, const std::vector<Rank>& ranks);
 v1::RunProfile Profile(const std::string& name, const Rank& rank);
 v1::DiffReport Diff(const v1::RunProfile& a, const v1::RunProfile& b,
-                    v1::DiffOptions options = {});
+                    const v1::DiffOptions& options = {});
 // Every finding as "KIND: text" lines, for failure messages.
 std::string Texts(const v1::DiffReport& report);
 const v1::Finding* FirstOf(const v1::DiffReport& report, v1::FindingKind kind);

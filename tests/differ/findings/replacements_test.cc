@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // One module running `kernels` on the GPU, with `ops` in the step.
-Rank OneModule(std::vector<Kernel> kernels, std::vector<Op> ops = {}) {
+Rank OneModule(const std::vector<Kernel>& kernels, std::vector<Op> ops = {}) {
   Rank r;
   double device = 0;
   for (const Kernel& k : kernels) device += k.us;
@@ -27,7 +27,7 @@ Rank OneModule(std::vector<Kernel> kernels, std::vector<Op> ops = {}) {
   model.device_us = device;
   model.kernels = kernels;
   r.modules = {model};
-  r.operators = ops;
+  r.operators = std::move(ops);
   for (Kernel k : kernels) {
     k.op.clear();  // the whole step's table, grouped by name
     r.kernels.push_back(k);

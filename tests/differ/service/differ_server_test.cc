@@ -20,6 +20,7 @@
 #include "aggregator/aggregator_server.h"
 #include "aggregator/run_digests.h"
 #include "base/scoped_fd.h"
+#include "base/str_cat.h"
 #include "client/diff_command.h"
 #include "client/json_output.h"
 #include "client/show_command.h"
@@ -590,8 +591,10 @@ TEST_F(DifferServerTest, DigestTheStoreServesThatCannotBeDiffedIsDataLoss) {
     const grpc::Status status = Diff(request, report);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS);
     EXPECT_THAT(status.error_message(),
-                HasSubstr("aggregator " + address +
-                          ": run \"bad\": digest cannot be diffed: " + what));
+                HasSubstr(base::StrCat("aggregator ", address,
+                                       ": run \"bad\": digest cannot be "
+                                       "diffed: ",
+                                       what)));
   }
   // A whole digest of another run is not this run's.
   store.Set("bad", good);

@@ -451,7 +451,8 @@ TEST_F(WebUiTest, TheTokenGuardsEveryPageOverTls) {
   const std::string ca = Tls("ca.pem").string();
   auto get = [&](const std::string& path,
                  std::vector<std::string> headers = {}) {
-    return Fetch({.url = base_ + path, .headers = headers, .ca_file = ca});
+    return Fetch(
+        {.url = base_ + path, .headers = std::move(headers), .ca_file = ca});
   };
   // Plain HTTP to the TLS port gets no page.
   EXPECT_NE(Get("http" + base_.substr(5) + "/").status, 200);
