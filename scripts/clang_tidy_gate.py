@@ -195,7 +195,8 @@ def main():
     selected = sorted(unit for unit, h in current.items()
                       if args.all or h is None or record.get(unit) != h)
     if args.list:
-        print("\n".join(selected))
+        for unit in selected:
+            print(unit)
         return 0
     print(f"clang-tidy gate: {TIDY} on {len(selected)} of {len(current)} translation units "
           f"({'--all' if args.all else f'the rest are unchanged since found clean, {RECORD_NAME}'})",
