@@ -588,10 +588,11 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   lease.accepted = sequence;
   lease.accepted_bytes += lease.batch_bytes.size();
   lease.names_sent.insert(fresh.begin(), fresh.end());
-  // Its OPEN row goes with the span's first chunk (and with it to another
-  // shard if its home does not answer). A chunk that fails ends the stream, so
-  // a later stream opening the span again finds no row or this one.
-  rows->spans = std::exchange(lease.open_row, {});
+  // Its OPEN row goes with every chunk until one carrying it is stored (and
+  // with a chunk to another shard if its home does not answer): a chunk of
+  // the span is never stored without a row, whichever of them fails. Copies
+  // of the row are one row to ReplacingMergeTree.
+  rows->spans = lease.open_row;
   ++lease.in_flight;
   return std::make_unique<InFlightChunk>(InFlightChunk{
       &lease, sequence, events, lease.batch_bytes.size(), std::move(rows),
@@ -635,6 +636,7 @@ void ClickHouseStore::ChunkWritten(std::unique_ptr<InFlightChunk> chunk,
   {
     absl::MutexLock lock(&lease.mu);
     if (lease.newest_in_flight == chunk.get()) lease.newest_in_flight = nullptr;
+    if (status.ok() && !chunk->rows->spans.empty()) lease.open_row.clear();
     close = std::move(chunk->close);
     --lease.in_flight;
     if (status.ok()) {
@@ -749,22 +751,23 @@ bool ClickHouseStore::TryCloseWithLastChunk(Store::SpanLease& any_lease,
   }
   const bool kept_batches =
       lease.keep_batches && lease.batches.size() == end.chunk_count();
-  lease.open_row.clear();  // taken by the first chunk already
   const std::string closed_row = SpanStateRow(
       lease, clickhouse::kSpanClosed, static_cast<int64_t>(end.chunk_count()),
       end.event_count(), NowMillis());
+  // Before the CLOSED row can be stored: its build's generation and its count
+  // in pending_builds_ (design note 4). PrepareCloseBuild takes the store's
+  // mu_, never held when taking a lease's.
+  const CloseBuild build = PrepareCloseBuild(lease, kept_batches);
   const size_t shard = (lease.home + last->tried) % shards_.size();
   if (!writers_[shard]->AddWhileQueued(last->rows.get(),
                                        [&](clickhouse::ChunkRows& rows) {
                                          rows.closed_spans = closed_row;
                                        })) {
+    if (build.kept) BuildEnded(lease.run);
     return false;  // taken into a commit already: closed once it is done
   }
   // Still under lease.mu, so the chunk's answer (ChunkWritten) sees the close.
-  // PrepareCloseBuild takes the store's mu_ (never held when taking a
-  // lease's).
-  last->close = InFlightChunk::AttachedClose{
-      std::move(done), PrepareCloseBuild(lease, kept_batches)};
+  last->close = InFlightChunk::AttachedClose{std::move(done), build};
   ++closed_with_last_chunk_;
   return true;
 }

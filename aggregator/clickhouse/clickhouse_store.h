@@ -8,13 +8,14 @@
 //    group's new names, span rows, event rows, then ledger rows (`chunks`),
 //    each table one all-or-nothing insert, event and ledger rows tagged with a
 //    fresh random `attempt`. It is acknowledged after the ledger row is
-//    stored. Every read counts a chunk once, through the ledger: per (run,
-//    worker, span, seq) the ledger row with the largest attempt, and only the
-//    event rows of that attempt. A retried insert, an aggregator that died
-//    between its inserts, or two replicas racing on one span leave extra rows
-//    that no read counts. (ReplacingMergeTree alone would deduplicate only
-//    when ClickHouse happens to merge parts, and never across shards, so
-//    queries would need FINAL everywhere.) The ledger is
+//    stored (and, carrying its span's CLOSED row, after that row, which goes
+//    in after the group's ledger rows). Every read counts a chunk once, through
+//    the ledger: per (run, worker, span, seq) the ledger row with the largest
+//    attempt, and only the event rows of that attempt. A retried insert, an
+//    aggregator that died between its inserts, or two replicas racing on one
+//    span leave extra rows that no read counts. (ReplacingMergeTree alone would
+//    deduplicate only when ClickHouse happens to merge parts, and never across
+//    shards, so queries would need FINAL everywhere.) The ledger is
 //    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
 // 2. Nothing lives only in a replica: OpenSpan reads the span's state, home
 //    shard and the worker's other spans off the span rows, then (for a span

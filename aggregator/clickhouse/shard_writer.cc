@@ -109,16 +109,21 @@ void ShardWriter::Run() {
       }
       queued_bytes_ -= bytes;
     }
-    const absl::Status status = Commit(group);
+    const CommitResult result = Commit(group);
     for (Pending& pending : group) {
+      // A failed CLOSED insert fails only the chunks that carried a CLOSED
+      // row: the others' ledger rows are stored.
+      const bool closes = !pending.rows->closed_spans.empty();
       pending.rows
           .reset();  // before `done`, which may hand the rows to another writer
-      std::move(pending.done)(status);
+      std::move(pending.done)(closes && result.through_ledger.ok()
+                                  ? result.closed
+                                  : result.through_ledger);
     }
   }
 }
 
-absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
+ShardWriter::CommitResult ShardWriter::Commit(std::deque<Pending>& group) {
   // One chunk alone needs no copy.
   const bool alone = group.size() == 1;
   std::string names, spans, events, ledger, closed_spans;
@@ -164,14 +169,18 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& group) {
   }
   // Spans closed with their last chunk: only once that chunk's ledger row is.
   const std::string& group_closed = alone ? first.closed_spans : closed_spans;
+  absl::Status closed;
   if (status.ok() && !group_closed.empty()) {
-    status = shard_->Insert("INSERT INTO spans_local FORMAT RowBinary",
+    closed = shard_->Insert("INSERT INTO spans_local FORMAT RowBinary",
                             group_closed);
   }
-  PD_VLOG(1, "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s",
+  PD_VLOG(1,
+          "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s "
+          "(closes: %s)",
           shard_->address(), group.size(), group_events.size(),
-          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
-  return status;
+          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString(),
+          closed.ToString());
+  return {status, closed};
 }
 
 }  // namespace profdiff::aggregator::clickhouse

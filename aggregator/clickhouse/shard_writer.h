@@ -70,8 +70,9 @@ class ShardWriter {
   ShardWriter& operator=(const ShardWriter&) = delete;
 
   // Queues `rows` to be stored with whatever other chunks are waiting; `done`
-  // runs on the writer thread once the ledger rows are stored (OK) or the group
-  // failed (Unavailable when the shard did not answer). `rows` is not touched
+  // runs on the writer thread once the ledger rows are stored (OK; for rows
+  // with CLOSED rows, once those are stored too) or the group failed
+  // (Unavailable when the shard did not answer). `rows` is not touched
   // after `done` starts. When more than max_queued_bytes wait, Submit first
   // waits for room unless `wait_for_room` is false (a failover from another
   // writer's thread, which must not block on this one).
@@ -93,8 +94,14 @@ class ShardWriter {
     Done done;
     size_t bytes = 0;
   };
+  // A commit's answers: every insert up to the ledger's, and the CLOSED rows'
+  // after it (OK when there were none).
+  struct CommitResult {
+    absl::Status through_ledger;
+    absl::Status closed;
+  };
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status Commit(std::deque<Pending>& group);
+  CommitResult Commit(std::deque<Pending>& group);
 
   const HttpClient* shard_;
   const size_t max_group_bytes_;

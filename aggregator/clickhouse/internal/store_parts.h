@@ -182,9 +182,10 @@ class ClickHouseStore::Lease final : public Store::SpanLease {
   // using it. A failed chunk may have carried some, so a failure clears the
   // set.
   absl::flat_hash_set<uint64_t> names_sent ABSL_GUARDED_BY(mu);
-  // A new span's OPEN row, stored with its first chunk's rows (spans before
-  // events and ledger in the group commit, so a span with a chunk has a row)
-  // or, for a span with no chunk, replaced by its CLOSED row.
+  // A new span's OPEN row, carried by its chunks' rows until one of them is
+  // stored (spans before events and ledger in the group commit, so a span
+  // with a chunk has a row) or, for a span with no chunk, replaced by its
+  // CLOSED row.
   std::string open_row ABSL_GUARDED_BY(mu);
   // The chunk handed to a writer last, while it is in flight.
   InFlightChunk* newest_in_flight ABSL_GUARDED_BY(mu) = nullptr;

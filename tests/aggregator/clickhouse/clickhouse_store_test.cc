@@ -416,6 +416,79 @@ TEST_F(ClickHouseStoreTest, ACloseRidingWithItsLastChunkFailsWithItsLedgerRow) {
   }
 }
 
+// A CLOSED row that cannot be stored fails only the chunk that carried it:
+// another stream's chunk in the same commit has its ledger row stored, and is
+// answered so.
+TEST_F(ClickHouseStoreTest, AFailedCloseFailsOnlyTheChunkThatCarriedIt) {
+  const testing::PreparedSpan a = testing::PrepareSpan(file_, "pair", 2000);
+  const testing::PreparedSpan b =
+      testing::PrepareSpan((fs::path(file_).parent_path() /
+                            "worker1_step_12.1694128201556.pt.trace.json.gz")
+                               .string(),
+                           "pair", 2000);
+  ASSERT_EQ(a.chunks.size(), 2u);
+  ASSERT_EQ(b.chunks.size(), 2u);
+  // One shard, so that both chunks are in one commit.
+  absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> one =
+      testing::ClickHouseCluster::Start(
+          (fs::path(::testing::TempDir()) /
+           ("clickhouse_one_shard_" + std::to_string(getpid())))
+              .string(),
+          1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  options_.clickhouse_url = (*one)->Url("store_test");
+  // Each span's first chunk stored by one replica; another resumes both, so
+  // their second chunks carry no OPEN row (spans_local goes away below).
+  {
+    std::unique_ptr<ClickHouseStore> first = Open();
+    ASSERT_TRUE(first);
+    for (const testing::PreparedSpan* span : {&a, &b}) {
+      absl::StatusOr<Store::OpenedSpan> opened = first->OpenSpan(span->header);
+      ASSERT_TRUE(opened.ok()) << opened.status();
+      ASSERT_TRUE(first->AppendChunk(*opened->lease, span->chunks[0]).ok());
+    }
+  }
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  absl::StatusOr<Store::OpenedSpan> on_a = store->OpenSpan(a.header);
+  absl::StatusOr<Store::OpenedSpan> on_b = store->OpenSpan(b.header);
+  ASSERT_TRUE(on_a.ok() && on_b.ok()) << on_a.status() << on_b.status();
+  ASSERT_EQ(on_a->durable_sequence, 0);
+  store->HoldWritesForTesting(true);
+  absl::StatusOr<int64_t> a_chunk, b_chunk;
+  absl::Status a_closed;
+  absl::Notification a_done, b_done, a_close_done;
+  store->StartAppendChunk(*on_a->lease, a.chunks[1],
+                          [&](absl::StatusOr<int64_t> answer) {
+                            a_chunk = std::move(answer);
+                            a_done.Notify();
+                          });
+  store->StartAppendChunk(*on_b->lease, b.chunks[1],
+                          [&](absl::StatusOr<int64_t> answer) {
+                            b_chunk = std::move(answer);
+                            b_done.Notify();
+                          });
+  v1::SpanEnd end;
+  end.set_chunk_count(2);
+  end.set_event_count(a.event_count);
+  Store::CloseDone done = [&](const absl::Status& answer) {
+    a_closed = answer;
+    a_close_done.Notify();
+  };
+  ASSERT_TRUE(store->TryCloseWithLastChunk(*on_a->lease, end, done));
+  clickhouse::HttpClient shard((*one)->Addresses().front(), "store_test",
+                               absl::Seconds(30));
+  ASSERT_TRUE(shard.Query("RENAME TABLE spans_local TO spans_away").ok());
+  store->HoldWritesForTesting(false);
+  a_done.WaitForNotification();
+  b_done.WaitForNotification();
+  a_close_done.WaitForNotification();
+  EXPECT_FALSE(a_chunk.ok());
+  EXPECT_FALSE(a_closed.ok());
+  ASSERT_TRUE(b_chunk.ok()) << b_chunk.status();
+  EXPECT_EQ(*b_chunk, 1);
+}
+
 // Two files of one worker uploaded at once (agent --parallel): neither
 // OpenSpan sees the other's row, and a profile built from one span's batches
 // would be all that is built. Both are built from the ledger, together.
