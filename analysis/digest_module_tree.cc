@@ -71,16 +71,18 @@ struct ModuleTreeReducer::Node {
   RowIndex operators;
   RowIndex kernels;
 
-  WorkerSeries Add(const v1::ModuleNode& node, int kept_steps) {
+  WorkerSeries Add(const v1::ModuleNode& node, int kept_steps, bool tables) {
     const bool root = digest.kind() == v1::MODULE_NODE_KIND_ROOT;
     WorkerSeries series = SeriesOf(node, kept_steps, root);
     series.FoldInto(*digest.mutable_metrics());
-    AddOperatorRows(node.operators(), kept_steps, operators,
-                    *digest.mutable_operators());
-    AddKernelRows(node.kernels(), kept_steps, kernels,
-                  *digest.mutable_kernels());
+    if (tables) {
+      AddOperatorRows(node.operators(), kept_steps, operators,
+                      *digest.mutable_operators());
+      AddKernelRows(node.kernels(), kept_steps, kernels,
+                    *digest.mutable_kernels());
+    }
     // One child per name: the later of two of one name counts, in the place
-    // of the first.
+    // of the first (module_node_tables.cc walks a path the same way).
     absl::flat_hash_map<std::string, const v1::ModuleNode*> last;
     std::vector<const std::string*> order;
     for (const v1::ModuleNode& child : node.children()) {
@@ -101,7 +103,8 @@ struct ModuleTreeReducer::Node {
         made->digest.set_kind(child.kind());
         children.push_back(std::move(made));
       }
-      const WorkerSeries c = children[it->second]->Add(child, kept_steps);
+      const WorkerSeries c =
+          children[it->second]->Add(child, kept_steps, tables);
       for (int m = kModuleHost; m <= kModuleDevice; ++m) {
         inside.total(m) += c.total(m);
         for (int s = 0; s < c.slots(); ++s) inside.slot(s, m) += c.slot(s, m);
@@ -121,14 +124,15 @@ struct ModuleTreeReducer::Node {
   }
 };
 
-ModuleTreeReducer::ModuleTreeReducer() : root_(std::make_unique<Node>()) {
+ModuleTreeReducer::ModuleTreeReducer(bool node_tables)
+    : root_(std::make_unique<Node>()), node_tables_(node_tables) {
   root_->digest.set_kind(v1::MODULE_NODE_KIND_ROOT);
 }
 
 ModuleTreeReducer::~ModuleTreeReducer() = default;
 
 void ModuleTreeReducer::Add(const v1::ModuleNode& root, int kept_steps) {
-  root_->Add(root, kept_steps);
+  root_->Add(root, kept_steps, node_tables_);
 }
 
 v1::DigestModuleNode ModuleTreeReducer::Finish() { return root_->Assemble(); }

@@ -3,7 +3,9 @@
 // node is the same path in every worker's tree, children in first-seen order
 // (workers added by rank; where one worker has two children of one name, the
 // later one counts), each metric reduced over the workers that have the node,
-// and the node's time outside every child worked out per worker and slot.
+// and the node's time outside every child worked out per worker and slot. A
+// node's operator and kernel rows are what ran inside it, reduced as the run's
+// (analysis/digest_tables.h).
 #ifndef PROFDIFF_ANALYSIS_DIGEST_MODULE_TREE_H_
 #define PROFDIFF_ANALYSIS_DIGEST_MODULE_TREE_H_
 
@@ -30,7 +32,9 @@ inline constexpr double kUnknownResidue = 1e-9;
 
 class ModuleTreeReducer {
  public:
-  ModuleTreeReducer();
+  // `node_tables`: false leaves out every node's operator and kernel rows
+  // (analysis/module_node_tables.h reduces a node's when asked).
+  explicit ModuleTreeReducer(bool node_tables = true);
   ~ModuleTreeReducer();
   ModuleTreeReducer(const ModuleTreeReducer&) = delete;
   ModuleTreeReducer& operator=(const ModuleTreeReducer&) = delete;
@@ -44,6 +48,7 @@ class ModuleTreeReducer {
  private:
   struct Node;
   std::unique_ptr<Node> root_;
+  bool node_tables_;
 };
 
 }  // namespace profdiff::analysis

@@ -113,6 +113,8 @@ double StepMetricOf(const v1::StepStats& step, DigestStepMetric metric) {
 }
 
 struct RunDigestBuilder::State {
+  explicit State(DigestOptions options) : modules(options.node_tables) {}
+
   std::set<int32_t> wanted;  // empty: every rank
   v1::RunDigest digest;
   bool any = false;
@@ -222,8 +224,9 @@ struct RunDigestBuilder::State {
   }
 };
 
-RunDigestBuilder::RunDigestBuilder(std::string run, std::vector<int32_t> ranks)
-    : state_(std::make_unique<State>()) {
+RunDigestBuilder::RunDigestBuilder(std::string run, std::vector<int32_t> ranks,
+                                   DigestOptions options)
+    : state_(std::make_unique<State>(options)) {
   state_->digest.set_run(std::move(run));
   state_->wanted.insert(ranks.begin(), ranks.end());
 }
@@ -320,16 +323,22 @@ absl::StatusOr<v1::RunDigest> RunDigestBuilder::Finish() {
   return std::move(d);
 }
 
-absl::StatusOr<v1::RunDigest> DigestOfRun(const v1::RunProfile& run,
-                                          const std::vector<int32_t>& ranks) {
+std::vector<const v1::WorkerProfile*> WorkersByRank(const v1::RunProfile& run) {
   std::vector<const v1::WorkerProfile*> workers;
+  workers.reserve(static_cast<size_t>(run.workers_size()));
   for (const v1::WorkerProfile& w : run.workers()) workers.push_back(&w);
   std::stable_sort(workers.begin(), workers.end(),
                    [](const v1::WorkerProfile* a, const v1::WorkerProfile* b) {
                      return a->worker().rank() < b->worker().rank();
                    });
-  RunDigestBuilder builder(run.run(), ranks);
-  for (const v1::WorkerProfile* w : workers) {
+  return workers;
+}
+
+absl::StatusOr<v1::RunDigest> DigestOfRun(const v1::RunProfile& run,
+                                          const std::vector<int32_t>& ranks,
+                                          DigestOptions options) {
+  RunDigestBuilder builder(run.run(), ranks, options);
+  for (const v1::WorkerProfile* w : WorkersByRank(run)) {
     if (absl::Status added = builder.Add(*w); !added.ok()) return added;
   }
   for (const std::string& warning : run.warnings())

@@ -47,10 +47,19 @@ enum DigestStepMetric {
 // The value of step metric `metric` in `step`.
 double StepMetricOf(const v1::StepStats& step, DigestStepMetric metric);
 
+struct DigestOptions {
+  // False leaves out the module nodes' operator and kernel rows, most of a
+  // digest's size, for a diff that reads few of them: ModuleNodeTables
+  // (analysis/module_node_tables.h) reduces a node's when asked. A digest that
+  // is stored or served keeps them.
+  bool node_tables = true;
+};
+
 class RunDigestBuilder {
  public:
   // Reduces the workers whose rank is in `ranks` (every worker when empty).
-  RunDigestBuilder(std::string run, std::vector<int32_t> ranks);
+  RunDigestBuilder(std::string run, std::vector<int32_t> ranks,
+                   DigestOptions options = {});
   ~RunDigestBuilder();
   RunDigestBuilder(const RunDigestBuilder&) = delete;
   RunDigestBuilder& operator=(const RunDigestBuilder&) = delete;
@@ -72,10 +81,15 @@ class RunDigestBuilder {
   std::unique_ptr<State> state_;
 };
 
+// `run`'s workers in the order a digest takes them: by rank, in run order
+// within a rank.
+std::vector<const v1::WorkerProfile*> WorkersByRank(const v1::RunProfile& run);
+
 // The digest of `run`'s workers whose rank is in `ranks` (all when empty),
 // workers taken by rank; errors as RunDigestBuilder::Finish.
 absl::StatusOr<v1::RunDigest> DigestOfRun(const v1::RunProfile& run,
-                                          const std::vector<int32_t>& ranks);
+                                          const std::vector<int32_t>& ranks,
+                                          DigestOptions options = {});
 
 }  // namespace profdiff::analysis
 

@@ -20,8 +20,10 @@
 // milliseconds and as a share of their sum:
 //   read      both files parsed, a thread a side (as the CLI reads them)
 //   profile   each side's WorkerProfile, a thread a side
-//   digest    each side reduced to its RunDigest, a thread a side
-//   diff      DiffDigests without the findings
+//   digest    each side reduced to its RunDigest, a thread a side (without
+//             the module nodes' rows, which the diff reduces for the nodes
+//             it reads, as DiffRuns does)
+//   diff      the diff of the digests without the findings
 //   findings  what the findings add to it
 //   json      the report written as JSON
 // (The diff phase includes DiffDigests' check of both digests, which the CLI's
@@ -36,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,12 +151,16 @@ int main(int argc, char** argv) {
     no_findings.add_views(view);
   }
   const profdiff::v1::DiffOptions full;
+  const profdiff::analysis::DigestOptions without_tables{.node_tables = false};
   for (int r = 0; r <= rounds; ++r) {  // round 0 warms up
     warm_floor.push_back(Millis([&] { sink += FloorOf(pair, true); }));
     warm_on_demand.push_back(Millis([&] { sink += FloorOf(pair, false); }));
     profdiff::trace::Trace traces[2];
     profdiff::v1::RunProfile runs[2];
     profdiff::v1::RunDigest digests[2];
+    // As DiffRuns: each side's module nodes' rows reduced when read.
+    std::optional<profdiff::analysis::ModuleNodeTables> tables[2];
+    const profdiff::analysis::ModuleNodeTables* node_tables[2] = {};
     profdiff::v1::DiffReport report;
     std::string json;
     const double ms[] = {
@@ -172,21 +179,23 @@ int main(int argc, char** argv) {
         }),
         Millis([&] {
           BothSides([&](int i) {
-            digests[i] =
-                OrExit(profdiff::differ::DigestForDiff(runs[i], full, "side"),
-                       "digest");
+            digests[i] = OrExit(profdiff::differ::DigestForDiff(
+                                    runs[i], full, "side", without_tables),
+                                "digest");
+            node_tables[i] = &tables[i].emplace(
+                runs[i], std::vector<int32_t>{}, digests[i].modules());
           });
         }),
         Millis([&] {
-          sink += OrExit(profdiff::differ::DiffDigests(digests[0], digests[1],
-                                                       no_findings),
+          sink += OrExit(profdiff::differ::DiffCheckedDigests(
+                             digests[0], digests[1], no_findings, node_tables),
                          "diff")
                       .ByteSizeLong();
         }),
         Millis([&] {
-          report = OrExit(
-              profdiff::differ::DiffDigests(digests[0], digests[1], full),
-              "diff");
+          report = OrExit(profdiff::differ::DiffCheckedDigests(
+                              digests[0], digests[1], full, node_tables),
+                          "diff");
         }),
         Millis(
             [&] { json = OrExit(profdiff::client::ToJson(report), "json"); }),

@@ -4,6 +4,7 @@
 #include <thread>
 #include <utility>
 
+#include "analysis/module_node_tables.h"
 #include "analysis/run_digest.h"
 #include "analysis/run_digest_check.h"
 #include "base/status_annotate.h"
@@ -60,46 +61,56 @@ void AddWarnings(const Side& a, const Side& b, v1::DiffReport& report) {
   }
 }
 
-// DiffDigests of digests known to be whole: made here from profiles, or
-// checked by ValidateRunDigest.
-absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
-    const v1::RunDigest& baseline, const v1::RunDigest& experimental,
-    const v1::DiffOptions& options);
-
 }  // namespace
 
 absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
                                             const v1::DiffOptions& options,
-                                            std::string_view label) {
-  absl::StatusOr<v1::RunDigest> digest = analysis::DigestOfRun(
-      run,
-      std::vector<int32_t>(options.ranks().begin(), options.ranks().end()));
-  if (!digest.ok()) {
-    return absl::Status(digest.status().code(),
-                        base::StrCat(label, " ", digest.status().message()));
+                                            std::string_view label,
+                                            analysis::DigestOptions digest) {
+  absl::StatusOr<v1::RunDigest> made = analysis::DigestOfRun(
+      run, std::vector<int32_t>(options.ranks().begin(), options.ranks().end()),
+      digest);
+  if (!made.ok()) {
+    return absl::Status(made.status().code(),
+                        base::StrCat(label, " ", made.status().message()));
   }
-  return digest;
+  return made;
 }
 
 absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
                                         const v1::RunProfile& experimental,
                                         const v1::DiffOptions& options) {
   // The two sides reduce independently: the baseline on a thread of its own
-  // (a tenth of a CLI diff of two large traces).
+  // (a tenth of a CLI diff of two large traces). Unless every node's tables
+  // are asked for, the module nodes' rows are reduced only for the nodes the
+  // diff reads: making them all was two thirds of a full diff's digests of
+  // two large traces.
+  const analysis::DigestOptions digest_options{.node_tables =
+                                                   options.node_tables()};
   absl::StatusOr<v1::RunDigest> baseline_digest;
   absl::StatusOr<v1::RunDigest> experimental_digest;
   {
     std::jthread side([&] {
-      baseline_digest = DigestForDiff(baseline, options, "baseline");
+      baseline_digest =
+          DigestForDiff(baseline, options, "baseline", digest_options);
     });
-    experimental_digest = DigestForDiff(experimental, options, "experimental");
+    experimental_digest =
+        DigestForDiff(experimental, options, "experimental", digest_options);
   }
   PD_ASSIGN_OR_RETURN(const v1::RunDigest a, std::move(baseline_digest));
   PD_ASSIGN_OR_RETURN(const v1::RunDigest b, std::move(experimental_digest));
   // Digests reduced here need no check (a tenth of the diff of two large
   // traces).
-  if (options.compare() != v1::COMPARE_MODE_HTA)
-    return DiffCheckedDigests(a, b, options);
+  if (options.compare() != v1::COMPARE_MODE_HTA) {
+    if (digest_options.node_tables) return DiffCheckedDigests(a, b, options);
+    const std::vector<int32_t> ranks(options.ranks().begin(),
+                                     options.ranks().end());
+    const analysis::ModuleNodeTables tables[2] = {
+        {baseline, ranks, a.modules()}, {experimental, ranks, b.modules()}};
+    const analysis::ModuleNodeTables* const node_tables[2] = {&tables[0],
+                                                              &tables[1]};
+    return DiffCheckedDigests(a, b, options, node_tables);
+  }
   // HTA's compare counts events per ProfilerStep: the profiles' step tables.
   const Side sa(a, options.normalize(), "baseline");
   const Side sb(b, options.normalize(), "experimental");
@@ -131,15 +142,16 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
   return DiffCheckedDigests(baseline, experimental, options);
 }
 
-namespace {
-
 absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
     const v1::RunDigest& baseline, const v1::RunDigest& experimental,
-    const v1::DiffOptions& options) {
+    const v1::DiffOptions& options,
+    const analysis::ModuleNodeTables* const node_tables[2]) {
   v1::DiffReport report;
   *report.mutable_options() = options;
-  const Side a(baseline, options.normalize(), "baseline");
-  const Side b(experimental, options.normalize(), "experimental");
+  const Side a(baseline, options.normalize(), "baseline",
+               node_tables != nullptr ? node_tables[0] : nullptr);
+  const Side b(experimental, options.normalize(), "experimental",
+               node_tables != nullptr ? node_tables[1] : nullptr);
   PD_ASSIGN_OR_RETURN(
       const ChangeThreshold threshold,
       ChangeThresholdOf(options, kDefaultMinChangeStepShare * MeanStepTime(a)));
@@ -232,7 +244,7 @@ absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
         [&](const std::string& index_path) -> absl::StatusOr<ScopedTables> {
       OperatorTables node_operators[2];
       KernelTables node_kernels[2];
-      TablesInside(node_sides, index_path, node_operators, node_kernels);
+      TablesInside(a, b, node_sides, index_path, node_operators, node_kernels);
       ScopedTables tables;
       tables.operators =
           DiffOperators(a, node_operators[0], b, node_operators[1], threshold);
@@ -267,7 +279,5 @@ absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
   }
   return report;
 }
-
-}  // namespace
 
 }  // namespace profdiff::differ

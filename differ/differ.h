@@ -11,6 +11,8 @@
 
 #include <absl/status/statusor.h>
 
+#include "analysis/module_node_tables.h"
+#include "analysis/run_digest.h"
 #include "profdiff/v1/diff.pb.h"
 #include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/profile.pb.h"
@@ -31,12 +33,21 @@ absl::StatusOr<v1::DiffReport> DiffDigests(const v1::RunDigest& baseline,
                                            const v1::RunDigest& experimental,
                                            const v1::DiffOptions& options);
 
+// DiffDigests of digests known to be whole: made here from profiles
+// (DigestForDiff), or checked by ValidateRunDigest. `node_tables` (both or
+// neither) reduce the module nodes' rows of digests made without them
+// (analysis::DigestOptions).
+absl::StatusOr<v1::DiffReport> DiffCheckedDigests(
+    const v1::RunDigest& baseline, const v1::RunDigest& experimental,
+    const v1::DiffOptions& options,
+    const analysis::ModuleNodeTables* const node_tables[2] = nullptr);
+
 // The digest of `run`'s workers that `options` names, for the side `label`
 // ("baseline", "experimental"); InvalidArgument naming the side when it has
 // none of them.
-absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
-                                            const v1::DiffOptions& options,
-                                            std::string_view label);
+absl::StatusOr<v1::RunDigest> DigestForDiff(
+    const v1::RunProfile& run, const v1::DiffOptions& options,
+    std::string_view label, analysis::DigestOptions digest = {});
 
 }  // namespace profdiff::differ
 

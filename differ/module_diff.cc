@@ -268,10 +268,11 @@ std::string ChildList(const v1::ModuleDiffNode& node) {
 }
 
 // A side's reduced tables of a node (nullptr for no node).
-void TablesOf(const Node* node, OperatorTables& operators,
+void TablesOf(const Side& side, const Node* node, OperatorTables& operators,
               KernelTables& kernels) {
-  operators = node != nullptr ? &node->operators() : nullptr;
-  kernels = node != nullptr ? &node->kernels() : nullptr;
+  const Node* tables = node != nullptr ? &side.WithTables(*node) : nullptr;
+  operators = tables != nullptr ? &tables->operators() : nullptr;
+  kernels = tables != nullptr ? &tables->kernels() : nullptr;
 }
 
 // options.node_tables: each node below the root gets the diffs of what ran
@@ -285,8 +286,8 @@ absl::Status AttachNodeTables(const Side& a, const Side& b,
   if (node.kind() != v1::MODULE_NODE_KIND_ROOT && it != differ.nodes().end()) {
     OperatorTables operators[2];
     KernelTables kernels[2];
-    TablesOf(it->second.first, operators[0], kernels[0]);
-    TablesOf(it->second.second, operators[1], kernels[1]);
+    TablesOf(a, it->second.first, operators[0], kernels[0]);
+    TablesOf(b, it->second.second, operators[1], kernels[1]);
     const RowControls default_order;
     for (v1::OperatorDiff& row :
          DiffOperators(a, operators[0], b, operators[1], threshold)) {
@@ -342,18 +343,19 @@ absl::StatusOr<ModuleDiff> DiffModules(const Side& a, const Side& b,
   const Node* sides[2] = {nullptr, nullptr};
   if (it != differ.nodes().end())
     sides[0] = it->second.first, sides[1] = it->second.second;
-  TablesOf(sides[0], scoped.operators[0], scoped.kernels[0]);
-  TablesOf(sides[1], scoped.operators[1], scoped.kernels[1]);
+  TablesOf(a, sides[0], scoped.operators[0], scoped.kernels[0]);
+  TablesOf(b, sides[1], scoped.operators[1], scoped.kernels[1]);
   scoped.sides = differ.TakeNodes();
   return scoped;
 }
 
-void TablesInside(const NodeSides& sides, const std::string& index_path,
-                  OperatorTables operators[2], KernelTables kernels[2]) {
+void TablesInside(const Side& a, const Side& b, const NodeSides& sides,
+                  const std::string& index_path, OperatorTables operators[2],
+                  KernelTables kernels[2]) {
   auto it = sides.find(index_path);
-  TablesOf(it != sides.end() ? it->second.first : nullptr, operators[0],
+  TablesOf(a, it != sides.end() ? it->second.first : nullptr, operators[0],
            kernels[0]);
-  TablesOf(it != sides.end() ? it->second.second : nullptr, operators[1],
+  TablesOf(b, it != sides.end() ? it->second.second : nullptr, operators[1],
            kernels[1]);
 }
 

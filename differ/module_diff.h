@@ -36,10 +36,12 @@ struct ModuleDiff {
   NodeSides sides;
 };
 
-// What ran inside the node at `index_path` on each side; nullptr for a side
-// that lacks the node and for nodes the diff made up (`(unknown)` blocks).
-void TablesInside(const NodeSides& sides, const std::string& index_path,
-                  OperatorTables operators[2], KernelTables kernels[2]);
+// What ran inside the node at `index_path` on each side (`a`, `b`, whose trees
+// `sides` indexes); nullptr for a side that lacks the node and for nodes the
+// diff made up (`(unknown)` blocks).
+void TablesInside(const Side& a, const Side& b, const NodeSides& sides,
+                  const std::string& index_path, OperatorTables operators[2],
+                  KernelTables kernels[2]);
 
 // `path` is "" (the root), child indices ("0/3/1") or node names
 // ("ResNet/layer3/Bottleneck_2", either side's names or class names); an

@@ -5,10 +5,16 @@
 namespace profdiff::differ {
 
 Side::Side(const v1::RunDigest& digest, v1::Normalization normalize,
-           std::string label)
+           std::string label, const analysis::ModuleNodeTables* node_tables)
     : digest_(&digest),
       label_(std::move(label)),
+      node_tables_(node_tables),
       per_step_(normalize != v1::NORMALIZATION_TOTAL) {}
+
+const v1::DigestModuleNode& Side::WithTables(
+    const v1::DigestModuleNode& node) const {
+  return node_tables_ != nullptr ? node_tables_->Of(node) : node;
+}
 
 double Side::Mean(double sum) const {
   return workers() == 0 ? 0 : sum / static_cast<double>(workers());

@@ -18,6 +18,7 @@
 
 #include <google/protobuf/repeated_ptr_field.h>
 
+#include "analysis/module_node_tables.h"
 #include "profdiff/v1/diff.pb.h"
 #include "profdiff/v1/digest.pb.h"
 
@@ -26,9 +27,12 @@ namespace profdiff::differ {
 class Side {
  public:
   // `digest` must outlive the side; `label` names it in messages
-  // ("baseline", "experimental").
+  // ("baseline", "experimental"). `node_tables`, when the digest was made
+  // without its module nodes' operator and kernel rows, reduces them when
+  // asked (it must outlive the side).
   Side(const v1::RunDigest& digest, v1::Normalization normalize,
-       std::string label);
+       std::string label,
+       const analysis::ModuleNodeTables* node_tables = nullptr);
 
   const v1::RunDigest& digest() const { return *digest_; }
   const std::string& label() const { return label_; }
@@ -49,10 +53,14 @@ class Side {
       int m) const;
   // The mean over the side's workers of a sum over them.
   double Mean(double sum) const;
+  // `node` (of this side's module tree) with its operator and kernel rows.
+  const v1::DigestModuleNode& WithTables(
+      const v1::DigestModuleNode& node) const;
 
  private:
   const v1::RunDigest* digest_;
   std::string label_;
+  const analysis::ModuleNodeTables* node_tables_;
   bool per_step_;
 };
 
