@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
             digests[i] = OrExit(profdiff::differ::DigestForDiff(
                                     runs[i], full, "side", without_tables),
                                 "digest");
-            node_tables[i] = &tables[i].emplace(
-                runs[i], std::vector<int32_t>{}, digests[i].modules());
+            node_tables[i] = &tables[i].emplace(runs[i], std::vector<int32_t>{},
+                                                digests[i].modules());
           });
         }),
         Millis([&] {
