@@ -14,8 +14,8 @@ namespace {
 // The node a worker's tree has at `names` (from the root down), taking the
 // later of two children of one name as the digest tree does; nullptr when it
 // has none.
-const v1::ModuleNode* NodeAtNames(const v1::ModuleNode& root,
-                                  const std::vector<const std::string*>& names) {
+const v1::ModuleNode* NodeAtNames(
+    const v1::ModuleNode& root, const std::vector<const std::string*>& names) {
   const v1::ModuleNode* node = &root;
   for (const std::string* name : names) {
     const v1::ModuleNode* last = nullptr;

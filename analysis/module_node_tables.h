@@ -49,8 +49,7 @@ class ModuleNodeTables {
 
   std::vector<const v1::WorkerProfile*> workers_;  // reduced, by rank
   // Each node's parent (the root's is nullptr).
-  absl::flat_hash_map<const v1::DigestModuleNode*,
-                      const v1::DigestModuleNode*>
+  absl::flat_hash_map<const v1::DigestModuleNode*, const v1::DigestModuleNode*>
       parents_;
   mutable absl::Mutex mutex_;
   mutable absl::flat_hash_map<const v1::DigestModuleNode*,

@@ -2,7 +2,8 @@
 // (analysis/module_node_tables.h) are the rows a digest made with node tables
 // holds: over the workers of the selected ranks, in rank order, taking the
 // later of two children of one name. The same on every real pair, through the
-// differ: tests/differ/differ_test.cc (DiffRunsSaysWhatADiffOfWholeDigestsSays).
+// differ: tests/differ/differ_test.cc
+// (DiffRunsSaysWhatADiffOfWholeDigestsSays).
 #include "analysis/module_node_tables.h"
 
 #include <functional>
@@ -67,11 +68,10 @@ v1::RunProfile ThreeRankRun() {
              Module("Net", {"aten::add"},
                     {Module("Linear", {"aten::mm", "aten::bias"}),
                      Module("ReLU", {"aten::relu"})}));
-  *run.add_workers() =
-      Worker(0, 2,
-             Module("Net", {"aten::add", "aten::mul"},
-                    {Module("Linear", {"aten::mm"}),
-                     Module("ReLU", {"aten::relu"})}));
+  *run.add_workers() = Worker(
+      0, 2,
+      Module("Net", {"aten::add", "aten::mul"},
+             {Module("Linear", {"aten::mm"}), Module("ReLU", {"aten::relu"})}));
   *run.add_workers() =
       Worker(1, 0,
              Module("Net", {"aten::mul"},
@@ -100,8 +100,7 @@ TEST(ModuleNodeTablesTest, EveryNodeHasTheRowsOfADigestMadeWithThem) {
     const ModuleNodeTables tables(run, ranks, without->modules());
     std::vector<const v1::DigestModuleNode*> eager, lazy;
     ForEachNode(whole->modules(), [&](const auto& n) { eager.push_back(&n); });
-    ForEachNode(without->modules(),
-                [&](const auto& n) { lazy.push_back(&n); });
+    ForEachNode(without->modules(), [&](const auto& n) { lazy.push_back(&n); });
     ASSERT_EQ(eager.size(), lazy.size());
     int rows = 0;
     for (size_t i = 0; i < eager.size(); ++i) {
@@ -133,7 +132,8 @@ TEST(ModuleNodeTablesTest, TheLaterOfTwoChildrenOfOneNameCounts) {
   auto without = DigestOfRun(run, {1}, {.node_tables = false});
   ASSERT_TRUE(without.ok()) << without.status();
   const ModuleNodeTables tables(run, {1}, without->modules());
-  const v1::DigestModuleNode& linear = without->modules().children(0).children(0);
+  const v1::DigestModuleNode& linear =
+      without->modules().children(0).children(0);
   ASSERT_EQ(linear.name(), "Linear");
   const v1::DigestModuleNode& reduced = tables.Of(linear);
   ASSERT_EQ(reduced.operators_size(), 2);
