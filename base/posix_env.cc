@@ -17,8 +17,10 @@
 
 #include "base/env.h"
 #include "base/file_lock.h"
+#include "base/file_reader.h"
 #include "base/scoped_fd.h"
 #include "base/status_annotate.h"
+#include "base/status_macros.h"
 #include "base/str_cat.h"
 
 namespace profdiff::base {
@@ -128,17 +130,6 @@ struct DirCloser {
   void operator()(DIR* dir) const { ::closedir(dir); }
 };
 
-// ReadFileInto's codes: what the caller can act on, not only the errno.
-absl::Status ReadError(int err, const std::string& path,
-                       std::string_view what) {
-  const std::string message =
-      StrCat(path, ": ", what, ": ", std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EISDIR)
-    return absl::InvalidArgumentError(message);
-  return absl::UnavailableError(message);
-}
-
 class PosixEnv final : public Env {
  public:
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
@@ -171,29 +162,14 @@ class PosixEnv final : public Env {
 
   absl::Status ReadFileInto(const std::string& path, uint64_t max_bytes,
                             std::string& out) override {
-    const ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid()) return ReadError(errno, path, "open");
-    struct stat st;
-    if (::fstat(fd.get(), &st) != 0) return ReadError(errno, path, "stat");
-    if (S_ISDIR(st.st_mode))
-      return absl::InvalidArgumentError(StrCat(path, ": is a folder"));
-    const uint64_t size = static_cast<uint64_t>(st.st_size);
-    if (size > max_bytes) {
-      return absl::ResourceExhaustedError(StrCat(
-          path, ": file is ", size, " bytes, over the limit of ", max_bytes));
-    }
-    out.resize(size);
-    uint64_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::read(fd.get(), out.data() + done, size - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ReadError(errno, path, "read");
-      }
-      if (n == 0) break;  // The file shrank while we read it: keep what is.
-      done += static_cast<uint64_t>(n);
-    }
-    out.resize(done);
+    PD_ASSIGN_OR_RETURN(
+        const uint64_t read,
+        ReadFileWith(path, max_bytes,
+                     [&](uint64_t size) -> absl::StatusOr<char*> {
+                       out.resize(size);
+                       return out.data();
+                     }));
+    out.resize(read);
     return absl::OkStatus();
   }
 

@@ -38,9 +38,10 @@ bool IsGzip(std::string_view bytes) {
 
 absl::Status TraceFileBuffer::Load(const std::string& path,
                                    const ReaderLimits& limits) {
+  size_t size = 0;
   PD_RETURN_IF_ERROR(
-      base::ReadFileInto(path, limits.max_file_bytes, file_bytes_));
-  return LoadBytes(file_bytes_, path, limits);
+      base::ReadFileInto(path, limits.max_file_bytes, file_bytes_, size));
+  return LoadBytes(std::string_view(file_bytes_.data(), size), path, limits);
 }
 
 absl::Status TraceFileBuffer::LoadBytes(std::string_view bytes,

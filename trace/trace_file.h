@@ -39,7 +39,7 @@ class TraceFileBuffer {
   absl::Status Gunzip(std::string_view compressed, std::string_view source,
                       const ReaderLimits& limits);
 
-  std::string file_bytes_;
+  base::PageBuffer file_bytes_;  // the file as read (gzip, or JSON moved on)
   void SetSize(size_t bytes);
 
   base::PageBuffer json_;  // json_size_ bytes of text, then padding
