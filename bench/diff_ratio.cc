@@ -46,6 +46,7 @@
 #include <simdjson.h>
 
 #include "analysis/worker_profile.h"
+#include "base/huge_page_extents.h"
 #include "base/keep_freed_memory.h"
 #include "bench/bench_traces.h"
 #include "bench/cold_run.h"
@@ -106,6 +107,7 @@ struct Phase {
 
 int main(int argc, char** argv) {
   profdiff::base::KeepFreedMemoryForReuse();
+  profdiff::base::UseHugePageExtents();  // as the CLI allocates
   if (argc >= 3 && (std::string(argv[1]) == "--floor" ||
                     std::string(argv[1]) == "--floor-on-demand")) {
     std::printf("%zu\n",

@@ -6,5 +6,6 @@
 // one-shot process as the CLI never reaches jemalloc's 10 s decay anyway).
 extern "C" {
 // NOLINTNEXTLINE(readability-identifier-naming): the name jemalloc reads.
-const char* malloc_conf = "thp:always,dirty_decay_ms:-1,muzzy_decay_ms:-1";
+const char* malloc_conf =
+    "thp:always,oversize_threshold:0,dirty_decay_ms:-1,muzzy_decay_ms:-1";
 }

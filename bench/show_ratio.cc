@@ -32,6 +32,7 @@
 #include <simdjson.h>
 
 #include "analysis/worker_profile.h"
+#include "base/huge_page_extents.h"
 #include "base/keep_freed_memory.h"
 #include "bench/bench_traces.h"
 #include "bench/cold_run.h"
@@ -59,6 +60,7 @@ size_t Floor(const std::string& path, profdiff::trace::TraceFileBuffer& buffer,
 
 int main(int argc, char** argv) {
   profdiff::base::KeepFreedMemoryForReuse();
+  profdiff::base::UseHugePageExtents();  // as the CLI allocates
   if (argc == 3 && std::string(argv[1]) == "--floor") {
     profdiff::trace::TraceFileBuffer buffer;
     simdjson::ondemand::parser parser;

@@ -7,5 +7,5 @@
 // symbol, so a library would leave it out.
 extern "C" {
 // NOLINTNEXTLINE(readability-identifier-naming): the name jemalloc reads.
-const char* malloc_conf = "thp:always";
+const char* malloc_conf = "thp:always,oversize_threshold:0";
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/command_line.h"
+#include "base/huge_page_extents.h"
 #include "client/capture_commands.h"
 #include "client/command_line.h"
 #include "client/diff_command.h"
@@ -40,6 +41,7 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  profdiff::base::UseHugePageExtents();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);

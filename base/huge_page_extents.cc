@@ -1,0 +1,110 @@
+#include "base/huge_page_extents.h"
+
+#include <jemalloc/jemalloc.h>
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+namespace profdiff::base {
+namespace {
+
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+// Address space reserved at a time: reserving touches nothing, and extents are
+// carved from it in turn.
+constexpr size_t kRegionBytes = size_t{1} << 30;
+
+uintptr_t RoundUp(uintptr_t value, size_t unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+// The regions extents are carved from: each extent starts on a 2 MiB boundary
+// and the next one after it rounded up to 2 MiB, so that no two extents share a
+// huge page that one of them may fault in first on small pages.
+class HugeRegions {
+ public:
+  void* Take(size_t size, size_t alignment) {
+    const size_t align =
+        alignment > kHugePageBytes ? alignment : kHugePageBytes;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    uintptr_t at = RoundUp(next_, align);
+    if (next_ == 0 || at + size > end_) {
+      const size_t bytes = RoundUp(size + align, kRegionBytes);
+      void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (region == MAP_FAILED) return nullptr;
+      // Advice only: where huge pages are off, the memory is still memory.
+      madvise(region, bytes, MADV_HUGEPAGE);
+      next_ = reinterpret_cast<uintptr_t>(region);
+      end_ = next_ + bytes;
+      at = RoundUp(next_, align);
+    }
+    next_ = RoundUp(at + size, kHugePageBytes);
+    return reinterpret_cast<void*>(at);
+  }
+
+ private:
+  std::mutex mutex_;
+  uintptr_t next_ = 0;
+  uintptr_t end_ = 0;
+};
+
+// Constant-initialised and never destroyed: jemalloc may take extents until
+// the process ends.
+constinit HugeRegions regions;
+static_assert(std::is_trivially_destructible_v<HugeRegions>);
+
+void* AllocExtent(extent_hooks_t* /*hooks*/, void* new_addr, size_t size,
+                  size_t alignment, bool* zero, bool* commit,
+                  unsigned /*arena*/) {
+  // An extent at a given address (growing one in place): not offered.
+  if (new_addr != nullptr) return nullptr;
+  void* extent = regions.Take(size, alignment);
+  if (extent != nullptr) {
+    *zero = true;  // fresh anonymous memory
+    *commit = true;
+  }
+  return extent;
+}
+
+// Splitting and merging extents of the regions is bookkeeping only (false is
+// success).
+bool SplitExtent(extent_hooks_t* /*hooks*/, void* /*addr*/, size_t /*size*/,
+                 size_t /*size_a*/, size_t /*size_b*/, bool /*committed*/,
+                 unsigned /*arena*/) {
+  return false;
+}
+bool MergeExtents(extent_hooks_t* /*hooks*/, void* /*addr_a*/,
+                  size_t /*size_a*/, void* /*addr_b*/, size_t /*size_b*/,
+                  bool /*committed*/, unsigned /*arena*/) {
+  return false;
+}
+
+// No dalloc, destroy, commit, decommit or purge hooks: jemalloc keeps what it
+// took and reuses it.
+extent_hooks_t huge_page_hooks = {AllocExtent, nullptr,     nullptr,
+                                  nullptr,     nullptr,     nullptr,
+                                  nullptr,     SplitExtent, MergeExtents};
+
+}  // namespace
+
+unsigned UseHugePageExtents() {
+  unsigned arenas = 0;
+  size_t size = sizeof(arenas);
+  if (mallctl("arenas.narenas", &arenas, &size, nullptr, 0) != 0) return 0;
+  extent_hooks_t* hooks = &huge_page_hooks;
+  unsigned hooked = 0;
+  for (unsigned i = 0; i < arenas; ++i) {
+    const std::string name = "arena." + std::to_string(i) + ".extent_hooks";
+    extent_hooks_t* old = nullptr;
+    size_t old_size = sizeof(old);
+    if (mallctl(name.c_str(), &old, &old_size, &hooks, sizeof(hooks)) == 0)
+      ++hooked;
+  }
+  return hooked;
+}
+
+}  // namespace profdiff::base
