@@ -32,9 +32,14 @@ class HugeRegions {
     const std::lock_guard<std::mutex> lock(mutex_);
     uintptr_t at = RoundUp(next_, align);
     if (next_ == 0 || at + size > end_) {
-      const size_t bytes = RoundUp(size + align, kRegionBytes);
-      void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      size_t bytes = RoundUp(size + align, kRegionBytes);
+      void* region = Map(bytes);
+      if (region == MAP_FAILED) {
+        // Where overcommit is strict a reservation counts as used: take no
+        // more than this extent needs.
+        bytes = RoundUp(size + align, kHugePageBytes);
+        region = Map(bytes);
+      }
       if (region == MAP_FAILED) return nullptr;
       // Advice only: where huge pages are off, the memory is still memory.
       madvise(region, bytes, MADV_HUGEPAGE);
@@ -47,6 +52,11 @@ class HugeRegions {
   }
 
  private:
+  static void* Map(size_t bytes) {
+    return mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  }
+
   std::mutex mutex_;
   uintptr_t next_ = 0;
   uintptr_t end_ = 0;
