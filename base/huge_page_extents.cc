@@ -9,16 +9,18 @@
 #include <string>
 #include <type_traits>
 
+#include "base/page_size.h"
+
 namespace profdiff::base {
 namespace {
 
-constexpr size_t kHugePageBytes = size_t{2} << 20;
 // Address space reserved at a time: reserving touches nothing, and extents are
 // carved from it in turn.
 constexpr size_t kRegionBytes = size_t{1} << 30;
 
-uintptr_t RoundUp(uintptr_t value, size_t unit) {
-  return (value + unit - 1) / unit * unit;
+// How far `p` is below the next multiple of `unit` (a power of two).
+size_t PaddingOf(const char* p, size_t unit) {
+  return (unit - (reinterpret_cast<uintptr_t>(p) & (unit - 1))) & (unit - 1);
 }
 
 // The regions extents are carved from: each extent starts on a 2 MiB boundary
@@ -30,25 +32,28 @@ class HugeRegions {
     const size_t align =
         alignment > kHugePageBytes ? alignment : kHugePageBytes;
     const std::lock_guard<std::mutex> lock(mutex_);
-    uintptr_t at = RoundUp(next_, align);
-    if (next_ == 0 || at + size > end_) {
-      size_t bytes = RoundUp(size + align, kRegionBytes);
+    if (next_ == nullptr ||
+        PaddingOf(next_, align) + size > static_cast<size_t>(end_ - next_)) {
+      size_t bytes = RoundUpTo(size + align, kRegionBytes);
       void* region = Map(bytes);
       if (region == MAP_FAILED) {
         // Where overcommit is strict a reservation counts as used: take no
         // more than this extent needs.
-        bytes = RoundUp(size + align, kHugePageBytes);
+        bytes = RoundUpTo(size + align, kHugePageBytes);
         region = Map(bytes);
       }
       if (region == MAP_FAILED) return nullptr;
       // Advice only: where huge pages are off, the memory is still memory.
       madvise(region, bytes, MADV_HUGEPAGE);
-      next_ = reinterpret_cast<uintptr_t>(region);
+      next_ = static_cast<char*>(region);
       end_ = next_ + bytes;
-      at = RoundUp(next_, align);
     }
-    next_ = RoundUp(at + size, kHugePageBytes);
-    return reinterpret_cast<void*>(at);
+    char* const at = next_ + PaddingOf(next_, align);
+    // The next extent starts on the next huge page, unless this one ends the
+    // region.
+    const size_t taken = RoundUpTo(size, kHugePageBytes);
+    next_ = taken < static_cast<size_t>(end_ - at) ? at + taken : end_;
+    return at;
   }
 
  private:
@@ -58,8 +63,8 @@ class HugeRegions {
   }
 
   std::mutex mutex_;
-  uintptr_t next_ = 0;
-  uintptr_t end_ = 0;
+  char* next_ = nullptr;
+  char* end_ = nullptr;
 };
 
 // Constant-initialised and never destroyed: jemalloc may take extents until
@@ -110,8 +115,10 @@ unsigned UseHugePageExtents() {
   for (unsigned i = 0; i < arenas; ++i) {
     const std::string name = "arena." + std::to_string(i) + ".extent_hooks";
     extent_hooks_t* old = nullptr;
-    size_t old_size = sizeof(old);
-    if (mallctl(name.c_str(), &old, &old_size, &hooks, sizeof(hooks)) == 0)
+    // mallctl reads and writes the pointers themselves.
+    size_t old_size = sizeof(old);  // NOLINT(bugprone-sizeof-expression)
+    if (mallctl(name.c_str(), &old, &old_size, &hooks,
+                sizeof(hooks)) == 0)  // NOLINT(bugprone-sizeof-expression)
       ++hooked;
   }
   return hooked;

@@ -4,26 +4,18 @@
 
 #include <cstring>
 
+#include "base/page_size.h"
 #include "base/str_cat.h"
 
 namespace profdiff::base {
-namespace {
-
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-constexpr size_t kSmallPageBytes = size_t{4} << 10;
-
-size_t RoundUp(size_t bytes, size_t unit) {
-  return (bytes + unit - 1) / unit * unit;
-}
-
-}  // namespace
 
 void PageUnmap::operator()(char* p) const { munmap(p, bytes); }
 
 absl::Status PageBuffer::Grow(size_t bytes, size_t keep) {
   if (bytes <= size_) return absl::OkStatus();
   const bool huge = bytes >= kHugePageBytes;
-  const size_t mapped = RoundUp(bytes, huge ? kHugePageBytes : kSmallPageBytes);
+  const size_t mapped =
+      RoundUpTo(bytes, huge ? kHugePageBytes : kSmallPageBytes);
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {

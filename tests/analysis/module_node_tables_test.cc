@@ -19,7 +19,7 @@ namespace {
 
 v1::ModuleNode Module(const std::string& name,
                       const std::vector<std::string>& operators,
-                      std::vector<v1::ModuleNode> children = {}) {
+                      const std::vector<v1::ModuleNode>& children = {}) {
   v1::ModuleNode node;
   node.set_name(name);
   node.set_kind(v1::MODULE_NODE_KIND_MODULE);
@@ -43,7 +43,7 @@ v1::ModuleNode Module(const std::string& name,
     kernel.set_max_us(us / 4);
     us += 5;
   }
-  for (v1::ModuleNode& child : children) *node.add_children() = child;
+  for (const v1::ModuleNode& child : children) *node.add_children() = child;
   return node;
 }
 
