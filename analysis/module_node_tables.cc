@@ -31,13 +31,14 @@ const v1::ModuleNode* NodeAtNames(
 }  // namespace
 
 ModuleNodeTables::ModuleNodeTables(const v1::RunProfile& run,
-                                   const std::vector<int32_t>& ranks,
-                                   const v1::DigestModuleNode& root) {
-  const std::set<int32_t> wanted(ranks.begin(), ranks.end());
+                                   const v1::RunDigest& digest) {
+  // The digest lists the ranks it reduced, ascending.
   for (const v1::WorkerProfile* w : WorkersByRank(run)) {
-    if (wanted.empty() || wanted.contains(w->worker().rank()))
+    if (std::binary_search(digest.ranks().begin(), digest.ranks().end(),
+                           w->worker().rank()))
       workers_.push_back(w);
   }
+  const v1::DigestModuleNode& root = digest.modules();
   std::vector<const v1::DigestModuleNode*> stack = {&root};
   parents_[&root] = nullptr;
   while (!stack.empty()) {

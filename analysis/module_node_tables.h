@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include <absl/base/thread_annotations.h>
@@ -31,10 +30,9 @@ namespace profdiff::analysis {
 
 class ModuleNodeTables {
  public:
-  // `run` and `root` (the modules of `run`'s digest over `ranks`, as
-  // DigestOfRun takes them) must outlive this object.
-  ModuleNodeTables(const v1::RunProfile& run, const std::vector<int32_t>& ranks,
-                   const v1::DigestModuleNode& root);
+  // `run` and `digest` (DigestOfRun of `run`, made without node tables) must
+  // outlive this object; the workers reduced are the digest's ranks.
+  ModuleNodeTables(const v1::RunProfile& run, const v1::RunDigest& digest);
   ~ModuleNodeTables();
   ModuleNodeTables(const ModuleNodeTables&) = delete;
   ModuleNodeTables& operator=(const ModuleNodeTables&) = delete;

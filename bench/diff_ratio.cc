@@ -26,8 +26,8 @@
 //   diff      the diff of the digests without the findings
 //   findings  what the findings add to it
 //   json      the report written as JSON
-// (The diff phase includes DiffDigests' check of both digests, which the CLI's
-// DiffRuns skips for digests it made.)
+// (Digests made here are not checked again, as DiffRuns does not check its
+// own.)
 // Cold, a fresh process per run, each against the cold floor (this binary's
 // --floor, which allocates as the CLI does: jemalloc with huge pages, so both
 // pay alike for fresh memory) and against the warm floor above (as the issue's
@@ -184,8 +184,7 @@ int main(int argc, char** argv) {
             digests[i] = OrExit(profdiff::differ::DigestForDiff(
                                     runs[i], full, "side", without_tables),
                                 "digest");
-            node_tables[i] = &tables[i].emplace(runs[i], std::vector<int32_t>{},
-                                                digests[i].modules());
+            node_tables[i] = &tables[i].emplace(runs[i], digests[i]);
           });
         }),
         Millis([&] {

@@ -103,10 +103,8 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   // traces).
   if (options.compare() != v1::COMPARE_MODE_HTA) {
     if (digest_options.node_tables) return DiffCheckedDigests(a, b, options);
-    const std::vector<int32_t> ranks(options.ranks().begin(),
-                                     options.ranks().end());
-    const analysis::ModuleNodeTables tables[2] = {
-        {baseline, ranks, a.modules()}, {experimental, ranks, b.modules()}};
+    const analysis::ModuleNodeTables tables[2] = {{baseline, a},
+                                                  {experimental, b}};
     const analysis::ModuleNodeTables* const node_tables[2] = {&tables[0],
                                                               &tables[1]};
     return DiffCheckedDigests(a, b, options, node_tables);

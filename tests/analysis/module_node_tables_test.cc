@@ -97,7 +97,7 @@ TEST(ModuleNodeTablesTest, EveryNodeHasTheRowsOfADigestMadeWithThem) {
     auto without = DigestOfRun(run, ranks, {.node_tables = false});
     ASSERT_TRUE(whole.ok()) << whole.status();
     ASSERT_TRUE(without.ok()) << without.status();
-    const ModuleNodeTables tables(run, ranks, without->modules());
+    const ModuleNodeTables tables(run, *without);
     std::vector<const v1::DigestModuleNode*> eager, lazy;
     ForEachNode(whole->modules(), [&](const auto& n) { eager.push_back(&n); });
     ForEachNode(without->modules(), [&](const auto& n) { lazy.push_back(&n); });
@@ -131,7 +131,7 @@ TEST(ModuleNodeTablesTest, TheLaterOfTwoChildrenOfOneNameCounts) {
   const v1::RunProfile run = ThreeRankRun();
   auto without = DigestOfRun(run, {1}, {.node_tables = false});
   ASSERT_TRUE(without.ok()) << without.status();
-  const ModuleNodeTables tables(run, {1}, without->modules());
+  const ModuleNodeTables tables(run, *without);
   const v1::DigestModuleNode& linear =
       without->modules().children(0).children(0);
   ASSERT_EQ(linear.name(), "Linear");
@@ -145,7 +145,7 @@ TEST(ModuleNodeTablesTest, ANodeOfAnotherTreeIsItself) {
   const v1::RunProfile run = ThreeRankRun();
   auto without = DigestOfRun(run, {}, {.node_tables = false});
   ASSERT_TRUE(without.ok()) << without.status();
-  const ModuleNodeTables tables(run, {}, without->modules());
+  const ModuleNodeTables tables(run, *without);
   v1::DigestModuleNode other;
   other.add_operators()->set_name("x");
   EXPECT_EQ(&tables.Of(other), &other);
