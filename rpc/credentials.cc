@@ -203,8 +203,10 @@ ChannelSecurityFiles WithEnvironmentDefaults(ChannelSecurityFiles files) {
   return files;
 }
 
-ChannelSecurity::ChannelSecurity()
-    : credentials_(grpc::InsecureChannelCredentials()) {}
+std::shared_ptr<grpc::ChannelCredentials> ChannelSecurity::credentials() const {
+  if (credentials_ != nullptr) return credentials_;
+  return grpc::InsecureChannelCredentials();
+}
 
 absl::StatusOr<ChannelSecurity> ChannelSecurity::Load(
     const ChannelSecurityFiles& files) {

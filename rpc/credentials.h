@@ -72,7 +72,10 @@ ChannelSecurityFiles WithEnvironmentDefaults(ChannelSecurityFiles files);
 
 class ChannelSecurity {
  public:
-  ChannelSecurity();  // plaintext, no token
+  // Plaintext, no token. Makes no credentials yet: gRPC starts its threads
+  // with the first, and a command that reads only local traces never needs
+  // them.
+  ChannelSecurity() = default;
 
   // TLS when any file is given or `files.tls`; the token travels as call
   // credentials. InvalidArgument naming the flag and file, as
@@ -81,9 +84,8 @@ class ChannelSecurity {
       const ChannelSecurityFiles& files);
 
   bool tls() const { return tls_; }
-  const std::shared_ptr<grpc::ChannelCredentials>& credentials() const {
-    return credentials_;
-  }
+  // The TLS (or token) credentials Load made, or plaintext ones.
+  std::shared_ptr<grpc::ChannelCredentials> credentials() const;
 
  private:
   bool tls_ = false;
