@@ -60,11 +60,11 @@ profdiff::v1::DiffOptions WithoutFindings() {
 
 void BM_FloorBothSides(benchmark::State& state) {
   if (!PairPresent(state)) return;
-  profdiff::trace::TraceFileBuffer buffer;
+  profdiff::bench::FloorText buffer;
   simdjson::ondemand::parser parser;
   for (auto _ : state) {
     for (int i = 0; i < 2; ++i) {
-      if (!buffer.Load(TracePath(state, i), {}).ok())
+      if (!buffer.Load(TracePath(state, i)))
         return state.SkipWithError("cannot read trace");
       benchmark::DoNotOptimize(profdiff::bench::WalkEvents(parser, buffer));
     }

@@ -67,12 +67,12 @@ using profdiff::bench::RunProcess;
 // issue's floor) or on-demand (show_ratio's and reader_bench's).
 // Buffers and parsers are kept from call to call, as a reader keeps its own.
 size_t FloorOf(const std::vector<std::string>& paths, bool dom) {
-  static profdiff::trace::TraceFileBuffer buffer;
+  static profdiff::bench::FloorText buffer;
   static simdjson::ondemand::parser on_demand;
   static simdjson::dom::parser tape;
   size_t touched = 0;
   for (const std::string& path : paths) {
-    if (!buffer.Load(path, {}).ok()) {
+    if (!buffer.Load(path)) {
       std::fprintf(stderr, "%s: cannot read\n", path.c_str());
       std::exit(1);
     }

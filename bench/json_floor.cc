@@ -1,14 +1,74 @@
 #include "bench/json_floor.h"
 
-namespace profdiff::bench {
+#include <cstdint>
+#include <cstring>
+#include <memory>
 
-size_t WalkEvents(simdjson::ondemand::parser& parser,
-                  const trace::TraceFileBuffer& buffer) {
+#include <libdeflate.h>
+
+#include "base/file_reader.h"
+
+namespace profdiff::bench {
+namespace {
+
+// simdjson reads up to this far past a text's end.
+constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
+
+struct FreeDecompressor {
+  void operator()(libdeflate_decompressor* d) const {
+    libdeflate_free_decompressor(d);
+  }
+};
+
+}  // namespace
+
+bool FloorText::Load(const std::string& path) {
+  size_t file_size = 0;
+  if (!base::ReadFileInto(path, uint64_t{1} << 40, file_, file_size).ok())
+    return false;
+  const char* in = file_.data();
+  if (file_size < 18 || static_cast<unsigned char>(in[0]) != 0x1f ||
+      static_cast<unsigned char>(in[1]) != 0x8b) {
+    if (!json_.Grow(file_size + kPadding, 0).ok()) return false;
+    std::memcpy(json_.data(), in, file_size);
+    size_ = file_size;
+  } else {
+    const std::unique_ptr<libdeflate_decompressor, FreeDecompressor> inflater(
+        libdeflate_alloc_decompressor());
+    uint32_t isize;  // the (last) member's size mod 2^32: the first guess
+    std::memcpy(&isize, in + file_size - 4, sizeof(isize));
+    size_t room = std::max<size_t>(isize, size_t{1} << 16);
+    size_ = 0;
+    size_t in_offset = 0;
+    // Members one after another; a member that does not fit starts again in
+    // a buffer twice the size.
+    while (in_offset < file_size) {
+      if (!json_.Grow(size_ + room + kPadding, size_).ok()) return false;
+      size_t in_used = 0;
+      size_t out_used = 0;
+      const libdeflate_result result = libdeflate_gzip_decompress_ex(
+          inflater.get(), in + in_offset, file_size - in_offset,
+          json_.data() + size_, json_.size() - kPadding - size_, &in_used,
+          &out_used);
+      if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
+        room *= 2;
+        continue;
+      }
+      if (result != LIBDEFLATE_SUCCESS) return false;
+      in_offset += in_used;
+      size_ += out_used;
+    }
+  }
+  std::memset(json_.data() + size_, ' ', kPadding);
+  return true;
+}
+
+size_t WalkEvents(simdjson::ondemand::parser& parser, const FloorText& text) {
   namespace od = simdjson::ondemand;
   size_t touched = 0;
   od::document doc;
-  const simdjson::padded_string_view json(buffer.data(), buffer.json().size(),
-                                          buffer.capacity());
+  const simdjson::padded_string_view json(text.data(), text.json().size(),
+                                          text.capacity());
   if (parser.iterate(json).get(doc)) return 0;
   od::object top;
   if (doc.get_object().get(top)) return 0;
@@ -49,13 +109,11 @@ size_t Touch(simdjson::dom::element value) {
 
 }  // namespace
 
-size_t WalkEventsDom(simdjson::dom::parser& parser,
-                     const trace::TraceFileBuffer& buffer) {
+size_t WalkEventsDom(simdjson::dom::parser& parser, const FloorText& text) {
   namespace dom = simdjson::dom;
   size_t touched = 0;
   dom::element doc;
-  if (parser.parse(buffer.data(), buffer.json().size(), false).get(doc))
-    return 0;
+  if (parser.parse(text.data(), text.json().size(), false).get(doc)) return 0;
   dom::array events;
   if (doc["traceEvents"].get_array().get(events)) return 0;
   for (dom::element event : events) {

@@ -36,12 +36,11 @@ void BM_Floor(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path))
     return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::TraceFileBuffer buffer;
+  profdiff::bench::FloorText buffer;
   simdjson::ondemand::parser parser;
   size_t bytes = 0;
   for (auto _ : state) {
-    if (!buffer.Load(path, {}).ok())
-      return state.SkipWithError("cannot read trace");
+    if (!buffer.Load(path)) return state.SkipWithError("cannot read trace");
     benchmark::DoNotOptimize(profdiff::bench::WalkEvents(parser, buffer));
     bytes += buffer.json().size();
   }

@@ -47,9 +47,9 @@ using profdiff::bench::Median;
 using profdiff::bench::Millis;
 using profdiff::bench::RunProcess;
 
-size_t Floor(const std::string& path, profdiff::trace::TraceFileBuffer& buffer,
+size_t Floor(const std::string& path, profdiff::bench::FloorText& buffer,
              simdjson::ondemand::parser& parser) {
-  if (!buffer.Load(path, {}).ok()) {
+  if (!buffer.Load(path)) {
     std::fprintf(stderr, "%s: cannot read\n", path.c_str());
     std::exit(1);
   }
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   profdiff::base::KeepFreedMemoryForReuse();
   profdiff::base::UseHugePageExtents();  // as the CLI allocates
   if (argc == 3 && std::string(argv[1]) == "--floor") {
-    profdiff::trace::TraceFileBuffer buffer;
+    profdiff::bench::FloorText buffer;
     simdjson::ondemand::parser parser;
     std::printf("%zu\n", Floor(argv[2], buffer, parser));
     return 0;
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
       std::printf("%-40s SKIPPED: not found\n", path.c_str());
       continue;
     }
-    profdiff::trace::TraceFileBuffer buffer;
+    profdiff::bench::FloorText buffer;
     simdjson::ondemand::parser parser;
     profdiff::trace::KinetoReader all_cores({}, {.threads = cores});
     profdiff::trace::KinetoReader one_thread;

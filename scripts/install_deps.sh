@@ -8,7 +8,7 @@ packages=(
   python3-yaml
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libmicrohttpd-dev
   libjemalloc-dev
-  libabsl-dev libsimdjson-dev libdeflate-dev zlib1g-dev libzstd-dev libre2-dev libxxhash-dev
+  libabsl-dev libsimdjson-dev libdeflate-dev libisal-dev zlib1g-dev libzstd-dev libre2-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev clickhouse-server clickhouse-client
   python3-torch python3-torchvision python3-yaml

@@ -1,9 +1,10 @@
 #include "trace/trace_file.h"
 
+#include <isa-l/igzip_lib.h>
+
+#include <algorithm>
 #include <cstring>
 #include <memory>
-
-#include <libdeflate.h>
 
 #include "base/file_reader.h"
 #include "base/status_annotate.h"
@@ -13,14 +14,6 @@
 namespace profdiff::trace {
 namespace {
 
-struct DecompressorDeleter {
-  void operator()(libdeflate_decompressor* d) const {
-    libdeflate_free_decompressor(d);
-  }
-};
-using Decompressor =
-    std::unique_ptr<libdeflate_decompressor, DecompressorDeleter>;
-
 constexpr size_t kGzipTrailerBytes = 8;  // CRC32 + ISIZE
 constexpr size_t kMinGuessBytes = 1 << 16;
 // JSON traces compress 15-40x; the buffer still grows past this when needed.
@@ -28,6 +21,8 @@ constexpr uint64_t kMaxGuessRatio = 64;
 // Below this many gunzipped bytes the max_gzip_ratio guard does not apply: the
 // cost is bounded.
 constexpr uint64_t kBombFloorBytes = uint64_t{64} << 20;
+// ISA-L counts bytes in and out in 32 bits.
+constexpr size_t kMaxInflateStep = size_t{1} << 30;
 
 }  // namespace
 
@@ -68,9 +63,6 @@ absl::Status TraceFileBuffer::LoadBytes(std::string_view bytes,
 absl::Status TraceFileBuffer::Gunzip(std::string_view compressed,
                                      std::string_view source,
                                      const ReaderLimits& limits) {
-  Decompressor decompressor(libdeflate_alloc_decompressor());
-  if (decompressor == nullptr)
-    return absl::ResourceExhaustedError("libdeflate: out of memory");
   // ISIZE (the last 4 bytes) is the size of the last member mod 2^32: a good
   // first guess for the usual single-member file; the buffer grows when it is
   // short.
@@ -84,67 +76,92 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed,
     guess = std::max<size_t>(
         guess, std::min<uint64_t>(isize, compressed.size() * kMaxGuessRatio));
   }
-  size_t out_size = 0;
-  size_t in_offset = 0;
   const uint64_t max_json_bytes = std::min<uint64_t>(
       limits.max_json_bytes,
       std::max<uint64_t>(kBombFloorBytes,
                          compressed.size() * limits.max_gzip_ratio));
-  size_t capacity = std::min<uint64_t>(guess, max_json_bytes);
+  // One byte of room past the limit: a text that fills it is over the limit,
+  // one that ends exactly at the limit is not.
+  size_t capacity = std::min<uint64_t>(guess, max_json_bytes + 1);
   PD_RETURN_IF_ERROR(
       base::Annotate(json_.Grow(capacity + kJsonPadding, 0), source));
-  // Members are decompressed one after another (gzip allows concatenation).
-  while (in_offset < compressed.size()) {
-    size_t in_used = 0;
-    size_t out_used = 0;
-    // The buffer may be larger from an earlier file: never inflate past this
-    // file's limit.
-    const size_t avail =
-        std::min<uint64_t>(json_.size() - kJsonPadding, max_json_bytes) -
-        out_size;
-    const libdeflate_result result = libdeflate_gzip_decompress_ex(
-        decompressor.get(), compressed.data() + in_offset,
-        compressed.size() - in_offset, json_.data() + out_size, avail, &in_used,
-        &out_used);
-    if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
-      const uint64_t grown = uint64_t{2} * (json_.size() - kJsonPadding);
-      if (json_.size() - kJsonPadding >= max_json_bytes) {
-        if (max_json_bytes < limits.max_json_bytes) {
-          return absl::ResourceExhaustedError(
-              base::StrCat(source, ": gunzipped JSON is over ", max_json_bytes,
-                           " bytes, max_gzip_ratio ", limits.max_gzip_ratio,
-                           " times its ", compressed.size(),
-                           " compressed bytes (real traces compress 5-30x): a "
-                           "decompression bomb?"));
-        }
-        return absl::ResourceExhaustedError(
-            base::StrCat(source, ": gunzipped JSON is over max_json_bytes ",
-                         limits.max_json_bytes));
+  // The buffer may be larger from an earlier file: use it, within this file's
+  // limit.
+  capacity =
+      std::min<uint64_t>(json_.size() - kJsonPadding, max_json_bytes + 1);
+  const auto over_limit = [&] {
+    if (max_json_bytes < limits.max_json_bytes) {
+      return absl::ResourceExhaustedError(
+          base::StrCat(source, ": gunzipped JSON is over ", max_json_bytes,
+                       " bytes, max_gzip_ratio ", limits.max_gzip_ratio,
+                       " times its ", compressed.size(),
+                       " compressed bytes (real traces compress 5-30x): a "
+                       "decompression bomb?"));
+    }
+    return absl::ResourceExhaustedError(
+        base::StrCat(source, ": gunzipped JSON is over max_json_bytes ",
+                     limits.max_json_bytes));
+  };
+  // ISA-L's inflate: about a fifth faster than libdeflate's on trace JSON, and
+  // it continues where it stopped when the buffer grows.
+  auto state = std::make_unique<inflate_state>();
+  size_t out_size = 0;
+  size_t member_offset = 0;  // of the member being inflated
+  size_t in_offset = 0;      // consumed so far
+  // Members are inflated one after another (gzip allows concatenation).
+  while (member_offset < compressed.size()) {
+    isal_inflate_init(state.get());
+    state->crc_flag = ISAL_GZIP;
+    for (;;) {
+      // The counts are 32-bit: feed and drain at most a GiB at a time.
+      state->next_in = reinterpret_cast<uint8_t*>(
+          const_cast<char*>(compressed.data() + in_offset));
+      state->avail_in = static_cast<uint32_t>(
+          std::min<size_t>(compressed.size() - in_offset, kMaxInflateStep));
+      char* const out = json_.data() + out_size;
+      const size_t consumed_before = in_offset;
+      state->next_out = reinterpret_cast<uint8_t*>(out);
+      state->avail_out = static_cast<uint32_t>(
+          std::min<size_t>(capacity - out_size, kMaxInflateStep));
+      const int result = isal_inflate(state.get());
+      in_offset = static_cast<size_t>(
+          reinterpret_cast<const char*>(state->next_in) - compressed.data());
+      out_size +=
+          static_cast<size_t>(reinterpret_cast<char*>(state->next_out) - out);
+      if (out_size > max_json_bytes) return over_limit();
+      const bool stuck = state->next_out == reinterpret_cast<uint8_t*>(out) &&
+                         in_offset == consumed_before;
+      if (result != ISAL_DECOMP_OK ||
+          (stuck && state->block_state != ISAL_BLOCK_FINISH)) {
+        return absl::DataLossError(base::StrCat(
+            source,
+            ": gzip data is corrupt or truncated (member at compressed byte ",
+            member_offset, " of ", compressed.size(), ")"));
       }
-      PD_RETURN_IF_ERROR(base::Annotate(
-          json_.Grow(std::min<uint64_t>(grown, max_json_bytes) + kJsonPadding,
-                     out_size),
-          source));
-      continue;
+      if (state->block_state == ISAL_BLOCK_FINISH) break;
+      if (out_size == capacity) {
+        capacity =
+            std::min<uint64_t>(uint64_t{2} * capacity, max_json_bytes + 1);
+        PD_RETURN_IF_ERROR(base::Annotate(
+            json_.Grow(capacity + kJsonPadding, out_size), source));
+      } else if (in_offset == compressed.size()) {
+        return absl::DataLossError(base::StrCat(
+            source,
+            ": gzip data is corrupt or truncated (member at compressed byte ",
+            member_offset, " of ", compressed.size(), ")"));
+      }
     }
-    if (result != LIBDEFLATE_SUCCESS) {
-      return absl::DataLossError(base::StrCat(
-          source,
-          ": gzip data is corrupt or truncated (member at compressed byte ",
-          in_offset, " of ", compressed.size(), ")"));
-    }
-    in_offset += in_used;
-    out_size += out_used;
+    member_offset = in_offset;
     // Trailing zero padding after the last member is tolerated, as gzip(1)
     // does.
-    if (in_offset < compressed.size() &&
-        !IsGzip(compressed.substr(in_offset))) {
-      if (compressed.find_first_not_of('\0', in_offset) ==
+    if (member_offset < compressed.size() &&
+        !IsGzip(compressed.substr(member_offset))) {
+      if (compressed.find_first_not_of('\0', member_offset) ==
           std::string_view::npos)
         break;
       return absl::DataLossError(
           base::StrCat(source, ": unexpected bytes after gzip member at ",
-                       "compressed byte ", in_offset));
+                       "compressed byte ", member_offset));
     }
   }
   SetSize(out_size);

@@ -90,6 +90,64 @@ TEST(TraceFileTest, TruncatedOrTrailedGzipIsDataLoss) {
                                      gz.size())));
 }
 
+TEST(TraceFileTest, GrowingMembersInflateWhereTheyStopped) {
+  // Each member outgrows the buffer in turn: inflating resumes in the grown
+  // buffer with the member's history (the second member's text refers back to
+  // its first bytes, 200 KiB before the end).
+  std::string first;
+  std::string second;
+  for (int i = 0; i < 20000; ++i) {
+    first += absl::StrCat(i * 7919 % 10007, ",");
+    second += absl::StrCat(i * 104729 % 10009, ";");
+  }
+  second += second.substr(0, 4096);
+  TraceFileBuffer buffer;
+  ASSERT_TRUE(buffer.LoadBytes(Gzip(first) + Gzip(second), "t.gz", {}).ok());
+  EXPECT_EQ(buffer.json(), first + second);
+  EXPECT_TRUE(PaddedWithBlanks(buffer));
+}
+
+TEST(TraceFileTest, ADamagedByteIsDataLoss) {
+  // Text that compresses poorly: flipping a byte in the middle changes the
+  // output or breaks the code, and inflate or the CRC finds it either way.
+  std::string text;
+  for (int i = 0; i < 4000; ++i) text += absl::StrCat(i * 2654435761u % 997);
+  std::string gz = Gzip(text);
+  gz[gz.size() / 2] = static_cast<char>(gz[gz.size() / 2] ^ 0x10);
+  TraceFileBuffer buffer;
+  const absl::Status status = buffer.LoadBytes(gz, "flip.gz", {});
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(),
+              HasSubstr("flip.gz: gzip data is corrupt or truncated"));
+}
+
+TEST(TraceFileTest, GunzippedJsonOfExactlyMaxJsonBytesIsRead) {
+  ReaderLimits limits;
+  limits.max_json_bytes = kJson.size();
+  TraceFileBuffer buffer;
+  ASSERT_TRUE(buffer.LoadBytes(Gzip(kJson), "exact.gz", limits).ok());
+  EXPECT_EQ(buffer.json(), kJson);
+  limits.max_json_bytes = kJson.size() - 1;
+  EXPECT_EQ(buffer.LoadBytes(Gzip(kJson), "over.gz", limits).code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST(TraceFileTest, ABombStopsAtMaxGzipRatioPastItsFloor) {
+  // 80 MiB of blanks gzip to ~80 KB: past the guard's 64 MiB floor and over
+  // 100 times the compressed size, so the read stops there.
+  ReaderLimits limits;
+  limits.max_gzip_ratio = 100;
+  const std::string gz = Gzip(std::string(size_t{80} << 20, ' '));
+  TraceFileBuffer buffer;
+  const absl::Status status = buffer.LoadBytes(gz, "bomb.gz", limits);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(),
+              HasSubstr(absl::StrCat("bomb.gz: gunzipped JSON is over ",
+                                     uint64_t{64} << 20,
+                                     " bytes, max_gzip_ratio 100 times its ",
+                                     gz.size(), " compressed bytes")));
+}
+
 TEST(TraceFileTest, JsonOverMaxJsonBytesIsResourceExhausted) {
   ReaderLimits limits;
   limits.max_json_bytes = 10;
