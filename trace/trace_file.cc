@@ -107,7 +107,13 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed,
   auto state = std::make_unique<inflate_state>();
   size_t out_size = 0;
   size_t member_offset = 0;  // of the member being inflated
-  size_t in_offset = 0;      // consumed so far
+  const auto corrupt = [&] {
+    return absl::DataLossError(base::StrCat(
+        source,
+        ": gzip data is corrupt or truncated (member at compressed byte ",
+        member_offset, " of ", compressed.size(), ")"));
+  };
+  size_t in_offset = 0;  // consumed so far
   // Members are inflated one after another (gzip allows concatenation).
   while (member_offset < compressed.size()) {
     isal_inflate_init(state.get());
@@ -133,10 +139,7 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed,
                          in_offset == consumed_before;
       if (result != ISAL_DECOMP_OK ||
           (stuck && state->block_state != ISAL_BLOCK_FINISH)) {
-        return absl::DataLossError(base::StrCat(
-            source,
-            ": gzip data is corrupt or truncated (member at compressed byte ",
-            member_offset, " of ", compressed.size(), ")"));
+        return corrupt();
       }
       if (state->block_state == ISAL_BLOCK_FINISH) break;
       if (out_size == capacity) {
@@ -145,10 +148,7 @@ absl::Status TraceFileBuffer::Gunzip(std::string_view compressed,
         PD_RETURN_IF_ERROR(base::Annotate(
             json_.Grow(capacity + kJsonPadding, out_size), source));
       } else if (in_offset == compressed.size()) {
-        return absl::DataLossError(base::StrCat(
-            source,
-            ": gzip data is corrupt or truncated (member at compressed byte ",
-            member_offset, " of ", compressed.size(), ")"));
+        return corrupt();
       }
     }
     member_offset = in_offset;
