@@ -20,8 +20,8 @@ size_t LastNonSpaceBefore(std::string_view json, size_t end) {
   return end == 0 ? std::string_view::npos : end - 1;
 }
 
-// The cut at the newline at `newline`, when the text around it reads
-// "}<ws>,<ws>\n<ws>{".
+}  // namespace
+
 bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
   size_t next = newline + 1;
   while (next < json.size() && IsBlank(json[next])) ++next;
@@ -36,29 +36,48 @@ bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut) {
   return true;
 }
 
-// The event array's brackets: the first '[' after "traceEvents" (or the text's
-// first byte when that is '['), and the last ']' that follows an event's '}'.
-bool FindArray(std::string_view json, size_t* begin, size_t* end) {
+size_t EventArrayBegin(std::string_view json) {
   const size_t first = json.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return false;
-  if (json[first] == '[') {
-    *begin = first;
-  } else {
-    const size_t key = json.find("\"traceEvents\"");
-    if (key == std::string_view::npos) return false;
-    *begin = json.find('[', key);
-    if (*begin == std::string_view::npos) return false;
-  }
+  if (first == std::string_view::npos) return std::string_view::npos;
+  if (json[first] == '[') return first;
+  const size_t key = json.find("\"traceEvents\"");
+  if (key == std::string_view::npos) return std::string_view::npos;
+  return json.find('[', key);
+}
+
+size_t EventArrayEnd(std::string_view json, size_t begin) {
   for (size_t close = json.rfind(']');
-       close != std::string_view::npos && close > *begin;
+       close != std::string_view::npos && close > begin;
        close = json.rfind(']', close - 1)) {
     const size_t before = LastNonSpaceBefore(json, close);
-    if (before != std::string_view::npos && json[before] == '}') {
-      *end = close;
-      return true;
-    }
+    if (before != std::string_view::npos && json[before] == '}') return close;
+  }
+  return std::string_view::npos;
+}
+
+bool LastCutIn(std::string_view json, size_t from, EventCut* cut) {
+  for (size_t end = json.size(); end > from;) {
+    const void* newline = memrchr(json.data() + from, '\n', end - from);
+    if (newline == nullptr) return false;
+    const size_t at =
+        static_cast<size_t>(static_cast<const char*>(newline) - json.data());
+    if (CutAtNewline(json, at, cut) && cut->comma > from) return true;
+    end = at;
   }
   return false;
+}
+
+namespace {
+
+// The event array's brackets (EventArrayBegin, EventArrayEnd).
+bool FindArray(std::string_view json, size_t* begin, size_t* end) {
+  const size_t first = EventArrayBegin(json);
+  if (first == std::string_view::npos) return false;
+  const size_t last = EventArrayEnd(json, first);
+  if (last == std::string_view::npos) return false;
+  *begin = first;
+  *end = last;
+  return true;
 }
 
 }  // namespace

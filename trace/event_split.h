@@ -31,6 +31,21 @@ struct EventSplit {
   std::vector<EventCut> cuts;  // increasing, strictly inside the array
 };
 
+// The cut at the newline at `json[newline]`, when the text around it reads
+// "}<ws>,<ws>\n<ws>{".
+bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut);
+
+// The last cut in `json` whose comma lies after `from`; false when there is
+// none.
+bool LastCutIn(std::string_view json, size_t from, EventCut* cut);
+
+// The event array's '[': the first after "traceEvents", or the text's first
+// byte when that is '[' (the legacy bare array). npos when there is none.
+size_t EventArrayBegin(std::string_view json);
+// Its ']': the last after `begin` that follows an event's '}'. npos when there
+// is none.
+size_t EventArrayEnd(std::string_view json, size_t begin);
+
 // Up to `parts - 1` cuts near the points that divide the event array into
 // `parts` equal pieces; fewer (or none) when no cut is found within a window of
 // such a point, or no array is found.

@@ -160,7 +160,7 @@ absl::Status TraceParser::ReadStringOrJson(od::value& value,
     return absl::OkStatus();
   }
   if (auto it = id_of_raw_json_.find(raw); it != id_of_raw_json_.end()) {
-    recent_json_.Remember(raw, it->second);
+    recent_json_.Remember(it->first, it->second);
     *out = it->second;
     return absl::OkStatus();
   }
@@ -177,8 +177,10 @@ absl::Status TraceParser::ReadStringOrJson(od::value& value,
   }
   CompactJson(raw, scratch_);
   const StringId id = out_.strings.Intern(scratch_);
-  id_of_raw_json_.emplace(raw, id);
-  recent_json_.Remember(raw, id);
+  // Kept in a copy: a streamed read overwrites the text it came from.
+  const std::string_view key = raw_json_keys_.emplace_back(raw);
+  id_of_raw_json_.emplace(key, id);
+  recent_json_.Remember(key, id);
   *out = id;
   return absl::OkStatus();
 }

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -192,8 +193,10 @@ class TraceParser {
   size_t event_index_ = 0;
   bool started_ = false;  // the table is reserved and its args begun
   std::string scratch_;
-  absl::flat_hash_map<std::string_view, StringId, TextHash>
-      id_of_raw_json_;          // views into json_
+  // Each raw JSON text an argument had, and its (compacted) string: the keys
+  // are copies, as a part of a streamed read is overwritten by the next.
+  std::deque<std::string> raw_json_keys_;
+  absl::flat_hash_map<std::string_view, StringId, TextHash> id_of_raw_json_;
   RecentStrings recent_json_;   // in front of id_of_raw_json_
   RecentStrings recent_names_;  // in front of out_.strings; views into the pool
   std::string_view last_category_text_;

@@ -13,6 +13,7 @@
 #include "trace/event_part_reader.h"
 #include "trace/kineto_parser.h"
 #include "trace/kineto_vocabulary.h"
+#include "trace/streamed_events.h"
 #include "trace/trace_file.h"
 
 namespace profdiff::trace {
@@ -101,19 +102,45 @@ class KinetoReader::Impl {
       : limits_(limits), parallelism_(parallelism) {}
 
   absl::StatusOr<Trace> ReadFile(const std::string& path) {
-    PD_RETURN_IF_ERROR(buffer_.Load(path, limits_));
-    return Parse(path);
+    PD_ASSIGN_OR_RETURN(const std::string_view bytes,
+                        buffer_.ReadFileBytes(path, limits_));
+    return ReadBytes(bytes, path);
   }
 
   absl::StatusOr<Trace> ReadBytes(std::string_view bytes,
                                   std::string_view source) {
+    last_read_streamed_ = false;
+    if (std::optional<Trace> streamed = ReadStreamed(bytes, source))
+      return std::move(*streamed);
     PD_RETURN_IF_ERROR(buffer_.LoadBytes(bytes, source, limits_));
     return Parse(source);
   }
 
   size_t last_read_parts() const { return last_read_parts_; }
+  bool last_read_streamed() const { return last_read_streamed_; }
 
  private:
+  // Gzip that would be read in parts in turn on this thread is read from the
+  // stream instead, never held whole (streamed_events.h); nullopt: read it
+  // whole.
+  std::optional<Trace> ReadStreamed(std::string_view bytes,
+                                    std::string_view source) {
+    if (!IsGzip(bytes)) return std::nullopt;
+    const size_t guess = GunzippedSizeGuess(bytes);
+    if (EventPartCount(guess, parallelism_) > 1 ||
+        InTurnPartCount(guess, parallelism_) <= 1) {
+      return std::nullopt;
+    }
+    std::optional<Trace> trace =
+        streamed_.Read(bytes, source, limits_, arg_names_,
+                       parallelism_.in_turn_part_bytes, parser_);
+    if (trace.has_value()) {
+      last_read_parts_ = streamed_.parts();
+      last_read_streamed_ = true;
+    }
+    return trace;
+  }
+
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
@@ -150,7 +177,9 @@ class KinetoReader::Impl {
   // large file in parts holds that memory (about 6 bytes per byte of JSON)
   // until it is destroyed.
   EventPartReader part_reader_;
+  StreamedEventReader streamed_;
   size_t last_read_parts_ = 1;
+  bool last_read_streamed_ = false;
 };
 
 KinetoReader::KinetoReader(ReaderLimits limits, ReadParallelism parallelism)
@@ -163,6 +192,10 @@ absl::StatusOr<Trace> KinetoReader::ReadFile(const std::string& path) {
 
 size_t KinetoReader::last_read_parts() const {
   return impl_->last_read_parts();
+}
+
+bool KinetoReader::last_read_streamed() const {
+  return impl_->last_read_streamed();
 }
 
 absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes,

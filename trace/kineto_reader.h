@@ -35,7 +35,8 @@ namespace profdiff::trace {
 // `in_turn_part_bytes` is read in parts of about that size one after another:
 // a part's text is still in the cache when its events are read, and the
 // parser's index is a part's size, not the file's (fewer fresh pages to fault
-// in). 0 reads such files in one pass.
+// in). Gzip is then inflated a part at a time and never held whole
+// (streamed_events.h). 0 reads such files in one pass.
 struct ReadParallelism {
   int threads = 1;
   size_t min_part_bytes = size_t{8} << 20;
@@ -63,6 +64,9 @@ class KinetoReader {
 
   // How many parts the last successful read was parsed in (1: a single pass).
   size_t last_read_parts() const;
+  // Whether the last successful read streamed its gzip (streamed_events.h)
+  // rather than holding the whole text.
+  bool last_read_streamed() const;
 
  private:
   class Impl;

@@ -1,6 +1,7 @@
 // Reading one file's events in parts, on several threads or one after another
-// on one, gives exactly what one pass gives: the same events, string ids,
-// arguments, metadata and counters, and for bad input the same error.
+// on one (for gzip, streamed a window at a time), gives exactly what one pass
+// gives: the same events, string ids, arguments, metadata and counters, and for
+// bad input the same error.
 #include <filesystem>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "base/str_cat.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
+#include "tests/trace/kineto_read.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::trace {
@@ -81,6 +83,7 @@ struct TwoReads {
   absl::StatusOr<Trace> one_pass;
   absl::StatusOr<Trace> in_parts;
   size_t parts = 0;
+  bool streamed = false;
 };
 
 TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {},
@@ -90,7 +93,13 @@ TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {},
   TwoReads reads{one.ReadBytes(text, "t.json"),
                  in_parts.ReadBytes(text, "t.json")};
   reads.parts = in_parts.last_read_parts();
+  reads.streamed = in_parts.last_read_streamed();
   return reads;
+}
+
+// The same text gzipped, one pass against a stream in 4 KiB windows.
+TwoReads ReadGzippedBothWays(std::string_view text, ReaderLimits limits = {}) {
+  return ReadBothWays(Gzip(text), limits, kInTurn);
 }
 
 TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
@@ -104,6 +113,7 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   int files = 0;
   int cut = 0;
   int cut_in_turn = 0;
+  int streamed = 0;
   for (const fs::path& path : test_support::RealTraceFiles()) {
     SCOPED_TRACE(path.string());
     absl::StatusOr<Trace> a = one.ReadFile(path.string());
@@ -118,6 +128,7 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
     if (in_turn.last_read_parts() > 1) {
       ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *c));
       ++cut_in_turn;
+      if (in_turn.last_read_streamed()) ++streamed;
     }
   }
   EXPECT_GE(files, 100);
@@ -126,6 +137,9 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   EXPECT_GE(cut, files * 3 / 4)
       << cut << " of " << files << " files were read in parts";
   EXPECT_GE(cut_in_turn, 10) << "files read in parts in turn";
+  // Every large real trace is gzipped and written by Kineto or HTA's tools.
+  EXPECT_GE(streamed, cut_in_turn * 3 / 4)
+      << streamed << " of " << cut_in_turn << " files in turn were streamed";
 }
 
 TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
@@ -214,6 +228,12 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
       EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
     }
   }
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(::testing::Message() << "case " << c << ", gzipped");
+    const TwoReads reads = ReadGzippedBothWays(cases[c].text, cases[c].limits);
+    ASSERT_FALSE(reads.one_pass.ok());
+    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+  }
 }
 
 // Found by the fuzzer: a key given twice, a name first and a number second,
@@ -235,6 +255,10 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
       EXPECT_GT(reads.parts, 1u);
       ExpectIdentical(*reads.one_pass, *reads.in_parts);
     }
+    const TwoReads reads = ReadGzippedBothWays(t);
+    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+    EXPECT_TRUE(reads.streamed);
+    ExpectIdentical(*reads.one_pass, *reads.in_parts);
   }
 }
 
@@ -248,9 +272,12 @@ TEST(ParallelReadTest, AFileAtMaxEventsGivesTheOnePassAnswer) {
   for (const std::string& text :
        {KinetoText(400, 399, dropped), KinetoText(399),
         KinetoText(400, 200, dropped)}) {
-    const TwoReads reads = ReadBothWays(text, limits);
-    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
-    if (reads.one_pass.ok()) ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    for (const TwoReads& reads :
+         {ReadBothWays(text, limits), ReadGzippedBothWays(text, limits)}) {
+      EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+      if (reads.one_pass.ok())
+        ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    }
   }
 }
 
@@ -268,6 +295,73 @@ TEST(ParallelReadTest, OneThreadReadsPartsInTurnAsOnePass) {
   ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
   EXPECT_EQ(reads.parts, text.size() / (4 << 10));
   ExpectIdentical(*reads.one_pass, *reads.in_parts);
+}
+
+TEST(ParallelReadTest, GzipIsStreamedInWindowsAsOnePass) {
+  // The trailing fields come after the array, in the last window; the
+  // arguments' raw JSON ("Input Dims") repeats across windows, so the
+  // parser's caches of it must outlive the window they were read from.
+  const std::string text = KinetoText(400, -1, "", R"(,
+  "traceName": "w.pt.trace.json", "baseTimeNanoseconds": 1700000000000000000,
+  "distributedInfo": {"backend": "gloo", "rank": 1, "world_size": 2})");
+  const TwoReads reads = ReadGzippedBothWays(text);
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_TRUE(reads.streamed);
+  EXPECT_GE(reads.parts, text.size() / (4 << 10));
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  EXPECT_EQ(reads.in_parts->metadata.trace_name, "w.pt.trace.json");
+  EXPECT_EQ(reads.in_parts->metadata.rank, 1);
+}
+
+TEST(ParallelReadTest, GzippedLegacyBareArrayIsStreamed) {
+  std::string text = "[\n";
+  for (int i = 0; i < 300; ++i) {
+    base::StrAppend(&text, i == 0 ? "" : ",\n",
+                    "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
+                    "\", \"ts\": ", i,
+                    ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
+  }
+  text += "\n]\n";
+  const TwoReads reads = ReadGzippedBothWays(text);
+  ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+  EXPECT_TRUE(reads.streamed);
+  ExpectIdentical(*reads.one_pass, *reads.in_parts);
+}
+
+// What a stream cannot prove is read whole: the same trace or the same error.
+TEST(ParallelReadTest, WhatAStreamCannotProveIsReadWhole) {
+  // An event larger than a window (its arguments on lines of their own, so
+  // the only cuts in the middle of the file are wrong ones).
+  std::string big =
+      R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
+)";
+  for (int i = 0; i < 2000; ++i)
+    base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
+  big += "\n  ]}}";
+  // The event array on one line: no cut at all.
+  std::string one_line = R"({"traceEvents": [)";
+  for (int i = 0; i < 500; ++i) {
+    base::StrAppend(&one_line, i == 0 ? "" : ", ",
+                    R"({"ph": "X", "name": "op", "ts": )", i,
+                    R"(, "dur": 1, "pid": 1, "tid": 1})");
+  }
+  one_line += "]}";
+  for (const std::string& text : {KinetoText(3, 1, big), one_line}) {
+    const TwoReads reads = ReadGzippedBothWays(text);
+    ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+    EXPECT_FALSE(reads.streamed);
+    ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  }
+  // A damaged CRC is only known once the last window is read.
+  std::string gz = Gzip(KinetoText(400));
+  gz[gz.size() - 6] = static_cast<char>(gz[gz.size() - 6] ^ 1);
+  KinetoReader one({}, kOnePass);
+  KinetoReader streamed({}, kInTurn);
+  const absl::Status whole = one.ReadBytes(gz, "t.json.gz").status();
+  EXPECT_EQ(whole.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(streamed.ReadBytes(gz, "t.json.gz").status(), whole);
 }
 
 }  // namespace
