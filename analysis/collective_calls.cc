@@ -8,6 +8,7 @@
 
 #include "analysis/collective_names.h"
 #include "analysis/interval_set.h"
+#include "analysis/name_test_memo.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/step_of_event.h"
 
@@ -337,9 +338,9 @@ CollectiveCalls ComputeCollectiveCalls(
   std::vector<bool> in_call(t.size(), false);
   for (uint32_t d : builder.device_in_call()) in_call[d] = true;
   std::vector<Interval> compute_kernels;
+  NameTestMemo nccl(trace.strings, ContainsNccl);
   for (uint32_t d : links.device_activities) {
-    if (t.kind[d] == EventKind::kKernel && !in_call[d] &&
-        !ContainsNccl(trace.strings.Get(t.name[d])))
+    if (t.kind[d] == EventKind::kKernel && !in_call[d] && !nccl(t.name[d]))
       compute_kernels.push_back({t.start_ns[d], t.end_ns(d)});
   }
   compute_kernels = MergeIntervals(std::move(compute_kernels));

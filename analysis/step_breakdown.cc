@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/interval_set.h"
+#include "analysis/name_test_memo.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -73,18 +74,18 @@ std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace,
   // Role of each event's interval (docs/semantics.md §3); the whole trace at
   // once, clipped per step.
   std::array<std::vector<Interval>, kStepRoleCount> by_role;
+  NameTestMemo collective_op(trace.strings, IsCollectiveOpName);
+  NameTestMemo nccl(trace.strings, ContainsNccl);
+  NameTestMemo data_loader(trace.strings, IsDataLoaderName);
   for (uint32_t i = 0; i < t.size(); ++i) {
     if (t.phase[i] != trace::EventPhase::kComplete) continue;
     const Interval interval{t.start_ns[i], t.end_ns(i)};
-    const std::string_view name = trace.strings.Get(t.name[i]);
     StepRole role;
     switch (t.kind[i]) {
       case EventKind::kKernel: {
         const uint32_t op = links.DeviceOp(i);
         const bool collective =
-            (op != kNoEvent &&
-             IsCollectiveOpName(trace.strings.Get(t.name[op]))) ||
-            ContainsNccl(name);
+            (op != kNoEvent && collective_op(t.name[op])) || nccl(t.name[i]);
         role = collective ? StepRole::kCommunication : StepRole::kKernel;
         break;
       }
@@ -100,8 +101,8 @@ std::vector<StepBreakdown> ComputeStepBreakdowns(const trace::Trace& trace,
         break;
       case EventKind::kCpuOp:
       case EventKind::kUserAnnotation:
-        role = IsDataLoaderName(name)     ? StepRole::kDataLoader
-               : IsCollectiveOpName(name) ? StepRole::kCommunication
+        role = data_loader(t.name[i])     ? StepRole::kDataLoader
+               : collective_op(t.name[i]) ? StepRole::kCommunication
                                           : StepRole::kCpuExec;
         break;
       default:
