@@ -1,9 +1,9 @@
 // Fuzzes the public entry point users hit: trace bytes (JSON or gzip) into the
 // reader. Any input must give a Trace or a Status; never a crash, hang or
 // sanitizer report. Each input is also read in parts on several threads (cut
-// wherever the text allows, however small), which must give the very same
-// result or the very same error as one pass, also at small limits chosen by the
-// input.
+// wherever the text allows, however small) and, when it is gzip, streamed in
+// windows of 256 bytes; both must give the very same result or the very same
+// error as one pass, also at small limits chosen by the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -45,29 +45,36 @@ profdiff::trace::ReaderLimits LimitsFor(std::string_view bytes) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const profdiff::trace::ReaderLimits limits = LimitsFor(bytes);
-  constexpr profdiff::trace::ReadParallelism kParts{.threads = 3,
-                                                    .min_part_bytes = 1};
+  using profdiff::trace::KinetoReader;
+  using profdiff::trace::ReadParallelism;
+  constexpr ReadParallelism kOnePass{.threads = 1, .in_turn_part_bytes = 0};
+  constexpr ReadParallelism kParts{.threads = 3, .min_part_bytes = 1};
+  constexpr ReadParallelism kStreamed{.threads = 1, .in_turn_part_bytes = 256};
   // Default limits: readers reused from input to input, as a run folder reuses
   // one; small limits: fresh readers.
-  static profdiff::trace::KinetoReader reused_one_pass;
-  static profdiff::trace::KinetoReader reused_in_parts({}, kParts);
+  static KinetoReader reused_one_pass({}, kOnePass);
+  static KinetoReader reused_in_parts({}, kParts);
+  static KinetoReader reused_streamed({}, kStreamed);
   const bool small_limits =
       limits.max_events != profdiff::trace::ReaderLimits{}.max_events;
-  profdiff::trace::KinetoReader fresh_one_pass(limits);
-  profdiff::trace::KinetoReader fresh_in_parts(limits, kParts);
-  profdiff::trace::KinetoReader& one_pass =
-      small_limits ? fresh_one_pass : reused_one_pass;
-  profdiff::trace::KinetoReader& in_parts =
-      small_limits ? fresh_in_parts : reused_in_parts;
-  absl::StatusOr<Trace> a = one_pass.ReadBytes(bytes, "fuzz");
-  absl::StatusOr<Trace> b = in_parts.ReadBytes(bytes, "fuzz");
-  const bool same =
-      a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
-  if (!same) {
-    std::fprintf(stderr, "one pass and %zu parts disagree: %s / %s\n",
-                 in_parts.last_read_parts(), a.status().ToString().c_str(),
-                 b.status().ToString().c_str());
-    std::abort();
+  KinetoReader fresh_one_pass(limits, kOnePass);
+  KinetoReader fresh_in_parts(limits, kParts);
+  KinetoReader fresh_streamed(limits, kStreamed);
+  KinetoReader& one_pass = small_limits ? fresh_one_pass : reused_one_pass;
+  const absl::StatusOr<Trace> a = one_pass.ReadBytes(bytes, "fuzz");
+  for (KinetoReader* other :
+       {small_limits ? &fresh_in_parts : &reused_in_parts,
+        small_limits ? &fresh_streamed : &reused_streamed}) {
+    const absl::StatusOr<Trace> b = other->ReadBytes(bytes, "fuzz");
+    const bool same =
+        a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
+    if (!same) {
+      std::fprintf(
+          stderr, "one pass and %zu parts (streamed: %d) disagree: %s / %s\n",
+          other->last_read_parts(), other->last_read_streamed(),
+          a.status().ToString().c_str(), b.status().ToString().c_str());
+      std::abort();
+    }
   }
   return 0;
 }
