@@ -3,13 +3,19 @@
 // sanitizer report. Each input is also read in parts on several threads (cut
 // wherever the text allows, however small) and, when it is gzip, streamed in
 // windows of 256 bytes; both must give the very same result or the very same
-// error as one pass, also at small limits chosen by the input.
+// error as one pass, also at small limits chosen by the input. An input that is
+// not gzip is also gzipped here and read both ways, so that every mutation of
+// the text reaches the stream (mutated gzip mostly fails its CRC).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 
+#include "tests/support/gzip_text.h"
+#include "trace/gzip_stream.h"
 #include "trace/kineto_reader.h"
 
 namespace {
@@ -40,6 +46,26 @@ profdiff::trace::ReaderLimits LimitsFor(std::string_view bytes) {
   return limits;
 }
 
+// Reads `bytes` in one pass and with each of `others`; aborts when one of them
+// differs.
+void ExpectSameReads(
+    std::string_view bytes, profdiff::trace::KinetoReader& one_pass,
+    std::initializer_list<profdiff::trace::KinetoReader*> others) {
+  const absl::StatusOr<Trace> a = one_pass.ReadBytes(bytes, "fuzz");
+  for (profdiff::trace::KinetoReader* other : others) {
+    const absl::StatusOr<Trace> b = other->ReadBytes(bytes, "fuzz");
+    const bool same =
+        a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
+    if (!same) {
+      std::fprintf(
+          stderr, "one pass and %zu parts (streamed: %d) disagree: %s / %s\n",
+          other->last_read_parts(), other->last_read_streamed(),
+          a.status().ToString().c_str(), b.status().ToString().c_str());
+      std::abort();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -61,20 +87,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KinetoReader fresh_in_parts(limits, kParts);
   KinetoReader fresh_streamed(limits, kStreamed);
   KinetoReader& one_pass = small_limits ? fresh_one_pass : reused_one_pass;
-  const absl::StatusOr<Trace> a = one_pass.ReadBytes(bytes, "fuzz");
-  for (KinetoReader* other :
-       {small_limits ? &fresh_in_parts : &reused_in_parts,
-        small_limits ? &fresh_streamed : &reused_streamed}) {
-    const absl::StatusOr<Trace> b = other->ReadBytes(bytes, "fuzz");
-    const bool same =
-        a.ok() ? b.ok() && SameTrace(*a, *b) : a.status() == b.status();
-    if (!same) {
-      std::fprintf(
-          stderr, "one pass and %zu parts (streamed: %d) disagree: %s / %s\n",
-          other->last_read_parts(), other->last_read_streamed(),
-          a.status().ToString().c_str(), b.status().ToString().c_str());
-      std::abort();
-    }
-  }
+  KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
+  KinetoReader& streamed = small_limits ? fresh_streamed : reused_streamed;
+  ExpectSameReads(bytes, one_pass, {&in_parts, &streamed});
+  if (!profdiff::trace::IsGzip(bytes))
+    ExpectSameReads(profdiff::test_support::Gzip(bytes), one_pass, {&streamed});
   return 0;
 }

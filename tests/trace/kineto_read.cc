@@ -4,7 +4,6 @@
 
 #include <absl/status/statusor.h>
 #include <gtest/gtest.h>
-#include <libdeflate.h>
 
 #include "trace/kineto_reader.h"
 
@@ -18,16 +17,6 @@ Trace MustRead(std::string_view json) {
 
 absl::Status ReadError(std::string_view json) {
   return ReadKinetoTrace(json, "bad.json").status();
-}
-
-std::string Gzip(std::string_view text) {
-  libdeflate_compressor* compressor = libdeflate_alloc_compressor(6);
-  std::string out(libdeflate_gzip_compress_bound(compressor, text.size()),
-                  '\0');
-  out.resize(libdeflate_gzip_compress(compressor, text.data(), text.size(),
-                                      out.data(), out.size()));
-  libdeflate_free_compressor(compressor);
-  return out;
 }
 
 }  // namespace profdiff::trace

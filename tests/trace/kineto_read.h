@@ -10,6 +10,7 @@
 
 #include <absl/status/status.h>
 
+#include "tests/support/gzip_text.h"
 #include "trace/trace.h"
 
 namespace profdiff::trace {
@@ -49,7 +50,7 @@ Trace MustRead(std::string_view json);
 absl::Status ReadError(std::string_view json);
 
 // `text` gzipped (one member, level 6), as a .json.gz trace holds it.
-std::string Gzip(std::string_view text);
+using test_support::Gzip;
 
 }  // namespace profdiff::trace
 

@@ -79,6 +79,31 @@ std::string KinetoText(int events, int tail_at = -1, std::string_view tail = "",
   return text;
 }
 
+// One event whose arguments hold 2,000 objects on lines of their own: every
+// "},\n{" in it is a cut in the wrong place.
+std::string EventWithObjectsOnLines() {
+  std::string big =
+      R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
+)";
+  for (int i = 0; i < 2000; ++i)
+    base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
+  big += "\n  ]}}";
+  return big;
+}
+
+// The legacy profiler's bare event array, 300 events on lines of their own.
+std::string LegacyBareArray() {
+  std::string text = "[\n";
+  for (int i = 0; i < 300; ++i) {
+    base::StrAppend(&text, i == 0 ? "" : ",\n",
+                    "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
+                    "\", \"ts\": ", i,
+                    ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
+  }
+  text += "\n]\n";
+  return text;
+}
+
 struct TwoReads {
   absl::StatusOr<Trace> one_pass;
   absl::StatusOr<Trace> in_parts;
@@ -156,14 +181,7 @@ TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
 }
 
 TEST(ParallelReadTest, LegacyBareArrayIsCut) {
-  std::string text = "[\n";
-  for (int i = 0; i < 300; ++i) {
-    base::StrAppend(&text, i == 0 ? "" : ",\n",
-                    "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
-                    "\", \"ts\": ", i,
-                    ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
-  }
-  text += "\n]\n";
+  const std::string text = LegacyBareArray();
   const TwoReads reads = ReadBothWays(text);
   ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
   EXPECT_GT(reads.parts, 1u);
@@ -174,12 +192,7 @@ TEST(ParallelReadTest, CutInsideAnEventFallsBackToOnePass) {
   // One huge event whose arguments hold objects on their own lines: the only
   // "},\n{" patterns in the middle of the file are inside it, so every cut is
   // wrong and must be caught.
-  std::string big =
-      R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
-)";
-  for (int i = 0; i < 2000; ++i)
-    base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
-  big += "\n  ]}}";
+  const std::string big = EventWithObjectsOnLines();
   const TwoReads reads = ReadBothWays(KinetoText(3, 1, big));
   ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
   ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
@@ -315,14 +328,7 @@ TEST(ParallelReadTest, GzipIsStreamedInWindowsAsOnePass) {
 }
 
 TEST(ParallelReadTest, GzippedLegacyBareArrayIsStreamed) {
-  std::string text = "[\n";
-  for (int i = 0; i < 300; ++i) {
-    base::StrAppend(&text, i == 0 ? "" : ",\n",
-                    "  {\n    \"ph\": \"X\", \"name\": \"op", i % 17,
-                    "\", \"ts\": ", i,
-                    ", \"dur\": 1, \"pid\": 1, \"tid\": \"main\"\n  }");
-  }
-  text += "\n]\n";
+  const std::string text = LegacyBareArray();
   const TwoReads reads = ReadGzippedBothWays(text);
   ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
   EXPECT_TRUE(reads.streamed);
@@ -333,12 +339,7 @@ TEST(ParallelReadTest, GzippedLegacyBareArrayIsStreamed) {
 TEST(ParallelReadTest, WhatAStreamCannotProveIsReadWhole) {
   // An event larger than a window (its arguments on lines of their own, so
   // the only cuts in the middle of the file are wrong ones).
-  std::string big =
-      R"(  {"ph": "X", "name": "big", "ts": 1, "dur": 1, "pid": 1, "tid": 1, "args": {"list": [
-)";
-  for (int i = 0; i < 2000; ++i)
-    base::StrAppend(&big, i == 0 ? "" : ",\n", "    {\"k\": ", i, "}");
-  big += "\n  ]}}";
+  const std::string big = EventWithObjectsOnLines();
   // The event array on one line: no cut at all.
   std::string one_line = R"({"traceEvents": [)";
   for (int i = 0; i < 500; ++i) {
