@@ -59,11 +59,14 @@ absl::Status GzipStream::NextMember() {
 
 absl::StatusOr<size_t> GzipStream::Read(char* out, size_t room) {
   size_t produced = 0;
-  while (produced < room && !done_) {
+  while (!done_) {
+    // A member that has ended is followed up even when `out` is full, so
+    // that the read that takes the text's last byte also says it is done.
     if (!in_member_) {
       if (absl::Status next = NextMember(); !next.ok()) return next;
       continue;
     }
+    if (produced == room) break;
     const size_t consumed_before = in_offset_;
     state_->next_in =
         reinterpret_cast<uint8_t*>(const_cast<char*>(in_.data() + in_offset_));

@@ -27,7 +27,8 @@ class GzipStream {
   GzipStream& operator=(const GzipStream&) = delete;
 
   // Inflates up to `room` bytes into `out` and returns how many; fewer than
-  // `room` only at the end of the text. DataLoss naming the source and the
+  // `room` only at the end of the text, and done() once the text's last byte
+  // has been returned. DataLoss naming the source and the
   // compressed byte: a corrupt or truncated member (its CRC is checked), or
   // bytes after a member that start no other.
   absl::StatusOr<size_t> Read(char* out, size_t room);
