@@ -16,6 +16,17 @@ absl::Status NotATrace(std::string_view message) {
   return status;
 }
 
+absl::Status AllocateParser(od::parser& parser, size_t bytes,
+                            const ReaderLimits& limits,
+                            std::string_view source) {
+  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth)
+    return absl::OkStatus();
+  if (parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS)
+    return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
+}
+
 absl::Status TraceParser::Parse(od::parser& parser, size_t capacity,
                                 Mode mode) {
   od::document doc;

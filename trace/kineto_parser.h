@@ -43,6 +43,12 @@ inline constexpr std::string_view kNotATracePayload =
 // InvalidArgument `message`, marked as a file that is no trace at all.
 absl::Status NotATrace(std::string_view message);
 
+// Sizes `parser` for `bytes` of JSON at `limits`' depth (kept when it is
+// already large enough). ResourceExhausted naming `source` when it cannot.
+absl::Status AllocateParser(od::parser& parser, size_t bytes,
+                            const ReaderLimits& limits,
+                            std::string_view source);
+
 // Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
 // never reallocates (which would copy every column), and capacity never written
 // costs no memory.

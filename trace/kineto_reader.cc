@@ -19,21 +19,10 @@
 namespace profdiff::trace {
 namespace {
 
+using kineto::AllocateParser;
 using kineto::kBytesPerEventEstimate;
 using kineto::TraceParser;
 namespace od = simdjson::ondemand;
-
-// Sizes `parser` for `bytes` of JSON at `limits`' depth.
-absl::Status AllocateParser(od::parser& parser, size_t bytes,
-                            const ReaderLimits& limits,
-                            std::string_view source) {
-  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth)
-    return absl::OkStatus();
-  if (parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS)
-    return absl::OkStatus();
-  return absl::ResourceExhaustedError(
-      base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
-}
 
 // The single pass, as EventPartReader runs it on the parts of one file.
 class KinetoPartParser final : public PartParser {

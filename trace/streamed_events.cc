@@ -11,18 +11,8 @@
 #include "trace/trace_file.h"
 
 namespace profdiff::trace {
-namespace {
-
 namespace od = simdjson::ondemand;
-
-// Sizes `parser` for `bytes` of JSON at `limits`' depth; false when it cannot.
-bool Allocate(od::parser& parser, size_t bytes, const ReaderLimits& limits) {
-  if (bytes <= parser.capacity() && parser.max_depth() == limits.max_depth)
-    return true;
-  return parser.allocate(bytes, limits.max_depth) == simdjson::SUCCESS;
-}
-
-}  // namespace
+using kineto::AllocateParser;
 
 std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
                                                std::string_view source,
@@ -35,7 +25,7 @@ std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
   const size_t buffer_bytes =
       std::max(window_bytes + kJsonPadding, base::kHugePageBytes);
   if (window_bytes == 0 || !window_.Grow(buffer_bytes, 0).ok() ||
-      !Allocate(parser, window_bytes, limits)) {
+      !AllocateParser(parser, window_bytes, limits, source).ok()) {
     return std::nullopt;
   }
   char* const w = window_.data();
@@ -114,7 +104,8 @@ std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
   // nothing but the top-level fields may come from it.
   const size_t outside_size = outside_.size();
   outside_.resize(outside_size + kJsonPadding, ' ');
-  if (!Allocate(parser, outside_size, limits)) return std::nullopt;
+  if (!AllocateParser(parser, outside_size, limits, source).ok())
+    return std::nullopt;
   Trace outside;
   outside.metadata.source = std::string(source);
   kineto::TraceParser fields(outside,
