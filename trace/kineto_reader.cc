@@ -109,17 +109,30 @@ class KinetoReader::Impl {
   bool last_read_streamed() const { return last_read_streamed_; }
 
  private:
+  struct PartPlan {
+    size_t parts;
+    EventPartReader::Schedule schedule;
+  };
+
+  // Parts on several threads at once when the JSON is large enough for them,
+  // else parts read in turn on this thread (1: one pass).
+  PartPlan PlanParts(size_t json_bytes) const {
+    if (const size_t parts = EventPartCount(json_bytes, parallelism_);
+        parts > 1)
+      return {parts, EventPartReader::Schedule::kAtOnce};
+    return {InTurnPartCount(json_bytes, parallelism_),
+            EventPartReader::Schedule::kInTurn};
+  }
+
   // Gzip that would be read in parts in turn on this thread is read from the
   // stream instead, never held whole (streamed_events.h); nullopt: read it
   // whole.
   std::optional<Trace> ReadStreamed(std::string_view bytes,
                                     std::string_view source) {
     if (!IsGzip(bytes)) return std::nullopt;
-    const size_t guess = GunzippedSizeGuess(bytes);
-    if (EventPartCount(guess, parallelism_) > 1 ||
-        InTurnPartCount(guess, parallelism_) <= 1) {
+    const PartPlan plan = PlanParts(GunzippedSizeGuess(bytes));
+    if (plan.schedule != EventPartReader::Schedule::kInTurn || plan.parts <= 1)
       return std::nullopt;
-    }
     std::optional<Trace> trace =
         streamed_.Read(bytes, source, limits_, arg_names_,
                        parallelism_.in_turn_part_bytes, parser_);
@@ -133,17 +146,12 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> Parse(std::string_view source) {
     const std::string_view json = buffer_.json();
     last_read_parts_ = 1;
-    size_t parts = EventPartCount(json.size(), parallelism_);
-    auto schedule = EventPartReader::Schedule::kAtOnce;
-    if (parts <= 1) {
-      parts = InTurnPartCount(json.size(), parallelism_);
-      schedule = EventPartReader::Schedule::kInTurn;
-    }
-    if (parts > 1) {
+    const PartPlan plan = PlanParts(json.size());
+    if (plan.parts > 1) {
       KinetoPartParser part_parser(source, limits_, arg_names_, parser_);
       if (std::optional<EventPartReader::Result> read =
-              part_reader_.Read(buffer_, source, parts, limits_.max_events,
-                                part_parser, schedule)) {
+              part_reader_.Read(buffer_, source, plan.parts, limits_.max_events,
+                                part_parser, plan.schedule)) {
         last_read_parts_ = read->parts;
         return std::move(read->trace);
       }
