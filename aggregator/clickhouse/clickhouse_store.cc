@@ -63,7 +63,10 @@ ClickHouseStore::ClickHouseStore(
     std::vector<std::unique_ptr<HttpClient>> shards)
     : options_(std::move(options)),
       shards_(std::move(shards)),
-      profile_cache_(kProfileCacheBytes) {
+      profile_cache_(kProfileCacheBytes),
+      span_states_(shards_.size(), [this](const std::string& sql) {
+        return Read(sql, /*skip_unreachable=*/true);
+      }) {
   for (const auto& shard : shards_)
     writers_.push_back(std::make_unique<clickhouse::ShardWriter>(shard.get()));
   profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
@@ -309,40 +312,22 @@ absl::StatusOr<Store::OpenedSpan> ClickHouseStore::OpenSpan(
     if (worker_opens_.size() >= kMaxWorkersCounted) worker_opens_.clear();
     ++worker_opens_[{header.run(), worker}];
   }
-  // What opening needs, read off the worker's span rows in one query (-If
-  // aggregates for this span): its stored state, the worker's home shard and
-  // whether it has other spans; then, for a span with a stored row only, the
-  // ledger's chunks (the durable prefix). A span with no row has no chunk:
-  // its OPEN row is stored with its first chunk, before it (unless the shard
-  // holding its rows is down now: the lookup skips it, and the agent sends the
-  // chunks again, which the ledger counts once). A thousand-rank
-  // upload opens a span per rank, each distributed query runs on every
-  // shard, and these queries were most of what the servers did.
-  const std::string this_span = base::StrCat("span = ", Quote(header.span()));
+  // What opening needs, read off the worker's span rows (with the rows of
+  // every other span opening now: span_state_lookup.h): its stored state, the
+  // worker's home shard and whether it has other spans; then, for a span with a
+  // stored row only, the ledger's chunks (the durable prefix). A span with no
+  // row has no chunk: its OPEN row is stored with its first chunk, before it
+  // (unless the shard holding its rows is down now: the lookup skips it, and
+  // the agent sends the chunks again, which the ledger counts once).
   PD_ASSIGN_OR_RETURN(
-      const std::string state_rows,
-      Read(base::StrCat("SELECT maxIf(state, ", this_span,
-                        "), argMaxIf(chunk_count, state, ", this_span,
-                        "), minIf(opened_ms, ", this_span,
-                        "), argMinIf(header, opened_ms, ", this_span,
-                        "), toUInt64(cityHash64(", Quote(header.run()), ", ",
-                        Quote(worker), ") % ", shards_.size(),
-                        "), toUInt64(uniqExactIf(span, NOT ", this_span,
-                        ")) FROM spans WHERE run = ", Quote(header.run()),
-                        " AND worker = ", Quote(worker), " FORMAT RowBinary"),
-           /*skip_unreachable=*/true));
-  RowBinaryReader state(state_rows);
-  const uint8_t stored_state = state.Number<uint8_t>();
-  const int64_t closed_chunks = state.Number<int64_t>();
-  const int64_t opened_ms = state.Number<int64_t>();
-  const std::string stored_header_bytes(state.String());
-  const uint64_t home = state.Number<uint64_t>();
-  const uint64_t other_spans = state.Number<uint64_t>();
-  PD_RETURN_IF_ERROR(state.status("the span state lookup"));
-  if (home >= shards_.size()) {
-    return absl::DataLossError(base::StrCat("clickhouse: home shard answer ",
-                                            home, " is not a shard index"));
-  }
+      const clickhouse::SpanState stored,
+      span_states_.Lookup({header.run(), worker, header.span()}));
+  const uint8_t stored_state = stored.state;
+  const int64_t closed_chunks = stored.chunk_count;
+  const int64_t opened_ms = stored.opened_ms;
+  const std::string& stored_header_bytes = stored.header;
+  const size_t home = stored.home;
+  const uint64_t other_spans = stored.other_spans;
   struct LedgerChunk {
     int64_t seq;
     uint32_t events;

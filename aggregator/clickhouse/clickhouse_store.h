@@ -68,6 +68,7 @@
 #include "aggregator/clickhouse/profile_cache.h"
 #include "aggregator/clickhouse/run_names.h"
 #include "aggregator/clickhouse/shard_writer.h"
+#include "aggregator/clickhouse/span_state_lookup.h"
 #include "aggregator/store/store.h"
 #include "aggregator/store/stored_spans.h"
 #include "base/thread_pool.h"
@@ -141,6 +142,15 @@ class ClickHouseStore final : public Store {
   // While held, rows queued for the shards wait for their commit (tests that
   // need them still queued).
   void HoldWritesForTesting(bool hold);
+
+  // The opening spans' state lookups (span_state_lookup.h), for tests and
+  // operators: queries sent, and (while held) lookups waiting.
+  const clickhouse::SpanStateLookup& span_state_lookup() const {
+    return span_states_;
+  }
+  void HoldSpanLookupsForTesting(bool hold) {
+    span_states_.HoldForTesting(hold);
+  }
 
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread).
@@ -324,6 +334,8 @@ class ClickHouseStore final : public Store {
   int profile_rows_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t built_from_batches_ ABSL_GUARDED_BY(mu_) = 0;
   std::jthread profile_flusher_;
+  // Opening spans' state, looked up together (span_state_lookup.h).
+  clickhouse::SpanStateLookup span_states_;
   // Two threads: builds from batches need not wait for a ledger pass (one
   // runs at a time). Last: destroyed first, while what its work uses is
   // alive.

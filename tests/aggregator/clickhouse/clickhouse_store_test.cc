@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <thread>
+#include <vector>
 
 #include <absl/synchronization/mutex.h>
 #include <absl/synchronization/notification.h>
@@ -524,6 +526,59 @@ TEST_F(ClickHouseStoreTest, TwoSpansOfOneWorkerAtOnceAreBuiltTogether) {
   ASSERT_EQ(profile->workers_size(), 1);
   EXPECT_EQ(profile->workers(0).event_count(),
             first.event_count + second.event_count);
+}
+
+// Issue 50: spans that open at once share one state lookup (one query pair
+// through the servers, not one each), and each still learns its own state: a
+// closed span, a span of a worker with another span, new spans.
+TEST_F(ClickHouseStoreTest, SpansOpeningAtOnceShareOneStateLookup) {
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  const testing::PreparedSpan stored =
+      testing::PrepareSpan(file_, "burst", 1000);
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, stored));
+  ASSERT_GE(stored.header.worker().world_size(), 4);
+  std::vector<v1::UploadHeader> headers(4, stored.header);
+  headers[1].set_span(stored.header.span() + ".second");  // the same worker
+  for (int rank = 2; rank < 4; ++rank) {
+    headers[rank].mutable_worker()->set_rank(rank);
+    headers[rank].set_span(stored.header.span() + ".rank" +
+                           std::to_string(rank));
+  }
+  const int64_t queries_before = store->span_state_lookup().queries();
+  store->HoldSpanLookupsForTesting(true);
+  std::vector<absl::StatusOr<Store::OpenedSpan>> opened(headers.size());
+  {
+    std::vector<std::jthread> threads;
+    for (size_t i = 0; i < headers.size(); ++i)
+      threads.emplace_back([&, i] { opened[i] = store->OpenSpan(headers[i]); });
+    ASSERT_TRUE(test_support::WaitUntil(
+        [&] { return store->span_state_lookup().waiting() == headers.size(); },
+        absl::Seconds(30)));
+    store->HoldSpanLookupsForTesting(false);
+  }
+  EXPECT_EQ(store->span_state_lookup().queries() - queries_before, 1);
+  ASSERT_TRUE(opened[0].ok()) << opened[0].status();
+  EXPECT_TRUE(opened[0]->closed);
+  EXPECT_EQ(opened[0]->durable_sequence,
+            static_cast<int64_t>(stored.chunks.size()) - 1);
+  for (size_t i = 1; i < headers.size(); ++i) {
+    ASSERT_TRUE(opened[i].ok()) << i << ": " << opened[i].status();
+    EXPECT_FALSE(opened[i]->closed) << i;
+    EXPECT_EQ(opened[i]->durable_sequence, -1) << i;
+    ASSERT_NE(opened[i]->lease, nullptr) << i;
+  }
+  // The new rank's span stores and closes as any other.
+  for (const v1::TraceChunk& chunk : stored.chunks)
+    ASSERT_TRUE(store->AppendChunk(*opened[2]->lease, chunk).ok());
+  v1::SpanEnd end;
+  end.set_chunk_count(stored.chunks.size());
+  end.set_event_count(stored.event_count);
+  ASSERT_TRUE(store->CloseSpan(*opened[2]->lease, end).ok());
+  absl::StatusOr<v1::StoredRun> run =
+      store->GetRun("burst", RunDetail::kSummary);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->event_count(), 2 * stored.event_count);
 }
 
 // Issue 50: the workers of one run share most strings, and each is stored
