@@ -22,6 +22,7 @@
 #include "agent/kineto_daemon.h"
 #include "agent/log_dir_agent.h"
 #include "agent/relay_socket_server.h"
+#include "agent/upload_queue.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "trace/kineto_reader.h"
@@ -31,66 +32,6 @@ namespace {
 
 // How long open relay streams may go on once the agent stops.
 constexpr absl::Duration kRelayShutdownGrace = absl::Seconds(5);
-
-// The files of one `upload` (borrowed), handed out to its workers in the
-// order given, and whether each was acknowledged. With `repeats_together`,
-// the occurrences of one path (made absolute as UploadPath makes it) are one
-// group, which one worker uploads in turn: writes of one state record must not
-// race (AgentStateStore), and the later ones find the span DONE and send
-// nothing. Without it (one worker), each path is its own group, in order.
-// Thread-safe.
-class UploadQueue {
- public:
-  UploadQueue(const std::vector<std::string>& paths, bool repeats_together)
-      : paths_(paths), failed_(paths.size(), false) {
-    std::map<std::string, size_t> group_of;  // absolute path -> groups_ index
-    for (size_t i = 0; i < paths.size(); ++i) {
-      if (!repeats_together) {
-        groups_.push_back({i});
-        continue;
-      }
-      std::error_code error;
-      std::string key = std::filesystem::absolute(paths[i], error)
-                            .lexically_normal()
-                            .string();
-      if (error) key = paths[i];  // fails, as UploadPath says
-      const auto [it, added] = group_of.try_emplace(key, groups_.size());
-      if (added) groups_.emplace_back();
-      groups_[it->second].push_back(i);
-    }
-  }
-
-  size_t group_count() const { return groups_.size(); }
-
-  // The indices into the paths of the next group; empty when none is left.
-  std::vector<size_t> Next() ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (next_ == groups_.size()) return {};
-    return groups_[next_++];
-  }
-
-  void Record(size_t index, bool acknowledged) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    failed_[index] = !acknowledged;
-  }
-
-  // The paths recorded as not acknowledged, in the order given.
-  std::vector<std::string> Failed() const ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    std::vector<std::string> failed;
-    for (size_t i = 0; i < paths_.size(); ++i) {
-      if (failed_[i]) failed.push_back(paths_[i]);
-    }
-    return failed;
-  }
-
- private:
-  const std::vector<std::string>& paths_;
-  std::vector<std::vector<size_t>> groups_;  // set once, by the constructor
-  mutable absl::Mutex mu_;
-  size_t next_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<bool> failed_ ABSL_GUARDED_BY(mu_);
-};
 
 }  // namespace
 
@@ -236,7 +177,8 @@ absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
   // several spans into one insert (design note 3).
   const size_t parallel =
       static_cast<size_t>(std::max(options.upload_parallel, 1));
-  UploadQueue queue(paths, /*repeats_together=*/parallel > 1);
+  UploadQueue queue(paths, /*repeats_together=*/parallel > 1,
+                    options.upload_parallel_bytes);
   const int workers = static_cast<int>(
       std::min(parallel, std::max<size_t>(queue.group_count(), 1)));
   // Each worker has its own uploader, stream and reader (none of them is
@@ -250,13 +192,14 @@ absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
     // No stop is ever requested: SIGINT ends the process, and the state
     // (UPLOADING, fsync'd before the first chunk) lets the next run resume.
     const std::stop_token never_stopped;
-    for (std::vector<size_t> group = queue.Next(); !group.empty();
+    for (UploadQueue::Group group = queue.Next(); !group.indices.empty();
          group = queue.Next()) {
-      for (const size_t index : group) {
+      for (const size_t index : group.indices) {
         queue.Record(
             index,
             uploader.UploadPath(paths[index], reader, never_stopped).ok());
       }
+      queue.Done(group);
     }
   };
   {

@@ -15,7 +15,8 @@
 //    watcher (an upload in flight resumes on the next start), stops the daemon,
 //    then gives open relay streams a grace period (their libraries resume
 //    elsewhere).
-// 3. Upload mode: up to `upload_parallel` files at once, each on its own
+// 3. Upload mode: up to `upload_parallel` files at once (and
+//    `upload_parallel_bytes` of them on disk: upload_queue.h), each on its own
 //    worker (its own TraceFileUploader, SpanUploader and KinetoReader, so one
 //    Upload stream per worker) taking files from one queue; every file's
 //    retries are bounded by one deadline. Concurrent streams let the
@@ -65,8 +66,13 @@ struct AgentOptions {
   // Upload mode: every file's upload and retries together.
   absl::Duration upload_timeout = absl::Minutes(5);
   // Upload mode: files uploaded at once, each on its own stream, >= 1 (1: one
-  // after another). Each file in flight is held in memory while it uploads.
-  int upload_parallel = 4;
+  // after another), while their bytes on disk together are at most
+  // upload_parallel_bytes (0: no bound; a larger file goes alone): each file
+  // in flight is held in memory while it uploads. Sixteen small rank traces
+  // at once let the aggregator batch their spans' lookups and inserts; a few
+  // large traces still fit in memory.
+  int upload_parallel = 16;
+  uint64_t upload_parallel_bytes = uint64_t{256} << 20;
 };
 
 // The watch mode, running. Stop() or the destructor ends it.

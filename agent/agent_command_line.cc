@@ -31,8 +31,8 @@ constexpr rpc::ChannelSecurityFlagSpec kSecurityFlags =
 constexpr std::array<std::string_view, 8> kWatchOnlyFlags = {
     "logdir",        "listen-unix",     "relay-group",   "settle",
     "give-up-after", "rescan-interval", "kineto-daemon", "kineto-daemon-name"};
-constexpr std::array<std::string_view, 2> kUploadOnlyFlags = {"timeout",
-                                                              "parallel"};
+constexpr std::array<std::string_view, 3> kUploadOnlyFlags = {
+    "timeout", "parallel", "parallel-bytes"};
 
 constexpr char kSynopsis[] =
     R"(usage: profdiff-agent --aggregator HOST:PORT [--logdir DIR [--kineto-daemon]] [--listen-unix PATH] [options]
@@ -41,9 +41,9 @@ constexpr char kSynopsis[] =
 Watch mode: watches DIR recursively for PyTorch profiler traces (*.pt.trace.json[.gz], *.json[.gz]),
 uploads each complete file once as a span, and keeps its progress in the state dir so that a
 restart never uploads an acknowledged span again and resumes a partial one. Stop with SIGINT/SIGTERM.
-upload: uploads the given files once, up to --parallel at once (one stream each), retrying while
-the aggregator is away for up to --timeout in all; exits 0 when every span was acknowledged,
-1 otherwise, 2 on usage errors.
+upload: uploads the given files once, up to --parallel at once (one stream each) while they are
+at most --parallel-bytes on disk together, retrying while the aggregator is away for up to
+--timeout in all; exits 0 when every span was acknowledged, 1 otherwise, 2 on usage errors.
 Flag names may be written with '-' or '_' (--state-dir = --state_dir).
 
 )";
@@ -102,6 +102,9 @@ base::FlagSet FlagsOf(AgentCommandLine& line) {
                "upload mode: files uploaded at once, each on its own stream "
                "and held in memory while it uploads (1: one after another)",
                {.min = 1, .max = kMaxParallelUploads});
+  flags.AddUint64("parallel-bytes", &options.upload_parallel_bytes, "BYTES",
+                  "upload mode: bytes on disk of the files uploaded at once "
+                  "(a larger file goes alone; 0: no bound)");
   flags.AddDuration("rpc-timeout", &options.upload.stream_timeout, "D",
                     "deadline of one upload stream; a longer span resumes in "
                     "a new one",

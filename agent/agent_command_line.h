@@ -21,7 +21,8 @@ enum class AgentMode { kWatch, kUpload };
 // --aggregator, --logdir, --listen-unix, --state-dir, --run
 // (files.identity.run_flag), --agent-id (upload.agent_id), --settle,
 // --give-up-after, --rescan-interval (watch), --timeout (upload_timeout),
-// --parallel (upload_parallel), --rpc-timeout (upload.stream_timeout),
+// --parallel (upload_parallel), --parallel-bytes (upload_parallel_bytes),
+// --rpc-timeout (upload.stream_timeout),
 // --backoff-initial, --backoff-max (upload.backoff), --window
 // (upload.window_chunks), --chunk-events (files.chunk_events).
 struct AgentCommandLine {

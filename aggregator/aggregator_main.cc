@@ -74,8 +74,8 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
       "partial-after", &options.store.partial_after, "D",
       "a run missing workers turns PARTIAL after this long without activity");
   flags.AddInt("io-threads", &options.io_threads, "N",
-               "threads for chunk appends (fsync), and as many again for "
-               "RunStore reads");
+               "threads for upload messages (chunk appends, span opens), and "
+               "as many again for RunStore reads");
   flags.AddInt("build-threads", &options.build_threads, "N",
                "threads building profiles when spans close (CPU-bound)");
   flags.AddInt("max-streams-per-agent",

@@ -22,8 +22,11 @@ struct AggregatorOptions {
   std::string listen_address = "127.0.0.1:50052";
   rpc::ServerSecurity security;  // plaintext unless TLS files were given
   StoreOptions store;
-  int io_threads =
-      4;  // disk-bound: chunk appends (fsync), and as many again for reads
+  // Threads that handle Upload messages (chunk appends, fsync on the local
+  // store; span opens, which wait on a state lookup on ClickHouse: more in
+  // flight go in one lookup), and as many again for reads. Waiting, not
+  // computing: 16 let the opens of 16 agents' streams share lookups.
+  int io_threads = 16;
   int build_threads = 1;  // CPU-bound: profile builds when spans close
   CollectorLimits
       collector;  // open Upload streams: per agent, in total, idle timeout

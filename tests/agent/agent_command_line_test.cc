@@ -111,11 +111,13 @@ TEST(AgentCommandLineTest, UsageListsEveryFlagWithItsDefault) {
                            "--backoff-max D",
                            "--window N",
                            "--chunk-events N",
+                           "--parallel-bytes BYTES",
                            "--v N"}) {
     EXPECT_THAT(usage, HasSubstr(std::string("\n  ") + flag)) << flag;
   }
   EXPECT_THAT(usage, HasSubstr("unacknowledged chunks in flight (default: 8)"));
-  EXPECT_THAT(usage, HasSubstr("(1: one after another) (default: 4)"));
+  EXPECT_THAT(usage, HasSubstr("(1: one after another) (default: 16)"));
+  EXPECT_THAT(usage, HasSubstr("0: no bound) (default: 268435456)"));
   EXPECT_THAT(usage, HasSubstr("(default: 100ms)"));
 }
 
@@ -153,11 +155,12 @@ TEST(AgentCommandLineTest, WindowOutOfRangeIsRefused) {
   EXPECT_THAT(status.message(), HasSubstr("[1, 1024]"));
 }
 
-TEST(AgentCommandLineTest, ParallelDefaultsToFourAndTakesAValue) {
+TEST(AgentCommandLineTest, ParallelDefaultsToSixteenAndTakesAValue) {
   absl::StatusOr<AgentCommandLine> line =
       ParseAgentCommandLine({"upload", "--aggregator", "a:1", "f.json"});
   ASSERT_TRUE(line.ok()) << line.status();
-  EXPECT_EQ(line->options.upload_parallel, 4);
+  EXPECT_EQ(line->options.upload_parallel, 16);
+  EXPECT_EQ(line->options.upload_parallel_bytes, uint64_t{256} << 20);
   EXPECT_EQ(line->options.upload_parallel, AgentOptions().upload_parallel);
   for (const std::string value : {"1", "3", "64"}) {
     line = ParseAgentCommandLine(
@@ -169,6 +172,20 @@ TEST(AgentCommandLineTest, ParallelDefaultsToFourAndTakesAValue) {
       {"upload", "--aggregator", "a:1", "--parallel=8", "f.json"});
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_EQ(line->options.upload_parallel, 8);
+  line = ParseAgentCommandLine(
+      {"upload", "--aggregator", "a:1", "--parallel-bytes", "0", "f.json"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_EQ(line->options.upload_parallel_bytes, 0u);
+  EXPECT_THAT(ParseAgentCommandLine({"upload", "--aggregator", "a:1",
+                                     "--parallel-bytes", "-1", "f.json"})
+                  .status()
+                  .message(),
+              HasSubstr("--parallel-bytes"));
+  EXPECT_THAT(ParseAgentCommandLine({"--aggregator", "a:1", "--logdir", "/l",
+                                     "--parallel-bytes", "1"})
+                  .status()
+                  .message(),
+              HasSubstr("--parallel-bytes applies only to 'upload'"));
 }
 
 TEST(AgentCommandLineTest, ParallelOutOfRangeOrNotANumberIsRefused) {
