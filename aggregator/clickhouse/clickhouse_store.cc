@@ -528,6 +528,8 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
     event_rows.Number<int64_t>(batch.external_id(i));
     event_rows.Number<int64_t>(batch.sequence_number(i));
     event_rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
+    // Rows have one size: room for all of them once the first is written.
+    if (i == 0) rows->events.reserve(rows->events.size() * events);
   }
   RowBinaryWriter ledger(rows->ledger);
   key(ledger);

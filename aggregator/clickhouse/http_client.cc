@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
 
 #include "base/str_cat.h"
@@ -17,6 +19,31 @@ void InitCurlOnce() {
 size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   static_cast<std::string*>(out)->append(data, size * count);
   return size * count;
+}
+
+// A request body sent from its pieces as libcurl asks for it.
+struct BodyPieces {
+  std::span<const std::string_view> pieces;
+  size_t piece = 0;
+  size_t offset = 0;
+};
+
+size_t ReadBody(char* out, size_t size, size_t count, void* source) {
+  BodyPieces& body = *static_cast<BodyPieces*>(source);
+  const size_t room = size * count;
+  size_t written = 0;
+  while (written < room && body.piece < body.pieces.size()) {
+    const std::string_view piece = body.pieces[body.piece];
+    const size_t n = std::min(room - written, piece.size() - body.offset);
+    std::memcpy(out + written, piece.data() + body.offset, n);
+    written += n;
+    body.offset += n;
+    if (body.offset == piece.size()) {
+      ++body.piece;
+      body.offset = 0;
+    }
+  }
+  return written;
 }
 
 // ClickHouse error codes that mean "a server could not be reached", whoever
@@ -74,8 +101,8 @@ void HttpClient::ReturnHandle(std::unique_ptr<Handle> handle) const {
   if (idle_.size() < kMaxIdle) idle_.push_back(std::move(handle));
 }
 
-absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query,
-                                             std::string_view body) const {
+absl::StatusOr<std::string> HttpClient::Post(
+    std::string_view url_query, std::span<const std::string_view> body) const {
   std::unique_ptr<Handle> handle = TakeHandle();
   CURL* curl = handle->curl.get();
   if (curl == nullptr)
@@ -85,9 +112,19 @@ absl::StatusOr<std::string> HttpClient::Post(std::string_view url_query,
   std::string response;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  // One piece is posted from where it is; several are read in turn, never
+  // joined into one copy first.
+  BodyPieces pieces{body};
+  size_t body_bytes = 0;
+  for (const std::string_view piece : body) body_bytes += piece.size();
+  if (body.size() == 1 && !body.front().empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.front().data());
+  } else {
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, &ReadBody);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &pieces);
+  }
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                   static_cast<curl_off_t>(body.size()));
+                   static_cast<curl_off_t>(body_bytes));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &AppendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
@@ -135,11 +172,18 @@ absl::StatusOr<std::string> HttpClient::Query(std::string_view sql,
       database_.empty() ? "" : base::StrCat("database=", database_);
   for (const std::string& setting : settings)
     base::StrAppend(&query, query.empty() ? "" : "&", setting);
-  return Post(query, sql);
+  const std::string_view body[] = {sql};
+  return Post(query, body);
 }
 
 absl::Status HttpClient::Insert(std::string_view insert_sql,
                                 std::string_view data) const {
+  const std::string_view pieces[] = {data};
+  return Insert(insert_sql, pieces);
+}
+
+absl::Status HttpClient::Insert(std::string_view insert_sql,
+                                std::span<const std::string_view> data) const {
   std::unique_ptr<char, decltype(&curl_free)> escaped(
       curl_easy_escape(nullptr, insert_sql.data(),
                        static_cast<int>(insert_sql.size())),

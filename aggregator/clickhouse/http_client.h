@@ -6,6 +6,7 @@
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_HTTP_CLIENT_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,11 +43,15 @@ class HttpClient {
   // stored nothing (ClickHouse inserts one block of up to max_insert_block_size
   // rows atomically).
   absl::Status Insert(std::string_view insert_sql, std::string_view data) const;
+  // The same with the rows in pieces, sent in turn as one body (a group
+  // commit's chunks, not copied into one string first).
+  absl::Status Insert(std::string_view insert_sql,
+                      std::span<const std::string_view> data) const;
 
  private:
   struct Handle;
-  absl::StatusOr<std::string> Post(std::string_view url_query,
-                                   std::string_view body) const;
+  absl::StatusOr<std::string> Post(
+      std::string_view url_query, std::span<const std::string_view> body) const;
   std::unique_ptr<Handle> TakeHandle() const;
   void ReturnHandle(std::unique_ptr<Handle> handle) const;
 
