@@ -73,6 +73,14 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
   flags.AddDuration(
       "partial-after", &options.store.partial_after, "D",
       "a run missing workers turns PARTIAL after this long without activity");
+  flags.AddDuration("events-repair-interval",
+                    &options.store.events_repair_interval, "D",
+                    "ClickHouse: how often the events rows a dead replica held "
+                    "are made again from the ledger");
+  flags.AddDuration("events-repair-grace", &options.store.events_repair_grace,
+                    "D",
+                    "ClickHouse: chunks stored this long ago without events "
+                    "rows are repaired (younger: a live replica holds them)");
   flags.AddInt("io-threads", &options.io_threads, "N",
                "threads for upload messages (chunk appends, span opens), and "
                "as many again for RunStore reads");

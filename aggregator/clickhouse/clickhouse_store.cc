@@ -9,6 +9,7 @@
 #include <absl/synchronization/notification.h>
 
 #include "aggregator/clickhouse/clickhouse_url.h"
+#include "aggregator/clickhouse/event_rows.h"
 #include "aggregator/clickhouse/internal/store_parts.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/clickhouse/schema.h"
@@ -67,9 +68,14 @@ ClickHouseStore::ClickHouseStore(
       span_states_(shards_.size(), [this](const std::string& sql) {
         return Read(sql, /*skip_unreachable=*/true);
       }) {
-  for (const auto& shard : shards_)
-    writers_.push_back(std::make_unique<clickhouse::ShardWriter>(shard.get()));
+  for (const auto& shard : shards_) {
+    event_mirrors_.push_back(
+        std::make_unique<clickhouse::EventsMirror>(shard.get()));
+    writers_.push_back(std::make_unique<clickhouse::ShardWriter>(
+        shard.get(), event_mirrors_.back().get()));
+  }
   profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
+  event_repairer_ = std::jthread([this] { RepairEventRowsLoop(); });
 }
 
 ClickHouseStore::~ClickHouseStore() {
@@ -81,6 +87,8 @@ ClickHouseStore::~ClickHouseStore() {
   // Every writer stops before any is destroyed: a chunk failing on one moves on
   // to another.
   for (const auto& writer : writers_) writer->Stop();
+  // Then the events rows of what they stored, in one last flush each.
+  for (const auto& mirror : event_mirrors_) mirror->Stop();
 }
 
 namespace {
@@ -137,10 +145,28 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(
         bootstrap
             .Query(base::StrCat("CREATE DATABASE IF NOT EXISTS ", url.database))
             .status());
+    // A database from before the `events` rows left the acknowledged path
+    // has them for every chunk but no markers saying so; without the markers
+    // the repair would make them all again.
+    PD_ASSIGN_OR_RETURN(
+        const std::string had_markers,
+        bootstrap.Query(base::StrCat("EXISTS TABLE ", url.database,
+                                     ".events_stored_local FORMAT TSV")));
     for (const std::string& statement : clickhouse::SchemaStatements(
              url.database, options.clickhouse_cluster)) {
       PD_RETURN_IF_ERROR(base::Annotate(bootstrap.Query(statement).status(),
                                         "creating the schema"));
+    }
+    if (StripNewline(had_markers) != "1") {
+      PD_RETURN_IF_ERROR(base::Annotate(
+          bootstrap
+              .Query(base::StrCat(
+                  "INSERT INTO ", url.database,
+                  ".events_stored_local SELECT run, worker, span, seq, attempt "
+                  "FROM ",
+                  url.database, ".events_local WHERE idx = 0"))
+              .status(),
+          "marking the events rows stored before events_stored"));
     }
     PD_RETURN_IF_ERROR(CheckColumns(bootstrap, address, url.database));
     shards.push_back(
@@ -511,26 +537,10 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
     row.String(lease.span);
     row.Number<int64_t>(sequence);
   };
-  RowBinaryWriter event_rows(rows->events);
-  int64_t start = 0;
-  for (int i = 0; i < events; ++i) {
-    start += batch.start_delta_ns(i);
-    key(event_rows);
-    event_rows.Number<uint64_t>(attempt);
-    event_rows.Number<uint32_t>(static_cast<uint32_t>(i));
-    event_rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
-    event_rows.Number<uint64_t>(ids[batch.name(i)]);
-    event_rows.Number<int64_t>(start);
-    event_rows.Number<int64_t>(batch.duration_ns(i));
-    event_rows.Number<int64_t>(batch.device(i));
-    event_rows.Number<int64_t>(batch.thread(i));
-    event_rows.Number<int64_t>(batch.correlation(i));
-    event_rows.Number<int64_t>(batch.external_id(i));
-    event_rows.Number<int64_t>(batch.sequence_number(i));
-    event_rows.Number<uint64_t>(ids[batch.input_shapes(i)]);
-    // Rows have one size: room for all of them once the first is written.
-    if (i == 0) rows->events.reserve(rows->events.size() * events);
-  }
+  const clickhouse::ChunkKey chunk_key{lease.run, lease.worker, lease.span,
+                                       sequence, attempt};
+  clickhouse::AppendEventRows(chunk_key, batch, ids, rows->events);
+  clickhouse::AppendEventMarker(chunk_key, rows->event_marker);
   RowBinaryWriter ledger(rows->ledger);
   key(ledger);
   rows->attempt_offset = rows->ledger.size();

@@ -5,9 +5,12 @@
 // Design:
 // 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a
 //    group commit with other chunks and span state rows (shard_writer.h): the
-//    group's new names, span rows, event rows, then ledger rows (`chunks`),
-//    each table one all-or-nothing insert, event and ledger rows tagged with a
-//    fresh random `attempt`. It is acknowledged after the ledger row is
+//    group's new names, span rows, then ledger rows (`chunks`, which hold
+//    each chunk's batch), each table one all-or-nothing insert, ledger rows
+//    tagged with a fresh random `attempt`; the chunk's `events` rows, a copy
+//    for SQL, follow within a second (events_mirror.h), tagged alike, and a
+//    ledger row whose rows a dead replica held is made again from its batch
+//    (RepairEventRows). It is acknowledged after the ledger row is
 //    stored (and, carrying its span's CLOSED row, after that row, which goes
 //    in after the group's ledger rows). Every read counts a chunk once, through
 //    the ledger: per (run, worker, span, seq) the ledger row with the largest
@@ -153,9 +156,20 @@ class ClickHouseStore final : public Store {
   }
 
   // How many event rows of `run` each shard holds, counted through the ledger
-  // (for tests and operators checking the spread).
+  // (for tests and operators checking the spread), once the rows held for the
+  // `events` table are stored.
   absl::StatusOr<std::vector<int64_t>> EventsPerShard(
       const std::string& run) const;
+  // Stores the `events` rows every shard's mirror holds now.
+  absl::Status FlushEventRows() const;
+  // Makes the `events` rows of ledger rows stored at least `grace` ago that
+  // have none (their replica died holding them, or a shard refused them), on
+  // every shard; returns how many chunks it made. The store runs it every
+  // StoreOptions::events_repair_interval (the first time within a minute);
+  // `grace` leaves the rows live replicas still hold to them.
+  absl::StatusOr<int64_t> RepairEventRows(absl::Duration grace) const;
+  // Forgets the `events` rows held, as a replica that died would (tests).
+  void DropHeldEventRowsForTesting();
 
  private:
   struct Passkey {};
@@ -299,9 +313,14 @@ class ClickHouseStore final : public Store {
   // Inserts the profile rows built from batches, every second or every
   // kFlushProfilesAt of them, until the store stops.
   void FlushProfileRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  // RepairEventRows every events_repair_interval until the store stops.
+  void RepairEventRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
 
   const StoreOptions options_;
   const std::vector<std::unique_ptr<clickhouse::HttpClient>> shards_;
+  // One per shard: the events rows beside the ack (before the writers, which
+  // hand them their rows).
+  std::vector<std::unique_ptr<clickhouse::EventsMirror>> event_mirrors_;
   std::vector<std::unique_ptr<clickhouse::ShardWriter>>
       writers_;  // one per shard, group commit
   std::vector<std::string> notes_;
@@ -334,6 +353,7 @@ class ClickHouseStore final : public Store {
   int profile_rows_count_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t built_from_batches_ ABSL_GUARDED_BY(mu_) = 0;
   std::jthread profile_flusher_;
+  std::jthread event_repairer_;
   // Opening spans' state, looked up together (span_state_lookup.h).
   clickhouse::SpanStateLookup span_states_;
   // Two threads: builds from batches need not wait for a ledger pass (one

@@ -46,6 +46,10 @@ std::vector<Table> Tables() {
            "correlation Int64, external_id Int64, sequence_number Int64, "
            "input_shapes_id UInt64",
        "MergeTree ORDER BY (run, worker, span, seq, idx)"},
+      // A row per chunk whose `events` rows are stored (events_mirror.h);
+      // ledger rows without one are made again from their batches.
+      {"events_stored", key + "span String, seq Int64, attempt UInt64",
+       "ReplacingMergeTree ORDER BY (run, worker, span, seq, attempt)"},
       {"names", key + "name_id UInt64, name String",
        "ReplacingMergeTree ORDER BY (run, worker, name_id)"},
       {"spans",

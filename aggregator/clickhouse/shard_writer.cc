@@ -15,7 +15,8 @@ namespace {
 
 size_t RowBytes(const ChunkRows& rows) {
   return rows.names.size() + rows.spans.size() + rows.events.size() +
-         rows.ledger.size() + rows.closed_spans.size();
+         rows.event_marker.size() + rows.ledger.size() +
+         rows.closed_spans.size();
 }
 
 }  // namespace
@@ -28,14 +29,17 @@ void ChunkRows::SetAttempt(uint64_t attempt) {
     std::memcpy(events.data() + row + attempt_offset, &attempt,
                 sizeof(attempt));
   }
-  if (ledger.size() >= attempt_offset + sizeof(attempt)) {
-    std::memcpy(ledger.data() + attempt_offset, &attempt, sizeof(attempt));
+  // The ledger and marker rows start with the same key.
+  for (std::string* row : {&ledger, &event_marker}) {
+    if (row->size() >= attempt_offset + sizeof(attempt))
+      std::memcpy(row->data() + attempt_offset, &attempt, sizeof(attempt));
   }
 }
 
-ShardWriter::ShardWriter(const HttpClient* shard, size_t max_group_bytes,
-                         size_t max_queued_bytes)
+ShardWriter::ShardWriter(const HttpClient* shard, EventsMirror* events,
+                         size_t max_group_bytes, size_t max_queued_bytes)
     : shard_(shard),
+      events_(events),
       max_group_bytes_(max_group_bytes),
       max_queued_bytes_(max_queued_bytes),
       thread_([this] { Run(); }) {}
@@ -116,6 +120,11 @@ void ShardWriter::Run() {
       // A failed CLOSED insert fails only the chunks that carried a CLOSED
       // row: the others' ledger rows are stored.
       const bool closes = !pending.rows->closed_spans.empty();
+      if (result.through_ledger.ok()) {
+        // Stored: its events rows go to the table beside the ack.
+        events_->Add(std::move(pending.rows->events),
+                     std::move(pending.rows->event_marker));
+      }
       pending.rows
           .reset();  // before `done`, which may hand the rows to another writer
       std::move(pending.done)(closes && result.through_ledger.ok()
@@ -155,11 +164,6 @@ ShardWriter::CommitResult ShardWriter::Commit(std::deque<Pending>& group) {
     status = insert("INSERT INTO spans_local FORMAT RowBinary",
                     pieces(&ChunkRows::spans));
   }
-  const std::vector<std::string_view> group_events = pieces(&ChunkRows::events);
-  size_t event_bytes = 0;
-  for (const std::string_view rows : group_events) event_bytes += rows.size();
-  if (status.ok())
-    status = insert("INSERT INTO events_local FORMAT RowBinary", group_events);
   if (status.ok()) {
     status = insert("INSERT INTO chunks_local FORMAT RowBinary",
                     pieces(&ChunkRows::ledger));
@@ -170,10 +174,8 @@ ShardWriter::CommitResult ShardWriter::Commit(std::deque<Pending>& group) {
     closed = insert("INSERT INTO spans_local FORMAT RowBinary",
                     pieces(&ChunkRows::closed_spans));
   }
-  PD_VLOG(1,
-          "shard %s: group of %d chunks, %d event-row bytes, %.1f ms: %s "
-          "(closes: %s)",
-          shard_->address(), group.size(), event_bytes,
+  PD_VLOG(1, "shard %s: group of %d chunks, %.1f ms: %s (closes: %s)",
+          shard_->address(), group.size(),
           absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString(),
           closed.ToString());
   return {status, closed};

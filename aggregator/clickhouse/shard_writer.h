@@ -4,9 +4,10 @@
 // CLICKHOUSE.md measured 1 k-row inserts at a tenth of the rate of 100 k-row
 // ones. Streams hand their chunks' rows to the shard's writer thread without
 // waiting (several chunks of one stream may be queued); it sends what has
-// gathered as one insert per table (names, span rows, events, the ledger, then
-// the CLOSED rows of spans closed with their last chunk) and reports the
-// result to each chunk's callback.
+// gathered as one insert per table (names, span rows, the ledger, then the
+// CLOSED rows of spans closed with their last chunk), reports the result to
+// each chunk's callback, and hands the stored chunks' event rows to the
+// shard's EventsMirror (events_mirror.h), which inserts them apart.
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 
@@ -24,6 +25,7 @@
 #include <absl/status/status.h>
 #include <absl/synchronization/mutex.h>
 
+#include "aggregator/clickhouse/events_mirror.h"
 #include "aggregator/clickhouse/http_client.h"
 
 namespace profdiff::aggregator::clickhouse {
@@ -37,7 +39,10 @@ namespace profdiff::aggregator::clickhouse {
 struct ChunkRows {
   std::string names;
   std::string spans;
+  // Not part of the commit: handed to the shard's EventsMirror once the
+  // ledger row is stored, with the chunk's `events_stored` row.
   std::string events;
+  std::string event_marker;
   std::string ledger;
   // Span CLOSED rows stored after the ledger rows: a span closed with its last
   // chunk (ShardWriter::AddWhileQueued), whose row must never be stored
@@ -59,9 +64,10 @@ class ShardWriter {
   // `max_group_bytes` bounds one group's rows (the writer takes at least one
   // chunk); `max_queued_bytes` the rows waiting, beyond which Submit waits
   // (backpressure on streams).
-  explicit ShardWriter(const HttpClient* shard,
-                       size_t max_group_bytes = size_t{64} << 20,
-                       size_t max_queued_bytes = size_t{256} << 20);
+  // `events` takes the event rows of the chunks whose ledger rows are stored.
+  ShardWriter(const HttpClient* shard, EventsMirror* events,
+              size_t max_group_bytes = size_t{64} << 20,
+              size_t max_queued_bytes = size_t{256} << 20);
   ~ShardWriter();  // Stop()s
   // Commits what is queued and ends the writer thread; later Submits fail at
   // once. Idempotent.
@@ -104,6 +110,7 @@ class ShardWriter {
   CommitResult Commit(std::deque<Pending>& group);
 
   const HttpClient* shard_;
+  EventsMirror* events_;
   const size_t max_group_bytes_;
   const size_t max_queued_bytes_;
   absl::Mutex mu_;

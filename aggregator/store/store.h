@@ -73,6 +73,13 @@ struct StoreOptions {
   uint64_t max_span_bytes = uint64_t{16} << 30;  // stored bytes of one span
   absl::Duration partial_after =
       absl::Minutes(10);  // OPEN -> PARTIAL when idle this long
+  // ClickHouse: how often the `events` rows of stored chunks that have none
+  // (held by a replica that died) are made from the ledger (the first time
+  // after at most a minute), and how old a chunk must be for that (younger
+  // ones may still be held by a live replica, which stores them within a
+  // second).
+  absl::Duration events_repair_interval = absl::Minutes(10);
+  absl::Duration events_repair_grace = absl::Minutes(1);
   trace::EventBatchLimits batch_limits;
   // local: every file, folder and clock reading goes through it (tests pass an
   // in-memory or fault-injecting one). Not owned; outlives the store.

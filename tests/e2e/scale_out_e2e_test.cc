@@ -19,6 +19,7 @@
 #include "tests/support/child_process.h"
 #include "tests/support/test_dir.h"
 #include "tests/support/traces_dir.h"
+#include "tests/support/wait_until.h"
 #include "trace/kineto_reader.h"
 
 namespace profdiff::testing {
@@ -70,6 +71,13 @@ class ScaleOutE2eTest : public ::testing::Test {
                                      "--v=1"};
     args.push_back(local ? "--data-dir=" + (root_ / "local").string()
                          : "--store=" + cluster_->Url("profdiff"));
+    if (!local) {
+      // The events rows a killed replica held are made again by the other
+      // within seconds, not minutes (a live replica stores its own within a
+      // second, well inside the grace).
+      args.push_back("--events-repair-interval=1s");
+      args.push_back("--events-repair-grace=4s");
+    }
     process = std::make_unique<ChildProcess>(args);
     const std::optional<std::string> line =
         process->WaitForLine(" port=", kStepTimeout);
@@ -134,8 +142,21 @@ class ScaleOutE2eTest : public ::testing::Test {
   }
 
   // Event rows each shard holds of `run`, counted once per chunk through the
-  // ledger.
-  std::vector<int64_t> EventsPerShard(const std::string& run) {
+  // ledger, once they add up to `expected` (they go in beside the acks, within
+  // a second; a killed replica's by the repair) or a minute has passed.
+  std::vector<int64_t> EventsPerShard(const std::string& run,
+                                      int64_t expected) {
+    std::vector<int64_t> counts;
+    (void)test_support::WaitUntil(  // the caller checks the counts
+        [&] {
+          counts = CountEventsPerShard(run);
+          return counts[0] + counts[1] == expected;
+        },
+        absl::Seconds(60));
+    return counts;
+  }
+
+  std::vector<int64_t> CountEventsPerShard(const std::string& run) {
     std::vector<int64_t> counts;
     const std::string url = cluster_->Url("profdiff");
     for (int shard = 0; shard < 2; ++shard) {
@@ -189,7 +210,7 @@ TEST_F(ScaleOutE2eTest,
   EXPECT_EQ(run->worker_count(), 8);
   const int64_t events = EventCount(files_);
   EXPECT_EQ(run->event_count(), events);
-  const std::vector<int64_t> per_shard = EventsPerShard("dlrm_base");
+  const std::vector<int64_t> per_shard = EventsPerShard("dlrm_base", events);
   EXPECT_GT(per_shard[0], 0);
   EXPECT_GT(per_shard[1], 0);
   EXPECT_EQ(per_shard[0] + per_shard[1], events);
@@ -233,7 +254,7 @@ TEST_F(ScaleOutE2eTest,
   EXPECT_EQ(run->state(), v1::RUN_STATE_COMPLETE);
   const int64_t events = EventCount(files_);
   EXPECT_EQ(run->event_count(), events);
-  const std::vector<int64_t> per_shard = EventsPerShard("failover");
+  const std::vector<int64_t> per_shard = EventsPerShard("failover", events);
   EXPECT_EQ(per_shard[0] + per_shard[1], events);
   // Each rank exports exactly its events: nothing lost, nothing twice.
   for (const std::string& file : files_) {
@@ -258,7 +279,8 @@ TEST_F(ScaleOutE2eTest,
   // down.
   auto before = StartUpload(a, "before", files_);
   ASSERT_EQ(before->Wait(), 0) << before->Output();
-  const std::vector<int64_t> split = EventsPerShard("before");
+  const std::vector<int64_t> split =
+      EventsPerShard("before", EventCount(files_));
   ASSERT_GT(split[1], 0);
 
   cluster_->Kill(1);
@@ -281,7 +303,7 @@ TEST_F(ScaleOutE2eTest,
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_EQ(run->state(), v1::RUN_STATE_COMPLETE) << name;
     EXPECT_EQ(run->event_count(), events) << name;
-    const std::vector<int64_t> per_shard = EventsPerShard(name);
+    const std::vector<int64_t> per_shard = EventsPerShard(name, events);
     EXPECT_EQ(per_shard[0] + per_shard[1], events) << name;
   }
   // The profiles the closes could not build are built now; the diff answers.

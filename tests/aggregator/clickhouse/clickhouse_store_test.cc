@@ -18,9 +18,12 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/clickhouse/clickhouse_url.h"
+#include "aggregator/clickhouse/event_rows.h"
+#include "aggregator/clickhouse/events_mirror.h"
 #include "aggregator/clickhouse/http_client.h"
 #include "aggregator/clickhouse/row_binary.h"
 #include "aggregator/run_digests.h"
+#include "base/stable_hash.h"
 #include "base/str_cat.h"
 #include "tests/aggregator/clickhouse_cluster.h"
 #include "tests/aggregator/upload_test_client.h"
@@ -108,6 +111,9 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   ASSERT_EQ(run->workers_size(), 1);
   EXPECT_EQ(run->workers(0).spans(0).durable_sequence(),
             static_cast<int64_t>(span.chunks.size()) - 1);
+  // Each replica's events rows go in beside the acks (a's are flushed by
+  // EventsPerShard).
+  ASSERT_TRUE(b->FlushEventRows().ok());
   absl::StatusOr<std::vector<int64_t>> per_shard = a->EventsPerShard("race");
   ASSERT_TRUE(per_shard.ok()) << per_shard.status();
   EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
@@ -127,6 +133,7 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
   std::unique_ptr<ClickHouseStore> store = Open();
   ASSERT_TRUE(store);
   ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
+  ASSERT_TRUE(store->FlushEventRows().ok());
   // A failed try's leftovers on both shards: chunk 0's events again, under an
   // attempt with no ledger row, one larger than any real one.
   const std::string url = options_.clickhouse_url.substr(13);
@@ -528,6 +535,137 @@ TEST_F(ClickHouseStoreTest, TwoSpansOfOneWorkerAtOnceAreBuiltTogether) {
             first.event_count + second.event_count);
 }
 
+// Issue 50: the `events` rows go in beside the acknowledged path. Rows a
+// replica held when it died are made from the ledger's batches, byte for byte
+// the rows the stream would have stored, once each however often the repair
+// runs; rows younger than the grace are left to the replica holding them.
+TEST_F(ClickHouseStoreTest, EventsRowsADeadReplicaHeldAreMadeFromTheLedger) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "held", 300);
+  testing::PreparedSpan direct = testing::PrepareSpan(file_, "direct", 300);
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, direct));
+  ASSERT_TRUE(store->FlushEventRows().ok());
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
+  store->DropHeldEventRowsForTesting();  // died before its flush
+  absl::StatusOr<std::vector<int64_t>> per_shard =
+      store->EventsPerShard("held");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], 0);
+  // Read after the acks: the ledger has every chunk.
+  absl::StatusOr<v1::StoredRun> run =
+      store->GetRun("held", RunDetail::kSummary);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->event_count(), span.event_count);
+
+  absl::StatusOr<int64_t> young = store->RepairEventRows(absl::Hours(1));
+  ASSERT_TRUE(young.ok()) << young.status();
+  EXPECT_EQ(*young, 0);
+  absl::StatusOr<int64_t> repaired =
+      store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  EXPECT_EQ(*repaired, static_cast<int64_t>(span.chunks.size()));
+  absl::StatusOr<int64_t> again = store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, 0);
+  per_shard = store->EventsPerShard("held");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+
+  // The same rows as the stream's, but for the run and the attempt.
+  const std::string url = options_.clickhouse_url.substr(13);
+  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+                             absl::Seconds(30));
+  const auto digest = [&](const std::string& run) {
+    absl::StatusOr<std::string> answer = any.Query(base::StrCat(
+        "SELECT count(), sum(cityHash64(worker, span, seq, idx, kind, "
+        "name_id, start_ns, duration_ns, device, thread, correlation, "
+        "external_id, sequence_number, input_shapes_id)) FROM events WHERE "
+        "run = '",
+        run, "' FORMAT TSV"));
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    return answer.ok() ? *answer : "";
+  };
+  EXPECT_EQ(digest("held"), digest("direct"));
+  EXPECT_THAT(digest("held"),
+              ::testing::StartsWith(std::to_string(span.event_count) + "\t"));
+}
+
+// A shard that does not answer keeps the mirror's rows held, not lost; once
+// it answers they are stored once each, a slice at a time.
+TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
+  ASSERT_TRUE(Open());  // the schema
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "mirror", 300);
+  const std::string url = options_.clickhouse_url.substr(13);
+  clickhouse::HttpClient shard(
+      url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1),
+      "store_test", absl::Seconds(30));
+  // Each chunk a slice of its own; the mirror's thread tries too, as soon as
+  // rows are held, and fails alike while the shard is down.
+  clickhouse::EventsMirror mirror(
+      &shard, {.interval = absl::Hours(1), .flush_bytes = 1});
+  cluster_->Kill(1);
+  for (size_t k = 0; k < span.chunks.size(); ++k) {
+    const v1::EventBatch& batch = span.chunks[k].events();
+    std::vector<uint64_t> ids;
+    for (const std::string& name : batch.strings())
+      ids.push_back(base::StableHash64(name));
+    const clickhouse::ChunkKey key{"mirror", "0.w", "s",
+                                   static_cast<int64_t>(k), 7};
+    std::string events, marker;
+    clickhouse::AppendEventRows(key, batch, ids, events);
+    clickhouse::AppendEventMarker(key, marker);
+    mirror.Add(std::move(events), std::move(marker));
+  }
+  EXPECT_TRUE(absl::IsUnavailable(mirror.Flush()));
+  EXPECT_EQ(mirror.chunks_stored(), 0);
+  ASSERT_TRUE(cluster_->Restart(1).ok());
+  ASSERT_TRUE(mirror.Flush().ok());
+  EXPECT_EQ(mirror.chunks_stored(), static_cast<int64_t>(span.chunks.size()));
+  EXPECT_EQ(mirror.chunks_dropped(), 0);
+  ASSERT_TRUE(mirror.Flush().ok());  // nothing held: nothing twice
+  const auto count = [&](const std::string& sql) -> int64_t {
+    absl::StatusOr<std::string> answer = shard.Query(sql + " FORMAT TSV");
+    EXPECT_TRUE(answer.ok()) << answer.status();
+    return answer.ok() ? std::stoll(*answer) : -1;
+  };
+  EXPECT_EQ(count("SELECT count() FROM events_local WHERE run = 'mirror'"),
+            span.event_count);
+  EXPECT_EQ(
+      count("SELECT count() FROM events_stored_local WHERE run = 'mirror'"),
+      static_cast<int64_t>(span.chunks.size()));
+}
+
+// A database from before `events_stored` has every chunk's rows and no
+// markers: opening it marks them, so the repair makes none again.
+TEST_F(ClickHouseStoreTest, ADatabaseFromBeforeTheMarkersIsMarkedNotRepaired) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "old", 300);
+  {
+    std::unique_ptr<ClickHouseStore> store = Open();
+    ASSERT_TRUE(store);
+    ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
+  }  // stopped: its rows are stored
+  const std::string url = options_.clickhouse_url.substr(13);
+  for (const std::string& address :
+       {url.substr(0, url.find(',')),
+        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
+    for (const char* table : {"events_stored", "events_stored_local"}) {
+      ASSERT_TRUE(
+          shard.Query(base::StrCat("DROP TABLE store_test.", table)).ok());
+    }
+  }
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  absl::StatusOr<int64_t> repaired =
+      store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  EXPECT_EQ(*repaired, 0);
+  absl::StatusOr<std::vector<int64_t>> per_shard = store->EventsPerShard("old");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+}
+
 // Issue 50: spans that open at once share one state lookup (one query pair
 // through the servers, not one each), and each still learns its own state: a
 // closed span, a span of a worker with another span, new spans.
@@ -598,6 +736,7 @@ TEST_F(ClickHouseStoreTest,
     events += span.event_count;
     ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   }
+  ASSERT_TRUE(store->FlushEventRows().ok());
   const std::string url = options_.clickhouse_url.substr(13);
   clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
                              absl::Seconds(30));

@@ -1,0 +1,169 @@
+#include "aggregator/clickhouse/events_mirror.h"
+
+#include <string_view>
+#include <utility>
+
+#include "base/log.h"
+
+namespace profdiff::aggregator::clickhouse {
+
+EventsMirror::EventsMirror(const HttpClient* shard, EventsMirrorOptions options)
+    : shard_(shard), options_(options), thread_([this] { Run(); }) {}
+
+EventsMirror::~EventsMirror() { Stop(); }
+
+void EventsMirror::Add(std::string events, std::string marker) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) {
+    ++dropped_;
+    return;
+  }
+  held_.bytes += events.size() + marker.size();
+  held_.events.push_back(std::move(events));
+  held_.markers.push_back(std::move(marker));
+  while (held_.bytes > options_.max_bytes && !held_.markers.empty()) {
+    // The oldest first; their ledger rows have them.
+    held_.bytes -= held_.events.front().size() + held_.markers.front().size();
+    held_.events.erase(held_.events.begin());
+    held_.markers.erase(held_.markers.begin());
+    ++dropped_;
+  }
+}
+
+absl::Status EventsMirror::Flush() {
+  absl::MutexLock flush_lock(&flush_mu_);
+  Held taken;
+  std::vector<std::string> markers_only;
+  {
+    absl::MutexLock lock(&mu_);
+    std::swap(taken, held_);
+    std::swap(markers_only, markers_only_);
+  }
+  // Markers whose rows an earlier flush stored first, then slices of at most
+  // flush_bytes (a failed insert of one block stores nothing; ClickHouse cuts
+  // blocks at a million rows, which 64 MiB of rows never reach): each
+  // slice's rows, then its markers. A marker says the chunk's rows are stored.
+  absl::Status status =
+      markers_only.empty()
+          ? absl::OkStatus()
+          : shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
+                           Pieces(markers_only, 0, markers_only.size()));
+  if (!status.ok()) {
+    std::swap(taken.markers_only, markers_only);
+    Restore(std::move(taken), 0);
+    return status;
+  }
+  size_t begin = 0;
+  while (begin < taken.markers.size()) {
+    size_t end = begin;
+    size_t bytes = 0;
+    while (end < taken.markers.size() &&
+           (end == begin ||
+            bytes + taken.events[end].size() <= options_.flush_bytes)) {
+      bytes += taken.events[end].size();
+      ++end;
+    }
+    const std::vector<std::string_view> events =
+        Pieces(taken.events, begin, end);
+    status = events.empty()
+                 ? absl::OkStatus()
+                 : shard_->Insert("INSERT INTO events_local FORMAT RowBinary",
+                                  events);
+    if (!status.ok()) break;
+    status = shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
+                            Pieces(taken.markers, begin, end));
+    if (!status.ok()) {
+      // The rows are stored: only the markers are tried again.
+      for (size_t i = begin; i < end; ++i)
+        taken.markers_only.push_back(std::move(taken.markers[i]));
+      begin = end;
+      break;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      stored_ += static_cast<int64_t>(end - begin);
+    }
+    begin = end;
+  }
+  if (!status.ok()) Restore(std::move(taken), begin);
+  return status;
+}
+
+std::vector<std::string_view> EventsMirror::Pieces(
+    const std::vector<std::string>& rows, size_t begin, size_t end) {
+  std::vector<std::string_view> out;
+  out.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    if (!rows[i].empty()) out.push_back(rows[i]);
+  }
+  return out;
+}
+
+void EventsMirror::Restore(Held taken, size_t from) {
+  absl::MutexLock lock(&mu_);
+  // Held again, before what came since, for the next try.
+  Held restored;
+  for (size_t i = from; i < taken.markers.size(); ++i) {
+    restored.bytes += taken.events[i].size() + taken.markers[i].size();
+    restored.events.push_back(std::move(taken.events[i]));
+    restored.markers.push_back(std::move(taken.markers[i]));
+  }
+  for (size_t i = 0; i < held_.markers.size(); ++i) {
+    restored.events.push_back(std::move(held_.events[i]));
+    restored.markers.push_back(std::move(held_.markers[i]));
+  }
+  restored.bytes += held_.bytes;
+  held_ = std::move(restored);
+  for (std::string& marker : taken.markers_only)
+    markers_only_.push_back(std::move(marker));
+}
+
+void EventsMirror::Run() {
+  for (bool last = false; !last;) {
+    {
+      absl::MutexLock lock(&mu_);
+      const auto due = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || held_.bytes >= options_.flush_bytes;
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&due), options_.interval);
+      last = stopping_;
+    }
+    if (const absl::Status status = Flush(); !status.ok()) {
+      PD_LOG(WARNING,
+             "events rows for shard %s not stored now (kept; the ledger "
+             "has their chunks): %s",
+             shard_->address(), status.ToString());
+    }
+  }
+}
+
+void EventsMirror::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+  absl::MutexLock lock(&mu_);
+  dropped_ += static_cast<int64_t>(held_.markers.size());
+  held_ = {};
+  markers_only_.clear();
+}
+
+void EventsMirror::DropForTesting() {
+  absl::MutexLock lock(&mu_);
+  dropped_ += static_cast<int64_t>(held_.markers.size());
+  held_ = {};
+  markers_only_.clear();
+}
+
+int64_t EventsMirror::chunks_stored() const {
+  absl::MutexLock lock(&mu_);
+  return stored_;
+}
+
+int64_t EventsMirror::chunks_dropped() const {
+  absl::MutexLock lock(&mu_);
+  return dropped_;
+}
+
+}  // namespace profdiff::aggregator::clickhouse
