@@ -539,7 +539,9 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   };
   const clickhouse::ChunkKey chunk_key{lease.run, lease.worker, lease.span,
                                        sequence, attempt};
-  clickhouse::AppendEventRows(chunk_key, batch, ids, rows->events);
+  rows->events_attempts_at =
+      clickhouse::AppendEventBlock(chunk_key, batch, ids, rows->events);
+  rows->event_count = static_cast<size_t>(events);
   clickhouse::AppendEventMarker(chunk_key, rows->event_marker);
   RowBinaryWriter ledger(rows->ledger);
   key(ledger);
@@ -549,8 +551,6 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   ledger.Number<uint64_t>(lease.batch_bytes.size());
   ledger.Number<int64_t>(NowMillis());
   ledger.String(lease.batch_zstd);
-  rows->event_row_bytes =
-      events == 0 ? 0 : rows->events.size() / static_cast<size_t>(events);
 
   absl::MutexLock lock(&lease.mu);
   if (lease.failed || sequence != lease.accepted + 1) {

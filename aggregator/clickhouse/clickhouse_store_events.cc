@@ -82,7 +82,7 @@ absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
         ids.reserve(static_cast<size_t>(batch.strings_size()));
         for (const std::string& name : batch.strings())
           ids.push_back(NameId(name));
-        clickhouse::AppendEventRows(key, batch, ids, events);
+        clickhouse::AppendEventBlock(key, batch, ids, events);
         clickhouse::AppendEventMarker(key, markers);
         ++chunks;
       }
@@ -91,7 +91,7 @@ absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
       // The rows, then their markers, as the mirror stores them.
       if (!events.empty()) {
         PD_RETURN_IF_ERROR(
-            shard->Insert("INSERT INTO events_local FORMAT RowBinary", events));
+            shard->Insert(clickhouse::kInsertEventBlocks, events));
       }
       PD_RETURN_IF_ERROR(shard->Insert(
           "INSERT INTO events_stored_local FORMAT RowBinary", markers));

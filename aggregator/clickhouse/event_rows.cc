@@ -1,48 +1,107 @@
 #include "aggregator/clickhouse/event_rows.h"
 
+#include <cstring>
+
 #include "aggregator/clickhouse/row_binary.h"
+#include "aggregator/clickhouse/schema.h"
 
 namespace profdiff::aggregator::clickhouse {
 namespace {
 
-void AppendKey(const ChunkKey& key, RowBinaryWriter& row) {
+void AppendVarUInt(std::string& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+// A column's header: its name and type, as Native has them.
+void AppendColumn(std::string& out, std::string_view name,
+                  std::string_view type) {
+  RowBinaryWriter writer(out);
+  writer.String(name);
+  writer.String(type);
+}
+
+// `rows` copies of one string value.
+void AppendRepeatedString(std::string& out, std::string_view value, int rows) {
+  std::string one;
+  RowBinaryWriter(one).String(value);
+  out.reserve(out.size() + one.size() * static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) out += one;
+}
+
+// A column of fixed-width numbers (x86-64 and aarch64 are little-endian, as
+// Native is): `value(i)` for each row.
+template <typename T, typename F>
+void AppendNumbers(std::string& out, int rows, F value) {
+  const size_t at = out.size();
+  out.resize(at + sizeof(T) * static_cast<size_t>(rows));
+  char* data = out.data() + at;
+  for (int i = 0; i < rows; ++i) {
+    const T number = static_cast<T>(value(i));
+    std::memcpy(data + sizeof(T) * static_cast<size_t>(i), &number, sizeof(T));
+  }
+}
+
+}  // namespace
+
+size_t AppendEventBlock(const ChunkKey& key, const v1::EventBatch& batch,
+                        const std::vector<uint64_t>& name_ids,
+                        std::string& out) {
+  const int rows = batch.kind_size();
+  if (rows == 0) return out.size();
+  // Columns in the table's order (schema.cc).
+  AppendVarUInt(out, 16);
+  AppendVarUInt(out, static_cast<uint64_t>(rows));
+  for (const auto& [name, value] : {std::pair{"run", key.run},
+                                    {"worker", key.worker},
+                                    {"span", key.span}}) {
+    AppendColumn(out, name, "String");
+    AppendRepeatedString(out, value, rows);
+  }
+  AppendColumn(out, "seq", "Int64");
+  AppendNumbers<int64_t>(out, rows, [&](int) { return key.seq; });
+  AppendColumn(out, "attempt", "UInt64");
+  const size_t attempts_at = out.size();
+  AppendNumbers<uint64_t>(out, rows, [&](int) { return key.attempt; });
+  AppendColumn(out, "idx", "UInt32");
+  AppendNumbers<uint32_t>(out, rows, [](int i) { return i; });
+  AppendColumn(out, "kind", EventKindType());
+  AppendNumbers<int8_t>(out, rows, [&](int i) { return batch.kind(i); });
+  AppendColumn(out, "name_id", "UInt64");
+  AppendNumbers<uint64_t>(out, rows,
+                          [&](int i) { return name_ids[batch.name(i)]; });
+  AppendColumn(out, "start_ns", "Int64");
+  int64_t start = 0;
+  AppendNumbers<int64_t>(out, rows, [&](int i) {
+    start += batch.start_delta_ns(i);  // in row order
+    return start;
+  });
+  const auto int64_column = [&](const char* name, const auto& values) {
+    AppendColumn(out, name, "Int64");
+    AppendNumbers<int64_t>(out, rows, [&](int i) { return values.Get(i); });
+  };
+  int64_column("duration_ns", batch.duration_ns());
+  int64_column("device", batch.device());
+  int64_column("thread", batch.thread());
+  int64_column("correlation", batch.correlation());
+  int64_column("external_id", batch.external_id());
+  int64_column("sequence_number", batch.sequence_number());
+  AppendColumn(out, "input_shapes_id", "UInt64");
+  AppendNumbers<uint64_t>(
+      out, rows, [&](int i) { return name_ids[batch.input_shapes(i)]; });
+  return attempts_at;
+}
+
+void AppendEventMarker(const ChunkKey& key, std::string& out) {
+  RowBinaryWriter row(out);
   row.String(key.run);
   row.String(key.worker);
   row.String(key.span);
   row.Number<int64_t>(key.seq);
   row.Number<uint64_t>(key.attempt);
-}
-
-}  // namespace
-
-void AppendEventRows(const ChunkKey& key, const v1::EventBatch& batch,
-                     const std::vector<uint64_t>& name_ids, std::string& out) {
-  RowBinaryWriter rows(out);
-  const int events = batch.kind_size();
-  int64_t start = 0;
-  for (int i = 0; i < events; ++i) {
-    const size_t row_begin = out.size();
-    start += batch.start_delta_ns(i);
-    AppendKey(key, rows);
-    rows.Number<uint32_t>(static_cast<uint32_t>(i));
-    rows.Number<int8_t>(static_cast<int8_t>(batch.kind(i)));
-    rows.Number<uint64_t>(name_ids[batch.name(i)]);
-    rows.Number<int64_t>(start);
-    rows.Number<int64_t>(batch.duration_ns(i));
-    rows.Number<int64_t>(batch.device(i));
-    rows.Number<int64_t>(batch.thread(i));
-    rows.Number<int64_t>(batch.correlation(i));
-    rows.Number<int64_t>(batch.external_id(i));
-    rows.Number<int64_t>(batch.sequence_number(i));
-    rows.Number<uint64_t>(name_ids[batch.input_shapes(i)]);
-    // Rows have one size: room for all of them once the first is written.
-    if (i == 0) out.reserve(row_begin + (out.size() - row_begin) * events);
-  }
-}
-
-void AppendEventMarker(const ChunkKey& key, std::string& out) {
-  RowBinaryWriter row(out);
-  AppendKey(key, row);
 }
 
 }  // namespace profdiff::aggregator::clickhouse

@@ -1,8 +1,12 @@
 #include "aggregator/clickhouse/events_mirror.h"
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
+#include <absl/time/clock.h>
+
+#include "aggregator/clickhouse/event_rows.h"
 #include "base/log.h"
 
 namespace profdiff::aggregator::clickhouse {
@@ -12,26 +16,34 @@ EventsMirror::EventsMirror(const HttpClient* shard, EventsMirrorOptions options)
 
 EventsMirror::~EventsMirror() { Stop(); }
 
-void EventsMirror::Add(std::string events, std::string marker) {
+void EventsMirror::Add(Order order, std::string events, std::string marker) {
   absl::MutexLock lock(&mu_);
   if (stopping_) {
     ++dropped_;
     return;
   }
   held_.bytes += events.size() + marker.size();
+  held_.orders.push_back(std::move(order));
   held_.events.push_back(std::move(events));
   held_.markers.push_back(std::move(marker));
   while (held_.bytes > options_.max_bytes && !held_.markers.empty()) {
     // The oldest first; their ledger rows have them.
     held_.bytes -= held_.events.front().size() + held_.markers.front().size();
+    held_.orders.erase(held_.orders.begin());
     held_.events.erase(held_.events.begin());
     held_.markers.erase(held_.markers.begin());
-    ++dropped_;
+    if (dropped_++ % 1000 == 0) {
+      PD_LOG(WARNING,
+             "events rows of %d chunks dropped (more than %d bytes held for "
+             "shard %s); the repair makes them from the ledger",
+             dropped_, options_.max_bytes, shard_->address());
+    }
   }
 }
 
 absl::Status EventsMirror::Flush() {
   absl::MutexLock flush_lock(&flush_mu_);
+  const absl::Time start = absl::Now();
   Held taken;
   std::vector<std::string> markers_only;
   {
@@ -53,6 +65,23 @@ absl::Status EventsMirror::Flush() {
     Restore(std::move(taken), 0);
     return status;
   }
+  // In the table's order, so the server's block (the chunks' blocks squashed
+  // into one) is sorted already: sorting a million rows of string keys was
+  // much of an insert.
+  std::vector<size_t> by_order(taken.markers.size());
+  for (size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+  std::sort(by_order.begin(), by_order.end(), [&](size_t a, size_t b) {
+    return taken.orders[a] < taken.orders[b];
+  });
+  Held sorted;
+  sorted.bytes = taken.bytes;
+  sorted.markers_only = std::move(taken.markers_only);
+  for (const size_t i : by_order) {
+    sorted.orders.push_back(std::move(taken.orders[i]));
+    sorted.events.push_back(std::move(taken.events[i]));
+    sorted.markers.push_back(std::move(taken.markers[i]));
+  }
+  taken = std::move(sorted);
   size_t begin = 0;
   while (begin < taken.markers.size()) {
     size_t end = begin;
@@ -65,10 +94,8 @@ absl::Status EventsMirror::Flush() {
     }
     const std::vector<std::string_view> events =
         Pieces(taken.events, begin, end);
-    status = events.empty()
-                 ? absl::OkStatus()
-                 : shard_->Insert("INSERT INTO events_local FORMAT RowBinary",
-                                  events);
+    status = events.empty() ? absl::OkStatus()
+                            : shard_->Insert(kInsertEventBlocks, events);
     if (!status.ok()) break;
     status = shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
                             Pieces(taken.markers, begin, end));
@@ -86,6 +113,9 @@ absl::Status EventsMirror::Flush() {
     begin = end;
   }
   if (!status.ok()) Restore(std::move(taken), begin);
+  PD_VLOG(1, "events mirror %s: %d chunks, %d bytes, %.1f ms: %s",
+          shard_->address(), taken.markers.size(), taken.bytes,
+          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
   return status;
 }
 
@@ -105,10 +135,12 @@ void EventsMirror::Restore(Held taken, size_t from) {
   Held restored;
   for (size_t i = from; i < taken.markers.size(); ++i) {
     restored.bytes += taken.events[i].size() + taken.markers[i].size();
+    restored.orders.push_back(std::move(taken.orders[i]));
     restored.events.push_back(std::move(taken.events[i]));
     restored.markers.push_back(std::move(taken.markers[i]));
   }
   for (size_t i = 0; i < held_.markers.size(); ++i) {
+    restored.orders.push_back(std::move(held_.orders[i]));
     restored.events.push_back(std::move(held_.events[i]));
     restored.markers.push_back(std::move(held_.markers[i]));
   }

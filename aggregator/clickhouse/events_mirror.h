@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <absl/base/thread_annotations.h>
@@ -43,9 +44,12 @@ class EventsMirror {
   EventsMirror(const EventsMirror&) = delete;
   EventsMirror& operator=(const EventsMirror&) = delete;
 
-  // Takes one chunk's event rows and its marker row (both RowBinary), once
-  // its ledger row is stored on this shard.
-  void Add(std::string events, std::string marker) ABSL_LOCKS_EXCLUDED(mu_);
+  // The chunk's place in the table's order: (run, worker, span, seq).
+  using Order = std::tuple<std::string, std::string, std::string, int64_t>;
+  // Takes one chunk's event rows (a Native block) and its marker row
+  // (RowBinary), once its ledger row is stored on this shard.
+  void Add(Order order, std::string events, std::string marker)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Inserts what is held now; an error leaves it held (for the next try).
   absl::Status Flush() ABSL_LOCKS_EXCLUDED(mu_, flush_mu_);
   // One last flush, and the thread ends; later Adds are dropped (the repair
@@ -59,6 +63,7 @@ class EventsMirror {
 
  private:
   struct Held {
+    std::vector<Order> orders;
     std::vector<std::string> events;
     std::vector<std::string> markers;
     size_t bytes = 0;

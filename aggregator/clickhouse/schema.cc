@@ -6,11 +6,11 @@
 #include "profdiff/v1/trace.pb.h"
 
 namespace profdiff::aggregator::clickhouse {
-namespace {
+namespace {}  // namespace
 
 // Enum8('CPU_OP' = 1, ...) from the proto's EventKind, so SQL reads kinds by
 // name.
-std::string KindEnum() {
+std::string EventKindType() {
   const google::protobuf::EnumDescriptor* kinds = v1::EventKind_descriptor();
   std::string values;
   for (int i = 0; i < kinds->value_count(); ++i) {
@@ -22,6 +22,8 @@ std::string KindEnum() {
   }
   return base::StrCat("Enum8(", values, ")");
 }
+
+namespace {
 
 struct Table {
   const char* name;
@@ -40,7 +42,7 @@ std::vector<Table> Tables() {
        "ReplacingMergeTree(attempt) ORDER BY (run, worker, span, seq)"},
       {"events",
        key + "span String, seq Int64, attempt UInt64, idx UInt32, kind " +
-           KindEnum() +
+           EventKindType() +
            ", name_id UInt64, start_ns Int64, duration_ns Int64, device Int64, "
            "thread Int64, "
            "correlation Int64, external_id Int64, sequence_number Int64, "

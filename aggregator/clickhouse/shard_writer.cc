@@ -23,11 +23,10 @@ size_t RowBytes(const ChunkRows& rows) {
 
 void ChunkRows::SetAttempt(uint64_t attempt) {
   // RowBinary numbers are little-endian, as this machine's.
-  for (size_t row = 0;
-       row + event_row_bytes <= events.size() && event_row_bytes > 0;
-       row += event_row_bytes) {
-    std::memcpy(events.data() + row + attempt_offset, &attempt,
-                sizeof(attempt));
+  for (size_t i = 0; i < event_count; ++i) {
+    const size_t at = events_attempts_at + i * sizeof(attempt);
+    if (at + sizeof(attempt) > events.size()) break;
+    std::memcpy(events.data() + at, &attempt, sizeof(attempt));
   }
   // The ledger and marker rows start with the same key.
   for (std::string* row : {&ledger, &event_marker}) {
@@ -122,7 +121,7 @@ void ShardWriter::Run() {
       const bool closes = !pending.rows->closed_spans.empty();
       if (result.through_ledger.ok()) {
         // Stored: its events rows go to the table beside the ack.
-        events_->Add(std::move(pending.rows->events),
+        events_->Add(pending.rows->order, std::move(pending.rows->events),
                      std::move(pending.rows->event_marker));
       }
       pending.rows

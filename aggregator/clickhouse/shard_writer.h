@@ -30,12 +30,13 @@
 
 namespace profdiff::aggregator::clickhouse {
 
-// One chunk's rows in RowBinary, for the names, events and chunks (ledger)
-// tables, or a span's state row (spans table) alone; any may be empty. Every
-// event row and the ledger row carry the chunk's attempt at the same offset
-// (`attempt_offset`) and the event rows have one size
-// (`event_row_bytes`), so a retry on another shard changes the attempt in place
-// instead of encoding the chunk again.
+// One chunk's rows, for the names, events (a Native block: event_rows.h),
+// events_stored and chunks (ledger) tables, or a span's state row (spans
+// table) alone; any may be empty. The ledger and marker rows carry the chunk's
+// attempt at the same offset (`attempt_offset`) and the events block has an
+// attempt column (`event_count` of them from `events_attempts_at`), so a retry
+// on another shard changes the attempt in place instead of encoding the chunk
+// again.
 struct ChunkRows {
   std::string names;
   std::string spans;
@@ -48,7 +49,8 @@ struct ChunkRows {
   // chunk (ShardWriter::AddWhileQueued), whose row must never be stored
   // without that chunk's ledger row.
   std::string closed_spans;
-  size_t event_row_bytes = 0;
+  size_t event_count = 0;
+  size_t events_attempts_at = 0;
   size_t attempt_offset = 0;
   // The chunk's place in the events and ledger tables' order (run, worker,
   // span, seq): a group sent in that order is a block ClickHouse need not sort.

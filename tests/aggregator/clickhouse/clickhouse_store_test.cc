@@ -613,9 +613,10 @@ TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
     const clickhouse::ChunkKey key{"mirror", "0.w", "s",
                                    static_cast<int64_t>(k), 7};
     std::string events, marker;
-    clickhouse::AppendEventRows(key, batch, ids, events);
+    clickhouse::AppendEventBlock(key, batch, ids, events);
     clickhouse::AppendEventMarker(key, marker);
-    mirror.Add(std::move(events), std::move(marker));
+    mirror.Add({"mirror", "0.w", "s", static_cast<int64_t>(k)},
+               std::move(events), std::move(marker));
   }
   EXPECT_TRUE(absl::IsUnavailable(mirror.Flush()));
   EXPECT_EQ(mirror.chunks_stored(), 0);
