@@ -112,10 +112,10 @@ absl::Status EventsMirror::Flush() {
     }
     begin = end;
   }
-  if (!status.ok()) Restore(std::move(taken), begin);
-  PD_VLOG(1, "events mirror %s: %d chunks, %d bytes, %.1f ms: %s",
-          shard_->address(), taken.markers.size(), taken.bytes,
+  PD_VLOG(1, "events mirror %s: %d of %d chunks (%d bytes), %.1f ms: %s",
+          shard_->address(), begin, taken.markers.size(), taken.bytes,
           absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
+  if (!status.ok()) Restore(std::move(taken), begin);
   return status;
 }
 

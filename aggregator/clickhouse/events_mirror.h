@@ -39,7 +39,8 @@ struct EventsMirrorOptions {
 
 class EventsMirror {
  public:
-  EventsMirror(const HttpClient* shard, EventsMirrorOptions options = {});
+  explicit EventsMirror(const HttpClient* shard,
+                        EventsMirrorOptions options = {});
   ~EventsMirror();  // Stop()s
   EventsMirror(const EventsMirror&) = delete;
   EventsMirror& operator=(const EventsMirror&) = delete;

@@ -81,6 +81,7 @@ TEST_F(UploadQueueTest, GroupsOutAtOnceFitTheBytesAndALargerOneGoesAlone) {
 
 TEST_F(UploadQueueTest, NoBoundHandsOutEveryGroupAtOnce) {
   std::vector<std::string> paths;
+  paths.reserve(5);
   for (int i = 0; i < 5; ++i)
     paths.push_back(File("n" + std::to_string(i) + ".json", 1000));
   UploadQueue queue(paths, true, /*max_bytes_out=*/0);
