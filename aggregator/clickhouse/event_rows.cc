@@ -8,14 +8,6 @@
 namespace profdiff::aggregator::clickhouse {
 namespace {
 
-void AppendVarUInt(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-
 // A column's header: its name and type, as Native has them.
 void AppendColumn(std::string& out, std::string_view name,
                   std::string_view type) {
@@ -53,8 +45,9 @@ size_t AppendEventBlock(const ChunkKey& key, const v1::EventBatch& batch,
   const int rows = batch.kind_size();
   if (rows == 0) return out.size();
   // Columns in the table's order (schema.cc).
-  AppendVarUInt(out, 16);
-  AppendVarUInt(out, static_cast<uint64_t>(rows));
+  RowBinaryWriter header(out);
+  header.VarUInt(16);
+  header.VarUInt(static_cast<uint64_t>(rows));
   for (const auto& [name, value] : {std::pair{"run", key.run},
                                     {"worker", key.worker},
                                     {"span", key.span}}) {

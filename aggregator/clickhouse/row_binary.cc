@@ -3,25 +3,21 @@
 #include "base/str_cat.h"
 
 namespace profdiff::aggregator::clickhouse {
-namespace {
-
-void AppendVarUInt(std::string& out, uint64_t value) {
+void RowBinaryWriter::VarUInt(uint64_t value) {
   while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
     value >>= 7;
   }
-  out.push_back(static_cast<char>(value));
+  out_.push_back(static_cast<char>(value));
 }
 
-}  // namespace
-
 void RowBinaryWriter::String(std::string_view value) {
-  AppendVarUInt(out_, value.size());
+  VarUInt(value.size());
   out_.append(value);
 }
 
 void RowBinaryWriter::StringArray(const std::vector<std::string>& values) {
-  AppendVarUInt(out_, values.size());
+  VarUInt(values.size());
   for (const std::string& value : values) String(value);
 }
 

@@ -30,6 +30,8 @@ class RowBinaryWriter {
   }
   void String(std::string_view value);
   void StringArray(const std::vector<std::string>& values);
+  // LEB128, as lengths and counts are written (also Native's block header).
+  void VarUInt(uint64_t value);
 
  private:
   std::string& out_;

@@ -108,25 +108,34 @@ TEST(SpanStateLookupTest, ALoneLookupReadsItsSpanAndTheWorkersOthers) {
   EXPECT_EQ(none->header, "");
 }
 
-TEST(SpanStateLookupTest, LookupsArrivingDuringAQueryGoTogetherInTheNext) {
-  ScriptedServer server({{"run", "2.w", "s", 1, 0, 10, "resumed"}});
+// Looks up `keys[0]` and, while its query is held out, the rest: they wait
+// together for the next query. Answers in the keys' order.
+std::vector<absl::StatusOr<SpanState>> LookUpBehindAQuery(
+    ScriptedServer& server, SpanStateLookup& lookup,
+    const std::vector<SpanKey>& keys) {
   absl::Notification release;
   server.block_first_ = &release;
-  SpanStateLookup lookup(2, server.AsRead());
-  std::vector<absl::StatusOr<SpanState>> answers(4);
+  std::vector<absl::StatusOr<SpanState>> answers(keys.size());
   std::vector<std::jthread> threads;
-  threads.emplace_back([&] {
-    answers[0] = lookup.Lookup({"run", "0.w", "s"});
-  });
+  threads.emplace_back([&] { answers[0] = lookup.Lookup(keys[0]); });
   while (server.sql().empty()) std::this_thread::yield();  // the first is out
-  for (int i = 1; i < 4; ++i) {
-    threads.emplace_back([&, i] {
-      answers[i] = lookup.Lookup({"run", std::to_string(i) + ".w", "s"});
-    });
-  }
-  while (lookup.waiting() < 3) std::this_thread::yield();
+  for (size_t i = 1; i < keys.size(); ++i)
+    threads.emplace_back([&, i] { answers[i] = lookup.Lookup(keys[i]); });
+  while (lookup.waiting() < keys.size() - 1) std::this_thread::yield();
   release.Notify();
   threads.clear();  // joins
+  return answers;
+}
+
+TEST(SpanStateLookupTest, LookupsArrivingDuringAQueryGoTogetherInTheNext) {
+  ScriptedServer server({{"run", "2.w", "s", 1, 0, 10, "resumed"}});
+  SpanStateLookup lookup(2, server.AsRead());
+  const std::vector<absl::StatusOr<SpanState>> answers =
+      LookUpBehindAQuery(server, lookup,
+                         {{"run", "0.w", "s"},
+                          {"run", "1.w", "s"},
+                          {"run", "2.w", "s"},
+                          {"run", "3.w", "s"}});
 
   EXPECT_EQ(lookup.queries(), 2);
   const std::vector<std::string> sql = server.sql();
@@ -145,19 +154,10 @@ TEST(SpanStateLookupTest, RowsOfAnotherRunInTheSameBatchAreNotTheSpans) {
   // IN per column reads run "a" worker "0.w" for a batch of (a, 1.w) and
   // (b, 0.w): that row belongs to neither.
   ScriptedServer server({{"a", "0.w", "s", 2, 1, 5, "other run"}});
-  absl::Notification release;
-  server.block_first_ = &release;
   SpanStateLookup lookup(2, server.AsRead());
-  std::vector<absl::StatusOr<SpanState>> answers(3);
-  std::vector<std::jthread> threads;
-  threads.emplace_back([&] { answers[0] = lookup.Lookup({"c", "9.w", "s"}); });
-  while (server.sql().empty()) std::this_thread::yield();
-  threads.emplace_back([&] { answers[1] = lookup.Lookup({"a", "1.w", "s"}); });
-  threads.emplace_back([&] { answers[2] = lookup.Lookup({"b", "0.w", "s"}); });
-  while (lookup.waiting() < 2) std::this_thread::yield();
-  release.Notify();
-  threads.clear();
-  for (const absl::StatusOr<SpanState>& answer : answers) {
+  for (const absl::StatusOr<SpanState>& answer : LookUpBehindAQuery(
+           server, lookup,
+           {{"c", "9.w", "s"}, {"a", "1.w", "s"}, {"b", "0.w", "s"}})) {
     ASSERT_TRUE(answer.ok()) << answer.status();
     EXPECT_EQ(answer->state, 0);
     EXPECT_EQ(answer->other_spans, 0u);
