@@ -20,6 +20,9 @@ using namespace clickhouse_parts;  // NOLINT(google-build-using-namespace): this
 
 namespace {
 
+constexpr char kWithoutMarker[] =
+    "(run, worker, span, seq, attempt) NOT IN (SELECT run, worker, span, seq, "
+    "attempt FROM events_stored_local)";
 // Ledger rows repaired per query: their batches come back whole.
 constexpr int kRepairChunksPerQuery = 256;
 
@@ -46,12 +49,18 @@ absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
           const std::string rows,
           shard->Query(
               base::StrCat(
+                  // has_rows: a replica that died between a flush's rows
+                  // and its markers (or while the server finished its
+                  // insert) left the rows; they get their marker only. Read
+                  // for the runs with chunks to repair, by the primary key.
                   "SELECT run, worker, span, seq, attempt, batch_bytes, "
-                  "batch_zstd FROM chunks_local WHERE stored_ms <= ",
-                  cutoff,
-                  " AND (run, worker, span, seq, attempt) NOT IN (SELECT run, "
-                  "worker, span, seq, attempt FROM events_stored_local) "
-                  "LIMIT ",
+                  "batch_zstd, (run, worker, span, seq, attempt) IN (SELECT "
+                  "run, worker, span, seq, attempt FROM events_local WHERE "
+                  "run IN (SELECT run FROM chunks_local WHERE stored_ms <= ",
+                  cutoff, " AND ", kWithoutMarker,
+                  ") AND idx = 0) AS has_rows FROM chunks_local WHERE "
+                  "stored_ms <= ",
+                  cutoff, " AND ", kWithoutMarker, " LIMIT ",
                   kRepairChunksPerQuery, " FORMAT RowBinary"),
               kWholeAnswer));
       std::string events, markers;
@@ -66,7 +75,11 @@ absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
         key.attempt = reader.Number<uint64_t>();
         const uint64_t raw_bytes = reader.Number<uint64_t>();
         const std::string_view compressed = reader.String();
+        const bool has_rows = reader.Number<uint8_t>() != 0;
         if (!reader.ok()) break;
+        clickhouse::AppendEventMarker(key, markers);
+        ++chunks;
+        if (has_rows) continue;
         const std::string where = base::StrCat(
             "clickhouse ", shard->address(), ": ledger row ", key.run, "/",
             key.worker, "/", key.span, " seq ", key.seq);
@@ -83,8 +96,6 @@ absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
         for (const std::string& name : batch.strings())
           ids.push_back(NameId(name));
         clickhouse::AppendEventBlock(key, batch, ids, events);
-        clickhouse::AppendEventMarker(key, markers);
-        ++chunks;
       }
       PD_RETURN_IF_ERROR(reader.status("the ledger rows to repair"));
       if (chunks == 0) break;

@@ -76,7 +76,7 @@ class ScaleOutE2eTest : public ::testing::Test {
       // within seconds, not minutes (a live replica stores its own within a
       // second, well inside the grace).
       args.push_back("--events-repair-interval=1s");
-      args.push_back("--events-repair-grace=4s");
+      args.push_back("--events-repair-grace=10s");
     }
     process = std::make_unique<ChildProcess>(args);
     const std::optional<std::string> line =

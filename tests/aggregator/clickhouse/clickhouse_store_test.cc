@@ -637,6 +637,36 @@ TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
       static_cast<int64_t>(span.chunks.size()));
 }
 
+// A replica that died between a flush's rows and their markers left rows
+// without markers: the repair gives them markers, and no second copy.
+TEST_F(ClickHouseStoreTest, RowsWhoseMarkersWereLostAreMarkedNotMadeAgain) {
+  const testing::PreparedSpan span =
+      testing::PrepareSpan(file_, "unmarked", 300);
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
+  ASSERT_TRUE(store->FlushEventRows().ok());
+  const std::string url = options_.clickhouse_url.substr(13);
+  for (const std::string& address :
+       {url.substr(0, url.find(',')),
+        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
+    ASSERT_TRUE(
+        shard.Query("TRUNCATE TABLE store_test.events_stored_local").ok());
+  }
+  absl::StatusOr<int64_t> repaired =
+      store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  EXPECT_EQ(*repaired, static_cast<int64_t>(span.chunks.size()));
+  absl::StatusOr<std::vector<int64_t>> per_shard =
+      store->EventsPerShard("unmarked");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+  absl::StatusOr<int64_t> again = store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, 0);
+}
+
 // A database from before `events_stored` has every chunk's rows and no
 // markers: opening it marks them, so the repair makes none again.
 TEST_F(ClickHouseStoreTest, ADatabaseFromBeforeTheMarkersIsMarkedNotRepaired) {
