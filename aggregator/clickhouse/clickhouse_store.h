@@ -170,6 +170,9 @@ class ClickHouseStore final : public Store {
   absl::StatusOr<int64_t> RepairEventRows(absl::Duration grace) const;
   // Forgets the `events` rows held, as a replica that died would (tests).
   void DropHeldEventRowsForTesting();
+  // While held, the mirrors flush only when asked (FlushEventRows), so a test
+  // knows which rows are held.
+  void HoldEventFlushesForTesting(bool hold);
 
  private:
   struct Passkey {};

@@ -34,6 +34,10 @@ absl::Status ClickHouseStore::FlushEventRows() const {
   return first;
 }
 
+void ClickHouseStore::HoldEventFlushesForTesting(bool hold) {
+  for (const auto& mirror : event_mirrors_) mirror->HoldForTesting(hold);
+}
+
 void ClickHouseStore::DropHeldEventRowsForTesting() {
   for (const auto& mirror : event_mirrors_) mirror->DropForTesting();
 }

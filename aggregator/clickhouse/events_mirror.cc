@@ -155,10 +155,12 @@ void EventsMirror::Run() {
     {
       absl::MutexLock lock(&mu_);
       const auto due = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return stopping_ || held_.bytes >= options_.flush_bytes;
+        return stopping_ ||
+               (held_.bytes >= options_.flush_bytes && !held_for_testing_);
       };
       mu_.AwaitWithTimeout(absl::Condition(&due), options_.interval);
       last = stopping_;
+      if (held_for_testing_ && !last) continue;
     }
     if (const absl::Status status = Flush(); !status.ok()) {
       PD_LOG(WARNING,
@@ -179,6 +181,11 @@ void EventsMirror::Stop() {
   dropped_ += static_cast<int64_t>(held_.markers.size());
   held_ = {};
   markers_only_.clear();
+}
+
+void EventsMirror::HoldForTesting(bool hold) {
+  absl::MutexLock lock(&mu_);
+  held_for_testing_ = hold;
 }
 
 void EventsMirror::DropForTesting() {

@@ -58,6 +58,9 @@ class EventsMirror {
   void Stop() ABSL_LOCKS_EXCLUDED(mu_);
   // Forgets what is held, as a replica that died would (for tests).
   void DropForTesting() ABSL_LOCKS_EXCLUDED(mu_);
+  // While held, the thread does not flush (Flush and Stop still do), so a test
+  // knows what is held.
+  void HoldForTesting(bool hold) ABSL_LOCKS_EXCLUDED(mu_);
 
   int64_t chunks_stored() const ABSL_LOCKS_EXCLUDED(mu_);
   int64_t chunks_dropped() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -85,6 +88,7 @@ class EventsMirror {
   // Markers whose rows are stored but which a flush could not store.
   std::vector<std::string> markers_only_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool held_for_testing_ ABSL_GUARDED_BY(mu_) = false;
   int64_t stored_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   std::jthread thread_;

@@ -74,6 +74,14 @@ class ClickHouseStoreTest : public ::testing::Test {
     ASSERT_TRUE(store.CloseSpan(*opened->lease, end).ok());
   }
 
+  // HOST:PORT of each shard, in --store order.
+  std::vector<std::string> ShardAddresses() const {
+    const std::string url = options_.clickhouse_url.substr(13);
+    const std::string hosts = url.substr(0, url.find('/'));
+    return {hosts.substr(0, hosts.find(',')),
+            hosts.substr(hosts.find(',') + 1)};
+  }
+
   std::string file_;
   std::unique_ptr<testing::ClickHouseCluster> cluster_;
   StoreOptions options_;
@@ -136,10 +144,7 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
   ASSERT_TRUE(store->FlushEventRows().ok());
   // A failed try's leftovers on both shards: chunk 0's events again, under an
   // attempt with no ledger row, one larger than any real one.
-  const std::string url = options_.clickhouse_url.substr(13);
-  for (const std::string& address :
-       {url.substr(0, url.find(',')),
-        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+  for (const std::string& address : ShardAddresses()) {
     clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
     absl::StatusOr<std::string> copied = shard.Query(
         "INSERT INTO events_local SELECT run, worker, span, seq, "
@@ -149,7 +154,7 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
         "FROM events WHERE run = 'orphans' AND seq = 0");
     ASSERT_TRUE(copied.ok()) << copied.status();
   }
-  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+  clickhouse::HttpClient any(ShardAddresses()[0], "store_test",
                              absl::Seconds(30));
   absl::StatusOr<std::string> raw =
       any.Query("SELECT count() FROM events WHERE run = 'orphans' FORMAT TSV");
@@ -544,6 +549,7 @@ TEST_F(ClickHouseStoreTest, EventsRowsADeadReplicaHeldAreMadeFromTheLedger) {
   testing::PreparedSpan direct = testing::PrepareSpan(file_, "direct", 300);
   std::unique_ptr<ClickHouseStore> store = Open();
   ASSERT_TRUE(store);
+  store->HoldEventFlushesForTesting(true);  // its rows stay held until dropped
   ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, direct));
   ASSERT_TRUE(store->FlushEventRows().ok());
   ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
@@ -573,8 +579,7 @@ TEST_F(ClickHouseStoreTest, EventsRowsADeadReplicaHeldAreMadeFromTheLedger) {
   EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
 
   // The same rows as the stream's, but for the run and the attempt.
-  const std::string url = options_.clickhouse_url.substr(13);
-  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+  clickhouse::HttpClient any(ShardAddresses()[0], "store_test",
                              absl::Seconds(30));
   const auto digest = [&](const std::string& run) {
     absl::StatusOr<std::string> answer = any.Query(base::StrCat(
@@ -596,10 +601,8 @@ TEST_F(ClickHouseStoreTest, EventsRowsADeadReplicaHeldAreMadeFromTheLedger) {
 TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
   ASSERT_TRUE(Open());  // the schema
   const testing::PreparedSpan span = testing::PrepareSpan(file_, "mirror", 300);
-  const std::string url = options_.clickhouse_url.substr(13);
-  clickhouse::HttpClient shard(
-      url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1),
-      "store_test", absl::Seconds(30));
+  clickhouse::HttpClient shard(ShardAddresses()[1], "store_test",
+                               absl::Seconds(30));
   // Each chunk a slice of its own; the mirror's thread tries too, as soon as
   // rows are held, and fails alike while the shard is down.
   clickhouse::EventsMirror mirror(
@@ -646,10 +649,7 @@ TEST_F(ClickHouseStoreTest, RowsWhoseMarkersWereLostAreMarkedNotMadeAgain) {
   ASSERT_TRUE(store);
   ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   ASSERT_TRUE(store->FlushEventRows().ok());
-  const std::string url = options_.clickhouse_url.substr(13);
-  for (const std::string& address :
-       {url.substr(0, url.find(',')),
-        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+  for (const std::string& address : ShardAddresses()) {
     clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
     ASSERT_TRUE(
         shard.Query("TRUNCATE TABLE store_test.events_stored_local").ok());
@@ -676,10 +676,7 @@ TEST_F(ClickHouseStoreTest, ADatabaseFromBeforeTheMarkersIsMarkedNotRepaired) {
     ASSERT_TRUE(store);
     ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   }  // stopped: its rows are stored
-  const std::string url = options_.clickhouse_url.substr(13);
-  for (const std::string& address :
-       {url.substr(0, url.find(',')),
-        url.substr(url.find(',') + 1, url.find('/') - url.find(',') - 1)}) {
+  for (const std::string& address : ShardAddresses()) {
     clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
     for (const char* table : {"events_stored", "events_stored_local"}) {
       ASSERT_TRUE(
@@ -768,8 +765,7 @@ TEST_F(ClickHouseStoreTest,
     ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   }
   ASSERT_TRUE(store->FlushEventRows().ok());
-  const std::string url = options_.clickhouse_url.substr(13);
-  clickhouse::HttpClient any(url.substr(0, url.find(',')), "store_test",
+  clickhouse::HttpClient any(ShardAddresses()[0], "store_test",
                              absl::Seconds(30));
   const auto count = [&](const std::string& sql) -> int64_t {
     absl::StatusOr<std::string> answer = any.Query(sql + " FORMAT TSV");
