@@ -12,13 +12,7 @@ namespace profdiff::aggregator::clickhouse {
 namespace {
 
 using clickhouse_parts::Quote;
-
-std::string QuotedSet(const std::set<std::string>& values) {
-  std::string list;
-  for (const std::string& value : values)
-    base::StrAppend(&list, list.empty() ? "" : ", ", Quote(value));
-  return list;
-}
+using clickhouse_parts::QuotedList;
 
 }  // namespace
 
@@ -102,9 +96,9 @@ absl::Status SpanStateLookup::LookUp(
       read_(base::StrCat(
           "SELECT run, worker, span, max(state), argMax(chunk_count, state), "
           "min(opened_ms), if(span IN (",
-          QuotedSet(spans),
+          QuotedList(spans),
           "), argMin(header, opened_ms), '') FROM spans WHERE run IN (",
-          QuotedSet(runs), ") AND worker IN (", QuotedSet(workers),
+          QuotedList(runs), ") AND worker IN (", QuotedList(workers),
           ") GROUP BY run, worker, span FORMAT RowBinary")));
   // The home shard as the Distributed tables shard rows (their key is
   // cityHash64(run, worker)); no table, so one server answers alone.

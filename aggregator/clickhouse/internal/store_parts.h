@@ -68,7 +68,9 @@ inline std::string Quote(std::string_view text) {
   return quoted;
 }
 
-inline std::string QuotedList(const std::vector<std::string>& values) {
+// Any container of strings (a vector, a set).
+template <typename Strings>
+std::string QuotedList(const Strings& values) {
   std::string list;
   for (const std::string& value : values)
     base::StrAppend(&list, list.empty() ? "" : ", ", Quote(value));

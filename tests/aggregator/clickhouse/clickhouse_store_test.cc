@@ -74,6 +74,15 @@ class ClickHouseStoreTest : public ::testing::Test {
     ASSERT_TRUE(store.CloseSpan(*opened->lease, end).ok());
   }
 
+  // Runs `sql` on each shard in turn (their local tables).
+  void QueryEveryShard(const std::string& sql) const {
+    for (const std::string& address : ShardAddresses()) {
+      clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
+      const absl::StatusOr<std::string> answer = shard.Query(sql);
+      ASSERT_TRUE(answer.ok()) << address << ": " << answer.status();
+    }
+  }
+
   // HOST:PORT of each shard, in --store order.
   std::vector<std::string> ShardAddresses() const {
     const std::string url = options_.clickhouse_url.substr(13);
@@ -144,16 +153,12 @@ TEST_F(ClickHouseStoreTest, EventRowsWithoutTheirLedgerRowAreNeverCounted) {
   ASSERT_TRUE(store->FlushEventRows().ok());
   // A failed try's leftovers on both shards: chunk 0's events again, under an
   // attempt with no ledger row, one larger than any real one.
-  for (const std::string& address : ShardAddresses()) {
-    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
-    absl::StatusOr<std::string> copied = shard.Query(
-        "INSERT INTO events_local SELECT run, worker, span, seq, "
-        "18446744073709551615, idx, kind, name_id, "
-        "start_ns, duration_ns, device, thread, correlation, external_id, "
-        "sequence_number, input_shapes_id "
-        "FROM events WHERE run = 'orphans' AND seq = 0");
-    ASSERT_TRUE(copied.ok()) << copied.status();
-  }
+  ASSERT_NO_FATAL_FAILURE(QueryEveryShard(
+      "INSERT INTO events_local SELECT run, worker, span, seq, "
+      "18446744073709551615, idx, kind, name_id, "
+      "start_ns, duration_ns, device, thread, correlation, external_id, "
+      "sequence_number, input_shapes_id "
+      "FROM events WHERE run = 'orphans' AND seq = 0"));
   clickhouse::HttpClient any(ShardAddresses()[0], "store_test",
                              absl::Seconds(30));
   absl::StatusOr<std::string> raw =
@@ -649,11 +654,8 @@ TEST_F(ClickHouseStoreTest, RowsWhoseMarkersWereLostAreMarkedNotMadeAgain) {
   ASSERT_TRUE(store);
   ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   ASSERT_TRUE(store->FlushEventRows().ok());
-  for (const std::string& address : ShardAddresses()) {
-    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
-    ASSERT_TRUE(
-        shard.Query("TRUNCATE TABLE store_test.events_stored_local").ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      QueryEveryShard("TRUNCATE TABLE store_test.events_stored_local"));
   absl::StatusOr<int64_t> repaired =
       store->RepairEventRows(absl::ZeroDuration());
   ASSERT_TRUE(repaired.ok()) << repaired.status();
@@ -676,12 +678,9 @@ TEST_F(ClickHouseStoreTest, ADatabaseFromBeforeTheMarkersIsMarkedNotRepaired) {
     ASSERT_TRUE(store);
     ASSERT_NO_FATAL_FAILURE(StoreWhole(*store, span));
   }  // stopped: its rows are stored
-  for (const std::string& address : ShardAddresses()) {
-    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
-    for (const char* table : {"events_stored", "events_stored_local"}) {
-      ASSERT_TRUE(
-          shard.Query(base::StrCat("DROP TABLE store_test.", table)).ok());
-    }
+  for (const char* table : {"events_stored", "events_stored_local"}) {
+    ASSERT_NO_FATAL_FAILURE(
+        QueryEveryShard(base::StrCat("DROP TABLE store_test.", table)));
   }
   std::unique_ptr<ClickHouseStore> store = Open();
   ASSERT_TRUE(store);
