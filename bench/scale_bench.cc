@@ -30,6 +30,8 @@
 // A harness rather than Google Benchmark: the subjects are other processes and
 // the figures are not a per-iteration time.
 #include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -151,7 +153,64 @@ Server StartServer(std::vector<std::string> argv) {
   return server;
 }
 
+// CPU seconds (user + system) the live processes named `comm` (as
+// /proc/PID/comm shows it, 15 characters) have used so far.
+double CpuSecondsOf(std::string_view comm) {
+  double ticks = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (pid.empty() || pid[0] < '0' || pid[0] > '9') continue;
+    std::ifstream file(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(file, stat)) continue;  // gone meanwhile
+    // "pid (comm) state ppid ...": utime and stime are fields 14 and 15.
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos ||
+        stat.substr(open + 1, close - open - 1) != comm) {
+      continue;
+    }
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 13 && fields >> field; ++i) {
+    }
+    double user = 0, system = 0;
+    if (fields >> user >> system) ticks += user + system;
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// CPU seconds of finished child processes (the agents) so far.
+double ChildCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec +
+                                    usage.ru_stime.tv_usec);
+}
+
+// Where an upload's CPU went: the agents, the aggregator, the ClickHouse
+// servers (with their merges), all of the machine.
+struct UploadCpu {
+  double agents = 0, aggregator = 0, servers = 0, machine = 0;
+};
+
+double MachineCpuSeconds() {
+  std::ifstream file("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0;
+  file >> cpu >> user >> nice >> system >> idle;
+  return (user + nice + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+UploadCpu CpuNow() {
+  return {.agents = ChildCpuSeconds(),
+          .aggregator = CpuSecondsOf("profdiff-aggreg"),
+          .servers = CpuSecondsOf("clickhouse-serv"),
+          .machine = MachineCpuSeconds()};
+}
+
 struct Ready {
+  UploadCpu cpu;  // used during the upload
   double upload_s = 0;
   int64_t events = 0;
   double complete_s = 0;  // last upload -> COMPLETE
@@ -169,6 +228,7 @@ Ready Upload(const std::string& aggregator, const std::string& run,
       (fs::path(absl::GetFlag(FLAGS_bin_dir)) / "agent/profdiff-agent")
           .string();
   Ready ready;
+  const UploadCpu cpu_before = CpuNow();
   const Clock::time_point start = Clock::now();
   std::vector<std::unique_ptr<ChildProcess>> uploads;
   for (int a = 0; a < agents; ++a) {
@@ -188,6 +248,11 @@ Ready Upload(const std::string& aggregator, const std::string& run,
   }
   const Clock::time_point uploaded = Clock::now();
   ready.upload_s = Seconds(start, uploaded);
+  const UploadCpu cpu_after = CpuNow();
+  ready.cpu = {.agents = cpu_after.agents - cpu_before.agents,
+               .aggregator = cpu_after.aggregator - cpu_before.aggregator,
+               .servers = cpu_after.servers - cpu_before.servers,
+               .machine = cpu_after.machine - cpu_before.machine};
   // Runs beside the waits below (joined when this returns).
   std::jthread beside;
   if (at_uploaded) beside = std::jthread(std::move(at_uploaded));
@@ -301,7 +366,14 @@ std::string ActiveParts(const profdiff::testing::ClickHouseCluster& cluster,
               database, "'%20GROUP%20BY%20table%20FORMAT%20TSV"),
           std::string("SELECT%20event,%20value%20FROM%20system.events%20"
                       "WHERE%20event%20IN%20('InsertQuery','SelectQuery',"
-                      "'Merge')%20FORMAT%20TSV")}) {
+                      "'Merge')%20FORMAT%20TSV"),
+          // What each table holds, uncompressed (its share of the servers'
+          // parsing and merging).
+          profdiff::base::StrCat(
+              "SELECT%20concat('kb_',%20table),%20"
+              "intDiv(sum(data_uncompressed_bytes),%201024)%20FROM%20"
+              "system.parts%20WHERE%20active%20AND%20database%20=%20'",
+              database, "'%20GROUP%20BY%20table%20FORMAT%20TSV")}) {
       const profdiff::testing::HttpReply reply =
           profdiff::testing::Get(profdiff::base::StrCat(
               "http://", addresses.substr(from, comma - from),
@@ -316,13 +388,15 @@ std::string ActiveParts(const profdiff::testing::ClickHouseCluster& cluster,
   }
   std::string out;
   for (const auto& [table, count] : parts) {
-    // A table's active parts, or a server event's count.
+    // A table's active parts or uncompressed KiB, or a server event's count.
     const bool local = table.ends_with("_local");
-    profdiff::base::StrAppend(
-        &out, out.empty() ? "" : " ", local ? "parts_" : "server_",
-        local ? std::string_view(table).substr(0, table.size() - 6)
-              : std::string_view(table),
-        "=", count);
+    const bool kib = table.starts_with("kb_");
+    std::string_view name = table;
+    if (local) name.remove_suffix(6);
+    if (kib) name.remove_prefix(3);
+    profdiff::base::StrAppend(&out, out.empty() ? "" : " ",
+                              local ? (kib ? "kib_" : "parts_") : "server_",
+                              name, "=", count);
   }
   return out;
 }
@@ -445,6 +519,23 @@ int main(int argc, char** argv) {
         f.aggregator_mib, f.cold_aggregator_mib, f.a.digest_bytes,
         f.calls.get_run_ms, f.calls.get_digest_ms, f.parts.empty() ? "" : " ",
         f.parts.c_str());
+    // CPU per event during the uploads, by process: what a higher ingest rate
+    // has to take down on a machine where they all share the cores.
+    const double events = static_cast<double>(f.a.events + f.b.events);
+    const auto per_event = [&](double UploadCpu::* part) {
+      return 1e6 * (f.a.cpu.*part + f.b.cpu.*part) / events;
+    };
+    std::printf(
+        "ranks=%d upload_cpu_us_per_event agents=%.2f aggregator=%.2f "
+        "servers=%.2f rest=%.2f machine=%.2f (busy %.0f%% of %u cores)\n",
+        f.ranks, per_event(&UploadCpu::agents), per_event(&UploadCpu::aggregator),
+        per_event(&UploadCpu::servers),
+        per_event(&UploadCpu::machine) - per_event(&UploadCpu::agents) -
+            per_event(&UploadCpu::aggregator) - per_event(&UploadCpu::servers),
+        per_event(&UploadCpu::machine),
+        100 * (f.a.cpu.machine + f.b.cpu.machine) /
+            ((f.a.upload_s + f.b.upload_s) * std::thread::hardware_concurrency()),
+        std::thread::hardware_concurrency());
     std::fflush(stdout);
     all.push_back(f);
   }
