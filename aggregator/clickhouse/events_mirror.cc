@@ -53,7 +53,7 @@ absl::Status EventsMirror::Flush() {
   }
   // Markers whose rows an earlier flush stored first, then slices of at most
   // flush_bytes (a failed insert of one block stores nothing; ClickHouse cuts
-  // blocks at a million rows, which 64 MiB of rows never reach): each
+  // blocks at a million rows, which 16 MiB of rows never reach): each
   // slice's rows, then its markers. A marker says the chunk's rows are stored.
   absl::Status status =
       markers_only.empty()
