@@ -522,19 +522,20 @@ int main(int argc, char** argv) {
     // CPU per event during the uploads, by process: what a higher ingest rate
     // has to take down on a machine where they all share the cores.
     const double events = static_cast<double>(f.a.events + f.b.events);
-    const auto per_event = [&](double UploadCpu::* part) {
+    const auto per_event = [&](double UploadCpu::*part) {
       return 1e6 * (f.a.cpu.*part + f.b.cpu.*part) / events;
     };
     std::printf(
         "ranks=%d upload_cpu_us_per_event agents=%.2f aggregator=%.2f "
         "servers=%.2f rest=%.2f machine=%.2f (busy %.0f%% of %u cores)\n",
-        f.ranks, per_event(&UploadCpu::agents), per_event(&UploadCpu::aggregator),
-        per_event(&UploadCpu::servers),
+        f.ranks, per_event(&UploadCpu::agents),
+        per_event(&UploadCpu::aggregator), per_event(&UploadCpu::servers),
         per_event(&UploadCpu::machine) - per_event(&UploadCpu::agents) -
             per_event(&UploadCpu::aggregator) - per_event(&UploadCpu::servers),
         per_event(&UploadCpu::machine),
         100 * (f.a.cpu.machine + f.b.cpu.machine) /
-            ((f.a.upload_s + f.b.upload_s) * std::thread::hardware_concurrency()),
+            ((f.a.upload_s + f.b.upload_s) *
+             std::thread::hardware_concurrency()),
         std::thread::hardware_concurrency());
     std::fflush(stdout);
     all.push_back(f);
