@@ -2,8 +2,9 @@
 // uploaded event (EncodeEventBatch in 16384-event batches; 256-event batches
 // show the per-batch cost of the StringId map, which is O(string pool)) and the
 // aggregator per received event (AppendEventBatch, validation included), and
-// the content fingerprint of a span id (TraceFingerprint). items_per_second =
-// events per second.
+// the content fingerprint of a span id (TraceFingerprint), and the `events`
+// rows a ClickHouse aggregator makes of each chunk (AppendEventBlock).
+// items_per_second = events per second.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "aggregator/clickhouse/event_rows.h"
 #include "bench/bench_traces.h"
 #include "profdiff/v1/trace.pb.h"
 #include "trace/event_batch.h"
@@ -102,6 +104,43 @@ void BM_AppendEventBatch(benchmark::State& state) {
   state.SetLabel(kTraces[state.range(0)]);
 }
 
+// The Native block of a chunk's `events` rows, made into a fresh string per
+// chunk as the ClickHouse store does.
+void BM_AppendEventBlock(benchmark::State& state) {
+  std::optional<profdiff::trace::Trace> trace = TraceOrSkip(state);
+  if (!trace) return;
+  const size_t events = trace->events.size();
+  std::vector<profdiff::v1::EventBatch> batches;
+  for (size_t begin = 0; begin < events;
+       begin += static_cast<size_t>(kEventsPerBatch)) {
+    profdiff::trace::EncodeEventBatch(
+        *trace, begin,
+        std::min(begin + static_cast<size_t>(kEventsPerBatch), events),
+        batches.emplace_back());
+  }
+  std::vector<uint64_t> name_ids(trace->strings.size());
+  for (size_t i = 0; i < name_ids.size(); ++i) name_ids[i] = i * 2654435761u;
+  const profdiff::aggregator::clickhouse::ChunkKey key{
+      .run = "scale-1024-a",
+      .worker = "worker0.host-17:12345",
+      .span = "0123456789abcdef0123456789abcdef",
+      .seq = 3,
+      .attempt = 42};
+  size_t bytes = 0;
+  for (auto _ : state) {
+    for (const auto& batch : batches) {
+      std::string block;
+      profdiff::aggregator::clickhouse::AppendEventBlock(key, batch, name_ids,
+                                                         block);
+      bytes += block.size();
+      benchmark::DoNotOptimize(block.data());
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(events * state.iterations()));
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetLabel(kTraces[state.range(0)]);
+}
+
 // What the agent adds per file for its span id (trace/trace_fingerprint.h):
 // compare with BM_EncodeEventBatch, which it pays anyway.
 void BM_TraceFingerprint(benchmark::State& state) {
@@ -119,6 +158,7 @@ BENCHMARK(BM_EncodeEventBatch)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AppendEventBatch)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TraceFingerprint)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AppendEventBlock)->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
