@@ -22,16 +22,13 @@ void EventsMirror::Add(Order order, std::string events, std::string marker) {
     ++dropped_;
     return;
   }
-  held_.bytes += events.size() + marker.size();
-  held_.orders.push_back(std::move(order));
-  held_.events.push_back(std::move(events));
-  held_.markers.push_back(std::move(marker));
-  while (held_.bytes > options_.max_bytes && !held_.markers.empty()) {
+  held_.chunks.push_back(
+      {std::move(order), std::move(events), std::move(marker)});
+  held_.bytes += held_.chunks.back().bytes();
+  while (held_.bytes > options_.max_bytes && !held_.chunks.empty()) {
     // The oldest first; their ledger rows have them.
-    held_.bytes -= held_.events.front().size() + held_.markers.front().size();
-    held_.orders.erase(held_.orders.begin());
-    held_.events.erase(held_.events.begin());
-    held_.markers.erase(held_.markers.begin());
+    held_.bytes -= held_.chunks.front().bytes();
+    held_.chunks.pop_front();
     if (dropped_++ % 1000 == 0) {
       PD_LOG(WARNING,
              "events rows of %d chunks dropped (more than %d bytes held for "
@@ -41,68 +38,76 @@ void EventsMirror::Add(Order order, std::string events, std::string marker) {
   }
 }
 
+namespace {
+
+// The non-empty `rows` of chunks [begin, end), for one insert.
+template <typename Chunks>
+std::vector<std::string_view> Pieces(const Chunks& chunks, size_t begin,
+                                     size_t end,
+                                     std::string Chunks::value_type::*rows) {
+  std::vector<std::string_view> out;
+  out.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    if (!(chunks[i].*rows).empty()) out.push_back(chunks[i].*rows);
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::Status EventsMirror::Flush() {
   absl::MutexLock flush_lock(&flush_mu_);
   const absl::Time start = absl::Now();
   Held taken;
-  std::vector<std::string> markers_only;
   {
     absl::MutexLock lock(&mu_);
     std::swap(taken, held_);
-    std::swap(markers_only, markers_only_);
   }
   // Markers whose rows an earlier flush stored first, then slices of at most
   // flush_bytes (a failed insert of one block stores nothing; ClickHouse cuts
   // blocks at a million rows, which 16 MiB of rows never reach): each
   // slice's rows, then its markers. A marker says the chunk's rows are stored.
   absl::Status status =
-      markers_only.empty()
+      taken.markers_only.empty()
           ? absl::OkStatus()
-          : shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
-                           Pieces(markers_only, 0, markers_only.size()));
+          : shard_->Insert(
+                "INSERT INTO events_stored_local FORMAT RowBinary",
+                std::vector<std::string_view>(taken.markers_only.begin(),
+                                              taken.markers_only.end()));
   if (!status.ok()) {
-    std::swap(taken.markers_only, markers_only);
     Restore(std::move(taken), 0);
     return status;
   }
+  taken.markers_only.clear();
   // In the table's order, so the server's block (the chunks' blocks squashed
   // into one) is sorted already: sorting a million rows of string keys was
   // much of an insert.
-  std::vector<size_t> by_order(taken.markers.size());
-  for (size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
-  std::sort(by_order.begin(), by_order.end(), [&](size_t a, size_t b) {
-    return taken.orders[a] < taken.orders[b];
-  });
-  Held sorted;
-  sorted.bytes = taken.bytes;
-  sorted.markers_only = std::move(taken.markers_only);
-  for (const size_t i : by_order) {
-    sorted.orders.push_back(std::move(taken.orders[i]));
-    sorted.events.push_back(std::move(taken.events[i]));
-    sorted.markers.push_back(std::move(taken.markers[i]));
-  }
-  taken = std::move(sorted);
+  std::sort(
+      taken.chunks.begin(), taken.chunks.end(),
+      [](const HeldChunk& a, const HeldChunk& b) { return a.order < b.order; });
   size_t begin = 0;
-  while (begin < taken.markers.size()) {
+  while (begin < taken.chunks.size()) {
     size_t end = begin;
     size_t bytes = 0;
-    while (end < taken.markers.size() &&
+    while (end < taken.chunks.size() &&
            (end == begin ||
-            bytes + taken.events[end].size() <= options_.flush_bytes)) {
-      bytes += taken.events[end].size();
+            bytes + taken.chunks[end].events.size() <= options_.flush_bytes)) {
+      bytes += taken.chunks[end].events.size();
       ++end;
     }
     const std::vector<std::string_view> events =
-        Pieces(taken.events, begin, end);
+        Pieces(taken.chunks, begin, end, &HeldChunk::events);
     status = events.empty() ? absl::OkStatus()
                             : shard_->Insert(kInsertEventBlocks, events);
     if (!status.ok()) break;
-    status = shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
-                            Pieces(taken.markers, begin, end));
+    status =
+        shard_->Insert("INSERT INTO events_stored_local FORMAT RowBinary",
+                       Pieces(taken.chunks, begin, end, &HeldChunk::marker));
     if (!status.ok()) {
       // The rows are stored: only the markers are tried again.
-      for (size_t i = begin; i < end; ++i)
-        taken.markers_only.push_back(std::move(taken.markers[i]));
+      for (size_t i = begin; i < end; ++i) {
+        taken.markers_only.push_back(std::move(taken.chunks[i].marker));
+      }
       begin = end;
       break;
     }
@@ -113,41 +118,26 @@ absl::Status EventsMirror::Flush() {
     begin = end;
   }
   PD_VLOG(1, "events mirror %s: %d of %d chunks (%d bytes), %.1f ms: %s",
-          shard_->address(), begin, taken.markers.size(), taken.bytes,
+          shard_->address(), begin, taken.chunks.size(), taken.bytes,
           absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
   if (!status.ok()) Restore(std::move(taken), begin);
   return status;
 }
 
-std::vector<std::string_view> EventsMirror::Pieces(
-    const std::vector<std::string>& rows, size_t begin, size_t end) {
-  std::vector<std::string_view> out;
-  out.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) {
-    if (!rows[i].empty()) out.push_back(rows[i]);
-  }
-  return out;
-}
-
 void EventsMirror::Restore(Held taken, size_t from) {
   absl::MutexLock lock(&mu_);
   // Held again, before what came since, for the next try.
-  Held restored;
-  for (size_t i = from; i < taken.markers.size(); ++i) {
-    restored.bytes += taken.events[i].size() + taken.markers[i].size();
-    restored.orders.push_back(std::move(taken.orders[i]));
-    restored.events.push_back(std::move(taken.events[i]));
-    restored.markers.push_back(std::move(taken.markers[i]));
+  for (size_t i = taken.chunks.size(); i > from; --i) {
+    held_.bytes += taken.chunks[i - 1].bytes();
+    held_.chunks.push_front(std::move(taken.chunks[i - 1]));
   }
-  for (size_t i = 0; i < held_.markers.size(); ++i) {
-    restored.orders.push_back(std::move(held_.orders[i]));
-    restored.events.push_back(std::move(held_.events[i]));
-    restored.markers.push_back(std::move(held_.markers[i]));
-  }
-  restored.bytes += held_.bytes;
-  held_ = std::move(restored);
   for (std::string& marker : taken.markers_only)
-    markers_only_.push_back(std::move(marker));
+    held_.markers_only.push_back(std::move(marker));
+}
+
+void EventsMirror::DropHeld() {
+  dropped_ += static_cast<int64_t>(held_.chunks.size());
+  held_ = {};
 }
 
 void EventsMirror::Run() {
@@ -178,9 +168,7 @@ void EventsMirror::Stop() {
   }
   if (thread_.joinable()) thread_.join();
   absl::MutexLock lock(&mu_);
-  dropped_ += static_cast<int64_t>(held_.markers.size());
-  held_ = {};
-  markers_only_.clear();
+  DropHeld();
 }
 
 void EventsMirror::HoldForTesting(bool hold) {
@@ -190,9 +178,7 @@ void EventsMirror::HoldForTesting(bool hold) {
 
 void EventsMirror::DropForTesting() {
   absl::MutexLock lock(&mu_);
-  dropped_ += static_cast<int64_t>(held_.markers.size());
-  held_ = {};
-  markers_only_.clear();
+  DropHeld();
 }
 
 int64_t EventsMirror::chunks_stored() const {

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -69,27 +70,30 @@ class EventsMirror {
   int64_t chunks_dropped() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  struct HeldChunk {
+    Order order;
+    std::string events;
+    std::string marker;
+    size_t bytes() const { return events.size() + marker.size(); }
+  };
   struct Held {
-    std::vector<Order> orders;
-    std::vector<std::string> events;
-    std::vector<std::string> markers;
-    size_t bytes = 0;
-    std::vector<std::string> markers_only;  // of rows already stored
+    std::deque<HeldChunk> chunks;  // oldest first
+    size_t bytes = 0;              // of `chunks`
+    // Markers whose rows are stored but which a flush could not store.
+    std::vector<std::string> markers_only;
   };
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  static std::vector<std::string_view> Pieces(
-      const std::vector<std::string>& rows, size_t begin, size_t end);
   // Puts back what a failed flush took (its chunks from `from` on, and its
   // markers of stored rows), before what came since.
   void Restore(Held taken, size_t from) ABSL_LOCKS_EXCLUDED(mu_);
+  // Forgets what is held, counting its chunks dropped.
+  void DropHeld() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const HttpClient* shard_;
   const EventsMirrorOptions options_;
   absl::Mutex flush_mu_;  // one flush at a time, in order
   mutable absl::Mutex mu_;
   Held held_ ABSL_GUARDED_BY(mu_);
-  // Markers whose rows are stored but which a flush could not store.
-  std::vector<std::string> markers_only_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool held_for_testing_ ABSL_GUARDED_BY(mu_) = false;
   int64_t stored_ ABSL_GUARDED_BY(mu_) = 0;
