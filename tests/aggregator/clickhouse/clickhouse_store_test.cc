@@ -601,18 +601,10 @@ TEST_F(ClickHouseStoreTest, EventsRowsADeadReplicaHeldAreMadeFromTheLedger) {
               ::testing::StartsWith(std::to_string(span.event_count) + "\t"));
 }
 
-// A shard that does not answer keeps the mirror's rows held, not lost; once
-// it answers they are stored once each, a slice at a time.
-TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
-  ASSERT_TRUE(Open());  // the schema
-  const testing::PreparedSpan span = testing::PrepareSpan(file_, "mirror", 300);
-  clickhouse::HttpClient shard(ShardAddresses()[1], "store_test",
-                               absl::Seconds(30));
-  // Each chunk a slice of its own; the mirror's thread tries too, as soon as
-  // rows are held, and fails alike while the shard is down.
-  clickhouse::EventsMirror mirror(
-      &shard, {.interval = absl::Hours(1), .flush_bytes = 1});
-  cluster_->Kill(1);
+// Hands each chunk of `span` to `mirror` as the store does once its ledger
+// row is stored (run "mirror", worker "0.w", span "s", attempt 7).
+void AddChunks(const testing::PreparedSpan& span,
+               clickhouse::EventsMirror& mirror) {
   for (size_t k = 0; k < span.chunks.size(); ++k) {
     const v1::EventBatch& batch = span.chunks[k].events();
     std::vector<uint64_t> ids;
@@ -626,6 +618,28 @@ TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
     mirror.Add({"mirror", "0.w", "s", static_cast<int64_t>(k)},
                std::move(events), std::move(marker));
   }
+}
+
+// The one number `sql` (a count) answers on `shard`.
+int64_t CountOn(const clickhouse::HttpClient& shard, const std::string& sql) {
+  absl::StatusOr<std::string> answer = shard.Query(sql + " FORMAT TSV");
+  EXPECT_TRUE(answer.ok()) << answer.status();
+  return answer.ok() ? std::stoll(*answer) : -1;
+}
+
+// A shard that does not answer keeps the mirror's rows held, not lost; once
+// it answers they are stored once each, a slice at a time.
+TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
+  ASSERT_TRUE(Open());  // the schema
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "mirror", 300);
+  clickhouse::HttpClient shard(ShardAddresses()[1], "store_test",
+                               absl::Seconds(30));
+  // Each chunk a slice of its own; the mirror's thread tries too, as soon as
+  // rows are held, and fails alike while the shard is down.
+  clickhouse::EventsMirror mirror(
+      &shard, {.interval = absl::Hours(1), .flush_bytes = 1});
+  cluster_->Kill(1);
+  AddChunks(span, mirror);
   EXPECT_TRUE(absl::IsUnavailable(mirror.Flush()));
   EXPECT_EQ(mirror.chunks_stored(), 0);
   ASSERT_TRUE(cluster_->Restart(1).ok());
@@ -633,16 +647,57 @@ TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
   EXPECT_EQ(mirror.chunks_stored(), static_cast<int64_t>(span.chunks.size()));
   EXPECT_EQ(mirror.chunks_dropped(), 0);
   ASSERT_TRUE(mirror.Flush().ok());  // nothing held: nothing twice
-  const auto count = [&](const std::string& sql) -> int64_t {
-    absl::StatusOr<std::string> answer = shard.Query(sql + " FORMAT TSV");
-    EXPECT_TRUE(answer.ok()) << answer.status();
-    return answer.ok() ? std::stoll(*answer) : -1;
-  };
-  EXPECT_EQ(count("SELECT count() FROM events_local WHERE run = 'mirror'"),
+  EXPECT_EQ(CountOn(shard,
+                    "SELECT count() FROM events_local WHERE run = "
+                    "'mirror'"),
             span.event_count);
-  EXPECT_EQ(
-      count("SELECT count() FROM events_stored_local WHERE run = 'mirror'"),
-      static_cast<int64_t>(span.chunks.size()));
+  EXPECT_EQ(CountOn(shard,
+                    "SELECT count() FROM events_stored_local WHERE "
+                    "run = 'mirror'"),
+            static_cast<int64_t>(span.chunks.size()));
+}
+
+// Rows stored whose markers the shard refused: the next flush stores only
+// their markers (not the rows again), then the chunks held behind them.
+TEST_F(ClickHouseStoreTest,
+       EventsRowsWhoseMarkersFailedAreMarkedNotStoredTwice) {
+  ASSERT_TRUE(Open());  // the schema
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "mirror", 300);
+  ASSERT_GE(span.chunks.size(), 3u);
+  clickhouse::HttpClient shard(ShardAddresses()[1], "store_test",
+                               absl::Seconds(30));
+  clickhouse::EventsMirror mirror(
+      &shard, {.interval = absl::Hours(1), .flush_bytes = 1});
+  mirror.HoldForTesting(true);  // only the flushes below
+  ASSERT_TRUE(
+      shard.Query("RENAME TABLE events_stored_local TO events_stored_away")
+          .ok());
+  AddChunks(span, mirror);
+  // The first slice's rows go in, its markers do not; the rest stay held.
+  EXPECT_FALSE(mirror.Flush().ok());
+  EXPECT_EQ(mirror.chunks_stored(), 0);
+  const int64_t first_rows = span.chunks[0].events().kind_size();
+  EXPECT_EQ(CountOn(shard,
+                    "SELECT count() FROM events_local WHERE run = "
+                    "'mirror'"),
+            first_rows);
+  ASSERT_TRUE(
+      shard.Query("RENAME TABLE events_stored_away TO events_stored_local")
+          .ok());
+  ASSERT_TRUE(mirror.Flush().ok());
+  // The first chunk was counted stored by neither flush: its rows went in
+  // before, only its marker now.
+  EXPECT_EQ(mirror.chunks_stored(),
+            static_cast<int64_t>(span.chunks.size()) - 1);
+  EXPECT_EQ(mirror.chunks_dropped(), 0);
+  EXPECT_EQ(CountOn(shard,
+                    "SELECT count() FROM events_local WHERE run = "
+                    "'mirror'"),
+            span.event_count);
+  EXPECT_EQ(CountOn(shard,
+                    "SELECT count() FROM events_stored_local WHERE "
+                    "run = 'mirror'"),
+            static_cast<int64_t>(span.chunks.size()));
 }
 
 // A replica that died between a flush's rows and their markers left rows
