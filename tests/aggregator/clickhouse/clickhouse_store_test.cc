@@ -627,6 +627,18 @@ int64_t CountOn(const clickhouse::HttpClient& shard, const std::string& sql) {
   return answer.ok() ? std::stoll(*answer) : -1;
 }
 
+// Every event of `span` has one row on `shard`, and every chunk a marker.
+void ExpectEachChunkStoredOnce(const clickhouse::HttpClient& shard,
+                               const testing::PreparedSpan& span) {
+  EXPECT_EQ(
+      CountOn(shard, "SELECT count() FROM events_local WHERE run = 'mirror'"),
+      span.event_count);
+  EXPECT_EQ(
+      CountOn(shard,
+              "SELECT count() FROM events_stored_local WHERE run = 'mirror'"),
+      static_cast<int64_t>(span.chunks.size()));
+}
+
 // A shard that does not answer keeps the mirror's rows held, not lost; once
 // it answers they are stored once each, a slice at a time.
 TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
@@ -647,14 +659,7 @@ TEST_F(ClickHouseStoreTest, EventsRowsAShardRefusedAreHeldAndStoredOnce) {
   EXPECT_EQ(mirror.chunks_stored(), static_cast<int64_t>(span.chunks.size()));
   EXPECT_EQ(mirror.chunks_dropped(), 0);
   ASSERT_TRUE(mirror.Flush().ok());  // nothing held: nothing twice
-  EXPECT_EQ(CountOn(shard,
-                    "SELECT count() FROM events_local WHERE run = "
-                    "'mirror'"),
-            span.event_count);
-  EXPECT_EQ(CountOn(shard,
-                    "SELECT count() FROM events_stored_local WHERE "
-                    "run = 'mirror'"),
-            static_cast<int64_t>(span.chunks.size()));
+  ExpectEachChunkStoredOnce(shard, span);
 }
 
 // Rows stored whose markers the shard refused: the next flush stores only
@@ -690,14 +695,7 @@ TEST_F(ClickHouseStoreTest,
   EXPECT_EQ(mirror.chunks_stored(),
             static_cast<int64_t>(span.chunks.size()) - 1);
   EXPECT_EQ(mirror.chunks_dropped(), 0);
-  EXPECT_EQ(CountOn(shard,
-                    "SELECT count() FROM events_local WHERE run = "
-                    "'mirror'"),
-            span.event_count);
-  EXPECT_EQ(CountOn(shard,
-                    "SELECT count() FROM events_stored_local WHERE "
-                    "run = 'mirror'"),
-            static_cast<int64_t>(span.chunks.size()));
+  ExpectEachChunkStoredOnce(shard, span);
 }
 
 // A replica that died between a flush's rows and their markers left rows
