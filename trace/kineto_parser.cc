@@ -7,6 +7,7 @@
 
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
+#include "trace/trace_file.h"
 
 namespace profdiff::trace::kineto {
 
@@ -25,6 +26,29 @@ absl::Status AllocateParser(od::parser& parser, size_t bytes,
     return absl::OkStatus();
   return absl::ResourceExhaustedError(
       base::StrCat(source, ": cannot allocate a parser for ", bytes, " bytes"));
+}
+
+std::optional<TraceMetadata> ReadTextAroundEvents(std::string& outside,
+                                                  size_t array_begin,
+                                                  std::string_view source,
+                                                  const ReaderLimits& limits,
+                                                  const ArgNameTable& arg_names,
+                                                  od::parser& parser) {
+  const size_t outside_size = outside.size();
+  outside.resize(outside_size + kJsonPadding, ' ');
+  if (!AllocateParser(parser, outside_size, limits, source).ok())
+    return std::nullopt;
+  Trace fields;
+  fields.metadata.source = std::string(source);
+  TraceParser top_level(fields, std::string_view(outside.data(), outside_size),
+                        source, limits, arg_names);
+  if (!top_level.Parse(parser, outside.size()).ok() ||
+      fields.events.size() != 0 || fields.strings.size() != 1 ||
+      fields.counters.unsupported_phase_events != 0 ||
+      top_level.events_offset() != array_begin) {
+    return std::nullopt;
+  }
+  return std::move(fields.metadata);
 }
 
 absl::Status TraceParser::Parse(od::parser& parser, size_t capacity,

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,18 @@ absl::Status NotATrace(std::string_view message);
 absl::Status AllocateParser(od::parser& parser, size_t bytes,
                             const ReaderLimits& limits,
                             std::string_view source);
+
+// The top-level fields of a trace read in parts, from `outside`: its text up
+// to and including the event array's '[' and from the array's ']' on (padded
+// here for simdjson). nullopt when that is not exactly what one pass over the
+// whole text takes from it: an event or string in it, or the array found
+// elsewhere than at `array_begin`.
+std::optional<TraceMetadata> ReadTextAroundEvents(std::string& outside,
+                                                  size_t array_begin,
+                                                  std::string_view source,
+                                                  const ReaderLimits& limits,
+                                                  const ArgNameTable& arg_names,
+                                                  od::parser& parser);
 
 // Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
 // never reallocates (which would copy every column), and capacity never written

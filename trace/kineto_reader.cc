@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "trace/event_part_reader.h"
+#include "trace/inflating_part_reader.h"
 #include "trace/kineto_parser.h"
 #include "trace/kineto_vocabulary.h"
 #include "trace/streamed_events.h"
@@ -99,6 +100,7 @@ class KinetoReader::Impl {
   absl::StatusOr<Trace> ReadBytes(std::string_view bytes,
                                   std::string_view source) {
     last_read_streamed_ = false;
+    last_read_while_inflating_ = false;
     if (std::optional<Trace> streamed = ReadStreamed(bytes, source))
       return std::move(*streamed);
     PD_RETURN_IF_ERROR(buffer_.LoadBytes(bytes, source, limits_));
@@ -107,6 +109,7 @@ class KinetoReader::Impl {
 
   size_t last_read_parts() const { return last_read_parts_; }
   bool last_read_streamed() const { return last_read_streamed_; }
+  bool last_read_while_inflating() const { return last_read_while_inflating_; }
 
  private:
   struct PartPlan {
@@ -125,12 +128,24 @@ class KinetoReader::Impl {
   }
 
   // Gzip that would be read in parts in turn on this thread is read from the
-  // stream instead, never held whole (streamed_events.h); nullopt: read it
-  // whole.
+  // stream instead, never held whole (streamed_events.h); gzip that would be
+  // read in two parts at once is parsed while it inflates
+  // (inflating_part_reader.h). nullopt: read it whole.
   std::optional<Trace> ReadStreamed(std::string_view bytes,
                                     std::string_view source) {
     if (!IsGzip(bytes)) return std::nullopt;
     const PartPlan plan = PlanParts(GunzippedSizeGuess(bytes));
+    if (plan.schedule == EventPartReader::Schedule::kAtOnce &&
+        plan.parts == 2 && parallelism_.in_turn_part_bytes != 0) {
+      std::optional<Trace> trace =
+          inflating_.Read(bytes, source, limits_, arg_names_,
+                          parallelism_.in_turn_part_bytes, parser_);
+      if (trace.has_value()) {
+        last_read_parts_ = 2;
+        last_read_while_inflating_ = true;
+      }
+      return trace;
+    }
     if (plan.schedule != EventPartReader::Schedule::kInTurn || plan.parts <= 1)
       return std::nullopt;
     std::optional<Trace> trace =
@@ -175,8 +190,10 @@ class KinetoReader::Impl {
   // until it is destroyed.
   EventPartReader part_reader_;
   StreamedEventReader streamed_;
+  InflatingPartReader inflating_;
   size_t last_read_parts_ = 1;
   bool last_read_streamed_ = false;
+  bool last_read_while_inflating_ = false;
 };
 
 KinetoReader::KinetoReader(ReaderLimits limits, ReadParallelism parallelism)
@@ -193,6 +210,10 @@ size_t KinetoReader::last_read_parts() const {
 
 bool KinetoReader::last_read_streamed() const {
   return impl_->last_read_streamed();
+}
+
+bool KinetoReader::last_read_while_inflating() const {
+  return impl_->last_read_while_inflating();
 }
 
 absl::StatusOr<Trace> KinetoReader::ReadBytes(std::string_view bytes,

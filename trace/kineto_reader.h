@@ -37,6 +37,10 @@ namespace profdiff::trace {
 // parser's index is a part's size, not the file's (fewer fresh pages to fault
 // in). Gzip is then inflated a part at a time and never held whole
 // (streamed_events.h). 0 reads such files in one pass.
+//
+// Gzip read in two parts at once is parsed while it inflates: the calling
+// thread reads the first part a window of `in_turn_part_bytes` at a time as the
+// text arrives, the thread that inflates it the rest (inflating_part_reader.h).
 struct ReadParallelism {
   int threads = 1;
   size_t min_part_bytes = size_t{8} << 20;
@@ -67,6 +71,9 @@ class KinetoReader {
   // Whether the last successful read streamed its gzip (streamed_events.h)
   // rather than holding the whole text.
   bool last_read_streamed() const;
+  // Whether the last successful read parsed gzip in two parts while it was
+  // still inflating (inflating_part_reader.h).
+  bool last_read_while_inflating() const;
 
  private:
   class Impl;

@@ -102,22 +102,10 @@ std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
 
   // The text around the array, read as one document with an empty array:
   // nothing but the top-level fields may come from it.
-  const size_t outside_size = outside_.size();
-  outside_.resize(outside_size + kJsonPadding, ' ');
-  if (!AllocateParser(parser, outside_size, limits, source).ok())
-    return std::nullopt;
-  Trace outside;
-  outside.metadata.source = std::string(source);
-  kineto::TraceParser fields(outside,
-                             std::string_view(outside_.data(), outside_size),
-                             source, limits, arg_names);
-  if (!fields.Parse(parser, outside_.size()).ok() ||
-      outside.events.size() != 0 || outside.strings.size() != 1 ||
-      outside.counters.unsupported_phase_events != 0 ||
-      fields.events_offset() != array_begin) {
-    return std::nullopt;
-  }
-  trace.metadata = std::move(outside.metadata);
+  std::optional<TraceMetadata> metadata = kineto::ReadTextAroundEvents(
+      outside_, array_begin, source, limits, arg_names, parser);
+  if (!metadata.has_value()) return std::nullopt;
+  trace.metadata = *std::move(metadata);
   return trace;
 }
 

@@ -76,21 +76,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr ReadParallelism kOnePass{.threads = 1, .in_turn_part_bytes = 0};
   constexpr ReadParallelism kParts{.threads = 3, .min_part_bytes = 1};
   constexpr ReadParallelism kStreamed{.threads = 1, .in_turn_part_bytes = 256};
+  // Gzip parsed in two parts while it inflates, windows of 256 bytes.
+  constexpr ReadParallelism kInflating{
+      .threads = 2, .min_part_bytes = 1, .in_turn_part_bytes = 256};
   // Default limits: readers reused from input to input, as a run folder reuses
   // one; small limits: fresh readers.
   static KinetoReader reused_one_pass({}, kOnePass);
   static KinetoReader reused_in_parts({}, kParts);
   static KinetoReader reused_streamed({}, kStreamed);
+  static KinetoReader reused_inflating({}, kInflating);
   const bool small_limits =
       limits.max_events != profdiff::trace::ReaderLimits{}.max_events;
   KinetoReader fresh_one_pass(limits, kOnePass);
   KinetoReader fresh_in_parts(limits, kParts);
   KinetoReader fresh_streamed(limits, kStreamed);
+  KinetoReader fresh_inflating(limits, kInflating);
   KinetoReader& one_pass = small_limits ? fresh_one_pass : reused_one_pass;
   KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
   KinetoReader& streamed = small_limits ? fresh_streamed : reused_streamed;
+  KinetoReader& inflating = small_limits ? fresh_inflating : reused_inflating;
   ExpectSameReads(bytes, one_pass, {&in_parts, &streamed});
   if (!profdiff::trace::IsGzip(bytes))
-    ExpectSameReads(profdiff::test_support::Gzip(bytes), one_pass, {&streamed});
+    ExpectSameReads(profdiff::test_support::Gzip(bytes), one_pass,
+                    {&streamed, &inflating});
   return 0;
 }

@@ -1,7 +1,7 @@
 // Reading one file's events in parts, on several threads or one after another
-// on one (for gzip, streamed a window at a time), gives exactly what one pass
-// gives: the same events, string ids, arguments, metadata and counters, and for
-// bad input the same error.
+// on one (for gzip, streamed a window at a time, or on two threads while it
+// inflates), gives exactly what one pass gives: the same events, string ids,
+// arguments, metadata and counters, and for bad input the same error.
 #include <filesystem>
 #include <string>
 
@@ -24,6 +24,9 @@ namespace fs = std::filesystem;
 constexpr ReadParallelism kFourParts{.threads = 4, .min_part_bytes = 4 << 10};
 // One thread, parts of 4 KiB read in turn.
 constexpr ReadParallelism kInTurn{.threads = 1, .in_turn_part_bytes = 4 << 10};
+// Two threads: gzip is parsed while it inflates, in windows of 4 KiB.
+constexpr ReadParallelism kTwoParts{
+    .threads = 2, .min_part_bytes = 4 << 10, .in_turn_part_bytes = 4 << 10};
 // The reference: one pass over the whole text.
 constexpr ReadParallelism kOnePass{.threads = 1, .in_turn_part_bytes = 0};
 
@@ -109,6 +112,7 @@ struct TwoReads {
   absl::StatusOr<Trace> in_parts;
   size_t parts = 0;
   bool streamed = false;
+  bool while_inflating = false;
 };
 
 TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {},
@@ -119,12 +123,15 @@ TwoReads ReadBothWays(std::string_view text, ReaderLimits limits = {},
                  in_parts.ReadBytes(text, "t.json")};
   reads.parts = in_parts.last_read_parts();
   reads.streamed = in_parts.last_read_streamed();
+  reads.while_inflating = in_parts.last_read_while_inflating();
   return reads;
 }
 
-// The same text gzipped, one pass against a stream in 4 KiB windows.
-TwoReads ReadGzippedBothWays(std::string_view text, ReaderLimits limits = {}) {
-  return ReadBothWays(Gzip(text), limits, kInTurn);
+// The same text gzipped, one pass against a stream in 4 KiB windows (or, with
+// kTwoParts, two parts read while it inflates).
+TwoReads ReadGzippedBothWays(std::string_view text, ReaderLimits limits = {},
+                             ReadParallelism parts = kInTurn) {
+  return ReadBothWays(Gzip(text), limits, parts);
 }
 
 TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
@@ -135,10 +142,13 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   KinetoReader four({}, kFourParts);
   // The reader's default on one thread: only files over 2 MiB are cut.
   KinetoReader in_turn;
+  // On two threads: gzip of 16 MiB or more is parsed while it inflates.
+  KinetoReader two({}, {.threads = 2});
   int files = 0;
   int cut = 0;
   int cut_in_turn = 0;
   int streamed = 0;
+  int while_inflating = 0;
   for (const fs::path& path : test_support::RealTraceFiles()) {
     SCOPED_TRACE(path.string());
     absl::StatusOr<Trace> a = one.ReadFile(path.string());
@@ -155,6 +165,12 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
       ++cut_in_turn;
       if (in_turn.last_read_streamed()) ++streamed;
     }
+    absl::StatusOr<Trace> d = two.ReadFile(path.string());
+    ASSERT_TRUE(d.ok()) << d.status();
+    if (two.last_read_while_inflating()) {
+      ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *d));
+      ++while_inflating;
+    }
   }
   EXPECT_GE(files, 100);
   // Kineto writes one event per line block: nearly every real file must have
@@ -165,6 +181,8 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
   // Every large real trace is gzipped and written by Kineto or HTA's tools.
   EXPECT_GE(streamed, cut_in_turn * 3 / 4)
       << streamed << " of " << cut_in_turn << " files in turn were streamed";
+  // The largest traces (xDiT, MTIA, the H200 pair) unzip to over 16 MiB.
+  EXPECT_GE(while_inflating, 4) << "files read while inflating";
 }
 
 TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
@@ -241,11 +259,15 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
       EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
     }
   }
-  for (size_t c = 0; c < cases.size(); ++c) {
-    SCOPED_TRACE(::testing::Message() << "case " << c << ", gzipped");
-    const TwoReads reads = ReadGzippedBothWays(cases[c].text, cases[c].limits);
-    ASSERT_FALSE(reads.one_pass.ok());
-    EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+  for (const ReadParallelism& parts : {kInTurn, kTwoParts}) {
+    for (size_t c = 0; c < cases.size(); ++c) {
+      SCOPED_TRACE(::testing::Message()
+                   << "case " << c << ", gzipped, threads " << parts.threads);
+      const TwoReads reads =
+          ReadGzippedBothWays(cases[c].text, cases[c].limits, parts);
+      ASSERT_FALSE(reads.one_pass.ok());
+      EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
+    }
   }
 }
 
@@ -272,6 +294,12 @@ TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
     ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
     EXPECT_TRUE(reads.streamed);
     ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    // The names (event 300, 320) fall in the second part, read by the thread
+    // that inflates.
+    const TwoReads two = ReadGzippedBothWays(t, {}, kTwoParts);
+    ASSERT_TRUE(two.in_parts.ok()) << two.in_parts.status();
+    EXPECT_TRUE(two.while_inflating);
+    ExpectIdentical(*two.one_pass, *two.in_parts);
   }
 }
 
@@ -286,7 +314,8 @@ TEST(ParallelReadTest, AFileAtMaxEventsGivesTheOnePassAnswer) {
        {KinetoText(400, 399, dropped), KinetoText(399),
         KinetoText(400, 200, dropped)}) {
     for (const TwoReads& reads :
-         {ReadBothWays(text, limits), ReadGzippedBothWays(text, limits)}) {
+         {ReadBothWays(text, limits), ReadGzippedBothWays(text, limits),
+          ReadGzippedBothWays(text, limits, kTwoParts)}) {
       EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
       if (reads.one_pass.ok())
         ExpectIdentical(*reads.one_pass, *reads.in_parts);
@@ -363,6 +392,73 @@ TEST(ParallelReadTest, WhatAStreamCannotProveIsReadWhole) {
   const absl::Status whole = one.ReadBytes(gz, "t.json.gz").status();
   EXPECT_EQ(whole.code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(streamed.ReadBytes(gz, "t.json.gz").status(), whole);
+}
+
+TEST(ParallelReadTest, GzipIsReadInTwoPartsWhileItInflatesAsOnePass) {
+  // Windows of 4 KiB in a text of ~100 KiB: the helper publishes each window
+  // as it inflates it, so the first part is parsed while the rest inflates.
+  const std::string text = KinetoText(400, -1, "", R"(,
+  "traceName": "w.pt.trace.json", "baseTimeNanoseconds": 1700000000000000000,
+  "distributedInfo": {"backend": "gloo", "rank": 1, "world_size": 2})");
+  for (int round = 0; round < 20; ++round) {  // threads interleave differently
+    const TwoReads reads = ReadGzippedBothWays(text, {}, kTwoParts);
+    ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+    EXPECT_TRUE(reads.while_inflating);
+    EXPECT_FALSE(reads.streamed);
+    EXPECT_EQ(reads.parts, 2u);
+    ExpectIdentical(*reads.one_pass, *reads.in_parts);
+    EXPECT_EQ(reads.in_parts->metadata.trace_name, "w.pt.trace.json");
+    EXPECT_EQ(reads.in_parts->metadata.rank, 1);
+  }
+  const TwoReads legacy = ReadGzippedBothWays(LegacyBareArray(), {}, kTwoParts);
+  ASSERT_TRUE(legacy.in_parts.ok()) << legacy.in_parts.status();
+  EXPECT_TRUE(legacy.while_inflating);
+  ExpectIdentical(*legacy.one_pass, *legacy.in_parts);
+}
+
+// What the two threads cannot prove is read whole: the same trace or error.
+TEST(ParallelReadTest, WhatCannotBeReadWhileInflatingIsReadWhole) {
+  const std::string text = KinetoText(400);
+  // Two gzip members: the trailer announces only the second's size, so the
+  // text outgrows the buffer sized from it.
+  const std::string two_members = Gzip(text.substr(0, text.size() / 2)) +
+                                  Gzip(text.substr(text.size() / 2));
+  {
+    KinetoReader one({}, kOnePass);
+    KinetoReader two({}, kTwoParts);
+    const absl::StatusOr<Trace> a = one.ReadBytes(two_members, "t.json.gz");
+    const absl::StatusOr<Trace> b = two.ReadBytes(two_members, "t.json.gz");
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_FALSE(two.last_read_while_inflating());
+    ExpectIdentical(*a, *b);
+  }
+  // No cut past the split point (the array on one line), and an event larger
+  // than a window.
+  std::string one_line = R"({"traceEvents": [)";
+  for (int i = 0; i < 2000; ++i) {
+    base::StrAppend(&one_line, i == 0 ? "" : ", ",
+                    R"({"ph": "X", "name": "op", "ts": )", i,
+                    R"(, "dur": 1, "pid": 1, "tid": 1})");
+  }
+  one_line += "]}";
+  for (const std::string& t :
+       {one_line, KinetoText(300, 100, EventWithObjectsOnLines())}) {
+    const TwoReads reads = ReadGzippedBothWays(t, {}, kTwoParts);
+    ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+    ASSERT_TRUE(reads.in_parts.ok()) << reads.in_parts.status();
+    EXPECT_FALSE(reads.while_inflating);
+    ExpectIdentical(*reads.one_pass, *reads.in_parts);
+  }
+  // A damaged CRC is only known once the helper has inflated everything.
+  std::string gz = Gzip(text);
+  gz[gz.size() - 6] = static_cast<char>(gz[gz.size() - 6] ^ 1);
+  KinetoReader one({}, kOnePass);
+  KinetoReader two({}, kTwoParts);
+  const absl::Status whole = one.ReadBytes(gz, "t.json.gz").status();
+  EXPECT_EQ(whole.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(two.ReadBytes(gz, "t.json.gz").status(), whole);
 }
 
 }  // namespace
