@@ -41,6 +41,65 @@ std::optional<EventCut> FirstCutFrom(std::string_view text, size_t from) {
   return std::nullopt;
 }
 
+// Parses one part of the event array, a window at a time, into one Trace as
+// one pass over the part would (as streamed_events.h reads its windows).
+class WindowedPart {
+ public:
+  WindowedPart(Trace& out, std::string_view source, const ReaderLimits& limits,
+               const ArgNameTable& arg_names, od::parser& parser,
+               size_t reserve_bytes)
+      : out_(out),
+        source_(source),
+        limits_(limits),
+        arg_names_(arg_names),
+        parser_(parser),
+        reserve_bytes_(reserve_bytes) {}
+
+  // Parses text[start..end], "[" events "]", readable `capacity` bytes from
+  // `start`; false when it fails or reaches max_events.
+  bool Parse(const char* text, size_t start, size_t end, size_t capacity) {
+    const std::string_view window(text + start, end + 1 - start);
+    absl::Status parsed;
+    if (!events_.has_value()) {
+      events_.emplace(out_, window, source_, limits_, arg_names_);
+      events_->set_reserve_bytes(reserve_bytes_);
+      parsed = events_->Parse(parser_, capacity, TraceParser::Mode::kEventPart);
+    } else {
+      parsed = events_->ParseNextPart(parser_, window, capacity);
+    }
+    return parsed.ok() && out_.events.size() < limits_.max_events;
+  }
+
+  std::vector<StringIdRow> string_id_rows() const {
+    return events_.has_value() ? events_->string_id_rows()
+                               : std::vector<StringIdRow>{};
+  }
+
+ private:
+  Trace& out_;
+  std::string_view source_;
+  const ReaderLimits& limits_;
+  const ArgNameTable& arg_names_;
+  od::parser& parser_;
+  size_t reserve_bytes_;
+  std::optional<TraceParser> events_;
+};
+
+// Ends the window that starts at text[start] (its '[') at the last event cut
+// before `horizon` and at least a padding past `start` (what a window before
+// it may read): the cut's comma becomes the window's ']', the blank before the
+// next event the next window's '['. nullopt when there is none.
+std::optional<EventCut> CutWindow(char* text, size_t start, size_t horizon) {
+  EventCut cut;
+  if (horizon <= start + kJsonPadding ||
+      !LastCutIn(std::string_view(text, horizon), start + kJsonPadding, &cut)) {
+    return std::nullopt;
+  }
+  text[cut.comma] = ']';
+  text[cut.next - 1] = '[';
+  return cut;
+}
+
 }  // namespace
 
 std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
@@ -59,14 +118,13 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
   }
   const size_t capacity = announced + 1;
   const size_t target = static_cast<size_t>(announced * kFirstPartShare);
-  const size_t second_part_bytes = announced - target;
   if (!text_.Grow(capacity + kJsonPadding, 0).ok() ||
       !AllocateParser(parser, window_bytes + 1, limits, source).ok() ||
-      !AllocateParser(helper_parser_, second_part_bytes, limits, source).ok()) {
+      !AllocateParser(helper_parser_, window_bytes + 1, limits, source).ok()) {
     return std::nullopt;
   }
   helper_trace_.ClearKeepingCapacity();
-  helper_trace_.events.Reserve(second_part_bytes /
+  helper_trace_.events.Reserve((announced - target) /
                                kineto::kBytesPerEventEstimate);
   helper_string_id_rows_.clear();
   char* const text = text_.data();
@@ -134,16 +192,24 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
       p.inflated = true;
       p.array_end = array_end;
     });
+    // Its part, a window at a time: the parser's index a window's size, each
+    // window's text still in the cache.
     bool parsed = true;
     if (split.has_value()) {
-      const size_t begin = split->next - 1;
-      TraceParser part(helper_trace_,
-                       std::string_view(text + begin, array_end + 1 - begin),
-                       source, limits, arg_names);
-      part.set_reserve_bytes(0);  // reserved above
-      parsed = part.Parse(helper_parser_, filled + kJsonPadding - begin,
-                          TraceParser::Mode::kEventPart)
-                   .ok();
+      WindowedPart part(helper_trace_, source, limits, arg_names,
+                        helper_parser_, 0);  // reserved above
+      const size_t readable = filled + kJsonPadding;
+      for (size_t start = split->next - 1; parsed;) {
+        if (array_end - start <= window_bytes) {
+          parsed = part.Parse(text, start, array_end, readable - start);
+          break;
+        }
+        const std::optional<EventCut> cut =
+            CutWindow(text, start, start + window_bytes);
+        parsed = cut.has_value() &&
+                 part.Parse(text, start, cut->comma, readable - start);
+        if (cut.has_value()) start = cut->next - 1;
+      }
       helper_string_id_rows_ = part.string_id_rows();
     }
     publish([&](Progress& p) {
@@ -170,7 +236,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
   // when there is none), a window at a time, each parsed once it and the
   // padding after it are readable. `start` is the '[' of the next window.
   Trace trace;
-  std::optional<TraceParser> events;
+  WindowedPart part(trace, source, limits, arg_names, parser, announced);
   size_t array_begin = std::string_view::npos;
   size_t start = 0;
   for (;;) {
@@ -211,42 +277,22 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     } else if (p.inflated) {
       part_end = p.array_end;
     }
-    size_t end;
-    size_t next_start = 0;
-    const bool last = part_end.has_value() &&
-                      *part_end - start <= window_bytes &&
-                      *part_end + 1 + kJsonPadding <= p.readable;
-    if (last) {
-      end = *part_end;
-    } else {
-      const size_t horizon =
-          std::min({start + window_bytes, part_end.value_or(stable),
-                    p.readable - std::min(p.readable, 1 + kJsonPadding)});
-      EventCut cut;
-      if (horizon <= start ||
-          !LastCutIn(std::string_view(text, horizon), start, &cut)) {
-        return give_up();  // no cut within a window
-      }
-      text[cut.comma] = ']';
-      text[cut.next - 1] = '[';
-      end = cut.comma;
-      next_start = cut.next - 1;
+    if (part_end.has_value() && *part_end - start <= window_bytes &&
+        *part_end + 1 + kJsonPadding <= p.readable) {
+      if (!part.Parse(text, start, *part_end, p.readable - start))
+        return give_up();
+      break;
     }
-    const std::string_view piece(text + start, end + 1 - start);
-    const size_t piece_capacity = p.readable - start;
-    absl::Status parsed;
-    if (!events.has_value()) {
-      events.emplace(trace, piece, source, limits, arg_names);
-      events->set_reserve_bytes(announced);
-      parsed =
-          events->Parse(parser, piece_capacity, TraceParser::Mode::kEventPart);
-    } else {
-      parsed = events->ParseNextPart(parser, piece, piece_capacity);
+    // A window, with its padding, within what is readable.
+    const std::optional<EventCut> cut = CutWindow(
+        text, start,
+        std::min({start + window_bytes, part_end.value_or(stable),
+                  p.readable - std::min(p.readable, 1 + kJsonPadding)}));
+    if (!cut.has_value() ||
+        !part.Parse(text, start, cut->comma, p.readable - start)) {
+      return give_up();  // no cut within a window, or a failing window
     }
-    if (!parsed.ok() || trace.events.size() >= limits.max_events)
-      return give_up();
-    if (last) break;
-    start = next_start;
+    start = cut->next - 1;
   }
 
   helper.join();
