@@ -31,7 +31,8 @@
 // Cold, a fresh process per run, each against the cold floor (this binary's
 // --floor, which allocates as the CLI does: jemalloc with huge pages, so both
 // pay alike for fresh memory) and against the warm floor above (as the issue's
-// table divides a command's time by the floor's):
+// table divides a command's time by the floor's; the targets are judged
+// against it, the stricter of the two here):
 //   diff --format json, diff --compare hta --format json,
 //   diff --view overview --format json, show BASELINE --format json.
 #include <algorithm>
@@ -292,22 +293,31 @@ int main(int argc, char** argv) {
       "\ncold, a process per run (medians; floor of both files %.1f "
       "ms, on-demand %.1f ms)\n",
       Median(cold_floor), Median(cold_on_demand));
+  // Judged against the warm floor: on a VM whose fresh memory is slow to
+  // fault in (as here), the cold floor's own allocations can make it several
+  // times the warm one, and every ratio to it look better than it is.
   int over = 0;
+  int over_cold = 0;
   for (const Command& c : commands) {
     const double ratio = Median(c.ratio);
-    const bool missed = c.target > 0 && ratio > c.target;
+    const double warm_ratio = Median(c.warm_ratio);
+    const bool missed = c.target > 0 && warm_ratio > c.target;
     over += missed ? 1 : 0;
+    over_cold += c.target > 0 && ratio > c.target ? 1 : 0;
     std::printf(
         "  %-36s %8.1f ms  %5.2fx (on-demand %5.2fx, warm floor %5.2fx)",
-        c.name, Median(c.ms), ratio, Median(c.on_demand_ratio),
-        Median(c.warm_ratio));
+        c.name, Median(c.ms), ratio, Median(c.on_demand_ratio), warm_ratio);
     if (c.target > 0) {
-      std::printf("  (target <= %.2fx%s)", c.target, missed ? ", missed" : "");
+      std::printf("  (target <= %.2fx of the warm floor%s)", c.target,
+                  missed ? ", missed" : "");
     }
     std::printf("\n");
   }
   std::printf("  (show against the floor of its one file: %.2fx)\n",
               Median(show_one_file_ratio));
-  std::printf("targets missed: %d (bytes produced: %zu)\n", over, sink);
+  std::printf(
+      "targets missed: %d against the warm floor, %d against the cold floor "
+      "(bytes produced: %zu)\n",
+      over, over_cold, sink);
   return 0;
 }
