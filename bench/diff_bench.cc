@@ -11,6 +11,8 @@
 //                       cost is BM_DiffOnly - BM_DiffNoFindings (issue 43's
 //                       target: <= 10% of BM_DiffEndToEnd)
 //   BM_DiffEndToEnd     load + diff, what a user waits for
+//   BM_ShowJson         `profdiff show --format json`'s output of the
+//                       baseline side's profile (written, not printed)
 // Each takes the pair as its argument: 0 the xDiT pair, 1 the story pair.
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include "base/keep_freed_memory.h"
 #include "bench/bench_traces.h"
 #include "bench/json_floor.h"
+#include "client/json_writer.h"
 #include "differ/differ.h"
 
 namespace {
@@ -128,6 +131,21 @@ void BM_DiffEndToEnd(benchmark::State& state) {
   }
 }
 
+void BM_ShowJson(benchmark::State& state) {
+  if (!PairPresent(state)) return;
+  auto runs = profdiff::analysis::LoadRuns({{TracePath(state, 0)}}, {});
+  if (!runs.ok())
+    return state.SkipWithError(std::string(runs.status().message()).c_str());
+  std::string json;
+  for (auto _ : state) {
+    json.clear();
+    profdiff::client::WriteJson((*runs)[0], json);
+    benchmark::DoNotOptimize(json.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(json.size()) *
+                          state.iterations());
+}
+
 BENCHMARK(BM_FloorBothSides)
     ->Arg(0)
     ->Arg(1)
@@ -149,6 +167,11 @@ BENCHMARK(BM_DiffNoFindings)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_DiffEndToEnd)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_ShowJson)
     ->Arg(0)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_loader.h"
+#include "base/str_cat.h"
 #include "client/json_output.h"
 #include "differ/differ.h"
 #include "profdiff/v1/agents.pb.h"
@@ -285,6 +287,43 @@ TEST(JsonWriterTest, RandomStoreAndAgentMessagesPrintAsProtobufPrintsThem) {
   ExpectSameForRandomMessages<v1::AgentReport>(100);
   ExpectSameForRandomMessages<v1::ExportTraceChunk>(50);
   ExpectSameForRandomMessages<v1::EventBatch>(50);
+}
+
+// Doubles print as protobuf's %.15g-then-%.17g prints them: doubles near
+// decimals of 1 to 17 digits (both sides of the line between 15 digits and
+// more), subnormals (whose neighbours are far apart), random bits and times in
+// microseconds.
+TEST(JsonWriterTest, EveryKindOfDoublePrintsAsProtobufPrintsIt) {
+  std::mt19937_64 random(20261202);
+  v1::EventBatch batch;
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t bits = random();
+    double value = 0;
+    switch (i % 4) {
+      case 0: {  // nearest a decimal of 1-17 digits, 1e-30 to 1e30
+        const int digits = 1 + static_cast<int>(random() % 17);
+        std::string text = std::to_string(1 + random() % 9);
+        for (int d = 1; d < digits; ++d) text += std::to_string(random() % 10);
+        base::StrAppend(&text, "e", static_cast<int>(random() % 61) - 30);
+        value = std::strtod(text.c_str(), nullptr);
+        break;
+      }
+      case 1: {  // subnormal
+        const uint64_t subnormal = bits & ((uint64_t{1} << 52) - 1);
+        std::memcpy(&value, &subnormal, sizeof(value));
+        break;
+      }
+      case 2:  // any bits, NaN and infinities included
+        std::memcpy(&value, &bits, sizeof(value));
+        break;
+      default:  // microseconds as profiles hold them
+        value = static_cast<double>(bits % 100000000) / 1000;
+        break;
+    }
+    if (bits % 2 == 0) value = -value;
+    batch.add_arg_double(value);
+  }
+  ExpectSameJson(batch);
 }
 
 TEST(JsonWriterTest, EveryTrickyStringEscapesAsProtobufEscapesIt) {
