@@ -22,13 +22,14 @@ using kineto::TraceParser;
 
 // What the helper has done, as the calling thread may see it.
 struct Progress {
-  size_t readable = 0;            // text bytes the calling thread may read
-  bool decided = false;           // whether there is a split is known
-  std::optional<EventCut> split;  // the first cut past the split point
-  bool inflated = false;          // the whole text is in, padded
-  size_t array_end = 0;           // once inflated: the array's ']'
-  bool failed = false;            // read it whole instead
-  bool helper_done = false;       // the helper has parsed its part (or won't)
+  size_t readable = 0;  // text bytes the calling thread may read
+  size_t claimed = 0;   // the calling thread reads and writes only before this
+  bool inflated = false;  // the whole text is in, padded
+  size_t array_end = 0;   // once inflated: the array's ']'
+  std::optional<EventCut>
+      split;                 // once inflated: where the helper's part starts
+  bool failed = false;       // read it whole instead
+  bool helper_done = false;  // the helper has parsed its part (or won't)
 };
 
 // The first cut whose comma lies at or after `from` in `text`.
@@ -117,15 +118,14 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     return std::nullopt;
   }
   const size_t capacity = announced + 1;
-  const size_t target = static_cast<size_t>(announced * kFirstPartShare);
   if (!text_.Grow(capacity + kJsonPadding, 0).ok() ||
       !AllocateParser(parser, window_bytes + 1, limits, source).ok() ||
       !AllocateParser(helper_parser_, window_bytes + 1, limits, source).ok()) {
     return std::nullopt;
   }
   helper_trace_.ClearKeepingCapacity();
-  helper_trace_.events.Reserve((announced - target) /
-                               kineto::kBytesPerEventEstimate);
+  // Its part is at most half the text.
+  helper_trace_.events.Reserve(announced / 2 / kineto::kBytesPerEventEstimate);
   helper_string_id_rows_.clear();
   char* const text = text_.data();
 
@@ -141,14 +141,12 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     changed.notify_one();
   };
 
-  // The helper: inflates everything, picks the split on the way, then parses
-  // from it to the array's end.
+  // The helper: inflates everything, then splits what the calling thread has
+  // not yet reached in two and parses the second half to the array's end.
   const auto inflate_and_parse = [&] {
     const auto fail = [&] { publish([](Progress& p) { p.failed = true; }); };
     GzipStream stream(compressed, source);
     size_t filled = 0;
-    std::optional<EventCut> split;
-    bool decided = false;
     while (!stream.done()) {
       {
         std::lock_guard lock(mu);
@@ -162,36 +160,42 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
         return;
       }
       filled += *read;
-      // The split: the first cut within a window past the point (a window with
-      // no cut is read whole anyway).
-      if (!decided && (filled >= target + window_bytes || stream.done())) {
-        // Read from the split point on, and back from there over blanks only:
-        // the calling thread's cuts so far lie before it, each before a '{'.
-        split = FirstCutFrom(std::string_view(text, filled), target);
-        if (split.has_value()) {
-          text[split->comma] = ']';
-          text[split->next - 1] = '[';
-        }
-        decided = true;
-      }
-      publish([&](Progress& p) {
-        p.readable = filled;
-        p.decided = decided;
-        p.split = split;
-      });
+      publish([&](Progress& p) { p.readable = filled; });
     }
     std::memset(text + filled, ' ', kJsonPadding);
-    const size_t array_end = EventArrayEnd(std::string_view(text, filled),
-                                           split.has_value() ? split->next : 0);
-    if (array_end == std::string_view::npos) {
-      fail();
-      return;
+    std::optional<EventCut> split;
+    size_t array_end = 0;
+    {
+      // Both threads parse at about one speed from here: the helper takes the
+      // second half of what is left, from the first cut past its middle. It
+      // reads and writes only past what the calling thread has claimed, and
+      // the calling thread claims no more until it sees the split.
+      std::lock_guard lock(mu);
+      const size_t claimed = progress.claimed;
+      // Read back from the text's end to the array's last event: past the
+      // calling thread's cuts, which lie between events.
+      array_end = EventArrayEnd(std::string_view(text, filled), 0);
+      if (array_end == std::string_view::npos) {
+        progress.failed = true;
+        changed.notify_one();
+        return;
+      }
+      // Not worth a part of its own when less than two windows are left.
+      if (array_end > claimed && array_end - claimed >= 2 * window_bytes) {
+        const std::string_view rest(text + claimed, array_end - claimed);
+        split = FirstCutFrom(rest, rest.size() / 2);
+      }
+      if (split.has_value()) {
+        *split = {claimed + split->comma, claimed + split->next};
+        text[split->comma] = ']';
+        text[split->next - 1] = '[';
+      }
+      progress.readable = filled + kJsonPadding;
+      progress.inflated = true;
+      progress.array_end = array_end;
+      progress.split = split;
     }
-    publish([&](Progress& p) {
-      p.readable = filled + kJsonPadding;
-      p.inflated = true;
-      p.array_end = array_end;
-    });
+    changed.notify_one();
     // Its part, a window at a time: the parser's index a window's size, each
     // window's text still in the cache.
     bool parsed = true;
@@ -241,53 +245,41 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
   size_t start = 0;
   for (;;) {
     Progress p;
+    size_t horizon = 0;  // the window's cut lies before it
     {
       std::unique_lock lock(mu);
       changed.wait(lock, [&] {
-        const Progress& now = progress;
-        if (now.failed || now.inflated) return true;
-        const size_t want = start + window_bytes + 1 + kJsonPadding;
-        if (!now.decided) return want <= target && now.readable >= want;
-        if (now.split.has_value()) {
-          return now.readable >=
-                 std::min(want, now.split->comma + 1 + kJsonPadding);
-        }
-        return now.readable >= want;
+        return progress.failed || progress.inflated ||
+               progress.readable >= start + window_bytes + 1 + kJsonPadding;
       });
       p = progress;
+      // Claimed before it is cut and read, padding included, so that the
+      // helper splits past it.
+      const size_t bound = !p.inflated ? p.readable - (1 + kJsonPadding)
+                           : p.split.has_value() ? p.split->comma
+                                                 : p.array_end;
+      horizon = std::min(start + window_bytes, bound);
+      progress.claimed = std::max(progress.claimed, horizon + 1 + kJsonPadding);
     }
     if (p.failed) return give_up();
-    // Text this thread may read: before the split point until the split is
-    // known (the helper writes its cut there).
-    const size_t text_bytes =
-        p.inflated ? p.readable - kJsonPadding : p.readable;
-    const size_t stable = p.decided ? text_bytes : std::min(text_bytes, target);
     if (array_begin == std::string_view::npos) {
-      array_begin = EventArrayBegin(std::string_view(text, stable));
-      if (array_begin == std::string_view::npos ||
-          array_begin + kJsonPadding >= stable) {
-        return give_up();
-      }
+      // In the first window, as the streamed reader wants it.
+      array_begin = EventArrayBegin(std::string_view(text, horizon));
+      if (array_begin == std::string_view::npos) return give_up();
       start = array_begin;
-      continue;  // waits for a window from there
+      continue;
     }
-    std::optional<size_t> part_end;
-    if (p.decided && p.split.has_value()) {
-      part_end = p.split->comma;
-    } else if (p.inflated) {
-      part_end = p.array_end;
+    if (p.inflated) {
+      const size_t part_end =
+          p.split.has_value() ? p.split->comma : p.array_end;
+      if (part_end < start) return give_up();
+      if (part_end - start <= window_bytes) {
+        if (!part.Parse(text, start, part_end, p.readable - start))
+          return give_up();
+        break;
+      }
     }
-    if (part_end.has_value() && *part_end - start <= window_bytes &&
-        *part_end + 1 + kJsonPadding <= p.readable) {
-      if (!part.Parse(text, start, *part_end, p.readable - start))
-        return give_up();
-      break;
-    }
-    // A window, with its padding, within what is readable.
-    const std::optional<EventCut> cut = CutWindow(
-        text, start,
-        std::min({start + window_bytes, part_end.value_or(stable),
-                  p.readable - std::min(p.readable, 1 + kJsonPadding)}));
+    const std::optional<EventCut> cut = CutWindow(text, start, horizon);
     if (!cut.has_value() ||
         !part.Parse(text, start, cut->comma, p.readable - start)) {
       return give_up();  // no cut within a window, or a failing window
