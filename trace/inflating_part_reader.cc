@@ -12,6 +12,7 @@
 #include "trace/gzip_stream.h"
 #include "trace/kineto_parser.h"
 #include "trace/trace_file.h"
+#include "trace/windowed_part.h"
 
 namespace profdiff::trace {
 namespace {
@@ -27,9 +28,8 @@ struct Progress {
   bool inflated = false;  // the whole text is in, padded
   size_t array_end = 0;   // once inflated: the array's ']'
   std::optional<EventCut>
-      split;                 // once inflated: where the helper's part starts
-  bool failed = false;       // read it whole instead
-  bool helper_done = false;  // the helper has parsed its part (or won't)
+      split;            // once inflated: where the helper's part starts
+  bool failed = false;  // read it whole instead
 };
 
 // The first cut whose comma lies at or after `from` in `text`.
@@ -41,50 +41,6 @@ std::optional<EventCut> FirstCutFrom(std::string_view text, size_t from) {
   }
   return std::nullopt;
 }
-
-// Parses one part of the event array, a window at a time, into one Trace as
-// one pass over the part would (as streamed_events.h reads its windows).
-class WindowedPart {
- public:
-  WindowedPart(Trace& out, std::string_view source, const ReaderLimits& limits,
-               const ArgNameTable& arg_names, od::parser& parser,
-               size_t reserve_bytes)
-      : out_(out),
-        source_(source),
-        limits_(limits),
-        arg_names_(arg_names),
-        parser_(parser),
-        reserve_bytes_(reserve_bytes) {}
-
-  // Parses text[start..end], "[" events "]", readable `capacity` bytes from
-  // `start`; false when it fails or reaches max_events.
-  bool Parse(const char* text, size_t start, size_t end, size_t capacity) {
-    const std::string_view window(text + start, end + 1 - start);
-    absl::Status parsed;
-    if (!events_.has_value()) {
-      events_.emplace(out_, window, source_, limits_, arg_names_);
-      events_->set_reserve_bytes(reserve_bytes_);
-      parsed = events_->Parse(parser_, capacity, TraceParser::Mode::kEventPart);
-    } else {
-      parsed = events_->ParseNextPart(parser_, window, capacity);
-    }
-    return parsed.ok() && out_.events.size() < limits_.max_events;
-  }
-
-  std::vector<StringIdRow> string_id_rows() const {
-    return events_.has_value() ? events_->string_id_rows()
-                               : std::vector<StringIdRow>{};
-  }
-
- private:
-  Trace& out_;
-  std::string_view source_;
-  const ReaderLimits& limits_;
-  const ArgNameTable& arg_names_;
-  od::parser& parser_;
-  size_t reserve_bytes_;
-  std::optional<TraceParser> events_;
-};
 
 // Ends the window that starts at text[start] (its '[') at the last event cut
 // before `horizon` and at least a padding past `start` (what a window before
@@ -216,10 +172,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
       }
       helper_string_id_rows_ = part.string_id_rows();
     }
-    publish([&](Progress& p) {
-      p.failed = !parsed;
-      p.helper_done = true;
-    });
+    publish([&](Progress& p) { p.failed = !parsed; });
   };
   std::jthread helper;
   try {
@@ -293,13 +246,13 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     std::lock_guard lock(mu);
     p = progress;
   }
-  if (p.failed || !p.helper_done) return std::nullopt;
+  if (p.failed) return std::nullopt;
   if (p.split.has_value()) {
     AppendTrace(trace, helper_trace_,
                 {.string_id_rows = &helper_string_id_rows_});
   }
-  // One pass fails on any event after the max_events-th kept one, even one it
-  // would drop: at the limit only one pass can tell.
+  // Each part stopped short of max_events; together they may not (as
+  // WindowedPart::Parse).
   if (trace.events.size() >= limits.max_events) return std::nullopt;
 
   const size_t text_bytes = p.readable - kJsonPadding;

@@ -9,6 +9,7 @@
 #include "trace/gzip_stream.h"
 #include "trace/kineto_parser.h"
 #include "trace/trace_file.h"
+#include "trace/windowed_part.h"
 
 namespace profdiff::trace {
 namespace od = simdjson::ondemand;
@@ -54,26 +55,14 @@ std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
   outside_.assign(w, array_begin + 1);
 
   Trace trace;
-  std::optional<kineto::TraceParser> events;
+  WindowedPart events(trace, source, limits, arg_names, parser,
+                      GunzippedSizeGuess(compressed));
   size_t start = array_begin;  // w[start] is the '[' of the next part
   // Parses w[start..end] ("[" events "]") into `trace`, after the parts
   // before it.
   const auto parse = [&](size_t end) {
-    const std::string_view text(w + start, end + 1 - start);
-    const size_t capacity = window_bytes + kJsonPadding - start;
-    absl::Status status;
-    if (!events.has_value()) {
-      events.emplace(trace, text, source, limits, arg_names);
-      events->set_reserve_bytes(GunzippedSizeGuess(compressed));
-      status = events->Parse(parser, capacity,
-                             kineto::TraceParser::Mode::kEventPart);
-    } else {
-      status = events->ParseNextPart(parser, text, capacity);
-    }
     ++parts_;
-    // One pass fails on any event after the max_events-th kept one, even one
-    // it would drop: at the limit only one pass can tell.
-    return status.ok() && trace.events.size() < limits.max_events;
+    return events.Parse(w, start, end, window_bytes + kJsonPadding - start);
   };
   while (!stream.done()) {
     EventCut cut;

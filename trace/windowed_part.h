@@ -1,0 +1,57 @@
+// One part of a trace's event array parsed a window at a time into one Trace,
+// as one pass over the part would: the first window starts the single pass
+// (kineto_parser.h), each later one continues it with the same columns, string
+// pool and caches. The parser's index is then a window's size, and each
+// window's text is still in the cache when its events are read. Used by the
+// readers that never hold a whole part as one document (streamed_events.h,
+// inflating_part_reader.h).
+#ifndef PROFDIFF_TRACE_WINDOWED_PART_H_
+#define PROFDIFF_TRACE_WINDOWED_PART_H_
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "trace/kineto_parser.h"
+
+namespace profdiff::trace {
+
+class WindowedPart {
+ public:
+  // Events go to `out`, its columns reserved for `reserve_bytes` of JSON when
+  // the first window is parsed (0: reserved by the caller).
+  WindowedPart(Trace& out, std::string_view source, const ReaderLimits& limits,
+               const ArgNameTable& arg_names,
+               simdjson::ondemand::parser& parser, size_t reserve_bytes)
+      : out_(out),
+        source_(source),
+        limits_(limits),
+        arg_names_(arg_names),
+        parser_(parser),
+        reserve_bytes_(reserve_bytes) {}
+
+  // Parses text[start..end], "[" events "]", readable `capacity` bytes from
+  // `start`. False when it fails, or when the part has reached max_events: one
+  // pass fails on any event after the max_events-th kept one, even one it
+  // would drop, so at the limit only one pass can tell.
+  bool Parse(const char* text, size_t start, size_t end, size_t capacity);
+
+  // The rows whose ids are names (AppendShift::string_id_rows).
+  std::vector<StringIdRow> string_id_rows() const;
+
+ private:
+  Trace& out_;
+  std::string_view source_;
+  const ReaderLimits& limits_;
+  const ArgNameTable& arg_names_;
+  simdjson::ondemand::parser& parser_;
+  size_t reserve_bytes_;
+  std::optional<kineto::TraceParser> events_;
+};
+
+}  // namespace profdiff::trace
+
+#endif  // PROFDIFF_TRACE_WINDOWED_PART_H_
