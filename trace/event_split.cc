@@ -67,6 +67,18 @@ bool LastCutIn(std::string_view json, size_t from, EventCut* cut) {
   return false;
 }
 
+bool FirstCutIn(std::string_view json, size_t from, size_t limit,
+                EventCut* cut) {
+  limit = std::min(limit, json.size());
+  for (size_t at = from; at < limit; ++at) {
+    const void* newline = std::memchr(json.data() + at, '\n', limit - at);
+    if (newline == nullptr) return false;
+    at = static_cast<size_t>(static_cast<const char*>(newline) - json.data());
+    if (CutAtNewline(json, at, cut)) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // The event array's brackets (EventArrayBegin, EventArrayEnd).
@@ -91,17 +103,9 @@ EventSplit FindEventSplit(std::string_view json, size_t parts) {
   for (size_t k = 1; k < parts; ++k) {
     size_t at = std::max(from, split.array_begin + span / parts * k);
     const size_t limit = std::min(split.array_end, at + kSearchWindowBytes);
-    while (at < limit) {
-      const void* newline = std::memchr(json.data() + at, '\n', limit - at);
-      if (newline == nullptr) break;
-      at = static_cast<size_t>(static_cast<const char*>(newline) - json.data());
-      EventCut cut;
-      if (CutAtNewline(json, at, &cut)) {
-        split.cuts.push_back(cut);
-        from = cut.next + 1;
-        break;
-      }
-      ++at;
+    if (EventCut cut; FirstCutIn(json, at, limit, &cut)) {
+      split.cuts.push_back(cut);
+      from = cut.next + 1;
     }
   }
   return split;

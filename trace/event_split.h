@@ -39,6 +39,11 @@ bool CutAtNewline(std::string_view json, size_t newline, EventCut* cut);
 // none.
 bool LastCutIn(std::string_view json, size_t from, EventCut* cut);
 
+// The first cut in `json` at a newline in [from, limit); false when there is
+// none.
+bool FirstCutIn(std::string_view json, size_t from, size_t limit,
+                EventCut* cut);
+
 // The event array's '[': the first after "traceEvents", or the text's first
 // byte when that is '[' (the legacy bare array). npos when there is none.
 size_t EventArrayBegin(std::string_view json);

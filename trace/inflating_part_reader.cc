@@ -32,16 +32,6 @@ struct Progress {
   bool failed = false;  // read it whole instead
 };
 
-// The first cut whose comma lies at or after `from` in `text`.
-std::optional<EventCut> FirstCutFrom(std::string_view text, size_t from) {
-  for (size_t at = text.find('\n', from); at != std::string_view::npos;
-       at = text.find('\n', at + 1)) {
-    EventCut cut;
-    if (CutAtNewline(text, at, &cut) && cut.comma >= from) return cut;
-  }
-  return std::nullopt;
-}
-
 // Ends the window that starts at text[start] (its '[') at the last event cut
 // before `horizon` and at least a padding past `start` (what a window before
 // it may read): the cut's comma becomes the window's ']', the blank before the
@@ -74,6 +64,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     return std::nullopt;
   }
   const size_t capacity = announced + 1;
+  parts_ = 0;
   if (!text_.Grow(capacity + kJsonPadding, 0).ok() ||
       !AllocateParser(parser, window_bytes + 1, limits, source).ok() ||
       !AllocateParser(helper_parser_, window_bytes + 1, limits, source).ok()) {
@@ -138,11 +129,12 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
       }
       // Not worth a part of its own when less than two windows are left.
       if (array_end > claimed && array_end - claimed >= 2 * window_bytes) {
+        // A view of the rest only: the cut's blanks are read back no further.
         const std::string_view rest(text + claimed, array_end - claimed);
-        split = FirstCutFrom(rest, rest.size() / 2);
+        if (EventCut cut; FirstCutIn(rest, rest.size() / 2, rest.size(), &cut))
+          split = EventCut{claimed + cut.comma, claimed + cut.next};
       }
       if (split.has_value()) {
-        *split = {claimed + split->comma, claimed + split->next};
         text[split->comma] = ']';
         text[split->next - 1] = '[';
       }
@@ -203,7 +195,8 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
       std::unique_lock lock(mu);
       changed.wait(lock, [&] {
         return progress.failed || progress.inflated ||
-               progress.readable >= start + window_bytes + 1 + kJsonPadding;
+               (!wait_for_inflation_ &&
+                progress.readable >= start + window_bytes + 1 + kJsonPadding);
       });
       p = progress;
       // Claimed before it is cut and read, padding included, so that the
@@ -262,6 +255,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
       outside_, array_begin, source, limits, arg_names, parser);
   if (!metadata.has_value()) return std::nullopt;
   trace.metadata = *std::move(metadata);
+  parts_ = p.split.has_value() ? 2 : 1;
   return trace;
 }
 

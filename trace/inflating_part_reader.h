@@ -52,12 +52,24 @@ class InflatingPartReader {
                             const ArgNameTable& arg_names, size_t window_bytes,
                             simdjson::ondemand::parser& parser);
 
+  // How many parts the last successful read was parsed in: 2, or 1 when too
+  // little was left for the helper once the text was whole.
+  size_t parts() const { return parts_; }
+
+  // While set, the calling thread starts only once the whole text is in, so
+  // the helper always takes the second half (for tests of its part: on small
+  // texts the calling thread can keep up with the inflation and leave it
+  // none).
+  void WaitForInflationForTesting(bool wait) { wait_for_inflation_ = wait; }
+
  private:
   base::PageBuffer text_;
   simdjson::ondemand::parser helper_parser_;
   Trace helper_trace_;
   std::vector<StringIdRow> helper_string_id_rows_;
   std::string outside_;
+  size_t parts_ = 0;
+  bool wait_for_inflation_ = false;
 };
 
 }  // namespace profdiff::trace

@@ -141,7 +141,7 @@ class KinetoReader::Impl {
           inflating_.Read(bytes, source, limits_, arg_names_,
                           parallelism_.in_turn_part_bytes, parser_);
       if (trace.has_value()) {
-        last_read_parts_ = 2;
+        last_read_parts_ = inflating_.parts();
         last_read_while_inflating_ = true;
       }
       return trace;

@@ -47,6 +47,23 @@ TEST(EventSplitTest, CutsAreIncreasingAndInsideTheArray) {
   }
 }
 
+TEST(EventSplitTest, FirstCutInFindsTheCutAtTheFirstNewlineFromAPoint) {
+  // From inside event "b": the cut before "c"; from before "a"'s line ends:
+  // the cut before "b"; a limit short of every cut's newline: none.
+  const size_t in_b = kFourEvents.find(R"("b")");
+  EventCut cut;
+  ASSERT_TRUE(FirstCutIn(kFourEvents, in_b, kFourEvents.size(), &cut));
+  EXPECT_EQ(kFourEvents.substr(cut.next, 12), R"({"name": "c")");
+  ASSERT_TRUE(FirstCutIn(kFourEvents, 0, kFourEvents.size(), &cut));
+  EXPECT_EQ(kFourEvents.substr(cut.next, 12), R"({"name": "b")");
+  const size_t after_a = kFourEvents.find("},") + 2;  // before its newline
+  EXPECT_FALSE(FirstCutIn(kFourEvents, in_b, in_b + 10, &cut));
+  EXPECT_FALSE(FirstCutIn(kFourEvents, 0, after_a, &cut));
+  // The last event's line ends the array: no cut after it.
+  EXPECT_FALSE(FirstCutIn(kFourEvents, kFourEvents.find(R"("d")"),
+                          kFourEvents.size(), &cut));
+}
+
 TEST(EventSplitTest, NeverMoreCutsThanEventBoundaries) {
   EXPECT_EQ(FindEventSplit(kFourEvents, 10).cuts.size(), 3u);
 }
