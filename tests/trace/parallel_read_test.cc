@@ -109,6 +109,18 @@ std::string LegacyBareArray() {
   return text;
 }
 
+// An event whose pid and tid are given twice, a name and then a number.
+std::string IdKeysNameThenNumber() {
+  return R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": "host", "pid": 7, "tid": "main", "tid": 8,
+     "ts": 5, "dur": 1})";
+}
+
+// A flow event whose pid and id are given twice, a number and then a name.
+std::string IdKeysNumberThenName() {
+  return R"(  {"ph": "s", "cat": "ac2g", "name": "f", "pid": 3, "pid": "late name", "tid": 1, "id": 9,
+     "id": "flow name", "ts": 5})";
+}
+
 struct TwoReads {
   absl::StatusOr<Trace> one_pass;
   absl::StatusOr<Trace> in_parts;
@@ -251,22 +263,20 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
   ReaderLimits short_strings;
   short_strings.max_string_bytes = 4;
   cases.push_back({KinetoText(400), short_strings});
-  for (const ReadParallelism& parts : {kFourParts, kInTurn}) {
+  struct Way {
+    bool gzipped;
+    ReadParallelism parts;
+  };
+  for (const Way& way : {Way{false, kFourParts}, Way{false, kInTurn},
+                         Way{true, kInTurn}, Way{true, kTwoParts}}) {
     for (size_t c = 0; c < cases.size(); ++c) {
       SCOPED_TRACE(::testing::Message()
-                   << "case " << c << ", threads " << parts.threads);
+                   << "case " << c << (way.gzipped ? ", gzipped" : "")
+                   << ", threads " << way.parts.threads);
       const TwoReads reads =
-          ReadBothWays(cases[c].text, cases[c].limits, parts);
-      ASSERT_FALSE(reads.one_pass.ok());
-      EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
-    }
-  }
-  for (const ReadParallelism& parts : {kInTurn, kTwoParts}) {
-    for (size_t c = 0; c < cases.size(); ++c) {
-      SCOPED_TRACE(::testing::Message()
-                   << "case " << c << ", gzipped, threads " << parts.threads);
-      const TwoReads reads =
-          ReadGzippedBothWays(cases[c].text, cases[c].limits, parts);
+          way.gzipped
+              ? ReadGzippedBothWays(cases[c].text, cases[c].limits, way.parts)
+              : ReadBothWays(cases[c].text, cases[c].limits, way.parts);
       ASSERT_FALSE(reads.one_pass.ok());
       EXPECT_EQ(reads.in_parts.status(), reads.one_pass.status());
     }
@@ -277,12 +287,8 @@ TEST(ParallelReadTest, ErrorsInAnyPartAreTheOnePassErrors) {
 // left the number marked as a name, and appending the part read a string id out
 // of range.
 TEST(ParallelReadTest, RepeatedIdKeysKeepTheLastValue) {
-  const std::string twice =
-      R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": "host", "pid": 7, "tid": "main", "tid": 8,
-     "ts": 5, "dur": 1})";
-  const std::string name_last =
-      R"(  {"ph": "s", "cat": "ac2g", "name": "f", "pid": 3, "pid": "late name", "tid": 1, "id": 9,
-     "id": "flow name", "ts": 5})";
+  const std::string twice = IdKeysNameThenNumber();
+  const std::string name_last = IdKeysNumberThenName();
   for (const std::string& t :
        {KinetoText(400, 300, twice), KinetoText(400, 320, name_last)}) {
     for (const ReadParallelism& parts : {kFourParts, kInTurn}) {
@@ -425,12 +431,8 @@ TEST(ParallelReadTest, GzipIsReadInTwoPartsWhileItInflatesAsOnePass) {
 // ids written as names (events 300 and 320 of the second text) as one pass
 // gives them.
 TEST(ParallelReadTest, TheHelpersPartIsAppendedAsOnePassReadsIt) {
-  const std::string twice =
-      R"(  {"ph": "X", "cat": "cpu_op", "name": "x", "pid": "host", "pid": 7, "tid": "main", "tid": 8,
-     "ts": 5, "dur": 1})";
-  const std::string name_last =
-      R"(  {"ph": "s", "cat": "ac2g", "name": "f", "pid": 3, "pid": "late name", "tid": 1, "id": 9,
-     "id": "flow name", "ts": 5})";
+  const std::string twice = IdKeysNameThenNumber();
+  const std::string name_last = IdKeysNumberThenName();
   for (const std::string& text :
        {KinetoText(400, -1, "", R"(, "traceName": "w.pt.trace.json")"),
         KinetoText(400, 300, twice), KinetoText(400, 320, name_last),
