@@ -10,7 +10,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
@@ -146,7 +148,45 @@ void BM_Show(benchmark::State& state) {
   state.SetLabel(kLargestTraces[state.range(0)]);
 }
 
+// The 8 ranks of the DLRM run (~70 KB of gzip, ~0.7 MB of JSON each), read as
+// a run folder is: argument 0, a reader per file (its buffers mapped and
+// faulted in afresh for each file, as the offline loader did per worker); 1,
+// one reader for all of them (as each loading thread now keeps). A 1,024-rank
+// run is 128 of these rounds a side.
+void BM_ReadRankFiles(benchmark::State& state) {
+  const fs::path folder = profdiff::bench::BenchTracePath("param/dlrm_kineto");
+  std::vector<std::string> paths;
+  if (fs::is_directory(folder)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder))
+      paths.push_back(entry.path().string());
+  }
+  if (paths.empty())
+    return state.SkipWithError(("no traces in " + folder.string()).c_str());
+  const bool reused = state.range(0) == 1;
+  std::optional<profdiff::trace::KinetoReader> kept;
+  if (reused) kept.emplace();
+  size_t events = 0;
+  for (auto _ : state) {
+    for (const std::string& path : paths) {
+      std::optional<profdiff::trace::KinetoReader> fresh;
+      if (!reused) fresh.emplace();
+      auto trace = (reused ? *kept : *fresh).ReadFile(path);
+      if (!trace.ok())
+        return state.SkipWithError(
+            std::string(trace.status().message()).c_str());
+      events += trace->events.size();
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(events));
+  state.SetLabel(reused ? "one reader" : "a reader per file");
+}
+
 BENCHMARK(BM_Floor)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadRankFiles)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_Read)
     ->ArgsProduct({{0, 1, 2}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
