@@ -192,14 +192,30 @@ class Writer {
     Raw(R"(,"noise":[)");
     Noise(node.noise());
     Raw("]");
+    size_t t_from = 0;
+    size_t t_size = 0;
     if (node.operators_size() + node.kernels_size() > 0) {
       Raw(R"(,"t":)");
+      t_from = out_.size();
       Tables(node);
+      t_size = out_.size() - t_from;
     }
+    // "u", the other grouping's tables, only where they differ from "t"
+    // (null: none). Module nodes' tables group operators by name whatever the
+    // grouping, so "u" repeated "t" on every node: 0.8 of the largest report's
+    // 2.1 MB.
     if (other != nullptr &&
         other->operators_size() + other->kernels_size() > 0) {
+      const size_t u_at = out_.size();
       Raw(R"(,"u":)");
+      const size_t u_from = out_.size();
       Tables(*other);
+      if (t_size > 0 && out_.size() - u_from == t_size &&
+          out_.compare(u_from, t_size, out_, t_from, t_size) == 0) {
+        out_.resize(u_at);
+      }
+    } else if (t_size > 0) {
+      Raw(R"(,"u":null)");
     }
     Raw(R"(,"c":[)");
     bool first = true;

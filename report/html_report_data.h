@@ -13,6 +13,8 @@
 // 3. The layout of each row is written into the document (`layout`), next to
 // the rows, so the
 //    page and this file share one description of the columns.
+// 4. A module node's tables are `t`; the other grouping's are `u`, left out
+//    where they are the same text as `t` (null: the other grouping has none).
 #ifndef PROFDIFF_REPORT_HTML_REPORT_DATA_H_
 #define PROFDIFF_REPORT_HTML_REPORT_DATA_H_
 

@@ -490,7 +490,8 @@
     function rowsOf(node) {
       const index = kind === "operators" ? 0 : 1;
       if (!root || node === root) return (state.other ? D.other_tables : D.tables)[index];
-      const t = state.other ? node.u : node.t;
+      // No "u": the other grouping's tables are the node's own.
+      const t = state.other && node.u !== undefined ? node.u : node.t;
       return t ? t[index] : [];
     }
     function render() {

@@ -76,6 +76,39 @@ TEST(HtmlReportDataTest, TheOtherGroupingNamesItsGroupingsAndCarriesItsTables) {
               Not(HasSubstr("other_operator_grouping")));
 }
 
+// A module node's tables in the other grouping ("u") are written only where
+// they differ from its own ("t"): three nodes, the other grouping's tables the
+// same, different, and none.
+TEST(HtmlReportDataTest, TheOtherGroupingsNodeTablesAreWrittenWhereTheyDiffer) {
+  v1::DiffReport report;
+  v1::ModuleDiffNode& root = *report.mutable_modules();
+  root.set_kind(v1::MODULE_NODE_KIND_ROOT);
+  for (const char* name : {"Same_0", "Differs_1", "NoneOther_2"}) {
+    v1::ModuleDiffNode& node = *root.add_children();
+    node.set_name(name);
+    node.set_path(name);
+    node.add_operators()->set_name("aten::mm");
+  }
+  v1::DiffReport other = report;
+  other.mutable_modules()->mutable_children(1)->mutable_operators(0)->set_name(
+      "aten::addmm");
+  other.mutable_modules()->mutable_children(2)->clear_operators();
+  const std::string data = HtmlReportData(report, &other);
+  simdjson::dom::parser parser;
+  simdjson::dom::array children;
+  ASSERT_EQ(Parsed(parser, data)["modules"]["c"].get(children),
+            simdjson::SUCCESS);
+  ASSERT_EQ(children.size(), 3u);
+  EXPECT_EQ(children.at(0)["u"].error(), simdjson::NO_SUCH_FIELD);
+  simdjson::dom::array tables;
+  ASSERT_EQ(children.at(1)["u"].get(tables), simdjson::SUCCESS);
+  EXPECT_EQ(children.at(2)["u"].is_null(), true);
+  for (size_t c = 0; c < 3; ++c)
+    EXPECT_EQ(children.at(c)["t"].error(), simdjson::SUCCESS) << c;
+  // The name only the other grouping has is in the string table.
+  EXPECT_THAT(data, HasSubstr(R"("aten::addmm")"));
+}
+
 // Regression for #44: the page printed the kept step's index ("step 0") where
 // the steps view says ProfilerStep#3.
 TEST(HtmlReportMemoryTest, PlacesAndCurvesCarryTheTracesStepIds) {
