@@ -451,6 +451,9 @@
     const primaryGrouping = kind === "operators" ? D.baseline.operator_grouping : D.baseline.kernel_grouping;
     const otherGrouping = kind === "operators" ? D.other_operator_grouping : D.other_kernel_grouping;
     const fine = kind === "operators" ? "GROUPING_NAME_AND_SHAPE" : "GROUPING_NAME_AND_OP";
+    // A module node's tables keep one grouping whatever the report's: operators by name, kernels
+    // by name and launching op (analysis/worker_profile.cc), so the toggle does not apply there.
+    const nodeGrouping = kind === "operators" ? "GROUPING_NAME" : "GROUPING_NAME_AND_OP";
     const groupingLabel = (g) => kind === "operators"
       ? (g === fine ? "operator + input shapes" : "operator")
       : (g === fine ? "kernel + launching op" : "kernel");
@@ -496,7 +499,8 @@
     }
     function render() {
       const all = rowsOf(selected);
-      const grouping = state.other ? otherGrouping : primaryGrouping;
+      const atNode = root && selected !== root;
+      const grouping = atNode ? nodeGrouping : state.other ? otherGrouping : primaryGrouping;
       const cols = spec.cols.filter((c) => (!c.detail || grouping === fine) && (!c.extra || state.all));
       let rows = all;
       const marked = state.mark
@@ -543,7 +547,8 @@
       table.innerHTML = html + "</tbody>";
       controls.querySelector(".count").textContent =
         `showing ${shown.length} of ${rows.length} rows` + (rows.length !== all.length ? ` (filtered from ${all.length})` : "");
-      $(kind + "-scope").textContent = !root || selected === root ? "(everything the diff covers)" : "inside " + (selected.p || "(root)");
+      $(kind + "-scope").textContent = !atNode ? "(everything the diff covers)"
+        : `inside ${selected.p || "(root)"}, by ${groupingLabel(nodeGrouping)} (as every module's table)`;
       table.dataset.rows = String(rows.length);
       writeUrl();
     }

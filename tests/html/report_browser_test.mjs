@@ -34,6 +34,10 @@ async function open(file, query = "") {
 
 
 const text = (page, sel) => page.$eval(sel, (el) => el.textContent);
+// What a table says of its scope inside a module node: the node, and the one grouping every
+// module's tables keep (operators by name, kernels by name and launching op).
+const nodeScope = (table, nodePath) =>
+  `inside ${nodePath}, by ${table === "operators" ? "operator" : "kernel + launching op"} (as every module's table)`;
 const dataOf = (page) => page.evaluate(() => JSON.parse(document.getElementById("profdiff-data").textContent));
 const rowCount = (page, table) => page.$$eval(`#${table} tbody tr`, (trs) => trs.filter((tr) => !tr.querySelector(".empty")).length);
 const columnValues = (page, table, col) =>
@@ -62,6 +66,10 @@ await check("interactive report: zoom, breadcrumbs, tables follow the selection"
   assert.equal(await text(page, "#crumbs b"), childName, "the crumb names the block clicked");
   assert.match(await text(page, "#operators-scope"), new RegExp("^inside .*" + childName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   assert.match(await text(page, "#kernels-scope"), /^inside /);
+  // A node's kernel rows are by name and launching op whatever the report's grouping: the op
+  // column is shown, so a kernel two operators launched is two rows that say why.
+  const kernelColumns = await page.$$eval("#kernels thead th", (ths) => ths.map((th) => th.dataset.col));
+  assert.ok(kernelColumns.includes("detail"), `the node's kernel table shows the launching op (${kernelColumns})`);
   const zoomedRows = await page.$eval("#operators", (t) => Number(t.dataset.rows));
   const zoomedFirst = await columnValues(page, "operators", "name");
   assert.ok(zoomedRows < wholeRows || JSON.stringify(zoomedFirst) !== JSON.stringify(wholeFirst),
@@ -119,7 +127,7 @@ await check("interactive report: opens with What changed, findings go to their e
   await page.click(`#findings > li:nth-child(${m + 1}) a.finding`);
   assert.equal(await text(page, "#crumbs b"), module.name, "the breadcrumb ends at the finding's module");
   assert.equal(await page.$$eval("#crumbs a", (a) => a.length), module.index_path.split("/").length, "one crumb per level above it");
-  assert.equal(await text(page, "#operators-scope"), "inside " + module.path, "the tables follow");
+  assert.equal(await text(page, "#operators-scope"), nodeScope("operators", module.path), "the tables follow");
   assert.ok(await inView(page, "#crumbs"), "the module view is scrolled into view");
   await page.screenshot({ path: path.join(args.out, "report-finding-module.png") });
   results.findings = { kinds: findings.map((f) => f.kind), module: module.path };
@@ -137,7 +145,7 @@ await check("interactive report: opens with What changed, findings go to their e
     const scope = await nodeAt(page, row.index_path);
     assert.ok(scope, `a node at ${row.index_path}`);
     assert.equal(await text(page, "#crumbs b"), scope.name);
-    assert.equal(await text(page, `#${table}-scope`), "inside " + scope.path);
+    assert.equal(await text(page, `#${table}-scope`), nodeScope(table, scope.path));
     const marked = await page.$$eval(`#${table} tbody tr.highlight td.name:first-child`, (tds) => tds.map((td) => td.title));
     assert.ok(marked.length >= 1 && marked.every((n) => n === row.name), `${table}: highlighted ${marked} for ${row.name}`);
     assert.ok(await page.$(`#${table} tbody tr:first-child.highlight`), "the row comes first");
@@ -790,7 +798,7 @@ async function checkUrlState() {
   let state = await shownState(page);
   assert.equal(state.crumb, c.name, "the breadcrumbs end at the node of `path`");
   assert.equal(state.crumbs, c.depth, "a crumb per level above it");
-  assert.equal(await text(page, "#kernels-scope"), "inside " + c.path, "the tables are the node's");
+  assert.equal(await text(page, "#kernels-scope"), nodeScope("kernels", c.path), "the tables are the node's");
   assert.equal(state.kernelFilter, c.filter, "the filter input holds the URL's text");
   assert.equal(state.kernelRows, c.rows, `the kernel table is filtered (${c.rows} of ${c.all} rows)`);
   assert.match(await text(page, "#kernels-controls .count"), /filtered from/);
