@@ -202,8 +202,8 @@ class Writer {
     }
     // "u", the other grouping's tables, only where they differ from "t"
     // (null: none). Module nodes' tables group operators by name whatever the
-    // grouping, so "u" repeated "t" on every node: 0.8 of the largest report's
-    // 2.1 MB.
+    // grouping, so "u" repeated "t" on every node: 0.8 MB of the largest
+    // report's 2.1 MB.
     if (other != nullptr &&
         other->operators_size() + other->kernels_size() > 0) {
       const size_t u_at = out_.size();
