@@ -186,14 +186,21 @@ struct ModuleFiller {
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
     if (options.module_tables && n != 0) {
-      OperatorTable operators(trace, times, OperatorGrouping::kName,
-                              &step_of_event);
+      OperatorTable operators(
+          trace, times,
+          kModuleNodeOperatorGrouping == v1::GROUPING_NAME_AND_SHAPE
+              ? OperatorGrouping::kNameAndShape
+              : OperatorGrouping::kName,
+          &step_of_event);
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
       FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
       // By launching operator: what a module's kernels replaced is said per
       // operator (differ/findings/replacements.h).
-      KernelTable kernels(trace, links, KernelGrouping::kNameAndOp,
+      KernelTable kernels(trace, links,
+                          kModuleNodeKernelGrouping == v1::GROUPING_NAME_AND_OP
+                              ? KernelGrouping::kNameAndOp
+                              : KernelGrouping::kName,
                           &step_of_event);
       for (uint32_t k : node.kernels) kernels.Add(k);
       FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());

@@ -23,6 +23,14 @@ struct ProfileOptions {
   int threads = 1;
 };
 
+// The groupings of every module node's operator and kernel tables, whatever
+// ProfileOptions asks of the whole-run tables (`--path` and the HTML page read
+// them): kernels by launching op are what the findings' replacements read
+// (differ/findings/replacements.h).
+inline constexpr v1::Grouping kModuleNodeOperatorGrouping = v1::GROUPING_NAME;
+inline constexpr v1::Grouping kModuleNodeKernelGrouping =
+    v1::GROUPING_NAME_AND_OP;
+
 // Who the worker is, as the caller knows it (file names, run folder).
 struct WorkerIdentity {
   std::string run;

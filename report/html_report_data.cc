@@ -8,6 +8,7 @@
 #include <absl/container/btree_set.h>
 #include <absl/container/node_hash_map.h>
 
+#include "analysis/worker_profile.h"
 #include "base/str_cat.h"
 #include "differ/display_text.h"
 #include "differ/kernel_names.h"
@@ -688,6 +689,11 @@ std::string HtmlReportData(const v1::DiffReport& report,
     w.Raw(R"(,"other_kernel_grouping":)");
     w.String(v1::Grouping_Name(other_grouping->baseline().kernel_grouping()));
   }
+  // A module node's tables have these whatever the report's groupings.
+  w.Raw(R"(,"node_operator_grouping":)");
+  w.String(v1::Grouping_Name(analysis::kModuleNodeOperatorGrouping));
+  w.Raw(R"(,"node_kernel_grouping":)");
+  w.String(v1::Grouping_Name(analysis::kModuleNodeKernelGrouping));
   w.Raw(R"(,"warnings":[)");
   bool first = true;
   for (const std::string& warning : report.warnings()) {

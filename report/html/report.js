@@ -451,9 +451,9 @@
     const primaryGrouping = kind === "operators" ? D.baseline.operator_grouping : D.baseline.kernel_grouping;
     const otherGrouping = kind === "operators" ? D.other_operator_grouping : D.other_kernel_grouping;
     const fine = kind === "operators" ? "GROUPING_NAME_AND_SHAPE" : "GROUPING_NAME_AND_OP";
-    // A module node's tables keep one grouping whatever the report's: operators by name, kernels
-    // by name and launching op (analysis/worker_profile.cc), so the toggle does not apply there.
-    const nodeGrouping = kind === "operators" ? "GROUPING_NAME" : "GROUPING_NAME_AND_OP";
+    // A module node's tables keep one grouping whatever the report's (the data names it), so the
+    // toggle does not apply there.
+    const nodeGrouping = kind === "operators" ? D.node_operator_grouping : D.node_kernel_grouping;
     const groupingLabel = (g) => kind === "operators"
       ? (g === fine ? "operator + input shapes" : "operator")
       : (g === fine ? "kernel + launching op" : "kernel");

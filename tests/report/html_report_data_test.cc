@@ -36,6 +36,14 @@ TEST(HtmlReportDataTest, AnEmptyReportIsOneJsonObjectWithoutOptionalParts) {
                           "findings", "overview", "ranks", "tables"}) {
     EXPECT_EQ(object[key].error(), simdjson::SUCCESS) << key;
   }
+  // The groupings a module node's tables keep, for the page's columns.
+  std::string_view node_operators, node_kernels;
+  ASSERT_EQ(object["node_operator_grouping"].get(node_operators),
+            simdjson::SUCCESS);
+  ASSERT_EQ(object["node_kernel_grouping"].get(node_kernels),
+            simdjson::SUCCESS);
+  EXPECT_EQ(node_operators, "GROUPING_NAME");
+  EXPECT_EQ(node_kernels, "GROUPING_NAME_AND_OP");
   for (const char* key : {"other_tables", "other_operator_grouping",
                           "communication", "memory", "modules"}) {
     EXPECT_EQ(object[key].error(), simdjson::NO_SUCH_FIELD) << key;
