@@ -19,6 +19,9 @@ constexpr absl::Duration kSettle = absl::Milliseconds(200);
 constexpr absl::Duration kLookAgain = absl::Seconds(3);
 // Runs whose last look is remembered, at most.
 constexpr size_t kMaxLooked = 4096;
+// How long a digest asked of a COMPLETE run waits for its profiles still being
+// built, at most (design note 5); past it the digest builds what is missing.
+constexpr absl::Duration kAwaitBuildsAtMost = absl::Seconds(30);
 
 }  // namespace
 
@@ -57,6 +60,7 @@ absl::StatusOr<std::shared_ptr<const v1::RunDigest>> RunDigests::GetOrBuild(
     const v1::GetRunDigestRequest& request, bool prepared) {
   PD_ASSIGN_OR_RETURN(const v1::StoredRun run,
                       store_->GetRun(request.run(), RunDetail::kSummary));
+  if (run.state() == v1::RUN_STATE_COMPLETE) AwaitProfileBuilds(request.run());
   const Version version{.updated_unix_ms = run.updated_unix_ms(),
                         .event_count = run.event_count(),
                         .closed_workers = run.closed_worker_count()};
@@ -143,6 +147,15 @@ void RunDigests::Prepare(const std::string& run) {
   queued_.insert(run);
   if (auto it = looked_.find(run); it != looked_.end())
     ++it->second.closes_since;
+}
+
+void RunDigests::AwaitProfileBuilds(const std::string& run) {
+  const absl::Time give_up = absl::Now() + kAwaitBuildsAtMost;
+  while (store_->ProfileBuildsPending(run) > 0 && absl::Now() < give_up) {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    PauseUnlessStopping(kBuildsPoll);
+  }
 }
 
 void RunDigests::PauseUnlessStopping(absl::Duration timeout) {

@@ -201,7 +201,8 @@ class Store {
       const v1::ExportTraceRequest& request) const = 0;
   // Profile builds of `run` this replica has queued and not stored yet (the
   // ClickHouse store builds them in the background after CloseSpan); a digest
-  // made meanwhile would build them itself. The default: none.
+  // of a COMPLETE run waits for them rather than build them again
+  // (aggregator/run_digests.h, design note 5). The default: none.
   virtual int ProfileBuildsPending(const std::string& /*run*/) const {
     return 0;
   }
