@@ -186,21 +186,14 @@ struct ModuleFiller {
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
     if (options.module_tables && n != 0) {
-      OperatorTable operators(
-          trace, times,
-          kModuleNodeOperatorGrouping == v1::GROUPING_NAME_AND_SHAPE
-              ? OperatorGrouping::kNameAndShape
-              : OperatorGrouping::kName,
-          &step_of_event);
+      OperatorTable operators(trace, times, kModuleNodeOperatorGrouping,
+                              &step_of_event);
       for (uint32_t op : node.operators) operators.Add(op);
       FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
       FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
       // By launching operator: what a module's kernels replaced is said per
       // operator (differ/findings/replacements.h).
-      KernelTable kernels(trace, links,
-                          kModuleNodeKernelGrouping == v1::GROUPING_NAME_AND_OP
-                              ? KernelGrouping::kNameAndOp
-                              : KernelGrouping::kName,
+      KernelTable kernels(trace, links, kModuleNodeKernelGrouping,
                           &step_of_event);
       for (uint32_t k : node.kernels) kernels.Add(k);
       FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
@@ -422,10 +415,7 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
       steps, ComputeCollectiveCalls(trace, links, steps, step_of_event),
       profile);
   FillDevices(views.devices, profile);
-  profile.set_operator_grouping(options.operator_grouping ==
-                                        OperatorGrouping::kNameAndShape
-                                    ? v1::GROUPING_NAME_AND_SHAPE
-                                    : v1::GROUPING_NAME);
+  profile.set_operator_grouping(GroupingOf(options.operator_grouping));
   FillOperatorRows(trace, views.operator_rows, *profile.mutable_operators());
   if (const size_t folded =
           FoldOperatorRows(*profile.mutable_operators(), kMaxTableRows)) {
@@ -434,10 +424,7 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
                                       folded, " are summed in one \"",
                                       kOtherName, "\" row"));
   }
-  profile.set_kernel_grouping(options.kernel_grouping ==
-                                      KernelGrouping::kNameAndOp
-                                  ? v1::GROUPING_NAME_AND_OP
-                                  : v1::GROUPING_NAME);
+  profile.set_kernel_grouping(GroupingOf(options.kernel_grouping));
   FillKernelRows(trace, views.kernel_rows, *profile.mutable_kernels());
   if (const size_t folded =
           FoldKernelRows(*profile.mutable_kernels(), kMaxTableRows)) {

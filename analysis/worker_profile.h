@@ -27,9 +27,21 @@ struct ProfileOptions {
 // ProfileOptions asks of the whole-run tables (`--path` and the HTML page read
 // them): kernels by launching op are what the findings' replacements read
 // (differ/findings/replacements.h).
-inline constexpr v1::Grouping kModuleNodeOperatorGrouping = v1::GROUPING_NAME;
-inline constexpr v1::Grouping kModuleNodeKernelGrouping =
-    v1::GROUPING_NAME_AND_OP;
+inline constexpr OperatorGrouping kModuleNodeOperatorGrouping =
+    OperatorGrouping::kName;
+inline constexpr KernelGrouping kModuleNodeKernelGrouping =
+    KernelGrouping::kNameAndOp;
+
+// A grouping as profiles and digests name it.
+constexpr v1::Grouping GroupingOf(OperatorGrouping grouping) {
+  return grouping == OperatorGrouping::kNameAndShape
+             ? v1::GROUPING_NAME_AND_SHAPE
+             : v1::GROUPING_NAME;
+}
+constexpr v1::Grouping GroupingOf(KernelGrouping grouping) {
+  return grouping == KernelGrouping::kNameAndOp ? v1::GROUPING_NAME_AND_OP
+                                                : v1::GROUPING_NAME;
+}
 
 // Who the worker is, as the caller knows it (file names, run folder).
 struct WorkerIdentity {

@@ -691,9 +691,11 @@ std::string HtmlReportData(const v1::DiffReport& report,
   }
   // A module node's tables have these whatever the report's groupings.
   w.Raw(R"(,"node_operator_grouping":)");
-  w.String(v1::Grouping_Name(analysis::kModuleNodeOperatorGrouping));
+  w.String(v1::Grouping_Name(
+      analysis::GroupingOf(analysis::kModuleNodeOperatorGrouping)));
   w.Raw(R"(,"node_kernel_grouping":)");
-  w.String(v1::Grouping_Name(analysis::kModuleNodeKernelGrouping));
+  w.String(v1::Grouping_Name(
+      analysis::GroupingOf(analysis::kModuleNodeKernelGrouping)));
   w.Raw(R"(,"warnings":[)");
   bool first = true;
   for (const std::string& warning : report.warnings()) {
