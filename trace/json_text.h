@@ -55,6 +55,11 @@ void CompactJson(std::string_view raw, std::string& out);
 // anything else, an empty text, or a value out of range.
 bool ParseIntegerText(std::string_view text, int64_t* out);
 
+// Whether the 8 bytes at `p` are all ASCII digits; if so, *value is the number
+// they spell: one load and a few multiplies in place of eight turns of a loop
+// (a timestamp has 13 integer digits, and every event has one).
+inline bool EightDigits(const char* p, uint32_t* value);
+
 // The offset of the first byte of `text` that does not begin a complete UTF-8
 // sequence of the right shape (lead byte, then continuation bytes), or
 // text.size() when there is none. It locates the byte for a message after
@@ -69,6 +74,25 @@ size_t FirstInvalidUtf8(std::string_view text);
 inline bool RawKeyIs(const char* raw, std::string_view name) {
   return std::memcmp(raw, name.data(), name.size()) == 0 &&
          raw[name.size()] == '"';
+}
+
+inline bool EightDigits(const char* p, uint32_t* value) {
+  uint64_t chunk;
+  std::memcpy(&chunk, p, sizeof(chunk));
+  // Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
+  constexpr uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
+  constexpr uint64_t kThrees = 0x3030303030303030ULL;
+  if ((chunk & kHighNibbles) != kThrees ||
+      ((chunk + 0x0606060606060606ULL) & kHighNibbles) != kThrees) {
+    return false;
+  }
+  // Pairs, then quads, then all eight digits combined (the first byte is the
+  // most significant digit on a little-endian load).
+  chunk = ((chunk & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+  chunk = ((chunk & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+  *value = static_cast<uint32_t>(
+      ((chunk & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32);
+  return true;
 }
 
 inline std::string_view TrimTrailingSpace(std::string_view text) {

@@ -1,5 +1,7 @@
 #include "trace/decimal_time.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace profdiff::trace {
@@ -52,6 +54,28 @@ TEST(DecimalTimeTest, KinetoSpellingIsExactAtItsEdges) {
   EXPECT_FALSE(ParseMicrosAsNanos("12a.456", &ns));
   EXPECT_FALSE(ParseMicrosAsNanos("12.4x6", &ns));
   EXPECT_FALSE(ParseMicrosAsNanos("", &ns));
+}
+
+// The short path reads the last eight of eight or more integer digits at once:
+// every length gives its value, and a byte just outside '0'..'9' anywhere in
+// them is refused, as the digit loop refuses it.
+TEST(DecimalTimeTest, EightDigitsAtOnceAgreeWithTheDigitLoop) {
+  const std::string digits = "987654321098765";
+  for (size_t length = 1; length <= digits.size(); ++length) {
+    const std::string integer = digits.substr(0, length);
+    const int64_t expected = std::stoll(integer) * 1000 + 42;
+    EXPECT_EQ(Ns(integer + ".042"), expected) << integer;
+    for (size_t k = 0; k < length; ++k) {
+      for (const char outside : {'/', ':', ' ', '-'}) {
+        if (outside == '-' && k == 0) continue;  // a sign there is valid
+        std::string text = integer + ".042";
+        text[k] = outside;
+        int64_t ns = 7;
+        EXPECT_FALSE(ParseMicrosAsNanos(text, &ns)) << text;
+        EXPECT_EQ(ns, 7) << text;
+      }
+    }
+  }
 }
 
 TEST(DecimalTimeTest, ExponentsAreApplied) {
