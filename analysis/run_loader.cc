@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
   for (const std::string& path : files.paths) {
     PD_ASSIGN_OR_RETURN(trace::Trace span, reader.ReadFile(path));
     // An empty file is no run of 0 us steps (which would diff as "new").
-    if (span.events.size() == 0) {
+    if (span.events.size() == 0 && span.counters.python_frames_left_out == 0) {
       const int64_t skipped = span.counters.unsupported_phase_events;
       return absl::InvalidArgumentError(
           skipped == 0
@@ -187,6 +187,10 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
     const size_t threads =
         std::max<size_t>(1, std::min<size_t>(tasks.size(), cores));
     const int read_threads = static_cast<int>(cores / threads);
+    // Frames are read when any of the profiles asked for looks at them.
+    const bool keep_python_frames =
+        std::any_of(options.begin(), options.end(),
+                    [](const ProfileOptions& o) { return o.python_frames; });
     // `next` is declared before the pool: the pool's destructor joins threads
     // that still read it.
     std::atomic<size_t> next{0};
@@ -196,7 +200,8 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
         // One reader per thread: its text buffers are mapped once and reused
         // for every file it reads. A reader per worker mapped and faulted in
         // two fresh buffers per file, a third of a 1,024-rank diff's time.
-        trace::KinetoReader reader({}, {.threads = read_threads});
+        trace::KinetoReader reader({.keep_python_frames = keep_python_frames},
+                                   {.threads = read_threads});
         for (size_t t = next++; t < tasks.size(); t = next++) {
           results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(),
                                   options, reader, read_threads);

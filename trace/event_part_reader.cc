@@ -53,6 +53,7 @@ std::optional<EventPartReader::Result> EventPartReader::Read(
              .ok() ||
         outside.events.size() != 0 || outside.strings.size() != 1 ||
         outside.counters.unsupported_phase_events != 0 ||
+        outside.counters.python_frames_left_out != 0 ||
         events_offset != split.array_begin) {
       return std::nullopt;
     }

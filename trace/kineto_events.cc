@@ -226,9 +226,14 @@ absl::Status TraceParser::ParseEvent(od::value& event_value) {
       case EventField::kCat:
         PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.category));
         p.has_category = true;
+        if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
         break;
       case EventField::kName:
         PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.name));
+        p.has_name = true;
+        // Kineto writes "ph", "cat", "name" first: the rest of a frame left
+        // out is skipped by the iterator, unread.
+        if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
         break;
       case EventField::kPid:
         PD_RETURN_IF_ERROR(ReadThreadId(
@@ -429,6 +434,8 @@ absl::Status TraceParser::Commit(const PendingEvent& p, const char* at,
   }
   if (p.binding_enclosing)
     AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
+  // A frame in another field order, read whole and checked, then left out.
+  if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
   const StringId category =
       p.has_category ? InternCategory(p.category) : StringId{};
   EventTable& t = out_.events;

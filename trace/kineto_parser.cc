@@ -45,6 +45,7 @@ std::optional<TraceMetadata> ReadTextAroundEvents(std::string& outside,
   if (!top_level.Parse(parser, outside.size()).ok() ||
       fields.events.size() != 0 || fields.strings.size() != 1 ||
       fields.counters.unsupported_phase_events != 0 ||
+      fields.counters.python_frames_left_out != 0 ||
       top_level.events_offset() != array_begin) {
     return std::nullopt;
   }

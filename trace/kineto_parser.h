@@ -74,6 +74,7 @@ struct PendingEvent {
   std::string_view category;
   bool has_category = false;
   std::string_view name;
+  bool has_name = false;
   int64_t pid = 0;
   int64_t tid = 0;
   int64_t ts_ns = 0;
@@ -195,7 +196,20 @@ class TraceParser {
   void AppendArg(ArgKey key, int64_t int_value, double double_value,
                  StringId string_value);
   void DropArgsFrom(uint32_t begin);
+  // Ends a frame that is not kept: any arguments it appended are dropped.
+  absl::Status LeaveOutFrame(uint32_t args_before) {
+    DropArgsFrom(args_before);
+    ++out_.counters.python_frames_left_out;
+    return absl::OkStatus();
+  }
   EventKind KindOf(const PendingEvent& p, EventPhase phase, StringId category);
+  // Whether `p` is a plain Python frame the reader is to leave out, as far as
+  // its fields read so far say (ReaderLimits::keep_python_frames).
+  bool IsFrameToLeaveOut(const PendingEvent& p) const {
+    return !limits_.keep_python_frames && p.has_name && p.has_category &&
+           p.ph == "X" && p.category == "python_function" &&
+           !p.name.starts_with(kModulePrefix);
+  }
   StringId InternName(std::string_view name);
   StringId InternCategory(std::string_view category);
   absl::Status Commit(const PendingEvent& p, const char* at,

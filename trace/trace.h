@@ -137,6 +137,8 @@ struct TraceMetadata {
 struct ReadCounters {
   int64_t unknown_category_events = 0;   // kept as EventKind::kOther
   int64_t unsupported_phase_events = 0;  // e.g. "B"/"E" pairs: not kept
+  // Not kept as asked (ReaderLimits::keep_python_frames).
+  int64_t python_frames_left_out = 0;
   friend bool operator==(const ReadCounters&, const ReadCounters&) = default;
 };
 

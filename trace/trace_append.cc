@@ -87,6 +87,7 @@ void AppendTrace(Trace& into, const Trace& from, const AppendShift& shift) {
       from.counters.unknown_category_events;
   into.counters.unsupported_phase_events +=
       from.counters.unsupported_phase_events;
+  into.counters.python_frames_left_out += from.counters.python_frames_left_out;
 }
 
 }  // namespace profdiff::trace

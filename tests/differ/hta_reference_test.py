@@ -24,6 +24,9 @@ PAIRS = [  # (baseline, experimental, required)
      "torch_profiling_tutorial/log/transformer/dc3b0e7228dd_851.1752215573993169006.pt.trace.json.gz",
      True),
     ("hta/trace_compare/base", "hta/trace_compare/test", False),  # folders of rank files
+    # with_stack traces: the CLI reads them without their Python frames here
+    ("profdiff_h200/transformer-fp32.pt.trace.json.gz",
+     "profdiff_h200/transformer-bf16.pt.trace.json.gz", True),
 ]
 OPTION_SETS = [[], ["--steps", "all", "--device", "gpu"], ["--steps", "all"]]
 DEVICE_CATS = {"kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset"}  # 2020/21 spellings too

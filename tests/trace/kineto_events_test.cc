@@ -175,6 +175,69 @@ TEST(KinetoEventsTest, ArgumentsOfUnsupportedPhasesAreDropped) {
   EXPECT_EQ(trace.IntArg(0, ArgKey::kBytes), 8);
 }
 
+// HTA's compare asks the reader to leave plain Python frames out: a frame in
+// Kineto's field order is passed over from its name on, one in another order is
+// read whole (and checked) and then left out; nn.Module ranges, instants and
+// other categories are kept with their arguments.
+constexpr std::string_view kFrames = R"({"traceEvents": [
+  {"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": 1, "tid": 1,
+   "ts": 10, "dur": 5, "args": {"Python parent id": 1, "Python id": 2, "Python thread": 0}},
+  {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 1, "tid": 1,
+   "ts": 11, "dur": 3, "args": {"Python parent id": 2, "Python id": 3, "Python thread": 0,
+   "Python module id": 0}},
+  {"name": "torch/nn/modules/linear.py(125): forward", "ts": 11.5, "dur": 2, "pid": 1, "tid": 1,
+   "args": {"Python id": 4, "Python module id": 5}, "cat": "python_function", "ph": "X"},
+  {"ph": "i", "cat": "python_function", "name": "a mark", "pid": 1, "tid": 1, "ts": 12, "s": "t"},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 12, "dur": 1,
+   "args": {"External id": 9}}]})";
+
+Trace ReadLeavingFramesOut(std::string_view json) {
+  KinetoReader reader({.keep_python_frames = false});
+  absl::StatusOr<Trace> trace = reader.ReadBytes(json, "frames.json");
+  EXPECT_TRUE(trace.ok()) << trace.status();
+  return trace.ok() ? *std::move(trace) : Trace{};
+}
+
+TEST(KinetoEventsTest, PythonFramesAreLeftOutWhenAsked) {
+  const Trace all = MustRead(kFrames);
+  ASSERT_EQ(all.events.size(), 5u);
+  EXPECT_EQ(all.counters.python_frames_left_out, 0);
+
+  const Trace kept = ReadLeavingFramesOut(kFrames);
+  ASSERT_EQ(kept.events.size(), 3u);
+  EXPECT_EQ(kept.counters.python_frames_left_out, 2);
+  EXPECT_EQ(kept.strings.Get(kept.events.name[0]), "nn.Module: Linear_0");
+  EXPECT_EQ(kept.events.kind[0], EventKind::kModule);
+  EXPECT_EQ(kept.events.python_id[0], 3);
+  EXPECT_EQ(kept.events.python_parent_id[0], 2);
+  EXPECT_EQ(kept.strings.Get(kept.events.name[1]), "a mark");
+  EXPECT_EQ(kept.events.phase[1], EventPhase::kInstant);
+  EXPECT_EQ(kept.strings.Get(kept.events.name[2]), "aten::mm");
+  EXPECT_EQ(kept.events.external_id[2], 9);
+  // The arguments of the frame read whole went with it.
+  EXPECT_EQ(all.args.size(), 2u);
+  ASSERT_EQ(kept.args.size(), 1u);
+  EXPECT_EQ(kept.IntArg(0, ArgKey::kPythonModuleId), 0);
+  EXPECT_EQ(kept.events.arg_begin[1], 1u);
+  EXPECT_EQ(kept.events.arg_begin[2], 1u);
+}
+
+TEST(KinetoEventsTest, OnlyAFrameInKinetosOrderIsLeftOutUnchecked) {
+  // Past its name, a frame in Kineto's order is not read.
+  constexpr std::string_view kBadTsInOrder = R"({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}]})";
+  EXPECT_THAT(ReadError(kBadTsInOrder).message(), HasSubstr("field \"ts\""));
+  EXPECT_EQ(ReadLeavingFramesOut(kBadTsInOrder).counters.python_frames_left_out,
+            1);
+  // Before its name is known, it is read and checked as any event.
+  KinetoReader reader({.keep_python_frames = false});
+  const absl::StatusOr<Trace> bad = reader.ReadBytes(
+      R"({"traceEvents": [{"ts": "soon", "ph": "X", "cat": "python_function", "name": "f", "dur": 1}]})",
+      "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("field \"ts\""));
+}
+
 TEST(KinetoEventsTest, ArgumentJsonNestedPastMaxDepthIsResourceExhausted) {
   constexpr std::string_view kJson =
       R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1,)"

@@ -49,6 +49,8 @@ void ExpectIdentical(const Trace& one_pass, const Trace& in_parts) {
             in_parts.counters.unknown_category_events);
   EXPECT_EQ(one_pass.counters.unsupported_phase_events,
             in_parts.counters.unsupported_phase_events);
+  EXPECT_EQ(one_pass.counters.python_frames_left_out,
+            in_parts.counters.python_frames_left_out);
   EXPECT_EQ(one_pass.span_begin, in_parts.span_begin);
 }
 
@@ -197,6 +199,94 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
       << streamed << " of " << cut_in_turn << " files in turn were streamed";
   // The largest traces (xDiT, MTIA, the H200 pair) unzip to over 16 MiB.
   EXPECT_GE(while_inflating, 4) << "files read while inflating";
+}
+
+// `full` without its plain Python frames, as a reader asked to leave them out
+// must give it (ReaderLimits::keep_python_frames), and how many there were.
+Trace WithoutFrames(Trace full, int64_t* frames) {
+  Trace kept;
+  kept.strings = std::move(full.strings);
+  kept.metadata = std::move(full.metadata);
+  kept.counters = full.counters;
+  kept.span_begin = full.span_begin;
+  *frames = 0;
+  kept.events.arg_begin = {0};  // event i's rows: [arg_begin[i], [i + 1])
+  const EventTable& t = full.events;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.phase[i] == EventPhase::kComplete &&
+        t.kind[i] == EventKind::kPythonFunction &&
+        kept.strings.Get(t.category[i]) == "python_function") {
+      ++*frames;
+      continue;
+    }
+    EventTable& k = kept.events;
+    k.kind.push_back(t.kind[i]);
+    k.phase.push_back(t.phase[i]);
+    k.name.push_back(t.name[i]);
+    k.category.push_back(t.category[i]);
+    k.start_ns.push_back(t.start_ns[i]);
+    k.duration_ns.push_back(t.duration_ns[i]);
+    k.pid.push_back(t.pid[i]);
+    k.tid.push_back(t.tid[i]);
+    k.correlation.push_back(t.correlation[i]);
+    k.external_id.push_back(t.external_id[i]);
+    k.sequence_number.push_back(t.sequence_number[i]);
+    k.forward_thread_id.push_back(t.forward_thread_id[i]);
+    k.python_id.push_back(t.python_id[i]);
+    k.python_parent_id.push_back(t.python_parent_id[i]);
+    k.flow_id.push_back(t.flow_id[i]);
+    k.input_shapes.push_back(t.input_shapes[i]);
+    for (size_t r = t.arg_begin[i]; r < t.arg_begin[i + 1]; ++r) {
+      kept.args.key.push_back(full.args.key[r]);
+      kept.args.int_value.push_back(full.args.int_value[r]);
+      kept.args.double_value.push_back(full.args.double_value[r]);
+      kept.args.string_value.push_back(full.args.string_value[r]);
+    }
+    k.arg_begin.push_back(static_cast<uint32_t>(kept.args.size()));
+  }
+  return kept;
+}
+
+// Every real trace with Python frames, read leaving them out in one pass, in
+// parts in turn (streamed) and on two threads while it inflates, gives its
+// whole read less the frames.
+TEST(ParallelReadTest, RealTracesReadWithoutFramesAreTheirWholeReadLessFrames) {
+  const fs::path root = test_support::TracesDir();
+  if (!fs::is_directory(root))
+    GTEST_SKIP() << "no trace folder at " << root << " (set PROFDIFF_TRACES)";
+  constexpr ReaderLimits kLeaveOut{.keep_python_frames = false};
+  KinetoReader full({}, kOnePass);
+  KinetoReader one(kLeaveOut, kOnePass);
+  KinetoReader in_turn(kLeaveOut);
+  KinetoReader two(kLeaveOut, {.threads = 2});
+  int with_frames = 0;
+  int streamed = 0;
+  int while_inflating = 0;
+  for (const fs::path& path : test_support::RealTraceFiles()) {
+    SCOPED_TRACE(path.string());
+    absl::StatusOr<Trace> whole = full.ReadFile(path.string());
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    int64_t frames = 0;
+    const Trace expected = WithoutFrames(*std::move(whole), &frames);
+    if (frames == 0) continue;
+    ++with_frames;
+    absl::StatusOr<Trace> a = one.ReadFile(path.string());
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_NO_FATAL_FAILURE(test_support::ExpectSameEvents(expected, *a));
+    EXPECT_EQ(a->counters.python_frames_left_out, frames);
+    EXPECT_TRUE(a->metadata == expected.metadata);
+    absl::StatusOr<Trace> b = in_turn.ReadFile(path.string());
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *b));
+    if (in_turn.last_read_streamed()) ++streamed;
+    absl::StatusOr<Trace> c = two.ReadFile(path.string());
+    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_NO_FATAL_FAILURE(ExpectIdentical(*a, *c));
+    if (two.last_read_while_inflating()) ++while_inflating;
+  }
+  EXPECT_GE(with_frames, 20) << "real traces with Python frames";
+  EXPECT_GE(streamed, 3) << "of them streamed";
+  EXPECT_GE(while_inflating, 2) << "of them read while inflating";
 }
 
 TEST(ParallelReadTest, KinetoTextIsCutIntoFourPartsAndKeepsTrailingFields) {
