@@ -4,6 +4,7 @@
 // arguments, metadata and counters, and for bad input the same error.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -203,48 +204,42 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
 
 // `full` without its plain Python frames, as a reader asked to leave them out
 // must give it (ReaderLimits::keep_python_frames), and how many there were.
+// The entries of `column` whose `keep` is true, in order.
+template <typename Column>
+void KeepOnly(Column& column, const std::vector<bool>& keep) {
+  size_t kept = 0;
+  for (size_t i = 0; i < column.size(); ++i) {
+    if (keep[i]) column[kept++] = column[i];
+  }
+  column.resize(kept);
+}
+
 Trace WithoutFrames(Trace full, int64_t* frames) {
-  Trace kept;
-  kept.strings = std::move(full.strings);
-  kept.metadata = std::move(full.metadata);
-  kept.counters = full.counters;
-  kept.span_begin = full.span_begin;
+  EventTable& t = full.events;
+  std::vector<bool> keep_event(t.size(), true);
+  std::vector<bool> keep_arg(full.args.size(), true);
+  std::vector<uint32_t> arg_begin = {0};  // event i's rows: [i], [i + 1]
   *frames = 0;
-  kept.events.arg_begin = {0};  // event i's rows: [arg_begin[i], [i + 1])
-  const EventTable& t = full.events;
   for (size_t i = 0; i < t.size(); ++i) {
+    const uint32_t rows = t.arg_begin[i + 1] - t.arg_begin[i];
     if (t.phase[i] == EventPhase::kComplete &&
         t.kind[i] == EventKind::kPythonFunction &&
-        kept.strings.Get(t.category[i]) == "python_function") {
+        full.strings.Get(t.category[i]) == "python_function") {
       ++*frames;
+      keep_event[i] = false;
+      for (uint32_t r = t.arg_begin[i]; r < t.arg_begin[i + 1]; ++r)
+        keep_arg[r] = false;
       continue;
     }
-    EventTable& k = kept.events;
-    k.kind.push_back(t.kind[i]);
-    k.phase.push_back(t.phase[i]);
-    k.name.push_back(t.name[i]);
-    k.category.push_back(t.category[i]);
-    k.start_ns.push_back(t.start_ns[i]);
-    k.duration_ns.push_back(t.duration_ns[i]);
-    k.pid.push_back(t.pid[i]);
-    k.tid.push_back(t.tid[i]);
-    k.correlation.push_back(t.correlation[i]);
-    k.external_id.push_back(t.external_id[i]);
-    k.sequence_number.push_back(t.sequence_number[i]);
-    k.forward_thread_id.push_back(t.forward_thread_id[i]);
-    k.python_id.push_back(t.python_id[i]);
-    k.python_parent_id.push_back(t.python_parent_id[i]);
-    k.flow_id.push_back(t.flow_id[i]);
-    k.input_shapes.push_back(t.input_shapes[i]);
-    for (size_t r = t.arg_begin[i]; r < t.arg_begin[i + 1]; ++r) {
-      kept.args.key.push_back(full.args.key[r]);
-      kept.args.int_value.push_back(full.args.int_value[r]);
-      kept.args.double_value.push_back(full.args.double_value[r]);
-      kept.args.string_value.push_back(full.args.string_value[r]);
-    }
-    k.arg_begin.push_back(static_cast<uint32_t>(kept.args.size()));
+    arg_begin.push_back(arg_begin.back() + rows);
   }
-  return kept;
+  t.ForEachColumn([&](auto& column) { KeepOnly(column, keep_event); });
+  t.arg_begin = std::move(arg_begin);
+  KeepOnly(full.args.key, keep_arg);
+  KeepOnly(full.args.int_value, keep_arg);
+  KeepOnly(full.args.double_value, keep_arg);
+  KeepOnly(full.args.string_value, keep_arg);
+  return full;
 }
 
 // Every real trace with Python frames, read leaving them out in one pass, in
