@@ -50,9 +50,13 @@ void FindStepsInSpan(const trace::Trace& trace, const EventLinks& links,
               steps.end());
   if (steps.empty()) {
     // docs/semantics.md §2: no ProfilerStep at all -> one step 0 over the host
-    // activity.
-    int64_t lo = std::numeric_limits<int64_t>::max();
-    int64_t hi = std::numeric_limits<int64_t>::min();
+    // activity, Python frames the reader left out included.
+    const trace::FrameExtent frames =
+        static_cast<size_t>(span) < trace.left_out_frames.size()
+            ? trace.left_out_frames[static_cast<size_t>(span)]
+            : trace::FrameExtent{};
+    int64_t lo = frames.first_start_ns;
+    int64_t hi = frames.last_end_ns;
     for (uint32_t i = begin; i < end; ++i) {
       if (!CountsForImplicitStep(t.kind[i]) ||
           t.phase[i] != trace::EventPhase::kComplete)

@@ -325,7 +325,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
   v1::WorkerProfile profile;
   FillWorkerInfo(trace, identity, *profile.mutable_worker());
   profile.set_span_count(identity.span_count);
-  profile.set_event_count(static_cast<int64_t>(trace.events.size()));
+  // The events of the file, frames the reader left out included.
+  profile.set_event_count(static_cast<int64_t>(trace.events.size()) +
+                          trace.counters.python_frames_left_out);
 
   const EventLinks links = LinkEvents(trace);
   profile.set_runtime_calls_linked_by_containment(

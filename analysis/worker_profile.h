@@ -17,12 +17,6 @@ struct ProfileOptions {
   OperatorGrouping operator_grouping = OperatorGrouping::kName;
   KernelGrouping kernel_grouping = KernelGrouping::kName;
   bool module_tables = true;  // per-node operator and kernel tables
-  // Whether the trace is read with its plain Python frames
-  // (trace::ReaderLimits::keep_python_frames; only where the trace is read
-  // for the profile, as the CLI's run loader does). HTA's compare leaves them
-  // out: it never counts them, and it reads the module tree only for where it
-  // came from, which nn.Module ranges (kept) decide.
-  bool python_frames = true;
   // 2 or more: the step, GPU, memory, operator and kernel views are built on a
   // second thread while this one builds the module tree. The profile is the
   // same either way.

@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
     const double ms[] = {
         Millis([&] {
           BothSides([&](int i) {
-            profdiff::trace::KinetoReader reader;
+            // As the CLI's run loader reads: without plain Python frames.
+            profdiff::trace::KinetoReader reader({.keep_python_frames = false});
             traces[i] = OrExit(reader.ReadFile(pair[i]), "read");
           });
         }),

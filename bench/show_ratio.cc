@@ -96,8 +96,11 @@ int main(int argc, char** argv) {
     }
     profdiff::bench::FloorText buffer;
     simdjson::ondemand::parser parser;
-    profdiff::trace::KinetoReader all_cores({}, {.threads = cores});
-    profdiff::trace::KinetoReader one_thread;
+    // Read as the CLI's run loader reads: without plain Python frames.
+    constexpr profdiff::trace::ReaderLimits kAsTheCli{.keep_python_frames =
+                                                          false};
+    profdiff::trace::KinetoReader all_cores(kAsTheCli, {.threads = cores});
+    profdiff::trace::KinetoReader one_thread(kAsTheCli);
     auto floor = [&] { sink += Floor(path, buffer, parser); };
     auto show_with = [&](profdiff::trace::KinetoReader& reader, int threads) {
       auto trace = reader.ReadFile(path);

@@ -549,12 +549,8 @@ absl::StatusOr<std::string> RunDiffCommand(
                         std::move(server), timeout};
   // HTA's compare reads steps and events, not the module tree's per-node
   // tables: not building them saves a tenth of the command.
-  // Nor does it count Python frames, most of a with_stack trace: read without
-  // them, the xDiT pair's HTA compare takes two thirds of the time.
-  if (options.compare() == v1::COMPARE_MODE_HTA) {
+  if (options.compare() == v1::COMPARE_MODE_HTA)
     profile_options.module_tables = false;
-    profile_options.python_frames = false;
-  }
   if (gate.empty()) {
     return RenderDiff(sides, options, profile_options, asked, render,
                       csv_options, html, csv, output);

@@ -209,6 +209,9 @@ absl::Status TraceParser::ParseEvent(od::value& event_value) {
   }
   PendingEvent p;
   const uint32_t args_before = static_cast<uint32_t>(out_.args.size());
+  // A frame to leave out, known by its category and name: of the fields after
+  // them only its times are read (Kineto writes "ph", "cat", "name" first).
+  bool frame = false;
   for (auto field_result : object) {
     od::field field;
     if (auto error = std::move(field_result).get(field)) {
@@ -216,6 +219,8 @@ absl::Status TraceParser::ParseEvent(od::value& event_value) {
     }
     const char* raw_key = field.key().raw();
     const EventField known = ClassifyEventField(raw_key);
+    if (frame && known != EventField::kTs && known != EventField::kDur)
+      continue;  // skipped by the iterator, unread
     const std::string_view key = EventFieldName(known);
     const char* at = raw_key - 1;
     od::value value = field.value();
@@ -226,14 +231,12 @@ absl::Status TraceParser::ParseEvent(od::value& event_value) {
       case EventField::kCat:
         PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.category));
         p.has_category = true;
-        if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
+        frame = IsFrameToLeaveOut(p);
         break;
       case EventField::kName:
         PD_RETURN_IF_ERROR(ReadString(value, key, at, &p.name));
         p.has_name = true;
-        // Kineto writes "ph", "cat", "name" first: the rest of a frame left
-        // out is skipped by the iterator, unread.
-        if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
+        frame = IsFrameToLeaveOut(p);
         break;
       case EventField::kPid:
         PD_RETURN_IF_ERROR(ReadThreadId(
@@ -268,6 +271,7 @@ absl::Status TraceParser::ParseEvent(od::value& event_value) {
       case EventField::kUnknown:
         break;  // skipped by the iterator
     }
+    if (frame && p.has_ts && p.has_dur) break;  // its arguments unread
   }
   return Commit(p, event_start, args_before);
 }
@@ -434,8 +438,10 @@ absl::Status TraceParser::Commit(const PendingEvent& p, const char* at,
   }
   if (p.binding_enclosing)
     AppendArg(ArgKey::kFlowBindingEnclosing, 1, 0, StringId{});
-  // A frame in another field order, read whole and checked, then left out.
-  if (IsFrameToLeaveOut(p)) return LeaveOutFrame(args_before);
+  // A frame: its times kept, its other fields read and checked only when
+  // they came before its name.
+  if (IsFrameToLeaveOut(p))
+    return LeaveOutFrame(args_before, p.ts_ns, p.ts_ns + duration_ns);
   const StringId category =
       p.has_category ? InternCategory(p.category) : StringId{};
   EventTable& t = out_.events;

@@ -196,10 +196,13 @@ class TraceParser {
   void AppendArg(ArgKey key, int64_t int_value, double double_value,
                  StringId string_value);
   void DropArgsFrom(uint32_t begin);
-  // Ends a frame that is not kept: any arguments it appended are dropped.
-  absl::Status LeaveOutFrame(uint32_t args_before) {
+  // Ends a frame that is not kept: any arguments it appended are dropped, its
+  // times are added to the span's extent of frames left out.
+  absl::Status LeaveOutFrame(uint32_t args_before, int64_t start_ns,
+                             int64_t end_ns) {
     DropArgsFrom(args_before);
     ++out_.counters.python_frames_left_out;
+    out_.left_out_frames.back().Add(start_ns, end_ns);
     return absl::OkStatus();
   }
   EventKind KindOf(const PendingEvent& p, EventPhase phase, StringId category);

@@ -21,6 +21,7 @@ Trace MergeSpans(std::vector<Trace> spans) {
   Trace merged = std::move(spans[0]);
   for (size_t k = 1; k < spans.size(); ++k) {
     merged.span_begin.push_back(static_cast<uint32_t>(merged.events.size()));
+    merged.left_out_frames.emplace_back();
     AppendTrace(merged, spans[k],
                 SpanMergeShift(k, spans[k].metadata.base_time_ns,
                                merged.metadata.base_time_ns));

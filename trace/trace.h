@@ -11,7 +11,9 @@
 #ifndef PROFDIFF_TRACE_TRACE_H_
 #define PROFDIFF_TRACE_TRACE_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -142,6 +144,25 @@ struct ReadCounters {
   friend bool operator==(const ReadCounters&, const ReadCounters&) = default;
 };
 
+// When the plain Python frames a reader left out ran
+// (ReaderLimits::keep_python_frames): the one thing a profile reads of them,
+// as host ops bounding a span that has no ProfilerStep (docs/semantics.md §2).
+struct FrameExtent {
+  int64_t first_start_ns = std::numeric_limits<int64_t>::max();
+  int64_t last_end_ns = std::numeric_limits<int64_t>::min();
+  bool empty() const { return first_start_ns > last_end_ns; }
+  void Add(int64_t start_ns, int64_t end_ns) {
+    first_start_ns = std::min(first_start_ns, start_ns);
+    last_end_ns = std::max(last_end_ns, end_ns);
+  }
+  // Adds `other` moved by `shift_ns` (a span's time base, AppendShift).
+  void Add(const FrameExtent& other, int64_t shift_ns) {
+    if (!other.empty())
+      Add(other.first_start_ns + shift_ns, other.last_end_ns + shift_ns);
+  }
+  friend bool operator==(const FrameExtent&, const FrameExtent&) = default;
+};
+
 // One span: events, arguments, strings and metadata.
 struct Trace {
   StringPool strings;
@@ -153,6 +174,8 @@ struct Trace {
   // file. Steps and GPU metrics are computed per span, so the gap between two
   // windows counts for nothing.
   std::vector<uint32_t> span_begin = {0};
+  // Per span, as span_begin: the frames left out of it.
+  std::vector<FrameExtent> left_out_frames = {FrameExtent{}};
 
   // Makes this an empty Trace whose event and argument columns keep their
   // capacity, for a reader that reads one span after another into it.

@@ -88,6 +88,8 @@ void AppendTrace(Trace& into, const Trace& from, const AppendShift& shift) {
   into.counters.unsupported_phase_events +=
       from.counters.unsupported_phase_events;
   into.counters.python_frames_left_out += from.counters.python_frames_left_out;
+  for (const FrameExtent& extent : from.left_out_frames)
+    into.left_out_frames.back().Add(extent, shift.time_ns);
 }
 
 }  // namespace profdiff::trace

@@ -30,7 +30,8 @@ struct AppendShift {
   const std::vector<StringIdRow>* string_id_rows = nullptr;
 };
 
-// Appends `from` after the events of `into`; counters add up. The strings of
+// Appends `from` after the events of `into`, into its last span; counters and
+// the extents of frames left out add up. The strings of
 // `from` are interned into `into` in `from`'s id order, so appending the parts
 // of one file gives the ids a single read of the file gives.
 void AppendTrace(Trace& into, const Trace& from, const AppendShift& shift);

@@ -69,6 +69,13 @@ uint64_t TraceFingerprint(const Trace& trace) {
     hash.Value(d.total_global_mem_bytes);
   }
   hash.Column(trace.span_begin);
+  // Only where frames were left out: an agent keeps them, and a fingerprint
+  // of a span it sent before stays what it was.
+  for (const FrameExtent& extent : trace.left_out_frames) {
+    if (extent.empty()) continue;
+    hash.Value(extent.first_start_ns);
+    hash.Value(extent.last_end_ns);
+  }
   return hash.Digest();
 }
 

@@ -4,11 +4,13 @@
 #include "analysis/steps.h"
 
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
 #include "analysis/worker_profile.h"
 #include "tests/analysis/fixture_trace.h"
+#include "trace/kineto_reader.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -61,6 +63,28 @@ TEST(StepsTest, NoProfilerStepSpansHostOpsOnlyNotAnnotations) {
   ASSERT_EQ(p.steps_size(), 1);
   EXPECT_DOUBLE_EQ(p.steps(0).start_us(), 10);
   EXPECT_DOUBLE_EQ(p.steps(0).duration_us(), 30);
+}
+
+TEST(StepsTest, NoProfilerStepSpansPythonFramesLeftOutByTheReader) {
+  // Frames [0,50] and [5,60] around ops [10,15] and [30,40]: the step is
+  // [0,60) whether the reader kept the frames or left them out.
+  constexpr std::string_view kTrace = R"({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "train.py(3): main", "pid": 1, "tid": 1, "ts": 0, "dur": 50},
+    {"ph": "X", "cat": "python_function", "name": "train.py(9): step", "pid": 1, "tid": 2, "ts": 5, "dur": 55},
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 30, "dur": 10}]})";
+  for (const bool keep : {true, false}) {
+    SCOPED_TRACE(keep ? "kept" : "left out");
+    trace::KinetoReader reader({.keep_python_frames = keep});
+    absl::StatusOr<trace::Trace> trace = reader.ReadBytes(kTrace, "t.json");
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    EXPECT_EQ(trace->events.size(), keep ? 4u : 2u);
+    const v1::WorkerProfile p = BuildWorkerProfile(*trace, {"r", "w", 1}, {});
+    ASSERT_EQ(p.steps_size(), 1);
+    EXPECT_DOUBLE_EQ(p.steps(0).start_us(), 0);
+    EXPECT_DOUBLE_EQ(p.steps(0).duration_us(), 60);
+    EXPECT_EQ(p.event_count(), 4);
+  }
 }
 
 }  // namespace

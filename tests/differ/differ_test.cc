@@ -585,53 +585,5 @@ TEST_F(RealTraceDiffTest, DiffRunsSaysWhatADiffOfWholeDigestsSays) {
   EXPECT_GE(compared, 8);
 }
 
-// HTA's compare reads traces without their Python frames (ProfileOptions::
-// python_frames, as the CLI asks): on every real pair, and on the pairs with
-// the most frames, its report is the one made from the whole traces.
-TEST_F(RealTraceDiffTest, HtaReportsAreTheSameReadWithoutPythonFrames) {
-  std::vector<std::pair<std::string, std::string>> pairs =
-      test_support::RealTracePairs(root_);
-  pairs.emplace_back("profdiff_h200/transformer-fp32.pt.trace.json.gz",
-                     "profdiff_h200/transformer-bf16.pt.trace.json.gz");
-  pairs.emplace_back("switchtransformers/history/trace.v4570414.json.gz",
-                     "switchtransformers/history/trace.v3df0989.json.gz");
-  int compared = 0;
-  for (const auto& [a, b] : pairs) {
-    if (!Missing({a, b}).empty()) continue;
-    SCOPED_TRACE(base::StrCat(a, " vs ", b));
-    analysis::ProfileOptions whole{.module_tables = false};
-    analysis::ProfileOptions without_frames = whole;
-    without_frames.python_frames = false;
-    auto runs = analysis::LoadRunsWithEachOptions(
-        {{(root_ / a).string()}, {(root_ / b).string()}},
-        {whole, without_frames});
-    ASSERT_TRUE(runs.ok()) << runs.status();
-    // Both read once, leaving frames out only when every profile asked does.
-    auto frameless = analysis::LoadRuns(
-        {{(root_ / a).string()}, {(root_ / b).string()}}, without_frames);
-    ASSERT_TRUE(frameless.ok()) << frameless.status();
-    std::vector<v1::DiffOptions> asks(2);
-    for (v1::DiffOptions& options : asks)
-      options.set_compare(v1::COMPARE_MODE_HTA);
-    asks[1].set_hta_all_steps(true);
-    for (const v1::DiffOptions& options : asks) {
-      SCOPED_TRACE(options.ShortDebugString());
-      auto from_whole = DiffRuns((*runs)[0][0], (*runs)[0][1], options);
-      auto read_together = DiffRuns((*runs)[1][0], (*runs)[1][1], options);
-      auto from_frameless = DiffRuns((*frameless)[0], (*frameless)[1], options);
-      ASSERT_TRUE(from_whole.ok()) << from_whole.status();
-      ASSERT_TRUE(read_together.ok()) << read_together.status();
-      ASSERT_TRUE(from_frameless.ok()) << from_frameless.status();
-      EXPECT_EQ(from_whole->SerializeAsString(),
-                read_together->SerializeAsString());
-      EXPECT_EQ(from_whole->SerializeAsString(),
-                from_frameless->SerializeAsString());
-      ++compared;
-    }
-  }
-  if (compared == 0) GTEST_SKIP() << "no real pair under " << root_;
-  EXPECT_GE(compared, 8);
-}
-
 }  // namespace
 }  // namespace profdiff::differ

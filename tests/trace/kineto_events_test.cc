@@ -11,6 +11,7 @@
 namespace profdiff::trace {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 TEST(KinetoEventsTest, Reads2021EraWithLowercaseExternalIdAndStreamStrings) {
@@ -175,17 +176,18 @@ TEST(KinetoEventsTest, ArgumentsOfUnsupportedPhasesAreDropped) {
   EXPECT_EQ(trace.IntArg(0, ArgKey::kBytes), 8);
 }
 
-// HTA's compare asks the reader to leave plain Python frames out: a frame in
-// Kineto's field order is passed over from its name on, one in another order is
-// read whole (and checked) and then left out; nn.Module ranges, instants and
-// other categories are kept with their arguments.
+// The CLI's run loader asks the reader to leave plain Python frames out: a
+// frame in Kineto's field order is passed over from its name on but for its
+// times, one in another order is read whole (and checked) and then left out;
+// nn.Module ranges, instants and other categories are kept with their
+// arguments. The frames' extent is kept for the implicit step.
 constexpr std::string_view kFrames = R"({"traceEvents": [
   {"ph": "X", "cat": "python_function", "name": "train.py(12): step", "pid": 1, "tid": 1,
    "ts": 10, "dur": 5, "args": {"Python parent id": 1, "Python id": 2, "Python thread": 0}},
   {"ph": "X", "cat": "python_function", "name": "nn.Module: Linear_0", "pid": 1, "tid": 1,
    "ts": 11, "dur": 3, "args": {"Python parent id": 2, "Python id": 3, "Python thread": 0,
    "Python module id": 0}},
-  {"name": "torch/nn/modules/linear.py(125): forward", "ts": 11.5, "dur": 2, "pid": 1, "tid": 1,
+  {"name": "torch/nn/modules/linear.py(125): forward", "ts": 11.5, "dur": 6, "pid": 1, "tid": 1,
    "args": {"Python id": 4, "Python module id": 5}, "cat": "python_function", "ph": "X"},
   {"ph": "i", "cat": "python_function", "name": "a mark", "pid": 1, "tid": 1, "ts": 12, "s": "t"},
   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 12, "dur": 1,
@@ -202,6 +204,7 @@ TEST(KinetoEventsTest, PythonFramesAreLeftOutWhenAsked) {
   const Trace all = MustRead(kFrames);
   ASSERT_EQ(all.events.size(), 5u);
   EXPECT_EQ(all.counters.python_frames_left_out, 0);
+  EXPECT_TRUE(all.left_out_frames == std::vector<FrameExtent>{{}});
 
   const Trace kept = ReadLeavingFramesOut(kFrames);
   ASSERT_EQ(kept.events.size(), 3u);
@@ -220,22 +223,46 @@ TEST(KinetoEventsTest, PythonFramesAreLeftOutWhenAsked) {
   EXPECT_EQ(kept.IntArg(0, ArgKey::kPythonModuleId), 0);
   EXPECT_EQ(kept.events.arg_begin[1], 1u);
   EXPECT_EQ(kept.events.arg_begin[2], 1u);
+  // From the first frame's start (10 us) to the second's end (11.5 + 6 us),
+  // whichever field order each was written in.
+  ASSERT_EQ(kept.left_out_frames.size(), 1u);
+  EXPECT_EQ(kept.left_out_frames[0].first_start_ns, 10000);
+  EXPECT_EQ(kept.left_out_frames[0].last_end_ns, 17500);
 }
 
-TEST(KinetoEventsTest, OnlyAFrameInKinetosOrderIsLeftOutUnchecked) {
-  // Past its name, a frame in Kineto's order is not read.
+TEST(KinetoEventsTest, AFrameInKinetosOrderIsCheckedOnlyForItsTimes) {
+  // Its times are read and checked, wherever they are.
   constexpr std::string_view kBadTsInOrder = R"({"traceEvents": [
     {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}]})";
-  EXPECT_THAT(ReadError(kBadTsInOrder).message(), HasSubstr("field \"ts\""));
-  EXPECT_EQ(ReadLeavingFramesOut(kBadTsInOrder).counters.python_frames_left_out,
-            1);
-  // Before its name is known, it is read and checked as any event.
   KinetoReader reader({.keep_python_frames = false});
+  for (
+      const std::string_view bad :
+      {kBadTsInOrder,
+       std::string_view(
+           R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "dur": -1, "ts": 1}]})"),
+       std::string_view(
+           R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "ts": 1}]})")}) {
+    SCOPED_TRACE(bad);
+    const absl::StatusOr<Trace> read = reader.ReadBytes(bad, "bad.json");
+    ASSERT_FALSE(read.ok());
+    EXPECT_THAT(read.status().message(),
+                AnyOf(HasSubstr("field \"dur\""), HasSubstr("field \"ts\"")));
+  }
+  // Past its name, its other fields are not: a damaged argument or thread id
+  // goes unseen (reading it whole, as the agent does, finds it).
+  constexpr std::string_view kBadArgInOrder = R"({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": [1], "ts": 1, "dur": 1,
+     "args": {"Python id": "x"}}]})";
+  EXPECT_THAT(ReadError(kBadArgInOrder).message(), HasSubstr("field \"tid\""));
+  const Trace left_out = ReadLeavingFramesOut(kBadArgInOrder);
+  EXPECT_EQ(left_out.counters.python_frames_left_out, 1);
+  EXPECT_EQ(left_out.left_out_frames[0].last_end_ns, 2000);
+  // Before its name is known, it is read and checked as any event.
   const absl::StatusOr<Trace> bad = reader.ReadBytes(
-      R"({"traceEvents": [{"ts": "soon", "ph": "X", "cat": "python_function", "name": "f", "dur": 1}]})",
+      R"({"traceEvents": [{"tid": [1], "ph": "X", "cat": "python_function", "name": "f", "ts": 1, "dur": 1}]})",
       "bad.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("field \"ts\""));
+  EXPECT_THAT(bad.status().message(), HasSubstr("field \"tid\""));
 }
 
 TEST(KinetoEventsTest, ArgumentJsonNestedPastMaxDepthIsResourceExhausted) {

@@ -53,6 +53,7 @@ void ExpectIdentical(const Trace& one_pass, const Trace& in_parts) {
   EXPECT_EQ(one_pass.counters.python_frames_left_out,
             in_parts.counters.python_frames_left_out);
   EXPECT_EQ(one_pass.span_begin, in_parts.span_begin);
+  EXPECT_TRUE(one_pass.left_out_frames == in_parts.left_out_frames);
 }
 
 // A Kineto-style trace of `events` events, one per line block as Kineto writes
@@ -203,7 +204,8 @@ TEST(ParallelReadTest, EveryRealTraceReadsTheSameInPartsAsInOnePass) {
 }
 
 // `full` without its plain Python frames, as a reader asked to leave them out
-// must give it (ReaderLimits::keep_python_frames), and how many there were.
+// must give it (ReaderLimits::keep_python_frames): with their extent, and how
+// many there were.
 // The entries of `column` whose `keep` is true, in order.
 template <typename Column>
 void KeepOnly(Column& column, const std::vector<bool>& keep) {
@@ -226,6 +228,7 @@ Trace WithoutFrames(Trace full, int64_t* frames) {
         t.kind[i] == EventKind::kPythonFunction &&
         full.strings.Get(t.category[i]) == "python_function") {
       ++*frames;
+      full.left_out_frames.back().Add(t.start_ns[i], t.end_ns(i));
       keep_event[i] = false;
       for (uint32_t r = t.arg_begin[i]; r < t.arg_begin[i + 1]; ++r)
         keep_arg[r] = false;
@@ -269,6 +272,7 @@ TEST(ParallelReadTest, RealTracesReadWithoutFramesAreTheirWholeReadLessFrames) {
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_NO_FATAL_FAILURE(test_support::ExpectSameEvents(expected, *a));
     EXPECT_EQ(a->counters.python_frames_left_out, frames);
+    EXPECT_TRUE(a->left_out_frames == expected.left_out_frames);
     EXPECT_TRUE(a->metadata == expected.metadata);
     absl::StatusOr<Trace> b = in_turn.ReadFile(path.string());
     ASSERT_TRUE(b.ok()) << b.status();

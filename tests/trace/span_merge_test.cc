@@ -1,6 +1,6 @@
 // Joining a worker's spans into one Trace (span_merge.cc): times rebased onto
-// the first span, ids kept apart per span, where each span begins, counters
-// added.
+// the first span, ids kept apart per span, where each span begins and the
+// extent of its frames left out, counters added.
 #include "trace/span_merge.h"
 
 #include <utility>
@@ -82,6 +82,24 @@ TEST(SpanMergeTest, CountersAndStringsAreShared) {
   EXPECT_EQ(merged.counters.unknown_category_events, 2);
   EXPECT_EQ(merged.strings.size(), strings);
   EXPECT_EQ(merged.events.name[1], merged.events.name[5]);
+}
+
+TEST(SpanMergeTest, FramesLeftOutKeepTheirExtentPerSpanRebased) {
+  std::vector<Trace> spans(3);
+  spans[0].metadata.base_time_ns = 1'000'000;
+  spans[0].left_out_frames[0].Add(100, 900);
+  spans[1].metadata.base_time_ns = 2'000'000;  // none left out
+  spans[2].metadata.base_time_ns = 3'000'000;
+  spans[2].left_out_frames[0].Add(50, 60);
+  for (Trace& span : spans) span.events.arg_begin = {0};
+  const Trace merged = MergeSpans(std::move(spans));
+  ASSERT_EQ(merged.left_out_frames.size(), merged.span_begin.size());
+  ASSERT_EQ(merged.left_out_frames.size(), 3u);
+  EXPECT_EQ(merged.left_out_frames[0].first_start_ns, 100);
+  EXPECT_EQ(merged.left_out_frames[0].last_end_ns, 900);
+  EXPECT_TRUE(merged.left_out_frames[1].empty());
+  EXPECT_EQ(merged.left_out_frames[2].first_start_ns, 2'000'050);
+  EXPECT_EQ(merged.left_out_frames[2].last_end_ns, 2'000'060);
 }
 
 TEST(SpanMergeTest, ShiftIsTheBaseTimeDifferenceAndTheSpanIdBlock) {
