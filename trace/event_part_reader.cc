@@ -86,8 +86,7 @@ std::optional<EventPartReader::Result> EventPartReader::Read(
     }
     Part& part = parts_[0];
     part.trace.ClearKeepingCapacity();
-    part.status =
-        part_parser.Prepare(largest, json.size(), part.parser, part.trace);
+    part.status = part_parser.Prepare(largest, part.parser);
     if (part.status.ok()) {
       part.status =
           part_parser.ParseEventsInTurn(texts, part.parser, part.trace);
@@ -110,10 +109,7 @@ std::optional<EventPartReader::Result> EventPartReader::Read(
       Part& part = parts_[k];
       part.trace.ClearKeepingCapacity();
       part.string_id_rows.clear();
-      // The first part's columns are the ones the others are appended to.
-      part.status = part_parser.Prepare(part_text.size(),
-                                        k == 0 ? json.size() : part_text.size(),
-                                        part.parser, part.trace);
+      part.status = part_parser.Prepare(part_text.size(), part.parser);
       auto parse = [&part_parser, &part, part_text,
                     capacity = buffer.capacity() - begin] {
         if (!part.status.ok()) return;

@@ -45,11 +45,9 @@ class PartParser {
   virtual ~PartParser() = default;
 
   // On the reading thread, before any part is parsed: sizes `parser` for
-  // `text_bytes` of JSON and reserves `out`'s (empty) columns for the events
-  // of `reserve_bytes` of JSON.
-  virtual absl::Status Prepare(size_t text_bytes, size_t reserve_bytes,
-                               simdjson::ondemand::parser& parser,
-                               Trace& out) const = 0;
+  // `text_bytes` of JSON.
+  virtual absl::Status Prepare(size_t text_bytes,
+                               simdjson::ondemand::parser& parser) const = 0;
 
   // Parses `text`, "[" events "]", with the prepared `parser` into the
   // prepared `out`, and sets `string_id_rows` to the rows whose ids are

@@ -63,7 +63,6 @@ absl::Status TraceParser::Parse(od::parser& parser, size_t capacity,
   od::json_type type;
   if (auto error = doc.type().get(type)) return DocumentError(error, nullptr);
   if (!started_) {
-    out_.events.Reserve(reserve_bytes_ / kBytesPerEventEstimate);
     out_.events.arg_begin.push_back(0);
     started_ = true;
   }

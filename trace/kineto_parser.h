@@ -62,11 +62,6 @@ std::optional<TraceMetadata> ReadTextAroundEvents(std::string& outside,
                                                   const ArgNameTable& arg_names,
                                                   od::parser& parser);
 
-// Kineto writes 150-450 bytes per event. Reserving for 1 per 128 bytes almost
-// never reallocates (which would copy every column), and capacity never written
-// costs no memory.
-inline constexpr size_t kBytesPerEventEstimate = 128;
-
 // Fields of the event being parsed, committed to the table once the object is
 // done.
 struct PendingEvent {
@@ -123,9 +118,6 @@ class TraceParser {
     return Parse(parser, capacity, Mode::kEventPart);
   }
 
-  // Events are reserved for this many bytes of JSON (the whole file when
-  // parsing a part of it).
-  void set_reserve_bytes(size_t bytes) { reserve_bytes_ = bytes; }
   // After a kWhole parse: the offset of the (last) event array's '[' in the
   // text.
   size_t events_offset() const { return events_offset_; }
@@ -224,7 +216,6 @@ class TraceParser {
   const ReaderLimits& limits_;
   const ArgNameTable& arg_names_;
   od::document* doc_ = nullptr;
-  size_t reserve_bytes_ = json_.size();
   size_t events_offset_ = 0;
   size_t event_index_ = 0;
   bool started_ = false;  // the table is reserved and its args begun

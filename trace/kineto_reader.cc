@@ -21,7 +21,6 @@ namespace profdiff::trace {
 namespace {
 
 using kineto::AllocateParser;
-using kineto::kBytesPerEventEstimate;
 using kineto::TraceParser;
 namespace od = simdjson::ondemand;
 
@@ -36,9 +35,7 @@ class KinetoPartParser final : public PartParser {
         arg_names_(arg_names),
         whole_parser_(whole_parser) {}
 
-  absl::Status Prepare(size_t text_bytes, size_t reserve_bytes,
-                       od::parser& parser, Trace& out) const override {
-    out.events.Reserve(reserve_bytes / kBytesPerEventEstimate);
+  absl::Status Prepare(size_t text_bytes, od::parser& parser) const override {
     return AllocateParser(parser, text_bytes, limits_, source_);
   }
 
@@ -46,7 +43,6 @@ class KinetoPartParser final : public PartParser {
       std::string_view text, size_t capacity, od::parser& parser, Trace& out,
       std::vector<StringIdRow>& string_id_rows) const override {
     TraceParser part(out, text, source_, limits_, arg_names_);
-    part.set_reserve_bytes(0);  // reserved by Prepare
     PD_RETURN_IF_ERROR(
         part.Parse(parser, capacity, TraceParser::Mode::kEventPart));
     string_id_rows = part.string_id_rows();
@@ -57,7 +53,6 @@ class KinetoPartParser final : public PartParser {
                                  od::parser& parser,
                                  Trace& out) const override {
     TraceParser parts(out, texts[0].text, source_, limits_, arg_names_);
-    parts.set_reserve_bytes(0);  // reserved by Prepare
     PD_RETURN_IF_ERROR(
         parts.Parse(parser, texts[0].capacity, TraceParser::Mode::kEventPart));
     for (size_t k = 1; k < texts.size(); ++k) {

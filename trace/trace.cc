@@ -18,11 +18,6 @@ std::optional<T> FindArg(const Trace& trace, size_t i, ArgKey key,
 
 }  // namespace
 
-void EventTable::Reserve(size_t events) {
-  ForEachColumn([events](auto& column) { column.reserve(events); });
-  arg_begin.reserve(events + 1);
-}
-
 void EventTable::Clear() {
   ForEachColumn([](auto& column) { column.clear(); });
   arg_begin.clear();

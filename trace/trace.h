@@ -50,7 +50,6 @@ struct EventTable {
 
   size_t size() const { return kind.size(); }
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
-  void Reserve(size_t events);
   void Clear();  // keeps capacity
   // Column by column (string ids compare as ids: equal only within one pool's
   // numbering).

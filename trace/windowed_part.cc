@@ -8,7 +8,6 @@ bool WindowedPart::Parse(const char* text, size_t start, size_t end,
   absl::Status parsed;
   if (!events_.has_value()) {
     events_.emplace(out_, window, source_, limits_, arg_names_);
-    events_->set_reserve_bytes(reserve_bytes_);
     parsed = events_->Parse(parser_, capacity,
                             kineto::TraceParser::Mode::kEventPart);
   } else {

@@ -21,17 +21,15 @@ namespace profdiff::trace {
 
 class WindowedPart {
  public:
-  // Events go to `out`, its columns reserved for `reserve_bytes` of JSON when
-  // the first window is parsed (0: reserved by the caller).
+  // Events go to `out`.
   WindowedPart(Trace& out, std::string_view source, const ReaderLimits& limits,
                const ArgNameTable& arg_names,
-               simdjson::ondemand::parser& parser, size_t reserve_bytes)
+               simdjson::ondemand::parser& parser)
       : out_(out),
         source_(source),
         limits_(limits),
         arg_names_(arg_names),
-        parser_(parser),
-        reserve_bytes_(reserve_bytes) {}
+        parser_(parser) {}
 
   // Parses text[start..end], "[" events "]", readable `capacity` bytes from
   // `start`. False when it fails, or when the part has reached max_events: one
@@ -48,7 +46,6 @@ class WindowedPart {
   const ReaderLimits& limits_;
   const ArgNameTable& arg_names_;
   simdjson::ondemand::parser& parser_;
-  size_t reserve_bytes_;
   std::optional<kineto::TraceParser> events_;
 };
 

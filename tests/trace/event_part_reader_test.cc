@@ -44,8 +44,7 @@ class FakePartParser final : public PartParser {
   bool event_outside = false;      // the outside text "holds" an event
   size_t shift_events_offset = 0;  // the outside text's array is elsewhere
 
-  absl::Status Prepare(size_t text_bytes, size_t /*reserve_bytes*/,
-                       od::parser& parser, Trace& /*out*/) const override {
+  absl::Status Prepare(size_t text_bytes, od::parser& parser) const override {
     if (fail_prepare) return absl::ResourceExhaustedError("no parser");
     if (parser.allocate(text_bytes) != simdjson::SUCCESS)
       return absl::ResourceExhaustedError("allocate");

@@ -51,12 +51,9 @@ TEST(TraceTest, ClearKeepingCapacityEmptiesEverythingButCapacity) {
   EXPECT_EQ(trace.args.key.capacity(), arg_capacity);
 }
 
-TEST(TraceTest, ReserveAndClearTouchEveryColumn) {
+TEST(TraceTest, ClearTouchesEveryColumnAndKeepsItsCapacity) {
   EventTable table;
-  table.Reserve(100);
-  table.ForEachColumn(
-      [](const auto& column) { EXPECT_GE(column.capacity(), 100u); });
-  EXPECT_GE(table.arg_begin.capacity(), 101u);
+  table.ForEachColumn([](auto& column) { column.reserve(100); });
   table.ForEachColumn([](auto& column) { column.emplace_back(); });
   table.arg_begin = {0, 0};
   EXPECT_EQ(table.size(), 1u);
