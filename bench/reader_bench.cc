@@ -57,11 +57,14 @@ profdiff::trace::ReadParallelism Threads(const benchmark::State& state) {
   return {.threads = static_cast<int>(state.range(1))};
 }
 
+// Third argument: 1 keeps plain Python frames (as the agent reads), 0 leaves
+// them out (as the CLI reads).
 void BM_Read(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path))
     return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::KinetoReader reader({}, Threads(state));
+  profdiff::trace::KinetoReader reader(
+      {.keep_python_frames = state.range(2) != 0}, Threads(state));
   size_t bytes = 0;
   size_t events = 0;
   for (auto _ : state) {
@@ -188,7 +191,7 @@ BENCHMARK(BM_ReadRankFiles)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_Read)
-    ->ArgsProduct({{0, 1, 2}, {0, 1, 2}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1, 2}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_ReadInAFreshProcess)

@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "base/str_cat.h"
-#include "trace/json_text.h"
 
 namespace profdiff::trace {
 namespace {
@@ -11,42 +10,9 @@ constexpr int kNanosDigits =
     3;  // microseconds -> nanoseconds: three decimal places
 constexpr int kMaxExponent = 30;  // larger exponents cannot fit int64 ns anyway
 constexpr int64_t kMaxNs = std::numeric_limits<int64_t>::max();
-// What Kineto writes: up to 15 integer digits, then nothing or '.' and exactly
-// 3 digits. The value is exact (int * 1000 + fraction) and within int64, so no
-// rounding or range check is due.
-bool ParseKinetoMicros(std::string_view text, int64_t* ns) {
-  const size_t n = text.size();
-  const size_t integer_digits = n >= 4 && text[n - 4] == '.' ? n - 4 : n;
-  if (integer_digits == 0 || integer_digits > 15) return false;
-  // The leading digits one at a time, the last eight of a long integer part
-  // (a timestamp's 13) at once.
-  const size_t single_digits =
-      integer_digits >= 8 ? integer_digits - 8 : integer_digits;
-  uint64_t value = 0;
-  for (size_t i = 0; i < single_digits; ++i) {
-    const unsigned digit = static_cast<unsigned char>(text[i]) - '0';
-    if (digit > 9) return false;
-    value = value * 10 + digit;
-  }
-  if (single_digits != integer_digits) {
-    uint32_t eight;
-    if (!EightDigits(text.data() + single_digits, &eight)) return false;
-    value = value * 100000000 + eight;
-  }
-  uint64_t fraction = 0;
-  for (size_t i = integer_digits + 1; i < n; ++i) {
-    const unsigned digit = static_cast<unsigned char>(text[i]) - '0';
-    if (digit > 9) return false;
-    fraction = fraction * 10 + digit;
-  }
-  *ns = static_cast<int64_t>(value * 1000 + fraction);
-  return true;
-}
-
 }  // namespace
 
-bool ParseMicrosAsNanos(std::string_view text, int64_t* ns) {
-  if (ParseKinetoMicros(text, ns)) return true;
+bool ParseAnyMicrosAsNanos(std::string_view text, int64_t* ns) {
   size_t i = 0;
   const size_t n = text.size();
   bool negative = false;
