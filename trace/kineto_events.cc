@@ -441,7 +441,8 @@ absl::Status TraceParser::Commit(const PendingEvent& p, const char* at,
   // A frame: its times kept, its other fields read and checked only when
   // they came before its name.
   if (IsFrameToLeaveOut(p))
-    return LeaveOutFrame(args_before, p.ts_ns, p.ts_ns + duration_ns);
+    return LeaveOutFrame(args_before, p.ts_ns,
+                         FrameExtent::SaturatingAdd(p.ts_ns, duration_ns));
   const StringId category =
       p.has_category ? InternCategory(p.category) : StringId{};
   EventTable& t = out_.events;

@@ -219,7 +219,7 @@ class TraceParser {
   od::document* doc_ = nullptr;
   size_t events_offset_ = 0;
   size_t event_index_ = 0;
-  bool started_ = false;  // the table is reserved and its args begun
+  bool started_ = false;  // the table's args are begun
   std::string scratch_;
   // Each raw JSON text an argument had, and its (compacted) string: the keys
   // are copies, as a part of a streamed read is overwritten by the next.

@@ -19,11 +19,12 @@ struct ReaderLimits {
   uint32_t max_string_bytes = 1 << 20;  // one name, category or shape list
   uint32_t max_depth = 64;              // JSON nesting (Kineto uses 5)
   // Whether plain Python frames, complete "python_function" events that are
-  // not "nn.Module: " ranges, are kept. HTA's compare never counts them
-  // (SEMANTICS.md section 6), and a trace recorded with_stack is mostly frames
-  // (201k of the xDiT trace's 225k events). Left out, a frame written in
-  // Kineto's field order ("ph", "cat", "name" first) is passed over from its
-  // name on: its other fields are neither converted nor checked.
+  // not "nn.Module: " ranges, are kept. A profile reads only when they ran
+  // (Trace::left_out_frames), and a trace recorded with_stack is mostly frames
+  // (201k of the xDiT trace's 225k events): the CLI leaves them out. Left out,
+  // a frame written in Kineto's field order ("ph", "cat", "name" first) is
+  // passed over from its name on but for "ts" and "dur": its other fields are
+  // neither converted nor checked, and a key repeated after them is not seen.
   bool keep_python_frames = true;
 };
 

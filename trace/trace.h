@@ -154,10 +154,18 @@ struct FrameExtent {
     first_start_ns = std::min(first_start_ns, start_ns);
     last_end_ns = std::max(last_end_ns, end_ns);
   }
-  // Adds `other` moved by `shift_ns` (a span's time base, AppendShift).
+  // Adds `other` moved by `shift_ns` (a span's time base, AppendShift),
+  // saturating rather than overflowing on absurd times.
   void Add(const FrameExtent& other, int64_t shift_ns) {
     if (!other.empty())
-      Add(other.first_start_ns + shift_ns, other.last_end_ns + shift_ns);
+      Add(SaturatingAdd(other.first_start_ns, shift_ns),
+          SaturatingAdd(other.last_end_ns, shift_ns));
+  }
+  static int64_t SaturatingAdd(int64_t a, int64_t b) {
+    int64_t sum;
+    if (!__builtin_add_overflow(a, b, &sum)) return sum;
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
   }
   friend bool operator==(const FrameExtent&, const FrameExtent&) = default;
 };

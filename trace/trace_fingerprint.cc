@@ -71,8 +71,10 @@ uint64_t TraceFingerprint(const Trace& trace) {
   hash.Column(trace.span_begin);
   // Only where frames were left out: an agent keeps them, and a fingerprint
   // of a span it sent before stays what it was.
-  for (const FrameExtent& extent : trace.left_out_frames) {
+  for (size_t span = 0; span < trace.left_out_frames.size(); ++span) {
+    const FrameExtent& extent = trace.left_out_frames[span];
     if (extent.empty()) continue;
+    hash.Value(span);
     hash.Value(extent.first_start_ns);
     hash.Value(extent.last_end_ns);
   }

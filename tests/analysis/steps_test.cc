@@ -5,12 +5,16 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include <absl/strings/str_cat.h>
 #include <gtest/gtest.h>
 
 #include "analysis/worker_profile.h"
 #include "tests/analysis/fixture_trace.h"
 #include "trace/kineto_reader.h"
+#include "trace/span_merge.h"
 
 namespace profdiff::analysis {
 namespace {
@@ -84,6 +88,39 @@ TEST(StepsTest, NoProfilerStepSpansPythonFramesLeftOutByTheReader) {
     EXPECT_DOUBLE_EQ(p.steps(0).start_us(), 0);
     EXPECT_DOUBLE_EQ(p.steps(0).duration_us(), 60);
     EXPECT_EQ(p.event_count(), 4);
+  }
+}
+
+TEST(StepsTest, EachSpanWithoutProfilerStepSpansItsOwnFramesLeftOut) {
+  // Two spans of one worker, the second 1 ms later by its time base: frames
+  // [0,50] and [100,300] around ops [10,15] and [150,160]. Each span's step
+  // spans its own frames, kept or left out.
+  const auto span = [](int64_t base_ns, int frame_start, int frame_dur,
+                       int op_start) {
+    return absl::StrCat(R"({"baseTimeNanoseconds": )", base_ns,
+                        R"(, "traceEvents": [
+      {"ph": "X", "cat": "python_function", "name": "main", "pid": 1, "tid": 1, "ts": )",
+                        frame_start, R"(, "dur": )", frame_dur, R"(},
+      {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": )",
+                        op_start, R"(, "dur": 5}]})");
+  };
+  for (const bool keep : {true, false}) {
+    SCOPED_TRACE(keep ? "kept" : "left out");
+    trace::KinetoReader reader({.keep_python_frames = keep});
+    std::vector<trace::Trace> spans;
+    for (const std::string& json :
+         {span(1'000'000, 0, 50, 10), span(2'000'000, 100, 200, 150)}) {
+      absl::StatusOr<trace::Trace> read = reader.ReadBytes(json, "s.json");
+      ASSERT_TRUE(read.ok()) << read.status();
+      spans.push_back(*std::move(read));
+    }
+    const v1::WorkerProfile p = BuildWorkerProfile(
+        trace::MergeSpans(std::move(spans)), {"r", "w", 2}, {});
+    ASSERT_EQ(p.steps_size(), 2);
+    EXPECT_DOUBLE_EQ(p.steps(0).start_us(), 0);
+    EXPECT_DOUBLE_EQ(p.steps(0).duration_us(), 50);
+    EXPECT_DOUBLE_EQ(p.steps(1).start_us(), 1000 + 100);
+    EXPECT_DOUBLE_EQ(p.steps(1).duration_us(), 200);
   }
 }
 

@@ -2,6 +2,8 @@
 // view for it.
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <utility>
 
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -15,6 +17,31 @@ namespace profdiff::client {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The profiles of `a` and of `b` (built on `b_threads` threads), by operator
+// name and by name and shape, are one message field for field. Returns `a`'s
+// by name.
+v1::WorkerProfile ExpectSameProfiles(const trace::Trace& a,
+                                     const trace::Trace& b, int b_threads) {
+  v1::WorkerProfile by_name;
+  for (const bool shapes : {false, true}) {
+    analysis::ProfileOptions options;
+    options.operator_grouping = shapes
+                                    ? analysis::OperatorGrouping::kNameAndShape
+                                    : analysis::OperatorGrouping::kName;
+    v1::WorkerProfile of_a =
+        analysis::BuildWorkerProfile(a, {"run", "w", 1}, options);
+    options.threads = b_threads;
+    const v1::WorkerProfile of_b =
+        analysis::BuildWorkerProfile(b, {"run", "w", 1}, options);
+    std::string difference;
+    google::protobuf::util::MessageDifferencer differencer;
+    differencer.ReportDifferencesToString(&difference);
+    EXPECT_TRUE(differencer.Compare(of_a, of_b)) << difference.substr(0, 2000);
+    if (!shapes) by_name = std::move(of_a);
+  }
+  return by_name;
+}
 
 TEST(AllTracesTest, EveryTraceShowsEveryView) {
   const fs::path root = profdiff::test_support::TracesDir();
@@ -50,22 +77,7 @@ TEST(AllTracesTest, EveryTraceProfilesTheSameOnOneThreadAndOnTwo) {
     absl::StatusOr<trace::Trace> a = one.ReadFile(path.string());
     absl::StatusOr<trace::Trace> b = two.ReadFile(path.string());
     ASSERT_TRUE(a.ok() && b.ok());
-    for (const bool shapes : {false, true}) {
-      analysis::ProfileOptions options;
-      options.operator_grouping =
-          shapes ? analysis::OperatorGrouping::kNameAndShape
-                 : analysis::OperatorGrouping::kName;
-      const v1::WorkerProfile single =
-          analysis::BuildWorkerProfile(*a, {"run", "w", 1}, options);
-      options.threads = 2;
-      const v1::WorkerProfile threaded =
-          analysis::BuildWorkerProfile(*b, {"run", "w", 1}, options);
-      std::string difference;
-      google::protobuf::util::MessageDifferencer differencer;
-      differencer.ReportDifferencesToString(&difference);
-      EXPECT_TRUE(differencer.Compare(single, threaded))
-          << difference.substr(0, 2000);
-    }
+    ExpectSameProfiles(*a, *b, 2);
     ++files;
   }
   EXPECT_GE(files, 100);
@@ -91,24 +103,9 @@ TEST(AllTracesTest, EveryTraceProfilesTheSameWithoutItsPythonFrames) {
     ASSERT_TRUE(a.ok() && b.ok());
     if (b->counters.python_frames_left_out == 0) continue;
     ++with_frames;
-    for (const bool shapes : {false, true}) {
-      analysis::ProfileOptions options;
-      options.operator_grouping =
-          shapes ? analysis::OperatorGrouping::kNameAndShape
-                 : analysis::OperatorGrouping::kName;
-      const v1::WorkerProfile from_whole =
-          analysis::BuildWorkerProfile(*a, {"run", "w", 1}, options);
-      const v1::WorkerProfile from_without =
-          analysis::BuildWorkerProfile(*b, {"run", "w", 1}, options);
-      std::string difference;
-      google::protobuf::util::MessageDifferencer differencer;
-      differencer.ReportDifferencesToString(&difference);
-      EXPECT_TRUE(differencer.Compare(from_whole, from_without))
-          << difference.substr(0, 2000);
-      if (!shapes && from_whole.steps_size() == 1 &&
-          from_whole.steps(0).step() == 0)
-        ++implicit_steps;
-    }
+    const v1::WorkerProfile whole_profile = ExpectSameProfiles(*a, *b, 1);
+    if (whole_profile.steps_size() == 1 && whole_profile.steps(0).step() == 0)
+      ++implicit_steps;
   }
   EXPECT_GE(with_frames, 20) << "real traces with Python frames";
   // Where frames bound the one step of a trace with no ProfilerStep: without

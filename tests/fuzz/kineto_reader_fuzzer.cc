@@ -31,7 +31,8 @@ bool SameTrace(const Trace& a, const Trace& b) {
     if (a.strings.Get({k}) != b.strings.Get({k})) return false;
   }
   return a.events == b.events && a.args == b.args && a.metadata == b.metadata &&
-         a.counters == b.counters && a.span_begin == b.span_begin;
+         a.counters == b.counters && a.span_begin == b.span_begin &&
+         a.left_out_frames == b.left_out_frames;
 }
 
 // The first byte picks small limits for some inputs, so the limits' edges are
@@ -95,9 +96,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
   KinetoReader& streamed = small_limits ? fresh_streamed : reused_streamed;
   KinetoReader& inflating = small_limits ? fresh_inflating : reused_inflating;
+  // As the CLI reads: plain Python frames left out, their extent kept.
+  constexpr profdiff::trace::ReaderLimits kAsTheCli{.keep_python_frames =
+                                                        false};
+  static KinetoReader cli_one_pass(kAsTheCli, kOnePass);
+  static KinetoReader cli_in_parts(kAsTheCli, kParts);
+  static KinetoReader cli_streamed(kAsTheCli, kStreamed);
+  static KinetoReader cli_inflating(kAsTheCli, kInflating);
   ExpectSameReads(bytes, one_pass, {&in_parts, &streamed});
-  if (!profdiff::trace::IsGzip(bytes))
-    ExpectSameReads(profdiff::test_support::Gzip(bytes), one_pass,
-                    {&streamed, &inflating});
+  ExpectSameReads(bytes, cli_one_pass, {&cli_in_parts, &cli_streamed});
+  if (!profdiff::trace::IsGzip(bytes)) {
+    const std::string gzipped = profdiff::test_support::Gzip(bytes);
+    ExpectSameReads(gzipped, one_pass, {&streamed, &inflating});
+    ExpectSameReads(gzipped, cli_one_pass, {&cli_streamed, &cli_inflating});
+  }
   return 0;
 }

@@ -11,7 +11,6 @@
 namespace profdiff::trace {
 namespace {
 
-using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 TEST(KinetoEventsTest, Reads2021EraWithLowercaseExternalIdAndStreamStrings) {
@@ -232,22 +231,24 @@ TEST(KinetoEventsTest, PythonFramesAreLeftOutWhenAsked) {
 
 TEST(KinetoEventsTest, AFrameInKinetosOrderIsCheckedOnlyForItsTimes) {
   // Its times are read and checked, wherever they are.
-  constexpr std::string_view kBadTsInOrder = R"({"traceEvents": [
-    {"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}]})";
   KinetoReader reader({.keep_python_frames = false});
-  for (
-      const std::string_view bad :
-      {kBadTsInOrder,
-       std::string_view(
-           R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "dur": -1, "ts": 1}]})"),
-       std::string_view(
-           R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "ts": 1}]})")}) {
-    SCOPED_TRACE(bad);
-    const absl::StatusOr<Trace> read = reader.ReadBytes(bad, "bad.json");
-    ASSERT_FALSE(read.ok());
-    EXPECT_THAT(read.status().message(),
-                AnyOf(HasSubstr("field \"dur\""), HasSubstr("field \"ts\"")));
-  }
+  const auto error = [&reader](std::string_view json) {
+    const absl::StatusOr<Trace> read = reader.ReadBytes(json, "bad.json");
+    return read.ok() ? std::string("read")
+                     : std::string(read.status().message());
+  };
+  EXPECT_THAT(
+      error(
+          R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "pid": 1, "tid": 1, "ts": "soon", "dur": 1}]})"),
+      HasSubstr("field \"ts\": expected a number of microseconds"));
+  EXPECT_THAT(
+      error(
+          R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "dur": -1, "ts": 1}]})"),
+      HasSubstr("field \"dur\": expected a non-negative duration"));
+  EXPECT_THAT(
+      error(
+          R"({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "ts": 1}]})"),
+      HasSubstr("missing field \"dur\" on a complete (\"X\") event"));
   // Past its name, its other fields are not: a damaged argument or thread id
   // goes unseen (reading it whole, as the agent does, finds it).
   constexpr std::string_view kBadArgInOrder = R"({"traceEvents": [

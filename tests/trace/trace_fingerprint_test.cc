@@ -48,6 +48,16 @@ TEST(TraceFingerprintTest, AnyColumnStringOrWorkerFieldChangesIt) {
   EXPECT_TRUE(changed([](Trace& t) { t.metadata.trace_name = "x"; }));
   EXPECT_TRUE(changed([](Trace& t) { t.metadata.devices[0].name = "A100"; }));
   EXPECT_TRUE(changed([](Trace& t) { t.span_begin.push_back(3); }));
+  EXPECT_TRUE(changed([](Trace& t) { t.left_out_frames[0].Add(1, 2); }));
+  // Which span frames were left out of counts; a span with none adds nothing.
+  Trace first;
+  first.left_out_frames = {{}, {}};
+  first.left_out_frames[0].Add(1, 2);
+  Trace second;
+  second.left_out_frames = {{}, {}};
+  second.left_out_frames[1].Add(1, 2);
+  EXPECT_NE(TraceFingerprint(first), TraceFingerprint(second));
+  EXPECT_FALSE(changed([](Trace& t) { t.left_out_frames.emplace_back(); }));
 }
 
 TEST(TraceFingerprintTest, EventOrderCounts) {

@@ -40,6 +40,8 @@ TEST(TraceTest, ClearKeepingCapacityEmptiesEverythingButCapacity) {
   const size_t event_capacity = trace.events.start_ns.capacity();
   const size_t arg_capacity = trace.args.key.capacity();
   trace.span_begin.push_back(5);
+  trace.left_out_frames.back().Add(1, 2);
+  trace.left_out_frames.emplace_back();
   trace.ClearKeepingCapacity();
   EXPECT_EQ(trace.events, EventTable{});
   EXPECT_EQ(trace.args, ArgTable{});
@@ -47,6 +49,7 @@ TEST(TraceTest, ClearKeepingCapacityEmptiesEverythingButCapacity) {
   EXPECT_EQ(trace.counters, ReadCounters{});
   EXPECT_EQ(trace.strings.size(), 1u);
   EXPECT_EQ(trace.span_begin, std::vector<uint32_t>{0});
+  EXPECT_TRUE(trace.left_out_frames == std::vector<FrameExtent>{{}});
   EXPECT_EQ(trace.events.start_ns.capacity(), event_capacity);
   EXPECT_EQ(trace.args.key.capacity(), arg_capacity);
 }
