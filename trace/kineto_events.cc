@@ -352,6 +352,8 @@ void TraceParser::AppendArg(ArgKey key, int64_t int_value, double double_value,
 }
 
 void TraceParser::DropArgsFrom(uint32_t begin) {
+  // Most events dropped appended none (a frame's arguments are left unread).
+  if (out_.args.size() == begin) return;
   out_.args.key.resize(begin);
   out_.args.int_value.resize(begin);
   out_.args.double_value.resize(begin);

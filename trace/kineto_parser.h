@@ -192,8 +192,7 @@ class TraceParser {
   // times are added to the span's extent of frames left out.
   absl::Status LeaveOutFrame(uint32_t args_before, int64_t start_ns,
                              int64_t end_ns) {
-    // Most frames left out appended none (their arguments unread).
-    if (out_.args.size() != args_before) DropArgsFrom(args_before);
+    DropArgsFrom(args_before);
     ++out_.counters.python_frames_left_out;
     out_.left_out_frames.back().Add(start_ns, end_ns);
     return absl::OkStatus();
