@@ -50,7 +50,14 @@ grpc::ServerUnaryReactor* ForwardUnary(
   grpc::ClientContext* raw_context = context.get();
   call(stub.async(), raw_context, request, response,
        [reactor, store,
-        context = std::move(context)](const grpc::Status& status) {
+        context = std::move(context)](const grpc::Status& status) mutable {
+         // Released while the client's call is still open: the context holds
+         // a reference to the channel, and this runs on one of gRPC's
+         // callback threads. Were the differ stopped once the client's call
+         // finished, the context would hold the channel's last reference, and
+         // releasing that here makes gRPC 1.51 join the very thread it runs
+         // on (an abort, "ref_counted.h: prior > 0", at its next poll).
+         context.reset();
          reactor->Finish(FromAggregator(*store, status));
        });
   return reactor;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/client_context.h>
 
 #include "differ/service/forward_unary.h"
@@ -34,14 +35,14 @@ class ExportForwarder final
 
   void OnWriteDone(bool ok) override {
     if (!ok) {
-      context_->TryCancel();  // the client went away; the aggregator's OnDone
-                              // finishes us
+      CancelUpstream();  // the client went away; the aggregator's OnDone
+                         // finishes us
       return;
     }
     upstream_.StartRead(&piece_);
   }
 
-  void OnCancel() override { context_->TryCancel(); }
+  void OnCancel() override { CancelUpstream(); }
 
   void OnDone() override { ReleaseOneSide(); }
 
@@ -57,6 +58,9 @@ class ExportForwarder final
 
     void OnDone(const grpc::Status& status) override {
       ExportForwarder* owner = owner_;
+      // Released before the client's call finishes, as in ForwardUnary: the
+      // context holds the channel, and this is one of gRPC's callback threads.
+      owner->ReleaseContext();
       owner->Finish(FromAggregator(*owner->store_, status));
       owner->ReleaseOneSide();  // last: may delete the owner, and this with it
     }
@@ -65,13 +69,24 @@ class ExportForwarder final
     ExportForwarder* owner_;
   };
 
+  void CancelUpstream() {
+    const absl::MutexLock lock(&context_mu_);
+    if (context_ != nullptr) context_->TryCancel();
+  }
+
+  void ReleaseContext() {
+    const absl::MutexLock lock(&context_mu_);
+    context_.reset();
+  }
+
   void ReleaseOneSide() {
     if (sides_left_.fetch_sub(1) == 1) delete this;
   }
 
   const StoredRuns* store_;
   const v1::ExportTraceRequest request_;
-  std::unique_ptr<grpc::ClientContext> context_;
+  absl::Mutex context_mu_;  // the server side cancels while the client's ends
+  std::unique_ptr<grpc::ClientContext> context_ ABSL_GUARDED_BY(context_mu_);
   Upstream upstream_;
   v1::ExportTraceChunk piece_;  // read into, then written out; one at a time
   std::atomic<int> sides_left_{2};
