@@ -147,7 +147,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
     bool parsed = true;
     if (split.has_value()) {
       WindowedPart part(helper_trace_, source, limits, arg_names,
-                        helper_parser_);
+                        helper_parser_, helper_frames_);
       const size_t readable = filled + kJsonPadding;
       for (size_t start = split->next - 1; parsed;) {
         if (array_end - start <= window_bytes) {
@@ -183,7 +183,7 @@ std::optional<Trace> InflatingPartReader::Read(std::string_view compressed,
   // when there is none), a window at a time, each parsed once it and the
   // padding after it are readable. `start` is the '[' of the next window.
   Trace trace;
-  WindowedPart part(trace, source, limits, arg_names, parser);
+  WindowedPart part(trace, source, limits, arg_names, parser, frames_);
   size_t array_begin = std::string_view::npos;
   size_t start = 0;
   for (;;) {

@@ -35,6 +35,7 @@
 
 #include "base/page_buffer.h"
 #include "trace/kineto_vocabulary.h"
+#include "trace/plain_frame_filter.h"
 #include "trace/reader_limits.h"
 #include "trace/trace.h"
 #include "trace/trace_append.h"
@@ -65,6 +66,8 @@ class InflatingPartReader {
  private:
   base::PageBuffer text_;
   simdjson::ondemand::parser helper_parser_;
+  PlainFrameFilter frames_;         // the calling thread's
+  PlainFrameFilter helper_frames_;  // the helper's
   Trace helper_trace_;
   std::vector<StringIdRow> helper_string_id_rows_;
   std::string outside_;

@@ -198,11 +198,28 @@ absl::Status TraceParser::ParseEvents(od::array& events) {
     PD_RETURN_IF_ERROR(ParseEvent(event));
     ++event_index_;
   }
+  // A seam past the last event's start lies inside it.
+  if (seams_ != nullptr) return CheckSeams(json_.data() + json_.size());
+  return absl::OkStatus();
+}
+
+absl::Status TraceParser::CheckSeams(const char* event_start) {
+  const size_t offset = Offset(event_start);
+  for (; next_seam_ < seams_->size() && (*seams_)[next_seam_] <= offset;
+       ++next_seam_) {
+    if ((*seams_)[next_seam_] != offset) {
+      return absl::InternalError(
+          base::StrCat(source_, ": byte ", (*seams_)[next_seam_],
+                       " of a part: Python frames taken out before it were "
+                       "not between two events"));
+    }
+  }
   return absl::OkStatus();
 }
 
 absl::Status TraceParser::ParseEvent(od::value& event_value) {
   const char* event_start = event_value.raw_json_token().data();
+  if (seams_ != nullptr) PD_RETURN_IF_ERROR(CheckSeams(event_start));
   od::object object;
   if (event_value.get_object().get(object)) {
     return FieldError("", event_start, "an event object", event_value);

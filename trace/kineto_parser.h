@@ -118,6 +118,14 @@ class TraceParser {
     return Parse(parser, capacity, Mode::kEventPart);
   }
 
+  // Offsets in the next kEventPart text where an event must start, for a part
+  // whose plain frames were taken out (plain_frame_filter.h); nullptr for none.
+  // The part fails unless each is the start of one of its events.
+  void set_seams(const std::vector<uint32_t>* seams) {
+    seams_ = seams;
+    next_seam_ = 0;
+  }
+
   // After a kWhole parse: the offset of the (last) event array's '[' in the
   // text.
   size_t events_offset() const { return events_offset_; }
@@ -181,6 +189,9 @@ class TraceParser {
                                 const char* at, StringId* out);
   absl::Status ParseEvents(od::array& events);
   absl::Status ParseEvent(od::value& event_value);
+  // Consumes the seams up to an event starting at `event_start`; an error
+  // when one of them is not at an event's start (set_seams).
+  absl::Status CheckSeams(const char* event_start);
   absl::Status ParseArgs(od::value& value, const char* args_at,
                          PendingEvent& p);
   absl::Status ReadTypedArg(od::value& value, std::string_view field,
@@ -218,6 +229,8 @@ class TraceParser {
   od::document* doc_ = nullptr;
   size_t events_offset_ = 0;
   size_t event_index_ = 0;
+  const std::vector<uint32_t>* seams_ = nullptr;
+  size_t next_seam_ = 0;  // the first seam no event has started at yet
   bool started_ = false;  // the table's args are begun
   std::string scratch_;
   // Each raw JSON text an argument had, and its (compacted) string: the keys

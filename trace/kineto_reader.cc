@@ -14,8 +14,10 @@
 #include "trace/inflating_part_reader.h"
 #include "trace/kineto_parser.h"
 #include "trace/kineto_vocabulary.h"
+#include "trace/plain_frame_filter.h"
 #include "trace/streamed_events.h"
 #include "trace/trace_file.h"
+#include "trace/windowed_part.h"
 
 namespace profdiff::trace {
 namespace {
@@ -27,24 +29,30 @@ namespace od = simdjson::ondemand;
 // The single pass, as EventPartReader runs it on the parts of one file.
 class KinetoPartParser final : public PartParser {
  public:
-  // `whole_parser` parses the text around the event array.
+  // `whole_parser` parses the text around the event array; `frames` takes
+  // the plain frames out of parts read in turn (plain_frame_filter.h).
   KinetoPartParser(std::string_view source, const ReaderLimits& limits,
-                   const ArgNameTable& arg_names, od::parser& whole_parser)
+                   const ArgNameTable& arg_names, od::parser& whole_parser,
+                   PlainFrameFilter& frames)
       : source_(source),
         limits_(limits),
         arg_names_(arg_names),
-        whole_parser_(whole_parser) {}
+        whole_parser_(whole_parser),
+        frames_(frames) {}
 
   absl::Status Prepare(size_t text_bytes, od::parser& parser) const override {
     return AllocateParser(parser, text_bytes, limits_, source_);
   }
 
+  // A part's error is never shown: the file is then read in one pass, which
+  // gives the exact one.
   absl::Status ParseEvents(
       std::string_view text, size_t capacity, od::parser& parser, Trace& out,
       std::vector<StringIdRow>& string_id_rows) const override {
-    TraceParser part(out, text, source_, limits_, arg_names_);
-    PD_RETURN_IF_ERROR(
-        part.Parse(parser, capacity, TraceParser::Mode::kEventPart));
+    PlainFrameFilter frames;  // one per thread
+    WindowedPart part(out, source_, limits_, arg_names_, parser, frames);
+    if (!part.Parse(text.data(), 0, text.size() - 1, capacity))
+      return PartFailed();
     string_id_rows = part.string_id_rows();
     return absl::OkStatus();
   }
@@ -52,12 +60,12 @@ class KinetoPartParser final : public PartParser {
   absl::Status ParseEventsInTurn(const std::vector<Text>& texts,
                                  od::parser& parser,
                                  Trace& out) const override {
-    TraceParser parts(out, texts[0].text, source_, limits_, arg_names_);
-    PD_RETURN_IF_ERROR(
-        parts.Parse(parser, texts[0].capacity, TraceParser::Mode::kEventPart));
-    for (size_t k = 1; k < texts.size(); ++k) {
-      PD_RETURN_IF_ERROR(
-          parts.ParseNextPart(parser, texts[k].text, texts[k].capacity));
+    WindowedPart parts(out, source_, limits_, arg_names_, parser, frames_);
+    for (const Text& part : texts) {
+      if (!parts.Parse(part.text.data(), 0, part.text.size() - 1,
+                       part.capacity)) {
+        return PartFailed();
+      }
     }
     return absl::OkStatus();
   }
@@ -73,10 +81,16 @@ class KinetoPartParser final : public PartParser {
   }
 
  private:
+  absl::Status PartFailed() const {
+    return absl::InvalidArgumentError(
+        base::StrCat(source_, ": a part failed; read in one pass"));
+  }
+
   std::string_view source_;
   const ReaderLimits& limits_;
   const ArgNameTable& arg_names_;
   od::parser& whole_parser_;
+  PlainFrameFilter& frames_;
 };
 
 }  // namespace
@@ -158,7 +172,8 @@ class KinetoReader::Impl {
     last_read_parts_ = 1;
     const PartPlan plan = PlanParts(json.size());
     if (plan.parts > 1) {
-      KinetoPartParser part_parser(source, limits_, arg_names_, parser_);
+      KinetoPartParser part_parser(source, limits_, arg_names_, parser_,
+                                   frames_);
       if (std::optional<EventPartReader::Result> read =
               part_reader_.Read(buffer_, source, plan.parts, limits_.max_events,
                                 part_parser, plan.schedule)) {
@@ -186,6 +201,7 @@ class KinetoReader::Impl {
   EventPartReader part_reader_;
   StreamedEventReader streamed_;
   InflatingPartReader inflating_;
+  PlainFrameFilter frames_;  // for parts of a held text read in turn
   size_t last_read_parts_ = 1;
   bool last_read_streamed_ = false;
   bool last_read_while_inflating_ = false;

@@ -55,7 +55,7 @@ std::optional<Trace> StreamedEventReader::Read(std::string_view compressed,
   outside_.assign(w, array_begin + 1);
 
   Trace trace;
-  WindowedPart events(trace, source, limits, arg_names, parser);
+  WindowedPart events(trace, source, limits, arg_names, parser, frames_);
   size_t start = array_begin;  // w[start] is the '[' of the next part
   // Parses w[start..end] ("[" events "]") into `trace`, after the parts
   // before it.

@@ -28,6 +28,7 @@
 
 #include "base/page_buffer.h"
 #include "trace/kineto_vocabulary.h"
+#include "trace/plain_frame_filter.h"
 #include "trace/reader_limits.h"
 #include "trace/trace.h"
 
@@ -48,6 +49,7 @@ class StreamedEventReader {
 
  private:
   base::PageBuffer window_;
+  PlainFrameFilter frames_;
   std::string outside_;  // the text around the event array, then padding
   size_t parts_ = 0;
 };

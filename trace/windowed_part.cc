@@ -4,16 +4,26 @@ namespace profdiff::trace {
 
 bool WindowedPart::Parse(const char* text, size_t start, size_t end,
                          size_t capacity) {
-  const std::string_view window(text + start, end + 1 - start);
-  absl::Status parsed;
-  if (!events_.has_value()) {
-    events_.emplace(out_, window, source_, limits_, arg_names_);
-    parsed = events_->Parse(parser_, capacity,
-                            kineto::TraceParser::Mode::kEventPart);
-  } else {
-    parsed = events_->ParseNextPart(parser_, window, capacity);
+  std::string_view window(text + start, end + 1 - start);
+  const bool filtered = PlainFrameFilter::Applies(limits_) &&
+                        frames_.Filter(text, start, end, limits_);
+  if (filtered) {
+    window = frames_.json();
+    capacity = frames_.capacity();
   }
-  return parsed.ok() && out_.events.size() < limits_.max_events;
+  const bool first = !events_.has_value();
+  if (first) events_.emplace(out_, window, source_, limits_, arg_names_);
+  events_->set_seams(filtered ? &frames_.seams() : nullptr);
+  const absl::Status parsed =
+      first ? events_->Parse(parser_, capacity,
+                             kineto::TraceParser::Mode::kEventPart)
+            : events_->ParseNextPart(parser_, window, capacity);
+  if (!parsed.ok()) return false;
+  if (filtered) {
+    out_.counters.python_frames_left_out += frames_.frames();
+    out_.left_out_frames.back().Add(frames_.extent(), 0);
+  }
+  return out_.events.size() < limits_.max_events;
 }
 
 std::vector<StringIdRow> WindowedPart::string_id_rows() const {

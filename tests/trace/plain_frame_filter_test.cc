@@ -1,0 +1,242 @@
+#include "trace/plain_frame_filter.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "base/str_cat.h"
+#include "tests/trace/kineto_read.h"
+#include "trace/kineto_reader.h"
+#include "trace/trace_file.h"
+
+namespace profdiff::trace {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr std::string_view kStart =
+    R"("ph": "X", "cat": "python_function", "name": ")";
+
+// A frame as Kineto writes it.
+std::string Frame(std::string_view name, std::string_view ts = "10.500",
+                  std::string_view dur = "2.250") {
+  return base::StrCat("{\n    ", kStart, name, R"(", "pid": 425, "tid": 425,)",
+                      "\n    \"ts\": ", ts, ", \"dur\": ", dur,
+                      ",\n    \"args\": {\n      \"Python parent id\": 92, "
+                      "\"Python id\": 101, \"Ev Idx\": 6515\n    }\n  }");
+}
+
+// MatchPlainFrame on `frame`'s text (padded as a part is), from its name: the
+// length matched, or nullopt.
+std::optional<size_t> Match(const std::string& frame, int64_t* start_ns,
+                            int64_t* end_ns,
+                            uint32_t max_string_bytes = 1 << 20) {
+  const std::string padded = frame + std::string(kJsonPadding, ' ');
+  const size_t name = padded.find(kStart);
+  if (name == std::string::npos) return std::nullopt;
+  const char* end = MatchPlainFrame(padded.data() + name + kStart.size(),
+                                    padded.data() + frame.size(),
+                                    max_string_bytes, start_ns, end_ns);
+  if (end == nullptr) return std::nullopt;
+  return static_cast<size_t>(end - padded.data());
+}
+
+bool Matches(const std::string& frame) {
+  int64_t start = 0;
+  int64_t end = 0;
+  return Match(frame, &start, &end).has_value();
+}
+
+TEST(PlainFrameFilterTest, AKinetoFrameMatchesWithItsTimes) {
+  const std::string frame = Frame("torch/nn/functional.py(2380): layer_norm");
+  int64_t start = 0;
+  int64_t end = 0;
+  EXPECT_EQ(Match(frame, &start, &end), frame.size());
+  EXPECT_EQ(start, 10'500);
+  EXPECT_EQ(end, 12'750);
+  // One line, as HTA and TraceLens write traces back.
+  EXPECT_TRUE(Matches(base::StrCat(
+      "{", kStart,
+      R"(f", "pid": 1, "tid": 1, "ts": 1, "dur": 0, "args": {"Python id": 2}})")));
+  // Times in any JSON spelling one pass reads; other scalars and an empty
+  // object.
+  EXPECT_TRUE(Matches(base::StrCat(
+      "{", kStart,
+      R"(f", "ts": 1.5e3, "dur": 2E-1, "x": true, "y": null, "z": "s", "a": {}})")));
+}
+
+TEST(PlainFrameFilterTest, WhatOnePassReadsOtherwiseIsNotMatched) {
+  EXPECT_FALSE(Matches(Frame("nn.Module: Linear_0")));  // a module range
+  EXPECT_FALSE(Matches(Frame(R"(a\"b)")));  // escaped: one pass unescapes
+  EXPECT_FALSE(Matches(Frame("a\tb")));     // control character
+  EXPECT_FALSE(
+      Matches(Frame("a\xff"
+                    "b")));                      // not UTF-8
+  EXPECT_TRUE(Matches(Frame("caf\xc3\xa9")));    // UTF-8
+  EXPECT_FALSE(Matches(Frame("f", "-")));        // a time one pass refuses
+  EXPECT_FALSE(Matches(Frame("f", "1", "-1")));  // negative duration
+  EXPECT_FALSE(Matches(Frame("f", "1x")));       // an atom past the time
+  int64_t start = 0;
+  int64_t end = 0;
+  EXPECT_FALSE(Match(Frame("abcdef"), &start, &end, 5));  // too long
+  EXPECT_TRUE(Match(Frame("abcde"), &start, &end, 5));
+  const auto with = [](std::string_view fields) {
+    return Matches(base::StrCat("{", kStart, "f\"", fields, "}"));
+  };
+  EXPECT_FALSE(with(R"(, "ts": 1)"));                        // no duration
+  EXPECT_FALSE(with(R"(, "dur": 1)"));                       // no start
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "ts": 2)"));     // repeated time
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "pid": 12x)"));  // bad atom
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "pid": 01)"));   // not JSON
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "a": [1])"));    // an array
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "a": {"b": {}})"));  // deeper
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1, "k\u0061": 1)"));    // escaped key
+  EXPECT_FALSE(with(R"(, "ts": 1, "dur": 1,})"));  // trailing comma
+  EXPECT_FALSE(with(R"(, "ts": 1 "dur": 1)"));     // no comma
+}
+
+// Filters `part` and returns what simdjson is given.
+std::string Filtered(PlainFrameFilter& filter, const std::string& part,
+                     ReaderLimits limits = {.keep_python_frames = false}) {
+  const std::string padded = part + std::string(kJsonPadding, ' ');
+  EXPECT_TRUE(filter.Filter(padded.data(), 0, part.size() - 1, limits));
+  return std::string(filter.json());
+}
+
+TEST(PlainFrameFilterTest, FramesLeaveThePartWithTheirSeparators) {
+  const std::string op = R"({"ph": "X", "cat": "cpu_op", "name": "op"})";
+  PlainFrameFilter filter;
+  // First, between and last.
+  EXPECT_EQ(
+      Filtered(filter,
+               base::StrCat("[\n  ", Frame("a", "1", "1"), ",\n  ", op, ",\n  ",
+                            Frame("b", "5", "1"), ",\n  ", Frame("c", "3", "4"),
+                            ",\n  ", op, ",\n  ", Frame("d", "2", "1"), "\n]")),
+      base::StrCat("[\n  ", op, ",\n  ", op, "]"));
+  EXPECT_EQ(filter.frames(), 4u);
+  EXPECT_EQ(filter.extent().first_start_ns, 1'000);
+  EXPECT_EQ(filter.extent().last_end_ns, 7'000);
+  // The first op, then the second: where each event must start.
+  EXPECT_THAT(filter.seams(), ElementsAre(4, 4 + op.size() + 4));
+  // Nothing but frames; nothing but events.
+  EXPECT_EQ(
+      Filtered(filter, base::StrCat("[", Frame("a"), ",", Frame("b"), "]")),
+      "[]");
+  EXPECT_EQ(filter.frames(), 2u);
+  EXPECT_EQ(Filtered(filter, base::StrCat("[", op, "]")),
+            base::StrCat("[", op, "]"));
+  EXPECT_EQ(filter.frames(), 0u);
+  EXPECT_THAT(filter.seams(), IsEmpty());
+  EXPECT_TRUE(filter.extent().empty());
+}
+
+TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
+  // The first frame's layout is learnt; the third has one more field and the
+  // fourth another spelling of a time, so each is matched field by field (and
+  // its layout learnt in turn).
+  const std::string other = base::StrCat(
+      "{", kStart, R"(c", "pid": 1, "tid": 1, "ts": 7, "dur": 1, "x": 0})");
+  PlainFrameFilter filter;
+  EXPECT_EQ(Filtered(filter, base::StrCat("[", Frame("a", "1", "1"), ",",
+                                          Frame("b", "2", "1"), ",", other, ",",
+                                          Frame("d", "1e1", "1"), "]")),
+            "[]");
+  EXPECT_EQ(filter.frames(), 4u);
+  EXPECT_EQ(filter.extent().last_end_ns, 11'000);
+  // A frame that differs from the layout only where one pass would refuse it
+  // is not taken out.
+  EXPECT_EQ(Filtered(filter, base::StrCat("[", Frame("a"), ",",
+                                          Frame("b", "1", "-1"), "]")),
+            base::StrCat("[", Frame("b", "1", "-1"), "]"));
+}
+
+TEST(PlainFrameFilterTest, OnlyObjectsBetweenElementsAreCandidates) {
+  PlainFrameFilter filter;
+  // A frame's text as the value of a key, or after a non-separator: kept.
+  const std::string as_value =
+      base::StrCat(R"([{"ph": "X", "a": )", Frame("x"), "}]");
+  EXPECT_EQ(Filtered(filter, as_value), as_value);
+  // Followed by something other than an element: kept.
+  const std::string before_key =
+      base::StrCat(R"([{"a": [1, )", Frame("x"), R"(, 2]}])");
+  EXPECT_EQ(Filtered(filter, before_key), before_key);
+  // Frames are kept when the limits keep them, or allow too little depth.
+  EXPECT_FALSE(PlainFrameFilter::Applies({}));
+  EXPECT_FALSE(
+      PlainFrameFilter::Applies({.max_depth = 3, .keep_python_frames = false}));
+  EXPECT_TRUE(
+      PlainFrameFilter::Applies({.max_depth = 4, .keep_python_frames = false}));
+}
+
+// A trace of `events` ops and frames, one per line, with `inside` as the
+// arguments of event `at`: read streamed in 4 KiB windows and in one pass, both
+// leaving frames out.
+struct Reads {
+  absl::StatusOr<Trace> one_pass;
+  absl::StatusOr<Trace> streamed;
+  bool was_streamed = false;
+};
+
+Reads ReadBothWays(int events, int at, std::string_view inside) {
+  std::string text = R"({"traceEvents": [)";
+  for (int i = 0; i < events; ++i) {
+    text += i == 0 ? "\n  " : ",\n  ";
+    if (i % 3 != 0) {
+      text += Frame(base::StrCat("f", i), base::StrCat(100 + i), "1");
+      continue;
+    }
+    base::StrAppend(&text, R"({"ph": "X", "cat": "cpu_op", "name": "op", )",
+                    R"("pid": 1, "tid": 1, "ts": )", 100 + i,
+                    R"(, "dur": 1, "args": {"Input Dims": )",
+                    i == at ? inside : "[]", "}}");
+  }
+  text += "\n]}\n";
+  const std::string gz = Gzip(text);
+  constexpr ReaderLimits kLeaveOut{.keep_python_frames = false};
+  KinetoReader one(kLeaveOut, {.threads = 1, .in_turn_part_bytes = 0});
+  KinetoReader streamed(kLeaveOut,
+                        {.threads = 1, .in_turn_part_bytes = 4 << 10});
+  Reads reads{one.ReadBytes(gz, "t.json.gz"),
+              streamed.ReadBytes(gz, "t.json.gz")};
+  reads.was_streamed = streamed.last_read_streamed();
+  return reads;
+}
+
+TEST(PlainFrameFilterTest, StreamedReadsLeaveFramesOutAsOnePass) {
+  const Reads reads = ReadBothWays(300, -1, "");
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.streamed.ok()) << reads.streamed.status();
+  EXPECT_TRUE(reads.was_streamed);
+  EXPECT_EQ(reads.streamed->events.size(), 100u);
+  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200u);
+  EXPECT_EQ(reads.one_pass->counters.python_frames_left_out, 200u);
+  EXPECT_TRUE(reads.streamed->left_out_frames ==
+              reads.one_pass->left_out_frames);
+  EXPECT_EQ(reads.streamed->left_out_frames.back().first_start_ns, 101'000);
+  EXPECT_EQ(reads.streamed->left_out_frames.back().last_end_ns, 400'000);
+}
+
+TEST(PlainFrameFilterTest, AFrameInsideAnEventsArgumentsIsNotTakenOut) {
+  // A frame-shaped object in an array of an op's arguments, between two
+  // objects on lines of their own: taken out, it would leave a seam inside
+  // the op, so the part is read in one pass.
+  const std::string inside = base::StrCat(
+      "[{\"a\": 1},\n  ", Frame("nested", "5000", "1"), ",\n  {\"b\": 2}]");
+  const Reads reads = ReadBothWays(300, 150, inside);
+  ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
+  ASSERT_TRUE(reads.streamed.ok()) << reads.streamed.status();
+  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200u);
+  EXPECT_TRUE(reads.streamed->left_out_frames ==
+              reads.one_pass->left_out_frames);
+  EXPECT_EQ(reads.streamed->left_out_frames.back().last_end_ns, 400'000);
+  EXPECT_EQ(reads.streamed->events.size(), reads.one_pass->events.size());
+}
+
+}  // namespace
+}  // namespace profdiff::trace

@@ -1,0 +1,431 @@
+#include "trace/plain_frame_filter.h"
+
+#include <cstring>
+
+#include <absl/base/attributes.h>
+#include <simdjson.h>
+
+#include "trace/decimal_time.h"
+#include "trace/kineto_vocabulary.h"
+#include "trace/trace_file.h"
+
+namespace profdiff::trace {
+namespace {
+
+// How Kineto writes a frame's first three fields, up to its name's text.
+constexpr std::string_view kFrameStart =
+    R"("ph": "X", "cat": "python_function", "name": ")";
+
+// An object of arguments is at depth 3: the array, the event, its "args".
+constexpr uint32_t kFrameDepth = 3;
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipSpace(const char* c,
+                                                          const char* limit) {
+  while (c < limit && IsJsonSpace(*c)) ++c;
+  return c;
+}
+
+// Whether any of eight bytes is a backslash, below 0x20 or 0x80 and above.
+// Exact as an "any": a borrow starts only at a byte below 0x20.
+bool HasSpecialByte(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  const uint64_t backslash = x ^ (kOnes * '\\');
+  const uint64_t zero_byte = (backslash - kOnes) & ~backslash & kHigh;
+  const uint64_t control_or_high = ((x - kOnes * 0x20) | x) & kHigh;
+  return (zero_byte | control_or_high) != 0;
+}
+
+// The closing quote of the string whose text starts at `c`, when one pass
+// would take that text as it is and accept it: no escape (one pass would
+// unescape it), no control character and valid UTF-8 (stage 1 would refuse
+// it). nullptr otherwise.
+const char* ScanPlainString(const char* c, const char* limit) {
+  const auto* quote = static_cast<const char*>(
+      std::memchr(c, '"', static_cast<size_t>(limit - c)));
+  if (quote == nullptr) return nullptr;
+  const size_t n = static_cast<size_t>(quote - c);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t eight;
+    std::memcpy(&eight, c + i, 8);
+    if (HasSpecialByte(eight)) break;
+  }
+  bool ascii = true;
+  for (; i < n; ++i) {
+    const auto byte = static_cast<unsigned char>(c[i]);
+    if (byte == '\\' || byte < 0x20) return nullptr;
+    if (byte >= 0x80) ascii = false;
+  }
+  if (!ascii && !simdjson::validate_utf8(c, n)) return nullptr;
+  return quote;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipDigits(const char* c,
+                                                           const char* limit) {
+  while (c < limit && IsDigit(*c)) ++c;
+  return c;
+}
+
+// One past a number in JSON's grammar starting at `c`, or nullptr.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ScanNumber(const char* c,
+                                                           const char* limit) {
+  if (c < limit && *c == '-') ++c;
+  if (c >= limit || !IsDigit(*c)) return nullptr;
+  c = *c == '0' ? c + 1 : SkipDigits(c, limit);
+  if (c < limit && *c == '.') {
+    const char* digits = c + 1;
+    c = SkipDigits(digits, limit);
+    if (c == digits) return nullptr;
+  }
+  if (c < limit && (*c == 'e' || *c == 'E')) {
+    ++c;
+    if (c < limit && (*c == '+' || *c == '-')) ++c;
+    const char* digits = c;
+    c = SkipDigits(digits, limit);
+    if (c == digits) return nullptr;
+  }
+  return c;
+}
+
+// Inline, eight bytes at a time: the pieces compared are short, and a call
+// to memcmp for each was a tenth of the filter's time.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameBytes(const char* a, const char* b,
+                                                   size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    uint64_t x;
+    uint64_t y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (; n > 0; ++a, ++b, --n) {
+    if (*a != *b) return false;
+  }
+  return true;
+}
+
+const char* ScanLiteral(const char* c, const char* limit,
+                        std::string_view literal) {
+  if (static_cast<size_t>(limit - c) < literal.size() ||
+      !SameBytes(c, literal.data(), literal.size())) {
+    return nullptr;
+  }
+  return c + literal.size();
+}
+
+// One past the key and its ':' at `c` (its opening quote), blanks after
+// included; the key's text in *key. nullptr when it is not a plain string.
+const char* ScanKey(const char* c, const char* limit, std::string_view* key) {
+  if (c >= limit || *c != '"') return nullptr;
+  // Keys are short and ASCII: a byte at a time, anything else left to
+  // ScanPlainString.
+  const char* end = c + 1;
+  while (end < limit && *end != '"' && *end != '\\' &&
+         static_cast<unsigned char>(*end) >= 0x20 &&
+         static_cast<unsigned char>(*end) < 0x80) {
+    ++end;
+  }
+  if (end < limit && *end != '"') end = ScanPlainString(c + 1, limit);
+  if (end == nullptr || end >= limit) return nullptr;
+  *key = std::string_view(c + 1, static_cast<size_t>(end - c - 1));
+  c = SkipSpace(end + 1, limit);
+  if (c >= limit || *c != ':') return nullptr;
+  return SkipSpace(c + 1, limit);
+}
+
+// Notes a frame's layout as the field-by-field match goes: its numbers are
+// values, everything else text to compare (FrameLayout).
+class LayoutRecorder {
+ public:
+  LayoutRecorder(FrameLayout* layout, const char* start)
+      : layout_(layout), text_start_(start) {
+    if (layout_ != nullptr) layout_->Clear();
+  }
+  void Value(const char* begin, const char* end, FrameLayout::Value value) {
+    if (layout_ == nullptr) return;
+    layout_->Add(text_start_, begin, value);
+    text_start_ = end;
+  }
+  void End(const char* end) { Value(end, end, FrameLayout::Value::kEnd); }
+
+ private:
+  FrameLayout* layout_;
+  const char* text_start_;
+};
+
+const char* ScanScalar(const char* c, const char* limit,
+                       LayoutRecorder& layout) {
+  if (c >= limit) return nullptr;
+  switch (*c) {
+    case '"': {
+      const char* end = ScanPlainString(c + 1, limit);
+      return end == nullptr ? nullptr : end + 1;
+    }
+    case 't':
+      return ScanLiteral(c, limit, "true");
+    case 'f':
+      return ScanLiteral(c, limit, "false");
+    case 'n':
+      return ScanLiteral(c, limit, "null");
+    default: {
+      const char* end = ScanNumber(c, limit);
+      if (end != nullptr) layout.Value(c, end, FrameLayout::Value::kNumber);
+      return end;
+    }
+  }
+}
+
+// One past an object of scalars at `c` (its '{'), or nullptr.
+const char* ScanFlatObject(const char* c, const char* limit,
+                           LayoutRecorder& layout) {
+  c = SkipSpace(c + 1, limit);
+  if (c < limit && *c == '}') return c + 1;
+  for (;;) {
+    std::string_view key;
+    c = ScanKey(c, limit, &key);
+    if (c == nullptr) return nullptr;
+    c = ScanScalar(c, limit, layout);
+    if (c == nullptr) return nullptr;
+    c = SkipSpace(c, limit);
+    if (c >= limit) return nullptr;
+    if (*c == '}') return c + 1;
+    if (*c != ',') return nullptr;
+    c = SkipSpace(c + 1, limit);
+  }
+}
+
+// What one pass reads as a frame's time: the atom's text up to a blank or
+// structural character.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsMicrosChar(char c) {
+  return IsDigit(c) || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
+}
+
+// One past a time's atom at `c`, read into *ns; nullptr when one pass would
+// refuse it.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ScanMicros(const char* c,
+                                                           const char* limit,
+                                                           int64_t* ns) {
+  const char* atom = c;
+  // Kineto's digits, '.' and digits first; a sign, exponent or second '.'
+  // then takes the rest of the atom.
+  c = SkipDigits(c, limit);
+  if (c < limit && *c == '.') c = SkipDigits(c + 1, limit);
+  while (c < limit && IsMicrosChar(*c)) ++c;
+  if (!ParseMicrosAsNanos(std::string_view(atom, static_cast<size_t>(c - atom)),
+                          ns)) {
+    return nullptr;
+  }
+  return c;
+}
+
+// The name's closing quote, when one pass would read it as a plain frame's.
+const char* ScanFrameName(const char* name, const char* limit,
+                          uint32_t max_string_bytes) {
+  const char* name_end = ScanPlainString(name, limit);
+  if (name_end == nullptr) return nullptr;
+  const std::string_view text(name, static_cast<size_t>(name_end - name));
+  if (text.size() > max_string_bytes || text.starts_with(kModulePrefix))
+    return nullptr;
+  return name_end;
+}
+
+// The fields after a frame's name, field by field, from `c` just past the
+// name's closing quote; the layout learnt into `learnt` (when not null).
+const char* MatchFrameFields(const char* c, const char* limit, int64_t* ts_ns,
+                             int64_t* dur_ns, FrameLayout* learnt) {
+  // Past its name one pass reads only "ts" and "dur"; the rest must be what
+  // stage 1 accepts, which this stricter grammar ensures.
+  LayoutRecorder layout(learnt, c);
+  bool has_ts = false;
+  bool has_dur = false;
+  for (;;) {
+    c = SkipSpace(c, limit);
+    if (c >= limit) return nullptr;
+    if (*c == '}') break;
+    if (*c != ',') return nullptr;
+    std::string_view key;
+    c = ScanKey(SkipSpace(c + 1, limit), limit, &key);
+    if (c == nullptr) return nullptr;
+    const bool is_ts = key == "ts";
+    if (is_ts || key == "dur") {
+      // A repeated time is left to one pass.
+      bool& has = is_ts ? has_ts : has_dur;
+      if (has) return nullptr;
+      has = true;
+      const char* atom = c;
+      c = ScanMicros(c, limit, is_ts ? ts_ns : dur_ns);
+      if (c == nullptr) return nullptr;
+      layout.Value(atom, c,
+                   is_ts ? FrameLayout::Value::kTs : FrameLayout::Value::kDur);
+    } else {
+      c = *c == '{' ? ScanFlatObject(c, limit, layout)
+                    : ScanScalar(c, limit, layout);
+      if (c == nullptr) return nullptr;
+    }
+  }
+  if (!has_ts || !has_dur) return nullptr;
+  layout.End(c + 1);
+  return c + 1;
+}
+
+}  // namespace
+
+void FrameLayout::Add(const char* from, const char* to, Value value) {
+  text_.append(from, static_cast<size_t>(to - from));
+  pieces_.push_back({static_cast<uint32_t>(text_.size()), value});
+}
+
+const char* FrameLayout::Match(const char* c, const char* limit, int64_t* ts_ns,
+                               int64_t* dur_ns) const {
+  // Each piece of text ends before a value that cannot continue it (a blank or
+  // structural character follows every number), so the greedy scan of a value
+  // ends where the field-by-field match would.
+  size_t text_start = 0;
+  for (const Piece& piece : pieces_) {
+    const size_t n = piece.text_end - text_start;
+    if (static_cast<size_t>(limit - c) < n ||
+        !SameBytes(c, text_.data() + text_start, n)) {
+      return nullptr;
+    }
+    c += n;
+    text_start = piece.text_end;
+    switch (piece.value) {
+      case Value::kNumber:
+        c = ScanNumber(c, limit);
+        break;
+      case Value::kTs:
+        c = ScanMicros(c, limit, ts_ns);
+        break;
+      case Value::kDur:
+        c = ScanMicros(c, limit, dur_ns);
+        break;
+      case Value::kEnd:
+        return c;
+    }
+    if (c == nullptr) return nullptr;
+  }
+  return nullptr;
+}
+
+const char* MatchPlainFrame(const char* name, const char* limit,
+                            uint32_t max_string_bytes, int64_t* start_ns,
+                            int64_t* end_ns) {
+  const char* name_end = ScanFrameName(name, limit, max_string_bytes);
+  if (name_end == nullptr) return nullptr;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  const char* end =
+      MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, nullptr);
+  if (end == nullptr || dur_ns < 0) return nullptr;
+  *start_ns = ts_ns;
+  *end_ns = FrameExtent::SaturatingAdd(ts_ns, dur_ns);
+  return end;
+}
+
+const char* PlainFrameFilter::Match(const char* name, const char* limit,
+                                    uint32_t max_string_bytes,
+                                    int64_t* start_ns, int64_t* end_ns) {
+  const char* name_end = ScanFrameName(name, limit, max_string_bytes);
+  if (name_end == nullptr) return nullptr;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  const char* end = layout_.Match(name_end + 1, limit, &ts_ns, &dur_ns);
+  if (end == nullptr) {
+    // Another layout (or none yet): matched field by field, and learnt.
+    end = MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, &candidate_);
+    if (end == nullptr) return nullptr;
+    std::swap(layout_, candidate_);
+  }
+  if (dur_ns < 0) return nullptr;
+  *start_ns = ts_ns;
+  *end_ns = FrameExtent::SaturatingAdd(ts_ns, dur_ns);
+  return end;
+}
+
+bool PlainFrameFilter::Applies(const ReaderLimits& limits) {
+  return !limits.keep_python_frames && limits.max_depth > kFrameDepth;
+}
+
+bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
+                              const ReaderLimits& limits) {
+  size_ = 0;
+  seams_.clear();
+  frames_ = 0;
+  extent_ = FrameExtent();
+  if (!buffer_.Grow(end + 1 - start + kJsonPadding, 0).ok()) return false;
+  char* const out = buffer_.data();
+  const auto append = [&](const char* from, const char* to) {
+    const auto n = static_cast<size_t>(to - from);
+    std::memcpy(out + size_, from, n);
+    size_ += n;
+  };
+  const char* const first = text + start;  // the part's '['
+  const char* const last = text + end;     // its ']'
+  const char* copied = first;    // what lies before it is in `out` or left out
+  const char* next = first + 1;  // where the next frame is looked for
+  while (next < last) {
+    // Most elements are frames: the one at `next` is tried before a search.
+    const char* found = nullptr;
+    if (const char* element = SkipSpace(next, last);
+        element < last && *element == '{') {
+      const char* inside = SkipSpace(element + 1, last);
+      if (ScanLiteral(inside, last, kFrameStart) != nullptr) found = inside;
+    }
+    if (found == nullptr) {
+      found = static_cast<const char*>(
+          memmem(next, static_cast<size_t>(last - next), kFrameStart.data(),
+                 kFrameStart.size()));
+      if (found == nullptr) break;
+    }
+    next = found + kFrameStart.size();
+    const char* object = found - 1;
+    while (object > first && IsJsonSpace(*object)) --object;
+    const char* before = object - 1;
+    while (before > first && IsJsonSpace(*before)) --before;
+    if (*object != '{' || (*before != ',' && before != first)) continue;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+    const char* after =
+        Match(next, last, limits.max_string_bytes, &start_ns, &end_ns);
+    if (after == nullptr) continue;
+    const char* separator = SkipSpace(after, last);
+    if (separator == last) {
+      // The part's last element: out with the separator before it.
+      append(copied, object);
+      while (size_ > 1 && IsJsonSpace(out[size_ - 1])) --size_;
+      if (out[size_ - 1] == ',') --size_;
+      while (!seams_.empty() && seams_.back() >= size_) seams_.pop_back();
+      copied = last;
+    } else {
+      const char* following =
+          *separator == ',' ? SkipSpace(separator + 1, last) : last;
+      if (following == last || *following != '{') {
+        next = after;
+        continue;
+      }
+      // Out with the separator after it; the next element must start an
+      // event where it now starts.
+      append(copied, object);
+      if (seams_.empty() || seams_.back() != size_)
+        seams_.push_back(static_cast<uint32_t>(size_));
+      copied = following;
+      next = following;
+    }
+    ++frames_;
+    extent_.Add(start_ns, end_ns);
+  }
+  append(copied, last + 1);
+  std::memset(out + size_, ' ', kJsonPadding);
+  return true;
+}
+
+}  // namespace profdiff::trace

@@ -1,0 +1,117 @@
+// Takes plain Python frames out of a part of the event array before simdjson
+// indexes it. A trace recorded with_stack is mostly frames (82% of the xDiT
+// trace's text), and a read that leaves them out (ReaderLimits::
+// keep_python_frames) needs of each only its two times. Indexing and walking
+// them was most of such a read; matching them here costs a fraction of it.
+//
+// Design:
+// 1. Only a frame that one pass would certainly leave out is taken out: it is
+//    found by Kineto's spelling of its first three fields
+//    ("ph": "X", "cat": "python_function", "name": "), and then matched whole
+//    by a strict subset of JSON (plain strings, numbers, literals, one level of
+//    object), with exactly the checks one pass makes of such a frame: its
+//    name's length and UTF-8, "ts" and "dur" read by the same function, a
+//    non-negative duration. Anything else stays in the text for simdjson,
+//    which gives the exact result or error.
+// 2. A run of frames taken out must have been between two events of the
+//    array. Where one was followed by an event, the run leaves a seam at that
+//    event's '{', and the parser checks that every seam is the start of one of
+//    the array's events (TraceParser::set_seams): a frame-shaped object inside
+//    another event's arguments, or inside a string of a damaged text, fails
+//    the part, which is then read in one pass. A run that ends the part needs
+//    no seam: the part parses only if what is before its final ']' is the
+//    array's last element.
+// 3. The frames' count and extent are those LeaveOutFrame would have added.
+#ifndef PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
+#define PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/page_buffer.h"
+#include "trace/reader_limits.h"
+#include "trace/trace.h"
+
+namespace profdiff::trace {
+
+// What follows a plain frame's name, learnt from a frame matched field by
+// field: the text between its numbers, and which of them are its times. A
+// frame whose text after its name differs only in its numbers is then matched
+// by comparing that text, which is most of the filter's speed: one writer
+// spells every frame alike.
+class FrameLayout {
+ public:
+  enum class Value : uint8_t { kNumber, kTs, kDur, kEnd };
+
+  void Clear() {
+    text_.clear();
+    pieces_.clear();
+  }
+  // Appends the text [from, to), then a value of kind `value` (kEnd: the
+  // frame ends with that text).
+  void Add(const char* from, const char* to, Value value);
+  // Matches a frame from `c`, just past its name's closing quote: one past
+  // its '}', its times in *ts_ns and *dur_ns; nullptr when it differs.
+  const char* Match(const char* c, const char* limit, int64_t* ts_ns,
+                    int64_t* dur_ns) const;
+
+ private:
+  struct Piece {
+    uint32_t text_end;  // the piece's text ends here in text_
+    Value value;        // what follows it
+  };
+  std::string text_;
+  std::vector<Piece> pieces_;
+};
+
+// Not thread-safe: one per part being read; keeps its buffer between parts.
+class PlainFrameFilter {
+ public:
+  // Copies text[start..end], "[" events "]", without its plain frames. False
+  // when no buffer could be had (the part is then read as it is).
+  bool Filter(const char* text, size_t start, size_t end,
+              const ReaderLimits& limits);
+
+  // The part without its frames, and the bytes readable from its start
+  // (simdjson's padding included).
+  std::string_view json() const { return {buffer_.data(), size_}; }
+  size_t capacity() const { return buffer_.size(); }
+  // Offsets in json() where an event must start (design 2).
+  const std::vector<uint32_t>& seams() const { return seams_; }
+  uint64_t frames() const { return frames_; }
+  const FrameExtent& extent() const { return extent_; }
+
+  // Whether `limits` let frames be taken out here at all: frames left out,
+  // and an object of arguments within the depth one pass allows.
+  static bool Applies(const ReaderLimits& limits);
+
+ private:
+  // MatchPlainFrame, by the layout learnt when it fits.
+  const char* Match(const char* name, const char* limit,
+                    uint32_t max_string_bytes, int64_t* start_ns,
+                    int64_t* end_ns);
+
+  base::PageBuffer buffer_;
+  FrameLayout layout_;     // of the last frame matched field by field
+  FrameLayout candidate_;  // learnt as a frame is matched field by field
+  size_t size_ = 0;
+  std::vector<uint32_t> seams_;
+  uint64_t frames_ = 0;
+  FrameExtent extent_;
+};
+
+// Matches the plain frame whose name starts at `name` (just past the opening
+// quote of Kineto's "name": "), its object having begun before it; `limit` is
+// the end of readable text. Returns one past its closing '}', or nullptr when
+// it is not certainly a frame one pass leaves out (design 1). Exposed for
+// tests.
+const char* MatchPlainFrame(const char* name, const char* limit,
+                            uint32_t max_string_bytes, int64_t* start_ns,
+                            int64_t* end_ns);
+
+}  // namespace profdiff::trace
+
+#endif  // PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
