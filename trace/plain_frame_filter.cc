@@ -1,10 +1,12 @@
 #include "trace/plain_frame_filter.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <absl/base/attributes.h>
 #include <simdjson.h>
 
+#include "base/page_size.h"
 #include "trace/decimal_time.h"
 #include "trace/kineto_vocabulary.h"
 #include "trace/trace_file.h"
@@ -361,7 +363,14 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
   seams_.clear();
   frames_ = 0;
   extent_ = FrameExtent();
-  if (!buffer_.Grow(end + 1 - start + kJsonPadding, 0).ok()) return false;
+  // At least a huge page: one fault, where a window's worth of small pages
+  // was a thousand faults of a cold diff.
+  if (!buffer_
+           .Grow(std::max(end + 1 - start + kJsonPadding, base::kHugePageBytes),
+                 0)
+           .ok()) {
+    return false;
+  }
   char* const out = buffer_.data();
   const auto append = [&](const char* from, const char* to) {
     const auto n = static_cast<size_t>(to - from);
