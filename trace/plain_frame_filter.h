@@ -81,7 +81,7 @@ class PlainFrameFilter {
   size_t capacity() const { return buffer_.size(); }
   // Offsets in json() where an event must start (design 2).
   const std::vector<uint32_t>& seams() const { return seams_; }
-  uint64_t frames() const { return frames_; }
+  int64_t frames() const { return frames_; }
   const FrameExtent& extent() const { return extent_; }
 
   // Whether `limits` let frames be taken out here at all: frames left out,
@@ -99,7 +99,7 @@ class PlainFrameFilter {
   FrameLayout candidate_;  // learnt as a frame is matched field by field
   size_t size_ = 0;
   std::vector<uint32_t> seams_;
-  uint64_t frames_ = 0;
+  int64_t frames_ = 0;
   FrameExtent extent_;
 };
 

@@ -119,7 +119,7 @@ TEST(PlainFrameFilterTest, FramesLeaveThePartWithTheirSeparators) {
                             Frame("b", "5", "1"), ",\n  ", Frame("c", "3", "4"),
                             ",\n  ", op, ",\n  ", Frame("d", "2", "1"), "\n]")),
       base::StrCat("[\n  ", op, ",\n  ", op, "]"));
-  EXPECT_EQ(filter.frames(), 4u);
+  EXPECT_EQ(filter.frames(), 4);
   EXPECT_EQ(filter.extent().first_start_ns, 1'000);
   EXPECT_EQ(filter.extent().last_end_ns, 7'000);
   // The first op, then the second: where each event must start.
@@ -128,10 +128,10 @@ TEST(PlainFrameFilterTest, FramesLeaveThePartWithTheirSeparators) {
   EXPECT_EQ(
       Filtered(filter, base::StrCat("[", Frame("a"), ",", Frame("b"), "]")),
       "[]");
-  EXPECT_EQ(filter.frames(), 2u);
+  EXPECT_EQ(filter.frames(), 2);
   EXPECT_EQ(Filtered(filter, base::StrCat("[", op, "]")),
             base::StrCat("[", op, "]"));
-  EXPECT_EQ(filter.frames(), 0u);
+  EXPECT_EQ(filter.frames(), 0);
   EXPECT_THAT(filter.seams(), IsEmpty());
   EXPECT_TRUE(filter.extent().empty());
 }
@@ -147,7 +147,7 @@ TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
                                           Frame("b", "2", "1"), ",", other, ",",
                                           Frame("d", "1e1", "1"), "]")),
             "[]");
-  EXPECT_EQ(filter.frames(), 4u);
+  EXPECT_EQ(filter.frames(), 4);
   EXPECT_EQ(filter.extent().last_end_ns, 11'000);
   // A frame that differs from the layout only where one pass would refuse it
   // is not taken out.
@@ -214,8 +214,8 @@ TEST(PlainFrameFilterTest, StreamedReadsLeaveFramesOutAsOnePass) {
   ASSERT_TRUE(reads.streamed.ok()) << reads.streamed.status();
   EXPECT_TRUE(reads.was_streamed);
   EXPECT_EQ(reads.streamed->events.size(), 100u);
-  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200u);
-  EXPECT_EQ(reads.one_pass->counters.python_frames_left_out, 200u);
+  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200);
+  EXPECT_EQ(reads.one_pass->counters.python_frames_left_out, 200);
   EXPECT_TRUE(reads.streamed->left_out_frames ==
               reads.one_pass->left_out_frames);
   EXPECT_EQ(reads.streamed->left_out_frames.back().first_start_ns, 101'000);
@@ -231,7 +231,7 @@ TEST(PlainFrameFilterTest, AFrameInsideAnEventsArgumentsIsNotTakenOut) {
   const Reads reads = ReadBothWays(300, 150, inside);
   ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
   ASSERT_TRUE(reads.streamed.ok()) << reads.streamed.status();
-  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200u);
+  EXPECT_EQ(reads.streamed->counters.python_frames_left_out, 200);
   EXPECT_TRUE(reads.streamed->left_out_frames ==
               reads.one_pass->left_out_frames);
   EXPECT_EQ(reads.streamed->left_out_frames.back().last_end_ns, 400'000);
