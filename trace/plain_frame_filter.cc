@@ -18,6 +18,9 @@ namespace {
 constexpr std::string_view kFrameStart =
     R"("ph": "X", "cat": "python_function", "name": ")";
 
+// The longest string of the spelling, whose length one pass checks.
+constexpr std::string_view kFrameCategory = "python_function";
+
 // An object of arguments is at depth 3: the array, the event, its "args".
 constexpr uint32_t kFrameDepth = 3;
 
@@ -341,6 +344,7 @@ const char* PlainFrameFilter::Match(const char* name, const char* limit,
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
   const char* end = layout_.Match(name_end + 1, limit, &ts_ns, &dur_ns);
+  last_by_layout_ = end != nullptr;
   if (end == nullptr) {
     // Another layout (or none yet): matched field by field, and learnt.
     end = MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, &candidate_);
@@ -354,7 +358,10 @@ const char* PlainFrameFilter::Match(const char* name, const char* limit,
 }
 
 bool PlainFrameFilter::Applies(const ReaderLimits& limits) {
-  return !limits.keep_python_frames && limits.max_depth > kFrameDepth;
+  // One pass checks the length of a frame's "ph" and "cat" too; the filter
+  // checks only its name's, so the limit must pass "python_function".
+  return !limits.keep_python_frames && limits.max_depth > kFrameDepth &&
+         limits.max_string_bytes >= kFrameCategory.size();
 }
 
 bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
@@ -362,6 +369,7 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
   size_ = 0;
   seams_.clear();
   frames_ = 0;
+  frames_by_layout_ = 0;
   extent_ = FrameExtent();
   // At least a huge page: one fault, where a window's worth of small pages
   // was a thousand faults of a cold diff.
@@ -408,10 +416,22 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
     if (after == nullptr) continue;
     const char* separator = SkipSpace(after, last);
     if (separator == last) {
-      // The part's last element: out with the separator before it.
+      // The part's last element: out with the separator before it, unless
+      // no element comes before that (a comma after the '[' fails one pass).
       append(copied, object);
-      while (size_ > 1 && IsJsonSpace(out[size_ - 1])) --size_;
-      if (out[size_ - 1] == ',') --size_;
+      copied = object;
+      size_t kept = size_;
+      while (kept > 1 && IsJsonSpace(out[kept - 1])) --kept;
+      if (out[kept - 1] == ',') {
+        size_t element = kept - 1;
+        while (element > 1 && IsJsonSpace(out[element - 1])) --element;
+        if (out[element - 1] == '[') {
+          next = after;
+          continue;
+        }
+        kept -= 1;
+      }
+      size_ = kept;
       while (!seams_.empty() && seams_.back() >= size_) seams_.pop_back();
       copied = last;
     } else {
@@ -430,6 +450,7 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
       next = following;
     }
     ++frames_;
+    frames_by_layout_ += last_by_layout_ ? 1 : 0;
     extent_.Add(start_ns, end_ns);
   }
   append(copied, last + 1);

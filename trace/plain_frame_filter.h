@@ -82,6 +82,9 @@ class PlainFrameFilter {
   // Offsets in json() where an event must start (design 2).
   const std::vector<uint32_t>& seams() const { return seams_; }
   int64_t frames() const { return frames_; }
+  // Of the frames taken out, how many the layout learnt matched (the rest
+  // were matched field by field).
+  int64_t frames_by_layout() const { return frames_by_layout_; }
   const FrameExtent& extent() const { return extent_; }
 
   // Whether `limits` let frames be taken out here at all: frames left out,
@@ -100,6 +103,8 @@ class PlainFrameFilter {
   size_t size_ = 0;
   std::vector<uint32_t> seams_;
   int64_t frames_ = 0;
+  int64_t frames_by_layout_ = 0;
+  bool last_by_layout_ = false;  // how Match matched the last frame
   FrameExtent extent_;
 };
 

@@ -43,22 +43,28 @@ grpc::ServerUnaryReactor* ForwardUnary(
     Stub& stub, absl::Duration store_timeout, const Request* request,
     Response* response, Call call) {
   grpc::ServerUnaryReactor* reactor = server_context->DefaultReactor();
-  // The client context must live until the aggregator answers; std::function
-  // wants a copyable capture, hence shared_ptr.
-  std::shared_ptr<grpc::ClientContext> context =
-      ForwardedContext(*server_context, store_timeout);
+  // The client context must live until the aggregator answers, and be gone
+  // before the client's call is finished: it holds a reference to the
+  // channel, and were the differ stopped once the client's call finished, the
+  // context would hold the channel's last reference; releasing that on one of
+  // gRPC's callback threads makes gRPC 1.51 join the very thread it runs on
+  // (an abort, "ref_counted.h: prior > 0", at its next poll). Copies of the
+  // callback may outlive it (gRPC's own, while `call` returns), so the client's
+  // call is finished by the context's deleter, after the last copy lets go.
+  auto answer = std::make_shared<grpc::Status>(grpc::StatusCode::INTERNAL,
+                                               "the aggregator gave no answer");
+  std::shared_ptr<grpc::ClientContext> context(
+      ForwardedContext(*server_context, store_timeout).release(),
+      [reactor, answer](grpc::ClientContext* done) {
+        std::default_delete<grpc::ClientContext>()(done);
+        reactor->Finish(*answer);
+      });
   grpc::ClientContext* raw_context = context.get();
   call(stub.async(), raw_context, request, response,
-       [reactor, store,
+       [store, answer,
         context = std::move(context)](const grpc::Status& status) mutable {
-         // Released while the client's call is still open: the context holds
-         // a reference to the channel, and this runs on one of gRPC's
-         // callback threads. Were the differ stopped once the client's call
-         // finished, the context would hold the channel's last reference, and
-         // releasing that here makes gRPC 1.51 join the very thread it runs
-         // on (an abort, "ref_counted.h: prior > 0", at its next poll).
+         *answer = FromAggregator(*store, status);
          context.reset();
-         reactor->Finish(FromAggregator(*store, status));
        });
   return reactor;
 }

@@ -96,13 +96,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
   KinetoReader& streamed = small_limits ? fresh_streamed : reused_streamed;
   KinetoReader& inflating = small_limits ? fresh_inflating : reused_inflating;
-  // As the CLI reads: plain Python frames left out, their extent kept.
+  // As the CLI reads: plain Python frames left out, their extent kept; at the
+  // input's small limits too (the frame filter must respect them).
   constexpr profdiff::trace::ReaderLimits kAsTheCli{.keep_python_frames =
                                                         false};
-  static KinetoReader cli_one_pass(kAsTheCli, kOnePass);
-  static KinetoReader cli_in_parts(kAsTheCli, kParts);
-  static KinetoReader cli_streamed(kAsTheCli, kStreamed);
-  static KinetoReader cli_inflating(kAsTheCli, kInflating);
+  static KinetoReader reused_cli_one_pass(kAsTheCli, kOnePass);
+  static KinetoReader reused_cli_in_parts(kAsTheCli, kParts);
+  static KinetoReader reused_cli_streamed(kAsTheCli, kStreamed);
+  static KinetoReader reused_cli_inflating(kAsTheCli, kInflating);
+  profdiff::trace::ReaderLimits cli_limits = limits;
+  cli_limits.keep_python_frames = false;
+  KinetoReader fresh_cli_one_pass(cli_limits, kOnePass);
+  KinetoReader fresh_cli_in_parts(cli_limits, kParts);
+  KinetoReader fresh_cli_streamed(cli_limits, kStreamed);
+  KinetoReader fresh_cli_inflating(cli_limits, kInflating);
+  KinetoReader& cli_one_pass =
+      small_limits ? fresh_cli_one_pass : reused_cli_one_pass;
+  KinetoReader& cli_in_parts =
+      small_limits ? fresh_cli_in_parts : reused_cli_in_parts;
+  KinetoReader& cli_streamed =
+      small_limits ? fresh_cli_streamed : reused_cli_streamed;
+  KinetoReader& cli_inflating =
+      small_limits ? fresh_cli_inflating : reused_cli_inflating;
   ExpectSameReads(bytes, one_pass, {&in_parts, &streamed});
   ExpectSameReads(bytes, cli_one_pass, {&cli_in_parts, &cli_streamed});
   if (!profdiff::trace::IsGzip(bytes)) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/str_cat.h"
+#include "tests/support/trace_comparison.h"
 #include "tests/trace/kineto_read.h"
 #include "trace/kineto_reader.h"
 #include "trace/trace_file.h"
@@ -137,9 +138,9 @@ TEST(PlainFrameFilterTest, FramesLeaveThePartWithTheirSeparators) {
 }
 
 TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
-  // The first frame's layout is learnt; the third has one more field and the
-  // fourth another spelling of a time, so each is matched field by field (and
-  // its layout learnt in turn).
+  // The first frame's layout is learnt and matches the second; the third has
+  // other fields and the fourth Kineto's again, so each is matched field by
+  // field (and its layout learnt in turn).
   const std::string other = base::StrCat(
       "{", kStart, R"(c", "pid": 1, "tid": 1, "ts": 7, "dur": 1, "x": 0})");
   PlainFrameFilter filter;
@@ -148,12 +149,43 @@ TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
                                           Frame("d", "1e1", "1"), "]")),
             "[]");
   EXPECT_EQ(filter.frames(), 4);
+  EXPECT_EQ(filter.frames_by_layout(), 1);
   EXPECT_EQ(filter.extent().last_end_ns, 11'000);
+  // The layout carries over to the next part: both frames match it, however
+  // their numbers are spelt.
+  EXPECT_EQ(Filtered(filter, base::StrCat("[", Frame("e", "5", "2"), ",",
+                                          Frame("f", "1.5e1", "0.125"), "]")),
+            "[]");
+  EXPECT_EQ(filter.frames_by_layout(), 2);
+  EXPECT_EQ(filter.extent().first_start_ns, 5'000);
+  EXPECT_EQ(filter.extent().last_end_ns, 15'125);
   // A frame that differs from the layout only where one pass would refuse it
   // is not taken out.
   EXPECT_EQ(Filtered(filter, base::StrCat("[", Frame("a"), ",",
                                           Frame("b", "1", "-1"), "]")),
             base::StrCat("[", Frame("b", "1", "-1"), "]"));
+}
+
+TEST(PlainFrameFilterTest, WhatWouldFailOnePassStaysInThePart) {
+  PlainFrameFilter filter;
+  // A comma with no element before it: taking the frame out with it would
+  // leave "[ ]", which parses where one pass fails. The last frame stays (a
+  // frame between the comma and the next element may go: the comma left
+  // still fails the part).
+  const std::string alone = base::StrCat("[ ,", Frame("a"), "]");
+  EXPECT_EQ(Filtered(filter, alone), alone);
+  EXPECT_EQ(filter.frames(), 0);
+  EXPECT_EQ(Filtered(filter,
+                     base::StrCat("[ ,", Frame("a"), ",\n  ", Frame("b"), "]")),
+            base::StrCat("[ ,", Frame("b"), "]"));
+  EXPECT_EQ(filter.frames(), 1);
+  EXPECT_THAT(filter.seams(), ElementsAre(3));
+  // One pass checks the length of "python_function": the filter stays out of
+  // the way of a limit below it.
+  EXPECT_FALSE(PlainFrameFilter::Applies(
+      {.max_string_bytes = 14, .keep_python_frames = false}));
+  EXPECT_TRUE(PlainFrameFilter::Applies(
+      {.max_string_bytes = 15, .keep_python_frames = false}));
 }
 
 TEST(PlainFrameFilterTest, OnlyObjectsBetweenElementsAreCandidates) {
@@ -208,6 +240,22 @@ Reads ReadBothWays(int events, int at, std::string_view inside) {
   return reads;
 }
 
+// The reads are the same: events, arguments, strings by id, counters,
+// extents and metadata.
+void ExpectSameRead(const Trace& one_pass, const Trace& streamed) {
+  ASSERT_NO_FATAL_FAILURE(test_support::ExpectSameEvents(one_pass, streamed));
+  ASSERT_EQ(one_pass.strings.size(), streamed.strings.size());
+  for (uint32_t k = 0; k < one_pass.strings.size(); ++k) {
+    EXPECT_EQ(one_pass.strings.Get(StringId{k}),
+              streamed.strings.Get(StringId{k}));
+  }
+  EXPECT_TRUE(one_pass.events == streamed.events);
+  EXPECT_TRUE(one_pass.args == streamed.args);
+  EXPECT_TRUE(one_pass.counters == streamed.counters);
+  EXPECT_TRUE(one_pass.left_out_frames == streamed.left_out_frames);
+  EXPECT_TRUE(one_pass.metadata == streamed.metadata);
+}
+
 TEST(PlainFrameFilterTest, StreamedReadsLeaveFramesOutAsOnePass) {
   const Reads reads = ReadBothWays(300, -1, "");
   ASSERT_TRUE(reads.one_pass.ok()) << reads.one_pass.status();
@@ -220,6 +268,7 @@ TEST(PlainFrameFilterTest, StreamedReadsLeaveFramesOutAsOnePass) {
               reads.one_pass->left_out_frames);
   EXPECT_EQ(reads.streamed->left_out_frames.back().first_start_ns, 101'000);
   EXPECT_EQ(reads.streamed->left_out_frames.back().last_end_ns, 400'000);
+  ExpectSameRead(*reads.one_pass, *reads.streamed);
 }
 
 TEST(PlainFrameFilterTest, AFrameInsideAnEventsArgumentsIsNotTakenOut) {
@@ -235,7 +284,9 @@ TEST(PlainFrameFilterTest, AFrameInsideAnEventsArgumentsIsNotTakenOut) {
   EXPECT_TRUE(reads.streamed->left_out_frames ==
               reads.one_pass->left_out_frames);
   EXPECT_EQ(reads.streamed->left_out_frames.back().last_end_ns, 400'000);
-  EXPECT_EQ(reads.streamed->events.size(), reads.one_pass->events.size());
+  ExpectSameRead(*reads.one_pass, *reads.streamed);
+  // The stream failed at the seam; the file was read whole.
+  EXPECT_FALSE(reads.was_streamed);
 }
 
 }  // namespace
