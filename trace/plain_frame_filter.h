@@ -12,7 +12,9 @@
 //    object), with exactly the checks one pass makes of such a frame: its
 //    name's length and UTF-8, "ts" and "dur" read by the same function, a
 //    non-negative duration. Anything else stays in the text for simdjson,
-//    which gives the exact result or error.
+//    which gives the exact result or error. Limits under which one pass would
+//    refuse any frame (a max_string_bytes below "python_function", too little
+//    depth) turn the filter off (Applies).
 // 2. A run of frames taken out must have been between two events of the
 //    array. Where one was followed by an event, the run leaves a seam at that
 //    event's '{', and the parser checks that every seam is the start of one of
@@ -20,7 +22,9 @@
 //    another event's arguments, or inside a string of a damaged text, fails
 //    the part, which is then read in one pass. A run that ends the part needs
 //    no seam: the part parses only if what is before its final ']' is the
-//    array's last element.
+//    array's last element. It goes with the comma before it, unless no
+//    element comes before that comma (then it stays, and the part fails as
+//    one pass does).
 // 3. The frames' count and extent are those LeaveOutFrame would have added.
 #ifndef PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
 #define PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
