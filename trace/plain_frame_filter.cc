@@ -282,6 +282,16 @@ const char* MatchFrameFields(const char* c, const char* limit, int64_t* ts_ns,
   return c + 1;
 }
 
+// What one pass does with a frame matched up to `end` (nullptr: not
+// matched): refuses a negative duration, else keeps its start and end.
+const char* FrameEnd(const char* end, int64_t ts_ns, int64_t dur_ns,
+                     int64_t* start_ns, int64_t* end_ns) {
+  if (end == nullptr || dur_ns < 0) return nullptr;
+  *start_ns = ts_ns;
+  *end_ns = FrameExtent::SaturatingAdd(ts_ns, dur_ns);
+  return end;
+}
+
 }  // namespace
 
 void FrameLayout::Add(const char* from, const char* to, Value value) {
@@ -328,33 +338,28 @@ const char* MatchPlainFrame(const char* name, const char* limit,
   if (name_end == nullptr) return nullptr;
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
-  const char* end =
-      MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, nullptr);
-  if (end == nullptr || dur_ns < 0) return nullptr;
-  *start_ns = ts_ns;
-  *end_ns = FrameExtent::SaturatingAdd(ts_ns, dur_ns);
-  return end;
+  return FrameEnd(
+      MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, nullptr), ts_ns,
+      dur_ns, start_ns, end_ns);
 }
 
 const char* PlainFrameFilter::Match(const char* name, const char* limit,
                                     uint32_t max_string_bytes,
-                                    int64_t* start_ns, int64_t* end_ns) {
+                                    int64_t* start_ns, int64_t* end_ns,
+                                    bool* by_layout) {
   const char* name_end = ScanFrameName(name, limit, max_string_bytes);
   if (name_end == nullptr) return nullptr;
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
   const char* end = layout_.Match(name_end + 1, limit, &ts_ns, &dur_ns);
-  last_by_layout_ = end != nullptr;
+  *by_layout = end != nullptr;
   if (end == nullptr) {
     // Another layout (or none yet): matched field by field, and learnt.
     end = MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, &candidate_);
     if (end == nullptr) return nullptr;
     std::swap(layout_, candidate_);
   }
-  if (dur_ns < 0) return nullptr;
-  *start_ns = ts_ns;
-  *end_ns = FrameExtent::SaturatingAdd(ts_ns, dur_ns);
-  return end;
+  return FrameEnd(end, ts_ns, dur_ns, start_ns, end_ns);
 }
 
 bool PlainFrameFilter::Applies(const ReaderLimits& limits) {
@@ -411,8 +416,9 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
     if (*object != '{' || (*before != ',' && before != first)) continue;
     int64_t start_ns = 0;
     int64_t end_ns = 0;
-    const char* after =
-        Match(next, last, limits.max_string_bytes, &start_ns, &end_ns);
+    bool by_layout = false;
+    const char* after = Match(next, last, limits.max_string_bytes, &start_ns,
+                              &end_ns, &by_layout);
     if (after == nullptr) continue;
     const char* separator = SkipSpace(after, last);
     if (separator == last) {
@@ -450,7 +456,7 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
       next = following;
     }
     ++frames_;
-    frames_by_layout_ += last_by_layout_ ? 1 : 0;
+    frames_by_layout_ += by_layout ? 1 : 0;
     extent_.Add(start_ns, end_ns);
   }
   append(copied, last + 1);

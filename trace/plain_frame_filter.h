@@ -96,10 +96,10 @@ class PlainFrameFilter {
   static bool Applies(const ReaderLimits& limits);
 
  private:
-  // MatchPlainFrame, by the layout learnt when it fits.
+  // MatchPlainFrame, by the layout learnt when it fits (*by_layout).
   const char* Match(const char* name, const char* limit,
                     uint32_t max_string_bytes, int64_t* start_ns,
-                    int64_t* end_ns);
+                    int64_t* end_ns, bool* by_layout);
 
   base::PageBuffer buffer_;
   FrameLayout layout_;     // of the last frame matched field by field
@@ -108,7 +108,6 @@ class PlainFrameFilter {
   std::vector<uint32_t> seams_;
   int64_t frames_ = 0;
   int64_t frames_by_layout_ = 0;
-  bool last_by_layout_ = false;  // how Match matched the last frame
   FrameExtent extent_;
 };
 
