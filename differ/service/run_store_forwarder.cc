@@ -34,12 +34,13 @@ class ExportForwarder final
   }
 
   void OnWriteDone(bool ok) override {
-    if (!ok) {
+    if (ok) {
+      upstream_.StartRead(&piece_);
+    } else {
       CancelUpstream();  // the client went away; the aggregator's OnDone
                          // finishes us
-      return;
     }
-    upstream_.StartRead(&piece_);
+    upstream_.RemoveHold();  // taken in OnReadDone; last: may end the upstream
   }
 
   void OnCancel() override { CancelUpstream(); }
@@ -53,7 +54,13 @@ class ExportForwarder final
 
     void OnReadDone(bool ok) override {
       // Not ok: the stream ended; OnDone brings its status.
-      if (ok) owner_->StartWrite(&owner_->piece_);
+      if (!ok) return;
+      // The next read starts from the server side's OnWriteDone, outside this
+      // stream's reactions: without a hold, the aggregator's status could end
+      // this stream (OnDone, the context released, the call freed) while the
+      // write is in flight, and that read would start on a freed call.
+      AddHold();
+      owner_->StartWrite(&owner_->piece_);
     }
 
     void OnDone(const grpc::Status& status) override {

@@ -792,6 +792,63 @@ TEST_F(DifferServerTest,
               HasSubstr("aggregator " + aggregator_address_));
 }
 
+// A client that leaves an export midway (its reads stop, then it cancels)
+// ends the forwarded stream on both sides, again and again, and the differ
+// goes on answering: each piece is written out before the next is read, so
+// neither side may be left holding the other's freed call.
+TEST_F(DifferServerTest, ExportsLeftMidwayEndAndTheDifferGoesOn) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  const auto stub = v1::RunStore::NewStub(rpc::MakeChannel(differ_address_));
+  v1::ExportTraceRequest request;
+  request.set_run("A");
+  request.mutable_worker()->set_rank(0);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    grpc::ClientContext context;
+    auto reader = stub->ExportTrace(&context, request);
+    v1::ExportTraceChunk chunk;
+    for (int piece = 0; piece <= attempt % 4; ++piece)
+      ASSERT_TRUE(reader->Read(&chunk)) << "attempt " << attempt;
+    context.TryCancel();
+    while (reader->Read(&chunk)) {
+    }
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED)
+        << "attempt " << attempt;
+  }
+  absl::StatusOr<std::string> runs =
+      client::RunRunsCommand({"--server", differ_address_, "--format", "json"});
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  EXPECT_THAT(*runs, HasSubstr("\"A\""));
+}
+
+// A client that reads slowly holds each piece's write in flight while the
+// aggregator has long sent its last piece and its status: the forwarded
+// stream must wait for the write before it ends, and the export arrives whole.
+TEST_F(DifferServerTest, ASlowReaderGetsTheWholeExport) {
+  Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
+  v1::ExportTraceRequest request;
+  request.set_run("A");
+  request.mutable_worker()->set_rank(0);
+  const auto read_all = [&](const std::string& address, absl::Duration pause) {
+    const auto stub = v1::RunStore::NewStub(rpc::MakeChannel(address));
+    grpc::ClientContext context;
+    auto reader = stub->ExportTrace(&context, request);
+    std::string json;
+    v1::ExportTraceChunk chunk;
+    while (reader->Read(&chunk)) {
+      json += chunk.json();
+      absl::SleepFor(pause);
+    }
+    const grpc::Status status = reader->Finish();
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return json;
+  };
+  const std::string whole = read_all(aggregator_address_, absl::ZeroDuration());
+  EXPECT_GT(whole.size(), 4u << 20);
+  for (int attempt = 0; attempt < 3; ++attempt)
+    EXPECT_TRUE(read_all(differ_address_, absl::Milliseconds(20)) == whole)
+        << "attempt " << attempt;
+}
+
 TEST_F(DifferServerTest, SecondServerOnABusyPortFailsToStart) {
   DifferOptions options;
   options.listen_address = differ_address_;
