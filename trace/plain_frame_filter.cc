@@ -1,6 +1,7 @@
 #include "trace/plain_frame_filter.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include <absl/base/attributes.h>
@@ -74,8 +75,27 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsDigit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// Eight bytes at a time where eight are left: the numbers after a frame's name
+// (its ids, times and "Ev Idx") vary in length from frame to frame, and a
+// byte loop mispredicts its exit on each.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipDigits(const char* c,
                                                            const char* limit) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  static_assert(std::endian::native == std::endian::little);  // the first byte
+  while (limit - c >= 8) {
+    uint64_t x;
+    std::memcpy(&x, c, 8);
+    // Non-zero in a byte that is not '0'..'9': its high nibble is not 3, or
+    // its low nibble plus 6 carries into the high one (no carry crosses a
+    // byte: at most 0x0f + 0x06).
+    const uint64_t other = ((x & kOnes * 0xf0) ^ kOnes * 0x30) |
+                           (((x & kOnes * 0x0f) + kOnes * 0x06) & kOnes * 0xf0);
+    // Each non-zero byte's high bit set, and only those.
+    const uint64_t high = (((other & ~kHigh) + ~kHigh) | other) & kHigh;
+    if (high != 0) return c + std::countr_zero(high) / 8;
+    c += 8;
+  }
   while (c < limit && IsDigit(*c)) ++c;
   return c;
 }
