@@ -121,21 +121,36 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ScanNumber(const char* c,
   return c;
 }
 
+template <typename Word>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameWord(const char* a,
+                                                  const char* b) {
+  Word x;
+  Word y;
+  std::memcpy(&x, a, sizeof(Word));
+  std::memcpy(&y, b, sizeof(Word));
+  return x == y;
+}
+
 // Inline, eight bytes at a time: the pieces compared are short, and a call
-// to memcmp for each was a tenth of the filter's time.
+// to memcmp for each was a tenth of the filter's time. The tail is one word
+// that overlaps what was compared (two for under eight bytes), not a byte
+// loop: that loop was a third of a matched layout's instructions.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameBytes(const char* a, const char* b,
                                                    size_t n) {
-  for (; n >= 8; a += 8, b += 8, n -= 8) {
-    uint64_t x;
-    uint64_t y;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    if (x != y) return false;
+  if (n >= 8) {
+    const size_t last = n - 8;
+    for (size_t i = 0; i < last; i += 8) {
+      if (!SameWord<uint64_t>(a + i, b + i)) return false;
+    }
+    return SameWord<uint64_t>(a + last, b + last);
   }
-  for (; n > 0; ++a, ++b, --n) {
-    if (*a != *b) return false;
+  if (n >= 4) {
+    return SameWord<uint32_t>(a, b) && SameWord<uint32_t>(a + n - 4, b + n - 4);
   }
-  return true;
+  if (n >= 2) {
+    return SameWord<uint16_t>(a, b) && SameWord<uint16_t>(a + n - 2, b + n - 2);
+  }
+  return n == 0 || *a == *b;
 }
 
 const char* ScanLiteral(const char* c, const char* limit,
