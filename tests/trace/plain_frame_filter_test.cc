@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/strings/numbers.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -164,6 +165,66 @@ TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
   EXPECT_EQ(Filtered(filter, base::StrCat("[", Frame("a"), ",",
                                           Frame("b", "1", "-1"), "]")),
             base::StrCat("[", Frame("b", "1", "-1"), "]"));
+}
+
+// The learnt layout compares its text in words and skips numbers in words:
+// a text of any length that differs in any one byte is not the layout's (the
+// frame is then matched field by field), and a number of any length is read
+// whole.
+TEST(PlainFrameFilterTest, TheLayoutTellsEveryByteAndReadsNumbersOfAnyLength) {
+  const auto frame = [](std::string_view key, std::string_view value,
+                        std::string_view ts = "1", std::string_view tail = "") {
+    return base::StrCat("{", kStart, R"(f", "ts": )", ts, R"(, "dur": 1, ")",
+                        key, R"(": )", value, tail, "}");
+  };
+  // Learnt, by the layout, not by it (learnt in turn), not by it.
+  const auto by_layout = [&](const std::string& same,
+                             const std::string& other) {
+    PlainFrameFilter filter;
+    EXPECT_EQ(Filtered(filter, base::StrCat("[", same, ",", same, ",", other,
+                                            ",", same, "]")),
+              "[]");
+    EXPECT_EQ(filter.frames(), 4);
+    return filter.frames_by_layout();
+  };
+  for (size_t length = 1; length <= 20; ++length) {
+    // A key: text of 7 to 26 bytes between two numbers.
+    const std::string key(length, 'k');
+    // Blanks before the '}': the layout's last text, of 1 to 20 bytes.
+    const std::string tail(length - 1, ' ');
+    for (size_t at = 0; at < length; ++at) {
+      std::string other_key = key;
+      other_key[at] = 'j';
+      EXPECT_EQ(by_layout(frame(key, "1"), frame(other_key, "1")), 1)
+          << "a key of " << length << " differing at " << at;
+      if (at + 1 < length) {
+        std::string other_tail = tail;
+        other_tail[at] = '\t';
+        EXPECT_EQ(by_layout(frame("k", "1", "1", tail),
+                            frame("k", "1", "1", other_tail)),
+                  1)
+            << "an end of " << length << " differing at " << at;
+      }
+    }
+  }
+  std::string digits;
+  for (size_t length = 1; length <= 19; ++length) {
+    PlainFrameFilter filter;
+    digits += static_cast<char>('0' + length % 9 + 1);
+    // A number of `length` digits before the layout's next text, and a time of
+    // as many integer digits as one pass reads exactly (15).
+    const std::string ts = digits.substr(0, std::min<size_t>(length, 15));
+    EXPECT_EQ(
+        Filtered(filter, base::StrCat("[", frame("k", "1"), ",",
+                                      frame("k", digits, ts + ".125"), "]")),
+        "[]");
+    EXPECT_EQ(filter.frames(), 2);
+    EXPECT_EQ(filter.frames_by_layout(), 1) << length << " digits";
+    int64_t micros = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(ts, &micros));
+    EXPECT_EQ(filter.extent().last_end_ns, micros * 1000 + 125 + 1000)
+        << length << " digits";
+  }
 }
 
 TEST(PlainFrameFilterTest, WhatWouldFailOnePassStaysInThePart) {
