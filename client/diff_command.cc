@@ -10,6 +10,7 @@
 #include <absl/time/time.h>
 
 #include "analysis/run_loader.h"
+#include "base/background_release.h"
 #include "base/command_line.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
@@ -182,9 +183,10 @@ struct DiffAsk {
 
 // One diff of the two sides per ask: two run ids go to the server's differ;
 // paths are read here once for every ask, and a stored run's profile is fetched
-// to be diffed here.
+// to be diffed here. The profiles go to `release` once diffed.
 absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
-    const DiffSides& sides, const std::vector<DiffAsk>& asks) {
+    const DiffSides& sides, const std::vector<DiffAsk>& asks,
+    base::BackgroundRelease& release) {
   const bool baseline_stored = IsRunIdArgument(sides.baseline);
   const bool experimental_stored = IsRunIdArgument(sides.experimental);
   std::vector<v1::DiffReport> reports;
@@ -261,6 +263,8 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     for (const std::string& warning : warnings) report.add_warnings(warning);
     reports.push_back(std::move(report));
   }
+  // Freed while the report is rendered.
+  release.Release(std::move(runs));
   return reports;
 }
 
@@ -621,6 +625,8 @@ absl::StatusOr<std::string> RenderDiff(
       return GateFailedError(std::move(printed), report.gate());
     return printed;
   };
+  // The runs' profiles, freed beside the rendering; waited for on return.
+  base::BackgroundRelease release;
   std::string text;
   if (html) {
     // The page's tables follow the selected module, and its group-by toggle
@@ -633,15 +639,17 @@ absl::StatusOr<std::string> RenderDiff(
         std::vector<v1::DiffReport> reports,
         DiffSidesEach(sides,
                       {{options, profile_options},
-                       {other_options, OtherGroupings(profile_options)}}));
+                       {other_options, OtherGroupings(profile_options)}},
+                      release));
     if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::string printed,
         WriteOutput(output, report::RenderHtmlReport(reports[0], &reports[1])));
     return finish(std::move(printed), reports[0]);
   } else if (csv) {
-    PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
-                        DiffSidesEach(sides, {{options, profile_options}}));
+    PD_ASSIGN_OR_RETURN(
+        std::vector<v1::DiffReport> reports,
+        DiffSidesEach(sides, {{options, profile_options}}, release));
     if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::vector<CsvFile> files,
@@ -656,8 +664,9 @@ absl::StatusOr<std::string> RenderDiff(
     }
     return finish(std::move(printed), reports.front());
   }
-  PD_ASSIGN_OR_RETURN(std::vector<v1::DiffReport> reports,
-                      DiffSidesEach(sides, {{options, profile_options}}));
+  PD_ASSIGN_OR_RETURN(
+      std::vector<v1::DiffReport> reports,
+      DiffSidesEach(sides, {{options, profile_options}}, release));
   if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports.front()));
   PD_ASSIGN_OR_RETURN(text, RenderDiffReport(reports.front(), render));
   PD_ASSIGN_OR_RETURN(std::string printed,
