@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <absl/synchronization/blocking_counter.h>
@@ -92,6 +93,40 @@ TEST(ThreadPoolTest, MoveOnlyWorkIsAccepted) {
     pool.Post([&value, owned = std::move(owned)] { value = *owned; });
   }
   EXPECT_EQ(value, 42);
+}
+
+// As the CLI diff frees its profiles: a value moved into the work is destroyed
+// on the pool's thread, before the destructor returns.
+TEST(ThreadPoolTest, ValuesMovedInAreFreedOnThePoolsThreadByTheEnd) {
+  struct Noted {
+    Noted(int* count, std::thread::id* where) : count(count), where(where) {}
+    Noted(Noted&& other) noexcept
+        : count(std::exchange(other.count, nullptr)),
+          where(std::exchange(other.where, nullptr)) {}
+    Noted& operator=(Noted&&) = delete;
+    ~Noted() {
+      if (count == nullptr) return;  // moved from
+      *where = std::this_thread::get_id();
+      ++*count;
+    }
+    int* count;
+    std::thread::id* where;
+  };
+  int destroyed = 0;
+  std::vector<std::thread::id> where(3);
+  {
+    ThreadPool pool(1);
+    for (std::thread::id& id : where) {
+      std::vector<Noted> values;
+      values.emplace_back(&destroyed, &id);
+      pool.Post([values = std::move(values)]() mutable {
+        const std::vector<Noted> freed = std::move(values);
+      });
+    }
+  }
+  EXPECT_EQ(destroyed, 3);
+  for (const std::thread::id& id : where)
+    EXPECT_NE(id, std::this_thread::get_id());
 }
 
 }  // namespace
