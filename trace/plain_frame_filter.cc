@@ -35,11 +35,14 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipSpace(const char* c,
   return c;
 }
 
+// Eight bytes read as one word: each byte's copy of a value, and each byte's
+// high bit.
+constexpr uint64_t kOnes = 0x0101010101010101;
+constexpr uint64_t kHigh = 0x8080808080808080;
+
 // Whether any of eight bytes is a backslash, below 0x20 or 0x80 and above.
 // Exact as an "any": a borrow starts only at a byte below 0x20.
 bool HasSpecialByte(uint64_t x) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHigh = 0x8080808080808080;
   const uint64_t backslash = x ^ (kOnes * '\\');
   const uint64_t zero_byte = (backslash - kOnes) & ~backslash & kHigh;
   const uint64_t control_or_high = ((x - kOnes * 0x20) | x) & kHigh;
@@ -80,8 +83,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsDigit(char c) {
 // byte loop mispredicts its exit on each.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipDigits(const char* c,
                                                            const char* limit) {
-  constexpr uint64_t kOnes = 0x0101010101010101;
-  constexpr uint64_t kHigh = 0x8080808080808080;
   static_assert(std::endian::native == std::endian::little);  // the first byte
   while (limit - c >= 8) {
     uint64_t x;
