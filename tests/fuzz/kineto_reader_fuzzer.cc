@@ -67,63 +67,59 @@ void ExpectSameReads(
   }
 }
 
+// The same limits read every way: one pass; in parts on several threads,
+// however small; gzip streamed in windows of 256 bytes; gzip parsed in two
+// parts while it inflates, windows of 256 bytes.
+struct Readers {
+  explicit Readers(const profdiff::trace::ReaderLimits& limits)
+      : one_pass(limits, {.threads = 1, .in_turn_part_bytes = 0}),
+        in_parts(limits, {.threads = 3, .min_part_bytes = 1}),
+        streamed(limits, {.threads = 1, .in_turn_part_bytes = 256}),
+        inflating(
+            limits,
+            {.threads = 2, .min_part_bytes = 1, .in_turn_part_bytes = 256}) {}
+  profdiff::trace::KinetoReader one_pass;
+  profdiff::trace::KinetoReader in_parts;
+  profdiff::trace::KinetoReader streamed;
+  profdiff::trace::KinetoReader inflating;
+};
+
+// `bytes` read every way `readers` read (and `gzipped`, its gzip when it is
+// not gzip, empty otherwise) must give one pass's result.
+void ExpectSameReadsEveryWay(std::string_view bytes, std::string_view gzipped,
+                             Readers& readers) {
+  ExpectSameReads(bytes, readers.one_pass,
+                  {&readers.in_parts, &readers.streamed});
+  if (!gzipped.empty()) {
+    ExpectSameReads(gzipped, readers.one_pass,
+                    {&readers.streamed, &readers.inflating});
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const profdiff::trace::ReaderLimits limits = LimitsFor(bytes);
-  using profdiff::trace::KinetoReader;
-  using profdiff::trace::ReadParallelism;
-  constexpr ReadParallelism kOnePass{.threads = 1, .in_turn_part_bytes = 0};
-  constexpr ReadParallelism kParts{.threads = 3, .min_part_bytes = 1};
-  constexpr ReadParallelism kStreamed{.threads = 1, .in_turn_part_bytes = 256};
-  // Gzip parsed in two parts while it inflates, windows of 256 bytes.
-  constexpr ReadParallelism kInflating{
-      .threads = 2, .min_part_bytes = 1, .in_turn_part_bytes = 256};
-  // Default limits: readers reused from input to input, as a run folder reuses
-  // one; small limits: fresh readers.
-  static KinetoReader reused_one_pass({}, kOnePass);
-  static KinetoReader reused_in_parts({}, kParts);
-  static KinetoReader reused_streamed({}, kStreamed);
-  static KinetoReader reused_inflating({}, kInflating);
-  const bool small_limits =
-      limits.max_events != profdiff::trace::ReaderLimits{}.max_events;
-  KinetoReader fresh_one_pass(limits, kOnePass);
-  KinetoReader fresh_in_parts(limits, kParts);
-  KinetoReader fresh_streamed(limits, kStreamed);
-  KinetoReader fresh_inflating(limits, kInflating);
-  KinetoReader& one_pass = small_limits ? fresh_one_pass : reused_one_pass;
-  KinetoReader& in_parts = small_limits ? fresh_in_parts : reused_in_parts;
-  KinetoReader& streamed = small_limits ? fresh_streamed : reused_streamed;
-  KinetoReader& inflating = small_limits ? fresh_inflating : reused_inflating;
+  const std::string gzipped = profdiff::trace::IsGzip(bytes)
+                                  ? std::string()
+                                  : profdiff::test_support::Gzip(bytes);
   // As the CLI reads: plain Python frames left out, their extent kept; at the
   // input's small limits too (the frame filter must respect them).
-  constexpr profdiff::trace::ReaderLimits kAsTheCli{.keep_python_frames =
-                                                        false};
-  static KinetoReader reused_cli_one_pass(kAsTheCli, kOnePass);
-  static KinetoReader reused_cli_in_parts(kAsTheCli, kParts);
-  static KinetoReader reused_cli_streamed(kAsTheCli, kStreamed);
-  static KinetoReader reused_cli_inflating(kAsTheCli, kInflating);
   profdiff::trace::ReaderLimits cli_limits = limits;
   cli_limits.keep_python_frames = false;
-  KinetoReader fresh_cli_one_pass(cli_limits, kOnePass);
-  KinetoReader fresh_cli_in_parts(cli_limits, kParts);
-  KinetoReader fresh_cli_streamed(cli_limits, kStreamed);
-  KinetoReader fresh_cli_inflating(cli_limits, kInflating);
-  KinetoReader& cli_one_pass =
-      small_limits ? fresh_cli_one_pass : reused_cli_one_pass;
-  KinetoReader& cli_in_parts =
-      small_limits ? fresh_cli_in_parts : reused_cli_in_parts;
-  KinetoReader& cli_streamed =
-      small_limits ? fresh_cli_streamed : reused_cli_streamed;
-  KinetoReader& cli_inflating =
-      small_limits ? fresh_cli_inflating : reused_cli_inflating;
-  ExpectSameReads(bytes, one_pass, {&in_parts, &streamed});
-  ExpectSameReads(bytes, cli_one_pass, {&cli_in_parts, &cli_streamed});
-  if (!profdiff::trace::IsGzip(bytes)) {
-    const std::string gzipped = profdiff::test_support::Gzip(bytes);
-    ExpectSameReads(gzipped, one_pass, {&streamed, &inflating});
-    ExpectSameReads(gzipped, cli_one_pass, {&cli_streamed, &cli_inflating});
+  // Default limits: readers reused from input to input, as a run folder reuses
+  // one; small limits: fresh readers.
+  if (limits.max_events != profdiff::trace::ReaderLimits{}.max_events) {
+    Readers fresh(limits);
+    Readers fresh_cli(cli_limits);
+    ExpectSameReadsEveryWay(bytes, gzipped, fresh);
+    ExpectSameReadsEveryWay(bytes, gzipped, fresh_cli);
+  } else {
+    static Readers reused(limits);
+    static Readers reused_cli(cli_limits);
+    ExpectSameReadsEveryWay(bytes, gzipped, reused);
+    ExpectSameReadsEveryWay(bytes, gzipped, reused_cli);
   }
   return 0;
 }
