@@ -74,6 +74,14 @@ std::string ComparableReport(const std::string& json) {
   return out;
 }
 
+// What `profdiff export RUN --worker 0` asks the store.
+v1::ExportTraceRequest ExportOfRank0(const std::string& run) {
+  v1::ExportTraceRequest request;
+  request.set_run(run);
+  request.mutable_worker()->set_rank(0);
+  return request;
+}
+
 class DifferServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -799,9 +807,7 @@ TEST_F(DifferServerTest,
 TEST_F(DifferServerTest, ExportsLeftMidwayEndAndTheDifferGoesOn) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
   const auto stub = v1::RunStore::NewStub(rpc::MakeChannel(differ_address_));
-  v1::ExportTraceRequest request;
-  request.set_run("A");
-  request.mutable_worker()->set_rank(0);
+  const v1::ExportTraceRequest request = ExportOfRank0("A");
   for (int attempt = 0; attempt < 20; ++attempt) {
     grpc::ClientContext context;
     auto reader = stub->ExportTrace(&context, request);
@@ -825,9 +831,7 @@ TEST_F(DifferServerTest, ExportsLeftMidwayEndAndTheDifferGoesOn) {
 // stream must wait for the write before it ends, and the export arrives whole.
 TEST_F(DifferServerTest, ASlowReaderGetsTheWholeExport) {
   Upload("A", {(test_support::TracesDir() / kResNetNw0).string()});
-  v1::ExportTraceRequest request;
-  request.set_run("A");
-  request.mutable_worker()->set_rank(0);
+  const v1::ExportTraceRequest request = ExportOfRank0("A");
   const auto read_all = [&](const std::string& address, absl::Duration pause) {
     const auto stub = v1::RunStore::NewStub(rpc::MakeChannel(address));
     grpc::ClientContext context;
