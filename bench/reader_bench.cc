@@ -120,7 +120,8 @@ void BM_BuildProfile(benchmark::State& state) {
   const std::string path = TracePath(static_cast<int>(state.range(0)));
   if (!fs::exists(path))
     return state.SkipWithError(("trace not found: " + path).c_str());
-  profdiff::trace::KinetoReader reader;
+  // Read as the CLI reads a trace it profiles: plain Python frames left out.
+  profdiff::trace::KinetoReader reader({.keep_python_frames = false});
   auto trace = reader.ReadFile(path);
   if (!trace.ok())
     return state.SkipWithError(std::string(trace.status().message()).c_str());
