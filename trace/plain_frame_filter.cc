@@ -39,43 +39,82 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipSpace(const char* c,
 // high bit.
 constexpr uint64_t kOnes = 0x0101010101010101;
 constexpr uint64_t kHigh = 0x8080808080808080;
+// A word's first byte is its lowest (countr_zero finds the first marked).
+static_assert(std::endian::native == std::endian::little);
 
-// Whether any of eight bytes is a backslash, below 0x20 or 0x80 and above.
-// Exact as an "any": a borrow starts only at a byte below 0x20.
-bool HasSpecialByte(uint64_t x) {
-  const uint64_t backslash = x ^ (kOnes * '\\');
-  const uint64_t zero_byte = (backslash - kOnes) & ~backslash & kHigh;
-  const uint64_t control_or_high = ((x - kOnes * 0x20) | x) & kHigh;
-  return (zero_byte | control_or_high) != 0;
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t LoadWord(const char* c) {
+  uint64_t x;
+  std::memcpy(&x, c, 8);
+  return x;
+}
+
+// The high bit of each byte of `x` that is `byte`. Exact up to the first such
+// byte: the borrow from it may mark bytes after it.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t BytesEqualTo(uint64_t x,
+                                                          uint8_t byte) {
+  const uint64_t zeroed = x ^ (kOnes * byte);
+  return (zeroed - kOnes) & ~zeroed & kHigh;
+}
+
+// The high bit of each byte of `x` below 0x20, exact up to the first such.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t ControlBytes(uint64_t x) {
+  return (x - kOnes * 0x20) & ~x & kHigh;
+}
+
+// `end` closes the string whose text starts at `c`: accepted unless a byte of
+// it was 0x80 or above (`high`) and the text is not UTF-8.
+const char* PlainStringEnd(const char* c, const char* end, bool high) {
+  if (high && !simdjson::validate_utf8(c, static_cast<size_t>(end - c)))
+    return nullptr;
+  return end;
 }
 
 // The closing quote of the string whose text starts at `c`, when one pass
 // would take that text as it is and accept it: no escape (one pass would
 // unescape it), no control character and valid UTF-8 (stage 1 would refuse
-// it). nullptr otherwise.
+// it). nullptr otherwise. One pass over words: frame names are short, and a
+// search for the quote before a scan of the text was a call and a byte loop
+// per frame.
 const char* ScanPlainString(const char* c, const char* limit) {
-  const auto* quote = static_cast<const char*>(
-      std::memchr(c, '"', static_cast<size_t>(limit - c)));
-  if (quote == nullptr) return nullptr;
-  const size_t n = static_cast<size_t>(quote - c);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t eight;
-    std::memcpy(&eight, c + i, 8);
-    if (HasSpecialByte(eight)) break;
+  uint64_t high = 0;  // the high bits of the text's bytes
+  const char* p = c;
+  for (; limit - p >= 8; p += 8) {
+    const uint64_t x = LoadWord(p);
+    const uint64_t quote = BytesEqualTo(x, '"');
+    const uint64_t refused = BytesEqualTo(x, '\\') | ControlBytes(x);
+    if ((quote | refused | (x & kHigh)) == 0) continue;  // most words
+    // Marks past the first quote may be borrows; none before it is, unless
+    // an earlier byte of its own kind refuses the text anyway.
+    const uint64_t before = quote == 0 ? ~uint64_t{0} : (quote & -quote) - 1;
+    if ((refused & before) != 0) return nullptr;
+    high |= x & kHigh & before;
+    if (quote != 0)
+      return PlainStringEnd(c, p + std::countr_zero(quote) / 8, high != 0);
   }
-  bool ascii = true;
-  for (; i < n; ++i) {
-    const auto byte = static_cast<unsigned char>(c[i]);
+  for (; p < limit; ++p) {
+    const auto byte = static_cast<unsigned char>(*p);
+    if (byte == '"') return PlainStringEnd(c, p, high != 0);
     if (byte == '\\' || byte < 0x20) return nullptr;
-    if (byte >= 0x80) ascii = false;
+    if (byte >= 0x80) high = 1;
   }
-  if (!ascii && !simdjson::validate_utf8(c, n)) return nullptr;
-  return quote;
+  return nullptr;
 }
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsDigit(char c) {
   return c >= '0' && c <= '9';
+}
+
+// The high bit of each non-zero byte of `x`, and only those.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t NonZeroBytes(uint64_t x) {
+  return (((x & ~kHigh) + ~kHigh) | x) & kHigh;
+}
+
+// The high bit of each byte of `x` that is not '0'..'9': its high nibble is
+// not 3, or its low nibble plus 6 carries into the high one (no carry crosses
+// a byte: at most 0x0f + 0x06).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t NonDigitBytes(uint64_t x) {
+  return NonZeroBytes(((x & kOnes * 0xf0) ^ kOnes * 0x30) |
+                      (((x & kOnes * 0x0f) + kOnes * 0x06) & kOnes * 0xf0));
 }
 
 // Eight bytes at a time where eight are left: the numbers after a frame's name
@@ -83,22 +122,46 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool IsDigit(char c) {
 // byte loop mispredicts its exit on each.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipDigits(const char* c,
                                                            const char* limit) {
-  static_assert(std::endian::native == std::endian::little);  // the first byte
   while (limit - c >= 8) {
-    uint64_t x;
-    std::memcpy(&x, c, 8);
-    // Non-zero in a byte that is not '0'..'9': its high nibble is not 3, or
-    // its low nibble plus 6 carries into the high one (no carry crosses a
-    // byte: at most 0x0f + 0x06).
-    const uint64_t other = ((x & kOnes * 0xf0) ^ kOnes * 0x30) |
-                           (((x & kOnes * 0x0f) + kOnes * 0x06) & kOnes * 0xf0);
-    // Each non-zero byte's high bit set, and only those.
-    const uint64_t high = (((other & ~kHigh) + ~kHigh) | other) & kHigh;
-    if (high != 0) return c + std::countr_zero(high) / 8;
+    if (const uint64_t other = NonDigitBytes(LoadWord(c)); other != 0)
+      return c + std::countr_zero(other) / 8;
     c += 8;
   }
   while (c < limit && IsDigit(*c)) ++c;
   return c;
+}
+
+// Sixteen bytes as one vector (GCC's vector extension: SSE2 on x86-64, NEON
+// on ARM), its comparisons each byte's all-ones or zero.
+using Bytes16 = signed char __attribute__((vector_size(16)));
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Bytes16 Load16(const char* c) {
+  Bytes16 x;
+  std::memcpy(&x, c, 16);
+  return x;
+}
+
+// Whether the n >= 16 bytes at `c` are `text`'s but for digits where `digits`
+// (all-ones per digit of `text`) marks one, sixteen at a time and without a
+// branch per vector: where the differing bytes fall varies from frame to
+// frame. The last vector overlaps the one before.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameButDigits(const char* c,
+                                                       const char* text,
+                                                       const char* digits,
+                                                       size_t n) {
+  Bytes16 bad = {};
+  const auto compare = [&](size_t at) {
+    const Bytes16 x = Load16(c + at);
+    const Bytes16 digit = Load16(digits + at);
+    // Bytes 0x80 and up are negative: below '0'.
+    const Bytes16 is_digit = (x >= '0') & (x <= '9');
+    bad |= ~((digit & is_digit) | (~digit & (x == Load16(text + at))));
+  };
+  for (size_t at = 0; at + 16 < n; at += 16) compare(at);
+  compare(n - 16);
+  uint64_t halves[2];
+  std::memcpy(halves, &bad, sizeof(halves));
+  return (halves[0] | halves[1]) == 0;
 }
 
 // One past a number in JSON's grammar starting at `c`, or nullptr.
@@ -336,10 +399,15 @@ void FrameLayout::Add(const char* from, const char* to, Value value) {
 }
 
 const char* FrameLayout::Match(const char* c, const char* limit, int64_t* ts_ns,
-                               int64_t* dur_ns) const {
+                               int64_t* dur_ns, FrameValues* values) const {
   // Each piece of text ends before a value that cannot continue it (a blank or
   // structural character follows every number), so the greedy scan of a value
   // ends where the field-by-field match would.
+  const char* const body = c;
+  const auto at = [body](const char* p) {
+    return static_cast<uint32_t>(p - body);
+  };
+  values->numbers.clear();
   size_t text_start = 0;
   for (const Piece& piece : pieces_) {
     const size_t n = piece.text_end - text_start;
@@ -349,22 +417,62 @@ const char* FrameLayout::Match(const char* c, const char* limit, int64_t* ts_ns,
     }
     c += n;
     text_start = piece.text_end;
+    const char* const value = c;
     switch (piece.value) {
       case Value::kNumber:
+        values->numbers.push_back(at(value));
         c = ScanNumber(c, limit);
         break;
       case Value::kTs:
         c = ScanMicros(c, limit, ts_ns);
+        values->ts_at = at(value);
+        values->ts_size = at(c) - values->ts_at;
         break;
       case Value::kDur:
         c = ScanMicros(c, limit, dur_ns);
+        values->dur_at = at(value);
+        values->dur_size = at(c) - values->dur_at;
         break;
       case Value::kEnd:
+        values->size = at(c);
         return c;
     }
     if (c == nullptr) return nullptr;
   }
   return nullptr;
+}
+
+void FrameTemplate::Learn(const char* body, const FrameValues& values) {
+  values_ = values;
+  text_.assign(body, values.size);
+  digits_.resize(values.size);
+  for (size_t i = 0; i < text_.size(); ++i)
+    digits_[i] = IsDigit(text_[i]) ? '\xff' : '\0';
+}
+
+const char* FrameTemplate::Match(const char* c, const char* limit,
+                                 int64_t* ts_ns, int64_t* dur_ns) const {
+  const size_t n = text_.size();
+  if (n < 16 || static_cast<size_t>(limit - c) < n ||
+      !SameButDigits(c, text_.data(), digits_.data(), n)) {
+    return nullptr;
+  }
+  // A digit for a digit keeps every token what it was, but an integer part
+  // may now start with a '0' before another digit, which JSON refuses. (Not
+  // a time's: one pass reads the times' text as it is.)
+  for (const uint32_t at : values_.numbers) {
+    const char* digits = c + at + (c[at] == '-' ? 1 : 0);
+    if (digits[0] == '0' && IsDigit(digits[1])) return nullptr;
+  }
+  // The times' atoms end where the kept frame's did: what ended them is not
+  // a digit, so it is the same.
+  if (!ParseMicrosAsNanos(std::string_view(c + values_.ts_at, values_.ts_size),
+                          ts_ns) ||
+      !ParseMicrosAsNanos(
+          std::string_view(c + values_.dur_at, values_.dur_size), dur_ns)) {
+    return nullptr;
+  }
+  return c + n;
 }
 
 const char* MatchPlainFrame(const char* name, const char* limit,
@@ -382,16 +490,23 @@ const char* MatchPlainFrame(const char* name, const char* limit,
 const char* PlainFrameFilter::Match(const char* name, const char* limit,
                                     uint32_t max_string_bytes,
                                     int64_t* start_ns, int64_t* end_ns,
-                                    bool* by_layout) {
+                                    MatchedBy* by) {
   const char* name_end = ScanFrameName(name, limit, max_string_bytes);
   if (name_end == nullptr) return nullptr;
+  const char* const body = name_end + 1;
   int64_t ts_ns = 0;
   int64_t dur_ns = 0;
-  const char* end = layout_.Match(name_end + 1, limit, &ts_ns, &dur_ns);
-  *by_layout = end != nullptr;
+  *by = MatchedBy::kKeptFrame;
+  const char* end = template_.Match(body, limit, &ts_ns, &dur_ns);
   if (end == nullptr) {
+    *by = MatchedBy::kLayout;
+    end = layout_.Match(body, limit, &ts_ns, &dur_ns, &values_);
+    if (end != nullptr) template_.Learn(body, values_);
+  }
+  if (end == nullptr) {
+    *by = MatchedBy::kFields;
     // Another layout (or none yet): matched field by field, and learnt.
-    end = MatchFrameFields(name_end + 1, limit, &ts_ns, &dur_ns, &candidate_);
+    end = MatchFrameFields(body, limit, &ts_ns, &dur_ns, &candidate_);
     if (end == nullptr) return nullptr;
     std::swap(layout_, candidate_);
   }
@@ -411,6 +526,7 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
   seams_.clear();
   frames_ = 0;
   frames_by_layout_ = 0;
+  frames_like_kept_ = 0;
   extent_ = FrameExtent();
   // At least a huge page: one fault, where a window's worth of small pages
   // was a thousand faults of a cold diff.
@@ -452,9 +568,9 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
     if (*object != '{' || (*before != ',' && before != first)) continue;
     int64_t start_ns = 0;
     int64_t end_ns = 0;
-    bool by_layout = false;
-    const char* after = Match(next, last, limits.max_string_bytes, &start_ns,
-                              &end_ns, &by_layout);
+    MatchedBy by = MatchedBy::kFields;
+    const char* after =
+        Match(next, last, limits.max_string_bytes, &start_ns, &end_ns, &by);
     if (after == nullptr) continue;
     const char* separator = SkipSpace(after, last);
     if (separator == last) {
@@ -492,7 +608,8 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
       next = following;
     }
     ++frames_;
-    frames_by_layout_ += by_layout ? 1 : 0;
+    frames_by_layout_ += by != MatchedBy::kFields ? 1 : 0;
+    frames_like_kept_ += by == MatchedBy::kKeptFrame ? 1 : 0;
     extent_.Add(start_ns, end_ns);
   }
   append(copied, last + 1);

@@ -26,6 +26,13 @@
 //    element comes before that comma (then it stays, and the part fails as
 //    one pass does).
 // 3. The frames' count and extent are those LeaveOutFrame would have added.
+// 4. A frame is matched the cheapest way that proves it. First against a
+//    copy of the last frame the layout matched: most frames' text past the
+//    name is that frame's but for digits in the same places (95% of the xDiT
+//    trace's frames, 77% of the H200 pair's), which a compare of sixteen
+//    bytes at a time proves, with a check for leading zeros and the two
+//    times read. Else by the layout learnt (FrameLayout), and that frame
+//    kept; else field by field, and its layout learnt.
 #ifndef PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
 #define PROFDIFF_TRACE_PLAIN_FRAME_FILTER_H_
 
@@ -40,6 +47,36 @@
 #include "trace/trace.h"
 
 namespace profdiff::trace {
+
+// Where the values of a frame a layout matched lie, from just past its name's
+// closing quote.
+struct FrameValues {
+  uint32_t size = 0;  // to one past its '}'
+  uint32_t ts_at = 0;
+  uint32_t ts_size = 0;
+  uint32_t dur_at = 0;
+  uint32_t dur_size = 0;
+  std::vector<uint32_t> numbers;  // where each other number starts
+};
+
+// A matched frame's text past its name, kept to match the frames after it
+// that are spelt as it but for digits in the same places (design 4).
+class FrameTemplate {
+ public:
+  // Keeps the frame whose text past its name starts at `body`, its values
+  // as a layout found them.
+  void Learn(const char* body, const FrameValues& values);
+  // Matches a frame from `c`, just past its name's closing quote: one past
+  // its '}', its times in *ts_ns and *dur_ns; nullptr when it differs from
+  // the frame kept (or none is).
+  const char* Match(const char* c, const char* limit, int64_t* ts_ns,
+                    int64_t* dur_ns) const;
+
+ private:
+  std::string text_;
+  std::string digits_;  // per byte of text_: 0xff where it is a digit, else 0
+  FrameValues values_;
+};
 
 // What follows a plain frame's name, learnt from a frame matched field by
 // field: the text between its numbers, and which of them are its times. A
@@ -58,9 +95,10 @@ class FrameLayout {
   // frame ends with that text).
   void Add(const char* from, const char* to, Value value);
   // Matches a frame from `c`, just past its name's closing quote: one past
-  // its '}', its times in *ts_ns and *dur_ns; nullptr when it differs.
+  // its '}', its times in *ts_ns and *dur_ns, where its values lie in
+  // *values; nullptr when it differs.
   const char* Match(const char* c, const char* limit, int64_t* ts_ns,
-                    int64_t* dur_ns) const;
+                    int64_t* dur_ns, FrameValues* values) const;
 
  private:
   struct Piece {
@@ -86,9 +124,11 @@ class PlainFrameFilter {
   // Offsets in json() where an event must start (design 2).
   const std::vector<uint32_t>& seams() const { return seams_; }
   int64_t frames() const { return frames_; }
-  // Of the frames taken out, how many the layout learnt matched (the rest
-  // were matched field by field).
+  // Of the frames taken out, how many the layout learnt or the frame kept
+  // matched (the rest were matched field by field).
   int64_t frames_by_layout() const { return frames_by_layout_; }
+  // Of those, how many were spelt as the frame kept (design 4).
+  int64_t frames_like_kept() const { return frames_like_kept_; }
   const FrameExtent& extent() const { return extent_; }
 
   // Whether `limits` let frames be taken out here at all: frames left out,
@@ -96,18 +136,23 @@ class PlainFrameFilter {
   static bool Applies(const ReaderLimits& limits);
 
  private:
-  // MatchPlainFrame, by the layout learnt when it fits (*by_layout).
+  // How a frame was matched (design 4).
+  enum class MatchedBy : uint8_t { kKeptFrame, kLayout, kFields };
+  // MatchPlainFrame, the cheapest way that proves it (design 4).
   const char* Match(const char* name, const char* limit,
                     uint32_t max_string_bytes, int64_t* start_ns,
-                    int64_t* end_ns, bool* by_layout);
+                    int64_t* end_ns, MatchedBy* by);
 
   base::PageBuffer buffer_;
-  FrameLayout layout_;     // of the last frame matched field by field
-  FrameLayout candidate_;  // learnt as a frame is matched field by field
+  FrameLayout layout_;      // of the last frame matched field by field
+  FrameLayout candidate_;   // learnt as a frame is matched field by field
+  FrameTemplate template_;  // the last frame the layout matched
+  FrameValues values_;      // of the frame being matched by the layout
   size_t size_ = 0;
   std::vector<uint32_t> seams_;
   int64_t frames_ = 0;
   int64_t frames_by_layout_ = 0;
+  int64_t frames_like_kept_ = 0;
   FrameExtent extent_;
 };
 
