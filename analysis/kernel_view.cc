@@ -16,6 +16,36 @@ KernelTable::KernelTable(const trace::Trace& trace, const EventLinks& links,
       grouping_(grouping),
       step_of_event_(step_of_event) {}
 
+void AddKernelLaunch(int64_t duration, std::optional<double> blocks_per_sm,
+                     std::optional<double> occupancy, int32_t step,
+                     KernelRow& row) {
+  if (row.calls == 0) row.min_ns = duration;
+  ++row.calls;
+  row.total_ns += duration;
+  row.max_ns = std::max(row.max_ns, duration);
+  row.min_ns = std::min(row.min_ns, duration);
+  const double weight = static_cast<double>(duration);
+  row.blocks_per_sm_weighted += blocks_per_sm.value_or(0) * weight;
+  row.occupancy_weighted += occupancy.value_or(0) * weight;
+  row.has_blocks_per_sm = row.has_blocks_per_sm || blocks_per_sm.has_value();
+  row.has_occupancy = row.has_occupancy || occupancy.has_value();
+  if (step == kNoStep) return;
+  KernelStepSample& sample = SampleOfStep(row.steps, step);
+  ++sample.calls;
+  sample.total_ns += duration;
+}
+
+void SortKernelRows(const trace::StringPool& strings,
+                    std::vector<KernelRow>& rows) {
+  std::sort(rows.begin(), rows.end(),
+            [&strings](const KernelRow& a, const KernelRow& b) {
+              if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+              const auto an = strings.Get(a.name), bn = strings.Get(b.name);
+              if (an != bn) return an < bn;
+              return strings.Get(a.op_name) < strings.Get(b.op_name);
+            });
+}
+
 void KernelTable::Add(uint32_t kernel) {
   const trace::EventTable& t = trace_.events;
   trace::StringId op_name;
@@ -25,45 +55,22 @@ void KernelTable::Add(uint32_t kernel) {
   }
   const uint64_t key = (uint64_t{t.name[kernel].value} << 32) | op_name.value;
   KernelRow& row = rows_[key];
-  const int64_t duration = t.duration_ns[kernel];
   if (row.calls == 0) {
     row.name = t.name[kernel];
     row.op_name = op_name;
-    row.min_ns = duration;
   }
-  ++row.calls;
-  row.total_ns += duration;
-  row.max_ns = std::max(row.max_ns, duration);
-  row.min_ns = std::min(row.min_ns, duration);
-  const double weight = static_cast<double>(duration);
-  const std::optional<double> blocks_per_sm =
-      trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm);
-  const std::optional<double> occupancy =
-      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct);
-  row.blocks_per_sm_weighted += blocks_per_sm.value_or(0) * weight;
-  row.occupancy_weighted += occupancy.value_or(0) * weight;
-  row.has_blocks_per_sm = row.has_blocks_per_sm || blocks_per_sm.has_value();
-  row.has_occupancy = row.has_occupancy || occupancy.has_value();
-  const int32_t step =
-      step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep;
-  if (step == kNoStep) return;
-  KernelStepSample& sample = SampleOfStep(row.steps, step);
-  ++sample.calls;
-  sample.total_ns += duration;
+  AddKernelLaunch(
+      t.duration_ns[kernel],
+      trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm),
+      trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct),
+      step_of_event_ != nullptr ? (*step_of_event_)[kernel] : kNoStep, row);
 }
 
 std::vector<KernelRow> KernelTable::Rows() const {
   std::vector<KernelRow> rows;
   rows.reserve(rows_.size());
   for (const auto& [key, row] : rows_) rows.push_back(row);
-  std::sort(
-      rows.begin(), rows.end(), [this](const KernelRow& a, const KernelRow& b) {
-        if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
-        const auto an = trace_.strings.Get(a.name),
-                   bn = trace_.strings.Get(b.name);
-        if (an != bn) return an < bn;
-        return trace_.strings.Get(a.op_name) < trace_.strings.Get(b.op_name);
-      });
+  SortKernelRows(trace_.strings, rows);
   return rows;
 }
 

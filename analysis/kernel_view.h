@@ -5,6 +5,7 @@
 #define PROFDIFF_ANALYSIS_KERNEL_VIEW_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -42,6 +43,18 @@ struct KernelRow {
 
 enum class KernelGrouping : uint8_t { kName, kNameAndOp };
 
+// Adds a launch of `duration` to `row` (its name and operator are the
+// caller's), and to its sample of `step` unless that is kNoStep. A value
+// missing counts as 0 in the weighted sums.
+void AddKernelLaunch(int64_t duration, std::optional<double> blocks_per_sm,
+                     std::optional<double> occupancy, int32_t step,
+                     KernelRow& row);
+
+// Sorts rows by total duration, descending, then by name and operator: one
+// order whatever order they come in.
+void SortKernelRows(const trace::StringPool& strings,
+                    std::vector<KernelRow>& rows);
+
 // Accumulates kernel events into rows. The trace and links must outlive it.
 class KernelTable {
  public:
@@ -51,7 +64,7 @@ class KernelTable {
               KernelGrouping grouping,
               const std::vector<int32_t>* step_of_event = nullptr);
   void Add(uint32_t kernel);
-  // Rows by total duration, descending.
+  // Rows in SortKernelRows' order.
   std::vector<KernelRow> Rows() const;
 
  private:

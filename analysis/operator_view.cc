@@ -55,6 +55,36 @@ OperatorTable::OperatorTable(const trace::Trace& trace,
       grouping_(grouping),
       step_of_event_(step_of_event) {}
 
+void AddOperatorEvent(const trace::EventTable& t, const OperatorTimes& times,
+                      uint32_t op, int32_t step, OperatorRow& row) {
+  ++row.calls;
+  row.host_self_ns += times.host_self_ns[op];
+  row.host_total_ns += t.duration_ns[op];
+  row.device_self_ns += times.device_self_ns[op];
+  row.device_total_ns += times.device_total_ns[op];
+  if (step == kNoStep) return;
+  OperatorStepSample& sample = SampleOfStep(row.steps, step);
+  ++sample.calls;
+  sample.host_self_ns += times.host_self_ns[op];
+  sample.host_total_ns += t.duration_ns[op];
+  sample.device_self_ns += times.device_self_ns[op];
+  sample.device_total_ns += times.device_total_ns[op];
+}
+
+void SortOperatorRows(const trace::StringPool& strings,
+                      std::vector<OperatorRow>& rows) {
+  std::sort(rows.begin(), rows.end(),
+            [&strings](const OperatorRow& a, const OperatorRow& b) {
+              if (a.device_total_ns != b.device_total_ns)
+                return a.device_total_ns > b.device_total_ns;
+              if (a.host_total_ns != b.host_total_ns)
+                return a.host_total_ns > b.host_total_ns;
+              const auto an = strings.Get(a.name), bn = strings.Get(b.name);
+              if (an != bn) return an < bn;
+              return strings.Get(a.input_shapes) < strings.Get(b.input_shapes);
+            });
+}
+
 void OperatorTable::Add(uint32_t op) {
   const trace::EventTable& t = trace_.events;
   if (!IsOperatorRowName(trace_.strings.Get(t.name[op]))) return;
@@ -65,38 +95,16 @@ void OperatorTable::Add(uint32_t op) {
   OperatorRow& row = rows_[key];
   row.name = t.name[op];
   row.input_shapes = shapes;
-  ++row.calls;
-  row.host_self_ns += times_.host_self_ns[op];
-  row.host_total_ns += t.duration_ns[op];
-  row.device_self_ns += times_.device_self_ns[op];
-  row.device_total_ns += times_.device_total_ns[op];
-  const int32_t step =
-      step_of_event_ != nullptr ? (*step_of_event_)[op] : kNoStep;
-  if (step == kNoStep) return;
-  OperatorStepSample& sample = SampleOfStep(row.steps, step);
-  ++sample.calls;
-  sample.host_self_ns += times_.host_self_ns[op];
-  sample.host_total_ns += t.duration_ns[op];
-  sample.device_self_ns += times_.device_self_ns[op];
-  sample.device_total_ns += times_.device_total_ns[op];
+  AddOperatorEvent(t, times_, op,
+                   step_of_event_ != nullptr ? (*step_of_event_)[op] : kNoStep,
+                   row);
 }
 
 std::vector<OperatorRow> OperatorTable::Rows() const {
   std::vector<OperatorRow> rows;
   rows.reserve(rows_.size());
   for (const auto& [key, row] : rows_) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(),
-            [this](const OperatorRow& a, const OperatorRow& b) {
-              if (a.device_total_ns != b.device_total_ns)
-                return a.device_total_ns > b.device_total_ns;
-              if (a.host_total_ns != b.host_total_ns)
-                return a.host_total_ns > b.host_total_ns;
-              const auto an = trace_.strings.Get(a.name),
-                         bn = trace_.strings.Get(b.name);
-              if (an != bn) return an < bn;
-              return trace_.strings.Get(a.input_shapes) <
-                     trace_.strings.Get(b.input_shapes);
-            });
+  SortOperatorRows(trace_.strings, rows);
   return rows;
 }
 

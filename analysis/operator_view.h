@@ -56,6 +56,16 @@ struct OperatorRow {
 
 enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
 
+// Adds operator event `op` to `row` (its name and shapes are the caller's),
+// and to its sample of `step` unless that is kNoStep.
+void AddOperatorEvent(const trace::EventTable& t, const OperatorTimes& times,
+                      uint32_t op, int32_t step, OperatorRow& row);
+
+// Sorts rows by device total, then host total, descending, then by name and
+// shapes: one order whatever order they come in.
+void SortOperatorRows(const trace::StringPool& strings,
+                      std::vector<OperatorRow>& rows);
+
 // Accumulates operator events into rows. The trace and times must outlive it.
 class OperatorTable {
  public:
@@ -66,7 +76,7 @@ class OperatorTable {
                 const std::vector<int32_t>* step_of_event = nullptr);
   // Adds operator event `op` (ignored when its name is not an operator row).
   void Add(uint32_t op);
-  // Rows by device total, then host total, descending.
+  // Rows in SortOperatorRows' order.
   std::vector<OperatorRow> Rows() const;
 
  private:

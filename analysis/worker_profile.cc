@@ -10,6 +10,7 @@
 #include "analysis/hta_step_ops.h"
 #include "analysis/memory_profile.h"
 #include "analysis/memory_view.h"
+#include "analysis/module_node_rows.h"
 #include "analysis/module_tree.h"
 #include "analysis/profile_limits.h"
 #include "analysis/step_breakdown.h"
@@ -145,14 +146,12 @@ void FillKernelRows(const trace::Trace& trace,
 // Context for turning the module tree into nested ModuleNode messages.
 struct ModuleFiller {
   const trace::Trace& trace;
-  const EventLinks& links;
-  const OperatorTimes& times;
   const ModuleTree& tree;
   const ProfileOptions& options;
-  const std::vector<int32_t>& step_of_event;
   // The root's samples: each kept step's host duration and the device time
   // launched in it.
   const std::vector<ModuleStepSample>& root_steps;
+  ModuleNodeRows& node_rows;
 
   void Fill(uint32_t n, const std::string& parent_path,
             v1::ModuleNode& out) const {
@@ -186,17 +185,13 @@ struct ModuleFiller {
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
     if (options.module_tables && n != 0) {
-      OperatorTable operators(trace, times, kModuleNodeOperatorGrouping,
-                              &step_of_event);
-      for (uint32_t op : node.operators) operators.Add(op);
-      FillOperatorRows(trace, operators.Rows(), *out.mutable_operators());
+      FillOperatorRows(trace, node_rows.Operators(node.operators),
+                       *out.mutable_operators());
       FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
       // By launching operator: what a module's kernels replaced is said per
       // operator (differ/findings/replacements.h).
-      KernelTable kernels(trace, links, kModuleNodeKernelGrouping,
-                          &step_of_event);
-      for (uint32_t k : node.kernels) kernels.Add(k);
-      FillKernelRows(trace, kernels.Rows(), *out.mutable_kernels());
+      FillKernelRows(trace, node_rows.Kernels(node.kernels),
+                     *out.mutable_kernels());
       FoldKernelRows(*out.mutable_kernels(), kMaxNodeTableRows);
     }
     for (uint32_t child : node.children) Fill(child, path, *out.add_children());
@@ -382,8 +377,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
     if (step_of_event[d] != kNoStep)
       root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
   }
-  ModuleFiller{trace, links, times, tree, options, step_of_event, root_steps}
-      .Fill(0, "", *profile.mutable_modules());
+  ModuleNodeRows node_rows(trace, links, times, step_of_event);
+  ModuleFiller{trace, tree, options, root_steps, node_rows}.Fill(
+      0, "", *profile.mutable_modules());
   if (tree.events_below_max_depth > 0) {
     profile.add_warnings(
         base::StrCat("the module tree is deeper than ", kMaxModuleDepth,
