@@ -8,7 +8,7 @@
 namespace profdiff::analysis {
 namespace {
 
-// The key of a row in a table of `grouping`, as the tables key theirs.
+// A row's key, as the tables key theirs: its name and what else groups it.
 uint64_t Key(trace::StringId name, trace::StringId other) {
   return (uint64_t{name.value} << 32) | other.value;
 }
@@ -69,7 +69,8 @@ const ModuleNodeRows::KernelLaunch& ModuleNodeRows::LaunchOf(uint32_t kernel) {
       Key(t.name[kernel], op_name), static_cast<uint32_t>(kernel_rows_.size()));
   if (added) kernel_rows_.emplace_back();
   launches_.push_back(
-      {it->second, trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm),
+      {it->second, op_name,
+       trace_.DoubleArg(kernel, trace::ArgKey::kBlocksPerSm),
        trace_.DoubleArg(kernel, trace::ArgKey::kAchievedOccupancyPct)});
   launch_[kernel] = static_cast<uint32_t>(launches_.size());
   return launches_.back();
@@ -108,10 +109,7 @@ std::vector<KernelRow> ModuleNodeRows::Kernels(
     if (row.calls == 0) {
       touched_.push_back(launch.row);
       row.name = t.name[k];
-      if (kModuleNodeKernelGrouping == KernelGrouping::kNameAndOp) {
-        const uint32_t op = links_.DeviceOp(k);
-        if (op != kNoEvent) row.op_name = t.name[op];
-      }
+      row.op_name = launch.op_name;
     }
     AddKernelLaunch(t.duration_ns[k], launch.blocks_per_sm, launch.occupancy,
                     step_of_event_[k], row);

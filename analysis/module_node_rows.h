@@ -4,8 +4,8 @@
 // sums added in the same order. An event is in every node above it, so what is
 // the same in each (the row it adds to, whether its name makes one, a kernel's
 // launching operator and arguments) is found once per event, not once per
-// node: a table per node hashed each of them again, most of making a profile's
-// module nodes.
+// node: a table per node hashed and looked each of them up again (a fifth of
+// the xDiT trace's profile).
 #ifndef PROFDIFF_ANALYSIS_MODULE_NODE_ROWS_H_
 #define PROFDIFF_ANALYSIS_MODULE_NODE_ROWS_H_
 
@@ -37,7 +37,8 @@ class ModuleNodeRows {
  private:
   // What every node a kernel is in adds for it.
   struct KernelLaunch {
-    uint32_t row;  // into kernel_rows_
+    uint32_t row;             // into kernel_rows_
+    trace::StringId op_name;  // the row's launching operator, as grouped
     std::optional<double> blocks_per_sm;
     std::optional<double> occupancy;
   };
