@@ -86,7 +86,57 @@ bool PlainAscii(unsigned char c) {
   return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>';
 }
 
-// %.15g, or %.17g where 15 digits do not read back (protobuf's SimpleDtoa).
+// %.15g, or %.17g where 15 digits do not read back (protobuf's SimpleDtoa),
+// as it says: printed, read back, printed again.
+void AppendDoubleAsPrinted(double value, std::string& out) {
+  char buffer[40];
+  char* end = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                            std::chars_format::general, 15)
+                  .ptr;
+  double back = 0;
+  std::from_chars(buffer, end, back);
+  if (back != value) {
+    end = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                        std::chars_format::general, 17)
+              .ptr;
+  }
+  out.append(buffer, end);
+}
+
+// Microseconds of whole nanoseconds, most doubles printed, without a
+// printf at all: a decimal of thousandths r / 1000 (r a whole number of up to
+// 15 digits) is what %.15g prints for `value` when it reads back as `value`,
+// which r / 1000.0 (the double nearest that decimal) tells. `value` is not
+// whole. False for any other value.
+bool AppendThousandths(double value, std::string& out) {
+  if (!(std::abs(value) < 1e12)) return false;
+  const int64_t r = std::llround(value * 1000);
+  if (static_cast<double>(r) / 1000 != value) return false;
+  const uint64_t magnitude =
+      r < 0 ? uint64_t{0} - static_cast<uint64_t>(r) : static_cast<uint64_t>(r);
+  const uint64_t fraction = magnitude % 1000;
+  if (fraction == 0) return false;  // whole: printed as an integer
+  char buffer[24];
+  char* const end =
+      std::to_chars(buffer, buffer + sizeof(buffer), magnitude / 1000).ptr;
+  if (r < 0) out += '-';
+  out.append(buffer, static_cast<size_t>(end - buffer));
+  // The fraction's three digits less their trailing zeros.
+  const char digits[] = {static_cast<char>('0' + fraction / 100),
+                         static_cast<char>('0' + fraction / 10 % 10),
+                         static_cast<char>('0' + fraction % 10)};
+  size_t kept = 3;
+  while (digits[kept - 1] == '0') --kept;
+  out += '.';
+  out.append(digits, kept);
+  return true;
+}
+
+// The same without printing twice and reading back. The shortest digits that
+// read back (std::to_chars) are %.15g's when there are at most 15 of them:
+// a normal double's neighbours are closer than a unit of its 15th digit, so
+// rounding it to 15 digits lands on them. When there are more, no 15 digits
+// read back. (A subnormal's neighbours are farther apart: printed as said.)
 void AppendDouble(double value, std::string& out) {
   if (!std::isfinite(value)) {
     out += std::isnan(value) ? "\"NaN\""
@@ -107,17 +157,48 @@ void AppendDouble(double value, std::string& out) {
     out.append(buffer, end);
     return;
   }
-  char* end = std::to_chars(buffer, buffer + sizeof(buffer), value,
-                            std::chars_format::general, 15)
-                  .ptr;
-  double back = 0;
-  std::from_chars(buffer, end, back);
-  if (back != value) {
-    end = std::to_chars(buffer, buffer + sizeof(buffer), value,
-                        std::chars_format::general, 17)
-              .ptr;
+  if (AppendThousandths(value, out)) return;
+  if (std::abs(value) < std::numeric_limits<double>::min()) {
+    AppendDoubleAsPrinted(value, out);
+    return;
   }
-  out.append(buffer, end);
+  // "[-]d[.ddd]e[+-]dd": the shortest digits and the decimal exponent.
+  const char* const end = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                                        std::chars_format::scientific)
+                              .ptr;
+  const char* const first = buffer + (value < 0 ? 1 : 0);
+  const char* const e = std::find(first, end, 'e');
+  const size_t digits = e - first > 1 ? static_cast<size_t>(e - first - 1) : 1;
+  if (digits > 15) {
+    const char* const long_end =
+        std::to_chars(buffer, buffer + sizeof(buffer), value,
+                      std::chars_format::general, 17)
+            .ptr;
+    out.append(buffer, static_cast<size_t>(long_end - buffer));
+    return;
+  }
+  int exponent = 0;
+  std::from_chars(e + (e[1] == '+' ? 2 : 1), end, exponent);
+  if (exponent < -4 || exponent >= 15) {
+    // %g's scientific style is this text.
+    out.append(buffer, static_cast<size_t>(end - buffer));
+    return;
+  }
+  // Fixed: the digits with the point moved, or after "0." and zeros. The
+  // value is not whole (or it is past 1e15, where the exponent is 15 or
+  // more), so some digits follow the point.
+  out.append(buffer, static_cast<size_t>(first - buffer));  // the sign
+  const auto digit = [&](size_t i) { return i == 0 ? first[0] : first[i + 1]; };
+  if (exponent < 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-exponent - 1), '0');
+    for (size_t i = 0; i < digits; ++i) out += digit(i);
+    return;
+  }
+  for (size_t i = 0; i <= static_cast<size_t>(exponent); ++i) out += digit(i);
+  out += '.';
+  for (size_t i = static_cast<size_t>(exponent) + 1; i < digits; ++i)
+    out += digit(i);
 }
 
 template <typename Integer>
