@@ -16,6 +16,14 @@ KernelTable::KernelTable(const trace::Trace& trace, const EventLinks& links,
       grouping_(grouping),
       step_of_event_(step_of_event) {}
 
+trace::StringId GroupedOpName(const trace::EventTable& t,
+                              const EventLinks& links, KernelGrouping grouping,
+                              uint32_t kernel) {
+  if (grouping != KernelGrouping::kNameAndOp) return {};
+  const uint32_t op = links.DeviceOp(kernel);
+  return op != kNoEvent ? t.name[op] : trace::StringId{};
+}
+
 void AddKernelLaunch(int64_t duration, std::optional<double> blocks_per_sm,
                      std::optional<double> occupancy, int32_t step,
                      KernelRow& row) {
@@ -48,11 +56,7 @@ void SortKernelRows(const trace::StringPool& strings,
 
 void KernelTable::Add(uint32_t kernel) {
   const trace::EventTable& t = trace_.events;
-  trace::StringId op_name;
-  if (grouping_ == KernelGrouping::kNameAndOp) {
-    const uint32_t op = links_.DeviceOp(kernel);
-    if (op != kNoEvent) op_name = t.name[op];
-  }
+  const trace::StringId op_name = GroupedOpName(t, links_, grouping_, kernel);
   const uint64_t key = (uint64_t{t.name[kernel].value} << 32) | op_name.value;
   KernelRow& row = rows_[key];
   if (row.calls == 0) {

@@ -43,6 +43,12 @@ struct KernelRow {
 
 enum class KernelGrouping : uint8_t { kName, kNameAndOp };
 
+// The launching operator a row of `grouping` holds for `kernel` (none when
+// grouped by name, or when no operator launched it).
+trace::StringId GroupedOpName(const trace::EventTable& t,
+                              const EventLinks& links, KernelGrouping grouping,
+                              uint32_t kernel);
+
 // Adds a launch of `duration` to `row` (its name and operator are the
 // caller's), and to its sample of `step` unless that is kNoStep. A value
 // missing counts as 0 in the weighted sums.

@@ -45,9 +45,7 @@ uint32_t ModuleNodeRows::OperatorRowOf(uint32_t op) {
   uint32_t row = kNoRow;
   if (IsOperatorRowName(trace_.strings.Get(t.name[op]))) {
     const trace::StringId shapes =
-        kModuleNodeOperatorGrouping == OperatorGrouping::kNameAndShape
-            ? t.input_shapes[op]
-            : trace::StringId{};
+        GroupedShapes(t, kModuleNodeOperatorGrouping, op);
     const auto [it, added] = operator_row_of_key_.try_emplace(
         Key(t.name[op], shapes), static_cast<uint32_t>(operator_rows_.size()));
     if (added) operator_rows_.emplace_back();
@@ -60,11 +58,8 @@ uint32_t ModuleNodeRows::OperatorRowOf(uint32_t op) {
 const ModuleNodeRows::KernelLaunch& ModuleNodeRows::LaunchOf(uint32_t kernel) {
   if (launch_[kernel] != 0) return launches_[launch_[kernel] - 1];
   const trace::EventTable& t = trace_.events;
-  trace::StringId op_name;
-  if (kModuleNodeKernelGrouping == KernelGrouping::kNameAndOp) {
-    const uint32_t op = links_.DeviceOp(kernel);
-    if (op != kNoEvent) op_name = t.name[op];
-  }
+  const trace::StringId op_name =
+      GroupedOpName(t, links_, kModuleNodeKernelGrouping, kernel);
   const auto [it, added] = kernel_row_of_key_.try_emplace(
       Key(t.name[kernel], op_name), static_cast<uint32_t>(kernel_rows_.size()));
   if (added) kernel_rows_.emplace_back();
@@ -87,10 +82,7 @@ std::vector<OperatorRow> ModuleNodeRows::Operators(
     if (row.calls == 0) {
       touched_.push_back(r);
       row.name = t.name[op];
-      row.input_shapes =
-          kModuleNodeOperatorGrouping == OperatorGrouping::kNameAndShape
-              ? t.input_shapes[op]
-              : trace::StringId{};
+      row.input_shapes = GroupedShapes(t, kModuleNodeOperatorGrouping, op);
     }
     AddOperatorEvent(t, times_, op, step_of_event_[op], row);
   }

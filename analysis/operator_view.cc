@@ -55,6 +55,12 @@ OperatorTable::OperatorTable(const trace::Trace& trace,
       grouping_(grouping),
       step_of_event_(step_of_event) {}
 
+trace::StringId GroupedShapes(const trace::EventTable& t,
+                              OperatorGrouping grouping, uint32_t op) {
+  return grouping == OperatorGrouping::kNameAndShape ? t.input_shapes[op]
+                                                     : trace::StringId{};
+}
+
 void AddOperatorEvent(const trace::EventTable& t, const OperatorTimes& times,
                       uint32_t op, int32_t step, OperatorRow& row) {
   ++row.calls;
@@ -88,9 +94,7 @@ void SortOperatorRows(const trace::StringPool& strings,
 void OperatorTable::Add(uint32_t op) {
   const trace::EventTable& t = trace_.events;
   if (!IsOperatorRowName(trace_.strings.Get(t.name[op]))) return;
-  const trace::StringId shapes = grouping_ == OperatorGrouping::kNameAndShape
-                                     ? t.input_shapes[op]
-                                     : trace::StringId{};
+  const trace::StringId shapes = GroupedShapes(t, grouping_, op);
   const uint64_t key = (uint64_t{t.name[op].value} << 32) | shapes.value;
   OperatorRow& row = rows_[key];
   row.name = t.name[op];

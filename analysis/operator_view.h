@@ -56,6 +56,11 @@ struct OperatorRow {
 
 enum class OperatorGrouping : uint8_t { kName, kNameAndShape };
 
+// The input shapes a row of `grouping` holds for event `op` (none when
+// grouped by name).
+trace::StringId GroupedShapes(const trace::EventTable& t,
+                              OperatorGrouping grouping, uint32_t op);
+
 // Adds operator event `op` to `row` (its name and shapes are the caller's),
 // and to its sample of `step` unless that is kNoStep.
 void AddOperatorEvent(const trace::EventTable& t, const OperatorTimes& times,
