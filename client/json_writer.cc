@@ -86,21 +86,26 @@ bool PlainAscii(unsigned char c) {
   return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>';
 }
 
+// %.<digits>g.
+void AppendGeneral(double value, int digits, std::string& out) {
+  char buffer[40];
+  const char* const end = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                                        std::chars_format::general, digits)
+                              .ptr;
+  out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
 // %.15g, or %.17g where 15 digits do not read back (protobuf's SimpleDtoa),
 // as it says: printed, read back, printed again.
 void AppendDoubleAsPrinted(double value, std::string& out) {
-  char buffer[40];
-  char* end = std::to_chars(buffer, buffer + sizeof(buffer), value,
-                            std::chars_format::general, 15)
-                  .ptr;
+  const size_t start = out.size();
+  AppendGeneral(value, 15, out);
   double back = 0;
-  std::from_chars(buffer, end, back);
+  std::from_chars(out.data() + start, out.data() + out.size(), back);
   if (back != value) {
-    end = std::to_chars(buffer, buffer + sizeof(buffer), value,
-                        std::chars_format::general, 17)
-              .ptr;
+    out.resize(start);
+    AppendGeneral(value, 17, out);
   }
-  out.append(buffer, end);
 }
 
 // Microseconds of whole nanoseconds, most doubles printed, without a
@@ -170,11 +175,7 @@ void AppendDouble(double value, std::string& out) {
   const char* const e = std::find(first, end, 'e');
   const size_t digits = e - first > 1 ? static_cast<size_t>(e - first - 1) : 1;
   if (digits > 15) {
-    const char* const long_end =
-        std::to_chars(buffer, buffer + sizeof(buffer), value,
-                      std::chars_format::general, 17)
-            .ptr;
-    out.append(buffer, static_cast<size_t>(long_end - buffer));
+    AppendGeneral(value, 17, out);
     return;
   }
   int exponent = 0;
