@@ -6,15 +6,16 @@
 #include <filesystem>
 #include <optional>
 
+#include <absl/cleanup/cleanup.h>
 #include <absl/strings/str_split.h>
 #include <absl/time/time.h>
 
 #include "analysis/run_loader.h"
 #include "base/command_line.h"
+#include "base/one_shot_process.h"
 #include "base/status_annotate.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
-#include "base/thread_pool.h"
 #include "client/command_line.h"
 #include "client/csv_output.h"
 #include "client/diff_csv.h"
@@ -183,10 +184,10 @@ struct DiffAsk {
 
 // One diff of the two sides per ask: two run ids go to the server's differ;
 // paths are read here once for every ask, and a stored run's profile is fetched
-// to be diffed here. The profiles are freed on `release` once diffed.
+// to be diffed here. The profiles are given up to `release` once diffed.
 absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     const DiffSides& sides, const std::vector<DiffAsk>& asks,
-    base::ThreadPool& release) {
+    base::Discarder& release) {
   const bool baseline_stored = IsRunIdArgument(sides.baseline);
   const bool experimental_stored = IsRunIdArgument(sides.experimental);
   std::vector<v1::DiffReport> reports;
@@ -263,10 +264,8 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     for (const std::string& warning : warnings) report.add_warnings(warning);
     reports.push_back(std::move(report));
   }
-  // Freed while the report is rendered.
-  release.Post([runs = std::move(runs)]() mutable {
-    const std::vector<std::vector<v1::RunProfile>> freed = std::move(runs);
-  });
+  // Freed while the report is rendered, if at all.
+  release.Discard(std::move(runs));
   return reports;
 }
 
@@ -627,10 +626,9 @@ absl::StatusOr<std::string> RenderDiff(
       return GateFailedError(std::move(printed), report.gate());
     return printed;
   };
-  // Frees the runs' profiles beside the rendering (destroying two large
-  // traces' profiles on this thread took ~3 ms, the other core idle); its
-  // destructor waits for that.
-  base::ThreadPool release(1);
+  // Gives up the runs' profiles beside the rendering (destroying two large
+  // traces' profiles on this thread took ~3 ms, the other core idle).
+  base::Discarder release;
   std::string text;
   if (html) {
     // The page's tables follow the selected module, and its group-by toggle
@@ -645,6 +643,7 @@ absl::StatusOr<std::string> RenderDiff(
                       {{options, profile_options},
                        {other_options, OtherGroupings(profile_options)}},
                       release));
+    const absl::Cleanup discard = [&reports] { base::Discard(reports); };
     if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::string printed,
@@ -654,6 +653,7 @@ absl::StatusOr<std::string> RenderDiff(
     PD_ASSIGN_OR_RETURN(
         std::vector<v1::DiffReport> reports,
         DiffSidesEach(sides, {{options, profile_options}}, release));
+    const absl::Cleanup discard = [&reports] { base::Discard(reports); };
     if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports[0]));
     PD_ASSIGN_OR_RETURN(
         std::vector<CsvFile> files,
@@ -671,6 +671,7 @@ absl::StatusOr<std::string> RenderDiff(
   PD_ASSIGN_OR_RETURN(
       std::vector<v1::DiffReport> reports,
       DiffSidesEach(sides, {{options, profile_options}}, release));
+  const absl::Cleanup discard = [&reports] { base::Discard(reports); };
   if (check != nullptr) PD_RETURN_IF_ERROR(ApplyGate(*check, reports.front()));
   PD_ASSIGN_OR_RETURN(text, RenderDiffReport(reports.front(), render));
   PD_ASSIGN_OR_RETURN(std::string printed,

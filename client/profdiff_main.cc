@@ -6,6 +6,7 @@
 
 #include "base/command_line.h"
 #include "base/huge_page_extents.h"
+#include "base/one_shot_process.h"
 #include "client/capture_commands.h"
 #include "client/command_line.h"
 #include "client/diff_command.h"
@@ -42,6 +43,7 @@ constexpr char kUsage[] =
 
 int main(int argc, char** argv) {
   profdiff::base::UseHugePageExtents();
+  profdiff::base::MarkOneShotProcess();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
@@ -98,7 +100,7 @@ int main(int argc, char** argv) {
       return profdiff::client::ExitCodeOf(output.status());
     }
     std::fwrite(output->data(), 1, output->size(), stdout);
-    return 0;
+    profdiff::base::EndOneShotProcess("profdiff", 0);
   }
   std::fprintf(stderr, "profdiff: error: unknown command '%s'\n%s",
                command.c_str(), kUsage);

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include <absl/cleanup/cleanup.h>
+
 #include "analysis/run_loader.h"
 #include "base/command_line.h"
+#include "base/one_shot_process.h"
 #include "base/status_macros.h"
 #include "base/str_cat.h"
 #include "client/command_line.h"
@@ -131,6 +134,8 @@ absl::StatusOr<std::string> RunShowCommand(const std::vector<std::string>& args,
   PD_ASSIGN_OR_RETURN(
       v1::RunProfile run,
       LoadRunFromPathsOrServer(parsed.positionals, server, profile_options));
+  // Runs before `run` is destroyed.
+  const absl::Cleanup discard = [&run] { base::Discard(run); };
   PD_RETURN_IF_ERROR(ApplyRowControls(options, run));
   AddPerStepValues(run);
   if (options.format == OutputFormat::kJson && stream != nullptr &&
