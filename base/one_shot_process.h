@@ -44,7 +44,7 @@ class Discarder {
   template <typename T>
   void Discard(T value) {
     if (IsOneShotProcess()) {
-      KeepUntilExit(std::make_shared<T>(std::move(value)));
+      base::Discard(value);
       return;
     }
     if (!pool_.has_value()) pool_.emplace(1);

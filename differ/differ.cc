@@ -103,7 +103,8 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   PD_ASSIGN_OR_RETURN(v1::RunDigest a, std::move(baseline_digest));
   PD_ASSIGN_OR_RETURN(v1::RunDigest b, std::move(experimental_digest));
   // Destroying two large traces' digests, a message per module node and row,
-  // was 4% of a CLI diff's instructions: a one-shot process keeps them.
+  // was 5M of a CLI diff's 1,289M instructions, on its serial tail: a one-shot
+  // process keeps them.
   const absl::Cleanup discard = [&a, &b] {
     base::Discard(a);
     base::Discard(b);
