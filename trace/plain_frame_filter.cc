@@ -131,38 +131,71 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* SkipDigits(const char* c,
   return c;
 }
 
-// Sixteen bytes as one vector (GCC's vector extension: SSE2 on x86-64, NEON
-// on ARM), its comparisons each byte's all-ones or zero.
-using Bytes16 = signed char __attribute__((vector_size(16)));
-
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Bytes16 Load16(const char* c) {
-  Bytes16 x;
-  std::memcpy(&x, c, 16);
-  return x;
-}
-
-// Whether the n >= 16 bytes at `c` are `text`'s but for digits where `digits`
-// (all-ones per digit of `text`) marks one, sixteen at a time and without a
-// branch per vector: where the differing bytes fall varies from frame to
-// frame. The last vector overlaps the one before.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool SameButDigits(const char* c,
-                                                       const char* text,
-                                                       const char* digits,
-                                                       size_t n) {
-  Bytes16 bad = {};
+// Whether each of the n >= Width bytes at `c` lies in its byte's range of the
+// template, from low[i] to low[i] + span[i], a vector of Width bytes at a time
+// and without a branch per vector: where the differing bytes fall varies from
+// frame to frame. A wrapping subtraction and an unsigned compare a vector (a
+// byte below its low end wraps to above its span); the last vector overlaps
+// the one before. Vectors are GCC's extension: SSE2 or AVX2 on x86-64, NEON on
+// ARM.
+template <size_t Width>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool InRanges(const char* c,
+                                                  const char* low,
+                                                  const char* span, size_t n) {
+  using Bytes = unsigned char __attribute__((vector_size(Width)));
+  Bytes in = ~Bytes{};  // all-ones per byte while every byte is in range
   const auto compare = [&](size_t at) {
-    const Bytes16 x = Load16(c + at);
-    const Bytes16 digit = Load16(digits + at);
-    // Bytes 0x80 and up are negative: below '0'.
-    const Bytes16 is_digit = (x >= '0') & (x <= '9');
-    bad |= ~((digit & is_digit) | (~digit & (x == Load16(text + at))));
+    Bytes x;
+    Bytes from;
+    Bytes up_to;
+    std::memcpy(&x, c + at, Width);
+    std::memcpy(&from, low + at, Width);
+    std::memcpy(&up_to, span + at, Width);
+    in &= x - from <= up_to;
   };
-  for (size_t at = 0; at + 16 < n; at += 16) compare(at);
-  compare(n - 16);
-  uint64_t halves[2];
-  std::memcpy(halves, &bad, sizeof(halves));
-  return (halves[0] | halves[1]) == 0;
+  for (size_t at = 0; at + Width < n; at += Width) compare(at);
+  compare(n - Width);
+  uint64_t words[Width / 8];
+  std::memcpy(words, &in, sizeof(words));
+  uint64_t all = ~uint64_t{0};
+  for (const uint64_t word : words) all &= word;
+  return all == ~uint64_t{0};
 }
+
+}  // namespace
+
+namespace plain_frame_filter_internal {
+
+bool InRanges16(const char* c, const char* low, const char* span, size_t n) {
+  return InRanges<16>(c, low, span, n);
+}
+
+#if defined(__x86_64__)
+namespace {
+__attribute__((target("avx2"))) bool InRangesAvx2(const char* c,
+                                                  const char* low,
+                                                  const char* span, size_t n) {
+  return n < 32 ? InRanges<16>(c, low, span, n) : InRanges<32>(c, low, span, n);
+}
+}  // namespace
+#endif
+
+bool InRangesWidest(const char* c, const char* low, const char* span,
+                    size_t n) {
+  using Function = bool (*)(const char*, const char*, const char*, size_t);
+  static const Function kFunction = [] {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return &InRangesAvx2;
+#endif
+    return &InRanges16;
+  }();
+  return kFunction(c, low, span, n);
+}
+
+}  // namespace plain_frame_filter_internal
+
+namespace {
 
 // One past a number in JSON's grammar starting at `c`, or nullptr.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ScanNumber(const char* c,
@@ -444,17 +477,22 @@ const char* FrameLayout::Match(const char* c, const char* limit, int64_t* ts_ns,
 
 void FrameTemplate::Learn(const char* body, const FrameValues& values) {
   values_ = values;
-  text_.assign(body, values.size);
-  digits_.resize(values.size);
-  for (size_t i = 0; i < text_.size(); ++i)
-    digits_[i] = IsDigit(text_[i]) ? '\xff' : '\0';
+  // A digit may be any digit, any other byte only itself.
+  low_.resize(values.size);
+  span_.resize(values.size);
+  for (size_t i = 0; i < values.size; ++i) {
+    const bool digit = IsDigit(body[i]);
+    low_[i] = digit ? '0' : body[i];
+    span_[i] = digit ? '9' - '0' : '\0';
+  }
 }
 
 const char* FrameTemplate::Match(const char* c, const char* limit,
                                  int64_t* ts_ns, int64_t* dur_ns) const {
-  const size_t n = text_.size();
+  const size_t n = low_.size();
   if (n < 16 || static_cast<size_t>(limit - c) < n ||
-      !SameButDigits(c, text_.data(), digits_.data(), n)) {
+      !plain_frame_filter_internal::InRangesWidest(c, low_.data(), span_.data(),
+                                                   n)) {
     return nullptr;
   }
   // A digit for a digit keeps every token what it was, but an integer part

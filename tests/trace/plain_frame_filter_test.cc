@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -237,7 +238,8 @@ TEST(PlainFrameFilterTest, TheFrameKeptMatchesFramesThatDifferInDigitsOnly) {
   int64_t digit_changes = 0;
   for (size_t at = body; at < kept.size(); ++at) {
     const bool digit = kept[at] >= '0' && kept[at] <= '9';
-    for (const char byte : {'0', '7', '9', 'x', ' ', '-', '\xc3'}) {
+    // '/' and ':' lie either side of the digits.
+    for (const char byte : {'0', '7', '9', '/', ':', 'x', ' ', '-', '\xc3'}) {
       if (byte == kept[at]) continue;
       std::string changed = kept;
       changed[at] = byte;
@@ -272,6 +274,47 @@ TEST(PlainFrameFilterTest, TheFrameKeptMatchesFramesThatDifferInDigitsOnly) {
   // changes), less the five numbers (both 425s, 92, 101, 6515) made to start
   // with a zero. The times may: one pass reads their text as it is.
   EXPECT_EQ(digit_changes, 112 - 5);
+}
+
+// The kept frame's compare on 16-byte vectors and on the widest this CPU has
+// (AVX2's 32 bytes where it has them) gives a byte-by-byte check's answer, for
+// every length and wherever the one byte out of its range falls, at either
+// edge of its range.
+TEST(PlainFrameFilterTest, TheTemplateCompareOfEachWidthChecksEveryByte) {
+  std::mt19937 random(52);
+  for (size_t n = 16; n <= 200; ++n) {
+    std::string low(n, '\0');
+    std::string span(n, '\0');
+    std::string text(n, '\0');
+    for (size_t i = 0; i < n; ++i) {
+      const bool digit = random() % 3 == 0;
+      low[i] = digit ? '0' : static_cast<char>(random() % 256);
+      span[i] = digit ? 9 : 0;
+      text[i] =
+          static_cast<char>(static_cast<unsigned char>(low[i]) +
+                            random() % (static_cast<unsigned>(span[i]) + 1));
+    }
+    const auto both = [&](const std::string& c) {
+      const bool narrow = plain_frame_filter_internal::InRanges16(
+          c.data(), low.data(), span.data(), n);
+      const bool widest = plain_frame_filter_internal::InRangesWidest(
+          c.data(), low.data(), span.data(), n);
+      EXPECT_EQ(narrow, widest) << n << " bytes";
+      return narrow;
+    };
+    EXPECT_TRUE(both(text)) << n << " bytes";
+    for (size_t at = 0; at < n; ++at) {
+      const unsigned from = static_cast<unsigned char>(low[at]);
+      const unsigned to = from + static_cast<unsigned char>(span[at]);
+      for (const unsigned byte : {from - 1, to + 1, from, to}) {
+        std::string changed = text;
+        changed[at] = static_cast<char>(byte & 0xff);
+        const bool in = (byte & 0xff) >= from && (byte & 0xff) <= to;
+        ASSERT_EQ(both(changed), in)
+            << n << " bytes, byte " << at << " made " << (byte & 0xff);
+      }
+    }
+  }
 }
 
 TEST(PlainFrameFilterTest, WhatWouldFailOnePassStaysInThePart) {
