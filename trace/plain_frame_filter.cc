@@ -478,13 +478,25 @@ const char* FrameLayout::Match(const char* c, const char* limit, int64_t* ts_ns,
 void FrameTemplate::Learn(const char* body, const FrameValues& values) {
   values_ = values;
   // A digit may be any digit, any other byte only itself.
-  low_.resize(values.size);
-  span_.resize(values.size);
-  for (size_t i = 0; i < values.size; ++i) {
-    const bool digit = IsDigit(body[i]);
-    low_[i] = digit ? '0' : body[i];
-    span_[i] = digit ? '9' - '0' : '\0';
-  }
+  // Sixteen bytes at a time (the last vector overlaps the one before): a
+  // byte loop was a tenth of the filter's time on the xDiT trace, whose
+  // frames relearn one in twenty.
+  const size_t n = values.size;
+  low_.resize(n);
+  span_.resize(n);
+  if (n < 16) return;  // too short to be compared (Match)
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  const auto learn = [&](size_t at) {
+    Bytes x;
+    std::memcpy(&x, body + at, 16);
+    const Bytes digit = x - '0' <= 9;  // all-ones per digit
+    const Bytes low = (x & ~digit) | ('0' & digit);
+    const Bytes span = 9 & digit;
+    std::memcpy(low_.data() + at, &low, 16);
+    std::memcpy(span_.data() + at, &span, 16);
+  };
+  for (size_t at = 0; at + 16 < n; at += 16) learn(at);
+  learn(n - 16);
 }
 
 const char* FrameTemplate::Match(const char* c, const char* limit,
