@@ -9,9 +9,9 @@ relocate on this project's 2-core VMs; linked from their archives, 19 ms.
   static_link_launcher.py NAME... -- LINKER ARG...
 
 Each ARG that is a system shared library (lib<name>.so[.N]) with a lib<name>.a
-beside it is replaced by that archive, except the libraries that must stay
-shared (the C and C++ runtimes, and jemalloc, which must stay the process's
-malloc). The NAMEs are the libraries those archives need in turn (pkg-config
+beside it, or a -l<name> whose archive lies beside those, is replaced by that
+archive, except the libraries that must stay shared (the C and C++ runtimes,
+and jemalloc, which must stay the process's malloc). The NAMEs are the libraries those archives need in turn (pkg-config
 --static); the archives and theirs go last, in one --start-group, so their
 order does not matter. Anything with no archive stays as it was.
 """
@@ -35,14 +35,29 @@ def archive_for(path):
     return archive if os.path.exists(archive) else None
 
 
+def archive_for_flag(arg, folders):
+    """The archive for a -l<name> flag, looked up in `folders`, or None."""
+    if not arg.startswith("-l"):
+        return None
+    for folder in folders:
+        archive = archive_for(os.path.join(folder, "lib%s.so" % arg[2:]))
+        if archive is not None:
+            return archive
+    return None
+
+
 def main(argv):
     if "--" not in argv:
         sys.exit("usage: static_link_launcher.py NAME... -- LINKER ARG...")
     split = argv.index("--")
     needed, command = argv[:split], argv[split + 1:]
     kept, archives, folders = [], [], []
+    # A library named by -l (the CLI's own use of re2) is looked up where the
+    # paths named found theirs: left as it is, it would link shared.
+    lib_folders = sorted({os.path.dirname(arg) for arg in command
+                          if archive_for(arg) is not None})
     for arg in command:
-        archive = archive_for(arg)
+        archive = archive_for(arg) or archive_for_flag(arg, lib_folders)
         if archive is None:
             kept.append(arg)
             continue
