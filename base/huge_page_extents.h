@@ -16,9 +16,11 @@
 
 namespace profdiff::base {
 
-// Call at the start of main, before any thread starts. Returns how many arenas
-// now take their extents from huge pages (0 when jemalloc refused, which
-// leaves allocation as it was).
+// Call at the start of main, before any thread starts. Hooks the first
+// arenas, one per core and the main thread's (the threads a process runs at
+// once, which take them first). Returns how many arenas now take their
+// extents from huge pages (0 when jemalloc refused, which leaves allocation
+// as it was).
 unsigned UseHugePageExtents();
 
 }  // namespace profdiff::base

@@ -1,17 +1,23 @@
 // jemalloc's extents on huge pages (base/huge_page_extents.h), in a binary that
-// links jemalloc as its malloc with the CLI's settings: every arena is hooked,
-// a large block starts on a 2 MiB boundary (within jemalloc's page of
-// cache-oblivious offset), blocks of every size class keep what is written to
-// them through growth and frees, and a block the process touches is on huge
+// links jemalloc as its malloc with the CLI's settings: an arena per core and
+// the main thread's are hooked, and threads running at once, one per core,
+// take them; a large block starts on a 2 MiB boundary (within jemalloc's page
+// of cache-oblivious offset), blocks of every size class keep what is written
+// to them through growth and frees, and a block the process touches is on huge
 // pages where the kernel allows them.
 #include "base/huge_page_extents.h"
 
+#include <jemalloc/jemalloc.h>
+
+#include <algorithm>
+#include <barrier>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -60,14 +66,42 @@ class HugePageExtentsTest : public ::testing::Test {
 };
 unsigned HugePageExtentsTest::hooked_ = 0;
 
-TEST_F(HugePageExtentsTest, EveryArenaIsHooked) { EXPECT_GT(hooked_, 0u); }
+// The arenas hooked: one per core and the main thread's (jemalloc makes four
+// per core, and hooking one creates it).
+TEST_F(HugePageExtentsTest, AnArenaPerCoreAndTheMainThreadsAreHooked) {
+  unsigned arenas = 0;
+  size_t size = sizeof(arenas);
+  ASSERT_EQ(mallctl("arenas.narenas", &arenas, &size, nullptr, 0), 0);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(hooked_, std::min(arenas, cores + 1));
+}
 
-TEST_F(HugePageExtentsTest, LargeBlocksStartOnAHugePage) {
+// Whether every large block allocated here starts on a huge page.
+void ExpectLargeBlocksOnHugePages(const std::string& where) {
   std::vector<std::unique_ptr<char[]>> blocks;
   for (size_t mib : {3, 4, 5, 9, 17}) {
     blocks.push_back(std::make_unique<char[]>(mib << 20));
     const auto at = reinterpret_cast<uintptr_t>(blocks.back().get());
-    EXPECT_LT(at % kHugePage, 4096u) << mib << " MiB at " << at;
+    EXPECT_LT(at % kHugePage, 4096u) << mib << " MiB at " << at << where;
+  }
+}
+
+TEST_F(HugePageExtentsTest, LargeBlocksStartOnAHugePage) {
+  ExpectLargeBlocksOnHugePages(" on the main thread");
+}
+
+// A thread per core, all at once (as the CLI reads a file per core), each
+// takes a hooked arena.
+TEST_F(HugePageExtentsTest, AThreadPerCoreAllocatesFromHookedArenas) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::barrier all_started(static_cast<std::ptrdiff_t>(cores));
+  std::vector<std::jthread> threads;
+  for (unsigned t = 0; t < cores; ++t) {
+    threads.emplace_back([&all_started, t] {
+      // Each has its arena before any allocates.
+      all_started.arrive_and_wait();
+      ExpectLargeBlocksOnHugePages(" on thread " + std::to_string(t));
+    });
   }
 }
 
