@@ -4,6 +4,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <absl/base/attributes.h>
 #include <simdjson.h>
 
@@ -48,6 +52,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t LoadWord(const char* c) {
   return x;
 }
 
+#if !defined(__SSE2__)
 // The high bit of each byte of `x` that is `byte`. Exact up to the first such
 // byte: the borrow from it may mark bytes after it.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t BytesEqualTo(uint64_t x,
@@ -60,6 +65,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t BytesEqualTo(uint64_t x,
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t ControlBytes(uint64_t x) {
   return (x - kOnes * 0x20) & ~x & kHigh;
 }
+#endif
 
 // `end` closes the string whose text starts at `c`: accepted unless a byte of
 // it was 0x80 or above (`high`) and the text is not UTF-8.
@@ -72,12 +78,34 @@ const char* PlainStringEnd(const char* c, const char* end, bool high) {
 // The closing quote of the string whose text starts at `c`, when one pass
 // would take that text as it is and accept it: no escape (one pass would
 // unescape it), no control character and valid UTF-8 (stage 1 would refuse
-// it). nullptr otherwise. One pass over words: frame names are short, and a
-// search for the quote before a scan of the text was a call and a byte loop
-// per frame.
+// it). nullptr otherwise. Sixteen bytes at a time (SSE2, x86-64's baseline),
+// else eight as a word: frame names are short, and a search for the quote
+// before a scan of the text was a call and a byte loop per frame.
 const char* ScanPlainString(const char* c, const char* limit) {
-  uint64_t high = 0;  // the high bits of the text's bytes
+  bool high = false;  // whether a byte of the text is 0x80 or above
   const char* p = c;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i last_control = _mm_set1_epi8(0x1f);
+  for (; limit - p >= 16; p += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // A byte is a control character when it is its minimum with 0x1f.
+    const auto stops = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+        _mm_cmpeq_epi8(_mm_min_epu8(x, last_control), x))));
+    const auto highs = static_cast<uint32_t>(_mm_movemask_epi8(x));
+    if (stops == 0) {
+      high |= highs != 0;
+      continue;
+    }
+    const int first = std::countr_zero(stops);
+    if (p[first] != '"') return nullptr;
+    high |= (highs & ((uint32_t{1} << first) - 1)) != 0;
+    return PlainStringEnd(c, p + first, high);
+  }
+#else
+  uint64_t high_bits = 0;
   for (; limit - p >= 8; p += 8) {
     const uint64_t x = LoadWord(p);
     const uint64_t quote = BytesEqualTo(x, '"');
@@ -87,15 +115,18 @@ const char* ScanPlainString(const char* c, const char* limit) {
     // an earlier byte of its own kind refuses the text anyway.
     const uint64_t before = quote == 0 ? ~uint64_t{0} : (quote & -quote) - 1;
     if ((refused & before) != 0) return nullptr;
-    high |= x & kHigh & before;
-    if (quote != 0)
-      return PlainStringEnd(c, p + std::countr_zero(quote) / 8, high != 0);
+    high_bits |= x & kHigh & before;
+    if (quote != 0) {
+      return PlainStringEnd(c, p + std::countr_zero(quote) / 8, high_bits != 0);
+    }
   }
+  high = high_bits != 0;
+#endif
   for (; p < limit; ++p) {
     const auto byte = static_cast<unsigned char>(*p);
-    if (byte == '"') return PlainStringEnd(c, p, high != 0);
+    if (byte == '"') return PlainStringEnd(c, p, high);
     if (byte == '\\' || byte < 0x20) return nullptr;
-    if (byte >= 0x80) high = 1;
+    if (byte >= 0x80) high = true;
   }
   return nullptr;
 }

@@ -104,6 +104,30 @@ TEST(PlainFrameFilterTest, WhatOnePassReadsOtherwiseIsNotMatched) {
   EXPECT_FALSE(with(R"(, "ts": 1 "dur": 1)"));     // no comma
 }
 
+// A name's text is scanned many bytes at a time: a byte one pass refuses (an
+// escape, a control character, a byte that is not UTF-8) is found at every
+// place in names of every length around the scan's widths, and a valid UTF-8
+// letter is taken wherever it falls.
+TEST(PlainFrameFilterTest, ANamesRefusedByteIsFoundWhereverItFalls) {
+  for (size_t length = 1; length <= 40; ++length) {
+    for (size_t at = 0; at < length; ++at) {
+      std::string name(length, 'a');
+      SCOPED_TRACE(base::StrCat(length, " bytes, byte ", at));
+      EXPECT_TRUE(Matches(Frame(name)));
+      for (const char refused : {'\\', '\x1f', '\x01', '\xff', '\x80'}) {
+        name[at] = refused;
+        EXPECT_FALSE(Matches(Frame(name))) << static_cast<int>(refused);
+      }
+      name[at] = 'a';
+      if (at + 1 < length) {
+        name[at] = '\xc3';
+        name[at + 1] = '\xa9';
+        EXPECT_TRUE(Matches(Frame(name)));
+      }
+    }
+  }
+}
+
 // Filters `part` and returns what simdjson is given.
 std::string Filtered(PlainFrameFilter& filter, const std::string& part,
                      ReaderLimits limits = {.keep_python_frames = false}) {
