@@ -4,6 +4,7 @@
 #ifndef PROFDIFF_CLIENT_DIFF_COMMAND_H_
 #define PROFDIFF_CLIENT_DIFF_COMMAND_H_
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,11 @@ namespace profdiff::client {
 std::string DiffUsage();
 
 // The command's output (table, JSON or CSV), or an error naming the bad option
-// or input.
-absl::StatusOr<std::string> RunDiffCommand(
-    const std::vector<std::string>& args);
+// or input. With `stream` (the CLI's stdout), a JSON report of two runs bound
+// for standard output is written to it as it is made instead, and the text
+// returned is empty.
+absl::StatusOr<std::string> RunDiffCommand(const std::vector<std::string>& args,
+                                           std::FILE* stream = nullptr);
 
 // Parses "0,2,5-7" (ranks or steps).
 absl::StatusOr<std::vector<int64_t>> ParseNumberList(const std::string& flag,

@@ -61,12 +61,15 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> (*run)(const std::vector<std::string>&);
   };
   static constexpr Command kCommands[] = {
-      // show streams its JSON to stdout rather than returning it.
+      // show and diff stream their JSON to stdout rather than returning it.
       {"show", &profdiff::client::ShowUsage,
        [](const std::vector<std::string>& args) {
          return profdiff::client::RunShowCommand(args, stdout);
        }},
-      {"diff", &profdiff::client::DiffUsage, &profdiff::client::RunDiffCommand},
+      {"diff", &profdiff::client::DiffUsage,
+       [](const std::vector<std::string>& args) {
+         return profdiff::client::RunDiffCommand(args, stdout);
+       }},
       {"runs", &profdiff::client::RunsUsage, &profdiff::client::RunRunsCommand},
       {"export", &profdiff::client::ExportUsage,
        &profdiff::client::RunExportCommand},

@@ -779,6 +779,59 @@ TEST(DiffCommandTest, AGateOnRowsJudgesEveryRowAndTheJsonCarriesIt) {
   EXPECT_FALSE(ParseReport(*passed).gate(0).failed());
 }
 
+// What a stream holds once written: its bytes from the start.
+std::string StreamText(std::FILE* stream) {
+  std::string text(static_cast<size_t>(std::ftell(stream)), '\0');
+  std::rewind(stream);
+  EXPECT_EQ(std::fread(text.data(), 1, text.size(), stream), text.size());
+  return text;
+}
+
+// The CLI hands its stdout over: a JSON report bound for standard output is
+// written to it as it is made, byte for byte the text returned without a
+// stream, and a failed gate still says so after it (exit 3); a file named by
+// -o is written whole, not to the stream.
+TEST(DiffCommandTest, JsonForStandardOutputIsStreamedToTheStream) {
+  const fs::path dir = test_support::TracesDir() / "profdiff_h200";
+  const std::string a = (dir / "transformer-fp32.pt.trace.json.gz").string();
+  const std::string b = (dir / "transformer-bf16.pt.trace.json.gz").string();
+  if (!fs::exists(a) || !fs::exists(b)) GTEST_SKIP() << "needs " << dir;
+  const absl::StatusOr<std::string> whole =
+      RunDiffCommand({a, b, "--format", "json"});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  std::FILE* stream = std::tmpfile();
+  ASSERT_NE(stream, nullptr);
+  const absl::StatusOr<std::string> out =
+      RunDiffCommand({a, b, "--format", "json", "-o", "-"}, stream);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "");
+  EXPECT_EQ(StreamText(stream), *whole);
+  std::fclose(stream);
+
+  const std::vector<std::string> gated = {a,      b,           "--format",
+                                          "json", "--fail-on", "step_time>+0%"};
+  const absl::StatusOr<std::string> failed = RunDiffCommand(gated);
+  ASSERT_EQ(ExitCodeOf(failed.status()), kExitGateFailed) << failed.status();
+  std::FILE* gate_stream = std::tmpfile();
+  ASSERT_NE(gate_stream, nullptr);
+  const absl::StatusOr<std::string> streamed_failed =
+      RunDiffCommand(gated, gate_stream);
+  EXPECT_EQ(ExitCodeOf(streamed_failed.status()), kExitGateFailed);
+  EXPECT_EQ(streamed_failed.status().message(), failed.status().message());
+  EXPECT_EQ(GateFailedOutput(streamed_failed.status()), "");
+  EXPECT_EQ(StreamText(gate_stream), GateFailedOutput(failed.status()));
+  std::fclose(gate_stream);
+
+  const std::string file = testing::TempDir() + "/streamed_diff.json";
+  std::FILE* unused = std::tmpfile();
+  ASSERT_NE(unused, nullptr);
+  const absl::StatusOr<std::string> wrote =
+      RunDiffCommand({a, b, "--format", "json", "-o", file}, unused);
+  ASSERT_TRUE(wrote.ok()) << wrote.status();
+  EXPECT_EQ(std::ftell(unused), 0);
+  std::fclose(unused);
+}
+
 // Issue 48, item 3: one baseline against several runs, in one report.
 TEST(DiffCommandTest, SeveralRunsAgainstOneBaseline) {
   const fs::path dir = test_support::TracesDir() / "profdiff_h200";
