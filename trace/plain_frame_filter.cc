@@ -23,6 +23,12 @@ namespace {
 constexpr std::string_view kFrameStart =
     R"("ph": "X", "cat": "python_function", "name": ")";
 
+// How Kineto writes what is between a frame's '}' and the next frame's name:
+// the separator, the next object's '{' and its first three fields.
+constexpr std::string_view kFrameSeparator =
+    ",\n  {\n    \"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"";
+static_assert(kFrameSeparator.ends_with(kFrameStart));
+
 // The longest string of the spelling, whose length one pass checks.
 constexpr std::string_view kFrameCategory = "python_function";
 
@@ -627,26 +633,40 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
   const char* const last = text + end;     // its ']'
   const char* copied = first;    // what lies before it is in `out` or left out
   const char* next = first + 1;  // where the next frame is looked for
+  // The '{' of a frame known to follow the last one's separator (Kineto's
+  // spelling between two frames), or nullptr.
+  const char* known_frame = nullptr;
   while (next < last) {
-    // Most elements are frames: the one at `next` is tried before a search.
     const char* found = nullptr;
-    if (const char* element = SkipSpace(next, last);
-        element < last && *element == '{') {
-      const char* inside = SkipSpace(element + 1, last);
-      if (ScanLiteral(inside, last, kFrameStart) != nullptr) found = inside;
+    const char* object = nullptr;
+    if (known_frame != nullptr) {
+      // Its '{' follows a ',' that follows the frame before it.
+      object = known_frame;
+      found = object + (kFrameSeparator.size() - kFrameSeparator.find('{') -
+                        kFrameStart.size());
+      known_frame = nullptr;
+      next = found + kFrameStart.size();
+    } else {
+      // Most elements are frames: the one at `next` is tried before a
+      // search.
+      if (const char* element = SkipSpace(next, last);
+          element < last && *element == '{') {
+        const char* inside = SkipSpace(element + 1, last);
+        if (ScanLiteral(inside, last, kFrameStart) != nullptr) found = inside;
+      }
+      if (found == nullptr) {
+        found = static_cast<const char*>(
+            memmem(next, static_cast<size_t>(last - next), kFrameStart.data(),
+                   kFrameStart.size()));
+        if (found == nullptr) break;
+      }
+      next = found + kFrameStart.size();
+      object = found - 1;
+      while (object > first && IsJsonSpace(*object)) --object;
+      const char* before = object - 1;
+      while (before > first && IsJsonSpace(*before)) --before;
+      if (*object != '{' || (*before != ',' && before != first)) continue;
     }
-    if (found == nullptr) {
-      found = static_cast<const char*>(
-          memmem(next, static_cast<size_t>(last - next), kFrameStart.data(),
-                 kFrameStart.size()));
-      if (found == nullptr) break;
-    }
-    next = found + kFrameStart.size();
-    const char* object = found - 1;
-    while (object > first && IsJsonSpace(*object)) --object;
-    const char* before = object - 1;
-    while (before > first && IsJsonSpace(*before)) --before;
-    if (*object != '{' || (*before != ',' && before != first)) continue;
     int64_t start_ns = 0;
     int64_t end_ns = 0;
     MatchedBy by = MatchedBy::kFields;
@@ -674,8 +694,17 @@ bool PlainFrameFilter::Filter(const char* text, size_t start, size_t end,
       while (!seams_.empty() && seams_.back() >= size_) seams_.pop_back();
       copied = last;
     } else {
-      const char* following =
-          *separator == ',' ? SkipSpace(separator + 1, last) : last;
+      const char* following = nullptr;
+      if (static_cast<size_t>(last - after) >= kFrameSeparator.size() &&
+          SameBytes(after, kFrameSeparator.data(), kFrameSeparator.size())) {
+        // Another frame, as Kineto spells the next: its '{' and the start
+        // of its name are known, and looked for no more (5% of the xDiT
+        // trace's read went to finding them).
+        following = after + kFrameSeparator.find('{');
+        known_frame = following;
+      } else {
+        following = *separator == ',' ? SkipSpace(separator + 1, last) : last;
+      }
       if (following == last || *following != '{') {
         next = after;
         continue;

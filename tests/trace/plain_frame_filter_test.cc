@@ -163,6 +163,44 @@ TEST(PlainFrameFilterTest, FramesLeaveThePartWithTheirSeparators) {
   EXPECT_TRUE(filter.extent().empty());
 }
 
+// Between two frames Kineto writes the same text, and the filter takes the
+// next frame's start from it without looking: whatever that next object
+// turns out to be (a module range, a name one pass unescapes, a frame whose
+// times one pass refuses, the part's last), the part comes out as when each
+// element is looked for (spaced otherwise, so no separator is Kineto's).
+TEST(PlainFrameFilterTest, TheNextFrameAfterKinetosSeparatorIsTheOneLookedFor) {
+  const std::string op = R"({"ph": "X", "cat": "cpu_op", "name": "op"})";
+  const std::vector<std::string> elements = {
+      Frame("a", "1", "1"), Frame("b", "5", "1"),  Frame("nn.Module: m"),
+      Frame("c", "3", "4"), Frame(R"(e\"scaped)"), Frame("d", "2", "1"),
+      Frame("f", "-", "1"), Frame("g", "9", "1"),  op,
+      Frame("h", "4", "2"), Frame("i", "6", "1")};
+  const auto part = [&](std::string_view separator) {
+    std::string text = "[\n  ";
+    for (size_t i = 0; i < elements.size(); ++i)
+      base::StrAppend(&text, i == 0 ? "" : separator, elements[i]);
+    return text + "\n]";
+  };
+  const auto squeezed = [](std::string text) {
+    std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
+    return text;
+  };
+  PlainFrameFilter kineto;
+  const std::string spelt = Filtered(kineto, part(",\n  "));
+  PlainFrameFilter looked_for;
+  const std::string spaced = Filtered(looked_for, part(" ,\n  "));
+  EXPECT_EQ(squeezed(spelt), squeezed(spaced));
+  EXPECT_EQ(kineto.frames(), 7);  // a, b, c, d, g, h, i
+  EXPECT_EQ(kineto.frames(), looked_for.frames());
+  EXPECT_EQ(kineto.extent().first_start_ns, looked_for.extent().first_start_ns);
+  EXPECT_EQ(kineto.extent().last_end_ns, looked_for.extent().last_end_ns);
+  EXPECT_EQ(kineto.seams().size(), looked_for.seams().size());
+  EXPECT_EQ(squeezed(spelt),
+            squeezed(base::StrCat("[", Frame("nn.Module: m"), ",",
+                                  Frame(R"(e\"scaped)"), ",",
+                                  Frame("f", "-", "1"), ",", op, "]")));
+}
+
 TEST(PlainFrameFilterTest, FramesOfAnotherLayoutAreMatchedFieldByField) {
   // The first frame's layout is learnt and matches the second; the third has
   // other fields and the fourth Kineto's again, so each is matched field by
