@@ -11,9 +11,10 @@ relocate on this project's 2-core VMs; linked from their archives, 19 ms.
 Each ARG that is a system shared library (lib<name>.so[.N]) with a lib<name>.a
 beside it, or a -l<name> whose archive lies beside those, is replaced by that
 archive, except the libraries that must stay shared (the C and C++ runtimes,
-and jemalloc, which must stay the process's malloc). The NAMEs are the libraries those archives need in turn (pkg-config
---static); the archives and theirs go last, in one --start-group, so their
-order does not matter. Anything with no archive stays as it was.
+and jemalloc, which must stay the process's malloc). The NAMEs are the
+libraries those archives need in turn (pkg-config --static); the archives and
+theirs go last, in one --start-group, so their order does not matter. Anything
+with no archive stays as it was.
 """
 import os
 import re
@@ -46,11 +47,8 @@ def archive_for_flag(arg, folders):
     return None
 
 
-def main(argv):
-    if "--" not in argv:
-        sys.exit("usage: static_link_launcher.py NAME... -- LINKER ARG...")
-    split = argv.index("--")
-    needed, command = argv[:split], argv[split + 1:]
+def static_command(needed, command):
+    """The link `command` with its libraries' archives in their place."""
     kept, archives, folders = [], [], []
     # A library named by -l (the CLI's own use of re2) is looked up where the
     # paths named found theirs: left as it is, it would link shared.
@@ -76,7 +74,15 @@ def main(argv):
             elif not found:
                 kept.append("-l" + name)
         kept += ["-Wl,--start-group"] + archives + ["-Wl,--end-group"]
-    os.execvp(kept[0], kept)
+    return kept
+
+
+def main(argv):
+    if "--" not in argv:
+        sys.exit("usage: static_link_launcher.py NAME... -- LINKER ARG...")
+    split = argv.index("--")
+    command = static_command(argv[:split], argv[split + 1:])
+    os.execvp(command[0], command)
 
 
 if __name__ == "__main__":
