@@ -31,7 +31,9 @@ const v1::ModuleNode* NodeAtNames(
 }  // namespace
 
 ModuleNodeTables::ModuleNodeTables(const v1::RunProfile& run,
-                                   const v1::RunDigest& digest) {
+                                   const v1::RunDigest& digest,
+                                   const DeferredRunTables* deferred)
+    : deferred_(deferred) {
   // The digest lists the ranks it reduced, ascending.
   for (const v1::WorkerProfile* w : WorkersByRank(run)) {
     if (std::binary_search(digest.ranks().begin(), digest.ranks().end(),
@@ -73,8 +75,20 @@ std::unique_ptr<v1::DigestModuleNode> ModuleNodeTables::Reduce(
   auto tables = std::make_unique<v1::DigestModuleNode>();
   RowIndex operators;
   RowIndex kernels;
+  v1::ModuleNode made;  // a deferred worker's node tables
   for (const v1::WorkerProfile* w : workers_) {
-    const v1::ModuleNode* at = NodeAtNames(w->modules(), names);
+    const DeferredNodeTables* source = nullptr;
+    if (deferred_ != nullptr) {
+      const auto it = deferred_->find(w->worker().rank());
+      if (it != deferred_->end()) source = it->second.get();
+    }
+    const v1::ModuleNode* at = nullptr;
+    if (source != nullptr) {
+      made.Clear();
+      if (source->Fill(names, made)) at = &made;
+    } else {
+      at = NodeAtNames(w->modules(), names);
+    }
     if (at == nullptr) continue;
     AddOperatorRows(at->operators(), w->steps_size(), operators,
                     *tables->mutable_operators());

@@ -23,6 +23,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/synchronization/mutex.h>
 
+#include "analysis/deferred_node_tables.h"
 #include "profdiff/v1/digest.pb.h"
 #include "profdiff/v1/profile.pb.h"
 
@@ -31,8 +32,11 @@ namespace profdiff::analysis {
 class ModuleNodeTables {
  public:
   // `run` and `digest` (DigestOfRun of `run`, made without node tables) must
-  // outlive this object; the workers reduced are the digest's ranks.
-  ModuleNodeTables(const v1::RunProfile& run, const v1::RunDigest& digest);
+  // outlive this object; the workers reduced are the digest's ranks. A worker
+  // whose rank `deferred` holds has its nodes' tables made there (its profile
+  // has none); `deferred` must outlive this object too.
+  ModuleNodeTables(const v1::RunProfile& run, const v1::RunDigest& digest,
+                   const DeferredRunTables* deferred = nullptr);
   ~ModuleNodeTables();
   ModuleNodeTables(const ModuleNodeTables&) = delete;
   ModuleNodeTables& operator=(const ModuleNodeTables&) = delete;
@@ -46,6 +50,7 @@ class ModuleNodeTables {
       const v1::DigestModuleNode& node) const;
 
   std::vector<const v1::WorkerProfile*> workers_;  // reduced, by rank
+  const DeferredRunTables* deferred_;
   // Each node's parent (the root's is nullptr).
   absl::flat_hash_map<const v1::DigestModuleNode*, const v1::DigestModuleNode*>
       parents_;

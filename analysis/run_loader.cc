@@ -1,8 +1,10 @@
 #include "analysis/run_loader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -27,12 +29,29 @@ std::string RunNameOf(const std::string& path) {
   return WorkerNameOf(p.filename().string());
 }
 
+// A worker's profile per entry of the options, and each one's deferred
+// tables (null where the profile has its own).
+struct WorkerLoad {
+  std::vector<v1::WorkerProfile> profiles;
+  std::vector<std::unique_ptr<DeferredNodeTables>> deferred;
+};
+
+// Takes `events` from `budget` if it has them.
+bool TakeFromBudget(std::atomic<int64_t>& budget, int64_t events) {
+  int64_t left = budget.load();
+  while (left >= events && !budget.compare_exchange_weak(left, left - events)) {
+  }
+  return left >= events;
+}
+
 // One profile per entry of `options`, from one read of the worker's files by
-// `reader`, which parses each file on up to `read_threads` threads.
-absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
+// `reader`, which parses each file on up to `read_threads` threads. With
+// `defer_budget`, the module nodes' tables are deferred while the trace fits
+// what is left of it.
+absl::StatusOr<WorkerLoad> LoadWorker(
     const WorkerFiles& files, const std::string& run,
     const std::vector<ProfileOptions>& options, trace::KinetoReader& reader,
-    int read_threads) {
+    int read_threads, std::atomic<int64_t>* defer_budget) {
   std::vector<trace::Trace> spans;
   for (const std::string& path : files.paths) {
     PD_ASSIGN_OR_RETURN(trace::Trace span, reader.ReadFile(path));
@@ -48,15 +67,29 @@ absl::StatusOr<std::vector<v1::WorkerProfile>> LoadWorker(
     }
     spans.push_back(std::move(span));
   }
-  const trace::Trace merged = trace::MergeSpans(std::move(spans));
-  std::vector<v1::WorkerProfile> profiles;
-  for (analysis::ProfileOptions o : options) {
-    o.threads = read_threads;
-    profiles.push_back(analysis::BuildWorkerProfile(
-        merged,
-        {run, files.worker_name, static_cast<int32_t>(files.paths.size())}, o));
+  trace::Trace merged = trace::MergeSpans(std::move(spans));
+  const WorkerIdentity identity{run, files.worker_name,
+                                static_cast<int32_t>(files.paths.size())};
+  WorkerLoad load;
+  load.deferred.resize(options.size());
+  // Kept for deferred tables while the budget lasts.
+  std::shared_ptr<const trace::Trace> kept;
+  const trace::Trace* source = &merged;
+  if (defer_budget != nullptr &&
+      TakeFromBudget(*defer_budget,
+                     static_cast<int64_t>(merged.events.size()))) {
+    kept = std::make_shared<const trace::Trace>(std::move(merged));
+    source = kept.get();
   }
-  return profiles;
+  for (size_t i = 0; i < options.size(); ++i) {
+    ProfileOptions o = options[i];
+    o.threads = read_threads;
+    load.profiles.push_back(
+        kept != nullptr
+            ? BuildWorkerProfile(kept, identity, o, load.deferred[i])
+            : BuildWorkerProfile(*source, identity, o));
+  }
+  return load;
 }
 
 // Traces that cannot be one run (several runs or processes in one folder):
@@ -159,7 +192,8 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
 
 absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
 LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
-                        const std::vector<ProfileOptions>& options) {
+                        const std::vector<ProfileOptions>& options,
+                        std::vector<std::vector<DeferredRunTables>>* deferred) {
   std::vector<v1::RunProfile> profiles(runs.size());
   // Every worker of every run is one task, so both sides of a diff load in
   // parallel.
@@ -176,8 +210,11 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
     profiles[r].set_run(RunNameOf(runs[r].front()));
     for (WorkerFiles& files : workers) tasks.push_back({r, std::move(files)});
   }
-  std::vector<absl::StatusOr<std::vector<v1::WorkerProfile>>> results(
-      tasks.size(), absl::UnknownError("not loaded"));
+  std::vector<absl::StatusOr<WorkerLoad>> results;
+  results.reserve(tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t)
+    results.emplace_back(absl::UnknownError("not loaded"));
+  std::atomic<int64_t> defer_budget{kMaxDeferredEvents};
   {
     // At most one thread per core: workers in parallel, and the cores left over
     // parse each file in parts (one worker on two cores reads its file on
@@ -202,8 +239,9 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
         trace::KinetoReader reader({.keep_python_frames = false},
                                    {.threads = read_threads});
         for (size_t t = next++; t < tasks.size(); t = next++) {
-          results[t] = LoadWorker(tasks[t].files, profiles[tasks[t].run].run(),
-                                  options, reader, read_threads);
+          results[t] = LoadWorker(
+              tasks[t].files, profiles[tasks[t].run].run(), options, reader,
+              read_threads, deferred != nullptr ? &defer_budget : nullptr);
         }
       });
     }
@@ -239,10 +277,22 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
                      " not a trace: ", names));
   }
   std::vector<std::vector<v1::RunProfile>> by_options(options.size(), profiles);
+  if (deferred != nullptr) {
+    deferred->clear();
+    deferred->resize(options.size());
+    for (std::vector<DeferredRunTables>& of_options : *deferred)
+      of_options.resize(runs.size());
+  }
   for (size_t t = 0; t < tasks.size(); ++t) {
     if (!results[t].ok()) continue;
     for (size_t o = 0; o < options.size(); ++o) {
-      *by_options[o][tasks[t].run].add_workers() = std::move((*results[t])[o]);
+      v1::WorkerProfile& profile = results[t]->profiles[o];
+      if (std::unique_ptr<DeferredNodeTables>& tables = results[t]->deferred[o];
+          tables != nullptr) {
+        (*deferred)[o][tasks[t].run][profile.worker().rank()] =
+            std::move(tables);
+      }
+      *by_options[o][tasks[t].run].add_workers() = std::move(profile);
     }
   }
   for (size_t r = 0; r < runs.size(); ++r)

@@ -10,6 +10,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "analysis/deferred_node_tables.h"
 #include "analysis/worker_profile.h"
 #include "profdiff/v1/profile.pb.h"
 
@@ -44,9 +45,14 @@ absl::StatusOr<std::vector<v1::RunProfile>> LoadRuns(
 
 // LoadRuns once per entry of `options` (one profile of each run per grouping),
 // reading every trace file once: the HTML report's two groupings cost one read.
+// With `deferred`, (*deferred)[options][run] holds the module-node tables of
+// the workers whose profiles were built without them, by rank
+// (analysis/deferred_node_tables.h): for a diff that reads few nodes' tables.
 absl::StatusOr<std::vector<std::vector<v1::RunProfile>>>
-LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
-                        const std::vector<ProfileOptions>& options);
+LoadRunsWithEachOptions(
+    const std::vector<std::vector<std::string>>& runs,
+    const std::vector<ProfileOptions>& options,
+    std::vector<std::vector<DeferredRunTables>>* deferred = nullptr);
 
 }  // namespace profdiff::analysis
 

@@ -1,10 +1,13 @@
 #include "analysis/worker_profile.h"
 
+#include <algorithm>
+#include <memory>
 #include <system_error>
 #include <thread>
 
 #include "analysis/collective_calls.h"
 #include "analysis/communication_view.h"
+#include "analysis/deferred_node_tables.h"
 #include "analysis/event_links.h"
 #include "analysis/gpu_metrics.h"
 #include "analysis/hta_step_ops.h"
@@ -147,11 +150,11 @@ void FillKernelRows(const trace::Trace& trace,
 struct ModuleFiller {
   const trace::Trace& trace;
   const ModuleTree& tree;
-  const ProfileOptions& options;
   // The root's samples: each kept step's host duration and the device time
   // launched in it.
   const std::vector<ModuleStepSample>& root_steps;
   ModuleNodeRows& node_rows;
+  bool tables;  // each node's operator and kernel tables too
 
   void Fill(uint32_t n, const std::string& parent_path,
             v1::ModuleNode& out) const {
@@ -184,19 +187,74 @@ struct ModuleFiller {
       sample->set_backward_host_us(Us(step.backward_host_ns));
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
-    if (options.module_tables && n != 0) {
-      FillOperatorRows(trace, node_rows.Operators(node.operators),
-                       *out.mutable_operators());
-      FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
-      // By launching operator: what a module's kernels replaced is said per
-      // operator (differ/findings/replacements.h).
-      FillKernelRows(trace, node_rows.Kernels(node.kernels),
-                     *out.mutable_kernels());
-      FoldKernelRows(*out.mutable_kernels(), kMaxNodeTableRows);
-    }
+    if (tables && n != 0) FillModuleNodeTables(trace, node, node_rows, out);
     for (uint32_t child : node.children) Fill(child, path, *out.add_children());
   }
 };
+
+// Every node's tables into `out` (the tree ModuleFiller filled without them).
+void FillEveryNodesTables(const trace::Trace& trace, const ModuleTree& tree,
+                          uint32_t n, ModuleNodeRows& node_rows,
+                          v1::ModuleNode& out) {
+  if (n != 0) FillModuleNodeTables(trace, tree.nodes[n], node_rows, out);
+  const std::vector<uint32_t>& children = tree.nodes[n].children;
+  for (size_t c = 0; c < children.size(); ++c) {
+    FillEveryNodesTables(trace, tree, children[c], node_rows,
+                         *out.mutable_children(static_cast<int>(c)));
+  }
+}
+
+}  // namespace
+
+namespace worker_profile_internal {
+
+size_t NodeTablesBytesBound(const trace::Trace& trace, const EventLinks& links,
+                            const ModuleTree& tree, size_t kept_steps) {
+  // Over every event, not only the ones a table takes: a bound, and cheap.
+  const trace::EventTable& t = trace.events;
+  size_t operator_text = sizeof(kOtherName);
+  size_t kernel_text = sizeof(kOtherName);
+  for (uint32_t e = 0; e < t.size(); ++e) {
+    const size_t name = trace.strings.Get(t.name[e]).size();
+    if (t.kind[e] == trace::EventKind::kKernel) {
+      kernel_text = std::max(
+          kernel_text,
+          name + trace.strings
+                     .Get(GroupedOpName(t, links, kModuleNodeKernelGrouping, e))
+                     .size());
+    } else {
+      operator_text = std::max(
+          operator_text,
+          name + trace.strings
+                     .Get(GroupedShapes(t, kModuleNodeOperatorGrouping, e))
+                     .size());
+    }
+  }
+  // Tags, length prefixes and every number at its widest (a varint of 10
+  // bytes, a double of 8 and its tag).
+  constexpr size_t kOperatorRowBytes = 6 + 2 * 6 + 11 + 4 * 9;
+  constexpr size_t kOperatorSampleBytes = 6 + 2 * 11 + 4 * 9;
+  constexpr size_t kKernelRowBytes = 6 + 2 * 6 + 11 + 6 * 9 + 2 * 2;
+  constexpr size_t kKernelSampleBytes = 6 + 2 * 11 + 9;
+  const size_t operator_row =
+      kOperatorRowBytes + operator_text + kept_steps * kOperatorSampleBytes;
+  const size_t kernel_row =
+      kKernelRowBytes + kernel_text + kept_steps * kKernelSampleBytes;
+  size_t bytes = 4;  // the root's length prefix
+  for (size_t n = 1; n < tree.nodes.size(); ++n) {
+    const ModuleTreeNode& node = tree.nodes[n];
+    // A node's own length prefix grows by at most 4 bytes.
+    bytes +=
+        4 +
+        std::min(node.operators.size(), kMaxNodeTableRows + 1) * operator_row +
+        std::min(node.kernels.size(), kMaxNodeTableRows + 1) * kernel_row;
+  }
+  return bytes;
+}
+
+}  // namespace worker_profile_internal
+
+namespace {
 
 void FillBackwardLinking(const BackwardAttribution& b,
                          v1::BackwardLinking& out) {
@@ -314,9 +372,28 @@ void FillCollectiveCalls(const StepWindows& steps,
 
 }  // namespace
 
-v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
-                                     const WorkerIdentity& identity,
-                                     const ProfileOptions& options) {
+void FillModuleNodeTables(const trace::Trace& trace, const ModuleTreeNode& node,
+                          ModuleNodeRows& node_rows, v1::ModuleNode& out) {
+  FillOperatorRows(trace, node_rows.Operators(node.operators),
+                   *out.mutable_operators());
+  FoldOperatorRows(*out.mutable_operators(), kMaxNodeTableRows);
+  // By launching operator: what a module's kernels replaced is said per
+  // operator (differ/findings/replacements.h).
+  FillKernelRows(trace, node_rows.Kernels(node.kernels),
+                 *out.mutable_kernels());
+  FoldKernelRows(*out.mutable_kernels(), kMaxNodeTableRows);
+}
+
+namespace {
+
+// BuildWorkerProfile; with `deferred` (and options.module_tables), the nodes'
+// tables go to `*deferred` instead, when the bound allows.
+v1::WorkerProfile BuildProfile(const trace::Trace& trace,
+                               const WorkerIdentity& identity,
+                               const ProfileOptions& options,
+                               const std::shared_ptr<const trace::Trace>* kept,
+                               std::unique_ptr<DeferredNodeTables>* deferred) {
+  const bool defer = options.module_tables && deferred != nullptr;
   v1::WorkerProfile profile;
   FillWorkerInfo(trace, identity, *profile.mutable_worker());
   profile.set_span_count(identity.span_count);
@@ -324,16 +401,15 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
   profile.set_event_count(static_cast<int64_t>(trace.events.size()) +
                           trace.counters.python_frames_left_out);
 
-  const EventLinks links = LinkEvents(trace);
+  EventLinks links = LinkEvents(trace);
   profile.set_runtime_calls_linked_by_containment(
       links.runtime_linked_by_containment);
   profile.set_runtime_linking(links.runtime_linked_by_containment > 0
                                   ? v1::RUNTIME_LINKING_CONTAINMENT
                                   : v1::RUNTIME_LINKING_EXTERNAL_ID);
   const StepWindows steps = FindSteps(trace, links);
-  const std::vector<int32_t> step_of_event =
-      AssignEventsToSteps(trace, links, steps);
-  const OperatorTimes times = ComputeOperatorTimes(trace, links);
+  std::vector<int32_t> step_of_event = AssignEventsToSteps(trace, links, steps);
+  OperatorTimes times = ComputeOperatorTimes(trace, links);
 
   StepViews views;
   auto compute_step_views = [&] {
@@ -362,7 +438,7 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
   }
 
   // The module tree, on this thread: the largest single piece.
-  const ModuleTree tree = BuildModuleTree(trace, links, &step_of_event, &steps);
+  ModuleTree tree = BuildModuleTree(trace, links, &step_of_event, &steps);
   profile.set_module_source(ProtoSource(tree.source));
   profile.set_module_annotation_nodes(tree.user_annotation_nodes);
   FillBackwardLinking(tree.backward, *profile.mutable_backward_linking());
@@ -378,8 +454,9 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
       root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
   }
   ModuleNodeRows node_rows(trace, links, times, step_of_event);
-  ModuleFiller{trace, tree, options, root_steps, node_rows}.Fill(
-      0, "", *profile.mutable_modules());
+  ModuleFiller{trace, tree, root_steps, node_rows,
+               options.module_tables && !defer}
+      .Fill(0, "", *profile.mutable_modules());
   if (tree.events_below_max_depth > 0) {
     profile.add_warnings(
         base::StrCat("the module tree is deeper than ", kMaxModuleDepth,
@@ -445,6 +522,19 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
   FillMemory({trace, links, step_of_event, tree, views.memory_events,
               views.memory, options.operator_grouping},
              profile);
+  if (defer) {
+    // Deferred only where the tables could not take the profile past the
+    // limit below, whose verdict must not change.
+    if (profile.ByteSizeLong() + worker_profile_internal::NodeTablesBytesBound(
+                                     trace, links, tree, steps.kept.size()) <=
+        kMaxProfileBytes) {
+      *deferred = std::make_unique<DeferredNodeTables>(
+          *kept, std::move(links), std::move(times), std::move(step_of_event),
+          std::move(tree));
+      return profile;
+    }
+    FillEveryNodesTables(trace, tree, 0, node_rows, *profile.mutable_modules());
+  }
   if (profile.ByteSizeLong() > kMaxProfileBytes) {
     ClearNodeTables(*profile.mutable_modules());
     profile.add_warnings(base::StrCat(
@@ -452,6 +542,22 @@ v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
         " MiB: its module nodes carry no operator and kernel tables"));
   }
   return profile;
+}
+
+}  // namespace
+
+v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
+                                     const WorkerIdentity& identity,
+                                     const ProfileOptions& options) {
+  return BuildProfile(trace, identity, options, nullptr, nullptr);
+}
+
+v1::WorkerProfile BuildWorkerProfile(
+    const std::shared_ptr<const trace::Trace>& trace,
+    const WorkerIdentity& identity, const ProfileOptions& options,
+    std::unique_ptr<DeferredNodeTables>& deferred) {
+  deferred.reset();
+  return BuildProfile(*trace, identity, options, &trace, &deferred);
 }
 
 }  // namespace profdiff::analysis

@@ -4,6 +4,7 @@
 #ifndef PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
 #define PROFDIFF_ANALYSIS_WORKER_PROFILE_H_
 
+#include <memory>
 #include <string>
 
 #include "analysis/kernel_view.h"
@@ -54,6 +55,34 @@ struct WorkerIdentity {
 v1::WorkerProfile BuildWorkerProfile(const trace::Trace& trace,
                                      const WorkerIdentity& identity,
                                      const ProfileOptions& options);
+
+class DeferredNodeTables;  // analysis/deferred_node_tables.h
+struct EventLinks;         // analysis/event_links.h
+struct ModuleTree;         // analysis/module_tree.h
+struct ModuleTreeNode;     // analysis/module_tree.h
+class ModuleNodeRows;      // analysis/module_node_rows.h
+
+// BuildWorkerProfile, leaving the module nodes' operator and kernel tables
+// (options.module_tables) to `deferred`, which keeps `trace`, when they cannot
+// take the profile past kMaxProfileBytes; otherwise (and without
+// module_tables) `deferred` is null and the profile is BuildWorkerProfile's.
+v1::WorkerProfile BuildWorkerProfile(
+    const std::shared_ptr<const trace::Trace>& trace,
+    const WorkerIdentity& identity, const ProfileOptions& options,
+    std::unique_ptr<DeferredNodeTables>& deferred);
+
+namespace worker_profile_internal {
+// At least the bytes the module nodes' tables add to a serialized profile,
+// from what each table can hold at most: rows (at most a node's events, at
+// most kMaxNodeTableRows and the folded one), each with every field set, the
+// longest names and a sample per kept step.
+size_t NodeTablesBytesBound(const trace::Trace& trace, const EventLinks& links,
+                            const ModuleTree& tree, size_t kept_steps);
+}  // namespace worker_profile_internal
+
+// A module node's operator and kernel tables, as its profile has them.
+void FillModuleNodeTables(const trace::Trace& trace, const ModuleTreeNode& node,
+                          ModuleNodeRows& node_rows, v1::ModuleNode& out);
 
 }  // namespace profdiff::analysis
 

@@ -222,10 +222,18 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
   // runs[a] = {baseline, experimental} for ask a.
   std::vector<std::vector<v1::RunProfile>> runs;
   std::vector<std::string> warnings;
+  // deferred[a] = {baseline, experimental} module-node tables of ask a, made
+  // for the nodes its diff reads (most diffs read one node's of hundreds).
+  std::vector<std::vector<analysis::DeferredRunTables>> deferred;
   if (!baseline_stored && !experimental_stored) {
-    PD_ASSIGN_OR_RETURN(
-        runs, analysis::LoadRunsWithEachOptions(
-                  {{sides.baseline}, {sides.experimental}}, groupings));
+    const bool defer =
+        std::none_of(asks.begin(), asks.end(), [](const DiffAsk& ask) {
+          return ask.options.node_tables() ||
+                 ask.options.compare() == v1::COMPARE_MODE_HTA;
+        });
+    PD_ASSIGN_OR_RETURN(runs, analysis::LoadRunsWithEachOptions(
+                                  {{sides.baseline}, {sides.experimental}},
+                                  groupings, defer ? &deferred : nullptr));
     for (std::vector<v1::RunProfile>& pair : runs) {
       DistinguishRunNames(sides.baseline, sides.experimental, pair[0], pair[1]);
     }
@@ -258,14 +266,19 @@ absl::StatusOr<std::vector<v1::DiffReport>> DiffSidesEach(
     }
   }
   for (size_t a = 0; a < asks.size(); ++a) {
+    const analysis::DeferredRunTables* const sides_deferred[2] = {
+        deferred.empty() ? nullptr : &deferred[a][0],
+        deferred.empty() ? nullptr : &deferred[a][1]};
     PD_ASSIGN_OR_RETURN(
         v1::DiffReport report,
-        differ::DiffRuns(runs[a][0], runs[a][1], asks[a].options));
+        differ::DiffRuns(runs[a][0], runs[a][1], asks[a].options,
+                         deferred.empty() ? nullptr : sides_deferred));
     for (const std::string& warning : warnings) report.add_warnings(warning);
     reports.push_back(std::move(report));
   }
   // Freed while the report is rendered, if at all.
   release.Discard(std::move(runs));
+  release.Discard(std::move(deferred));
   return reports;
 }
 

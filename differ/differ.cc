@@ -80,9 +80,16 @@ absl::StatusOr<v1::RunDigest> DigestForDiff(const v1::RunProfile& run,
   return made;
 }
 
-absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
-                                        const v1::RunProfile& experimental,
-                                        const v1::DiffOptions& options) {
+absl::StatusOr<v1::DiffReport> DiffRuns(
+    const v1::RunProfile& baseline, const v1::RunProfile& experimental,
+    const v1::DiffOptions& options,
+    const analysis::DeferredRunTables* const deferred[2]) {
+  if (deferred != nullptr &&
+      (options.node_tables() || options.compare() == v1::COMPARE_MODE_HTA)) {
+    return absl::FailedPreconditionError(
+        "DiffRuns: profiles without their module nodes' tables cannot serve "
+        "node_tables or --compare hta");
+  }
   // The two sides reduce independently: the baseline on a thread of its own
   // (a tenth of a CLI diff of two large traces). Unless every node's tables
   // are asked for, the module nodes' rows are reduced only for the nodes the
@@ -113,8 +120,9 @@ absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
   // traces).
   if (options.compare() != v1::COMPARE_MODE_HTA) {
     if (digest_options.node_tables) return DiffCheckedDigests(a, b, options);
-    const analysis::ModuleNodeTables tables[2] = {{baseline, a},
-                                                  {experimental, b}};
+    const analysis::ModuleNodeTables tables[2] = {
+        {baseline, a, deferred != nullptr ? deferred[0] : nullptr},
+        {experimental, b, deferred != nullptr ? deferred[1] : nullptr}};
     const analysis::ModuleNodeTables* const node_tables[2] = {&tables[0],
                                                               &tables[1]};
     return DiffCheckedDigests(a, b, options, node_tables);

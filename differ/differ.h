@@ -11,6 +11,7 @@
 
 #include <absl/status/statusor.h>
 
+#include "analysis/deferred_node_tables.h"
 #include "analysis/module_node_tables.h"
 #include "analysis/run_digest.h"
 #include "profdiff/v1/diff.pb.h"
@@ -20,10 +21,14 @@
 namespace profdiff::differ {
 
 // InvalidArgument for options that cannot apply (no such rank, step, sort
-// column, bad regex); NotFound for a --path that names no node.
-absl::StatusOr<v1::DiffReport> DiffRuns(const v1::RunProfile& baseline,
-                                        const v1::RunProfile& experimental,
-                                        const v1::DiffOptions& options);
+// column, bad regex); NotFound for a --path that names no node. `deferred`
+// (both or neither): the module-node tables of the workers whose profiles
+// were built without them (analysis/deferred_node_tables.h); it cannot serve
+// options.node_tables or --compare hta (FailedPrecondition).
+absl::StatusOr<v1::DiffReport> DiffRuns(
+    const v1::RunProfile& baseline, const v1::RunProfile& experimental,
+    const v1::DiffOptions& options,
+    const analysis::DeferredRunTables* const deferred[2] = nullptr);
 
 // The same of two digests of the ranks `options` names (all when none).
 // InvalidArgument for HTA mode, which reads the profiles' steps (DiffRuns),

@@ -585,5 +585,69 @@ TEST_F(RealTraceDiffTest, DiffRunsSaysWhatADiffOfWholeDigestsSays) {
   EXPECT_GE(compared, 8);
 }
 
+// Profiles whose module nodes' tables were left to DeferredNodeTables
+// (analysis/deferred_node_tables.h), as a CLI diff of two trace paths loads
+// them, diff to the byte as the profiles with every node's tables do: findings
+// that look inside modules and a --path read the nodes they need. A diff that
+// asks for every node's tables, or HTA's, cannot be served by them.
+TEST_F(RealTraceDiffTest, DeferredNodeTablesDiffAsEveryNodesTablesDo) {
+  std::vector<std::pair<std::string, std::string>> pairs =
+      test_support::RealTracePairs(root_);
+  pairs.emplace_back("param/dlrm_kineto", "param/dlrm_kineto");
+  int compared = 0;
+  size_t deferred_workers = 0;
+  for (const auto& [a, b] : pairs) {
+    if (!Missing({a, b}).empty()) continue;
+    SCOPED_TRACE(base::StrCat(a, " vs ", b));
+    const std::vector<std::vector<std::string>> paths = {
+        {(root_ / a).string()}, {(root_ / b).string()}};
+    auto eager = analysis::LoadRuns(paths, {});
+    ASSERT_TRUE(eager.ok()) << eager.status();
+    std::vector<std::vector<analysis::DeferredRunTables>> deferred;
+    auto lazy = analysis::LoadRunsWithEachOptions(paths, {{}}, &deferred);
+    ASSERT_TRUE(lazy.ok()) << lazy.status();
+    ASSERT_EQ(deferred.size(), 1u);
+    ASSERT_EQ(deferred[0].size(), 2u);
+    deferred_workers += deferred[0][0].size() + deferred[0][1].size();
+    const analysis::DeferredRunTables* const sides[2] = {&deferred[0][0],
+                                                         &deferred[0][1]};
+    std::vector<v1::DiffOptions> asks(4);
+    asks[1].set_path("0");
+    asks[2].set_path("0/0");
+    asks[3].add_ranks(1);
+    asks[3].add_ranks(3);
+    asks[3].set_path("0/0");
+    for (const v1::DiffOptions& options : asks) {
+      SCOPED_TRACE(options.ShortDebugString());
+      auto want = DiffRuns((*eager)[0], (*eager)[1], options);
+      auto got = DiffRuns((*lazy)[0][0], (*lazy)[0][1], options, sides);
+      ASSERT_EQ(want.ok(), got.ok()) << want.status() << " / " << got.status();
+      if (!want.ok()) {
+        EXPECT_EQ(want.status(), got.status());
+        continue;
+      }
+      EXPECT_EQ(want->SerializeAsString(), got->SerializeAsString());
+      ++compared;
+    }
+    for (const bool hta : {false, true}) {
+      v1::DiffOptions options;
+      if (hta) {
+        options.set_compare(v1::COMPARE_MODE_HTA);
+      } else {
+        options.set_node_tables(true);
+      }
+      EXPECT_EQ(DiffRuns((*lazy)[0][0], (*lazy)[0][1], options, sides)
+                    .status()
+                    .code(),
+                absl::StatusCode::kFailedPrecondition);
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "no real pair under " << root_;
+  EXPECT_GE(compared, 8);
+  // Deferring happened: every worker of these runs fits the bound and the
+  // budget.
+  EXPECT_GE(deferred_workers, 10u);
+}
+
 }  // namespace
 }  // namespace profdiff::differ
