@@ -224,6 +224,9 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
     const size_t threads =
         std::max<size_t>(1, std::min<size_t>(tasks.size(), cores));
     const int read_threads = static_cast<int>(cores / threads);
+    // Deferred tables keep a worker's trace: only where a thread reads one
+    // worker (analysis/deferred_node_tables.h).
+    const bool defer = deferred != nullptr && tasks.size() <= threads;
     // `next` is declared before the pool: the pool's destructor joins threads
     // that still read it.
     std::atomic<size_t> next{0};
@@ -239,9 +242,9 @@ LoadRunsWithEachOptions(const std::vector<std::vector<std::string>>& runs,
         trace::KinetoReader reader({.keep_python_frames = false},
                                    {.threads = read_threads});
         for (size_t t = next++; t < tasks.size(); t = next++) {
-          results[t] = LoadWorker(
-              tasks[t].files, profiles[tasks[t].run].run(), options, reader,
-              read_threads, deferred != nullptr ? &defer_budget : nullptr);
+          results[t] =
+              LoadWorker(tasks[t].files, profiles[tasks[t].run].run(), options,
+                         reader, read_threads, defer ? &defer_budget : nullptr);
         }
       });
     }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 
 #include "analysis/event_links.h"
 #include "analysis/module_tree.h"
+#include "analysis/run_loader.h"
 #include "analysis/step_of_event.h"
 #include "analysis/steps.h"
 #include "analysis/worker_profile.h"
@@ -171,6 +173,41 @@ TEST(DeferredNodeTablesTest, TheBoundIsAtLeastTheTablesBytes) {
     EXPECT_GE(bound, tables);
     std::printf("%s: tables %zu bytes, bound %zu (%.1fx)\n", name.c_str(),
                 tables, bound, static_cast<double>(bound) / tables);
+  }
+}
+
+// The loader keeps traces for deferred tables only where each loading thread
+// reads one worker: two traces on two cores, not two 8-rank folders.
+TEST(DeferredNodeTablesTest, TheLoaderDefersWhereAThreadReadsOneWorker) {
+  const std::filesystem::path root = test_support::TracesDir();
+  const std::filesystem::path folder = root / "param/dlrm_kineto";
+  const std::filesystem::path trace = root / Traces()[2];
+  if (!std::filesystem::exists(folder) || !std::filesystem::exists(trace))
+    GTEST_SKIP() << "SKIPPED: " << folder << " or " << trace << " is missing";
+  const size_t cores = std::thread::hardware_concurrency();
+  std::vector<std::vector<DeferredRunTables>> deferred;
+  auto runs = LoadRunsWithEachOptions({{trace.string()}, {trace.string()}},
+                                      {{}}, &deferred);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(deferred.size(), 1u);
+  ASSERT_EQ(deferred[0].size(), 2u);
+  EXPECT_EQ(deferred[0][0].size(), cores >= 2 ? 1u : 0u);
+  EXPECT_EQ(deferred[0][1].size(), cores >= 2 ? 1u : 0u);
+  if (cores >= 2) {
+    EXPECT_EQ(deferred[0][0].begin()->first,
+              (*runs)[0][0].workers(0).worker().rank());
+    EXPECT_EQ((*runs)[0][0].workers(0).modules().children(0).operators_size(),
+              0);
+  }
+  runs = LoadRunsWithEachOptions({{folder.string()}, {folder.string()}}, {{}},
+                                 &deferred);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ((*runs)[0][0].workers_size(), 8);
+  if (cores < 16) {
+    EXPECT_TRUE(deferred[0][0].empty());
+    EXPECT_TRUE(deferred[0][1].empty());
+    EXPECT_GT((*runs)[0][0].workers(0).modules().children(0).operators_size(),
+              0);
   }
 }
 

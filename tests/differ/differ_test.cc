@@ -12,6 +12,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -644,9 +645,11 @@ TEST_F(RealTraceDiffTest, DeferredNodeTablesDiffAsEveryNodesTablesDo) {
   }
   if (compared == 0) GTEST_SKIP() << "no real pair under " << root_;
   EXPECT_GE(compared, 8);
-  // Deferring happened: every worker of these runs fits the bound and the
-  // budget.
-  EXPECT_GE(deferred_workers, 10u);
+  // Deferring happened: each trace pair is two workers, one a loading thread
+  // where there are two cores (the loader defers only then).
+  if (std::thread::hardware_concurrency() >= 2) {
+    EXPECT_GE(deferred_workers, 10u);
+  }
 }
 
 }  // namespace
