@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -153,8 +154,8 @@ struct ModuleFiller {
   // The root's samples: each kept step's host duration and the device time
   // launched in it.
   const std::vector<ModuleStepSample>& root_steps;
-  ModuleNodeRows& node_rows;
-  bool tables;  // each node's operator and kernel tables too
+  // Each node's operator and kernel tables too, from these; null: none.
+  ModuleNodeRows* node_rows;
 
   void Fill(uint32_t n, const std::string& parent_path,
             v1::ModuleNode& out) const {
@@ -187,7 +188,8 @@ struct ModuleFiller {
       sample->set_backward_host_us(Us(step.backward_host_ns));
       sample->set_backward_device_us(Us(step.backward_device_ns));
     }
-    if (tables && n != 0) FillModuleNodeTables(trace, node, node_rows, out);
+    if (node_rows != nullptr && n != 0)
+      FillModuleNodeTables(trace, node, *node_rows, out);
     for (uint32_t child : node.children) Fill(child, path, *out.add_children());
   }
 };
@@ -453,10 +455,12 @@ v1::WorkerProfile BuildProfile(const trace::Trace& trace,
     if (step_of_event[d] != kNoStep)
       root_steps[step_of_event[d]].device_ns += trace.events.duration_ns[d];
   }
-  ModuleNodeRows node_rows(trace, links, times, step_of_event);
-  ModuleFiller{trace, tree, root_steps, node_rows,
-               options.module_tables && !defer}
-      .Fill(0, "", *profile.mutable_modules());
+  // Made only where the tables are made here: deferred tables have their own.
+  std::optional<ModuleNodeRows> node_rows;
+  if (options.module_tables && !defer)
+    node_rows.emplace(trace, links, times, step_of_event);
+  ModuleFiller{trace, tree, root_steps, node_rows ? &*node_rows : nullptr}.Fill(
+      0, "", *profile.mutable_modules());
   if (tree.events_below_max_depth > 0) {
     profile.add_warnings(
         base::StrCat("the module tree is deeper than ", kMaxModuleDepth,
@@ -533,7 +537,8 @@ v1::WorkerProfile BuildProfile(const trace::Trace& trace,
           std::move(tree));
       return profile;
     }
-    FillEveryNodesTables(trace, tree, 0, node_rows, *profile.mutable_modules());
+    ModuleNodeRows rows(trace, links, times, step_of_event);
+    FillEveryNodesTables(trace, tree, 0, rows, *profile.mutable_modules());
   }
   if (profile.ByteSizeLong() > kMaxProfileBytes) {
     ClearNodeTables(*profile.mutable_modules());

@@ -18,10 +18,12 @@
 
 #include "analysis/event_links.h"
 #include "analysis/module_tree.h"
+#include "analysis/profile_limits.h"
 #include "analysis/run_loader.h"
 #include "analysis/step_of_event.h"
 #include "analysis/steps.h"
 #include "analysis/worker_profile.h"
+#include "base/str_cat.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
 
@@ -209,6 +211,62 @@ TEST(DeferredNodeTablesTest, TheLoaderDefersWhereAThreadReadsOneWorker) {
     EXPECT_GT((*runs)[0][0].workers(0).modules().children(0).operators_size(),
               0);
   }
+}
+
+// Where the bound could pass kMaxProfileBytes (here 20 annotated blocks of 65
+// launches each, one kernel named with 100 KB: the bound is 130 MB, the real
+// tables a few KB), the tables are made at once and the profile is the eager
+// one, tables and all, so the 48 MiB rule judges it as before.
+TEST(DeferredNodeTablesTest, TablesThatCouldPassTheLimitAreMadeAtOnce) {
+  const std::string long_name(100'000, 'k');
+  std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1,
+     "tid": 1, "ts": 0, "dur": 30000})";
+  int id = 0;
+  for (int b = 0; b < 20; ++b) {
+    const int block = 10 + b * 1000;
+    json += base::StrCat(
+        R"(, {"ph": "X", "cat": "user_annotation", "name": "block_)", b,
+        R"(", "pid": 1, "tid": 1, "ts": )", block, R"(, "dur": 900})");
+    for (int k = 0; k < 65; ++k, ++id) {
+      const int t = block + 1 + k * 12;
+      json += base::StrCat(
+          R"(, {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": )",
+          t, R"(, "dur": 10, "args": {"External id": )", id,
+          R"(}}, {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )",
+          t + 1, R"(, "dur": 2, "args": {"correlation": )", id,
+          R"(, "External id": )", id,
+          R"(}}, {"ph": "X", "cat": "kernel", "name": ")",
+          b == 0 && k == 0 ? long_name : "mm_kernel",
+          R"(", "pid": 0, "tid": 7, "ts": )", t + 5,
+          R"(, "dur": 3, "args": {"correlation": )", id, R"(, "External id": )",
+          id, R"(, "device": 0, "stream": 7}})");
+    }
+  }
+  json += "]}";
+  absl::StatusOr<trace::Trace> read =
+      trace::KinetoReader().ReadBytes(json, "blocks.json");
+  ASSERT_TRUE(read.ok()) << read.status();
+  const auto trace = std::make_shared<const trace::Trace>(*std::move(read));
+  const v1::WorkerProfile eager = BuildWorkerProfile(*trace, {"r", "w"}, {});
+  std::unique_ptr<DeferredNodeTables> deferred;
+  const v1::WorkerProfile lazy =
+      BuildWorkerProfile(trace, {"r", "w"}, {}, deferred);
+  EXPECT_EQ(deferred, nullptr);
+  EXPECT_TRUE(MessageDifferencer::Equals(lazy, eager));
+  EXPECT_LT(eager.ByteSizeLong(), kMaxProfileBytes);
+  // The blocks carry their tables (the rule did not clear them).
+  size_t blocks_with_kernels = 0;
+  std::vector<const v1::ModuleNode*> stack = {&eager.modules()};
+  while (!stack.empty()) {
+    const v1::ModuleNode* node = stack.back();
+    stack.pop_back();
+    if (node->name().starts_with("block_") && node->kernels_size() > 0)
+      ++blocks_with_kernels;
+    for (const v1::ModuleNode& child : node->children())
+      stack.push_back(&child);
+  }
+  EXPECT_EQ(blocks_with_kernels, 20u);
 }
 
 }  // namespace
