@@ -182,8 +182,8 @@ absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
   const int workers = static_cast<int>(
       std::min(parallel, std::max<size_t>(queue.group_count(), 1)));
   // Each worker has its own uploader, stream and reader (none of them is
-  // thread-safe) and its own copy of the store, which holds only the folder's
-  // path: the state files of different paths are written independently.
+  // thread-safe) and its own copy of the store, which shares the folder's
+  // journal: records of different paths are written independently.
   const auto work = [&] {
     TraceFileUploader uploader(
         store, files,

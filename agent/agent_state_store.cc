@@ -5,12 +5,9 @@
 #include <system_error>
 #include <utility>
 
-#include <absl/strings/str_format.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "agent/span_identity.h"
-#include "base/atomic_file.h"
 #include "base/file_reader.h"
 #include "base/stable_hash.h"
 #include "base/status_macros.h"
@@ -28,40 +25,8 @@ constexpr size_t kMaxReadableSuffixBytes = 64;
 // A record is a few hundred bytes; anything much larger is not ours.
 constexpr uint64_t kMaxStateFileBytes = 1 << 20;
 
-// Collects the text-format parser's first error with its position.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty())
-      error_ = absl::StrFormat("line %d column %d: %s", line + 1, column + 1,
-                               message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
-
 absl::Status ErrnoError(int error, std::string_view what) {
   return absl::ErrnoToStatus(error, base::ToAbsl(what));
-}
-
-absl::StatusOr<v1::AgentFileState> ParseState(const std::string& file,
-                                              const std::string& text) {
-  v1::AgentFileState state;
-  FirstErrorCollector errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, &state)) {
-    return absl::DataLossError(
-        base::StrCat(file, ": not an AgentFileState record: ", errors.error()));
-  }
-  if (state.path().empty()) {
-    return absl::DataLossError(
-        base::StrCat(file, ": AgentFileState without a path"));
-  }
-  return state;
 }
 
 }  // namespace
@@ -75,7 +40,8 @@ std::string DefaultAgentStateDir(std::string_view xdg_state_home,
   return std::string();
 }
 
-absl::StatusOr<AgentStateStore> AgentStateStore::Open(const std::string& dir) {
+absl::StatusOr<AgentStateStore> AgentStateStore::Open(
+    const std::string& dir, size_t journal_compact_lines) {
   if (dir.empty()) return absl::InvalidArgumentError("state dir: empty path");
   std::error_code error;
   fs::create_directories(dir, error);
@@ -87,17 +53,16 @@ absl::StatusOr<AgentStateStore> AgentStateStore::Open(const std::string& dir) {
     return absl::FailedPreconditionError(
         base::StrCat(dir, ": state dir is not a folder"));
   }
-  return AgentStateStore(dir);
+  PD_ASSIGN_OR_RETURN(std::unique_ptr<AgentStateJournal> journal,
+                      AgentStateJournal::Open(dir, journal_compact_lines));
+  return AgentStateStore(dir, std::move(journal));
 }
 
 std::string AgentStateStore::StateFilePath(const Key& key) const {
   std::string readable = SanitizeId(fs::path(key.path).filename().string());
   if (readable.size() > kMaxReadableSuffixBytes)
     readable.resize(kMaxReadableSuffixBytes);
-  // NUL separates the parts: none of them can hold one.
-  const std::string hashed =
-      base::StrCat(key.aggregator, std::string_view("\0", 1), key.run,
-                   std::string_view("\0", 1), key.path);
+  const std::string hashed = KeyString(key.path, key.aggregator, key.run);
   return (fs::path(dir_) / base::StrCat(base::StableHashHex(hashed), "-",
                                         readable, kStateSuffix))
       .string();
@@ -105,12 +70,17 @@ std::string AgentStateStore::StateFilePath(const Key& key) const {
 
 absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(
     const Key& key) const {
+  PD_ASSIGN_OR_RETURN(
+      std::optional<v1::AgentFileState> journaled,
+      journal_->Find(KeyString(key.path, key.aggregator, key.run)));
+  if (journaled.has_value()) return journaled;
   const std::string file = StateFilePath(key);
   std::string text;
   const absl::Status read = base::ReadFileInto(file, kMaxStateFileBytes, text);
   if (absl::IsNotFound(read)) return std::nullopt;
   PD_RETURN_IF_ERROR(read);
-  PD_ASSIGN_OR_RETURN(v1::AgentFileState state, ParseState(file, text));
+  PD_ASSIGN_OR_RETURN(v1::AgentFileState state,
+                      ParseAgentFileState(file, text));
   if (state.path() != key.path || state.aggregator() != key.aggregator ||
       state.run() != key.run) {
     return absl::DataLossError(base::StrCat(
@@ -122,23 +92,17 @@ absl::StatusOr<std::optional<v1::AgentFileState>> AgentStateStore::Read(
 }
 
 absl::Status AgentStateStore::Write(const v1::AgentFileState& state) const {
-  if (state.path().empty()) {
-    return absl::InvalidArgumentError(
-        "AgentStateStore::Write: state without a path");
-  }
-  const std::string final_path = StateFilePath(KeyOf(state));
-  std::string text;
-  if (!google::protobuf::TextFormat::PrintToString(state, &text)) {
-    return absl::InternalError(
-        base::StrCat(final_path, ": cannot print the state record"));
-  }
-  // Temp files ("<name>.tmp.<pid>.<n>") do not end in the state suffix: LoadAll
-  // skips them.
-  return base::WriteFileAtomically(final_path, text);
+  return journal_->Append(state);
 }
 
 AgentStateStore::Loaded AgentStateStore::LoadAll() const {
   Loaded loaded;
+  AgentStateJournal::Records journaled = journal_->LoadAll();
+  loaded.errors = std::move(journaled.errors);
+  absl::flat_hash_set<std::string> keys;
+  for (const v1::AgentFileState& state : journaled.states)
+    keys.insert(KeyString(state.path(), state.aggregator(), state.run()));
+  loaded.states = std::move(journaled.states);
   std::error_code error;
   fs::directory_iterator it(dir_, error);
   if (error) {
@@ -157,11 +121,15 @@ AgentStateStore::Loaded AgentStateStore::LoadAll() const {
       loaded.errors.push_back(std::move(read));
       continue;
     }
-    absl::StatusOr<v1::AgentFileState> state = ParseState(file, text);
+    absl::StatusOr<v1::AgentFileState> state = ParseAgentFileState(file, text);
     if (!state.ok()) {
       loaded.errors.push_back(state.status());
       continue;
     }
+    // The journal's line is the newer record.
+    if (keys.contains(
+            KeyString(state->path(), state->aggregator(), state->run())))
+      continue;
     loaded.states.push_back(*std::move(state));
   }
   if (error) {

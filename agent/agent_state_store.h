@@ -4,21 +4,24 @@
 // to another run or another aggregator is a new upload.
 //
 // Design:
-// 1. One small file per (aggregator, run, trace path), named
-//    "<16 hex of a stable hash of the three>-<base name>.state": the hash keeps
-//    names unique and fixed-length, the suffix lets a person find a file's
-//    state with ls. Records from before the aggregator was part of the key are
-//    not found again: their files are offered once more, and a span already
-//    stored under the same run and content is acknowledged without being stored
-//    twice.
-// 2. Protobuf text format: readable with cat when debugging a stuck upload, and
-//    a torn or foreign file fails to parse instead of decoding to nonsense.
-// 3. Replaced atomically: written to a temp file, fsync'd, renamed over, then
-//    the folder is fsync'd, so after a crash the state is the old record or the
-//    new one, never a mix.
+// 1. The records are lines of one append-only journal in the folder
+//    (agent_state_journal.h, "records.journal"): a write appends a line and
+//    fdatasyncs, and the latest line of a record's key is the record. A record
+//    is a trace file's (aggregator, run, trace path).
+// 2. Protobuf text format, a record to a line: readable with cat or grep when
+//    debugging a stuck upload, and a torn or foreign line fails to parse
+//    instead of decoding to nonsense.
+// 3. The layout before the journal, one file per record named
+//    "<16 hex of a stable hash of the key>-<base name>.state" and replaced
+//    atomically, is still read: a key with no journal line reads its file,
+//    so an upgraded agent resumes where the old one stopped. Records from
+//    before the aggregator was part of the key are not found again: their
+//    files are offered once more, and a span already stored under the same run
+//    and content is acknowledged without being stored twice.
 #ifndef PROFDIFF_AGENT_AGENT_STATE_STORE_H_
 #define PROFDIFF_AGENT_AGENT_STATE_STORE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +30,7 @@
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 
+#include "agent/agent_state_journal.h"
 #include "profdiff/v1/agent_state.pb.h"
 
 namespace profdiff::agent {
@@ -37,9 +41,9 @@ namespace profdiff::agent {
 std::string DefaultAgentStateDir(std::string_view xdg_state_home,
                                  std::string_view home);
 
-// The state records of one folder. A value type holding only the folder's path;
-// methods are thread-safe for different trace paths, and writes of one trace
-// path must be serialised by the caller (the last rename wins).
+// The state records of one folder. A value type: copies share the folder's
+// journal. Methods are thread-safe; writes of one trace path must be
+// serialised by the caller (the last line wins).
 class AgentStateStore {
  public:
   // Everything LoadAll found: the records that parsed, and one error per file
@@ -52,7 +56,9 @@ class AgentStateStore {
   // Opens `dir`, creating it (and its parents) when missing. Errors name the
   // folder: the errno's code when it cannot be created, FailedPrecondition when
   // it is not a folder.
-  static absl::StatusOr<AgentStateStore> Open(const std::string& dir);
+  static absl::StatusOr<AgentStateStore> Open(
+      const std::string& dir,
+      size_t journal_compact_lines = AgentStateJournal::kCompactLines);
 
   const std::string& dir() const { return dir_; }
 
@@ -67,27 +73,32 @@ class AgentStateStore {
     return {state.path(), state.aggregator(), state.run()};
   }
 
-  // Where the record of `key` lives.
+  // Where the record of `key` lived before the journal (design note 3).
   std::string StateFilePath(const Key& key) const;
+  // The journal's file.
+  const std::string& JournalPath() const { return journal_->path(); }
 
-  // The record of `key`; nullopt when there is none. DataLoss naming the state
-  // file when it does not parse or records another key; the errno's code for
-  // other read failures.
+  // The record of `key`; nullopt when there is none. DataLoss naming the
+  // journal, or the state file of the old layout, when it does not parse or
+  // records another key; the errno's code for other read failures.
   absl::StatusOr<std::optional<v1::AgentFileState>> Read(const Key& key) const;
 
-  // Atomically replaces the record of KeyOf(state) (its path must be set:
+  // Replaces the record of KeyOf(state) (its path must be set:
   // InvalidArgument otherwise) and makes it durable before returning. I/O
-  // errors carry the errno's code and name the file.
+  // errors carry the errno's code and name the journal.
   absl::Status Write(const v1::AgentFileState& state) const;
 
-  // Reads every record in the folder. A file that does not parse is an entry in
-  // `errors` (DataLoss naming it), not a failure of the whole load.
+  // Reads every record in the folder (the journal's, and the old layout's files
+  // the journal has no line for). A line or file that does not parse is an
+  // entry in `errors` (DataLoss naming it), not a failure of the whole load.
   Loaded LoadAll() const;
 
  private:
-  explicit AgentStateStore(std::string dir) : dir_(std::move(dir)) {}
+  AgentStateStore(std::string dir, std::shared_ptr<AgentStateJournal> journal)
+      : dir_(std::move(dir)), journal_(std::move(journal)) {}
 
   std::string dir_;
+  std::shared_ptr<AgentStateJournal> journal_;
 };
 
 }  // namespace profdiff::agent
