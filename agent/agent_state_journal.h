@@ -5,10 +5,11 @@
 // Why a journal and not a file per record: a record was replaced atomically (a
 // temp file, fsync, rename over the old one, fsync of the folder), twice per
 // trace file. Each replace freed an inode, and on ext4 without a journal every
-// file created on the node then walks the inodes freed in the last ~30 s
-// (`recently_deleted`): at a thousand ranks the agents' own creates and the
-// ClickHouse servers' part files beside them spent ~8 % of both cores there. An
-// append and an fdatasync create and free nothing.
+// file created on the node then steps over the inodes freed in the last minute
+// or more (`recently_deleted`, which reads each one's deletion time): at a
+// thousand ranks the agents' own creates and the ClickHouse servers' part files
+// beside them spent ~7 % of both cores there. An append and an fdatasync
+// create and free nothing.
 //
 // Design:
 // 1. Durable on return: Append writes the whole line and fdatasyncs. A crash

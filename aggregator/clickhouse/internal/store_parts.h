@@ -41,10 +41,16 @@ inline constexpr absl::Duration kQueryTimeout = absl::Seconds(120);
 // profile says: no shard skipped, no result cut at a row limit, the error (not
 // a 200 and half the rows) when a query fails midway, and a row for an
 // aggregate over nothing. max_query_size: a read may list every worker of a run
-// of thousands (256 KiB by default).
+// of thousands (256 KiB by default). buffer_size: the answer wait_end_of_query
+// holds is kept in the server's memory up to 16 MiB; by default (1 MiB, no
+// more than the HTTP buffer) every answer went to a temp file, created and
+// removed per query, and on ext4 without a journal each removal slows the
+// file creations after it (agent/agent_state_journal.h).
+inline constexpr char kBufferAnswers[] = "buffer_size=16777216";
 inline const Settings kWholeAnswer = {
     "skip_unavailable_shards=0",
     "wait_end_of_query=1",
+    kBufferAnswers,
     "empty_result_for_aggregation_by_empty_set=0",
     "result_overflow_mode=throw",
     "max_result_rows=0",
@@ -52,8 +58,11 @@ inline const Settings kWholeAnswer = {
 // Write-path lookups may skip a shard that is down: they can only make an agent
 // resend chunks.
 inline const Settings kSkipUnreachableShards = {
-    "skip_unavailable_shards=1", "wait_end_of_query=1",
-    "empty_result_for_aggregation_by_empty_set=0", "result_overflow_mode=throw",
+    "skip_unavailable_shards=1",
+    "wait_end_of_query=1",
+    kBufferAnswers,
+    "empty_result_for_aggregation_by_empty_set=0",
+    "result_overflow_mode=throw",
     "max_result_rows=0"};
 
 // A SQL string literal. Ids are already [A-Za-z0-9._-]; user text (a filter) is

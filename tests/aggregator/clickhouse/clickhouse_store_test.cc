@@ -39,16 +39,15 @@ namespace fs = std::filesystem;
 class ClickHouseStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    server_dir_ = (fs::path(::testing::TempDir()) /
+                   ("clickhouse_store_test_" + std::to_string(getpid())))
+                      .string();
     file_ = (test_support::TracesDir() /
              "param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json.gz")
                 .string();
     if (!fs::exists(file_)) GTEST_SKIP() << "needs " << file_;
     absl::StatusOr<std::unique_ptr<testing::ClickHouseCluster>> cluster =
-        testing::ClickHouseCluster::Start(
-            (fs::path(::testing::TempDir()) /
-             ("clickhouse_store_test_" + std::to_string(getpid())))
-                .string(),
-            2);
+        testing::ClickHouseCluster::Start(server_dir_, 2);
     if (absl::IsNotFound(cluster.status())) GTEST_SKIP() << cluster.status();
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(cluster).value();
@@ -91,6 +90,10 @@ class ClickHouseStoreTest : public ::testing::Test {
             hosts.substr(hosts.find(',') + 1)};
   }
 
+  // The servers' folders: shard<i> each.
+  const std::string& ServerDir() const { return server_dir_; }
+
+  std::string server_dir_;
   std::string file_;
   std::unique_ptr<testing::ClickHouseCluster> cluster_;
   StoreOptions options_;
@@ -139,6 +142,31 @@ TEST_F(ClickHouseStoreTest, TwoReplicasWritingTheSameChunksCountThemOnce) {
   absl::StatusOr<v1::RunProfile> profile = a->GetProfile(request);
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->workers(0).event_count(), span.event_count);
+}
+
+// The store's reads wait for the whole answer (wait_end_of_query) in the
+// server's memory: by default ClickHouse held each answer in a temp file under
+// tmp/http_buffers, made and removed per query.
+TEST_F(ClickHouseStoreTest, ReadsMakeNoTempFileOnTheServers) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "reads", 300);
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  StoreWhole(*store, span);
+  absl::StatusOr<v1::StoredRun> run =
+      store->GetRun("reads", RunDetail::kWorkers);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->event_count(), span.event_count);
+  v1::GetProfileRequest request;
+  request.set_run("reads");
+  ASSERT_TRUE(store->GetProfile(request).ok());
+  ASSERT_TRUE(store->FlushEventRows().ok());
+  ASSERT_TRUE(store->EventsPerShard("reads").ok());
+  for (int shard = 0; shard < cluster_->shards(); ++shard) {
+    const fs::path buffers = fs::path(ServerDir()) /
+                             ("shard" + std::to_string(shard)) / "tmp" /
+                             "http_buffers";
+    EXPECT_FALSE(fs::exists(buffers)) << buffers;
+  }
 }
 
 // A try that stored its event rows but not its ledger row (the shard died
