@@ -135,7 +135,7 @@ absl::Status ClickHouseCluster::Launch(Server& server) {
 ClickHouseCluster::~ClickHouseCluster() {
   for (Server& server : servers_) server.process.reset();
   std::error_code error;
-  if (!dir_.empty()) fs::remove_all(dir_, error);
+  if (!dir_.empty() && !leave_folder_) fs::remove_all(dir_, error);
 }
 
 std::vector<std::string> ClickHouseCluster::Addresses() const {

@@ -26,6 +26,9 @@ class ClickHouseCluster {
   static absl::StatusOr<std::unique_ptr<ClickHouseCluster>> Start(
       const std::string& dir, int shards);
   ~ClickHouseCluster();  // SIGKILLs the servers and removes their folders
+  // The destructor leaves the servers' folders, for a caller that removes them
+  // later (a benchmark that must not measure the removal).
+  void LeaveFolder() { leave_folder_ = true; }
 
   // clickhouse://127.0.0.1:HTTP1,127.0.0.1:HTTP2/<database>
   std::string Url(const std::string& database) const;
@@ -50,6 +53,7 @@ class ClickHouseCluster {
 
   std::string binary_;
   std::string dir_;
+  bool leave_folder_ = false;
   std::vector<Server> servers_;
 };
 
