@@ -70,11 +70,15 @@ class ExclusiveFileLock {
   int error_ = 0;
 };
 
-std::string RecordLine(const v1::AgentFileState& state) {
+absl::StatusOr<std::string> RecordLine(const std::string& journal,
+                                       const v1::AgentFileState& state) {
   google::protobuf::TextFormat::Printer printer;
   printer.SetSingleLineMode(true);  // strings are escaped: no newline inside
   std::string line;
-  printer.PrintToString(state, &line);
+  if (!printer.PrintToString(state, &line)) {
+    return absl::InternalError(base::StrCat(
+        journal, ": cannot print the state record of ", state.path()));
+  }
   while (!line.empty() && line.back() == ' ') line.pop_back();
   line += '\n';
   return line;
@@ -169,6 +173,10 @@ absl::Status AgentStateJournal::CatchUpLocked() {
     // Compacted by another process (or removed): read the file there is now.
     PD_RETURN_IF_ERROR(ReopenLocked());
   }
+  return ReadNewLinesLocked();
+}
+
+absl::Status AgentStateJournal::ReadNewLinesLocked() {
   std::string tail;
   char buffer[1 << 16];
   for (uint64_t at = read_bytes_;;) {
@@ -219,7 +227,7 @@ absl::Status AgentStateJournal::Append(const v1::AgentFileState& state) {
     return absl::InvalidArgumentError(
         "AgentStateJournal::Append: state without a path");
   }
-  const std::string line = RecordLine(state);
+  PD_ASSIGN_OR_RETURN(const std::string line, RecordLine(path_, state));
   absl::MutexLock lock(&mu_);
   bool compacted = false;
   PD_RETURN_IF_ERROR(AppendLocked(line, compacted));
@@ -248,7 +256,8 @@ absl::Status AgentStateJournal::AppendLocked(const std::string& line,
     }
     // What others appended before the lock, then a torn line's end: with
     // the lock held, bytes after the last whole line are a crashed append's.
-    PD_RETURN_IF_ERROR(CatchUpLocked());
+    // (Not CatchUpLocked: the locked file must stay the one read.)
+    PD_RETURN_IF_ERROR(ReadNewLinesLocked());
     struct stat opened {};
     if (::fstat(fd_.get(), &opened) != 0) return ErrnoError(path_, "fstat");
     std::string bytes = line;
@@ -257,7 +266,7 @@ absl::Status AgentStateJournal::AppendLocked(const std::string& line,
     PD_RETURN_IF_ERROR(WriteAllLocked(bytes));
     if (::fdatasync(fd_.get()) != 0)
       return ErrnoError(path_, "fdatasync of the state journal");
-    PD_RETURN_IF_ERROR(CatchUpLocked());  // this line, as any other
+    PD_RETURN_IF_ERROR(ReadNewLinesLocked());  // this line, as any other
     if (lines_ > compact_lines_ && lines_ > 2 * latest_.size()) {
       compacted = true;
       return CompactLocked();

@@ -94,6 +94,8 @@ class AgentStateJournal {
   // Reopens the journal when a compaction replaced its file, then reads the
   // whole lines appended since the last read.
   absl::Status CatchUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The whole lines after those read, of the file open now.
+  absl::Status ReadNewLinesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReadLineLocked(std::string_view line) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whole bytes at the end of the file, retrying short writes.
   absl::Status WriteAllLocked(const std::string& bytes)
