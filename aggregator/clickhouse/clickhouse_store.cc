@@ -69,13 +69,17 @@ ClickHouseStore::ClickHouseStore(
         return Read(sql, /*skip_unreachable=*/true);
       }) {
   for (const auto& shard : shards_) {
-    event_mirrors_.push_back(
-        std::make_unique<clickhouse::EventsMirror>(shard.get()));
+    if (options_.events_table) {
+      event_mirrors_.push_back(
+          std::make_unique<clickhouse::EventsMirror>(shard.get()));
+    }
     writers_.push_back(std::make_unique<clickhouse::ShardWriter>(
-        shard.get(), event_mirrors_.back().get()));
+        shard.get(),
+        options_.events_table ? event_mirrors_.back().get() : nullptr));
   }
   profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
-  event_repairer_ = std::jthread([this] { RepairEventRowsLoop(); });
+  if (options_.events_table)
+    event_repairer_ = std::jthread([this] { RepairEventRowsLoop(); });
 }
 
 ClickHouseStore::~ClickHouseStore() {
@@ -539,10 +543,12 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   };
   const clickhouse::ChunkKey chunk_key{lease.run, lease.worker, lease.span,
                                        sequence, attempt};
-  rows->events_attempts_at =
-      clickhouse::AppendEventBlock(chunk_key, batch, ids, rows->events);
-  rows->event_count = static_cast<size_t>(events);
-  clickhouse::AppendEventMarker(chunk_key, rows->event_marker);
+  if (options_.events_table) {
+    rows->events_attempts_at =
+        clickhouse::AppendEventBlock(chunk_key, batch, ids, rows->events);
+    rows->event_count = static_cast<size_t>(events);
+    clickhouse::AppendEventMarker(chunk_key, rows->event_marker);
+  }
   RowBinaryWriter ledger(rows->ledger);
   key(ledger);
   rows->attempt_offset = rows->ledger.size();

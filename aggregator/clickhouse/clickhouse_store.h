@@ -157,7 +157,8 @@ class ClickHouseStore final : public Store {
 
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread), once the rows held for the
-  // `events` table are stored.
+  // `events` table are stored. This and RepairEventRows are FailedPrecondition
+  // when StoreOptions::events_table is off.
   absl::StatusOr<std::vector<int64_t>> EventsPerShard(
       const std::string& run) const;
   // Stores the `events` rows every shard's mirror holds now.
@@ -316,6 +317,8 @@ class ClickHouseStore final : public Store {
   // Inserts the profile rows built from batches, every second or every
   // kFlushProfilesAt of them, until the store stops.
   void FlushProfileRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
+  // FailedPrecondition unless StoreOptions::events_table.
+  absl::Status EventsTableIsOn() const;
   // RepairEventRows every events_repair_interval until the store stops.
   void RepairEventRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -28,6 +28,13 @@ constexpr int kRepairChunksPerQuery = 256;
 
 }  // namespace
 
+absl::Status ClickHouseStore::EventsTableIsOn() const {
+  if (options_.events_table) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "clickhouse: this store fills no events table "
+      "(--clickhouse-events-table=false)");
+}
+
 absl::Status ClickHouseStore::FlushEventRows() const {
   absl::Status first;
   for (const auto& mirror : event_mirrors_) first.Update(mirror->Flush());
@@ -44,6 +51,7 @@ void ClickHouseStore::DropHeldEventRowsForTesting() {
 
 absl::StatusOr<int64_t> ClickHouseStore::RepairEventRows(
     absl::Duration grace) const {
+  PD_RETURN_IF_ERROR(EventsTableIsOn());
   const int64_t cutoff = NowMillis() - absl::ToInt64Milliseconds(grace);
   int64_t repaired = 0;
   BatchDecompressor decompressor;

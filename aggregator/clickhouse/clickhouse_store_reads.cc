@@ -516,6 +516,7 @@ absl::StatusOr<std::unique_ptr<TraceExport>> ClickHouseStore::ExportTrace(
 
 absl::StatusOr<std::vector<int64_t>> ClickHouseStore::EventsPerShard(
     const std::string& run) const {
+  PD_RETURN_IF_ERROR(EventsTableIsOn());
   PD_RETURN_IF_ERROR(FlushEventRows());
   std::vector<int64_t> counts;
   for (const auto& shard : shards_) {

@@ -119,7 +119,7 @@ void ShardWriter::Run() {
       // A failed CLOSED insert fails only the chunks that carried a CLOSED
       // row: the others' ledger rows are stored.
       const bool closes = !pending.rows->closed_spans.empty();
-      if (result.through_ledger.ok()) {
+      if (result.through_ledger.ok() && events_ != nullptr) {
         // Stored: its events rows go to the table beside the ack.
         events_->Add(pending.rows->order, std::move(pending.rows->events),
                      std::move(pending.rows->event_marker));

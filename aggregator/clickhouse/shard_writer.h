@@ -66,7 +66,8 @@ class ShardWriter {
   // `max_group_bytes` bounds one group's rows (the writer takes at least one
   // chunk); `max_queued_bytes` the rows waiting, beyond which Submit waits
   // (backpressure on streams).
-  // `events` takes the event rows of the chunks whose ledger rows are stored.
+  // `events` takes the event rows of the chunks whose ledger rows are stored
+  // (none, and no rows made, when the store fills no `events` table).
   ShardWriter(const HttpClient* shard, EventsMirror* events,
               size_t max_group_bytes = size_t{64} << 20,
               size_t max_queued_bytes = size_t{256} << 20);

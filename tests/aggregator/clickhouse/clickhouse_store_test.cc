@@ -169,6 +169,54 @@ TEST_F(ClickHouseStoreTest, ReadsMakeNoTempFileOnTheServers) {
   }
 }
 
+// Without the events table a run is stored and read as with it, and no event
+// row is made; a store with the table on later fills it from the ledger.
+TEST_F(ClickHouseStoreTest,
+       WithoutTheEventsTableRunsReadTheSameAndTheRepairFillsItLater) {
+  const testing::PreparedSpan span = testing::PrepareSpan(file_, "plain", 300);
+  ASSERT_GE(span.chunks.size(), 2u);
+  options_.events_table = false;
+  {
+    std::unique_ptr<ClickHouseStore> store = Open();
+    ASSERT_TRUE(store);
+    StoreWhole(*store, span);
+    absl::StatusOr<v1::StoredRun> run =
+        store->GetRun("plain", RunDetail::kWorkers);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->event_count(), span.event_count);
+    v1::GetProfileRequest request;
+    request.set_run("plain");
+    absl::StatusOr<v1::RunProfile> profile = store->GetProfile(request);
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    EXPECT_EQ(profile->workers(0).event_count(), span.event_count);
+    EXPECT_EQ(store->EventsPerShard("plain").status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(store->RepairEventRows(absl::ZeroDuration()).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+  }
+  for (const std::string& address : ShardAddresses()) {
+    clickhouse::HttpClient shard(address, "store_test", absl::Seconds(30));
+    for (const char* table : {"events_local", "events_stored_local"}) {
+      const absl::StatusOr<std::string> rows = shard.Query(
+          std::string("SELECT count() FROM ") + table + " FORMAT TSV");
+      ASSERT_TRUE(rows.ok()) << rows.status();
+      EXPECT_EQ(*rows, "0\n") << address << " " << table;
+    }
+  }
+
+  options_.events_table = true;
+  std::unique_ptr<ClickHouseStore> store = Open();
+  ASSERT_TRUE(store);
+  absl::StatusOr<int64_t> repaired =
+      store->RepairEventRows(absl::ZeroDuration());
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  EXPECT_EQ(*repaired, static_cast<int64_t>(span.chunks.size()));
+  absl::StatusOr<std::vector<int64_t>> per_shard =
+      store->EventsPerShard("plain");
+  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+}
+
 // A try that stored its event rows but not its ledger row (the shard died
 // between the inserts, and the chunk went to another shard under a fresh
 // attempt) leaves rows no read counts.
