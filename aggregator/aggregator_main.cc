@@ -25,6 +25,7 @@ namespace {
 
 using profdiff::aggregator::AggregatorOptions;
 using profdiff::aggregator::AggregatorServer;
+using profdiff::aggregator::StoreOptions;
 
 constexpr char kProgram[] = "profdiff-aggregator";
 using profdiff::base::kExitFailed;
@@ -77,10 +78,15 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
                     &options.store.events_repair_interval, "D",
                     "ClickHouse: how often the events rows a dead replica held "
                     "are made again from the ledger");
-  flags.AddBool("clickhouse-events-table", &options.store.events_table,
-                "ClickHouse: fill the events table, a row per event for SQL "
-                "(profdiff reads the ledger; off, the servers take ~a third "
-                "less CPU an event; on again, it is filled from the ledger)");
+  flags.AddEnum(
+      "clickhouse-events-table", &options.store.events_table,
+      {{"auto", StoreOptions::EventsTable::kAuto},
+       {"true", StoreOptions::EventsTable::kFill},
+       {"false", StoreOptions::EventsTable::kLeave}},
+      "ClickHouse: fill the events table, a row per event for SQL (profdiff "
+      "reads the ledger; filling it costs ~a third more CPU an event at a "
+      "thousand ranks). auto: fill it when it holds rows already. Turned on, "
+      "it is filled from the ledger for what is stored already");
   flags.AddDuration("events-repair-grace", &options.store.events_repair_grace,
                     "D",
                     "ClickHouse: chunks stored this long ago without events "

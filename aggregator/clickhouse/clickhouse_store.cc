@@ -69,16 +69,16 @@ ClickHouseStore::ClickHouseStore(
         return Read(sql, /*skip_unreachable=*/true);
       }) {
   for (const auto& shard : shards_) {
-    if (options_.events_table) {
+    if (fills_events_table()) {
       event_mirrors_.push_back(
           std::make_unique<clickhouse::EventsMirror>(shard.get()));
     }
     writers_.push_back(std::make_unique<clickhouse::ShardWriter>(
         shard.get(),
-        options_.events_table ? event_mirrors_.back().get() : nullptr));
+        fills_events_table() ? event_mirrors_.back().get() : nullptr));
   }
   profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
-  if (options_.events_table)
+  if (fills_events_table())
     event_repairer_ = std::jthread([this] { RepairEventRowsLoop(); });
 }
 
@@ -136,6 +136,27 @@ absl::Status CheckColumns(const HttpClient& shard, const std::string& address,
   return absl::OkStatus();
 }
 
+// The rows `database`.events_local holds on one shard (from its parts'
+// counts: no data is read).
+absl::StatusOr<int64_t> EventRows(const HttpClient& shard,
+                                  const std::string& address,
+                                  const std::string& database) {
+  PD_ASSIGN_OR_RETURN(
+      const std::string answer,
+      shard.Query(
+          base::StrCat("SELECT sum(rows) FROM system.parts WHERE active AND "
+                       "database = ",
+                       Quote(database),
+                       " AND table = 'events_local' FORMAT TSV"),
+          kWholeAnswer));
+  int64_t rows = 0;
+  if (!base::ParseInt64(StripNewline(answer), rows)) {
+    return absl::DataLossError(base::StrCat(
+        "clickhouse ", address, ": a row count that is not a number"));
+  }
+  return rows;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(
@@ -143,6 +164,8 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(
   PD_ASSIGN_OR_RETURN(const clickhouse::ClickHouseUrl url,
                       clickhouse::ParseClickHouseUrl(options.clickhouse_url));
   std::vector<std::unique_ptr<HttpClient>> shards;
+  StoreOptions resolved = options;
+  int64_t event_rows = 0;  // in the events table, when asked whether to fill
   for (const std::string& address : url.shards) {
     HttpClient bootstrap(address, "", kQueryTimeout);
     PD_RETURN_IF_ERROR(
@@ -173,6 +196,11 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(
           "marking the events rows stored before events_stored"));
     }
     PD_RETURN_IF_ERROR(CheckColumns(bootstrap, address, url.database));
+    if (resolved.events_table == StoreOptions::EventsTable::kAuto) {
+      PD_ASSIGN_OR_RETURN(const int64_t rows,
+                          EventRows(bootstrap, address, url.database));
+      event_rows += rows;
+    }
     shards.push_back(
         std::make_unique<HttpClient>(address, url.database, kQueryTimeout));
   }
@@ -196,7 +224,22 @@ absl::StatusOr<std::unique_ptr<ClickHouseStore>> ClickHouseStore::Open(
         " shards in remote_servers, but --store names ", url.shards.size(),
         " (give one address per shard, or --clickhouse-cluster NAME)"));
   }
-  return std::make_unique<ClickHouseStore>(Passkey{}, options,
+  if (resolved.events_table == StoreOptions::EventsTable::kAuto) {
+    resolved.events_table = event_rows > 0 ? StoreOptions::EventsTable::kFill
+                                           : StoreOptions::EventsTable::kLeave;
+    PD_LOG(INFO, "%s",
+           event_rows > 0
+               ? base::StrCat("clickhouse: filling the events table, which "
+                              "holds ",
+                              event_rows,
+                              " rows (--clickhouse-events-table=false leaves "
+                              "it as it is)")
+               : std::string("clickhouse: the events table is empty and is "
+                             "not filled (--clickhouse-events-table=true "
+                             "fills it, from the ledger for what is stored "
+                             "already)"));
+  }
+  return std::make_unique<ClickHouseStore>(Passkey{}, std::move(resolved),
                                            std::move(shards));
 }
 
@@ -543,7 +586,7 @@ ClickHouseStore::PrepareChunk(Lease& lease, const v1::TraceChunk& chunk) {
   };
   const clickhouse::ChunkKey chunk_key{lease.run, lease.worker, lease.span,
                                        sequence, attempt};
-  if (options_.events_table) {
+  if (fills_events_table()) {
     rows->events_attempts_at =
         clickhouse::AppendEventBlock(chunk_key, batch, ids, rows->events);
     rows->event_count = static_cast<size_t>(events);

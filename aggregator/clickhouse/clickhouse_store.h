@@ -155,10 +155,15 @@ class ClickHouseStore final : public Store {
     span_states_.HoldForTesting(hold);
   }
 
+  // Whether this store fills the `events` table: StoreOptions::events_table,
+  // kAuto resolved at Open (filled when it held rows on some shard).
+  bool fills_events_table() const {
+    return options_.events_table == StoreOptions::EventsTable::kFill;
+  }
   // How many event rows of `run` each shard holds, counted through the ledger
   // (for tests and operators checking the spread), once the rows held for the
   // `events` table are stored. This and RepairEventRows are FailedPrecondition
-  // when StoreOptions::events_table is off.
+  // when the store does not fill the `events` table.
   absl::StatusOr<std::vector<int64_t>> EventsPerShard(
       const std::string& run) const;
   // Stores the `events` rows every shard's mirror holds now.
@@ -317,7 +322,7 @@ class ClickHouseStore final : public Store {
   // Inserts the profile rows built from batches, every second or every
   // kFlushProfilesAt of them, until the store stops.
   void FlushProfileRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);
-  // FailedPrecondition unless StoreOptions::events_table.
+  // FailedPrecondition unless fills_events_table().
   absl::Status EventsTableIsOn() const;
   // RepairEventRows every events_repair_interval until the store stops.
   void RepairEventRowsLoop() ABSL_LOCKS_EXCLUDED(mu_);

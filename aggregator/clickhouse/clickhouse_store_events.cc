@@ -29,10 +29,10 @@ constexpr int kRepairChunksPerQuery = 256;
 }  // namespace
 
 absl::Status ClickHouseStore::EventsTableIsOn() const {
-  if (options_.events_table) return absl::OkStatus();
+  if (fills_events_table()) return absl::OkStatus();
   return absl::FailedPreconditionError(
       "clickhouse: this store fills no events table "
-      "(--clickhouse-events-table=false)");
+      "(--clickhouse-events-table=true fills it)");
 }
 
 absl::Status ClickHouseStore::FlushEventRows() const {

@@ -81,10 +81,17 @@ struct StoreOptions {
   absl::Duration events_repair_interval = absl::Minutes(10);
   absl::Duration events_repair_grace = absl::Minutes(1);
   // ClickHouse: whether the `events` table (a row per event, a copy for SQL:
-  // every read of the store uses the ledger) is filled. Off, the servers take
-  // ~a third less CPU an event at a thousand ranks; turned back on, the
-  // repair fills it from the ledger for the chunks stored meanwhile.
-  bool events_table = true;
+  // every read of the store uses the ledger) is filled. Filling it costs the
+  // servers ~a third more CPU an event at a thousand ranks, so it is filled
+  // only where asked or where it already holds rows (a deployment that has
+  // been filling it goes on). Turned on later, the repair fills it from the
+  // ledger for every chunk stored while it was off.
+  enum class EventsTable {
+    kAuto,   // fill it when it holds rows on some shard at Open
+    kFill,   // fill it
+    kLeave,  // leave it empty
+  };
+  EventsTable events_table = EventsTable::kAuto;
   trace::EventBatchLimits batch_limits;
   // local: every file, folder and clock reading goes through it (tests pass an
   // in-memory or fault-injecting one). Not owned; outlives the store.

@@ -77,6 +77,9 @@ class ScaleOutE2eTest : public ::testing::Test {
       // second, well inside the grace).
       args.push_back("--events-repair-interval=1s");
       args.push_back("--events-repair-grace=10s");
+      // These tests count the events rows (a fresh database's table is left
+      // empty by default).
+      args.push_back("--clickhouse-events-table=true");
     }
     process = std::make_unique<ChildProcess>(args);
     const std::optional<std::string> line =

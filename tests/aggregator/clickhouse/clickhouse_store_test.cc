@@ -52,6 +52,9 @@ class ClickHouseStoreTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(cluster).value();
     options_.clickhouse_url = cluster_->Url("store_test");
+    // Most tests here are about the `events` rows; a fresh database would
+    // leave the table empty otherwise.
+    options_.events_table = StoreOptions::EventsTable::kFill;
   }
 
   std::unique_ptr<ClickHouseStore> Open() {
@@ -169,16 +172,19 @@ TEST_F(ClickHouseStoreTest, ReadsMakeNoTempFileOnTheServers) {
   }
 }
 
-// Without the events table a run is stored and read as with it, and no event
-// row is made; a store with the table on later fills it from the ledger.
+// By default (auto) a fresh database's events table is left empty: a run is
+// stored and read as with it, and no event row is made. A store asked to fill
+// it fills it from the ledger, and from then on auto fills it too (a
+// deployment that has the rows keeps them coming) unless told not to.
 TEST_F(ClickHouseStoreTest,
-       WithoutTheEventsTableRunsReadTheSameAndTheRepairFillsItLater) {
+       AnEmptyEventsTableIsLeftSoUntilAskedAndThenFilledFromTheLedger) {
   const testing::PreparedSpan span = testing::PrepareSpan(file_, "plain", 300);
   ASSERT_GE(span.chunks.size(), 2u);
-  options_.events_table = false;
+  options_.events_table = StoreOptions::EventsTable::kAuto;
   {
     std::unique_ptr<ClickHouseStore> store = Open();
     ASSERT_TRUE(store);
+    EXPECT_FALSE(store->fills_events_table());
     StoreWhole(*store, span);
     absl::StatusOr<v1::StoredRun> run =
         store->GetRun("plain", RunDetail::kWorkers);
@@ -204,17 +210,29 @@ TEST_F(ClickHouseStoreTest,
     }
   }
 
-  options_.events_table = true;
-  std::unique_ptr<ClickHouseStore> store = Open();
-  ASSERT_TRUE(store);
-  absl::StatusOr<int64_t> repaired =
-      store->RepairEventRows(absl::ZeroDuration());
-  ASSERT_TRUE(repaired.ok()) << repaired.status();
-  EXPECT_EQ(*repaired, static_cast<int64_t>(span.chunks.size()));
-  absl::StatusOr<std::vector<int64_t>> per_shard =
-      store->EventsPerShard("plain");
-  ASSERT_TRUE(per_shard.ok()) << per_shard.status();
-  EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+  options_.events_table = StoreOptions::EventsTable::kFill;
+  {
+    std::unique_ptr<ClickHouseStore> store = Open();
+    ASSERT_TRUE(store);
+    EXPECT_TRUE(store->fills_events_table());
+    absl::StatusOr<int64_t> repaired =
+        store->RepairEventRows(absl::ZeroDuration());
+    ASSERT_TRUE(repaired.ok()) << repaired.status();
+    EXPECT_EQ(*repaired, static_cast<int64_t>(span.chunks.size()));
+    absl::StatusOr<std::vector<int64_t>> per_shard =
+        store->EventsPerShard("plain");
+    ASSERT_TRUE(per_shard.ok()) << per_shard.status();
+    EXPECT_EQ((*per_shard)[0] + (*per_shard)[1], span.event_count);
+  }
+
+  options_.events_table = StoreOptions::EventsTable::kAuto;
+  std::unique_ptr<ClickHouseStore> filled = Open();
+  ASSERT_TRUE(filled);
+  EXPECT_TRUE(filled->fills_events_table());
+  options_.events_table = StoreOptions::EventsTable::kLeave;
+  std::unique_ptr<ClickHouseStore> left = Open();
+  ASSERT_TRUE(left);
+  EXPECT_FALSE(left->fills_events_table());
 }
 
 // A try that stored its event rows but not its ledger row (the shard died
