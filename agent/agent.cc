@@ -22,6 +22,7 @@
 #include "agent/kineto_daemon.h"
 #include "agent/log_dir_agent.h"
 #include "agent/relay_socket_server.h"
+#include "agent/trace_reader_pool.h"
 #include "agent/upload_queue.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -181,14 +182,20 @@ absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
                     options.upload_parallel_bytes);
   const int workers = static_cast<int>(
       std::min(parallel, std::max<size_t>(queue.group_count(), 1)));
-  // Each worker has its own uploader, stream and reader (none of them is
-  // thread-safe) and its own copy of the store, which shares the folder's
-  // journal: records of different paths are written independently.
+  // Each worker has its own uploader and stream (neither is thread-safe) and
+  // its own copy of the store, which shares the folder's journal: records of
+  // different paths are written independently. Reads share as many readers as
+  // there are cores (trace_reader_pool.h).
+  TraceReaderPool readers(std::min<size_t>(
+      static_cast<size_t>(workers),
+      std::max<unsigned>(std::thread::hardware_concurrency(), 1)));
+  const auto read = [&readers](const std::string& path) {
+    return readers.ReadFile(path);
+  };
   const auto work = [&] {
     TraceFileUploader uploader(
         store, files,
         std::make_unique<SpanUploader>(options.aggregator, upload));
-    trace::KinetoReader reader;
     // No stop is ever requested: SIGINT ends the process, and the state
     // (UPLOADING, fsync'd before the first chunk) lets the next run resume.
     const std::stop_token never_stopped;
@@ -196,8 +203,7 @@ absl::StatusOr<std::vector<std::string>> UploadTraceFiles(
          group = queue.Next()) {
       for (const size_t index : group.indices) {
         queue.Record(
-            index,
-            uploader.UploadPath(paths[index], reader, never_stopped).ok());
+            index, uploader.UploadPath(paths[index], read, never_stopped).ok());
       }
       queue.Done(group);
     }

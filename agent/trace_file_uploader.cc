@@ -200,7 +200,7 @@ absl::Status TraceFileUploader::UploadFile(const std::string& path,
 }
 
 absl::Status TraceFileUploader::UploadPath(const std::string& path,
-                                           trace::KinetoReader& reader,
+                                           ReadTrace read,
                                            const std::stop_token& stop) {
   std::error_code error;
   const std::string absolute =
@@ -218,7 +218,7 @@ absl::Status TraceFileUploader::UploadPath(const std::string& path,
            ResultName(version.status()), version.status().message());
     return version.status();
   }
-  absl::StatusOr<trace::Trace> trace = reader.ReadFile(absolute);
+  absl::StatusOr<trace::Trace> trace = read(absolute);
   if (!trace.ok()) {
     RecordUnreadable(absolute, *version, trace.status());
     return trace.status();

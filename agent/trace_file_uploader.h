@@ -32,7 +32,9 @@
 #include <string_view>
 #include <vector>
 
+#include <absl/functional/function_ref.h>
 #include <absl/status/status.h>
+#include <absl/status/statusor.h>
 #include <absl/time/time.h>
 
 #include "agent/agent_state_store.h"
@@ -81,11 +83,23 @@ class TraceFileUploader {
                           const std::stop_token& stop);
 
   // `profdiff-agent upload` of one file: makes `path` absolute, reads it with
-  // `reader` and uploads it as UploadFile does. OK when the span is
-  // acknowledged closed; otherwise the stat, read or upload error (logged with
-  // the file's line; an unreadable file is recorded FAILED).
-  absl::Status UploadPath(const std::string& path, trace::KinetoReader& reader,
+  // `read` (a reader's or a pool's ReadFile) and uploads it as UploadFile
+  // does. OK when the span is acknowledged closed; otherwise the stat, read or
+  // upload error (logged with the file's line; an unreadable file is recorded
+  // FAILED).
+  using ReadTrace = absl::FunctionRef<absl::StatusOr<trace::Trace>(
+      const std::string& absolute_path)>;
+  absl::Status UploadPath(const std::string& path, ReadTrace read,
                           const std::stop_token& stop);
+  absl::Status UploadPath(const std::string& path, trace::KinetoReader& reader,
+                          const std::stop_token& stop) {
+    return UploadPath(
+        path,
+        [&reader](const std::string& absolute) {
+          return reader.ReadFile(absolute);
+        },
+        stop);
+  }
 
   // Paths the watch mode should offer again (their state says UPLOADING, so
   // ShouldRead lets them through): those refused for credentials since the last
