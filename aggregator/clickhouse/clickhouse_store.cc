@@ -141,18 +141,22 @@ absl::Status CheckColumns(const HttpClient& shard, const std::string& address,
 absl::StatusOr<int64_t> EventRows(const HttpClient& shard,
                                   const std::string& address,
                                   const std::string& database) {
-  PD_ASSIGN_OR_RETURN(
-      const std::string answer,
-      shard.Query(
-          base::StrCat("SELECT sum(rows) FROM system.parts WHERE active AND "
-                       "database = ",
-                       Quote(database),
-                       " AND table = 'events_local' FORMAT TSV"),
-          kWholeAnswer));
+  const absl::StatusOr<std::string> answer = shard.Query(
+      base::StrCat("SELECT sum(rows) FROM system.parts WHERE active AND "
+                   "database = ",
+                   Quote(database), " AND table = 'events_local' FORMAT TSV"),
+      kWholeAnswer);
+  if (!answer.ok()) {
+    return base::Annotate(
+        answer.status(),
+        "counting the events rows (--clickhouse-events-table=auto)");
+  }
   int64_t rows = 0;
-  if (!base::ParseInt64(StripNewline(answer), rows)) {
-    return absl::DataLossError(base::StrCat(
-        "clickhouse ", address, ": a row count that is not a number"));
+  if (!base::ParseInt64(StripNewline(*answer), rows)) {
+    return absl::DataLossError(
+        base::StrCat("clickhouse ", address, ": ", database,
+                     ".events_local's row count is not a number: ",
+                     base::QuoteBytes(StripNewline(*answer))));
   }
   return rows;
 }

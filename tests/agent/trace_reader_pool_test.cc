@@ -12,6 +12,7 @@
 #include <absl/synchronization/barrier.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/test_dir.h"
 #include "tests/support/trace_comparison.h"
 #include "tests/support/traces_dir.h"
 #include "trace/kineto_reader.h"
@@ -72,7 +73,8 @@ TEST(TraceReaderPoolTest, ThreadsShareAtMostMaxReadersAndReadTheSame) {
 }
 
 TEST(TraceReaderPoolTest, AFailedReadSaysWhyAndGivesItsReaderBack) {
-  const fs::path bad = fs::path(::testing::TempDir()) / "cut.pt.trace.json";
+  const fs::path dir = test_support::FreshTestDir("reader_pool");
+  const fs::path bad = dir / "cut.pt.trace.json";
   std::ofstream(bad) << "{\"traceEvents\": [";
   TraceReaderPool pool(1);
   const absl::StatusOr<trace::Trace> failed = pool.ReadFile(bad.string());
@@ -81,7 +83,7 @@ TEST(TraceReaderPoolTest, AFailedReadSaysWhyAndGivesItsReaderBack) {
       << failed.status();
   // With one reader, a second read would wait forever had the first kept it.
   const absl::StatusOr<trace::Trace> again =
-      pool.ReadFile((fs::path(::testing::TempDir()) / "none.json").string());
+      pool.ReadFile((dir / "none.json").string());
   EXPECT_EQ(again.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(pool.readers_made(), 1u);
 }
