@@ -87,6 +87,12 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
       "reads the ledger; filling it costs ~a third more CPU an event at a "
       "thousand ranks). auto: fill it when it holds rows already. Turned on, "
       "it is filled from the ledger for what is stored already");
+  flags.AddDuration(
+      "clickhouse-commit-interval", &options.store.clickhouse_commit_interval,
+      "D",
+      "ClickHouse: while rows keep coming, a shard's commits start this far "
+      "apart, so more streams' rows share an insert (fewer parts for the "
+      "servers to write and merge); a lone chunk goes at once. 0: no wait");
   flags.AddDuration("events-repair-grace", &options.store.events_repair_grace,
                     "D",
                     "ClickHouse: chunks stored this long ago without events "

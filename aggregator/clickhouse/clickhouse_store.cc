@@ -75,7 +75,8 @@ ClickHouseStore::ClickHouseStore(
     }
     writers_.push_back(std::make_unique<clickhouse::ShardWriter>(
         shard.get(),
-        fills_events_table() ? event_mirrors_.back().get() : nullptr));
+        fills_events_table() ? event_mirrors_.back().get() : nullptr,
+        options_.clickhouse_commit_interval));
   }
   profile_flusher_ = std::jthread([this] { FlushProfileRowsLoop(); });
   if (fills_events_table())

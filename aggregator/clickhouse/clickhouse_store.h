@@ -12,14 +12,15 @@
 //    ledger row whose rows a dead replica held is made again from its batch
 //    (RepairEventRows). It is acknowledged after the ledger row is
 //    stored (and, carrying its span's CLOSED row, after that row, which goes
-//    in after the group's ledger rows). Every read counts a chunk once, through
-//    the ledger: per (run, worker, span, seq) the ledger row with the largest
-//    attempt, and only the event rows of that attempt. A retried insert, an
-//    aggregator that died between its inserts, or two replicas racing on one
-//    span leave extra rows that no read counts. (ReplacingMergeTree alone would
-//    deduplicate only when ClickHouse happens to merge parts, and never across
-//    shards, so queries would need FINAL everywhere.) The ledger is
-//    ReplacingMergeTree(attempt), so merges keep exactly the row reads choose.
+//    in with the span rows of the shard's next commit). Every read counts a
+//    chunk once, through the ledger: per (run, worker, span, seq) the ledger
+//    row with the largest attempt, and only the event rows of that attempt. A
+//    retried insert, an aggregator that died between its inserts, or two
+//    replicas racing on one span leave extra rows that no read counts.
+//    (ReplacingMergeTree alone would deduplicate only when ClickHouse happens
+//    to merge parts, and never across shards, so queries would need FINAL
+//    everywhere.) The ledger is ReplacingMergeTree(attempt), so merges keep
+//    exactly the row reads choose.
 // 2. Nothing lives only in a replica: OpenSpan reads the span's state, home
 //    shard and the worker's other spans off the span rows, then (for a span
 //    with a row) the durable sequence from the ledger. A new span's OPEN row
@@ -39,9 +40,9 @@
 //    ledger counts once.
 // 4. Profiles are a cache: built in the background after a span closes (the
 //    close is acknowledged once the span's CLOSED row is stored, in its home
-//    shard's next group commit, or in its last chunk's after that chunk's
-//    ledger row when the end comes while the chunk still waits, so an agent
-//    never waits on a build and a span of one chunk costs one commit) and
+//    shard's next group commit, or with the span rows of the commit after
+//    its last chunk's when the end comes while the chunk still waits, so an
+//    agent never waits on a build and a span of one chunk adds no insert) and
 //    stored with the span ids they cover; a read whose stored profile does not
 //    cover exactly the closed spans (not built yet, or not buildable while a
 //    shard was down) rebuilds it from the ledger's batches. A span one stream
@@ -108,8 +109,8 @@ class ClickHouseStore final : public Store {
   void StartCloseSpan(Store::SpanLease& lease, const v1::SpanEnd& end,
                       CloseDone done) override;
   // Adds the CLOSED row to the last chunk's rows while they wait for their
-  // group commit (stored after its ledger row, or not at all): a span of one
-  // chunk then costs one commit, not two.
+  // group commit (stored after its ledger row, with the next commit's span
+  // rows, or not at all): a span of one chunk then adds no insert of its own.
   bool TryCloseWithLastChunk(Store::SpanLease& lease, const v1::SpanEnd& end,
                              CloseDone& done) override;
   absl::StatusOr<v1::ListRunsResponse> ListRuns(

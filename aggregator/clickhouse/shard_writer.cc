@@ -36,9 +36,11 @@ void ChunkRows::SetAttempt(uint64_t attempt) {
 }
 
 ShardWriter::ShardWriter(const HttpClient* shard, EventsMirror* events,
-                         size_t max_group_bytes, size_t max_queued_bytes)
+                         absl::Duration commit_interval, size_t max_group_bytes,
+                         size_t max_queued_bytes)
     : shard_(shard),
       events_(events),
+      commit_interval_(commit_interval),
       max_group_bytes_(max_group_bytes),
       max_queued_bytes_(max_queued_bytes),
       thread_([this] { Run(); }) {}
@@ -96,88 +98,116 @@ void ShardWriter::HoldForTesting(bool hold) {
 }
 
 void ShardWriter::Run() {
+  // Chunks whose ledger rows are stored and whose CLOSED rows are not yet.
+  std::deque<Pending> closing;
+  absl::Time last_start = absl::InfinitePast();
   for (;;) {
     std::deque<Pending> group;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](ShardWriter* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-            return self->stopping_ || (!self->queue_.empty() && !self->held_);
-          },
-          this));
-      if (queue_.empty()) return;  // stopping, nothing left
+      if (!queue_.empty() && commit_interval_ > absl::ZeroDuration()) {
+        // Queued while the last commit ran: more are coming.
+        mu_.AwaitWithDeadline(
+            absl::Condition(
+                +[](ShardWriter* self)
+                     ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+                       return self->stopping_ ||
+                              self->queued_bytes_ >= self->max_group_bytes_;
+                     },
+                this),
+            last_start + commit_interval_);
+      }
+      if (closing.empty()) {
+        mu_.Await(absl::Condition(
+            +[](ShardWriter* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+              return self->stopping_ || (!self->queue_.empty() && !self->held_);
+            },
+            this));
+        if (queue_.empty()) return;  // stopping, nothing left
+      }
+      // CLOSED rows waiting go with what is queued now, or alone: they wait
+      // for more chunks only as the chunks queued with them do.
       size_t bytes = 0;
-      while (!queue_.empty() && (group.empty() || bytes < max_group_bytes_)) {
+      while (!queue_.empty() && (!held_ || stopping_) &&
+             (group.empty() || bytes < max_group_bytes_)) {
         bytes += queue_.front().bytes;
         group.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
       queued_bytes_ -= bytes;
     }
-    const CommitResult result = Commit(group);
+    last_start = absl::Now();
+    const absl::Status result = Commit(closing, group);
     for (Pending& pending : group) {
-      // A failed CLOSED insert fails only the chunks that carried a CLOSED
-      // row: the others' ledger rows are stored.
-      const bool closes = !pending.rows->closed_spans.empty();
-      if (result.through_ledger.ok() && events_ != nullptr) {
+      if (result.ok() && events_ != nullptr) {
         // Stored: its events rows go to the table beside the ack.
         events_->Add(pending.rows->order, std::move(pending.rows->events),
                      std::move(pending.rows->event_marker));
       }
+      if (result.ok() && !pending.rows->closed_spans.empty()) {
+        closing.push_back(std::move(pending));
+        continue;
+      }
       pending.rows
           .reset();  // before `done`, which may hand the rows to another writer
-      std::move(pending.done)(closes && result.through_ledger.ok()
-                                  ? result.closed
-                                  : result.through_ledger);
+      std::move(pending.done)(result);
     }
   }
 }
 
-ShardWriter::CommitResult ShardWriter::Commit(std::deque<Pending>& group) {
+absl::Status ShardWriter::Commit(std::deque<Pending>& closing,
+                                 std::deque<Pending>& group) {
   std::sort(group.begin(), group.end(), [](const Pending& a, const Pending& b) {
     return a.rows->order < b.rows->order;
   });
   // Each table's rows are sent from the chunks' own strings, in turn: a
   // group's events were several MB, and joining them was most of the
   // aggregator's copying.
-  const auto pieces = [&group](std::string ChunkRows::*table) {
-    std::vector<std::string_view> out;
+  const auto pieces = [&group](std::string ChunkRows::*table,
+                               std::vector<std::string_view> out = {}) {
     for (const Pending& pending : group) {
       const std::string& rows = (*pending.rows).*table;
       if (!rows.empty()) out.push_back(rows);
     }
     return out;
   };
+  std::vector<std::string_view> closed_rows;
+  closed_rows.reserve(closing.size() + group.size());
+  for (const Pending& pending : closing)
+    closed_rows.push_back(pending.rows->closed_spans);
   const absl::Time start = absl::Now();
   const auto insert = [this](const char* sql,
                              const std::vector<std::string_view>& rows) {
     return rows.empty() ? absl::OkStatus() : shard_->Insert(sql, rows);
   };
-  // The ledger last: a chunk counts once its ledger row is stored, and only
-  // then. Most chunks bring no name their stream has not sent: then there is no
-  // names insert. Span state rows (opens and closes of several streams) before
-  // the ledger.
-  absl::Status status = insert("INSERT INTO names_local FORMAT RowBinary",
-                               pieces(&ChunkRows::names));
-  if (status.ok()) {
-    status = insert("INSERT INTO spans_local FORMAT RowBinary",
-                    pieces(&ChunkRows::spans));
+  // Span state rows first (the last commit's CLOSED rows, this one's opens and
+  // closes of several streams), then names; the ledger last: a chunk counts
+  // once its ledger row is stored, and only then. Most chunks bring no name
+  // their stream has not sent: then there is no names insert.
+  const absl::Status spans =
+      insert("INSERT INTO spans_local FORMAT RowBinary",
+             pieces(&ChunkRows::spans, std::move(closed_rows)));
+  const size_t closes = closing.size();
+  for (Pending& pending : closing) {
+    // Its ledger row is stored: a failed CLOSED insert fails only the chunks
+    // that carried a CLOSED row.
+    pending.rows.reset();
+    std::move(pending.done)(spans);
   }
-  if (status.ok()) {
+  closing.clear();
+  absl::Status status = spans;
+  if (status.ok() && !group.empty()) {
+    status = insert("INSERT INTO names_local FORMAT RowBinary",
+                    pieces(&ChunkRows::names));
+  }
+  if (status.ok() && !group.empty()) {
     status = insert("INSERT INTO chunks_local FORMAT RowBinary",
                     pieces(&ChunkRows::ledger));
   }
-  // Spans closed with their last chunk: only once that chunk's ledger row is.
-  absl::Status closed;
-  if (status.ok()) {
-    closed = insert("INSERT INTO spans_local FORMAT RowBinary",
-                    pieces(&ChunkRows::closed_spans));
-  }
-  PD_VLOG(1, "shard %s: group of %d chunks, %.1f ms: %s (closes: %s)",
-          shard_->address(), group.size(),
-          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString(),
-          closed.ToString());
-  return {status, closed};
+  PD_VLOG(1, "shard %s: group of %d chunks and %d closes, %.1f ms: %s",
+          shard_->address(), group.size(), closes,
+          absl::ToDoubleMilliseconds(absl::Now() - start), status.ToString());
+  return status;
 }
 
 }  // namespace profdiff::aggregator::clickhouse

@@ -4,10 +4,20 @@
 // CLICKHOUSE.md measured 1 k-row inserts at a tenth of the rate of 100 k-row
 // ones. Streams hand their chunks' rows to the shard's writer thread without
 // waiting (several chunks of one stream may be queued); it sends what has
-// gathered as one insert per table (names, span rows, the ledger, then the
-// CLOSED rows of spans closed with their last chunk), reports the result to
-// each chunk's callback, and hands the stored chunks' event rows to the
-// shard's EventsMirror (events_mirror.h), which inserts them apart.
+// gathered as one insert per table (span rows, names, then the ledger),
+// reports the result to each chunk's callback, and hands the stored chunks'
+// event rows to the shard's EventsMirror (events_mirror.h), which inserts them
+// apart. The CLOSED rows of spans closed with their last chunk must follow
+// that chunk's ledger row: they go in the next commit's span rows, which come
+// first in it, or alone when no chunk waits.
+//
+// Fewer, larger parts: commits that start as soon as rows wait adapt to the
+// inserts' speed, so making a commit cheaper made commits more frequent, not
+// parts fewer. When rows queued while a commit ran (streams are writing
+// faster than one commit at a time), the next commit starts `commit_interval`
+// after the last one started; a chunk that finds the writer idle goes at once.
+// At a thousand ranks, 150 ms halved the inserts and cut the servers' CPU an
+// event by a quarter (docs/thousand-ranks.md).
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 #define PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
 
@@ -24,6 +34,7 @@
 #include <absl/functional/function_ref.h>
 #include <absl/status/status.h>
 #include <absl/synchronization/mutex.h>
+#include <absl/time/time.h>
 
 #include "aggregator/clickhouse/events_mirror.h"
 #include "aggregator/clickhouse/http_client.h"
@@ -45,9 +56,9 @@ struct ChunkRows {
   std::string events;
   std::string event_marker;
   std::string ledger;
-  // Span CLOSED rows stored after the ledger rows: a span closed with its last
-  // chunk (ShardWriter::AddWhileQueued), whose row must never be stored
-  // without that chunk's ledger row.
+  // Span CLOSED rows stored after the ledger rows, with the next commit's
+  // span rows: a span closed with its last chunk (ShardWriter::AddWhileQueued),
+  // whose row must never be stored without that chunk's ledger row.
   std::string closed_spans;
   size_t event_count = 0;
   size_t events_attempts_at = 0;
@@ -68,7 +79,10 @@ class ShardWriter {
   // (backpressure on streams).
   // `events` takes the event rows of the chunks whose ledger rows are stored
   // (none, and no rows made, when the store fills no `events` table).
+  // `commit_interval`: see above (0: no wait); a commit waits no longer once
+  // `max_group_bytes` are queued.
   ShardWriter(const HttpClient* shard, EventsMirror* events,
+              absl::Duration commit_interval,
               size_t max_group_bytes = size_t{64} << 20,
               size_t max_queued_bytes = size_t{256} << 20);
   ~ShardWriter();  // Stop()s
@@ -103,17 +117,16 @@ class ShardWriter {
     Done done;
     size_t bytes = 0;
   };
-  // A commit's answers: every insert up to the ledger's, and the CLOSED rows'
-  // after it (OK when there were none).
-  struct CommitResult {
-    absl::Status through_ledger;
-    absl::Status closed;
-  };
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
-  CommitResult Commit(std::deque<Pending>& group);
+  // Stores `group`'s rows, and returns the answer of its inserts through the
+  // ledger's. `closing`: chunks of the commit before whose ledger rows are
+  // stored and whose CLOSED rows go in this commit's span rows; each is
+  // answered (and taken) once that insert is. `group` may be empty.
+  absl::Status Commit(std::deque<Pending>& closing, std::deque<Pending>& group);
 
   const HttpClient* shard_;
   EventsMirror* events_;
+  const absl::Duration commit_interval_;
   const size_t max_group_bytes_;
   const size_t max_queued_bytes_;
   absl::Mutex mu_;

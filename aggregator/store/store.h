@@ -92,6 +92,11 @@ struct StoreOptions {
     kLeave,  // leave it empty
   };
   EventsTable events_table = EventsTable::kAuto;
+  // ClickHouse: while rows keep coming (some queued while a shard's commit
+  // ran), its next commit starts this long after the last one started, so the
+  // rows of more streams go in one part; a lone chunk goes at once. 0: every
+  // commit starts as soon as rows wait.
+  absl::Duration clickhouse_commit_interval = absl::Milliseconds(150);
   trace::EventBatchLimits batch_limits;
   // local: every file, folder and clock reading goes through it (tests pass an
   // in-memory or fault-injecting one). Not owned; outlives the store.
