@@ -92,7 +92,8 @@ profdiff::base::FlagSet FlagsOf(AggregatorCommandLine& line) {
       "D",
       "ClickHouse: while rows keep coming, a shard's commits start this far "
       "apart, so more streams' rows share an insert (fewer parts for the "
-      "servers to write and merge); a lone chunk goes at once. 0: no wait");
+      "servers to write and merge); a lone chunk goes at once. 0: no wait",
+      profdiff::base::DurationRule::kNonNegative);
   flags.AddDuration("events-repair-grace", &options.store.events_repair_grace,
                     "D",
                     "ClickHouse: chunks stored this long ago without events "

@@ -163,8 +163,8 @@ class UploadReactor final
           absl::MutexLock lock(&mu_);
           chunks_in_flight = in_flight_ > 0 && !error_.has_value();
         }
-        // The store may close the span in the write of its last chunk, still
-        // in flight (one commit instead of two); `Closed` then runs after
+        // The store may close the span with the write of its last chunk,
+        // still in flight (no write of its own); `Closed` then runs after
         // that chunk's answer.
         Store::CloseDone closed = [this](const absl::Status& result) {
           Closed(result);

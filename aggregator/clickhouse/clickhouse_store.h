@@ -5,7 +5,7 @@
 // Design:
 // 1. Exactly-once by ledger, not by merges. A chunk goes to one shard, in a
 //    group commit with other chunks and span state rows (shard_writer.h): the
-//    group's new names, span rows, then ledger rows (`chunks`, which hold
+//    group's span rows, new names, then ledger rows (`chunks`, which hold
 //    each chunk's batch), each table one all-or-nothing insert, ledger rows
 //    tagged with a fresh random `attempt`; the chunk's `events` rows, a copy
 //    for SQL, follow within a second (events_mirror.h), tagged alike, and a
@@ -42,7 +42,8 @@
 //    close is acknowledged once the span's CLOSED row is stored, in its home
 //    shard's next group commit, or with the span rows of the commit after
 //    its last chunk's when the end comes while the chunk still waits, so an
-//    agent never waits on a build and a span of one chunk adds no insert) and
+//    agent never waits on a build and, under load, a span of one chunk adds
+//    no insert) and
 //    stored with the span ids they cover; a read whose stored profile does not
 //    cover exactly the closed spans (not built yet, or not buildable while a
 //    shard was down) rebuilds it from the ledger's batches. A span one stream
@@ -110,7 +111,8 @@ class ClickHouseStore final : public Store {
                       CloseDone done) override;
   // Adds the CLOSED row to the last chunk's rows while they wait for their
   // group commit (stored after its ledger row, with the next commit's span
-  // rows, or not at all): a span of one chunk then adds no insert of its own.
+  // rows, or not at all): under load, a span of one chunk then adds no insert
+  // of its own.
   bool TryCloseWithLastChunk(Store::SpanLease& lease, const v1::SpanEnd& end,
                              CloseDone& done) override;
   absl::StatusOr<v1::ListRunsResponse> ListRuns(

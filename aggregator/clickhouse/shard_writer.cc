@@ -71,6 +71,7 @@ void ShardWriter::Submit(std::shared_ptr<ChunkRows> rows, Done done,
     }
     if (!stopping_) {
       queued_bytes_ += bytes;
+      if (!rows->ledger.empty()) ++queued_chunks_;
       queue_.push_back({std::move(rows), std::move(done), bytes});
       return;
     }
@@ -105,9 +106,11 @@ void ShardWriter::Run() {
     std::deque<Pending> group;
     {
       absl::MutexLock lock(&mu_);
-      if (!queue_.empty() && commit_interval_ > absl::ZeroDuration()) {
-        // Queued while the last commit ran: more are coming.
-        mu_.AwaitWithDeadline(
+      if (queued_chunks_ > 0 && commit_interval_ > absl::ZeroDuration()) {
+        // Chunks came while the last commit ran and was answered: more are
+        // coming. (Span rows alone, a close after its last chunk's ack, do
+        // not wait.) A timeout, not a deadline: the clock may step.
+        mu_.AwaitWithTimeout(
             absl::Condition(
                 +[](ShardWriter* self)
                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
@@ -115,7 +118,8 @@ void ShardWriter::Run() {
                               self->queued_bytes_ >= self->max_group_bytes_;
                      },
                 this),
-            last_start + commit_interval_);
+            std::clamp(last_start + commit_interval_ - absl::Now(),
+                       absl::ZeroDuration(), commit_interval_));
       }
       if (closing.empty()) {
         mu_.Await(absl::Condition(
@@ -131,6 +135,7 @@ void ShardWriter::Run() {
       while (!queue_.empty() && (!held_ || stopping_) &&
              (group.empty() || bytes < max_group_bytes_)) {
         bytes += queue_.front().bytes;
+        if (!queue_.front().rows->ledger.empty()) --queued_chunks_;
         group.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
@@ -195,7 +200,12 @@ absl::Status ShardWriter::Commit(std::deque<Pending>& closing,
     std::move(pending.done)(spans);
   }
   closing.clear();
-  absl::Status status = spans;
+  // The group fails with the span rows' insert only when some of them were
+  // its own (most chunks carry none).
+  const bool own_span_rows = std::any_of(
+      group.begin(), group.end(),
+      [](const Pending& pending) { return !pending.rows->spans.empty(); });
+  absl::Status status = own_span_rows ? spans : absl::OkStatus();
   if (status.ok() && !group.empty()) {
     status = insert("INSERT INTO names_local FORMAT RowBinary",
                     pieces(&ChunkRows::names));

@@ -13,9 +13,10 @@
 //
 // Fewer, larger parts: commits that start as soon as rows wait adapt to the
 // inserts' speed, so making a commit cheaper made commits more frequent, not
-// parts fewer. When rows queued while a commit ran (streams are writing
-// faster than one commit at a time), the next commit starts `commit_interval`
-// after the last one started; a chunk that finds the writer idle goes at once.
+// parts fewer. When chunks are already waiting once a commit is done and
+// answered (streams are writing faster than one commit at a time), the next
+// commit starts `commit_interval` after the last one started; a chunk that
+// finds the writer idle goes at once, and so do span rows alone.
 // At a thousand ranks, 150 ms halved the inserts and cut the servers' CPU an
 // event by a quarter (docs/thousand-ranks.md).
 #ifndef PROFDIFF_AGGREGATOR_CLICKHOUSE_SHARD_WRITER_H_
@@ -108,7 +109,8 @@ class ShardWriter {
                       absl::FunctionRef<void(ChunkRows&)> add)
       ABSL_LOCKS_EXCLUDED(mu_);
   // While held, queued rows wait instead of going into a commit (for tests
-  // that need rows still queued); Stop commits them all the same.
+  // that need rows still queued; the CLOSED rows of chunks committed already
+  // still go); Stop commits them all the same.
   void HoldForTesting(bool hold) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -132,6 +134,8 @@ class ShardWriter {
   absl::Mutex mu_;
   std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t queued_chunks_ ABSL_GUARDED_BY(mu_) =
+      0;  // queued rows with a ledger row
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool held_ ABSL_GUARDED_BY(mu_) = false;
   std::jthread thread_;

@@ -175,7 +175,7 @@ class Store {
                               CloseDone done) {
     done(CloseSpan(lease, end));
   }
-  // Offers to close the span in the same write as its last chunk, which is
+  // Offers to close the span with the write of its last chunk, which is
   // still in flight: true when the store took the close (`done` then gets
   // StartCloseSpan's answer, after that chunk's AppendDone ran), false when
   // the caller closes it as usual once no chunk is in flight. The default

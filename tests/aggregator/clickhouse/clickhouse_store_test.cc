@@ -414,9 +414,9 @@ TEST_F(ClickHouseStoreTest, AProfileBuiltFromTheStreamsBatchesIsTheLedgers) {
       from_batches, profile_of(*b, "from_batches")));
 }
 
-// Issue 50: a span of one chunk is opened and closed in that chunk's commit.
-// Its OPEN row goes before the chunk's events and its CLOSED row after the
-// chunk's ledger row, so the span costs the servers one commit, not three.
+// Issue 50: a span of one chunk is opened and closed with that chunk's rows.
+// Its OPEN row goes before the chunk's ledger row and its CLOSED row after it
+// (with the next commit's span rows), so the span needs no commit of its own.
 TEST_F(ClickHouseStoreTest, ASpanOfOneChunkIsOpenedAndClosedInItsChunksCommit) {
   const testing::PreparedSpan span = testing::PrepareSpan(file_, "one", 100000);
   ASSERT_EQ(span.chunks.size(), 1u);

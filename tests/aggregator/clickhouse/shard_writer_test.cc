@@ -121,6 +121,8 @@ class ShardWriterTest : public ::testing::Test {
 TEST_F(ShardWriterTest, ACloseGoesInWithTheNextCommitsSpanRows) {
   // A group of one chunk at a time: `a` (which closes its span) commits
   // alone, and `b`, queued meanwhile, in the commit after it.
+  // Kept apart for the check below: a merge would keep a's CLOSED row only.
+  ASSERT_TRUE(shard_->Query("SYSTEM STOP MERGES spans_local").ok());
   ShardWriter writer(shard_.get(), nullptr, absl::ZeroDuration(),
                      /*max_group_bytes=*/1);
   writer.HoldForTesting(true);
@@ -143,6 +145,24 @@ TEST_F(ShardWriterTest, ACloseGoesInWithTheNextCommitsSpanRows) {
       "ORDER BY span FORMAT TSV");
   ASSERT_TRUE(states.ok()) << states.status();
   EXPECT_EQ(*states, "a\t[1,2]\nb\t[1]\n");
+}
+
+// A CLOSED row that cannot be stored fails only the chunk that carried it,
+// not the next commit's chunks, whose span rows it went with: those that
+// bring no span row of their own are stored.
+TEST_F(ShardWriterTest, AFailedCloseInTheNextCommitFailsOnlyItsChunk) {
+  ShardWriter writer(shard_.get(), nullptr, absl::ZeroDuration(),
+                     /*max_group_bytes=*/1);
+  writer.HoldForTesting(true);
+  Answer a, b;
+  writer.Submit(Chunk("a", false, true), Record(a));
+  writer.Submit(Chunk("b", false, false), Record(b));
+  ASSERT_TRUE(shard_->Query("RENAME TABLE spans_local TO spans_away").ok());
+  writer.HoldForTesting(false);
+  b.done.WaitForNotification();
+  ASSERT_TRUE(a.done.HasBeenNotified());
+  EXPECT_FALSE(a.status.ok());
+  EXPECT_TRUE(b.status.ok()) << b.status;
 }
 
 // Issue 50: chunks that queue while a commit runs wait until the commit
@@ -187,6 +207,26 @@ TEST_F(ShardWriterTest, ChunksQueuedWhileACommitRanWaitForTheIntervalTogether) {
   lone.done.WaitForNotification();
   EXPECT_TRUE(lone.status.ok()) << lone.status;
   EXPECT_LT(lone.at - alone, kInterval / 2) << "an idle writer waited";
+}
+
+// A span's CLOSED row sent after its last chunk was answered (span rows, no
+// chunk) does not wait for the interval: the end of an upload is not held up.
+TEST_F(ShardWriterTest, SpanRowsAloneAfterACommitGoAtOnce) {
+  constexpr absl::Duration kInterval = absl::Seconds(3);
+  ShardWriter writer(shard_.get(), nullptr, kInterval);
+  Answer chunk, close;
+  auto closed = std::make_shared<ChunkRows>();
+  closed->spans = SpanRow("a", kSpanClosed);
+  writer.Submit(Chunk("a", true, false),
+                [&, record = Record(chunk)](absl::Status status) mutable {
+                  writer.Submit(closed, Record(close),
+                                /*wait_for_room=*/false);
+                  record(std::move(status));
+                });
+  close.done.WaitForNotification();
+  ASSERT_TRUE(chunk.status.ok() && close.status.ok())
+      << chunk.status << close.status;
+  EXPECT_LT(close.at - chunk.at, kInterval / 2) << "the close waited";
 }
 
 // Stopping does not wait out the interval: what is queued is committed at
